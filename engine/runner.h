@@ -1,0 +1,46 @@
+// The runner: executes a Workload on a CUDA device and records every op of every repetition.
+// Built from runner_cuda.cu when the CUDA toolkit is present, from runner_nocuda.cpp otherwise
+// (then every entry point throws Error{NoGpu} saying the build has no CUDA).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "trace.h"
+#include "workload.h"
+
+namespace streamscope::engine {
+
+struct RunOptions {
+    int device = -1;       // -1: the workload's device
+    int repetitions = -1;  // -1: the workload's
+    int warmup = -1;       // -1: the workload's
+    bool instrument = true; // CUDA event pairs per op; off only for the overhead benchmark
+    bool nvtx = true;       // NVTX ranges per op and stream names
+};
+
+struct RunProgress {
+    enum class Phase { Preparing, Calibrating, Warmup, Measuring, Done };
+    Phase phase = Phase::Preparing;
+    int repetition = 0;    // 0-based within the phase
+    int total = 0;         // repetitions in the phase
+    std::string message;
+};
+
+using ProgressCallback = std::function<void(const RunProgress &)>;
+
+// True when this build has the CUDA runner.
+bool runnerHasCuda();
+// Every CUDA device with its properties. Throws Error{NoGpu} with the reason (no driver, no device,
+// built without CUDA).
+std::vector<DeviceInfo> listDevices();
+// Runs the workload. Throws Error (Cuda, OutOfMemory, NoGpu, InvalidInput, Cancelled); everything
+// allocated is released before it returns or throws. `cancel` may be null.
+Trace runWorkload(const Workload &workload, const RunOptions &options,
+                  const ProgressCallback &progress = {}, const std::atomic<bool> *cancel = nullptr);
+
+std::string_view toString(RunProgress::Phase phase);
+
+} // namespace streamscope::engine

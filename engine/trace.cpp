@@ -1,0 +1,109 @@
+// Names of the trace enums and the small helpers of Trace.
+#include "engine/trace.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+namespace streamscope::engine {
+
+namespace {
+template <typename E, std::size_t N>
+std::optional<E> lookup(const std::array<std::string_view, N> &names, std::string_view s)
+{
+    for (std::size_t i = 0; i < N; ++i)
+        if (names[i] == s)
+            return static_cast<E>(i);
+    return std::nullopt;
+}
+
+constexpr std::array<std::string_view, 14> kOpKindNames = {
+    "h2d", "d2h", "d2d", "h2h", "kernel", "memset", "event_record", "event_wait",
+    "sync", "prefetch", "advise", "attach", "host_work", "other"};
+constexpr std::array<std::string_view, 7> kMemKindNames = {"none", "pageable", "pinned", "registered",
+                                                           "managed", "device", "unknown"};
+constexpr std::array<std::string_view, 3> kCopyApiNames = {"none", "sync", "async"};
+} // namespace
+
+std::string_view toString(OpKind kind) { return kOpKindNames.at(static_cast<std::size_t>(kind)); }
+std::string_view toString(MemKind kind) { return kMemKindNames.at(static_cast<std::size_t>(kind)); }
+std::string_view toString(CopyApi api) { return kCopyApiNames.at(static_cast<std::size_t>(api)); }
+std::optional<OpKind> opKindFromString(std::string_view s) { return lookup<OpKind>(kOpKindNames, s); }
+std::optional<MemKind> memKindFromString(std::string_view s) { return lookup<MemKind>(kMemKindNames, s); }
+std::optional<CopyApi> copyApiFromString(std::string_view s) { return lookup<CopyApi>(kCopyApiNames, s); }
+
+bool isCopy(OpKind kind)
+{
+    return kind == OpKind::CopyH2D || kind == OpKind::CopyD2H || kind == OpKind::CopyD2D || kind == OpKind::CopyH2H;
+}
+
+bool isGpuWork(OpKind kind)
+{
+    return isCopy(kind) || kind == OpKind::Kernel || kind == OpKind::Memset || kind == OpKind::Prefetch;
+}
+
+double OpRecord::gbPerSecond() const
+{
+    const std::int64_t ns = gpuDurationNs();
+    if (bytes == 0 || ns <= 0)
+        return 0;
+    return static_cast<double>(bytes) / static_cast<double>(ns); // bytes per ns == GB/s
+}
+
+std::uint32_t Trace::intern(std::string_view name)
+{
+    if (m_stringIndex.size() != strings.size())
+        rebuildStringIndex(*this);
+    auto it = m_stringIndex.find(std::string(name));
+    if (it != m_stringIndex.end())
+        return it->second;
+    const auto id = static_cast<std::uint32_t>(strings.size());
+    strings.emplace_back(name);
+    m_stringIndex.emplace(strings.back(), id);
+    return id;
+}
+
+const std::string &Trace::name(const OpRecord &op) const
+{
+    static const std::string empty;
+    return op.nameId < strings.size() ? strings[op.nameId] : empty;
+}
+
+std::size_t Trace::opCount() const
+{
+    std::size_t n = 0;
+    for (const auto &rep : repetitions)
+        n += rep.ops.size();
+    return n;
+}
+
+std::pair<std::int64_t, std::int64_t> Trace::extent(int repetition) const
+{
+    if (repetition < 0 || repetition >= static_cast<int>(repetitions.size()))
+        return {0, 0};
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+    std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+    for (const auto &op : repetitions[repetition].ops) {
+        if (op.hasGpu()) {
+            lo = std::min(lo, op.gpuStartNs);
+            hi = std::max(hi, op.gpuEndNs);
+        }
+        if (op.hasHost()) {
+            lo = std::min(lo, op.hostStartNs);
+            hi = std::max(hi, op.hostEndNs);
+        }
+    }
+    if (lo > hi)
+        return {0, 0};
+    return {lo, hi};
+}
+
+void rebuildStringIndex(Trace &trace)
+{
+    trace.m_stringIndex.clear();
+    trace.m_stringIndex.reserve(trace.strings.size());
+    for (std::uint32_t i = 0; i < trace.strings.size(); ++i)
+        trace.m_stringIndex.emplace(trace.strings[i], i);
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,171 @@
+// The trace model: what a run (or an imported profile) recorded, as flat arrays.
+// Everything here is plain data with no Qt and no CUDA, shared by the runner, the analysis, the
+// importers/exporters, the CLI and the GUI. Times are nanoseconds on one host steady-clock axis.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace streamscope::engine {
+
+inline constexpr int kTraceFormatVersion = 1;
+inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
+
+// What an operation is. Copies carry their direction in the kind so that lanes and analysis need
+// no second look-up.
+enum class OpKind : std::uint8_t {
+    CopyH2D,
+    CopyD2H,
+    CopyD2D,
+    CopyH2H,
+    Kernel,
+    Memset,
+    EventRecord,
+    EventWait,
+    HostSync,   // cudaStreamSynchronize / cudaEventSynchronize / cudaDeviceSynchronize
+    Prefetch,   // cudaMemPrefetchAsync
+    Advise,     // cudaMemAdvise
+    Attach,     // cudaStreamAttachMemAsync
+    HostWork,   // the CPU kept busy on purpose
+    Other,      // imported API calls or activities with no better kind (e.g. UVM migrations)
+};
+
+// Where the bytes of a copy live, as CUDA sees them.
+enum class MemKind : std::uint8_t { None, Pageable, Pinned, Registered, Managed, Device, Unknown };
+
+// Which copy API issued a copy: cudaMemcpy (synchronous) or cudaMemcpyAsync.
+enum class CopyApi : std::uint8_t { None, Sync, Async };
+
+// Bit flags on an op.
+enum OpFlag : std::uint32_t {
+    OpFlagNone = 0,
+    OpFlagHostBlocking = 1u << 0, // the host call lasted at least as long as most of its GPU part
+    OpFlagWarmup = 1u << 1,
+    OpFlagImported = 1u << 2,
+};
+
+std::string_view toString(OpKind kind);
+std::string_view toString(MemKind kind);
+std::string_view toString(CopyApi api);
+std::optional<OpKind> opKindFromString(std::string_view s);
+std::optional<MemKind> memKindFromString(std::string_view s);
+std::optional<CopyApi> copyApiFromString(std::string_view s);
+bool isCopy(OpKind kind);
+bool isGpuWork(OpKind kind); // copies, kernels, memsets, prefetches: occupy an engine of the GPU
+
+// One operation of one repetition. Kept small and flat: a million of them must fit in ~100 MB.
+struct OpRecord {
+    std::int64_t gpuStartNs = kNoTime;  // from a CUDA event pair on the op's own stream (or a profiler)
+    std::int64_t gpuEndNs = kNoTime;
+    std::int64_t hostStartNs = kNoTime; // the API call that issued the op, on the host thread
+    std::int64_t hostEndNs = kNoTime;
+    std::uint64_t bytes = 0;
+    std::uint64_t correlation = 0;      // ties a host call to its GPU op (imports); 0 = none
+    std::uint32_t nameId = 0;           // index into Trace::strings
+    std::int32_t stream = -1;           // index into Trace::streams, -1 for host-only ops
+    std::int32_t hostThread = -1;       // index into Trace::hostThreads, -1 when unknown
+    std::int32_t opIndex = -1;          // position of the op in the workload's issue order
+    std::uint32_t flags = OpFlagNone;
+    OpKind kind = OpKind::Other;
+    MemKind srcMem = MemKind::None;
+    MemKind dstMem = MemKind::None;
+    CopyApi api = CopyApi::None;
+
+    bool hasGpu() const { return gpuStartNs != kNoTime && gpuEndNs != kNoTime; }
+    bool hasHost() const { return hostStartNs != kNoTime && hostEndNs != kNoTime; }
+    std::int64_t gpuDurationNs() const { return hasGpu() ? gpuEndNs - gpuStartNs : 0; }
+    std::int64_t hostDurationNs() const { return hasHost() ? hostEndNs - hostStartNs : 0; }
+    // Achieved bandwidth in GB/s (1e9 bytes per second) over the GPU interval; 0 when undefined.
+    double gbPerSecond() const;
+};
+
+struct StreamInfo {
+    std::string name;
+    int device = 0;
+    std::int64_t nativeId = -1;  // CUDA stream id as seen by a profiler, or the workload's index
+    int priority = 0;
+    bool nonBlocking = false;
+    bool isDefault = false;      // the legacy or per-thread default stream
+};
+
+struct HostThreadInfo {
+    std::string name;
+    std::uint64_t nativeId = 0;  // OS thread id
+};
+
+struct DeviceInfo {
+    int index = 0;
+    std::string name;
+    int ccMajor = 0;
+    int ccMinor = 0;
+    int smCount = 0;
+    int asyncEngineCount = 0;
+    bool concurrentKernels = false;
+    bool managedMemory = false;
+    bool concurrentManagedAccess = false;
+    std::uint64_t totalMemBytes = 0;
+    std::uint64_t l2Bytes = 0;
+    int smClockKHz = 0;
+    int memClockKHz = 0;
+    int memBusWidthBits = 0;
+    std::string pciBusId;
+    int pcieGeneration = 0;      // 0 = unknown
+    int pcieWidth = 0;
+    double linkPeakGBs = 0;      // theoretical per-direction host link peak, 0 = unknown
+    int priorityLeast = 0;
+    int priorityGreatest = 0;
+    int driverVersion = 0;       // cudaDriverGetVersion, e.g. 13000
+    int runtimeVersion = 0;      // cudaRuntimeGetVersion
+};
+
+// How GPU time was anchored to host time and how the compute kernel was calibrated.
+struct Calibration {
+    double smClockHz = 0;              // measured clock64 rate used by the spin kernel
+    double spinOverheadNs = 0;         // launch + event cost of an empty spin kernel
+    double eventPairOverheadNs = 0;    // median duration of an empty event pair
+    std::int64_t gpuToHostOffsetNs = 0;// host_ns = gpu_event_ns + offset (informational)
+};
+
+// One repetition of the workload (warm-ups are not stored).
+struct Repetition {
+    int index = 0;
+    std::vector<OpRecord> ops; // in issue order (imports: sorted by GPU start)
+};
+
+struct Trace {
+    int formatVersion = kTraceFormatVersion;
+    std::string source = "streamscope"; // streamscope | nsys-sqlite | chrome-json
+    std::string sourcePath;             // where it was read from, when it was read
+    std::string title;                  // workload name or imported file name
+    std::string toolVersion;
+    std::string hostName;
+    std::string createdUtc;             // ISO 8601
+    std::string workloadJson;           // the workload as run (normalised JSON text), may be empty
+    std::vector<DeviceInfo> devices;
+    Calibration calibration;
+    std::vector<StreamInfo> streams;
+    std::vector<HostThreadInfo> hostThreads;
+    std::vector<std::string> strings;   // op names; OpRecord::nameId indexes here
+    std::vector<Repetition> repetitions;
+    std::map<std::string, std::string> metadata; // free-form provenance (importer, schema version, ...)
+
+    std::uint32_t intern(std::string_view name);
+    const std::string &name(const OpRecord &op) const;
+    std::size_t opCount() const;
+    // Earliest and latest time over every op (GPU and host parts) of one repetition.
+    std::pair<std::int64_t, std::int64_t> extent(int repetition) const;
+
+private:
+    std::unordered_map<std::string, std::uint32_t> m_stringIndex;
+    friend void rebuildStringIndex(Trace &trace);
+};
+
+// Call after filling Trace::strings directly (readers do) so that intern() finds existing names.
+void rebuildStringIndex(Trace &trace);
+
+} // namespace streamscope::engine
