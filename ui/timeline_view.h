@@ -1,0 +1,135 @@
+// TimelineView: the timeline widget. One lane per stream (GPU begin/end of each op), one per host thread
+// (each API call and how long it held the thread, blocking calls shaded), derived engine lanes (how many
+// H2D copies, D2H copies and compute ops are active) and a bandwidth lane (achieved GB/s per direction with
+// the link's peak as a dashed line), on a shared time axis with a ruler.
+//
+// All times the view exchanges (ZoomControl, rangeSelected) are nanoseconds relative to the start of the
+// shown repetition (LaneModel::originNs()), which is what the ruler shows.
+//
+// Interaction, as in Perfetto and chrome://tracing: wheel zooms at the cursor, W/S zoom, A/D pan, drag pans,
+// shift+drag (or a drag in the ruler) selects a range and reports its duration, F / double-click / Home fit
+// all, click selects an op (and draws the link from its host call to its GPU part), hover shows a tooltip.
+#pragma once
+
+#include <QImage>
+#include <QPixmap>
+#include <QPointer>
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+#include "engine/trace.h"
+
+class QPainter;
+
+namespace streamscope::ui {
+
+class LaneModel;
+class OpPalette;
+class TimelinePainter;
+class ZoomControl;
+
+class TimelineView : public QWidget {
+    Q_OBJECT
+
+public:
+    // Identifies one op of one repetition of the shown trace: repetition indexes Trace::repetitions,
+    // op indexes Repetition::ops.
+    struct OpRef {
+        int repetition = -1;
+        int op = -1;
+        bool isValid() const { return repetition >= 0 && op >= 0; }
+        bool operator==(const OpRef &) const = default;
+    };
+
+    explicit TimelineView(QWidget *parent = nullptr);
+    ~TimelineView() override;
+
+    // Shows one repetition of a trace (nullptr clears the view). The view keeps the trace alive.
+    void setTrace(std::shared_ptr<const engine::Trace> trace, int repetition = 0);
+    std::shared_ptr<const engine::Trace> trace() const { return m_trace; }
+    void setRepetition(int repetition);
+    int repetition() const { return m_repetition; }
+
+    // Extent (the whole repetition) ⊇ visible window ⊇ selection; drive it to zoom/pan programmatically.
+    ZoomControl *zoom() const { return m_zoom; }
+    // The lanes built from the current repetition; nullptr without a trace.
+    const LaneModel *laneModel() const { return m_model.get(); }
+    void fitAll();
+
+    // Larger fonts and lanes, high contrast: legible on a projector at 1280x720.
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presentation; }
+    // Dark background palette; by default the view follows the application's QPalette.
+    void setDarkPalette(bool dark);
+    bool darkPalette() const { return m_dark; }
+
+    OpRef selectedOp() const { return m_selected; }
+    // Selects an op of the current repetition (-1 clears) and brings it into view if it is outside.
+    void selectOp(int op);
+    OpRef hoveredOp() const { return m_hovered; }
+
+    // The op drawn under a widget position (stream lanes: its GPU bar; host lanes: its API call).
+    OpRef opAt(const QPoint &pos) const;
+    // The tooltip shown for an op: name, stream, start, duration, bytes, GB/s, memory kinds, host call.
+    QString toolTipText(int op) const;
+
+    // Paints the whole visible view (headers, ruler, lanes, legend, selection) into target, at any size;
+    // the widget, PNG and SVG export all go through the same painter.
+    void renderTo(QPainter &painter, const QRect &target);
+    // Writes the visible view to a .png or .svg file (by suffix) at the given size in pixels.
+    bool exportImage(const QString &path, QSize size, QString *error = nullptr);
+
+signals:
+    void opSelected(int repetition, int op);  // op == -1: selection cleared
+    void opHovered(int repetition, int op);   // op == -1: the pointer left every op
+    void rangeSelected(qint64 startNs, qint64 endNs);
+
+protected:
+    void paintEvent(QPaintEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
+    void wheelEvent(QWheelEvent *event) override;
+    void mousePressEvent(QMouseEvent *event) override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+    void mouseReleaseEvent(QMouseEvent *event) override;
+    void mouseDoubleClickEvent(QMouseEvent *event) override;
+    void keyPressEvent(QKeyEvent *event) override;
+    void leaveEvent(QEvent *event) override;
+    void changeEvent(QEvent *event) override;
+    bool event(QEvent *event) override;
+
+private:
+    enum class DragMode { None, Pan, Select };
+    struct LaneCache;
+
+    void rebuildModel();
+    void onWindowChanged();
+    void invalidateCache();
+    void updateLaneCaches(const QRect &plot);
+    void setHovered(OpRef ref);
+    void applyStyle();
+
+    std::shared_ptr<const engine::Trace> m_trace;
+    int m_repetition = 0;
+    std::unique_ptr<LaneModel> m_model;
+    std::unique_ptr<OpPalette> m_palette;
+    std::unique_ptr<TimelinePainter> m_painter;
+    ZoomControl *m_zoom = nullptr; // child QObject
+    bool m_presentation = false;
+    bool m_dark = false;
+    bool m_darkExplicit = false;
+    OpRef m_selected;
+    OpRef m_hovered;
+
+    DragMode m_drag = DragMode::None;
+    QPoint m_pressPos;
+    qint64 m_pressWindowStart = 0;
+    qint64 m_selectAnchorNs = 0;
+    bool m_dragMoved = false;
+
+    std::vector<LaneCache> m_caches; // one per lane: the lane's picture for the current window
+};
+
+} // namespace streamscope::ui
