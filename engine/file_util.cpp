@@ -1,0 +1,77 @@
+// Whole-file reads and atomic writes (temporary file in the target's folder, fsync, rename).
+#include "engine/file_util.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+#include "engine/errors.h"
+
+namespace streamscope::engine {
+
+namespace {
+std::string systemReason() { return std::strerror(errno); }
+} // namespace
+
+std::string readFile(const std::string &path)
+{
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw Error(ErrorKind::Io, path + ": is a folder, not a file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw Error(ErrorKind::Io, path + ": cannot open for reading: " + systemReason());
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad())
+        throw Error(ErrorKind::Io, path + ": read error: " + systemReason());
+    return std::move(buffer).str();
+}
+
+void writeFileAtomically(const std::string &path, std::string_view data)
+{
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        throw Error(ErrorKind::Io, path + ": cannot write: folder '" + dir.string() + "' does not exist");
+    std::random_device rd;
+    const fs::path temp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000));
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw Error(ErrorKind::Io, path + ": cannot create temporary file: " + systemReason());
+    const char *p = data.data();
+    std::size_t left = data.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            const std::string reason = systemReason();
+            ::close(fd);
+            ::unlink(temp.c_str());
+            throw Error(ErrorKind::Io, path + ": write failed: " + reason);
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const std::string reason = systemReason();
+        ::unlink(temp.c_str());
+        throw Error(ErrorKind::Io, path + ": cannot flush to disk: " + reason);
+    }
+    if (std::rename(temp.c_str(), target.c_str()) != 0) {
+        const std::string reason = systemReason();
+        ::unlink(temp.c_str());
+        throw Error(ErrorKind::Io, path + ": cannot replace the file: " + reason);
+    }
+}
+
+} // namespace streamscope::engine
