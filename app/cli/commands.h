@@ -1,0 +1,42 @@
+// The subcommands of streamscope-cli. Each returns the process exit code (docs/cli-protocol.md) and
+// writes its human output to `out` and its errors to `err`.
+#pragma once
+
+#include <atomic>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace streamscope::cli {
+
+enum ExitCode : int {
+    ExitOk = 0,
+    ExitInternal = 1,
+    ExitUsage = 2,
+    ExitInvalidInput = 3,
+    ExitIo = 4,
+    ExitNoGpu = 5,
+    ExitCuda = 6,
+    ExitOutOfMemory = 7,
+    ExitCancelled = 130,
+};
+
+struct RunArgs {
+    std::string workload;
+    std::string output;
+    std::string format = "native";   // native | csv
+    std::string progress = "none";   // none | json
+    std::optional<int> device, repetitions, warmup;
+    bool nvtx = true;
+    int opRows = 40;
+};
+
+int cmdDevices(bool json, std::ostream &out, std::ostream &err);
+int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::ostream &err);
+int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err);
+int cmdSummary(const std::string &trace, int opRows, std::ostream &out, std::ostream &err);
+int cmdExport(const std::string &input, const std::string &format, const std::string &output, std::ostream &out,
+              std::ostream &err);
+
+} // namespace streamscope::cli

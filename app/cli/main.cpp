@@ -1,0 +1,101 @@
+// streamscope-cli: the headless front. Runs workloads on a GPU, validates workload files, prints
+// summaries and converts traces. Needs no Qt, so it runs on any GPU server; the GUI drives it as a
+// child process through `run --progress json` (docs/cli-protocol.md).
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "app/cli/commands.h"
+
+namespace {
+std::atomic<bool> g_cancel{false};
+extern "C" void onSignal(int) { g_cancel.store(true); }
+} // namespace
+
+int main(int argc, char **argv)
+{
+    using namespace streamscope::cli;
+    CLI::App app{"StreamScope: what CUDA streams really do.\n"
+                 "Runs multi-stream CUDA workloads, timestamps every copy and kernel with CUDA events, and writes "
+                 "traces the StreamScope app, Perfetto and Nsight Systems users can open.",
+                 "streamscope-cli"};
+    app.set_version_flag("--version", std::string("streamscope-cli ") + STREAMSCOPE_VERSION);
+    app.require_subcommand(1);
+    app.footer("Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 I/O error, 5 no usable GPU, "
+               "6 CUDA error, 7 does not fit in memory, 130 cancelled.\n"
+               "Examples:\n"
+               "  streamscope-cli devices\n"
+               "  streamscope-cli run resources/workloads/overlap.json -o overlap.sstrace\n"
+               "  streamscope-cli export overlap.sstrace --format chrome -o overlap.json\n"
+               "Documentation: docs/ (workload-format.md, cli-protocol.md, formats.md, nsight.md)");
+
+    bool devicesJson = false;
+    auto *devices = app.add_subcommand("devices", "List the CUDA devices and their properties");
+    devices->add_flag("--json", devicesJson, "Print JSON instead of a table");
+
+    std::vector<std::string> validateFiles;
+    auto *validate = app.add_subcommand("validate", "Check workload files and report every problem with its line "
+                                                    "and JSON path");
+    validate->add_option("files", validateFiles, "Workload files (JSON)")->required()->check(CLI::ExistingFile);
+
+    RunArgs run;
+    auto *runCmd = app.add_subcommand("run", "Run a workload on the GPU and print a summary");
+    runCmd->add_option("workload", run.workload, "Workload file (JSON; see docs/workload-format.md)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    runCmd->add_option("-o,--output", run.output, "Write the trace to this file");
+    runCmd->add_option("--device", run.device, "CUDA device index (default: the workload's)")->check(CLI::NonNegativeNumber);
+    runCmd->add_option("--repeat", run.repetitions, "Measured repetitions (default: the workload's)")
+        ->check(CLI::Range(1, 100000));
+    runCmd->add_option("--warmup", run.warmup, "Warm-up repetitions, not stored (default: the workload's)")
+        ->check(CLI::Range(0, 100000));
+    runCmd->add_option("--format", run.format, "Format of --output")->check(CLI::IsMember({"native", "csv"}))
+        ->capture_default_str();
+    runCmd->add_option("--progress", run.progress, "Progress on stdout: 'json' lines for programs, 'none'")
+        ->check(CLI::IsMember({"none", "json"}))
+        ->capture_default_str();
+    runCmd->add_flag("!--no-nvtx", run.nvtx, "Do not emit NVTX ranges and stream names");
+    runCmd->add_option("--ops", run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
+
+    std::string summaryFile;
+    int summaryRows = 40;
+    auto *summary = app.add_subcommand("summary", "Print the summary of a trace file (any format StreamScope reads)");
+    summary->add_option("trace", summaryFile, "Trace file")->required()->check(CLI::ExistingFile);
+    summary->add_option("--ops", summaryRows, "Rows of the per-op table (0: none)")->capture_default_str();
+
+    std::string exportIn, exportFormat, exportOut;
+    auto *exportCmd = app.add_subcommand("export", "Convert a trace (native, Nsight Systems SQLite, Chrome/PyTorch "
+                                                   "JSON) to native, Chrome trace JSON (Perfetto) or CSV");
+    exportCmd->add_option("input", exportIn, "Input trace")->required()->check(CLI::ExistingFile);
+    exportCmd->add_option("--format", exportFormat, "Output format")
+        ->required()
+        ->check(CLI::IsMember({"native", "chrome", "csv"}));
+    exportCmd->add_option("-o,--output", exportOut, "Output file")->required();
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        const int code = app.exit(e);
+        return code == 0 ? ExitOk : ExitUsage;
+    }
+
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+    try {
+        if (*devices)
+            return cmdDevices(devicesJson, std::cout, std::cerr);
+        if (*validate)
+            return cmdValidate(validateFiles, std::cout, std::cerr);
+        if (*runCmd)
+            return cmdRun(run, g_cancel, std::cout, std::cerr);
+        if (*summary)
+            return cmdSummary(summaryFile, summaryRows, std::cout, std::cerr);
+        if (*exportCmd)
+            return cmdExport(exportIn, exportFormat, exportOut, std::cout, std::cerr);
+    } catch (const std::exception &e) {
+        std::cerr << "streamscope-cli: internal error: " << e.what() << "\n";
+        return ExitInternal;
+    }
+    return ExitUsage;
+}
