@@ -1,0 +1,1043 @@
+// The CUDA runner: runs a Workload on one device from one host thread and records every op of every
+// measured repetition (GPU begin/end from a CUDA event pair on the op's own stream, the host API call's
+// begin/end on the steady clock), plus the device's properties and the spin kernel's calibration.
+//
+// Measurement, in short (bench/NOTES.md has the long version):
+//  - Everything is allocated and created before the first timed op; what the workload needs is
+//    compared with the free device memory and the host's MemAvailable first.
+//  - Each repetition starts from an idle device. A base event is recorded and waited for; the host
+//    time of that event is taken as the midpoint of [just before cudaEventRecord, just after
+//    cudaEventSynchronize returned], over the narrowest of kAnchorTries tries. Every GPU time is
+//    host_ns_at_base + cudaEventElapsedTime(base, ev) * 1e6, so GPU and host times share one axis with
+//    an error of at most half that window (recorded in Trace::metadata) plus the ~0.5 us resolution of
+//    cudaEventElapsedTime. Relative GPU times within a repetition only carry the latter.
+//  - Where it cannot change what the lesson shows (every op only enqueues work), the streams are held
+//    on a spin kernel until the whole repetition is queued, as nvbandwidth does; otherwise (pageable or
+//    synchronous copies, host syncs, host work, managed memory) ops are issued in Workload::schedule
+//    order exactly as a real program would, and the host's own blocking is part of the picture.
+#include "engine/runner.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtCudaRt.h>
+
+#include "engine/analysis.h"
+#include "engine/cuda_check.h"
+#include "engine/cuda_raii.h"
+#include "engine/errors.h"
+#include "engine/op_colors.h"
+#include "kernels/kernels.cuh"
+
+// cudaMemcpy as a program built with --default-stream per-thread calls it (cuda_runtime_api.h renames
+// cudaMemcpy to this under CUDA_API_PER_THREAD_DEFAULT_STREAM; cudart exports both). Declared here so
+// that one build honours both DefaultStreamModes at run time.
+extern "C" cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+
+namespace streamscope::engine {
+
+namespace {
+
+using cuda::Buffer;
+using cuda::Event;
+using cuda::Stream;
+
+constexpr int kAnchorTries = 5;
+constexpr int kCalibrationSamples = 15;
+// Streams are only held while the whole repetition is queued if it is short enough that queueing
+// cannot fill CUDA's launch queues (which would block the host inside a call while the GPU waits).
+constexpr std::size_t kMaxHeldOps = 256;
+// A held repetition is released by the host at once after queueing; the time-out only guards against
+// a host that blocked anyway, so that nothing can hang.
+constexpr std::uint64_t kHoldTimeoutNs = 2'000'000'000;
+// Device memory kept free for the CUDA runtime, the kernels' modules and the runner's own events.
+constexpr std::uint64_t kDeviceReserveBytes = 256ull << 20;
+
+std::int64_t hostNowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string formatBytes(std::uint64_t bytes)
+{
+    static constexpr std::array<const char *, 5> units = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = double(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024 && unit + 1 < units.size()) {
+        value /= 1024;
+        ++unit;
+    }
+    char text[32];
+    if (unit == 0 || value == std::floor(value))
+        std::snprintf(text, sizeof text, "%.0f %s", value, units[unit]);
+    else
+        std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
+    return text;
+}
+
+std::string quoted(const std::string &name) { return "'" + name + "'"; }
+
+// ---------------------------------------------------------------------------------------------------
+// Devices
+
+[[noreturn]] void throwNoGpu(cudaError_t err)
+{
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaGetLastError();
+    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    std::string reason;
+    if (err == cudaErrorNoDevice) {
+        reason = "no CUDA-capable device is detected";
+    } else if (driver == 0) {
+        reason = "no NVIDIA driver is installed (the CUDA driver library libcuda.so could not be loaded)";
+    } else if (err == cudaErrorInsufficientDriver || err == cudaErrorCallRequiresNewerDriver) {
+        reason = "the NVIDIA driver is too old: it supports CUDA " + version(driver) + " but this build needs CUDA " +
+                 version(runtime);
+    } else {
+        reason = "the CUDA driver could not be initialised";
+    }
+    throw Error(ErrorKind::NoGpu, "no usable GPU: " + reason + " (cudaGetDeviceCount: " + cuda::errorText(err) + ")");
+}
+
+int deviceCount()
+{
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess)
+        throwNoGpu(err);
+    if (count == 0)
+        throwNoGpu(cudaErrorNoDevice);
+    return count;
+}
+
+std::string readFirstLine(const std::string &path)
+{
+    std::ifstream in(path);
+    std::string line;
+    if (in)
+        std::getline(in, line);
+    return line;
+}
+
+// PCIe generation from the link speed sysfs reports ("32.0 GT/s PCIe"); 0 when unknown.
+int pcieGenerationFromSpeed(const std::string &speed)
+{
+    const double gts = std::atof(speed.c_str());
+    if (gts <= 0)
+        return 0;
+    if (gts < 4)
+        return 1; // 2.5 GT/s
+    if (gts < 7)
+        return 2; // 5
+    if (gts < 12)
+        return 3; // 8
+    if (gts < 24)
+        return 4; // 16
+    if (gts < 48)
+        return 5; // 32
+    return 6;     // 64
+}
+
+// Per-direction payload bandwidth per lane after line encoding (8b/10b up to gen 2, 128b/130b from
+// gen 3, FLIT from gen 6), in GB/s.
+double pcieLaneGBs(int generation)
+{
+    switch (generation) {
+    case 1: return 0.25;
+    case 2: return 0.5;
+    case 3: return 0.985;
+    case 4: return 1.969;
+    case 5: return 3.938;
+    case 6: return 7.563;
+    default: return 0;
+    }
+}
+
+DeviceInfo queryDevice(int index)
+{
+    const std::string context = "device " + std::to_string(index);
+    cudaDeviceProp prop{};
+    STREAMSCOPE_CUDA_CHECK(context, cudaGetDeviceProperties(&prop, index));
+    auto attribute = [&](cudaDeviceAttr attr) {
+        int value = 0;
+        STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetAttribute(&value, attr, index));
+        return value;
+    };
+
+    DeviceInfo info;
+    info.index = index;
+    info.name = prop.name;
+    info.ccMajor = prop.major;
+    info.ccMinor = prop.minor;
+    info.smCount = prop.multiProcessorCount;
+    info.asyncEngineCount = prop.asyncEngineCount;
+    info.concurrentKernels = prop.concurrentKernels != 0;
+    info.managedMemory = prop.managedMemory != 0;
+    info.concurrentManagedAccess = prop.concurrentManagedAccess != 0;
+    info.totalMemBytes = prop.totalGlobalMem;
+    info.l2Bytes = std::uint64_t(prop.l2CacheSize);
+    // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes remain.
+    info.smClockKHz = attribute(cudaDevAttrClockRate);
+    info.memClockKHz = attribute(cudaDevAttrMemoryClockRate);
+    info.memBusWidthBits = attribute(cudaDevAttrGlobalMemoryBusWidth);
+
+    char busId[32] = {};
+    STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetPCIBusId(busId, sizeof busId, index));
+    info.pciBusId = busId;
+    std::string sysfsId = info.pciBusId;
+    std::transform(sysfsId.begin(), sysfsId.end(), sysfsId.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    const std::string sysfs = "/sys/bus/pci/devices/" + sysfsId + "/";
+    info.pcieGeneration = pcieGenerationFromSpeed(readFirstLine(sysfs + "current_link_speed"));
+    info.pcieWidth = std::atoi(readFirstLine(sysfs + "current_link_width").c_str());
+    info.linkPeakGBs = pcieLaneGBs(info.pcieGeneration) * info.pcieWidth;
+
+    STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetStreamPriorityRange(&info.priorityLeast, &info.priorityGreatest));
+    STREAMSCOPE_CUDA_CHECK(context, cudaDriverGetVersion(&info.driverVersion));
+    STREAMSCOPE_CUDA_CHECK(context, cudaRuntimeGetVersion(&info.runtimeVersion));
+    return info;
+}
+
+std::vector<DeviceInfo> queryDevices()
+{
+    const int count = deviceCount();
+    std::vector<DeviceInfo> devices;
+    devices.reserve(std::size_t(count));
+    for (int i = 0; i < count; ++i)
+        devices.push_back(queryDevice(i));
+    return devices;
+}
+
+std::string describeDevices(const std::vector<DeviceInfo> &devices)
+{
+    std::string text = "this host has " + std::to_string(devices.size()) +
+                       (devices.size() == 1 ? " CUDA device:" : " CUDA devices:");
+    for (const DeviceInfo &d : devices) {
+        text += " " + std::to_string(d.index) + " " + quoted(d.name) + " (cc " + std::to_string(d.ccMajor) + "." +
+                std::to_string(d.ccMinor) + ", " + formatBytes(d.totalMemBytes) + ")";
+        if (&d != &devices.back())
+            text += ";";
+    }
+    return text;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Memory check
+
+std::uint64_t hostMemAvailableBytes()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t value = 0;
+    std::string unit;
+    while (in >> key >> value) {
+        std::getline(in, unit);
+        if (key == "MemAvailable:")
+            return value * 1024; // reported in kB
+    }
+    return 0; // unknown: no check
+}
+
+void checkMemoryFits(const Workload &workload, const DeviceInfo &device)
+{
+    std::uint64_t deviceBytes = 0, managedBytes = 0, hostBytes = 0;
+    for (const BufferSpec &b : workload.buffers) {
+        switch (b.kind) {
+        case BufferKind::Device: deviceBytes += b.bytes; break;
+        case BufferKind::Managed: managedBytes += b.bytes; break;
+        case BufferKind::Pageable:
+        case BufferKind::Pinned:
+        case BufferKind::Registered: hostBytes += b.bytes; break;
+        }
+    }
+
+    std::size_t freeBytes = 0, totalBytes = 0;
+    STREAMSCOPE_CUDA_CHECK("device " + std::to_string(device.index) + ": free memory", cudaMemGetInfo(&freeBytes, &totalBytes));
+    // Managed memory may be oversubscribed on some systems, but a lesson that pages its managed buffers
+    // to death measures the pager, not streams: managed memory counts against the card's free memory.
+    const std::uint64_t needDevice = deviceBytes + managedBytes;
+    if (needDevice + kDeviceReserveBytes > freeBytes) {
+        throw Error(ErrorKind::OutOfMemory,
+                    "workload " + quoted(workload.name) + " does not fit in device memory: it needs " +
+                        formatBytes(needDevice) + " (device buffers " + formatBytes(deviceBytes) + " + managed buffers " +
+                        formatBytes(managedBytes) + ", plus " + formatBytes(kDeviceReserveBytes) +
+                        " kept free for the CUDA runtime) but device " + std::to_string(device.index) + " " +
+                        quoted(device.name) + " has " + formatBytes(freeBytes) + " free of " + formatBytes(totalBytes));
+    }
+    // Managed buffers start each repetition resident on the host, so they need host memory too.
+    const std::uint64_t needHost = hostBytes + managedBytes;
+    const std::uint64_t available = hostMemAvailableBytes();
+    if (available != 0 && needHost > available) {
+        throw Error(ErrorKind::OutOfMemory,
+                    "workload " + quoted(workload.name) + " does not fit in host memory: it needs " + formatBytes(needHost) +
+                        " (pageable, pinned and registered buffers " + formatBytes(hostBytes) + " + managed buffers " +
+                        formatBytes(managedBytes) + ") but the host has " + formatBytes(available) +
+                        " available (MemAvailable in /proc/meminfo)");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// NVTX: ranges are pushed only when RunOptions::nvtx asks for them.
+
+class NvtxRange {
+public:
+    NvtxRange(bool enabled, const char *name, std::uint32_t argb) : m_enabled(enabled)
+    {
+        if (!m_enabled)
+            return;
+        nvtxEventAttributes_t attributes{};
+        attributes.version = NVTX_VERSION;
+        attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+        attributes.colorType = NVTX_COLOR_ARGB;
+        attributes.color = argb;
+        attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+        attributes.message.ascii = name;
+        nvtxRangePushEx(&attributes);
+    }
+    ~NvtxRange()
+    {
+        if (m_enabled)
+            nvtxRangePop();
+    }
+    NvtxRange(const NvtxRange &) = delete;
+    NvtxRange &operator=(const NvtxRange &) = delete;
+
+private:
+    bool m_enabled;
+};
+
+constexpr std::uint32_t kRepetitionColor = 0xff999999;
+
+// ---------------------------------------------------------------------------------------------------
+// One run
+
+// What the runner prepared for one op of Workload::schedule.
+struct PreparedOp {
+    const OpSpec *spec = nullptr;
+    int stream = 0;            // workload stream index
+    int opInStream = 0;
+    std::string context;       // "stream 'copy0' op 3 (/streams/0/ops/3): H2D 256 MiB pinned"
+    std::string name;          // display name, as Trace::strings holds it
+    std::uint32_t nameId = 0;
+    OpKind kind = OpKind::Other;
+    MemKind srcMem = MemKind::None, dstMem = MemKind::None;
+    std::uint64_t bytes = 0;
+    bool hostOnly = false;     // sync, host work, advise: no GPU part, no events
+    cudaStream_t gpuStream = nullptr; // where the op runs (and its events are recorded)
+    unsigned char *src = nullptr;
+    unsigned char *dst = nullptr;
+    unsigned char *target = nullptr;  // buffer of a kernel, memset, prefetch, advise, attach
+    cudaEvent_t namedEvent = nullptr; // record / wait / event sync
+    cudaStream_t syncStream = nullptr;
+    std::int64_t spinCycles = 0;
+    Event begin, end;
+};
+
+class CudaRun {
+public:
+    CudaRun(const Workload &workload, const RunOptions &options, const ProgressCallback &progress,
+            const std::atomic<bool> *cancel)
+        : m_workload(workload), m_options(options), m_progress(progress), m_cancel(cancel)
+    {
+    }
+
+    ~CudaRun()
+    {
+        // Let queued work finish before the RAII members free the buffers it uses (a failed run can
+        // leave work queued); errors here were or will be reported by the code that threw.
+        releaseHold();
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+    }
+
+    Trace run()
+    {
+        const int deviceIndex = m_options.device >= 0 ? m_options.device : m_workload.device;
+        report(RunProgress::Phase::Preparing, 0, 1, "selecting device " + std::to_string(deviceIndex));
+        m_trace.devices = queryDevices();
+        if (deviceIndex < 0 || deviceIndex >= int(m_trace.devices.size()))
+            throw Error(ErrorKind::InvalidInput, "device " + std::to_string(deviceIndex) +
+                                                     " does not exist: " + describeDevices(m_trace.devices));
+        m_device = m_trace.devices[std::size_t(deviceIndex)];
+        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(deviceIndex), cudaSetDevice(deviceIndex));
+        // Create the context now, so that its cost lands in no measurement and cudaMemGetInfo sees it.
+        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(deviceIndex) + ": creating the CUDA context", cudaFree(nullptr));
+
+        checkMemoryFits(m_workload, m_device);
+        report(RunProgress::Phase::Preparing, 0, 1, "allocating " + std::to_string(m_workload.buffers.size()) + " buffers");
+        allocateBuffers();
+        createStreams();
+        STREAMSCOPE_CUDA_CHECK("loading the runner's kernels", kernels::preloadKernels());
+        prepareOps();
+        decideHold();
+        checkCancel();
+
+        report(RunProgress::Phase::Calibrating, 0, 1, "calibrating the spin kernel");
+        calibrate();
+        for (PreparedOp &op : m_ops) {
+            if (op.kind == OpKind::Kernel && op.spec->kernelType == KernelType::Compute)
+                op.spinCycles = cyclesFor(op.spec->durationNs);
+        }
+
+        const int warmup = m_options.warmup >= 0 ? m_options.warmup : m_workload.warmup;
+        const int repetitions = m_options.repetitions >= 0 ? m_options.repetitions : m_workload.repetitions;
+        for (int i = 0; i < warmup; ++i) {
+            checkCancel();
+            report(RunProgress::Phase::Warmup, i, warmup, {});
+            runRepetition(i, /*measured=*/false);
+        }
+        for (int i = 0; i < repetitions; ++i) {
+            checkCancel();
+            report(RunProgress::Phase::Measuring, i, repetitions, {});
+            runRepetition(i, /*measured=*/true);
+        }
+        finishMetadata();
+        report(RunProgress::Phase::Done, repetitions, repetitions, {});
+        return std::move(m_trace);
+    }
+
+private:
+    void report(RunProgress::Phase phase, int repetition, int total, std::string message)
+    {
+        if (!m_progress)
+            return;
+        RunProgress p;
+        p.phase = phase;
+        p.repetition = repetition;
+        p.total = total;
+        p.message = std::move(message);
+        m_progress(p);
+    }
+
+    void checkCancel() const
+    {
+        if (m_cancel && m_cancel->load(std::memory_order_relaxed))
+            throw Error(ErrorKind::Cancelled, "run of workload " + quoted(m_workload.name) + " cancelled");
+    }
+
+    // -- setup --------------------------------------------------------------------------------------
+
+    void allocateBuffers()
+    {
+        for (const BufferSpec &spec : m_workload.buffers) {
+            const std::string context = "buffer " + quoted(spec.name) + " (" + std::string(toString(spec.kind)) + ", " +
+                                        formatBytes(spec.bytes) + ")";
+            m_buffers.emplace(spec.name, Buffer(spec.kind, spec.bytes, context));
+            if (spec.kind == BufferKind::Managed)
+                m_hasManaged = true;
+        }
+    }
+
+    const Buffer &buffer(const std::string &name, const std::string &context) const
+    {
+        const auto it = m_buffers.find(name);
+        if (it == m_buffers.end())
+            throw Error(ErrorKind::InvalidInput, context + ": no buffer named " + quoted(name));
+        return it->second;
+    }
+
+    cudaStream_t defaultStream() const
+    {
+        return m_workload.defaultStream == DefaultStreamMode::PerThread ? cudaStreamPerThread : cudaStreamLegacy;
+    }
+
+    void createStreams()
+    {
+        m_control = Stream(cudaStreamNonBlocking, 0, "the runner's control stream");
+        for (int i = 0; i < kAnchorTries; ++i)
+            m_anchorEvents.emplace_back(cudaEventDefault, "the runner's clock anchor event");
+        m_repStart = Event(cudaEventDefault, "the runner's repetition start event");
+
+        const int tid = int(syscall(SYS_gettid));
+        m_trace.hostThreads.push_back({"main", std::uint64_t(tid)});
+        if (m_options.nvtx)
+            nvtxNameOsThreadA(std::uint32_t(tid), "main");
+
+        for (std::size_t i = 0; i < m_workload.streams.size(); ++i) {
+            const StreamSpec &spec = m_workload.streams[i];
+            const std::string context = "stream " + quoted(spec.name);
+            StreamInfo info;
+            info.name = spec.name;
+            info.device = m_device.index;
+            if (spec.useDefaultStream) {
+                m_streams.push_back(Stream::borrow(defaultStream()));
+                info.isDefault = true;
+                info.nonBlocking = false;
+            } else {
+                const unsigned flags = spec.flags == StreamFlags::NonBlocking ? cudaStreamNonBlocking : cudaStreamDefault;
+                m_streams.emplace_back(flags, spec.priority, context);
+                info.nonBlocking = spec.flags == StreamFlags::NonBlocking;
+            }
+            const cudaStream_t handle = m_streams.back().get();
+            // The priority CUDA actually gave (it clamps to the device's range).
+            STREAMSCOPE_CUDA_CHECK(context, cudaStreamGetPriority(handle, &info.priority));
+            unsigned long long id = 0;
+            info.nativeId = cudaStreamGetId(handle, &id) == cudaSuccess ? std::int64_t(id) : std::int64_t(i);
+            cudaGetLastError();
+            if (m_options.nvtx)
+                nvtxNameCudaStreamA(handle, spec.name.c_str());
+            m_trace.streams.push_back(info);
+            m_streamEnds.emplace_back(cudaEventDefault, context + ": repetition end event");
+        }
+        // The default stream ends a repetition too: synchronous copies run there whichever stream
+        // the workload lists them under.
+        m_streamEnds.emplace_back(cudaEventDefault, "the default stream's repetition end event");
+
+        m_holdFlags = Buffer(BufferKind::Pinned, 2 * sizeof(int), "the runner's hold flag (pinned, 8 B)");
+    }
+
+    cudaEvent_t namedEvent(const std::string &name, const std::string &context)
+    {
+        if (name.empty())
+            throw Error(ErrorKind::InvalidInput, context + ": the op names no event");
+        auto it = m_namedEvents.find(name);
+        if (it == m_namedEvents.end())
+            it = m_namedEvents.emplace(name, Event(cudaEventDisableTiming, context + ": event " + quoted(name))).first;
+        return it->second.get();
+    }
+
+    void prepareOps()
+    {
+        m_ops.reserve(m_workload.schedule.size());
+        for (std::size_t index = 0; index < m_workload.schedule.size(); ++index) {
+            const ScheduledOp &at = m_workload.schedule[index];
+            if (at.stream < 0 || std::size_t(at.stream) >= m_workload.streams.size() || at.op < 0 ||
+                std::size_t(at.op) >= m_workload.streams[std::size_t(at.stream)].ops.size())
+                throw Error(ErrorKind::InvalidInput, "workload " + quoted(m_workload.name) + ": schedule entry " +
+                                                         std::to_string(index) + " names no op");
+            const StreamSpec &stream = m_workload.streams[std::size_t(at.stream)];
+            const OpSpec &spec = stream.ops[std::size_t(at.op)];
+
+            PreparedOp &op = m_ops.emplace_back();
+            op.spec = &spec;
+            op.stream = at.stream;
+            op.opInStream = at.op;
+            op.name = spec.name.empty() ? describe(spec, m_workload) : spec.name;
+            op.nameId = m_trace.intern(op.name);
+            op.context = "stream " + quoted(stream.name) + " op " + std::to_string(at.op);
+            if (!spec.jsonPath.empty() || spec.line > 0) {
+                op.context += " (" + spec.jsonPath;
+                if (spec.line > 0)
+                    op.context += std::string(spec.jsonPath.empty() ? "" : ", ") + "line " + std::to_string(spec.line);
+                op.context += ")";
+            }
+            op.context += ": " + op.name;
+            op.kind = opKindOf(spec);
+            op.gpuStream = m_streams[std::size_t(at.stream)].get();
+
+            switch (spec.type) {
+            case OpType::Copy: {
+                const Buffer &src = buffer(spec.src, op.context);
+                const Buffer &dst = buffer(spec.dst, op.context);
+                if (spec.srcOffset + spec.bytes > src.size() || spec.dstOffset + spec.bytes > dst.size())
+                    throw Error(ErrorKind::InvalidInput, op.context + ": the copy runs past the end of " +
+                                                             quoted(spec.srcOffset + spec.bytes > src.size() ? spec.src : spec.dst));
+                op.src = src.bytesAt(spec.srcOffset);
+                op.dst = dst.bytesAt(spec.dstOffset);
+                op.srcMem = memKindOf(src.kind());
+                op.dstMem = memKindOf(dst.kind());
+                op.bytes = spec.bytes;
+                // cudaMemcpy runs on the default stream whatever stream the workload lists it under.
+                if (spec.api == CopyApi::Sync)
+                    op.gpuStream = defaultStream();
+                break;
+            }
+            case OpType::Kernel:
+            case OpType::Memset:
+            case OpType::Prefetch:
+            case OpType::Advise:
+            case OpType::Attach: {
+                const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType == KernelType::Compute);
+                if (needsBuffer) {
+                    const Buffer &target = buffer(spec.buffer, op.context);
+                    op.target = target.bytesAt(0);
+                    op.bytes = spec.bytes == 0 ? target.size() : spec.bytes;
+                    if (op.bytes > target.size())
+                        throw Error(ErrorKind::InvalidInput, op.context + ": " + formatBytes(op.bytes) + " is more than buffer " +
+                                                                 quoted(spec.buffer) + " holds (" + formatBytes(target.size()) + ")");
+                    op.dstMem = memKindOf(target.kind());
+                }
+                op.hostOnly = spec.type == OpType::Advise; // cudaMemAdvise is not stream-ordered
+                break;
+            }
+            case OpType::EventRecord:
+            case OpType::EventWait: op.namedEvent = namedEvent(spec.event, op.context); break;
+            case OpType::Sync:
+                op.hostOnly = true;
+                if (spec.syncTarget == SyncTarget::Event) {
+                    op.namedEvent = namedEvent(spec.event, op.context);
+                } else if (spec.syncTarget == SyncTarget::Stream) {
+                    int target = at.stream;
+                    if (!spec.syncStream.empty()) {
+                        target = m_workload.findStream(spec.syncStream);
+                        if (target < 0)
+                            throw Error(ErrorKind::InvalidInput, op.context + ": no stream named " + quoted(spec.syncStream));
+                    }
+                    op.syncStream = m_streams[std::size_t(target)].get();
+                }
+                break;
+            case OpType::HostWork: op.hostOnly = true; break;
+            }
+
+            if (!op.hostOnly && m_options.instrument) {
+                op.begin = Event(cudaEventDefault, op.context + ": begin event");
+                op.end = Event(cudaEventDefault, op.context + ": end event");
+            }
+        }
+    }
+
+    // Hold the streams until the repetition is queued only where every op merely enqueues work: a
+    // blocking call (sync or pageable copy, host sync) would deadlock or change what the lesson shows,
+    // host work is meant to overlap the GPU, and managed memory's driver work depends on when the GPU runs.
+    void decideHold()
+    {
+        auto refuse = [this](std::string reason) {
+            m_hold = false;
+            m_holdReason = std::move(reason);
+        };
+        m_hold = true;
+        if (m_ops.size() > kMaxHeldOps)
+            return refuse("more than " + std::to_string(kMaxHeldOps) + " ops per repetition");
+        auto hostBlockingMem = [](MemKind m) { return m == MemKind::Pageable || m == MemKind::Managed; };
+        for (const PreparedOp &op : m_ops) {
+            const OpSpec &spec = *op.spec;
+            switch (spec.type) {
+            case OpType::Copy:
+                if (spec.api == CopyApi::Sync)
+                    return refuse("synchronous copies block the host");
+                if (spec.direction == CopyDirection::H2H)
+                    return refuse("host-to-host copies run on the host");
+                if (hostBlockingMem(op.srcMem) || hostBlockingMem(op.dstMem))
+                    return refuse("copies from or to pageable or managed memory involve the host");
+                break;
+            case OpType::Kernel:
+            case OpType::Memset:
+                if (op.dstMem == MemKind::Managed || op.dstMem == MemKind::Pageable)
+                    return refuse("managed memory migrates on demand");
+                break;
+            case OpType::EventRecord:
+            case OpType::EventWait: break;
+            case OpType::Prefetch:
+            case OpType::Advise:
+            case OpType::Attach: return refuse("managed memory operations involve the host");
+            case OpType::Sync: return refuse("host synchronisations wait for the GPU");
+            case OpType::HostWork: return refuse("host work is meant to overlap the GPU");
+            }
+        }
+        m_holdReason = "every op only enqueues work";
+    }
+
+    // -- calibration --------------------------------------------------------------------------------
+
+    // Median duration (ns) of `samples` event pairs around `body` on the control stream.
+    template <typename Body>
+    double timeOnControl(const char *what, int samples, Body body)
+    {
+        const std::string context = std::string("calibration: ") + what;
+        Event a(cudaEventDefault, context), b(cudaEventDefault, context);
+        std::vector<double> ns;
+        for (int i = 0; i < samples; ++i) {
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), m_control.get()));
+            body();
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), m_control.get()));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
+            float ms = 0;
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, a.get(), b.get()));
+            ns.push_back(double(ms) * 1e6);
+        }
+        std::nth_element(ns.begin(), ns.begin() + std::ptrdiff_t(ns.size() / 2), ns.end());
+        return ns[ns.size() / 2];
+    }
+
+    void spinOnControl(std::int64_t cycles)
+    {
+        STREAMSCOPE_CUDA_CHECK("calibration: spin kernel", kernels::launchSpin(cycles, 1, 32, m_control.get()));
+    }
+
+    // The spin kernel's duration as events see it is overhead + cycles / rate. The rate comes from the
+    // slope between a short and a long spin (so the fixed cost cancels), the overhead from an empty one.
+    void calibrate()
+    {
+        const double nominalHz = double(m_device.smClockKHz > 0 ? m_device.smClockKHz : 1'500'000) * 1e3;
+        // Bring the clocks up from idle before measuring them.
+        timeOnControl("warm-up", 1, [&] { spinOnControl(std::int64_t(nominalHz * 0.05)); });
+
+        Calibration &c = m_trace.calibration;
+        c.eventPairOverheadNs = timeOnControl("empty event pair", kCalibrationSamples, [] {});
+        c.spinOverheadNs = timeOnControl("empty spin kernel", kCalibrationSamples, [&] { spinOnControl(0); });
+        const auto shortCycles = std::int64_t(nominalHz * 1e-3);
+        const auto longCycles = std::int64_t(nominalHz * 20e-3);
+        std::vector<double> rates;
+        for (int i = 0; i < 5; ++i) {
+            const double tShort = timeOnControl("short spin", 3, [&] { spinOnControl(shortCycles); });
+            const double tLong = timeOnControl("long spin", 1, [&] { spinOnControl(longCycles); });
+            if (tLong > tShort)
+                rates.push_back(double(longCycles - shortCycles) / ((tLong - tShort) * 1e-9));
+        }
+        if (rates.empty())
+            throw Error(ErrorKind::Cuda, "calibration: the spin kernel's duration does not grow with its cycle count; "
+                                         "clock64() or the event timer misbehaves on device " +
+                                             std::to_string(m_device.index));
+        std::nth_element(rates.begin(), rates.begin() + std::ptrdiff_t(rates.size() / 2), rates.end());
+        c.smClockHz = rates[rates.size() / 2];
+    }
+
+    std::int64_t cyclesFor(std::int64_t targetNs) const
+    {
+        const double busyNs = double(targetNs) - m_trace.calibration.spinOverheadNs;
+        return busyNs <= 0 ? 0 : std::int64_t(busyNs * m_trace.calibration.smClockHz * 1e-9);
+    }
+
+    // -- repetitions --------------------------------------------------------------------------------
+
+    // Host time (ns) of the GPU moment at which m_anchorEvents[m_base] completed; see the file comment.
+    void anchor()
+    {
+        const std::string context = "clock anchor";
+        std::int64_t bestWidth = INT64_MAX;
+        for (int i = 0; i < kAnchorTries; ++i) {
+            const std::int64_t before = hostNowNs();
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_anchorEvents[std::size_t(i)].get(), m_control.get()));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(m_anchorEvents[std::size_t(i)].get()));
+            const std::int64_t after = hostNowNs();
+            if (after - before < bestWidth) {
+                bestWidth = after - before;
+                m_base = std::size_t(i);
+                m_baseHostNs = before + (after - before) / 2;
+            }
+        }
+        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, bestWidth / 2);
+    }
+
+    std::int64_t gpuTime(cudaEvent_t event, const std::string &context) const
+    {
+        float ms = 0;
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, m_anchorEvents[m_base].get(), event));
+        return m_baseHostNs + std::llround(double(ms) * 1e6);
+    }
+
+    // Managed buffers start every repetition resident on the host, as a freshly initialised program's
+    // data would be, so that each repetition shows the same migrations.
+    void resetManagedBuffers()
+    {
+        for (auto &[name, buf] : m_buffers) {
+            if (buf.kind() != BufferKind::Managed)
+                continue;
+            const std::string context = "buffer " + quoted(name) + ": moving it back to the host between repetitions";
+            if (m_device.concurrentManagedAccess) {
+                cudaMemLocation host{};
+                host.type = cudaMemLocationTypeHost;
+                host.id = 0;
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemPrefetchAsync(buf.get(), buf.size(), host, 0, m_control.get()));
+                STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(m_control.get()));
+            } else {
+                // Without concurrent managed access a host write migrates the page back.
+                volatile unsigned char *p = buf.bytesAt(0);
+                for (std::uint64_t i = 0; i < buf.size(); i += 4096)
+                    p[i] = p[i];
+            }
+        }
+    }
+
+    void releaseHold()
+    {
+        if (m_holding) {
+            *static_cast<volatile int *>(m_holdFlags.get()) = 1;
+            m_holding = false;
+        }
+    }
+
+    void runRepetition(int index, bool measured)
+    {
+        const std::string label = (measured ? "rep " : "warmup ") + std::to_string(index);
+        const std::string context = (measured ? "repetition " : "warm-up ") + std::to_string(index);
+        if (m_hasManaged)
+            resetManagedBuffers();
+        STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
+        anchor();
+
+        NvtxRange range(m_options.nvtx, label.c_str(), kRepetitionColor);
+        // Every stream waits on the repetition's start event; when held, that event follows the hold kernel.
+        if (m_hold) {
+            auto *flags = static_cast<volatile int *>(m_holdFlags.get());
+            flags[0] = 0;
+            flags[1] = 0;
+            STREAMSCOPE_CUDA_CHECK(context, kernels::launchHold(const_cast<int *>(flags), const_cast<int *>(flags + 1),
+                                                                kHoldTimeoutNs, m_control.get()));
+            m_holding = true;
+        }
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_repStart.get(), m_control.get()));
+        if (m_hold) {
+            for (const Stream &s : m_streams)
+                STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(s.get(), m_repStart.get(), 0));
+            STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(defaultStream(), m_repStart.get(), 0));
+        }
+
+        Repetition rep;
+        rep.index = index;
+        rep.ops.resize(m_ops.size());
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            checkCancel();
+            issue(m_ops[i], rep.ops[i]);
+        }
+        for (std::size_t s = 0; s < m_streams.size(); ++s)
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_streamEnds[s].get(), m_streams[s].get()));
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_streamEnds.back().get(), defaultStream()));
+        releaseHold();
+        // Errors of the queued work (a kernel fault, a failed copy) surface here.
+        STREAMSCOPE_CUDA_CHECK(context + ": waiting for the GPU", cudaDeviceSynchronize());
+
+        if (m_hold && static_cast<volatile int *>(m_holdFlags.get())[1] != 0)
+            m_holdTimeouts += 1;
+        if (!measured)
+            return;
+
+        // The repetition's GPU span from one start event to the last stream's end event: the only GPU
+        // timing when ops are not instrumented, and the like-for-like figure for the overhead benchmark.
+        if (m_repetitionSpans.empty())
+            m_firstBaseHostNs = m_baseHostNs;
+        const std::int64_t start = gpuTime(m_repStart.get(), context);
+        std::int64_t end = start;
+        for (const Event &e : m_streamEnds)
+            end = std::max(end, gpuTime(e.get(), context));
+        m_repetitionSpans.push_back(end - start);
+
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            PreparedOp &op = m_ops[i];
+            OpRecord &r = rep.ops[i];
+            if (op.begin.get()) {
+                r.gpuStartNs = gpuTime(op.begin.get(), op.context);
+                r.gpuEndNs = gpuTime(op.end.get(), op.context);
+            }
+            if (isHostBlocking(r))
+                r.flags |= OpFlagHostBlocking;
+        }
+        m_trace.repetitions.push_back(std::move(rep));
+    }
+
+    void issue(PreparedOp &op, OpRecord &r)
+    {
+        const OpSpec &spec = *op.spec;
+        r.nameId = op.nameId;
+        r.kind = op.kind;
+        r.srcMem = op.srcMem;
+        r.dstMem = op.dstMem;
+        r.api = spec.type == OpType::Copy ? spec.api : CopyApi::None;
+        r.bytes = op.bytes;
+        r.opIndex = int(&op - m_ops.data());
+        r.stream = op.hostOnly ? -1 : op.stream;
+        r.hostThread = 0;
+
+        if (op.begin.get())
+            STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.begin.get(), op.gpuStream));
+        {
+            NvtxRange range(m_options.nvtx, op.name.c_str(), opColor(op.kind));
+            r.hostStartNs = hostNowNs();
+            call(op);
+            r.hostEndNs = hostNowNs();
+        }
+        if (op.end.get())
+            STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.end.get(), op.gpuStream));
+    }
+
+    // The op's one API call (or host spin), exactly as a program would make it.
+    void call(PreparedOp &op)
+    {
+        const OpSpec &spec = *op.spec;
+        const std::string &context = op.context;
+        switch (spec.type) {
+        case OpType::Copy: {
+            cudaMemcpyKind kind = cudaMemcpyDefault;
+            switch (spec.direction) {
+            case CopyDirection::H2D: kind = cudaMemcpyHostToDevice; break;
+            case CopyDirection::D2H: kind = cudaMemcpyDeviceToHost; break;
+            case CopyDirection::D2D: kind = cudaMemcpyDeviceToDevice; break;
+            case CopyDirection::H2H: kind = cudaMemcpyHostToHost; break;
+            }
+            if (spec.api == CopyApi::Async)
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(op.dst, op.src, spec.bytes, kind, op.gpuStream));
+            else if (m_workload.defaultStream == DefaultStreamMode::PerThread)
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemcpy_ptds(op.dst, op.src, spec.bytes, kind));
+            else
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemcpy(op.dst, op.src, spec.bytes, kind));
+            break;
+        }
+        case OpType::Kernel:
+            if (spec.kernelType == KernelType::Compute)
+                STREAMSCOPE_CUDA_CHECK(context, kernels::launchSpin(op.spinCycles, spec.blocks, spec.threadsPerBlock, op.gpuStream));
+            else
+                STREAMSCOPE_CUDA_CHECK(context, kernels::launchMemory(op.target, op.bytes, spec.blocks, spec.threadsPerBlock, op.gpuStream));
+            break;
+        case OpType::Memset:
+            STREAMSCOPE_CUDA_CHECK(context, cudaMemsetAsync(op.target, spec.value, op.bytes, op.gpuStream));
+            break;
+        case OpType::EventRecord: STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(op.namedEvent, op.gpuStream)); break;
+        case OpType::EventWait: STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(op.gpuStream, op.namedEvent, 0)); break;
+        case OpType::Sync:
+            switch (spec.syncTarget) {
+            case SyncTarget::Stream: STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(op.syncStream)); break;
+            case SyncTarget::Event: STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(op.namedEvent)); break;
+            case SyncTarget::Device: STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize()); break;
+            }
+            break;
+        case OpType::Prefetch:
+            STREAMSCOPE_CUDA_CHECK(context, cudaMemPrefetchAsync(op.target, op.bytes, location(spec.location), 0, op.gpuStream));
+            break;
+        case OpType::Advise:
+            STREAMSCOPE_CUDA_CHECK(context, cudaMemAdvise(op.target, op.bytes, adviceOf(spec.advise), location(spec.location)));
+            break;
+        case OpType::Attach: {
+            unsigned flags = cudaMemAttachSingle;
+            if (spec.attach == AttachKind::Global)
+                flags = cudaMemAttachGlobal;
+            else if (spec.attach == AttachKind::Host)
+                flags = cudaMemAttachHost;
+            // Length 0: the whole allocation, which is what cudaMallocManaged memory requires.
+            STREAMSCOPE_CUDA_CHECK(context, cudaStreamAttachMemAsync(op.gpuStream, op.target, 0, flags));
+            break;
+        }
+        case OpType::HostWork: {
+            const std::int64_t until = hostNowNs() + spec.hostNs;
+            while (hostNowNs() < until) {
+            }
+            break;
+        }
+        }
+    }
+
+    static cudaMemLocation location(int where)
+    {
+        cudaMemLocation loc{};
+        if (where < 0) {
+            loc.type = cudaMemLocationTypeHost;
+            loc.id = 0;
+        } else {
+            loc.type = cudaMemLocationTypeDevice;
+            loc.id = where;
+        }
+        return loc;
+    }
+
+    static cudaMemoryAdvise adviceOf(AdviseKind kind)
+    {
+        switch (kind) {
+        case AdviseKind::SetReadMostly: return cudaMemAdviseSetReadMostly;
+        case AdviseKind::UnsetReadMostly: return cudaMemAdviseUnsetReadMostly;
+        case AdviseKind::SetPreferredLocation: return cudaMemAdviseSetPreferredLocation;
+        case AdviseKind::UnsetPreferredLocation: return cudaMemAdviseUnsetPreferredLocation;
+        case AdviseKind::SetAccessedBy: return cudaMemAdviseSetAccessedBy;
+        case AdviseKind::UnsetAccessedBy: return cudaMemAdviseUnsetAccessedBy;
+        }
+        return cudaMemAdviseSetReadMostly;
+    }
+
+    void finishMetadata()
+    {
+        m_trace.source = "streamscope";
+        m_trace.title = m_workload.name;
+        m_trace.toolVersion = STREAMSCOPE_VERSION;
+        char host[256] = {};
+        if (gethostname(host, sizeof host - 1) == 0)
+            m_trace.hostName = host;
+        const std::time_t now = std::time(nullptr);
+        std::tm utc{};
+        gmtime_r(&now, &utc);
+        char stamp[32];
+        std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+        m_trace.createdUtc = stamp;
+        // host_ns = ns since the first measured repetition's base event + this offset.
+        m_trace.calibration.gpuToHostOffsetNs = m_firstBaseHostNs;
+
+        auto &md = m_trace.metadata;
+        md["device"] = std::to_string(m_device.index);
+        md["instrumented"] = m_options.instrument ? "yes" : "no";
+        md["nvtx"] = m_options.nvtx ? "yes" : "no";
+        md["hold"] = std::string(m_hold ? "yes: " : "no: ") + m_holdReason;
+        if (m_holdTimeouts > 0)
+            md["hold_timeouts"] = std::to_string(m_holdTimeouts);
+        md["clock_anchor"] = "per repetition: base event after cudaDeviceSynchronize; host time = midpoint of "
+                             "[cudaEventRecord, cudaEventSynchronize return], narrowest of " +
+                             std::to_string(kAnchorTries) + " tries";
+        md["clock_anchor_max_error_ns"] = std::to_string(m_maxAnchorErrorNs);
+        std::string spans;
+        for (std::int64_t s : m_repetitionSpans)
+            spans += (spans.empty() ? "" : ",") + std::to_string(s);
+        md["repetition_gpu_span_ns"] = spans;
+        md["default_stream"] = m_workload.defaultStream == DefaultStreamMode::PerThread ? "per-thread" : "legacy";
+    }
+
+    const Workload &m_workload;
+    const RunOptions &m_options;
+    const ProgressCallback &m_progress;
+    const std::atomic<bool> *m_cancel;
+
+    Trace m_trace;
+    DeviceInfo m_device;
+
+    // Declaration order is release order reversed: events and streams go before the buffers.
+    std::map<std::string, Buffer> m_buffers;
+    Buffer m_holdFlags;
+    Stream m_control;
+    std::vector<Stream> m_streams;
+    std::vector<Event> m_anchorEvents;
+    Event m_repStart;
+    std::vector<Event> m_streamEnds; // one per workload stream, then the default stream
+    std::unordered_map<std::string, Event> m_namedEvents;
+    std::vector<PreparedOp> m_ops;
+
+    bool m_hasManaged = false;
+    bool m_hold = false;
+    bool m_holding = false;
+    std::string m_holdReason;
+    int m_holdTimeouts = 0;
+    std::size_t m_base = 0;
+    std::int64_t m_baseHostNs = 0;
+    std::int64_t m_firstBaseHostNs = 0;
+    std::int64_t m_maxAnchorErrorNs = 0;
+    std::vector<std::int64_t> m_repetitionSpans;
+};
+
+} // namespace
+
+bool runnerHasCuda() { return true; }
+
+std::vector<DeviceInfo> listDevices() { return queryDevices(); }
+
+Trace runWorkload(const Workload &workload, const RunOptions &options, const ProgressCallback &progress,
+                  const std::atomic<bool> *cancel)
+{
+    try {
+        CudaRun run(workload, options, progress, cancel);
+        return run.run();
+    } catch (const Error &e) {
+        // Everything the run created is released by now. A sticky error (a kernel fault) leaves the
+        // context unusable: reset the device so that the next run in this process starts clean.
+        if (e.kind() == ErrorKind::Cuda) {
+            const cudaError_t state = cudaDeviceSynchronize();
+            cudaGetLastError();
+            if (state != cudaSuccess)
+                cudaDeviceReset();
+        }
+        throw;
+    }
+}
+
+} // namespace streamscope::engine

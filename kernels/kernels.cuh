@@ -1,0 +1,30 @@
+// The CUDA kernels the runner launches, behind plain host-side launch functions so that the runner
+// (and the benchmarks) need no <<<>>> syntax of their own and every launch goes through one place.
+//  - a compute kernel that spins on clock64() for a calibrated number of SM cycles,
+//  - a memory kernel that streams a buffer (read + write) with 16-byte accesses where aligned,
+//  - a hold kernel that keeps a stream busy until the host writes a flag (nvbandwidth's trick for
+//    queueing a whole repetition before the GPU starts), with a time-out so it can never hang.
+// Each launcher returns the launch's cudaError_t (cudaGetLastError after the launch); the caller checks it.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace streamscope::kernels {
+
+// Spins every thread of every block until clock64() has advanced by `cycles` SM clock cycles.
+cudaError_t launchSpin(std::int64_t cycles, int blocks, int threadsPerBlock, cudaStream_t stream);
+
+// Reads and writes `bytes` bytes at `data` (device or managed memory) with a grid-stride loop.
+cudaError_t launchMemory(void *data, std::uint64_t bytes, int blocks, int threadsPerBlock, cudaStream_t stream);
+
+// One thread spins until *releaseFlag != 0 (a mapped pinned host word the host sets) or until
+// `timeoutNs` of %globaltimer have passed; on a time-out it writes 1 to *timedOut (also mapped).
+cudaError_t launchHold(const volatile int *releaseFlag, int *timedOut, std::uint64_t timeoutNs, cudaStream_t stream);
+
+// Loads every kernel above into the current context now (CUDA loads modules lazily by default), so
+// that no measured launch pays for it.
+cudaError_t preloadKernels();
+
+} // namespace streamscope::kernels
