@@ -6,6 +6,7 @@
 
 #include <array>
 #include <charconv>
+#include <deque>
 #include <nlohmann/json.hpp>
 
 #include "engine/errors.h"
@@ -215,6 +216,8 @@ public:
             m_op = OpRecord{};
             return true;
         }
+        if (m_stack.empty())
+            return failAt("expected a JSON object at the top level, found an array");
         if (m_stack.size() == 1 && m_inRepetitions) {
             m_repDepthKey = true; // the repetitions array itself: do not store in the DOM
             m_stack.push_back(nullptr);
@@ -385,7 +388,7 @@ private:
     std::string m_file;
     std::vector<json *> m_stack;
     std::vector<std::string> m_paths;
-    std::vector<json> m_repObjects;
+    std::deque<json> m_repObjects; // deque: pointers to the open one stay valid
     std::string m_key;
     bool m_inRepetitions = false;
     bool m_repDepthKey = false;

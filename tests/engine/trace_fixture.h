@@ -1,0 +1,66 @@
+// A small hand-made trace whose analysis was worked out by hand (see tst_analysis.cpp).
+// Shared by the engine tests; ui and app tests make their own.
+#pragma once
+
+#include "engine/trace.h"
+
+namespace streamscope::test {
+
+inline engine::OpRecord makeOp(engine::Trace &t, const char *name, engine::OpKind kind, int stream,
+                               std::int64_t gpuStartUs, std::int64_t gpuEndUs, std::int64_t hostStartUs,
+                               std::int64_t hostEndUs, std::uint64_t bytes = 0)
+{
+    engine::OpRecord op;
+    op.nameId = t.intern(name);
+    op.kind = kind;
+    op.stream = stream;
+    op.hostThread = 0;
+    op.gpuStartNs = gpuStartUs * 1000;
+    op.gpuEndNs = gpuEndUs * 1000;
+    op.hostStartNs = hostStartUs * 1000;
+    op.hostEndNs = hostEndUs * 1000;
+    op.bytes = bytes;
+    return op;
+}
+
+// Repetition r is the base repetition with every time scaled by (r + 1), starting at r * 10 ms.
+//   A: H2D  s0 GPU [0,100) us  1 MB  host [0,2)
+//   B: kern s0 GPU [100,300)        host [2,4)
+//   C: H2D  s1 GPU [150,250)  1 MB  host [4,6)
+//   D: D2H  s1 GPU [250,350)  2 MB  host [6,352)   (a blocking copy)
+inline engine::Trace handTrace(int repetitions = 3)
+{
+    using engine::OpKind;
+    engine::Trace t;
+    t.title = "hand-made";
+    t.streams = {{"s0", 0, 1, 0, true, false}, {"s1", 0, 2, 0, true, false}};
+    t.hostThreads = {{"main", 42}};
+    engine::DeviceInfo dev;
+    dev.name = "Test GPU";
+    dev.ccMajor = 9;
+    dev.linkPeakGBs = 63.0;
+    t.devices.push_back(dev);
+    for (int r = 0; r < repetitions; ++r) {
+        engine::Repetition rep;
+        rep.index = r;
+        const std::int64_t k = r + 1;
+        const std::int64_t base = r * 10'000;
+        auto op = [&](const char *n, OpKind kind, int s, std::int64_t g0, std::int64_t g1, std::int64_t h0,
+                      std::int64_t h1, std::uint64_t bytes) {
+            auto o = makeOp(t, n, kind, s, base + g0 * k, base + g1 * k, base + h0 * k, base + h1 * k, bytes);
+            o.opIndex = static_cast<int>(rep.ops.size());
+            o.srcMem = kind == OpKind::CopyD2H ? engine::MemKind::Device : engine::MemKind::Pinned;
+            o.dstMem = kind == OpKind::CopyD2H ? engine::MemKind::Pinned : engine::MemKind::Device;
+            o.api = kind == OpKind::Kernel ? engine::CopyApi::None : engine::CopyApi::Async;
+            rep.ops.push_back(o);
+        };
+        op("A: H2D 1 MB", OpKind::CopyH2D, 0, 0, 100, 0, 2, 1'000'000);
+        op("B: kernel", OpKind::Kernel, 0, 100, 300, 2, 4, 0);
+        op("C: H2D 1 MB", OpKind::CopyH2D, 1, 150, 250, 4, 6, 1'000'000);
+        op("D: D2H 2 MB", OpKind::CopyD2H, 1, 250, 350, 6, 352, 2'000'000);
+        t.repetitions.push_back(std::move(rep));
+    }
+    return t;
+}
+
+} // namespace streamscope::test
