@@ -1,0 +1,283 @@
+// Tests of ui::RunController: the real CLI's no-GPU path, and fake children (via /bin/sh) that report
+// progress, succeed, fail, crash, print garbage, or ignore Cancel.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "ui/run_controller.h"
+
+namespace streamscope::ui {
+// QCOMPARE prints failures through an ADL-found toString.
+char *toString(RunFailureKind kind) { return qstrdup(qPrintable(streamscope::ui::failureTitle(kind))); }
+} // namespace streamscope::ui
+
+using streamscope::ui::RunController;
+using streamscope::ui::RunFailure;
+using streamscope::ui::RunFailureKind;
+
+class TestRunController : public QObject {
+    Q_OBJECT
+
+private:
+    // A fake CLI: `sh -c SCRIPT sh run W -o OUT --progress json`, so $1 = run, $2 = W, $4 = OUT.
+    static void useScript(RunController &controller, const QString &script)
+    {
+        controller.setProgram(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), script, QStringLiteral("sh")});
+    }
+    static RunFailure waitForFailure(QSignalSpy &failed, int timeoutMs = 15000)
+    {
+        if (failed.isEmpty())
+            failed.wait(timeoutMs);
+        if (failed.isEmpty())
+            return {RunFailureKind::Internal, -999, QStringLiteral("no runFailed signal")};
+        return failed.first().first().value<RunFailure>();
+    }
+
+private slots:
+    void successfulRunReportsProgressAndOutput()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral(
+            "echo '{\"event\":\"start\",\"workload\":\"overlap\",\"repetitions\":2,\"ops\":4}';"
+            "echo '{\"event\":\"device\",\"index\":0,\"name\":\"Fake GPU\",\"cc\":\"9.0\"}';"
+            "echo '{\"event\":\"progress\",\"phase\":\"measuring\",\"repetition\":0,\"total\":2,\"message\":\"\"}';"
+            "echo '{\"event\":\"brand_new_event\",\"x\":1}';"
+            "echo '{\"event\":\"progress\",\"phase\":\"measuring\",\"repetition\":1,\"total\":2,\"message\":\"\",\"extra\":true}';"
+            "printf '{\"event\":\"done\",\"output\":\"%s\",\"ops\":8}' \"$4\"; exit 0"));
+        QSignalSpy started(&controller, &RunController::runStarted);
+        QSignalSpy device(&controller, &RunController::deviceReported);
+        QSignalSpy progress(&controller, &RunController::progressChanged);
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QVERIFY(controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/out.sstrace")));
+        QVERIFY(controller.isBusy());
+        QVERIFY(finished.wait(15000));
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(finished.first().first().toString(), QStringLiteral("/tmp/out.sstrace"));
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(started.first().at(0).toString(), QStringLiteral("overlap"));
+        QCOMPARE(started.first().at(1).toInt(), 2);
+        QCOMPARE(device.count(), 1);
+        QCOMPARE(device.first().at(0).toString(), QStringLiteral("Fake GPU"));
+        // start + two measuring steps; the last measuring step is close to done and percentages grow.
+        QCOMPARE(progress.count(), 3);
+        QVERIFY(progress.at(1).first().toInt() < progress.at(2).first().toInt());
+        QVERIFY(progress.at(2).first().toInt() >= 95);
+        QVERIFY(progress.at(2).at(1).toString().contains(QStringLiteral("2/2")));
+        QCOMPARE(controller.state(), RunController::State::Idle);
+    }
+
+    void errorEventGivesKindAndMessage()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral(
+            "echo '{\"event\":\"error\",\"kind\":\"cuda\",\"exit_code\":6,\"message\":\"stream copy0 op 3: cudaErrorLaunchFailure\"}';"
+            "exit 6"));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, RunFailureKind::Cuda);
+        QCOMPARE(failure.exitCode, 6);
+        QVERIFY(failure.message.contains(QStringLiteral("op 3")));
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(failed.count(), 1);
+    }
+
+    void exitCodeWithoutEventUsesStderr_data()
+    {
+        QTest::addColumn<int>("code");
+        QTest::addColumn<RunFailureKind>("kind");
+        QTest::newRow("invalid input") << 3 << RunFailureKind::InvalidInput;
+        QTest::newRow("io") << 4 << RunFailureKind::Io;
+        QTest::newRow("no gpu") << 5 << RunFailureKind::NoGpu;
+        QTest::newRow("oom") << 7 << RunFailureKind::OutOfMemory;
+        QTest::newRow("internal") << 1 << RunFailureKind::Internal;
+    }
+    void exitCodeWithoutEventUsesStderr()
+    {
+        QFETCH(int, code);
+        QFETCH(RunFailureKind, kind);
+        RunController controller;
+        useScript(controller, QStringLiteral("echo 'w.json:3: something precise' >&2; exit %1").arg(code));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, kind);
+        QCOMPARE(failure.exitCode, code);
+        QVERIFY2(failure.message.contains(QStringLiteral("something precise")), qPrintable(failure.message));
+    }
+
+    void garbageOutputIsAProtocolError()
+    {
+        RunController controller;
+        // Garbage, then a hang: the controller must end the child itself rather than wait 30 s.
+        useScript(controller, QStringLiteral("echo 'Segmentation fault (core dumped) lol'; sleep 30"));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QElapsedTimer clock;
+        clock.start();
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, RunFailureKind::ProtocolError);
+        QVERIFY2(failure.message.contains(QStringLiteral("Segmentation fault")), qPrintable(failure.message));
+        QVERIFY(clock.elapsed() < 10000);
+        QCOMPARE(controller.state(), RunController::State::Idle);
+    }
+
+    void jsonThatIsNotAnObjectIsAProtocolError()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral("echo '[1,2,3]'; exit 0"));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        QCOMPARE(waitForFailure(failed).kind, RunFailureKind::ProtocolError);
+    }
+
+    void successWithoutDoneIsAProtocolError()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral("exit 0"));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        QCOMPARE(waitForFailure(failed).kind, RunFailureKind::ProtocolError);
+    }
+
+    void crashIsReported()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral("echo 'about to die' >&2; kill -SEGV $$"));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, RunFailureKind::Crashed);
+        QVERIFY(failure.message.contains(QStringLiteral("about to die")));
+    }
+
+    void cancelTerminatesChild()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral(
+            "echo '{\"event\":\"start\",\"workload\":\"w\",\"repetitions\":5,\"ops\":1}'; exec sleep 30"));
+        QSignalSpy started(&controller, &RunController::runStarted);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        QElapsedTimer clock;
+        clock.start();
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        QVERIFY(started.wait(10000));
+        controller.cancel();
+        QCOMPARE(controller.state(), RunController::State::Cancelling);
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, RunFailureKind::Cancelled);
+        QVERIFY(clock.elapsed() < 10000);
+        QCOMPARE(finished.count(), 0);
+        QCOMPARE(controller.state(), RunController::State::Idle);
+    }
+
+    void cancelKillsAChildThatIgnoresTerminate()
+    {
+        RunController controller;
+        controller.setCancelGracePeriod(500);
+        useScript(controller, QStringLiteral(
+            "trap '' TERM; echo '{\"event\":\"start\",\"workload\":\"w\",\"repetitions\":5,\"ops\":1}';"
+            "while :; do sleep 0.1; done"));
+        QSignalSpy started(&controller, &RunController::runStarted);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        QVERIFY(started.wait(10000));
+        controller.cancel();
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, RunFailureKind::Killed);
+        QVERIFY(failure.message.contains(QStringLiteral("killed")));
+        // The controller is usable again afterwards.
+        useScript(controller, QStringLiteral("printf '{\"event\":\"done\",\"output\":\"%s\"}\\n' \"$4\""));
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        QVERIFY(controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/again.sstrace")));
+        QVERIFY(finished.wait(10000));
+        QCOMPARE(finished.first().first().toString(), QStringLiteral("/tmp/again.sstrace"));
+    }
+
+    void startWhileBusyIsRefused()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral("exec sleep 30"));
+        QVERIFY(controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace")));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QVERIFY(!controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace")));
+        QCOMPARE(failed.count(), 1);
+        controller.cancel();
+    }
+
+    void missingProgramFailsToStart()
+    {
+        RunController controller;
+        controller.setProgram(QStringLiteral("/nonexistent/streamscope-cli"));
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/o.sstrace"));
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, RunFailureKind::StartFailed);
+        QVERIFY(failure.message.contains(QStringLiteral("/nonexistent/streamscope-cli")));
+        QVERIFY(!controller.isBusy());
+    }
+
+    void fakeDeviceCheck_data()
+    {
+        QTest::addColumn<QString>("script");
+        QTest::addColumn<bool>("usable");
+        QTest::addColumn<QString>("messagePart");
+        QTest::newRow("gpu") << QStringLiteral("echo 'device 0: Fake' >&2; exit 0") << true << QStringLiteral("Fake");
+        QTest::newRow("no gpu") << QStringLiteral("echo 'no CUDA-capable device is detected' >&2; exit 5") << false
+                                << QStringLiteral("no CUDA-capable");
+    }
+    void fakeDeviceCheck()
+    {
+        QFETCH(QString, script);
+        QFETCH(bool, usable);
+        QFETCH(QString, messagePart);
+        RunController controller;
+        useScript(controller, script);
+        QSignalSpy checked(&controller, &RunController::devicesChecked);
+        controller.checkDevices();
+        QVERIFY(checked.wait(10000));
+        QCOMPARE(checked.first().at(0).toBool(), usable);
+        QVERIFY(checked.first().at(1).toString().contains(messagePart));
+    }
+
+    // The real CLI on this machine: built without CUDA or without a device, it must say so (exit 5).
+    void realCliWithoutGpu()
+    {
+        const QString cli = QStringLiteral(STREAMSCOPE_CLI);
+        if (!QFileInfo(cli).isExecutable())
+            QSKIP("streamscope-cli is not built");
+        RunController probe;
+        probe.setProgram(cli);
+        QSignalSpy checked(&probe, &RunController::devicesChecked);
+        probe.checkDevices();
+        QVERIFY(checked.wait(30000));
+        if (checked.first().at(0).toBool())
+            QSKIP("a usable GPU is present: the no-GPU path cannot be exercised here");
+        QVERIFY2(!checked.first().at(1).toString().isEmpty(), "the no-GPU message must say why");
+
+        QTemporaryDir dir;
+        const QString workload = dir.filePath(QStringLiteral("w.json"));
+        QFile file(workload);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"version":1,"name":"t","buffers":[{"name":"d","kind":"device","bytes":1024}],
+                      "streams":[{"name":"s0","ops":[{"op":"memset","buffer":"d","bytes":1024}]}]})");
+        file.close();
+        RunController controller;
+        controller.setProgram(cli);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        controller.start(workload, dir.filePath(QStringLiteral("out.sstrace")));
+        const RunFailure failure = waitForFailure(failed, 30000);
+        QCOMPARE(finished.count(), 0);
+        QVERIFY2(failure.kind == RunFailureKind::NoGpu, qPrintable(failure.message));
+        QCOMPARE(failure.exitCode, 5);
+        QVERIFY(!failure.message.isEmpty());
+        QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("out.sstrace"))));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunController)
+#include "tst_run_controller.moc"
