@@ -30,6 +30,8 @@ class LaneModel;
 class OpPalette;
 class TimelinePainter;
 class ZoomControl;
+struct TimelineLayout;
+struct TimeMapping;
 
 class TimelineView : public QWidget {
     Q_OBJECT
@@ -107,7 +109,7 @@ private:
     void rebuildModel();
     void onWindowChanged();
     void invalidateCache();
-    void updateLaneCaches(const QRect &plot);
+    void updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping);
     void setHovered(OpRef ref);
     void applyStyle();
 

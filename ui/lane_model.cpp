@@ -1,0 +1,306 @@
+// LaneModel: building the flat per-lane arrays from one repetition, and the searches over them.
+#include "ui/lane_model.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include <QStringList>
+
+#include "engine/analysis.h"
+#include "engine/errors.h"
+#include "engine/op_colors.h"
+
+namespace streamscope::ui {
+
+using engine::OpRecord;
+
+std::pair<std::size_t, std::size_t> IntervalLane::visible(qint64 startNs, qint64 endNs) const
+{
+    // The first interval whose running max end passes startNs: nothing before it can reach the window.
+    const auto first = std::upper_bound(maxEnds.begin(), maxEnds.end(), startNs) - maxEnds.begin();
+    // Zero-length intervals at startNs are visible too (markers), hence upper_bound on the max end
+    // would skip them; step back over ends equal to startNs.
+    std::size_t f = std::size_t(first);
+    while (f > 0 && maxEnds[f - 1] == startNs)
+        --f;
+    const auto last = std::lower_bound(starts.begin(), starts.end(), endNs) - starts.begin();
+    return {f, std::max<std::size_t>(f, std::size_t(last))};
+}
+
+std::ptrdiff_t StepSeries::indexAt(qint64 ns) const
+{
+    return std::upper_bound(times.begin(), times.end(), ns) - times.begin() - 1;
+}
+
+float StepSeries::valueAt(qint64 ns) const
+{
+    const auto i = indexAt(ns);
+    return i < 0 ? 0.0f : values[std::size_t(i)];
+}
+
+LaneModel::LaneModel(const engine::Trace &trace, int repetition) : m_trace(&trace), m_repetition(repetition)
+{
+    if (repetition < 0 || std::size_t(repetition) >= trace.repetitions.size())
+        throw engine::Error(engine::ErrorKind::InvalidInput,
+                            "timeline: repetition " + std::to_string(repetition) + " does not exist in trace '"
+                                + trace.title + "' (it has " + std::to_string(trace.repetitions.size())
+                                + " repetitions)");
+    if (!rep().ops.empty()) {
+        const auto [first, last] = trace.extent(repetition);
+        m_originNs = first;
+        m_durationNs = std::max<qint64>(1, last - first);
+    } else {
+        m_durationNs = 1;
+    }
+    for (const auto &d : trace.devices)
+        m_linkPeakGBs = std::max(m_linkPeakGBs, d.linkPeakGBs);
+
+    buildIntervalLanes();
+    buildDerivedLanes();
+}
+
+namespace {
+
+QString fromStd(const std::string &s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+// Sorts one lane's ops by start (imports are sorted already; hand-made and runner traces are in issue
+// order, which on one stream is also start order, so the sort is usually skipped).
+void fillIntervals(IntervalLane &lane, std::vector<qint32> &&ops, const std::vector<OpRecord> &all, bool gpu,
+                   qint64 origin)
+{
+    auto startOf = [&](qint32 i) { return (gpu ? all[std::size_t(i)].gpuStartNs : all[std::size_t(i)].hostStartNs) - origin; };
+    auto endOf = [&](qint32 i) { return (gpu ? all[std::size_t(i)].gpuEndNs : all[std::size_t(i)].hostEndNs) - origin; };
+    auto byStart = [&](qint32 a, qint32 b) { return startOf(a) < startOf(b); };
+    if (!std::is_sorted(ops.begin(), ops.end(), byStart))
+        std::stable_sort(ops.begin(), ops.end(), byStart);
+    const std::size_t n = ops.size();
+    lane.starts.resize(n);
+    lane.ends.resize(n);
+    lane.maxEnds.resize(n);
+    lane.styles.resize(n);
+    qint64 maxEnd = std::numeric_limits<qint64>::min();
+    for (std::size_t k = 0; k < n; ++k) {
+        const qint64 s = startOf(ops[k]);
+        const qint64 e = std::max(s, endOf(ops[k]));
+        lane.starts[k] = s;
+        lane.ends[k] = e;
+        maxEnd = std::max(maxEnd, e);
+        lane.maxEnds[k] = maxEnd;
+        const auto &o = all[std::size_t(ops[k])];
+        lane.styles[k] = std::uint8_t(std::uint8_t(o.kind) & IntervalLane::kKindMask)
+            | std::uint8_t(!gpu && engine::isHostBlocking(o) ? IntervalLane::kBlockingBit : 0);
+    }
+    lane.ops = std::move(ops);
+}
+
+} // namespace
+
+void LaneModel::buildIntervalLanes()
+{
+    const auto &ops = rep().ops;
+    const int streams = int(m_trace->streams.size());
+    const int threads = int(m_trace->hostThreads.size());
+    std::vector<std::vector<qint32>> byStream(static_cast<std::size_t>(streams));
+    std::vector<std::vector<qint32>> byThread(std::size_t(threads) + 1); // slot 0: unknown thread
+    std::vector<std::size_t> blocking(std::size_t(threads) + 1, 0);
+    std::vector<bool> kindSeen(engine::kOpKindCount, false);
+
+    // Two passes (count, then fill) so a million ops do not regrow vectors.
+    std::vector<std::size_t> streamCount(static_cast<std::size_t>(streams), 0), threadCount(std::size_t(threads) + 1, 0);
+    auto threadSlot = [&](const OpRecord &o) {
+        return (o.hostThread >= 0 && o.hostThread < threads) ? std::size_t(o.hostThread) + 1 : std::size_t(0);
+    };
+    for (const auto &o : ops) {
+        if (o.hasGpu() && o.stream >= 0 && o.stream < streams)
+            ++streamCount[std::size_t(o.stream)];
+        if (o.hasHost())
+            ++threadCount[threadSlot(o)];
+    }
+    for (int s = 0; s < streams; ++s)
+        byStream[std::size_t(s)].reserve(streamCount[std::size_t(s)]);
+    for (int t = 0; t <= threads; ++t)
+        byThread[std::size_t(t)].reserve(threadCount[std::size_t(t)]);
+    for (qint32 i = 0; i < qint32(ops.size()); ++i) {
+        const auto &o = ops[std::size_t(i)];
+        kindSeen[std::size_t(o.kind)] = true;
+        if (o.hasGpu() && o.stream >= 0 && o.stream < streams)
+            byStream[std::size_t(o.stream)].push_back(i);
+        if (o.hasHost()) {
+            const auto slot = threadSlot(o);
+            byThread[slot].push_back(i);
+            if (engine::isHostBlocking(o))
+                ++blocking[slot];
+        }
+    }
+    for (std::size_t k = 0; k < kindSeen.size(); ++k)
+        if (kindSeen[k])
+            m_kinds.push_back(engine::OpKind(k));
+
+    // Host threads first: that is where work is issued, and Nsight Systems orders rows the same way.
+    m_hostLane.assign(std::size_t(threads) + 1, -1);
+    for (int slot = 1; slot <= threads + 1; ++slot) {
+        const int t = slot % (threads + 1); // known threads in order, the unknown one last
+        if (byThread[std::size_t(t)].empty())
+            continue;
+        Lane lane;
+        lane.kind = LaneKind::HostThread;
+        lane.source = t - 1;
+        if (t == 0) {
+            lane.title = QStringLiteral("host");
+        } else {
+            const auto &info = m_trace->hostThreads[std::size_t(t - 1)];
+            lane.title = info.name.empty() ? QStringLiteral("host thread %1").arg(t - 1) : fromStd(info.name);
+        }
+        const auto calls = byThread[std::size_t(t)].size();
+        lane.subtitle = QStringLiteral("%1 calls").arg(calls);
+        if (blocking[std::size_t(t)])
+            lane.subtitle += QStringLiteral(" · %1 blocking").arg(blocking[std::size_t(t)]);
+        fillIntervals(lane.intervals, std::move(byThread[std::size_t(t)]), ops, false, m_originNs);
+        m_hostLane[std::size_t(t)] = int(m_lanes.size());
+        m_lanes.push_back(std::move(lane));
+    }
+
+    // Every stream gets a lane, also an idle one: an empty lane is itself the finding.
+    m_streamLane.assign(std::size_t(streams), -1);
+    for (int s = 0; s < streams; ++s) {
+        const auto &info = m_trace->streams[std::size_t(s)];
+        Lane lane;
+        lane.kind = LaneKind::Stream;
+        lane.source = s;
+        lane.title = info.name.empty() ? QStringLiteral("stream %1").arg(s) : fromStd(info.name);
+        QStringList flags;
+        if (info.isDefault)
+            flags << QStringLiteral("default");
+        if (info.priority != 0)
+            flags << QStringLiteral("prio %1").arg(info.priority);
+        if (info.nonBlocking)
+            flags << QStringLiteral("non-blocking");
+        flags << QStringLiteral("%1 ops").arg(byStream[std::size_t(s)].size());
+        lane.subtitle = flags.join(QStringLiteral(" · "));
+        fillIntervals(lane.intervals, std::move(byStream[std::size_t(s)]), ops, true, m_originNs);
+        m_streamLane[std::size_t(s)] = int(m_lanes.size());
+        m_lanes.push_back(std::move(lane));
+    }
+}
+
+namespace {
+
+void pushStep(StepSeries &series, qint64 t, float v)
+{
+    if (!series.values.empty()) {
+        if (series.values.back() == v)
+            return;
+        if (series.times.back() == t) { // several changes at one instant: keep the last
+            series.values.back() = v;
+            if (series.values.size() >= 2 && series.values[series.values.size() - 2] == v) {
+                series.values.pop_back();
+                series.times.pop_back();
+            }
+            return;
+        }
+    }
+    series.times.push_back(t);
+    series.values.push_back(v);
+    series.maxValue = std::max(series.maxValue, v);
+}
+
+} // namespace
+
+void LaneModel::buildDerivedLanes()
+{
+    const auto activity = engine::activityProfile(*m_trace, m_repetition);
+    Lane h2d, d2h, compute;
+    h2d.kind = LaneKind::H2DActivity;
+    h2d.title = QStringLiteral("H2D copies");
+    d2h.kind = LaneKind::D2HActivity;
+    d2h.title = QStringLiteral("D2H copies");
+    compute.kind = LaneKind::ComputeActivity;
+    compute.title = QStringLiteral("compute");
+    for (const auto &step : activity) {
+        const qint64 t = step.timeNs - m_originNs;
+        pushStep(h2d.counts, t, float(step.h2d));
+        pushStep(d2h.counts, t, float(step.d2h));
+        pushStep(compute.counts, t, float(step.compute));
+    }
+    for (Lane *lane : {&h2d, &d2h, &compute}) {
+        lane->subtitle = QStringLiteral("active: up to %1").arg(int(lane->counts.maxValue));
+        lane->counts.times.shrink_to_fit();
+        lane->counts.values.shrink_to_fit();
+        m_lanes.push_back(std::move(*lane));
+    }
+
+    const auto bandwidth = engine::bandwidthProfile(*m_trace, m_repetition);
+    Lane bw;
+    bw.kind = LaneKind::Bandwidth;
+    bw.title = QStringLiteral("bandwidth");
+    for (const auto &step : bandwidth) {
+        const qint64 t = step.timeNs - m_originNs;
+        pushStep(bw.counts, t, float(step.h2dGBs));
+        pushStep(bw.d2hBandwidth, t, float(step.d2hGBs));
+    }
+    bw.subtitle = m_linkPeakGBs > 0 ? QStringLiteral("GB/s · link %1").arg(m_linkPeakGBs, 0, 'f', 1)
+                                    : QStringLiteral("GB/s");
+    bw.counts.times.shrink_to_fit();
+    bw.counts.values.shrink_to_fit();
+    bw.d2hBandwidth.times.shrink_to_fit();
+    bw.d2hBandwidth.values.shrink_to_fit();
+    m_lanes.push_back(std::move(bw));
+}
+
+int LaneModel::streamLane(int stream) const
+{
+    return (stream >= 0 && std::size_t(stream) < m_streamLane.size()) ? m_streamLane[std::size_t(stream)] : -1;
+}
+
+int LaneModel::hostLane(int hostThread) const
+{
+    const auto slot = std::size_t(hostThread + 1);
+    if (hostThread < -1 || slot >= m_hostLane.size())
+        return -1;
+    return m_hostLane[slot];
+}
+
+int LaneModel::opAt(int laneIndex, qint64 ns, qint64 toleranceNs) const
+{
+    if (laneIndex < 0 || laneIndex >= laneCount())
+        return -1;
+    const auto &iv = m_lanes[std::size_t(laneIndex)].intervals;
+    const auto [first, last] = iv.visible(ns - toleranceNs, ns + toleranceNs + 1);
+    int best = -1;
+    qint64 bestDistance = std::numeric_limits<qint64>::max();
+    qint64 bestLength = std::numeric_limits<qint64>::max();
+    for (std::size_t k = first; k < last; ++k) {
+        const qint64 s = iv.starts[k], e = iv.ends[k];
+        const qint64 distance = ns < s ? s - ns : (ns > e ? ns - e : 0);
+        if (distance > toleranceNs)
+            continue;
+        // Among ops containing ns prefer the shortest (a nested or overlapping import); else the nearest.
+        const qint64 length = e - s;
+        if (distance < bestDistance || (distance == bestDistance && length < bestLength)) {
+            best = iv.ops[k];
+            bestDistance = distance;
+            bestLength = length;
+        }
+    }
+    return best;
+}
+
+std::size_t LaneModel::memoryBytes() const
+{
+    std::size_t bytes = sizeof(*this);
+    for (const auto &l : m_lanes) {
+        bytes += sizeof(Lane);
+        bytes += l.intervals.starts.capacity() * sizeof(qint64) + l.intervals.ends.capacity() * sizeof(qint64)
+            + l.intervals.maxEnds.capacity() * sizeof(qint64) + l.intervals.ops.capacity() * sizeof(qint32)
+            + l.intervals.styles.capacity();
+        for (const StepSeries *s : {&l.counts, &l.d2hBandwidth})
+            bytes += s->times.capacity() * sizeof(qint64) + s->values.capacity() * sizeof(float);
+    }
+    return bytes;
+}
+
+} // namespace streamscope::ui

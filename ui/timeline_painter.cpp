@@ -1,0 +1,643 @@
+// TimelinePainter: layout and drawing of the timeline, independent of any widget.
+#include "ui/timeline_painter.h"
+
+#include <QFontMetrics>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+#include "engine/analysis.h"
+#include "ui/lane_model.h"
+#include "ui/op_palette.h"
+
+namespace streamscope::ui {
+
+using engine::OpKind;
+
+TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
+{
+    TimelineMetrics m;
+    m.font = base;
+    if (m.font.pointSizeF() <= 0)
+        m.font.setPixelSize(std::max(9, m.font.pixelSize()));
+    if (presentation) {
+        if (m.font.pointSizeF() > 0)
+            m.font.setPointSizeF(m.font.pointSizeF() * 1.45);
+        else
+            m.font.setPixelSize(int(m.font.pixelSize() * 1.45));
+        m.font.setWeight(QFont::DemiBold);
+    }
+    m.smallFont = m.font;
+    if (m.smallFont.pointSizeF() > 0)
+        m.smallFont.setPointSizeF(m.font.pointSizeF() * 0.86);
+    else
+        m.smallFont.setPixelSize(std::max(8, int(m.font.pixelSize() * 0.86)));
+    m.smallFont.setWeight(presentation ? QFont::Medium : QFont::Normal);
+    const QFontMetrics fm(m.font);
+    const QFontMetrics sm(m.smallFont);
+    const int line = fm.height();
+    // A lane holds a title and a subtitle in the header; bars get one line of label with a margin.
+    m.streamLaneHeight = std::max(presentation ? 40 : 28, line + sm.height() + 6);
+    m.hostLaneHeight = std::max(presentation ? 36 : 24, int(m.streamLaneHeight * 0.85));
+    m.counterLaneHeight = m.streamLaneHeight;
+    m.bandwidthLaneHeight = int(m.streamLaneHeight * 2.2);
+    m.rulerHeight = sm.height() + (presentation ? 16 : 12);
+    m.legendHeight = sm.height() + 10;
+    m.headerWidth = std::max(150, fm.horizontalAdvance(QStringLiteral("x")) * 24);
+    m.minLaneHeight = std::max(10, sm.height() / 2 + 4);
+    return m;
+}
+
+int TimelineLayout::laneAt(int y) const
+{
+    for (std::size_t i = 0; i < lanes.size(); ++i)
+        if (y >= lanes[i].top() && y <= lanes[i].bottom())
+            return int(i);
+    return -1;
+}
+
+int TimelinePainter::nominalHeight(const Lane &lane) const
+{
+    switch (lane.kind) {
+    case LaneKind::HostThread:
+        return m_metrics.hostLaneHeight;
+    case LaneKind::Stream:
+        return m_metrics.streamLaneHeight;
+    case LaneKind::H2DActivity:
+    case LaneKind::D2HActivity:
+    case LaneKind::ComputeActivity:
+        return m_metrics.counterLaneHeight;
+    case LaneKind::Bandwidth:
+        return m_metrics.bandwidthLaneHeight;
+    }
+    return m_metrics.streamLaneHeight;
+}
+
+TimelineLayout TimelinePainter::layout(const QRect &target) const
+{
+    TimelineLayout l;
+    l.target = target;
+    const int headerWidth = std::min(m_metrics.headerWidth, std::max(60, target.width() / 3));
+    l.corner = QRect(target.left(), target.top(), headerWidth, m_metrics.rulerHeight);
+    l.ruler = QRect(target.left() + headerWidth, target.top(), std::max(1, target.width() - headerWidth),
+                    m_metrics.rulerHeight);
+    const int lanesTop = l.ruler.bottom() + 1;
+    const int available = std::max(0, target.bottom() + 1 - lanesTop - m_metrics.legendHeight);
+
+    const int count = m_model ? m_model->laneCount() : 0;
+    std::vector<int> heights(static_cast<std::size_t>(count));
+    int total = 0;
+    for (int i = 0; i < count; ++i) {
+        heights[std::size_t(i)] = nominalHeight(m_model->lane(i));
+        total += heights[std::size_t(i)];
+    }
+    if (total > available && total > 0) {
+        // Many streams: shrink every lane alike rather than hide some below the fold.
+        const double scale = double(available) / total;
+        for (auto &h : heights)
+            h = std::max(m_metrics.minLaneHeight, int(std::floor(h * scale)));
+    }
+    int y = lanesTop;
+    for (int i = 0; i < count; ++i) {
+        l.lanes.emplace_back(l.ruler.left(), y, l.ruler.width(), heights[std::size_t(i)]);
+        y += heights[std::size_t(i)];
+    }
+    l.headers = QRect(target.left(), lanesTop, headerWidth, y - lanesTop);
+    l.plot = QRect(l.ruler.left(), lanesTop, l.ruler.width(), y - lanesTop);
+    const int legendTop = std::min(y + 2, target.bottom() + 1 - m_metrics.legendHeight);
+    l.legend = QRect(target.left(), std::max(lanesTop, legendTop), target.width(), m_metrics.legendHeight);
+    return l;
+}
+
+TimeMapping TimelinePainter::mappingFor(const TimelineLayout &layout, qint64 windowStartNs, qint64 windowEndNs)
+{
+    return TimeMapping(windowStartNs, windowEndNs, layout.plot.left(), layout.plot.width());
+}
+
+void TimelinePainter::paintAll(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                               const TimelineOverlay &overlay) const
+{
+    paintBackground(p, layout);
+    for (int i = 0; i < int(layout.lanes.size()); ++i)
+        paintLane(p, i, layout.lanes[std::size_t(i)], mapping, layout.plot.left(), layout.plot.right() + 1);
+    paintHeaders(p, layout);
+    paintRuler(p, layout, mapping, overlay);
+    paintLegend(p, layout);
+    paintOverlay(p, layout, mapping, overlay);
+}
+
+void TimelinePainter::paintBackground(QPainter &p, const TimelineLayout &layout) const
+{
+    p.fillRect(layout.target, m_palette->background());
+}
+
+void TimelinePainter::paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                                int clipX1) const
+{
+    const qint64 step = rulerStepNs(mapping.nsPerPixel(), kTickSpacingPixels);
+    p.setPen(QPen(m_palette->grid(), 0));
+    const qint64 from = firstTickAtOrAfter(mapping.toNs(double(clipX0) - 1), step);
+    for (qint64 t = from; mapping.toX(t) < clipX1 + 1; t += step) {
+        const double x = std::floor(mapping.toX(t)) + 0.5;
+        p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom() + 1));
+    }
+}
+
+void TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, const TimeMapping &mapping,
+                                int clipX0, int clipX1) const
+{
+    if (!m_model || laneIndex < 0 || laneIndex >= m_model->laneCount() || clipX1 <= clipX0)
+        return;
+    const Lane &lane = m_model->lane(laneIndex);
+    p.save();
+    const QRect strip(clipX0, rect.top(), clipX1 - clipX0, rect.height());
+    p.setClipRect(strip);
+    p.fillRect(strip, m_palette->laneBackground(laneIndex));
+    paintGrid(p, rect, mapping, clipX0, clipX1);
+    switch (lane.kind) {
+    case LaneKind::HostThread:
+    case LaneKind::Stream:
+        paintIntervals(p, lane, rect, mapping, clipX0, clipX1);
+        break;
+    case LaneKind::H2DActivity:
+    case LaneKind::D2HActivity:
+    case LaneKind::ComputeActivity:
+        paintCounter(p, lane, rect, mapping, clipX0, clipX1);
+        break;
+    case LaneKind::Bandwidth:
+        paintBandwidth(p, lane, rect, mapping, clipX0, clipX1);
+        break;
+    }
+    p.setPen(QPen(m_palette->separator(), 0));
+    p.drawLine(QPointF(clipX0, rect.bottom() + 0.5), QPointF(clipX1, rect.bottom() + 0.5));
+    p.restore();
+}
+
+void TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
+                                     int clipX0, int clipX1) const
+{
+    const IntervalLane &iv = lane.intervals;
+    if (iv.size() == 0)
+        return;
+    const bool host = lane.kind == LaneKind::HostThread;
+    const double pad = rect.height() >= 16 ? 3 : 1;
+    const double fullTop = rect.top() + pad;
+    const double fullHeight = rect.height() - 2 * pad - 1;
+    // Host calls that do not block are drawn half height; blocking ones full height and hatched, so a
+    // "cudaMemcpyAsync" that in fact held the thread stands out at a glance.
+    const double thinTop = fullTop + fullHeight * 0.25;
+    const double thinHeight = fullHeight * 0.5;
+    const QFontMetrics fm(m_metrics.font, p.device());
+    const double minLabelWidth = fm.horizontalAdvance(QStringLiteral("xxx")) + 6;
+    const QBrush hatch(m_palette->blockingHatch(), Qt::BDiagPattern);
+
+    const auto [first, last] = iv.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
+    auto colorOf = [&](std::uint8_t style) { return m_palette->opColor(OpKind(style & IntervalLane::kKindMask)); };
+
+    auto drawBar = [&](double x0, double x1, std::uint8_t style, bool blocking) {
+        const bool thin = host && !blocking;
+        const QRectF r(x0, thin ? thinTop : fullTop, std::max(1.0, x1 - x0), thin ? thinHeight : fullHeight);
+        p.fillRect(r, colorOf(style));
+        if (host && blocking)
+            p.fillRect(r, hatch);
+        return r;
+    };
+
+    // Fold state: a run of narrow ops that touch.
+    bool run = false;
+    double runX0 = 0, runX1 = 0, runWidest = -1;
+    std::uint8_t runStyle = 0;
+    bool runBlocking = false;
+    long long runCount = 0;
+    auto flush = [&]() {
+        if (!run)
+            return;
+        const QRectF r = drawBar(runX0, std::max(runX1, runX0 + 1.0), runStyle, runBlocking);
+        if (runCount > 1) {
+            ++m_stats.foldedMarks;
+            if (r.width() >= fm.horizontalAdvance(QStringLiteral("0000 ops")) + 8) {
+                p.setFont(m_metrics.smallFont);
+                p.setPen(OpPalette::textOn(colorOf(runStyle)));
+                p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                           QStringLiteral("%1 ops").arg(runCount));
+            }
+        } else {
+            ++m_stats.barsDrawn;
+        }
+        run = false;
+    };
+
+    double coveredTo = -std::numeric_limits<double>::infinity();
+    for (std::size_t k = first; k < last; ++k) {
+        ++m_stats.opsVisited;
+        const double x0 = mapping.toX(iv.starts[k]);
+        const double x1 = mapping.toX(iv.ends[k]);
+        if (x1 < clipX0 - 1)
+            continue; // before the strip: only the running max end brought it in
+        const std::uint8_t style = iv.styles[k];
+        const bool blocking = (style & IntervalLane::kBlockingBit) != 0;
+        const double w = x1 - x0;
+        if (w < kFoldPixels) {
+            if (run && x0 <= runX1 + kFoldGapPixels) {
+                if (x1 <= runX1 && !(blocking && !runBlocking))
+                    { ++runCount; continue; } // wholly inside pixels this mark already covers
+                runX1 = std::max(runX1, x1);
+                ++runCount;
+                runBlocking = runBlocking || blocking;
+                if (w > runWidest) {
+                    runWidest = w;
+                    runStyle = style;
+                }
+                continue;
+            }
+            flush();
+            if (x1 <= coveredTo)
+                continue; // a narrow op wholly under a wide bar already drawn (overlapping imports)
+            run = true;
+            runX0 = x0;
+            runX1 = x1;
+            runWidest = w;
+            runStyle = style;
+            runBlocking = blocking;
+            runCount = 1;
+            continue;
+        }
+        flush();
+        const QRectF r = drawBar(x0, x1, style, blocking);
+        ++m_stats.barsDrawn;
+        coveredTo = std::max(coveredTo, x1);
+        // Labels only where they fit, elided; the visible part of the bar so a long kernel that starts
+        // off-screen still shows its name.
+        const QRectF visible = r.intersected(QRectF(rect.left(), r.top(), rect.width(), r.height()));
+        if (visible.width() >= minLabelWidth && r.height() >= fm.height() * 0.8) {
+            const auto &op = m_model->op(iv.ops[k]);
+            const QString name = QString::fromStdString(m_model->trace().name(op));
+            const QString text = fm.elidedText(name, Qt::ElideRight, int(visible.width() - 6));
+            if (!text.isEmpty()) {
+                p.setFont(m_metrics.font);
+                p.setPen(OpPalette::textOn(colorOf(style)));
+                p.drawText(visible.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+            }
+        }
+    }
+    flush();
+}
+
+namespace {
+
+// Per pixel column [clipX0, clipX1): min and max of a step function over the column's time span.
+void columnMinMax(const StepSeries &s, const TimeMapping &m, int clipX0, int clipX1, qint64 endNs,
+                  std::vector<float> &lo, std::vector<float> &hi)
+{
+    const int n = clipX1 - clipX0;
+    lo.assign(std::size_t(n), std::numeric_limits<float>::infinity());
+    hi.assign(std::size_t(n), -std::numeric_limits<float>::infinity());
+    if (s.size() == 0)
+        return;
+    std::size_t i = std::size_t(std::max<std::ptrdiff_t>(0, s.indexAt(m.toNs(double(clipX0)))));
+    for (; i < s.size(); ++i) {
+        const qint64 ts = s.times[i];
+        const qint64 te = i + 1 < s.size() ? s.times[i + 1] : std::max(endNs, ts);
+        const double xs = m.toX(ts);
+        if (xs >= clipX1)
+            break;
+        const double xe = m.toX(te);
+        if (xe < clipX0)
+            continue;
+        const int c0 = std::max(clipX0, int(std::floor(xs)));
+        const int c1 = std::min(clipX1 - 1, std::max(c0, int(std::ceil(xe)) - 1));
+        const float v = s.values[i];
+        for (int c = c0; c <= c1; ++c) {
+            auto &l = lo[std::size_t(c - clipX0)];
+            auto &h = hi[std::size_t(c - clipX0)];
+            l = std::min(l, v);
+            h = std::max(h, v);
+        }
+    }
+}
+
+// Draws columns as an area: solid up to the column's minimum (the level held over the whole pixel),
+// translucent up to its maximum (reached somewhere in the pixel). Runs of equal columns share one rect.
+void drawColumns(QPainter &p, const std::vector<float> &lo, const std::vector<float> &hi, int clipX0,
+                 double baseline, double scale, const QColor &color)
+{
+    QColor light = color;
+    light.setAlpha(110);
+    const std::size_t n = lo.size();
+    std::size_t c = 0;
+    while (c < n) {
+        if (!(hi[c] > 0)) {
+            ++c;
+            continue;
+        }
+        std::size_t e = c + 1;
+        while (e < n && lo[e] == lo[c] && hi[e] == hi[c])
+            ++e;
+        const double x = clipX0 + double(c);
+        const double w = double(e - c);
+        const double yHi = baseline - hi[c] * scale;
+        p.fillRect(QRectF(x, yHi, w, baseline - yHi), light);
+        if (lo[c] > 0) {
+            const double yLo = baseline - lo[c] * scale;
+            p.fillRect(QRectF(x, yLo, w, baseline - yLo), color);
+        }
+        c = e;
+    }
+}
+
+} // namespace
+
+void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
+                                   int clipX0, int clipX1) const
+{
+    const StepSeries &s = lane.counts;
+    if (s.maxValue <= 0)
+        return;
+    thread_local std::vector<float> lo, hi;
+    columnMinMax(s, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
+    const double pad = 3;
+    const double baseline = rect.bottom() + 1 - pad;
+    // A lane with at most one active op reads as on/off: scale to 1. Otherwise steps per count.
+    const double scale = (rect.height() - 2 * pad - 1) / std::max(1.0f, s.maxValue);
+    const QColor color = lane.kind == LaneKind::H2DActivity ? m_palette->h2d()
+        : lane.kind == LaneKind::D2HActivity                ? m_palette->d2h()
+                                                            : m_palette->compute();
+    drawColumns(p, lo, hi, clipX0, baseline, scale, color);
+}
+
+void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
+                                     int clipX0, int clipX1) const
+{
+    const double peak = m_model->linkPeakGBs();
+    const double top = std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), peak});
+    if (top <= 0)
+        return;
+    const double pad = 3;
+    const double baseline = rect.bottom() + 1 - pad;
+    const double scale = (rect.height() - 2 * pad - 1) / (top * 1.08);
+    thread_local std::vector<float> lo, hi;
+    columnMinMax(lane.counts, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
+    drawColumns(p, lo, hi, clipX0, baseline, scale, m_palette->h2d());
+    columnMinMax(lane.d2hBandwidth, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
+    // D2H on top, translucent, so simultaneous transfers in both directions both stay visible.
+    QColor d2h = m_palette->d2h();
+    d2h.setAlpha(200);
+    drawColumns(p, lo, hi, clipX0, baseline, scale, d2h);
+    if (peak > 0) {
+        const double y = std::round(baseline - peak * scale) + 0.5;
+        QPen pen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine);
+        p.setPen(pen);
+        p.drawLine(QPointF(clipX0, y), QPointF(clipX1, y));
+    }
+}
+
+void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) const
+{
+    if (!m_model)
+        return;
+    p.save();
+    p.setClipRect(layout.headers.adjusted(0, 0, 0, 1));
+    const QFontMetrics fm(m_metrics.font, p.device());
+    const QFontMetrics sm(m_metrics.smallFont, p.device());
+    for (int i = 0; i < int(layout.lanes.size()); ++i) {
+        const Lane &lane = m_model->lane(i);
+        const QRect lr = layout.lanes[std::size_t(i)];
+        const QRect r(layout.headers.left(), lr.top(), layout.headers.width(), lr.height());
+        p.fillRect(r, m_palette->headerBackground());
+        int textLeft = r.left() + 6;
+        // Derived lanes carry the colour of what they count, as a key.
+        QColor key;
+        if (lane.kind == LaneKind::H2DActivity)
+            key = m_palette->h2d();
+        else if (lane.kind == LaneKind::D2HActivity)
+            key = m_palette->d2h();
+        else if (lane.kind == LaneKind::ComputeActivity)
+            key = m_palette->compute();
+        if (key.isValid()) {
+            p.fillRect(QRect(r.left() + 4, r.top() + 4, 4, r.height() - 8), key);
+            textLeft += 6;
+        }
+        const int textWidth = r.right() - 4 - textLeft;
+        const bool twoLines = r.height() >= fm.height() + sm.height() + 2;
+        p.setPen(m_palette->text());
+        p.setFont(m_metrics.font);
+        const QString title = fm.elidedText(lane.title, Qt::ElideRight, textWidth);
+        if (twoLines) {
+            const int y0 = r.top() + (r.height() - fm.height() - sm.height()) / 2;
+            p.drawText(QRect(textLeft, y0, textWidth, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
+            p.setFont(m_metrics.smallFont);
+            p.setPen(m_palette->mutedText());
+            p.drawText(QRect(textLeft, y0 + fm.height(), textWidth, sm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                       sm.elidedText(lane.subtitle, Qt::ElideRight, textWidth));
+        } else {
+            p.drawText(QRect(textLeft, r.top(), textWidth, r.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
+        }
+        if (lane.kind == LaneKind::Bandwidth && twoLines) {
+            // The scale of the lane: its top in GB/s.
+            const double top = std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue),
+                                         m_model->linkPeakGBs()}) * 1.08;
+            p.setFont(m_metrics.smallFont);
+            p.setPen(m_palette->mutedText());
+            p.drawText(QRect(textLeft, r.top() + 2, textWidth, sm.height()), Qt::AlignRight | Qt::AlignTop,
+                       QString::number(top, 'f', top >= 10 ? 0 : 1));
+            p.drawText(QRect(textLeft, r.bottom() - sm.height() - 1, textWidth, sm.height()),
+                       Qt::AlignRight | Qt::AlignBottom, QStringLiteral("0"));
+        }
+        p.setPen(QPen(m_palette->separator(), 0));
+        p.drawLine(QPointF(r.left(), r.bottom() + 0.5), QPointF(r.right() + 1, r.bottom() + 0.5));
+    }
+    p.setPen(QPen(m_palette->separator(), 0));
+    const double x = layout.headers.right() + 0.5;
+    p.drawLine(QPointF(x, layout.headers.top()), QPointF(x, layout.headers.bottom() + 1));
+    p.restore();
+}
+
+void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                                 const TimelineOverlay &overlay) const
+{
+    p.save();
+    const QRect r = layout.ruler;
+    p.fillRect(layout.corner, m_palette->headerBackground());
+    p.fillRect(r, m_palette->headerBackground());
+    const QFontMetrics sm(m_metrics.smallFont, p.device());
+    p.setFont(m_metrics.smallFont);
+
+    // The corner reads out the window's width: the scale of what is shown.
+    p.setPen(m_palette->mutedText());
+    p.drawText(layout.corner.adjusted(6, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
+               QStringLiteral("window %1").arg(formatDuration(mapping.endNs - mapping.startNs)));
+
+    p.setClipRect(r);
+    const qint64 step = rulerStepNs(mapping.nsPerPixel(), kTickSpacingPixels);
+    // Minor ticks split 1 and 5 steps in five, 2 steps in four.
+    qint64 mantissa = step;
+    while (mantissa >= 10 && mantissa % 10 == 0)
+        mantissa /= 10;
+    const qint64 minor = mantissa == 2 ? (step % 4 == 0 ? step / 4 : 0) : (step % 5 == 0 ? step / 5 : 0);
+    p.setPen(QPen(m_palette->mutedText(), 0));
+    if (minor > 0) {
+        for (qint64 t = firstTickAtOrAfter(mapping.startNs, minor); t <= mapping.endNs; t += minor) {
+            const double x = std::floor(mapping.toX(t)) + 0.5;
+            p.drawLine(QPointF(x, r.bottom() - 3), QPointF(x, r.bottom() + 1));
+        }
+    }
+    p.setPen(QPen(m_palette->text(), 0));
+    // Start one step early so the label of a tick just left of the window still shows its tail.
+    for (qint64 t = firstTickAtOrAfter(mapping.startNs, step) - step; t <= mapping.endNs; t += step) {
+        const double x = std::floor(mapping.toX(t)) + 0.5;
+        p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
+        p.drawText(QPointF(x + 3, r.top() + 2 + sm.ascent()), formatTickLabel(t, step));
+    }
+
+    if (overlay.selectionEndNs > overlay.selectionStartNs) {
+        const double x0 = mapping.toX(overlay.selectionStartNs);
+        const double x1 = mapping.toX(overlay.selectionEndNs);
+        const QRectF band(x0, r.top(), std::max(1.0, x1 - x0), r.height());
+        p.fillRect(band, m_palette->selectionEdge());
+        const QString text = QStringLiteral("Δ %1").arg(formatDuration(overlay.selectionEndNs - overlay.selectionStartNs));
+        QRectF textRect(0, r.top(), sm.horizontalAdvance(text) + 10, r.height());
+        textRect.moveCenter(QPointF((x0 + x1) / 2, r.center().y() + 0.5));
+        textRect.moveLeft(std::clamp(textRect.left(), double(r.left()), double(r.right()) - textRect.width()));
+        if (textRect.width() > band.width())
+            p.fillRect(textRect, m_palette->selectionEdge());
+        p.setPen(OpPalette::textOn(m_palette->selectionEdge()));
+        p.drawText(textRect, Qt::AlignCenter, text);
+    }
+    p.setClipping(false);
+    p.setPen(QPen(m_palette->separator(), 0));
+    p.drawLine(QPointF(layout.corner.left(), r.bottom() + 0.5), QPointF(r.right() + 1, r.bottom() + 0.5));
+    p.restore();
+}
+
+void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) const
+{
+    if (!m_model)
+        return;
+    p.save();
+    const QRect r = layout.legend;
+    p.setClipRect(r);
+    p.fillRect(r, m_palette->background());
+    p.setFont(m_metrics.smallFont);
+    const QFontMetrics sm(m_metrics.smallFont, p.device());
+    const int box = std::max(8, sm.height() - 6);
+    int x = r.left() + 6;
+    const int cy = r.center().y();
+    auto entry = [&](const QString &label, const std::function<void(const QRect &)> &swatch) {
+        const QRect s(x, cy - box / 2, box, box);
+        swatch(s);
+        x += box + 4;
+        p.setPen(m_palette->text());
+        p.drawText(QRect(x, r.top(), sm.horizontalAdvance(label) + 2, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   label);
+        x += sm.horizontalAdvance(label) + 14;
+    };
+    for (OpKind kind : m_model->kindsPresent()) {
+        const QColor c = m_palette->opColor(kind);
+        entry(QString::fromUtf8(engine::toString(kind).data(), qsizetype(engine::toString(kind).size())),
+              [&](const QRect &s) { p.fillRect(s, c); });
+    }
+    bool anyHost = false;
+    for (const auto &lane : m_model->lanes())
+        anyHost = anyHost || (lane.kind == LaneKind::HostThread && lane.intervals.size() > 0);
+    if (anyHost) {
+        entry(QStringLiteral("blocking host call"), [&](const QRect &s) {
+            p.fillRect(s, m_palette->mutedText());
+            p.fillRect(s, QBrush(m_palette->blockingHatch(), Qt::BDiagPattern));
+        });
+    }
+    if (m_model->linkPeakGBs() > 0) {
+        entry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1), [&](const QRect &s) {
+            p.setPen(QPen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine));
+            p.drawLine(QPointF(s.left(), s.center().y() + 0.5), QPointF(s.right() + 1, s.center().y() + 0.5));
+        });
+    }
+    p.restore();
+}
+
+QRectF TimelinePainter::gpuBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int opIndex) const
+{
+    if (!m_model || opIndex < 0 || opIndex >= m_model->opCount())
+        return {};
+    const auto &op = m_model->op(opIndex);
+    const int lane = m_model->streamLane(op.stream);
+    if (!op.hasGpu() || lane < 0 || std::size_t(lane) >= layout.lanes.size())
+        return {};
+    const QRect lr = layout.lanes[std::size_t(lane)];
+    const double pad = lr.height() >= 16 ? 3 : 1;
+    const double x0 = mapping.toX(m_model->gpuStart(op));
+    const double x1 = std::max(mapping.toX(m_model->gpuEnd(op)), x0 + 1);
+    return QRectF(x0, lr.top() + pad, x1 - x0, lr.height() - 2 * pad - 1);
+}
+
+QRectF TimelinePainter::hostBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int opIndex) const
+{
+    if (!m_model || opIndex < 0 || opIndex >= m_model->opCount())
+        return {};
+    const auto &op = m_model->op(opIndex);
+    const int threads = int(m_model->trace().hostThreads.size());
+    const int lane = m_model->hostLane(op.hostThread >= 0 && op.hostThread < threads ? op.hostThread : -1);
+    if (!op.hasHost() || lane < 0 || std::size_t(lane) >= layout.lanes.size())
+        return {};
+    const QRect lr = layout.lanes[std::size_t(lane)];
+    const double pad = lr.height() >= 16 ? 3 : 1;
+    const double x0 = mapping.toX(m_model->hostStart(op));
+    const double x1 = std::max(mapping.toX(m_model->hostEnd(op)), x0 + 1);
+    return QRectF(x0, lr.top() + pad, x1 - x0, lr.height() - 2 * pad - 1);
+}
+
+void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                                   const TimelineOverlay &overlay) const
+{
+    p.save();
+    p.setClipRect(layout.plot.adjusted(0, 0, 0, 1));
+    if (overlay.selectionEndNs > overlay.selectionStartNs) {
+        const double x0 = mapping.toX(overlay.selectionStartNs);
+        const double x1 = mapping.toX(overlay.selectionEndNs);
+        p.fillRect(QRectF(x0, layout.plot.top(), std::max(1.0, x1 - x0), layout.plot.height()),
+                   m_palette->selectionFill());
+        p.setPen(QPen(m_palette->selectionEdge(), 0));
+        p.drawLine(QPointF(x0, layout.plot.top()), QPointF(x0, layout.plot.bottom() + 1));
+        p.drawLine(QPointF(x1, layout.plot.top()), QPointF(x1, layout.plot.bottom() + 1));
+    }
+    p.setBrush(Qt::NoBrush);
+    if (overlay.hoveredOp >= 0 && overlay.hoveredOp != overlay.selectedOp) {
+        p.setPen(QPen(m_palette->hover(), 1.5));
+        for (const QRectF &r : {gpuBarRect(layout, mapping, overlay.hoveredOp),
+                                hostBarRect(layout, mapping, overlay.hoveredOp)})
+            if (!r.isEmpty())
+                p.drawRect(r.adjusted(-1, -1, 1, 1));
+    }
+    if (overlay.selectedOp >= 0) {
+        const QRectF gpu = gpuBarRect(layout, mapping, overlay.selectedOp);
+        const QRectF host = hostBarRect(layout, mapping, overlay.selectedOp);
+        const double width = m_palette->presentation() ? 3 : 2;
+        p.setPen(QPen(m_palette->highlight(), width));
+        for (const QRectF &r : {gpu, host})
+            if (!r.isEmpty())
+                p.drawRect(r.adjusted(-1, -1, 1, 1));
+        if (overlay.drawLink && !gpu.isEmpty() && !host.isEmpty()) {
+            // From the call that issued the op to where the GPU began it: the queueing delay made visible.
+            const bool down = host.center().y() < gpu.center().y();
+            const QPointF from(host.left(), down ? host.bottom() + 1 : host.top() - 1);
+            const QPointF to(gpu.left(), down ? gpu.top() - 1 : gpu.bottom() + 1);
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(QPen(m_palette->highlight(), width * 0.75));
+            p.drawLine(from, to);
+            const double angle = std::atan2(to.y() - from.y(), to.x() - from.x());
+            const double head = m_palette->presentation() ? 12 : 8;
+            QPainterPath arrow;
+            arrow.moveTo(to);
+            arrow.lineTo(to - QPointF(std::cos(angle - 0.45) * head, std::sin(angle - 0.45) * head));
+            arrow.lineTo(to - QPointF(std::cos(angle + 0.45) * head, std::sin(angle + 0.45) * head));
+            arrow.closeSubpath();
+            p.fillPath(arrow, m_palette->highlight());
+        }
+    }
+    p.restore();
+}
+
+} // namespace streamscope::ui

@@ -1,0 +1,129 @@
+// TimelinePainter: paints the timeline (lane headers, ruler, lanes, legend, selection and links) into any
+// QPainter, so the widget, a QImage, a PNG and an SVG (QSvgGenerator) share one drawing code. It holds no
+// widget state: the caller gives it the lanes, the palette, a target rectangle and the visible window.
+//
+// Pixel budget (Tracy, Qt Creator): ops narrower than kFoldPixels that touch are folded into one mark,
+// ops wholly inside pixels already painted are skipped, and step functions (active counts, bandwidth)
+// are drawn as per-pixel min/max columns; the data itself is never thinned.
+#pragma once
+
+#include <QFont>
+#include <QRect>
+#include <QString>
+
+#include <vector>
+
+#include "ui/time_mapping.h"
+
+class QPainter;
+
+namespace streamscope::ui {
+
+class LaneModel;
+class OpPalette;
+struct Lane;
+
+// Sizes that depend on the mode (presentation mode: everything larger).
+struct TimelineMetrics {
+    QFont font;        // lane titles, bar labels
+    QFont smallFont;   // subtitles, ruler labels, legend
+    int headerWidth = 180;
+    int rulerHeight = 26;
+    int legendHeight = 24;
+    int hostLaneHeight = 24;
+    int streamLaneHeight = 28;
+    int counterLaneHeight = 30;
+    int bandwidthLaneHeight = 64;
+    int minLaneHeight = 10;
+
+    static TimelineMetrics make(bool presentation, const QFont &base);
+};
+
+// Where everything goes inside a target rectangle.
+struct TimelineLayout {
+    QRect target;
+    QRect corner;   // above the headers, left of the ruler
+    QRect ruler;    // above the plot
+    QRect headers;  // the column of lane headers
+    QRect plot;     // the lanes' drawing area (x range shared with the ruler)
+    QRect legend;   // below everything
+    std::vector<QRect> lanes; // plot-column rectangle of each lane
+
+    // Lane under a y coordinate, or -1.
+    int laneAt(int y) const;
+};
+
+// What is drawn live on top of the lanes.
+struct TimelineOverlay {
+    int selectedOp = -1;
+    int hoveredOp = -1;
+    qint64 selectionStartNs = 0;
+    qint64 selectionEndNs = 0; // == start: no range selected
+    bool drawLink = true;      // host call -> GPU op for the selected op
+};
+
+class TimelinePainter {
+public:
+    // Ops narrower than this many pixels are candidates for folding.
+    static constexpr double kFoldPixels = 3.0;
+    // Narrow ops closer than this to the mark being folded join it.
+    static constexpr double kFoldGapPixels = 1.0;
+    // Minimum spacing between major ruler ticks.
+    static constexpr double kTickSpacingPixels = 90.0;
+
+    struct Stats {
+        long long barsDrawn = 0;   // single ops drawn as their own bar
+        long long foldedMarks = 0; // marks standing for several narrow ops
+        long long opsVisited = 0;
+    };
+
+    TimelinePainter() = default;
+    void setModel(const LaneModel *model) { m_model = model; }
+    void setPalette(const OpPalette *palette) { m_palette = palette; }
+    void setMetrics(const TimelineMetrics &metrics) { m_metrics = metrics; }
+    const TimelineMetrics &metrics() const { return m_metrics; }
+    const LaneModel *model() const { return m_model; }
+
+    TimelineLayout layout(const QRect &target) const;
+    static TimeMapping mappingFor(const TimelineLayout &layout, qint64 windowStartNs, qint64 windowEndNs);
+
+    // Everything, uncached (exports, tests, and the widget's first paint of each lane goes through paintLane).
+    void paintAll(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                  const TimelineOverlay &overlay) const;
+
+    void paintBackground(QPainter &p, const TimelineLayout &layout) const;
+    void paintHeaders(QPainter &p, const TimelineLayout &layout) const;
+    void paintRuler(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                    const TimelineOverlay &overlay) const;
+    void paintLegend(QPainter &p, const TimelineLayout &layout) const;
+    // One lane's content inside rect, limited to the pixel columns [clipX0, clipX1) (the exposed strip
+    // after a pan). rect is in the painter's coordinates and the mapping's x0 must match them.
+    void paintLane(QPainter &p, int lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                   int clipX1) const;
+    void paintOverlay(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                      const TimelineOverlay &overlay) const;
+
+    // The rectangle an op's GPU bar (stream lane) or host call (host lane) occupies, empty if not shown.
+    QRectF gpuBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int op) const;
+    QRectF hostBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int op) const;
+
+    const Stats &stats() const { return m_stats; }
+    void resetStats() const { m_stats = {}; }
+
+private:
+    void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                        int clipX1) const;
+    void paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                      int clipX1) const;
+    void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                        int clipX1) const;
+    int nominalHeight(const Lane &lane) const;
+
+    const LaneModel *m_model = nullptr;
+    const OpPalette *m_palette = nullptr;
+    TimelineMetrics m_metrics;
+    mutable Stats m_stats;
+};
+
+} // namespace streamscope::ui

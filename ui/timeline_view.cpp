@@ -1,0 +1,574 @@
+// TimelineView: the widget around TimelinePainter: per-lane pixmap caches (shifted on pure pans), mouse
+// and keyboard navigation, hover tooltips, op selection and export.
+#include "ui/timeline_view.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/analysis.h"
+#include "engine/errors.h"
+#include "ui/format_units.h"
+#include "ui/lane_model.h"
+#include "ui/op_palette.h"
+#include "ui/time_mapping.h"
+#include "ui/timeline_painter.h"
+#include "ui/zoom_control.h"
+
+namespace streamscope::ui {
+
+struct TimelineView::LaneCache {
+    QPixmap pixmap;
+    QRect rect;           // where the lane sits in the widget
+    double startNs = 0;   // window start the pixmap's content corresponds to
+    qint64 durationNs = -1;
+    qreal dpr = 0;
+    bool valid = false;
+};
+
+namespace {
+
+constexpr double kKeyZoomFactor = 1.25;  // W / S
+constexpr double kKeyPanFraction = 0.15; // A / D: a fraction of the window
+constexpr double kPickPixels = 3;        // how far from a bar a click still picks it
+
+QString qs(std::string_view s)
+{
+    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+}
+
+} // namespace
+
+TimelineView::TimelineView(QWidget *parent)
+    : QWidget(parent), m_palette(std::make_unique<OpPalette>()), m_painter(std::make_unique<TimelinePainter>())
+{
+    m_zoom = new ZoomControl(this);
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(320, 160);
+    m_painter->setPalette(m_palette.get());
+    applyStyle();
+    connect(m_zoom, &ZoomControl::windowChanged, this, [this] { onWindowChanged(); });
+    connect(m_zoom, &ZoomControl::selectionChanged, this, [this] { update(); });
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::setTrace(std::shared_ptr<const engine::Trace> trace, int repetition)
+{
+    m_trace = std::move(trace);
+    m_repetition = repetition;
+    rebuildModel();
+}
+
+void TimelineView::setRepetition(int repetition)
+{
+    if (repetition == m_repetition && m_model)
+        return;
+    m_repetition = repetition;
+    rebuildModel();
+}
+
+void TimelineView::rebuildModel()
+{
+    const bool hadSelection = m_selected.isValid();
+    m_selected = {};
+    m_hovered = {};
+    m_model.reset();
+    m_painter->setModel(nullptr);
+    if (m_trace && !m_trace->repetitions.empty()) {
+        m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
+        m_model = std::make_unique<LaneModel>(*m_trace, m_repetition);
+    }
+    m_painter->setModel(m_model.get());
+    m_zoom->clearSelection();
+    m_zoom->setExtent(0, m_model ? m_model->durationNs() : 0);
+    m_zoom->fitAll();
+    invalidateCache();
+    if (hadSelection)
+        emit opSelected(m_repetition, -1);
+    update();
+}
+
+void TimelineView::fitAll()
+{
+    m_zoom->fitAll();
+}
+
+void TimelineView::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    m_presentation = on;
+    applyStyle();
+}
+
+void TimelineView::setDarkPalette(bool dark)
+{
+    m_darkExplicit = true;
+    m_dark = dark;
+    applyStyle();
+}
+
+void TimelineView::applyStyle()
+{
+    if (!m_darkExplicit)
+        m_dark = palette().color(QPalette::Window).lightness() < 128;
+    m_palette->set(m_dark, m_presentation);
+    m_painter->setMetrics(TimelineMetrics::make(m_presentation, font()));
+    invalidateCache();
+    update();
+}
+
+void TimelineView::invalidateCache()
+{
+    for (auto &c : m_caches)
+        c.valid = false;
+}
+
+void TimelineView::onWindowChanged()
+{
+    // No invalidation here: the caches compare their window with the new one when painted and shift
+    // on a pure pan.
+    update();
+}
+
+void TimelineView::selectOp(int op)
+{
+    OpRef ref;
+    if (m_model && op >= 0 && op < m_model->opCount())
+        ref = {m_repetition, op};
+    if (ref == m_selected)
+        return;
+    m_selected = ref;
+    if (ref.isValid()) {
+        const auto &o = m_model->op(op);
+        // Bring the op into view, keeping the zoom level unless the op is wider than the window.
+        qint64 s = o.hasGpu() ? m_model->gpuStart(o) : m_model->hostStart(o);
+        qint64 e = o.hasGpu() ? m_model->gpuEnd(o) : m_model->hostEnd(o);
+        if (o.hasHost()) {
+            s = std::min(s, m_model->hostStart(o));
+            e = std::max(e, m_model->hostEnd(o));
+        }
+        if (o.hasGpu() || o.hasHost()) {
+            if (s < m_zoom->windowStart() || e > m_zoom->windowEnd()) {
+                const qint64 width = std::max(m_zoom->windowDuration(), (e - s) * 5 / 4);
+                const qint64 centre = s + (e - s) / 2;
+                m_zoom->setWindow(centre - width / 2, centre - width / 2 + width);
+            }
+        }
+    }
+    emit opSelected(m_repetition, ref.op);
+    update();
+}
+
+void TimelineView::setHovered(OpRef ref)
+{
+    if (ref == m_hovered)
+        return;
+    m_hovered = ref;
+    emit opHovered(m_repetition, ref.op);
+    update();
+}
+
+TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
+{
+    if (!m_model)
+        return {};
+    const TimelineLayout layout = m_painter->layout(rect());
+    if (!layout.plot.contains(pos))
+        return {};
+    const int lane = layout.laneAt(pos.y());
+    if (lane < 0)
+        return {};
+    const LaneKind kind = m_model->lane(lane).kind;
+    if (kind != LaneKind::Stream && kind != LaneKind::HostThread)
+        return {};
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    const qint64 tolerance = qint64(std::ceil(kPickPixels * mapping.nsPerPixel()));
+    const int op = m_model->opAt(lane, mapping.toNs(double(pos.x()) + 0.5), tolerance);
+    return op >= 0 ? OpRef{m_repetition, op} : OpRef{};
+}
+
+QString TimelineView::toolTipText(int opIndex) const
+{
+    if (!m_model || opIndex < 0 || opIndex >= m_model->opCount())
+        return {};
+    const auto &trace = m_model->trace();
+    const auto &op = m_model->op(opIndex);
+    QStringList lines;
+    lines << QString::fromStdString(trace.name(op));
+    QString what = qs(engine::toString(op.kind));
+    if (op.stream >= 0 && std::size_t(op.stream) < trace.streams.size()) {
+        const auto &stream = trace.streams[std::size_t(op.stream)];
+        what += QStringLiteral(" on stream '%1'").arg(QString::fromStdString(stream.name));
+    }
+    if (op.opIndex >= 0)
+        what += QStringLiteral(" · op #%1").arg(op.opIndex);
+    lines << what;
+    if (op.hasGpu())
+        lines << QStringLiteral("GPU: start %1 · duration %2")
+                     .arg(formatDuration(m_model->gpuStart(op)), formatDuration(op.gpuDurationNs()));
+    if (op.bytes > 0) {
+        QString bytes = formatBytes(op.bytes);
+        const double gbs = op.gbPerSecond();
+        if (gbs > 0)
+            bytes += QStringLiteral(" · %1").arg(formatGBs(gbs));
+        lines << bytes;
+    }
+    if (engine::isCopy(op.kind) && (op.srcMem != engine::MemKind::None || op.dstMem != engine::MemKind::None)) {
+        QString mem = QStringLiteral("memory: %1 → %2").arg(qs(engine::toString(op.srcMem)), qs(engine::toString(op.dstMem)));
+        if (op.api != engine::CopyApi::None)
+            mem += QStringLiteral(" (%1)").arg(op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy")
+                                                                               : QStringLiteral("cudaMemcpyAsync"));
+        lines << mem;
+    }
+    if (op.hasHost()) {
+        QString host = QStringLiteral("host call: start %1 · held the thread %2")
+                           .arg(formatDuration(m_model->hostStart(op)), formatDuration(op.hostDurationNs()));
+        if (engine::isHostBlocking(op))
+            host += QStringLiteral(" (blocking)");
+        lines << host;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void TimelineView::renderTo(QPainter &painter, const QRect &target)
+{
+    TimelinePainter painterCopy;
+    painterCopy.setModel(m_model.get());
+    painterCopy.setPalette(m_palette.get());
+    painterCopy.setMetrics(m_painter->metrics());
+    const TimelineLayout layout = painterCopy.layout(target);
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    TimelineOverlay overlay;
+    overlay.selectedOp = m_selected.op;
+    overlay.hoveredOp = -1; // exports show the selection, not where the pointer happened to be
+    overlay.selectionStartNs = m_zoom->selectionStart();
+    overlay.selectionEndNs = m_zoom->selectionEnd();
+    if (!m_model) {
+        painter.fillRect(target, m_palette->background());
+        painter.setPen(m_palette->mutedText());
+        painter.drawText(target, Qt::AlignCenter, tr("No trace loaded: open a trace file or run a workload."));
+        return;
+    }
+    painterCopy.paintAll(painter, layout, mapping, overlay);
+}
+
+bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
+{
+    if (!size.isValid() || size.isEmpty())
+        size = this->size().isEmpty() ? QSize(1600, 900) : this->size();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("svg")) {
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setSize(size);
+        generator.setViewBox(QRect(QPoint(0, 0), size));
+        generator.setTitle(m_trace ? QString::fromStdString(m_trace->title) : QStringLiteral("StreamScope timeline"));
+        generator.setDescription(QStringLiteral("StreamScope timeline, repetition %1").arg(m_repetition));
+        QPainter painter;
+        if (!painter.begin(&generator)) {
+            if (error)
+                *error = tr("cannot write SVG file %1").arg(path);
+            return false;
+        }
+        renderTo(painter, QRect(QPoint(0, 0), size));
+        if (!painter.end()) {
+            if (error)
+                *error = tr("cannot finish SVG file %1").arg(path);
+            return false;
+        }
+        if (!QFileInfo::exists(path)) {
+            if (error)
+                *error = tr("cannot write SVG file %1").arg(path);
+            return false;
+        }
+        return true;
+    }
+    if (suffix == QLatin1String("png")) {
+        QImage image(size, QImage::Format_ARGB32_Premultiplied);
+        image.fill(m_palette->background());
+        {
+            QPainter painter(&image);
+            renderTo(painter, image.rect());
+        }
+        if (!image.save(path, "PNG")) {
+            if (error)
+                *error = tr("cannot write PNG file %1").arg(path);
+            return false;
+        }
+        return true;
+    }
+    if (error)
+        *error = tr("cannot export the timeline to %1: the file name must end in .png or .svg").arg(path);
+    return false;
+}
+
+void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping)
+{
+    const qreal dpr = devicePixelRatioF();
+    m_caches.resize(layout.lanes.size());
+    for (std::size_t i = 0; i < layout.lanes.size(); ++i) {
+        LaneCache &c = m_caches[i];
+        const QRect lr = layout.lanes[i];
+        if (lr.isEmpty())
+            continue;
+        auto paintStrip = [&](int x0, int x1) {
+            QPainter cp(&c.pixmap);
+            cp.translate(-lr.topLeft());
+            m_painter->paintLane(cp, int(i), lr, mapping, x0, x1);
+        };
+        const qint64 duration = mapping.endNs - mapping.startNs;
+        if (!c.valid || c.rect != lr || c.dpr != dpr || c.durationNs != duration) {
+            // Zoom, resize, new data or style: the whole lane again, at device resolution.
+            c.pixmap = QPixmap(lr.size() * dpr);
+            c.pixmap.setDevicePixelRatio(dpr);
+            c.rect = lr;
+            c.dpr = dpr;
+            c.durationNs = duration;
+            paintStrip(lr.left(), lr.right() + 1);
+            c.startNs = double(mapping.startNs);
+            c.valid = true;
+            continue;
+        }
+        if (c.startNs == double(mapping.startNs))
+            continue;
+        // A pure pan: shift what is drawn by whole device pixels and paint only the exposed strip. Less
+        // than half a device pixel of motion leaves the picture as it is (and the offset accumulates).
+        const double dxLogical = (c.startNs - double(mapping.startNs)) * mapping.pixelsPerNs();
+        const int dxDevice = int(std::lround(dxLogical * dpr));
+        if (dxDevice == 0)
+            continue;
+        const int exposed = int(std::ceil(std::abs(dxDevice) / dpr)) + 1;
+        if (exposed >= lr.width()) {
+            paintStrip(lr.left(), lr.right() + 1);
+            c.startNs = double(mapping.startNs);
+            continue;
+        }
+        c.pixmap.scroll(dxDevice, 0, c.pixmap.rect());
+        if (dxDevice > 0)
+            paintStrip(lr.left(), lr.left() + exposed);
+        else
+            paintStrip(lr.right() + 1 - exposed, lr.right() + 1);
+        c.startNs -= double(dxDevice) / dpr * mapping.nsPerPixel();
+    }
+}
+
+void TimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    if (!m_model) {
+        renderTo(p, rect());
+        return;
+    }
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    m_painter->paintBackground(p, layout);
+    updateLaneCaches(layout, mapping);
+    for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
+        if (m_caches[i].valid)
+            p.drawPixmap(layout.lanes[i].topLeft(), m_caches[i].pixmap);
+
+    TimelineOverlay overlay;
+    overlay.selectedOp = m_selected.op;
+    overlay.hoveredOp = m_hovered.op;
+    overlay.selectionStartNs = m_zoom->selectionStart();
+    overlay.selectionEndNs = m_zoom->selectionEnd();
+    m_painter->paintHeaders(p, layout);
+    m_painter->paintRuler(p, layout, mapping, overlay);
+    m_painter->paintLegend(p, layout);
+    m_painter->paintOverlay(p, layout, mapping, overlay);
+    if (hasFocus()) {
+        // Keys (W/S/A/D/F) act only with focus: show where it is.
+        p.setPen(QPen(palette().color(QPalette::Highlight), 1));
+        p.drawRect(rect().adjusted(0, 0, -1, -1));
+    }
+}
+
+void TimelineView::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    invalidateCache();
+}
+
+void TimelineView::wheelEvent(QWheelEvent *event)
+{
+    if (!m_model)
+        return;
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    const QPoint delta = event->angleDelta();
+    const double x = std::clamp(event->position().x(), double(layout.plot.left()), double(layout.plot.right()));
+    if (delta.y() != 0) {
+        // 120 units = one notch = 20 % closer, at the cursor.
+        m_zoom->zoomAt(mapping.toNs(x), std::pow(1.2, delta.y() / 120.0));
+    } else if (delta.x() != 0) {
+        m_zoom->pan(-qint64(delta.x() / 120.0 * kKeyPanFraction * double(m_zoom->windowDuration())));
+    }
+    event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton || !m_model) {
+        QWidget::mousePressEvent(event);
+        return;
+    }
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    m_pressPos = event->position().toPoint();
+    m_dragMoved = false;
+    const bool inRuler = layout.ruler.contains(m_pressPos);
+    if (inRuler || (event->modifiers() & Qt::ShiftModifier)) {
+        m_drag = DragMode::Select;
+        const double x = std::clamp(double(m_pressPos.x()), double(layout.plot.left()), double(layout.plot.right() + 1));
+        m_selectAnchorNs = mapping.toNs(x);
+    } else {
+        m_drag = DragMode::Pan;
+        m_pressWindowStart = m_zoom->windowStart();
+        setCursor(Qt::ClosedHandCursor);
+    }
+    event->accept();
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent *event)
+{
+    const QPoint pos = event->position().toPoint();
+    if (m_drag == DragMode::None) {
+        setHovered(opAt(pos));
+        return;
+    }
+    if ((pos - m_pressPos).manhattanLength() >= QApplication::startDragDistance())
+        m_dragMoved = true;
+    if (!m_dragMoved)
+        return;
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    if (m_drag == DragMode::Pan) {
+        const qint64 delta = qint64(std::llround(double(pos.x() - m_pressPos.x()) * mapping.nsPerPixel()));
+        const qint64 start = m_pressWindowStart - delta;
+        m_zoom->setWindow(start, start + m_zoom->windowDuration());
+    } else {
+        const double x = std::clamp(double(pos.x()), double(layout.plot.left()), double(layout.plot.right() + 1));
+        m_zoom->setSelection(m_selectAnchorNs, mapping.toNs(x));
+    }
+    event->accept();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton || m_drag == DragMode::None) {
+        QWidget::mouseReleaseEvent(event);
+        return;
+    }
+    const DragMode mode = m_drag;
+    m_drag = DragMode::None;
+    unsetCursor();
+    if (!m_dragMoved) {
+        // A click: select the op under the pointer, or clear everything on empty space.
+        const OpRef ref = opAt(event->position().toPoint());
+        if (mode == DragMode::Select || !ref.isValid())
+            m_zoom->clearSelection();
+        selectOp(ref.op);
+    } else if (mode == DragMode::Select && m_zoom->hasSelection()) {
+        emit rangeSelected(m_zoom->selectionStart(), m_zoom->selectionEnd());
+    }
+    event->accept();
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton) {
+        fitAll();
+        event->accept();
+        return;
+    }
+    QWidget::mouseDoubleClickEvent(event);
+}
+
+void TimelineView::keyPressEvent(QKeyEvent *event)
+{
+    if (!m_model) {
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    // Zoom keys act at the pointer when it is over the plot (as Perfetto does), else at the centre.
+    const QPoint cursorPos = mapFromGlobal(QCursor::pos());
+    const qint64 anchor = layout.plot.contains(cursorPos) ? mapping.toNs(double(cursorPos.x()))
+                                                          : m_zoom->windowStart() + m_zoom->windowDuration() / 2;
+    const qint64 panStep = std::max<qint64>(1, qint64(double(m_zoom->windowDuration()) * kKeyPanFraction));
+    switch (event->key()) {
+    case Qt::Key_W:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        m_zoom->zoomAt(anchor, kKeyZoomFactor);
+        break;
+    case Qt::Key_S:
+    case Qt::Key_Minus:
+        m_zoom->zoomAt(anchor, 1.0 / kKeyZoomFactor);
+        break;
+    case Qt::Key_A:
+    case Qt::Key_Left:
+        m_zoom->pan(-panStep);
+        break;
+    case Qt::Key_D:
+    case Qt::Key_Right:
+        m_zoom->pan(panStep);
+        break;
+    case Qt::Key_F:
+    case Qt::Key_Home:
+        fitAll();
+        break;
+    case Qt::Key_Escape:
+        m_zoom->clearSelection();
+        selectOp(-1);
+        break;
+    default:
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    event->accept();
+}
+
+void TimelineView::leaveEvent(QEvent *event)
+{
+    setHovered({});
+    QWidget::leaveEvent(event);
+}
+
+void TimelineView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange
+        || event->type() == QEvent::StyleChange)
+        applyStyle();
+    QWidget::changeEvent(event);
+}
+
+bool TimelineView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        const OpRef ref = opAt(help->pos());
+        if (ref.isValid())
+            QToolTip::showText(help->globalPos(), toolTipText(ref.op), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace streamscope::ui
