@@ -1,0 +1,25 @@
+// Suggesting the name a user probably meant ("strems" -> "streams") for misspelled keys, enum values
+// and references to buffers, streams and events, by edit distance.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streamscope::engine {
+
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+// neighbouring characters each cost 1 (a swap is the commonest typo: "kenrel").
+std::size_t editDistance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word`, if it is close enough to be a plausible typo: a case-insensitive
+// match, or a distance of at most 1 for short words and at most a third of the length for longer
+// ones. Ties go to the earlier candidate.
+std::optional<std::string> nearestName(std::string_view word, const std::vector<std::string> &candidates);
+
+// " (did you mean \"streams\"?)" or "" when nothing is close: ready to append to a message.
+std::string didYouMean(std::string_view word, const std::vector<std::string> &candidates);
+
+} // namespace streamscope::engine
