@@ -568,11 +568,18 @@ private:
                 const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType == KernelType::Compute);
                 if (needsBuffer) {
                     const Buffer &target = buffer(spec.buffer, op.context);
-                    op.target = target.bytesAt(0);
-                    op.bytes = spec.bytes == 0 ? target.size() : spec.bytes;
-                    if (op.bytes > target.size())
-                        throw Error(ErrorKind::InvalidInput, op.context + ": " + formatBytes(op.bytes) + " is more than buffer " +
-                                                                 quoted(spec.buffer) + " holds (" + formatBytes(target.size()) + ")");
+                    // Buffer ops keep their offset into the buffer in dstOffset. Attach always names the
+                    // whole allocation (CUDA requires it for cudaMallocManaged memory).
+                    const std::uint64_t offset = spec.type == OpType::Attach ? 0 : spec.dstOffset;
+                    if (offset >= target.size())
+                        throw Error(ErrorKind::InvalidInput, op.context + ": offset " + std::to_string(offset) +
+                                                                 " is past the end of buffer " + quoted(spec.buffer));
+                    op.target = target.bytesAt(offset);
+                    op.bytes = spec.bytes == 0 || spec.type == OpType::Attach ? target.size() - offset : spec.bytes;
+                    if (offset + op.bytes > target.size())
+                        throw Error(ErrorKind::InvalidInput, op.context + ": " + formatBytes(op.bytes) + " at offset " +
+                                                                 std::to_string(offset) + " runs past the end of buffer " +
+                                                                 quoted(spec.buffer) + " (" + formatBytes(target.size()) + ")");
                     op.dstMem = memKindOf(target.kind());
                 }
                 op.hostOnly = spec.type == OpType::Advise; // cudaMemAdvise is not stream-ordered

@@ -1,0 +1,465 @@
+// Tests of the CUDA runner on a real GPU: every preset runs, and what the runner measures obeys the
+// physics the lessons teach (pinned beats pageable, a pageable async copy holds the host, a pipeline
+// beats its sequential version, concurrent kernels overlap, calibrated kernels last what they should),
+// and its errors say what happened. Without a usable GPU every GPU test skips, naming the reason, and
+// the no-GPU path itself is checked instead.
+#include <QtTest>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/analysis.h"
+#include "engine/errors.h"
+#include "engine/runner.h"
+#include "engine/workload.h"
+#include "engine/workload_parser.h"
+
+using namespace streamscope::engine;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+OpSpec copyOp(CopyDirection dir, CopyApi api, const std::string &src, const std::string &dst, std::uint64_t bytes,
+              std::uint64_t offset = 0)
+{
+    OpSpec op;
+    op.type = OpType::Copy;
+    op.direction = dir;
+    op.api = api;
+    op.src = src;
+    op.dst = dst;
+    op.bytes = bytes;
+    op.srcOffset = offset; // the chunk sits at the same offset in the host and the device buffer
+    op.dstOffset = offset;
+    return op;
+}
+
+OpSpec computeOp(std::int64_t ns, int blocks = 1, int threads = 128)
+{
+    OpSpec op;
+    op.type = OpType::Kernel;
+    op.kernelType = KernelType::Compute;
+    op.durationNs = ns;
+    op.blocks = blocks;
+    op.threadsPerBlock = threads;
+    return op;
+}
+
+StreamSpec stream(const std::string &name, std::vector<OpSpec> ops)
+{
+    StreamSpec s;
+    s.name = name;
+    s.flags = StreamFlags::NonBlocking;
+    s.ops = std::move(ops);
+    for (std::size_t i = 0; i < s.ops.size(); ++i)
+        s.ops[i].jsonPath = "/streams/?/ops/" + std::to_string(i);
+    return s;
+}
+
+Workload workload(const std::string &name, std::vector<BufferSpec> buffers, std::vector<StreamSpec> streams,
+                  IssueOrder order = IssueOrder::StreamOrder, int reps = 5, int warmup = 1)
+{
+    Workload w;
+    w.name = name;
+    w.buffers = std::move(buffers);
+    w.streams = std::move(streams);
+    for (std::size_t s = 0; s < w.streams.size(); ++s)
+        for (std::size_t i = 0; i < w.streams[s].ops.size(); ++i)
+            w.streams[s].ops[i].jsonPath = "/streams/" + std::to_string(s) + "/ops/" + std::to_string(i);
+    w.issueOrder = order;
+    w.repetitions = reps;
+    w.warmup = warmup;
+    buildSchedule(w);
+    return w;
+}
+
+double median(std::vector<double> v)
+{
+    return spreadOf(std::move(v)).median;
+}
+
+// Median over repetitions of one op's value.
+template <typename F>
+double medianOfOp(const Trace &t, std::size_t opIndex, F value)
+{
+    std::vector<double> v;
+    for (const Repetition &r : t.repetitions)
+        v.push_back(value(r.ops.at(opIndex)));
+    return median(v);
+}
+
+double medianGpuSpan(const Trace &t)
+{
+    std::vector<double> v;
+    for (std::size_t i = 0; i < t.repetitions.size(); ++i)
+        v.push_back(double(analyzeRepetition(t, int(i)).gpuSpanNs));
+    return median(v);
+}
+
+// A copy of `bytes` from `hostKind` memory, alone in a workload.
+Trace runCopy(BufferKind hostKind, CopyDirection dir, CopyApi api, std::uint64_t bytes, int reps = 5)
+{
+    const bool h2d = dir == CopyDirection::H2D;
+    Workload w = workload("copy", {{"host", hostKind, bytes}, {"dev", BufferKind::Device, bytes}},
+                          {stream("s0", {copyOp(dir, api, h2d ? "host" : "dev", h2d ? "dev" : "host", bytes)})},
+                          IssueOrder::StreamOrder, reps, 2);
+    return runWorkload(w, {});
+}
+
+} // namespace
+
+class TestRunnerGpu : public QObject {
+    Q_OBJECT
+
+private:
+    std::vector<DeviceInfo> m_devices;
+    QByteArray m_noGpu; // the reason, when there is no usable GPU
+
+    bool haveGpu() const { return m_noGpu.isEmpty(); }
+
+private slots:
+    void initTestCase()
+    {
+        try {
+            m_devices = listDevices();
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::NoGpu);
+            m_noGpu = e.what();
+        }
+        // A build without CUDA can only say so.
+        if (!runnerHasCuda())
+            QVERIFY2(m_noGpu.contains("without CUDA"), m_noGpu.constData());
+    }
+
+    // Without a GPU the runner refuses plainly, with the reason, and never crashes or exits.
+    void noGpuPathIsPlain()
+    {
+        if (haveGpu())
+            QSKIP("a GPU is present: the no-GPU path is not reachable here");
+        QVERIFY2(m_noGpu.contains("no usable GPU") || m_noGpu.contains("without CUDA"), m_noGpu.constData());
+        Workload w = workload("nogpu", {{"d", BufferKind::Device, kMiB}}, {stream("s0", {computeOp(10'000)})});
+        try {
+            runWorkload(w, {});
+            QFAIL("runWorkload succeeded without a GPU");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::NoGpu);
+            QCOMPARE(QByteArray(e.what()), m_noGpu);
+        }
+    }
+
+    void devicesAreDescribed()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        QVERIFY(!m_devices.empty());
+        for (const DeviceInfo &d : m_devices) {
+            QVERIFY(!d.name.empty());
+            QVERIFY(d.ccMajor >= 3);
+            QVERIFY(d.smCount > 0);
+            QVERIFY(d.totalMemBytes > 0);
+            QVERIFY(d.driverVersion >= d.runtimeVersion || d.driverVersion > 0);
+            QVERIFY(d.priorityGreatest <= d.priorityLeast);
+            if (d.pcieGeneration > 0)
+                QVERIFY(d.linkPeakGBs > 0);
+        }
+    }
+
+    // Every preset runs; the trace is complete and its clocks are consistent: no GPU op ends before the
+    // host call that issued it began (within the documented anchor error).
+    void presetsRun()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const std::filesystem::path dir = std::filesystem::path(STREAMSCOPE_SOURCE_DIR) / "resources" / "workloads";
+        std::vector<std::filesystem::path> files;
+        for (const auto &entry : std::filesystem::directory_iterator(dir))
+            if (entry.path().extension() == ".json")
+                files.push_back(entry.path());
+        std::sort(files.begin(), files.end());
+        QVERIFY2(!files.empty(), "no presets in resources/workloads");
+
+        for (const auto &file : files) {
+            const Workload w = loadWorkloadFile(file.string());
+            RunOptions options;
+            options.repetitions = 2;
+            options.warmup = 1;
+            std::vector<RunProgress::Phase> phases;
+            const Trace t = runWorkload(w, options, [&](const RunProgress &p) { phases.push_back(p.phase); });
+            const QByteArray what = QByteArray::fromStdString(file.filename().string());
+            QVERIFY2(t.repetitions.size() == 2, what);
+            QCOMPARE(t.streams.size(), w.streams.size());
+            QCOMPARE(t.title, w.name);
+            QVERIFY2(t.calibration.smClockHz > 1e8, what);
+            QVERIFY2(!phases.empty() && phases.back() == RunProgress::Phase::Done, what);
+            const std::int64_t tolerance = std::stoll(t.metadata.at("clock_anchor_max_error_ns")) + 2'000;
+            for (const Repetition &r : t.repetitions) {
+                QCOMPARE(r.ops.size(), w.schedule.size());
+                for (std::size_t i = 0; i < r.ops.size(); ++i) {
+                    const OpRecord &op = r.ops[i];
+                    QCOMPARE(op.opIndex, int(i));
+                    QVERIFY2(op.hasHost(), what);
+                    QVERIFY2(op.hostEndNs >= op.hostStartNs, what);
+                    const ScheduledOp &at = w.schedule[i];
+                    const OpSpec &spec = w.streams[std::size_t(at.stream)].ops[std::size_t(at.op)];
+                    QCOMPARE(t.name(op), spec.name.empty() ? describe(spec, w) : spec.name);
+                    if (op.hasGpu()) {
+                        QVERIFY2(op.gpuEndNs >= op.gpuStartNs, what);
+                        QVERIFY2(op.gpuEndNs + tolerance >= op.hostStartNs,
+                                 qPrintable(what + ": op " + QString::number(i) + " ends on the GPU before its host call"));
+                    }
+                }
+            }
+        }
+    }
+
+    void pinnedBeatsPageable_data()
+    {
+        QTest::addColumn<int>("direction");
+        QTest::addColumn<quint64>("bytes");
+        for (std::uint64_t mib : {1, 4, 16, 64}) {
+            QTest::addRow("H2D %llu MiB", (unsigned long long)mib) << int(CopyDirection::H2D) << quint64(mib * kMiB);
+            QTest::addRow("D2H %llu MiB", (unsigned long long)mib) << int(CopyDirection::D2H) << quint64(mib * kMiB);
+        }
+    }
+
+    void pinnedBeatsPageable()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        QFETCH(int, direction);
+        QFETCH(quint64, bytes);
+        const auto dir = CopyDirection(direction);
+        const Trace pinned = runCopy(BufferKind::Pinned, dir, CopyApi::Async, bytes);
+        const Trace pageable = runCopy(BufferKind::Pageable, dir, CopyApi::Async, bytes);
+        const double pinnedGBs = medianOfOp(pinned, 0, [](const OpRecord &o) { return o.gbPerSecond(); });
+        const double pageableGBs = medianOfOp(pageable, 0, [](const OpRecord &o) { return o.gbPerSecond(); });
+        QVERIFY2(pinnedGBs > pageableGBs * 1.1,
+                 qPrintable(QString("pinned %1 GB/s, pageable %2 GB/s").arg(pinnedGBs).arg(pageableGBs)));
+        QVERIFY(pinned.repetitions.at(0).ops.at(0).srcMem == (dir == CopyDirection::H2D ? MemKind::Pinned : MemKind::Device));
+        // Only the pinned workload only enqueues work, so only it is held until queued.
+        QVERIFY(pinned.metadata.at("hold").rfind("yes", 0) == 0);
+        QVERIFY(pageable.metadata.at("hold").rfind("no", 0) == 0);
+    }
+
+    // The lesson of cudaMemcpyAsync from pageable memory: the call holds the host for most of the copy,
+    // while from pinned memory it returns at once.
+    void pageableAsyncHoldsHost()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const std::uint64_t bytes = 64 * kMiB;
+        const Trace pageable = runCopy(BufferKind::Pageable, CopyDirection::H2D, CopyApi::Async, bytes);
+        const Trace pinned = runCopy(BufferKind::Pinned, CopyDirection::H2D, CopyApi::Async, bytes);
+        const double pageableHost = medianOfOp(pageable, 0, [](const OpRecord &o) { return double(o.hostDurationNs()); });
+        const double pageableGpu = medianOfOp(pageable, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
+        const double pinnedHost = medianOfOp(pinned, 0, [](const OpRecord &o) { return double(o.hostDurationNs()); });
+        const double pinnedGpu = medianOfOp(pinned, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
+        QVERIFY2(pageableHost >= 0.5 * pageableGpu,
+                 qPrintable(QString("pageable: host call %1 ns, copy %2 ns").arg(pageableHost).arg(pageableGpu)));
+        QVERIFY2(pinnedHost < 0.1 * pinnedGpu && pinnedHost < 100'000,
+                 qPrintable(QString("pinned: host call %1 ns, copy %2 ns").arg(pinnedHost).arg(pinnedGpu)));
+        QVERIFY(pageable.repetitions.at(0).ops.at(0).flags & OpFlagHostBlocking);
+        QVERIFY(!(pinned.repetitions.at(0).ops.at(0).flags & OpFlagHostBlocking));
+        // A synchronous copy holds the host for all of it, pinned or not.
+        const Trace sync = runCopy(BufferKind::Pinned, CopyDirection::H2D, CopyApi::Sync, bytes);
+        const double syncHost = medianOfOp(sync, 0, [](const OpRecord &o) { return double(o.hostDurationNs()); });
+        const double syncGpu = medianOfOp(sync, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
+        QVERIFY2(syncHost >= 0.9 * syncGpu, qPrintable(QString("sync: host %1 ns, copy %2 ns").arg(syncHost).arg(syncGpu)));
+    }
+
+    // Harris's chunked pipeline on 4 streams finishes well before the same work on one stream.
+    void pipelineBeatsSequential()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const std::uint64_t total = 16 * kMiB, chunk = total / 4;
+        const std::vector<BufferSpec> buffers = {{"h", BufferKind::Pinned, total}, {"d", BufferKind::Device, total}};
+        const Workload sequential =
+            workload("sequential", buffers,
+                     {stream("s0", {copyOp(CopyDirection::H2D, CopyApi::Async, "h", "d", total), computeOp(400'000, 64, 256),
+                                    copyOp(CopyDirection::D2H, CopyApi::Async, "d", "h", total)})});
+        std::vector<StreamSpec> streams;
+        for (int c = 0; c < 4; ++c)
+            streams.push_back(stream("s" + std::to_string(c),
+                                     {copyOp(CopyDirection::H2D, CopyApi::Async, "h", "d", chunk, c * chunk),
+                                      computeOp(100'000, 64, 256),
+                                      copyOp(CopyDirection::D2H, CopyApi::Async, "d", "h", chunk, c * chunk)}));
+        const Workload pipelined = workload("depth-first", buffers, streams, IssueOrder::StreamOrder);
+        const double seq = medianGpuSpan(runWorkload(sequential, {}));
+        const double pipe = medianGpuSpan(runWorkload(pipelined, {}));
+        QVERIFY2(pipe < 0.8 * seq, qPrintable(QString("pipelined %1 ns vs sequential %2 ns").arg(pipe).arg(seq)));
+    }
+
+    void concurrentKernelsOverlap()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        if (!m_devices.at(0).concurrentKernels)
+            QSKIP("device 0 cannot run kernels concurrently");
+        std::vector<StreamSpec> streams;
+        for (int s = 0; s < 8; ++s)
+            streams.push_back(stream("k" + std::to_string(s), {computeOp(1'000'000)}));
+        const Trace t = runWorkload(workload("concurrent", {}, streams, IssueOrder::RoundRobin), {});
+        const double span = medianGpuSpan(t);
+        QVERIFY2(span < 0.4 * 8e6, qPrintable(QString("8 x 1 ms kernels took %1 ns").arg(span)));
+        QVERIFY(analyzeRepetition(t, 0).concurrentNs > 500'000);
+    }
+
+    void calibratedKernels_data()
+    {
+        QTest::addColumn<qint64>("targetNs");
+        QTest::addColumn<int>("blocks");
+        for (qint64 ns : {10'000LL, 100'000LL, 1'000'000LL, 10'000'000LL, 100'000'000LL}) {
+            QTest::addRow("%lld ns, 1 block", (long long)ns) << ns << 1;
+            QTest::addRow("%lld ns, 64 blocks", (long long)ns) << ns << 64;
+        }
+    }
+
+    void calibratedKernels()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        QFETCH(qint64, targetNs);
+        QFETCH(int, blocks);
+        const Trace t = runWorkload(workload("calibrated", {}, {stream("s0", {computeOp(targetNs, blocks)})},
+                                             IssueOrder::StreamOrder, targetNs >= 100'000'000 ? 3 : 7, 1),
+                                    {});
+        const double got = medianOfOp(t, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
+        QVERIFY2(std::abs(got - double(targetNs)) <= 0.10 * double(targetNs),
+                 qPrintable(QString("target %1 ns, measured %2 ns (clock %3 Hz, overhead %4 ns)")
+                                .arg(targetNs)
+                                .arg(got)
+                                .arg(t.calibration.smClockHz)
+                                .arg(t.calibration.spinOverheadNs)));
+    }
+
+    // A workload that cannot fit is refused before anything is allocated, with the numbers, and the
+    // runner works again right after.
+    void impossibleAllocationIsRefused()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const DeviceInfo &d = m_devices.at(0);
+        const Workload tooBig = workload("too-big", {{"huge", BufferKind::Device, d.totalMemBytes + (1ull << 30)}},
+                                         {stream("s0", {computeOp(10'000)})});
+        try {
+            runWorkload(tooBig, {});
+            QFAIL("a workload larger than the device was run");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::OutOfMemory);
+            const QByteArray what = e.what();
+            QVERIFY2(what.contains("device memory") && what.contains("GiB") && what.contains("free") &&
+                         what.contains(QByteArray::fromStdString(d.name)),
+                     what.constData());
+        }
+        const Workload tooBigHost = workload("too-big-host", {{"huge", BufferKind::Pinned, 1ull << 50}},
+                                             {stream("s0", {computeOp(10'000)})});
+        try {
+            runWorkload(tooBigHost, {});
+            QFAIL("a workload larger than the host's memory was run");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::OutOfMemory);
+            QVERIFY2(QByteArray(e.what()).contains("host memory"), e.what());
+        }
+        const Trace t = runWorkload(workload("small", {{"d", BufferKind::Device, kMiB}}, {stream("s0", {computeOp(50'000)})},
+                                             IssueOrder::StreamOrder, 2, 1),
+                                    {});
+        QCOMPARE(t.repetitions.size(), std::size_t(2));
+        QVERIFY(t.repetitions[0].ops[0].hasGpu());
+    }
+
+    void badDeviceIndexListsDevices()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        RunOptions options;
+        options.device = int(m_devices.size()) + 3;
+        try {
+            runWorkload(workload("w", {}, {stream("s0", {computeOp(10'000)})}), options);
+            QFAIL("a run on a device that does not exist succeeded");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::InvalidInput);
+            const QByteArray what = e.what();
+            QVERIFY2(what.contains(QByteArray::number(options.device)) &&
+                         what.contains(QByteArray::fromStdString(m_devices.at(0).name)),
+                     what.constData());
+        }
+    }
+
+    // A failing CUDA call names the stream, the op, its JSON path and the API function.
+    void cudaErrorsNameTheOp()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        // cudaMemPrefetchAsync only takes managed memory: on a cudaMalloc buffer it fails on every device.
+        OpSpec prefetch;
+        prefetch.type = OpType::Prefetch;
+        prefetch.buffer = "dev";
+        prefetch.bytes = kMiB;
+        prefetch.location = 0;
+        const Workload w = workload("bad", {{"dev", BufferKind::Device, kMiB}}, {stream("copy0", {prefetch})});
+        try {
+            runWorkload(w, {});
+            QFAIL("a prefetch of device memory succeeded");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::Cuda);
+            const QByteArray what = e.what();
+            QVERIFY2(what.contains("stream 'copy0' op 0 (/streams/0/ops/0)") && what.contains("cudaMemPrefetchAsync") &&
+                         what.contains("cudaError"),
+                     what.constData());
+        }
+        // And the runner still works.
+        const Trace t = runWorkload(workload("ok", {}, {stream("s0", {computeOp(20'000)})}, IssueOrder::StreamOrder, 1, 0), {});
+        QCOMPARE(t.repetitions.size(), std::size_t(1));
+    }
+
+    void progressAndCancel()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        std::atomic<bool> cancel = false;
+        int measuring = 0;
+        const Workload w = workload("cancel", {}, {stream("s0", {computeOp(100'000)})}, IssueOrder::StreamOrder, 10, 1);
+        try {
+            runWorkload(w, {},
+                        [&](const RunProgress &p) {
+                            if (p.phase == RunProgress::Phase::Measuring && ++measuring == 3)
+                                cancel = true;
+                        },
+                        &cancel);
+            QFAIL("a cancelled run completed");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::Cancelled);
+        }
+        QCOMPARE(measuring, 3);
+        cancel = false;
+        const Trace t = runWorkload(w, {}, {}, &cancel);
+        QCOMPARE(t.repetitions.size(), std::size_t(10));
+    }
+
+    // Without per-op events only the repetition's span is timed; ops keep their host times.
+    void uninstrumentedRunKeepsSpan()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        RunOptions options;
+        options.instrument = false;
+        options.nvtx = false;
+        const Trace t = runWorkload(workload("plain", {}, {stream("s0", {computeOp(1'000'000)})}, IssueOrder::StreamOrder, 3, 1),
+                                    options);
+        QVERIFY(!t.repetitions.at(0).ops.at(0).hasGpu());
+        QVERIFY(t.repetitions.at(0).ops.at(0).hasHost());
+        const QStringList spans = QString::fromStdString(t.metadata.at("repetition_gpu_span_ns")).split(',');
+        QCOMPARE(spans.size(), 3);
+        for (const QString &s : spans)
+            QVERIFY2(s.toLongLong() >= 900'000 && s.toLongLong() < 2'000'000, qPrintable(s));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunnerGpu)
+#include "tst_runner_gpu.moc"
