@@ -42,6 +42,7 @@
 #include "engine/cuda_raii.h"
 #include "engine/errors.h"
 #include "engine/op_colors.h"
+#include "engine/units.h"
 #include "kernels/kernels.cuh"
 
 // cudaMemcpy as a program built with --default-stream per-thread calls it (cuda_runtime_api.h renames
@@ -72,23 +73,6 @@ std::int64_t hostNowNs()
 {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
-}
-
-std::string formatBytes(std::uint64_t bytes)
-{
-    static constexpr std::array<const char *, 5> units = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = double(bytes);
-    std::size_t unit = 0;
-    while (value >= 1024 && unit + 1 < units.size()) {
-        value /= 1024;
-        ++unit;
-    }
-    char text[32];
-    if (unit == 0 || value == std::floor(value))
-        std::snprintf(text, sizeof text, "%.0f %s", value, units[unit]);
-    else
-        std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-    return text;
 }
 
 std::string quoted(const std::string &name) { return "'" + name + "'"; }

@@ -1,0 +1,134 @@
+// Benchmark (a): does the runner report the bandwidth a plain program measures? For pinned and pageable
+// host memory, H2D and D2H, 1 to 256 MiB, the engine's median GB/s of a one-copy workload against a
+// plain event-timed cudaMemcpyAsync loop in the same process. Target: engine / plain >= 0.98 from
+// 16 MiB up (smaller copies are listed for the record: their few microseconds make ratios noisy).
+// Exit status 1 when a row misses the target. See bench/NOTES.md.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "bench/bench_common.h"
+#include "engine/cuda_check.h"
+#include "engine/cuda_raii.h"
+#include "engine/runner.h"
+#include "engine/workload.h"
+
+using namespace streamscope;
+using namespace streamscope::engine;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+int repsFor(std::uint64_t bytes, int override)
+{
+    if (override > 0)
+        return override;
+    return bytes <= 16 * kMiB ? 30 : bytes <= 64 * kMiB ? 15 : 8;
+}
+
+double engineGBs(BufferKind hostKind, CopyDirection dir, std::uint64_t bytes, int reps)
+{
+    const bool h2d = dir == CopyDirection::H2D;
+    Workload w;
+    w.name = "bandwidth";
+    w.buffers = {{"host", hostKind, bytes}, {"dev", BufferKind::Device, bytes}};
+    StreamSpec s;
+    s.name = "copy";
+    OpSpec op;
+    op.type = OpType::Copy;
+    op.direction = dir;
+    op.api = CopyApi::Async;
+    op.src = h2d ? "host" : "dev";
+    op.dst = h2d ? "dev" : "host";
+    op.bytes = bytes;
+    s.ops = {op};
+    w.streams = {s};
+    w.warmup = 3;
+    w.repetitions = reps;
+    buildSchedule(w);
+    const Trace t = runWorkload(w, {});
+    std::vector<double> gbs;
+    for (const Repetition &r : t.repetitions)
+        gbs.push_back(r.ops.at(0).gbPerSecond());
+    return bench::median(gbs);
+}
+
+// The plain program: the same buffers, one non-blocking stream, an event pair around each copy.
+double plainGBs(BufferKind hostKind, CopyDirection dir, std::uint64_t bytes, int reps)
+{
+    const char *context = "plain copy loop";
+    cuda::Buffer host(hostKind, bytes, "plain host buffer");
+    cuda::Buffer dev(BufferKind::Device, bytes, "plain device buffer");
+    cuda::Stream stream(cudaStreamNonBlocking, 0, context);
+    cuda::Event a(cudaEventDefault, context), b(cudaEventDefault, context);
+    const bool h2d = dir == CopyDirection::H2D;
+    std::vector<double> gbs;
+    for (int i = 0; i < reps + 3; ++i) {
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), stream.get()));
+        STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(h2d ? dev.get() : host.get(), h2d ? host.get() : dev.get(), bytes,
+                                                        h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream.get()));
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), stream.get()));
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
+        float ms = 0;
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, a.get(), b.get()));
+        if (i >= 3)
+            gbs.push_back(double(bytes) / (double(ms) * 1e6));
+    }
+    return bench::median(gbs);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const bench::Args args = bench::parseArgs(argc, argv, "bench_engine_bandwidth");
+    try {
+        const std::vector<DeviceInfo> devices = listDevices();
+        std::printf("device 0: %s, PCIe gen %d x%d (peak %.1f GB/s per direction)\n\n", devices.at(0).name.c_str(),
+                    devices[0].pcieGeneration, devices[0].pcieWidth, devices[0].linkPeakGBs);
+        std::printf("%-9s %-4s %9s %12s %12s %7s  %s\n", "host", "dir", "size", "engine GB/s", "plain GB/s", "ratio", "target");
+
+        nlohmann::json rows = nlohmann::json::array();
+        bool ok = true;
+        for (BufferKind hostKind : {BufferKind::Pinned, BufferKind::Pageable}) {
+            for (CopyDirection dir : {CopyDirection::H2D, CopyDirection::D2H}) {
+                for (std::uint64_t mib = 1; mib <= 256; mib *= 2) {
+                    const std::uint64_t bytes = mib * kMiB;
+                    const int reps = repsFor(bytes, args.reps);
+                    const double engine = engineGBs(hostKind, dir, bytes, reps);
+                    const double plain = plainGBs(hostKind, dir, bytes, reps);
+                    const double ratio = plain > 0 ? engine / plain : 0;
+                    const bool checked = bytes >= 16 * kMiB;
+                    const bool pass = !checked || ratio >= 0.98;
+                    ok = ok && pass;
+                    std::printf("%-9s %-4s %5llu MiB %12.2f %12.2f %7.3f  %s\n", std::string(toString(hostKind)).c_str(),
+                                std::string(toString(dir)).c_str(), (unsigned long long)mib, engine, plain, ratio,
+                                checked ? (pass ? ">= 0.98 ok" : ">= 0.98 MISSED") : "-");
+                    rows.push_back({{"host", toString(hostKind)},
+                                    {"direction", toString(dir)},
+                                    {"bytes", bytes},
+                                    {"reps", reps},
+                                    {"engine_GBs", engine},
+                                    {"plain_GBs", plain},
+                                    {"ratio", ratio},
+                                    {"checked", checked},
+                                    {"pass", pass}});
+                }
+            }
+        }
+        nlohmann::json results = {{"benchmark", "bench_engine_bandwidth"},
+                                  {"target", "engine / plain >= 0.98 from 16 MiB"},
+                                  {"device", devices.at(0).name},
+                                  {"pass", ok},
+                                  {"rows", rows}};
+        bench::writeResults(args.out, results);
+        std::printf("%s\n", ok ? "PASS" : "FAIL: some rows missed the target");
+        return ok ? 0 : 1;
+    } catch (const Error &e) {
+        std::fprintf(stderr, "bench_engine_bandwidth: %s\n", e.what());
+        return e.kind() == ErrorKind::NoGpu ? 5 : 1;
+    }
+}

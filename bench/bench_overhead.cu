@@ -1,0 +1,90 @@
+// Benchmark (b): what does instrumenting every op cost? The overlap preset's GPU makespan with an event
+// pair and an NVTX range per op (RunOptions instrument/nvtx on, as every real run) against the same
+// work with neither (then only one start event and one end event per stream time the repetition).
+// Both figures are the same measurement (start event to the last stream's end event), alternated in
+// rounds so that clock drift hits both alike. Target: <= 2% when the ops last >= 50 us.
+// Exit status 1 when the target is missed. See bench/NOTES.md.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_common.h"
+#include "engine/runner.h"
+#include "engine/workload.h"
+#include "engine/workload_parser.h"
+
+using namespace streamscope;
+using namespace streamscope::engine;
+
+int main(int argc, char **argv)
+{
+    const bench::Args args = bench::parseArgs(argc, argv, "bench_overhead", "resources/workloads/overlap.json");
+    try {
+        const Workload w = loadWorkloadFile(args.workload);
+        const int reps = args.reps > 0 ? args.reps : 20;
+        constexpr int kRounds = 5;
+
+        RunOptions instrumented;
+        instrumented.repetitions = reps;
+        instrumented.warmup = 2;
+        RunOptions plain = instrumented;
+        plain.instrument = false;
+        plain.nvtx = false;
+
+        std::vector<double> withSpans, withoutSpans, opDurations;
+        Trace last;
+        for (int round = 0; round < kRounds; ++round) {
+            Trace a = runWorkload(w, instrumented);
+            for (double s : bench::repetitionSpans(a))
+                withSpans.push_back(s);
+            for (const Repetition &r : a.repetitions)
+                for (const OpRecord &op : r.ops)
+                    if (op.hasGpu() && isGpuWork(op.kind))
+                        opDurations.push_back(double(op.gpuDurationNs()));
+            const Trace b = runWorkload(w, plain);
+            for (double s : bench::repetitionSpans(b))
+                withoutSpans.push_back(s);
+            last = std::move(a);
+        }
+
+        const double with = bench::median(withSpans);
+        const double without = bench::median(withoutSpans);
+        const double overhead = without > 0 ? (with - without) / without : 0;
+        const double shortestOp = bench::minOf(opDurations);
+        const double medianOp = bench::median(opDurations);
+        const bool applies = shortestOp >= 50'000;
+        const bool pass = !applies || overhead <= 0.02;
+
+        std::printf("workload %s (%s), %d rounds x %d repetitions, hold: %s\n", w.name.c_str(), args.workload.c_str(), kRounds,
+                    reps, last.metadata["hold"].c_str());
+        std::printf("GPU ops: shortest %.1f us, median %.1f us\n\n", shortestOp / 1e3, medianOp / 1e3);
+        std::printf("%-34s %12s %12s %12s\n", "", "median us", "min us", "max us");
+        std::printf("%-34s %12.1f %12.1f %12.1f\n", "events + NVTX per op", with / 1e3, bench::minOf(withSpans) / 1e3,
+                    bench::maxOf(withSpans) / 1e3);
+        std::printf("%-34s %12.1f %12.1f %12.1f\n", "one event pair per repetition", without / 1e3,
+                    bench::minOf(withoutSpans) / 1e3, bench::maxOf(withoutSpans) / 1e3);
+        std::printf("\noverhead %+.2f%% (target <= 2%% %s)\n", overhead * 100,
+                    applies ? (pass ? "met" : "MISSED") : "does not apply: ops shorter than 50 us");
+
+        const nlohmann::json results = {{"benchmark", "bench_overhead"},
+                                        {"workload", args.workload},
+                                        {"device", bench::deviceJson(last)},
+                                        {"rounds", kRounds},
+                                        {"repetitions", reps},
+                                        {"hold", last.metadata["hold"]},
+                                        {"instrumented_span_ns", {{"median", with}, {"min", bench::minOf(withSpans)}, {"max", bench::maxOf(withSpans)}}},
+                                        {"plain_span_ns", {{"median", without}, {"min", bench::minOf(withoutSpans)}, {"max", bench::maxOf(withoutSpans)}}},
+                                        {"shortest_op_ns", shortestOp},
+                                        {"median_op_ns", medianOp},
+                                        {"overhead", overhead},
+                                        {"target", "overhead <= 0.02 when every GPU op lasts >= 50 us"},
+                                        {"target_applies", applies},
+                                        {"pass", pass}};
+        bench::writeResults(args.out, results);
+        return pass ? 0 : 1;
+    } catch (const Error &e) {
+        std::fprintf(stderr, "bench_overhead: %s\n", e.what());
+        return e.kind() == ErrorKind::NoGpu ? 5 : 1;
+    }
+}
