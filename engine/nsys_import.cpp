@@ -1,0 +1,880 @@
+// Nsight Systems SQLite import (see nsys_import.h). Reads with SQLite's C API through two small RAII
+// wrappers; every query names only columns that PRAGMA table_info found, optional ones read as NULL.
+#include "engine/nsys_import.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "engine/api_names.h"
+#include "engine/errors.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+// ---- SQLite RAII ---------------------------------------------------------------------------------
+
+class Database {
+public:
+    explicit Database(const std::string &path) : m_path(path)
+    {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))
+            throw Error(ErrorKind::Io, path + ": cannot open: " + (ec ? ec.message() : std::string("no such file")));
+        const int rc = sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY, nullptr);
+        if (rc != SQLITE_OK) {
+            const std::string why = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+            sqlite3_close(m_db);
+            m_db = nullptr;
+            throw Error(ErrorKind::Io, path + ": cannot open as SQLite: " + why);
+        }
+    }
+    ~Database() { sqlite3_close(m_db); }
+    Database(const Database &) = delete;
+    Database &operator=(const Database &) = delete;
+
+    sqlite3 *handle() const { return m_db; }
+    const std::string &path() const { return m_path; }
+
+    [[noreturn]] void fail(const std::string &what) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_path + ": " + what + ": " + sqlite3_errmsg(m_db));
+    }
+
+private:
+    std::string m_path;
+    sqlite3 *m_db = nullptr;
+};
+
+class Statement {
+public:
+    Statement(const Database &db, const std::string &sql, const std::string &what) : m_db(db), m_what(what)
+    {
+        if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &m_stmt, nullptr) != SQLITE_OK)
+            db.fail(what);
+    }
+    ~Statement() { sqlite3_finalize(m_stmt); }
+    Statement(const Statement &) = delete;
+    Statement &operator=(const Statement &) = delete;
+
+    // True while there is a row; a corrupt page or a non-database file fails here with the operation named.
+    bool step()
+    {
+        const int rc = sqlite3_step(m_stmt);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        m_db.fail(m_what);
+    }
+    void reset() { sqlite3_reset(m_stmt); }
+    void bind(int index, std::int64_t value) { sqlite3_bind_int64(m_stmt, index, value); }
+    sqlite3_stmt *get() const { return m_stmt; }
+
+private:
+    const Database &m_db;
+    std::string m_what;
+    sqlite3_stmt *m_stmt = nullptr;
+};
+
+// ---- schema look-up --------------------------------------------------------------------------------
+
+std::string joined(const std::set<std::string> &names)
+{
+    std::string s;
+    for (const auto &n : names) {
+        if (!s.empty())
+            s += ", ";
+        s += n;
+    }
+    return s;
+}
+
+// The columns a query of one table reads: required ones must exist, optional ones read as NULL where
+// the nsys version that wrote the file did not have them.
+class TableQuery {
+public:
+    TableQuery(const Database &db, std::string table, const std::vector<std::string> &required,
+               const std::vector<std::string> &optional)
+        : m_db(db), m_table(std::move(table))
+    {
+        std::set<std::string> present;
+        {
+            Statement info(db, "PRAGMA table_info(\"" + m_table + "\")", "reading the columns of table " + m_table);
+            while (info.step())
+                present.insert(reinterpret_cast<const char *>(sqlite3_column_text(info.get(), 1)));
+        }
+        for (const auto &c : required)
+            if (!present.count(c))
+                throw Error(ErrorKind::InvalidInput, db.path() + ": table " + m_table + " lacks column '" + c
+                                                         + "' (it has: " + joined(present) + ")");
+        std::string sql = "SELECT rowid";
+        for (const auto &c : required) {
+            sql += ", \"" + c + "\"";
+            m_columns.push_back(c);
+        }
+        for (const auto &c : optional) {
+            sql += present.count(c) ? ", \"" + c + "\"" : ", NULL";
+            m_columns.push_back(c);
+        }
+        sql += " FROM \"" + m_table + "\"";
+        m_statement = std::make_unique<Statement>(db, sql, "reading table " + m_table);
+    }
+
+    bool step() { return m_statement->step(); }
+    std::int64_t rowid() const { return sqlite3_column_int64(m_statement->get(), 0); }
+
+    // Column i of the query (0 = first named column).
+    std::int64_t integer(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type != SQLITE_INTEGER)
+            badType(i, type, "an integer");
+        return sqlite3_column_int64(s, i + 1);
+    }
+    std::optional<std::int64_t> optionalInteger(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type == SQLITE_NULL)
+            return std::nullopt;
+        if (type != SQLITE_INTEGER)
+            badType(i, type, "an integer or NULL");
+        return sqlite3_column_int64(s, i + 1);
+    }
+    std::optional<std::string> optionalText(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type == SQLITE_NULL)
+            return std::nullopt;
+        if (type != SQLITE_TEXT)
+            badType(i, type, "text or NULL");
+        return std::string(reinterpret_cast<const char *>(sqlite3_column_text(s, i + 1)),
+                           static_cast<std::size_t>(sqlite3_column_bytes(s, i + 1)));
+    }
+    double optionalReal(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
+            return sqlite3_column_double(s, i + 1);
+        return 0;
+    }
+
+    [[noreturn]] void invalid(int i, const std::string &what) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_db.path() + ": table " + m_table + ", row " + std::to_string(rowid())
+                                                 + ", column " + m_columns[static_cast<std::size_t>(i)] + ": " + what);
+    }
+
+private:
+    [[noreturn]] void badType(int i, int type, const char *expected) const
+    {
+        static const char *const kTypeNames[] = {"?", "INTEGER", "REAL", "TEXT", "BLOB", "NULL"};
+        invalid(i, std::string("expected ") + expected + ", found " + kTypeNames[type >= 1 && type <= 5 ? type : 0]);
+    }
+
+    const Database &m_db;
+    std::string m_table;
+    std::vector<std::string> m_columns;
+    std::unique_ptr<Statement> m_statement;
+};
+
+// ---- enum tables and their fall-backs ---------------------------------------------------------------
+
+// id -> symbol name (e.g. CUDA_MEMCPY_KIND_HTOD) from an ENUM_* table, empty when the file has none.
+std::unordered_map<std::int64_t, std::string> readEnum(const Database &db, const std::set<std::string> &tables,
+                                                       const std::string &table)
+{
+    std::unordered_map<std::int64_t, std::string> values;
+    if (!tables.count(table))
+        return values;
+    TableQuery q(db, table, {"id", "name"}, {});
+    while (q.step())
+        if (auto name = q.optionalText(1))
+            values[q.integer(0)] = *name;
+    return values;
+}
+
+// The part of an enum symbol after its last "KIND_": "CUDA_MEMCPY_KIND_UVM_HTOD" -> "UVM_HTOD",
+// "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC" -> "DEVICE_STATIC". Nsight and CUPTI spell both this way.
+std::string_view enumSuffix(std::string_view symbol)
+{
+    const auto pos = symbol.rfind("KIND_");
+    return pos == std::string_view::npos ? symbol : symbol.substr(pos + 5);
+}
+
+// Files without ENUM tables (schema 2.9.1 and older): copyKind is CUPTI's CUpti_ActivityMemcpyKind
+// plus Nsight's three unified-memory kinds, the same numbers as every file that has the table.
+std::string_view fallbackCopyKind(std::int64_t id)
+{
+    static constexpr std::string_view kNames[] = {"UNKNOWN", "HTOD", "DTOH", "HTOA", "ATOH", "ATOA", "ATOD",
+                                                  "DTOA", "DTOD", "HTOH", "PTOP", "UVM_HTOD", "UVM_DTOH", "UVM_DTOD"};
+    return id >= 0 && id < 14 ? kNames[id] : "UNKNOWN";
+}
+
+// srcKind/dstKind follow Nsight's own numbering in every version (0 = Pageable), not CUPTI's
+// (0 = Unknown): HtoD rows of pre-ENUM exports are (0|1 -> 2), as the files with the table say.
+std::string_view fallbackMemKind(std::int64_t id)
+{
+    static constexpr std::string_view kNames[] = {"PAGEABLE", "PINNED",        "DEVICE",         "ARRAY",
+                                                  "MANAGED",  "DEVICE_STATIC", "MANAGED_STATIC", "UNKNOWN"};
+    return id >= 0 && id < 8 ? kNames[id] : "UNKNOWN";
+}
+
+struct CopyKindInfo {
+    OpKind kind = OpKind::Other;
+    bool unified = false;     // a unified-memory migration rather than a cudaMemcpy*
+    std::string_view label;   // "HtoD", ...
+};
+
+CopyKindInfo copyKindOf(std::string_view suffix)
+{
+    const bool unified = suffix.starts_with("UVM_");
+    if (unified)
+        suffix.remove_prefix(4);
+    CopyKindInfo info;
+    info.unified = unified;
+    if (suffix == "HTOD" || suffix == "HTOA")
+        info = {OpKind::CopyH2D, unified, "HtoD"};
+    else if (suffix == "DTOH" || suffix == "ATOH")
+        info = {OpKind::CopyD2H, unified, "DtoH"};
+    else if (suffix == "DTOD" || suffix == "ATOA" || suffix == "ATOD" || suffix == "DTOA")
+        info = {OpKind::CopyD2D, unified, "DtoD"};
+    else if (suffix == "PTOP")
+        info = {OpKind::CopyD2D, unified, "PtoP"};
+    else if (suffix == "HTOH")
+        info = {OpKind::CopyH2H, unified, "HtoH"};
+    else
+        info = {OpKind::Other, unified, "copy of unknown kind"};
+    return info;
+}
+
+MemKind memKindOf(std::string_view suffix)
+{
+    if (suffix == "PAGEABLE")
+        return MemKind::Pageable;
+    if (suffix == "PINNED")
+        return MemKind::Pinned;
+    if (suffix == "DEVICE" || suffix == "DEVICE_STATIC" || suffix == "ARRAY")
+        return MemKind::Device;
+    if (suffix == "MANAGED" || suffix == "MANAGED_STATIC")
+        return MemKind::Managed;
+    return MemKind::Unknown;
+}
+
+std::string_view memLabel(MemKind kind)
+{
+    switch (kind) {
+    case MemKind::Pageable: return "Pageable";
+    case MemKind::Pinned: return "Pinned";
+    case MemKind::Registered: return "Registered";
+    case MemKind::Managed: return "Managed";
+    case MemKind::Device: return "Device";
+    case MemKind::None:
+    case MemKind::Unknown: break;
+    }
+    return "Unknown";
+}
+
+// ---- the importer --------------------------------------------------------------------------------
+
+constexpr std::int64_t kNoStream = 0xFFFFFFFFll; // CUPTI's "no stream" in SYNCHRONIZATION rows
+
+// Correlation ids are per process (CUPTI numbers each process's calls from 1): a multi-process export
+// such as a torchrun capture repeats them, so calls and GPU ops are matched on (pid, correlation).
+std::uint64_t pidOf(std::int64_t globalId) { return static_cast<std::uint64_t>((globalId >> 24) & 0xFFFFFF); }
+std::uint64_t correlationKey(std::uint64_t pid, std::uint64_t correlation) { return (pid << 40) ^ correlation; }
+
+struct RuntimeCall {
+    std::int64_t start = 0, end = 0;
+    std::int64_t globalTid = 0;
+    std::uint64_t correlation = 0;
+    std::int64_t nameId = 0;
+    bool used = false;
+};
+
+struct SyncRow {
+    std::int64_t start = 0, end = 0;
+    std::int64_t device = 0, context = -1, stream = kNoStream;
+    std::uint64_t correlation = 0;
+    std::optional<std::uint64_t> pid;
+    std::int64_t syncType = -1;
+};
+
+struct StreamKey {
+    std::int64_t device;
+    std::int64_t stream;
+    bool operator<(const StreamKey &o) const { return device != o.device ? device < o.device : stream < o.stream; }
+};
+
+struct StreamAttrs {
+    int priority = 0;
+    std::int64_t flag = -1;
+};
+
+class NsysImporter {
+public:
+    explicit NsysImporter(const std::string &path) : m_db(path), m_path(path) {}
+
+    Trace run()
+    {
+        readTableList();
+        m_trace.source = "nsys-sqlite";
+        m_trace.sourcePath = m_path;
+        m_trace.title = std::filesystem::path(m_path).filename().string();
+        m_trace.metadata["importer"] = "nsys-sqlite";
+        readMetadata();
+        readEnums();
+        readDevices();
+        readStreamAttributes();
+        readKernels();
+        readMemcpys();
+        readMemsets();
+        readRuntime();
+        readSynchronization();
+        linkHostCalls();
+        finishStreams();
+        finishOps();
+        rebuildStringIndex(m_trace);
+        return std::move(m_trace);
+    }
+
+private:
+    void readTableList()
+    {
+        // The first read of the file: a file that is not a database (or is damaged) fails here.
+        Statement s(m_db, "SELECT name FROM sqlite_master WHERE type = 'table'", "reading the list of tables");
+        while (s.step())
+            m_tables.insert(reinterpret_cast<const char *>(sqlite3_column_text(s.get(), 0)));
+        if (!m_tables.count("StringIds"))
+            throw Error(ErrorKind::InvalidInput,
+                        m_path + ": not an Nsight Systems export: it has no StringIds table (tables: "
+                            + (m_tables.empty() ? std::string("none") : joined(m_tables)) + ")");
+        static const char *const kActivity[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                                "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME"};
+        if (std::none_of(std::begin(kActivity), std::end(kActivity), [&](const char *t) { return m_tables.count(t) > 0; }))
+            throw Error(ErrorKind::InvalidInput,
+                        m_path + ": this Nsight Systems export holds no CUDA activity (no CUPTI_ACTIVITY_KIND_KERNEL, "
+                                 "_MEMCPY, _MEMSET or _RUNTIME table): profile with `nsys profile -t cuda`");
+    }
+
+    bool has(const char *table) const { return m_tables.count(table) > 0; }
+
+    void readMetadata()
+    {
+        // META_DATA_EXPORT from 2023.3 (schema 3.4), EXPORT_META_DATA before, nothing in 2021.2 and older.
+        const char *table = has("META_DATA_EXPORT") ? "META_DATA_EXPORT" : has("EXPORT_META_DATA") ? "EXPORT_META_DATA" : nullptr;
+        if (!table) {
+            m_trace.metadata["nsys.version"] = "unknown (the export has no metadata table: nsys 2021.2 or older)";
+            return;
+        }
+        TableQuery q(m_db, table, {"name"}, {"value"});
+        while (q.step()) {
+            const auto name = q.optionalText(0);
+            const auto value = q.optionalText(1);
+            if (!name || !value)
+                continue;
+            if (*name == "EXPORT_PRODUCT_VERSION") {
+                m_trace.metadata["nsys.version"] = *value;
+                m_trace.toolVersion = "Nsight Systems " + *value;
+            } else if (*name == "EXPORT_SCHEMA_VERSION") {
+                m_trace.metadata["nsys.schema"] = *value;
+            } else if (*name == "EXPORT_TIME_UTC") {
+                m_trace.createdUtc = *value;
+            } else if (*name == "EXPORT_HOST") {
+                m_trace.hostName = *value;
+            } else if (*name == "DERIVED_WINDOW_NS" || *name == "DERIVED_FROM") {
+                m_trace.metadata["nsys." + *name] = *value;
+            }
+        }
+    }
+
+    void readEnums()
+    {
+        m_copyKinds = readEnum(m_db, m_tables, "ENUM_CUDA_MEMCPY_OPER");
+        m_memKinds = readEnum(m_db, m_tables, "ENUM_CUDA_MEM_KIND");
+        m_trace.metadata["nsys.enums"] = m_copyKinds.empty() || m_memKinds.empty()
+                                             ? "not in the file: copy and memory kinds read with Nsight's fixed numbering"
+                                             : "read from ENUM_CUDA_MEMCPY_OPER and ENUM_CUDA_MEM_KIND";
+    }
+
+    CopyKindInfo copyKind(std::int64_t id) const
+    {
+        auto it = m_copyKinds.find(id);
+        return copyKindOf(it != m_copyKinds.end() ? enumSuffix(it->second) : fallbackCopyKind(id));
+    }
+
+    MemKind memKind(std::optional<std::int64_t> id) const
+    {
+        if (!id)
+            return MemKind::Unknown;
+        auto it = m_memKinds.find(*id);
+        return memKindOf(it != m_memKinds.end() ? enumSuffix(it->second) : fallbackMemKind(*id));
+    }
+
+    void readDevices()
+    {
+        if (has("TARGET_INFO_GPU")) {
+            TableQuery q(m_db, "TARGET_INFO_GPU", {"id"},
+                         {"name", "busLocation", "l2CacheSize", "totalMemory", "clockRate", "smCount", "asyncEngines",
+                          "computeMajor", "computeMinor"});
+            while (q.step()) {
+                DeviceInfo d;
+                d.index = static_cast<int>(q.integer(0));
+                d.name = q.optionalText(1).value_or("");
+                d.pciBusId = q.optionalText(2).value_or("");
+                d.l2Bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(3).value_or(0)));
+                d.totalMemBytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(4).value_or(0)));
+                d.smClockKHz = static_cast<int>(q.optionalInteger(5).value_or(0) / 1000);
+                d.smCount = static_cast<int>(q.optionalInteger(6).value_or(0));
+                d.asyncEngineCount = static_cast<int>(q.optionalInteger(7).value_or(0));
+                d.ccMajor = static_cast<int>(q.optionalInteger(8).value_or(0));
+                d.ccMinor = static_cast<int>(q.optionalInteger(9).value_or(0));
+                // Several VMs or processes may list the same GPU: keep one entry per device id.
+                if (std::none_of(m_trace.devices.begin(), m_trace.devices.end(), [&](const DeviceInfo &e) { return e.index == d.index; }))
+                    m_trace.devices.push_back(std::move(d));
+            }
+        }
+        if (has("TARGET_INFO_CUDA_DEVICE")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_DEVICE", {"cudaId"}, {"numMultiprocessors"});
+            while (q.step())
+                for (auto &d : m_trace.devices)
+                    if (d.index == q.integer(0) && d.smCount == 0)
+                        d.smCount = static_cast<int>(q.optionalInteger(1).value_or(0));
+        }
+        std::sort(m_trace.devices.begin(), m_trace.devices.end(),
+                  [](const DeviceInfo &a, const DeviceInfo &b) { return a.index < b.index; });
+    }
+
+    void readStreamAttributes()
+    {
+        if (has("TARGET_INFO_CUDA_STREAM")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_STREAM", {"streamId"}, {"priority", "flag"});
+            while (q.step())
+                m_streamAttrs[q.integer(0)] = {static_cast<int>(q.optionalInteger(1).value_or(0)), q.optionalInteger(2).value_or(-1)};
+        }
+        if (has("TARGET_INFO_CUDA_NULL_STREAM")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_NULL_STREAM", {"streamId"}, {});
+            while (q.step())
+                m_nullStreams.insert(q.integer(0));
+        }
+        if (has("TARGET_INFO_CUDA_CONTEXT_INFO")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_CONTEXT_INFO", {}, {"nullStreamId"});
+            while (q.step())
+                if (auto id = q.optionalInteger(0))
+                    m_nullStreams.insert(*id);
+        }
+        // Names given with nvtxNameCudaStream. Older exports keep them in this table; see docs/formats.md.
+        if (has("TARGET_INFO_NVTX_CUDA_STREAM")) {
+            TableQuery q(m_db, "TARGET_INFO_NVTX_CUDA_STREAM", {"name", "streamId"}, {"deviceId"});
+            while (q.step())
+                if (auto name = q.optionalText(0))
+                    m_nvtxStreamNames[{q.optionalInteger(2).value_or(-1), q.integer(1)}] = *name;
+        }
+    }
+
+    std::uint32_t stringId(std::int64_t id)
+    {
+        auto it = m_stringCache.find(id);
+        if (it != m_stringCache.end())
+            return it->second;
+        if (!m_stringQuery)
+            m_stringQuery = std::make_unique<Statement>(m_db, "SELECT value FROM StringIds WHERE id = ?", "reading table StringIds");
+        m_stringQuery->reset();
+        m_stringQuery->bind(1, id);
+        std::string value;
+        if (m_stringQuery->step() && sqlite3_column_type(m_stringQuery->get(), 0) == SQLITE_TEXT)
+            value = reinterpret_cast<const char *>(sqlite3_column_text(m_stringQuery->get(), 0));
+        else
+            value = "[string " + std::to_string(id) + " missing from StringIds]";
+        const std::uint32_t sid = m_trace.intern(value);
+        m_stringCache.emplace(id, sid);
+        return sid;
+    }
+
+    int streamIndex(std::int64_t device, std::int64_t stream)
+    {
+        const StreamKey key{device, stream};
+        if (m_lastStream >= 0 && m_lastKey.device == device && m_lastKey.stream == stream)
+            return m_lastStream;
+        auto it = m_streamIndex.find(key);
+        int index;
+        if (it != m_streamIndex.end()) {
+            index = it->second;
+        } else {
+            index = static_cast<int>(m_streamKeys.size());
+            m_streamKeys.push_back(key);
+            m_streamIndex.emplace(key, index);
+        }
+        m_lastKey = key;
+        m_lastStream = index;
+        return index;
+    }
+
+    void addGpuOp(OpRecord op, std::int64_t device, std::int64_t stream, std::optional<std::int64_t> correlation,
+                  std::optional<std::int64_t> globalPid)
+    {
+        op.stream = streamIndex(device, stream);
+        op.correlation = correlation && *correlation > 0 ? static_cast<std::uint64_t>(*correlation) : 0;
+        op.flags |= OpFlagImported;
+        m_ops.push_back(op);
+        m_opPid.push_back(globalPid ? std::optional(pidOf(*globalPid)) : std::nullopt);
+    }
+
+    // The runtime call with this correlation id, in this process when the row says which process it is.
+    RuntimeCall *findCall(std::uint64_t correlation, std::optional<std::uint64_t> pid)
+    {
+        if (correlation == 0)
+            return nullptr;
+        if (pid) {
+            auto it = m_callByCorrelation.find(correlationKey(*pid, correlation));
+            return it == m_callByCorrelation.end() ? nullptr : &m_calls[it->second];
+        }
+        auto it = m_callByBareCorrelation.find(correlation);
+        return it == m_callByBareCorrelation.end() ? nullptr : &m_calls[it->second];
+    }
+
+    void checkTimes(const TableQuery &q, std::int64_t start, std::int64_t end)
+    {
+        if (end < start)
+            q.invalid(1, "end (" + std::to_string(end) + ") is before start (" + std::to_string(start) + ")");
+    }
+
+    void readKernels()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_KERNEL"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_KERNEL", {"start", "end", "deviceId", "streamId"},
+                     {"correlationId", "shortName", "demangledName", "globalPid"});
+        while (q.step()) {
+            OpRecord op;
+            op.gpuStartNs = q.integer(0);
+            op.gpuEndNs = q.integer(1);
+            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            op.kind = OpKind::Kernel;
+            // The short name ("add_parallel") keeps lanes readable; the demangled one only when it is all there is.
+            auto name = q.optionalInteger(5);
+            if (!name)
+                name = q.optionalInteger(6);
+            if (!name)
+                q.invalid(5, "neither shortName nor demangledName is set");
+            op.nameId = stringId(*name);
+            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(4), q.optionalInteger(7));
+        }
+    }
+
+    void readMemcpys()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_MEMCPY"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMCPY", {"start", "end", "deviceId", "streamId", "bytes", "copyKind"},
+                     {"correlationId", "srcKind", "dstKind", "globalPid"});
+        std::map<std::tuple<int, int, int, bool>, std::uint32_t> names;
+        while (q.step()) {
+            OpRecord op;
+            op.gpuStartNs = q.integer(0);
+            op.gpuEndNs = q.integer(1);
+            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            const std::int64_t bytes = q.integer(4);
+            if (bytes < 0)
+                q.invalid(4, "negative byte count " + std::to_string(bytes));
+            op.bytes = static_cast<std::uint64_t>(bytes);
+            const CopyKindInfo info = copyKind(q.integer(5));
+            op.kind = info.kind;
+            op.srcMem = memKind(q.optionalInteger(7));
+            op.dstMem = memKind(q.optionalInteger(8));
+            if (info.unified) {
+                // Page migrations of managed memory: Nsight records both sides as Unknown (7).
+                op.srcMem = MemKind::Managed;
+                op.dstMem = MemKind::Managed;
+            }
+            const auto key = std::make_tuple(static_cast<int>(op.kind), static_cast<int>(op.srcMem), static_cast<int>(op.dstMem), info.unified);
+            auto it = names.find(key);
+            if (it == names.end()) {
+                const std::string name = info.unified ? "UVM " + std::string(info.label) + " migration"
+                                                      : "Memcpy " + std::string(info.label) + " (" + std::string(memLabel(op.srcMem))
+                                                            + " -> " + std::string(memLabel(op.dstMem)) + ")";
+                it = names.emplace(key, m_trace.intern(name)).first;
+            }
+            op.nameId = it->second;
+            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(6), q.optionalInteger(9));
+        }
+    }
+
+    void readMemsets()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_MEMSET"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMSET", {"start", "end", "deviceId", "streamId", "bytes"},
+                     {"correlationId", "memKind", "globalPid"});
+        while (q.step()) {
+            OpRecord op;
+            op.gpuStartNs = q.integer(0);
+            op.gpuEndNs = q.integer(1);
+            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            const std::int64_t bytes = q.integer(4);
+            if (bytes < 0)
+                q.invalid(4, "negative byte count " + std::to_string(bytes));
+            op.bytes = static_cast<std::uint64_t>(bytes);
+            op.kind = OpKind::Memset;
+            op.dstMem = memKind(q.optionalInteger(6));
+            op.nameId = m_trace.intern("Memset (" + std::string(memLabel(op.dstMem)) + ")");
+            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(5), q.optionalInteger(7));
+        }
+    }
+
+    void readRuntime()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_RUNTIME"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "nameId"}, {"globalTid", "correlationId"});
+        while (q.step()) {
+            RuntimeCall c;
+            c.start = q.integer(0);
+            c.end = q.integer(1);
+            checkTimes(q, c.start, c.end);
+            c.nameId = q.integer(2);
+            c.globalTid = q.optionalInteger(3).value_or(0);
+            c.correlation = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(4).value_or(0)));
+            const auto index = static_cast<std::uint32_t>(m_calls.size());
+            m_calls.push_back(c);
+            if (c.correlation == 0)
+                continue;
+            // Some versions record one call twice under one correlationId (cudaLaunchKernel and
+            // cudaLaunchKernel_v7000): the longer one is the call as the application made it.
+            m_callByBareCorrelation.emplace(c.correlation, index);
+            auto [it, inserted] = m_callByCorrelation.emplace(correlationKey(pidOf(c.globalTid), c.correlation), index);
+            if (!inserted) {
+                RuntimeCall &other = m_calls[it->second];
+                if (c.end - c.start > other.end - other.start) {
+                    other.used = true; // hidden behind the outer call
+                    it->second = index;
+                } else {
+                    m_calls.back().used = true;
+                }
+            }
+        }
+    }
+
+    void readSynchronization()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {"start", "end", "streamId"},
+                     {"deviceId", "contextId", "correlationId", "syncType", "globalPid"});
+        while (q.step()) {
+            SyncRow s;
+            s.start = q.integer(0);
+            s.end = q.integer(1);
+            checkTimes(q, s.start, s.end);
+            s.stream = q.integer(2);
+            s.device = q.optionalInteger(3).value_or(0);
+            s.context = q.optionalInteger(4).value_or(-1);
+            s.correlation = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(5).value_or(0)));
+            s.syncType = q.optionalInteger(6).value_or(-1);
+            if (const auto pid = q.optionalInteger(7))
+                s.pid = pidOf(*pid);
+            m_syncs.push_back(s);
+        }
+    }
+
+    int hostThread(std::int64_t globalTid)
+    {
+        auto it = m_threadIndex.find(globalTid);
+        if (it != m_threadIndex.end())
+            return it->second;
+        const int index = static_cast<int>(m_trace.hostThreads.size());
+        HostThreadInfo t;
+        // Nsight's serialized GlobalId: bits 24..47 hold the pid, bits 0..23 the tid.
+        t.nativeId = static_cast<std::uint64_t>(globalTid & 0xFFFFFF);
+        const auto pid = (globalTid >> 24) & 0xFFFFFF;
+        t.name = "pid " + std::to_string(pid) + " tid " + std::to_string(t.nativeId);
+        m_trace.hostThreads.push_back(t);
+        m_threadIndex.emplace(globalTid, index);
+        return index;
+    }
+
+    void linkHostCalls()
+    {
+        // GPU ops take the host interval of the API call that issued them.
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            OpRecord &op = m_ops[i];
+            RuntimeCall *call = findCall(op.correlation, m_opPid[i]);
+            if (!call)
+                continue; // e.g. a windowed export that cut the call off
+            RuntimeCall &c = *call;
+            c.used = true;
+            op.hostStartNs = c.start;
+            op.hostEndNs = c.end;
+            op.hostThread = hostThread(c.globalTid);
+            if (isCopy(op.kind)) {
+                const std::string &api = m_trace.strings[stringId(c.nameId)];
+                op.api = api.find("Async") != std::string::npos ? CopyApi::Async : CopyApi::Sync;
+            }
+        }
+        std::unordered_map<std::uint64_t, const SyncRow *> syncByCorrelation; // by correlationKey
+        for (const auto &s : m_syncs)
+            if (s.correlation != 0 && s.pid)
+                syncByCorrelation.emplace(correlationKey(*s.pid, s.correlation), &s);
+        std::set<const SyncRow *> syncsUsed;
+        // Every other API call becomes a host-only op on its thread: synchronisations matter most, but
+        // cudaMalloc and friends also hold the host, and the timeline should show it.
+        for (const auto &c : m_calls) {
+            if (c.used)
+                continue;
+            OpRecord op;
+            op.hostStartNs = c.start;
+            op.hostEndNs = c.end;
+            op.hostThread = hostThread(c.globalTid);
+            op.nameId = stringId(c.nameId);
+            op.kind = opKindOfApiCall(m_trace.strings[op.nameId]);
+            op.correlation = c.correlation;
+            op.flags = OpFlagImported;
+            if (auto it = syncByCorrelation.find(correlationKey(pidOf(c.globalTid), c.correlation));
+                c.correlation != 0 && it != syncByCorrelation.end()) {
+                op.kind = OpKind::HostSync;
+                op.stream = knownStream(*it->second);
+                syncsUsed.insert(it->second);
+            }
+            m_ops.push_back(op);
+        }
+        // Synchronisations whose API call is not in the file (a windowed export): still host time spent waiting.
+        const std::uint32_t syncName = m_syncs.empty() ? 0 : m_trace.intern("synchronization");
+        for (const auto &s : m_syncs) {
+            if (syncsUsed.count(&s) || findCall(s.correlation, s.pid))
+                continue;
+            OpRecord op;
+            op.hostStartNs = s.start;
+            op.hostEndNs = s.end;
+            op.kind = OpKind::HostSync;
+            op.nameId = syncName;
+            op.correlation = s.correlation;
+            op.stream = knownStream(s);
+            op.flags = OpFlagImported;
+            m_ops.push_back(op);
+        }
+    }
+
+    // The stream a synchronisation waited on, when that stream ran GPU work in this file.
+    int knownStream(const SyncRow &s) const
+    {
+        if (s.stream == kNoStream || s.stream < 0)
+            return -1;
+        auto it = m_streamIndex.find({s.device, s.stream});
+        return it == m_streamIndex.end() ? -1 : it->second;
+    }
+
+    void finishStreams()
+    {
+        // Lanes in (device, stream id) order, whatever order the tables listed them in.
+        std::vector<int> order(m_streamKeys.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = static_cast<int>(i);
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return m_streamKeys[a] < m_streamKeys[b]; });
+        std::vector<int> remap(order.size());
+        std::set<std::int64_t> devices;
+        for (const auto &k : m_streamKeys)
+            devices.insert(k.device);
+        for (std::size_t pos = 0; pos < order.size(); ++pos) {
+            const StreamKey &k = m_streamKeys[static_cast<std::size_t>(order[pos])];
+            remap[static_cast<std::size_t>(order[pos])] = static_cast<int>(pos);
+            StreamInfo s;
+            s.device = static_cast<int>(k.device);
+            s.nativeId = k.stream;
+            const std::string prefix = devices.size() > 1 ? "GPU " + std::to_string(k.device) + " " : "";
+            auto named = m_nvtxStreamNames.find({k.device, k.stream});
+            if (named == m_nvtxStreamNames.end())
+                named = m_nvtxStreamNames.find({-1, k.stream});
+            if (named != m_nvtxStreamNames.end())
+                s.name = prefix + named->second;
+            else if (k.stream == 0)
+                s.name = prefix + "unified memory"; // Nsight's pseudo-stream of page migrations
+            else
+                s.name = prefix + "stream " + std::to_string(k.stream);
+            if (auto a = m_streamAttrs.find(k.stream); a != m_streamAttrs.end()) {
+                s.priority = a->second.priority;
+                s.nonBlocking = a->second.flag == 2; // ENUM_CUPTI_STREAM_TYPE: 2 = non-blocking, 3 = NULL stream
+                s.isDefault = a->second.flag == 3;
+            }
+            if (m_nullStreams.count(k.stream))
+                s.isDefault = true;
+            m_trace.streams.push_back(std::move(s));
+        }
+        for (auto &op : m_ops)
+            if (op.stream >= 0)
+                op.stream = remap[static_cast<std::size_t>(op.stream)];
+        // Devices that ran work but are not described (TARGET_INFO_GPU is missing in some exports).
+        for (std::int64_t d : devices)
+            if (std::none_of(m_trace.devices.begin(), m_trace.devices.end(), [&](const DeviceInfo &e) { return e.index == d; })) {
+                DeviceInfo info;
+                info.index = static_cast<int>(d);
+                m_trace.devices.push_back(info);
+            }
+        std::sort(m_trace.devices.begin(), m_trace.devices.end(),
+                  [](const DeviceInfo &a, const DeviceInfo &b) { return a.index < b.index; });
+
+        // Thread names from ThreadNames where the export has them.
+        if (has("ThreadNames") && !m_threadIndex.empty()) {
+            TableQuery q(m_db, "ThreadNames", {"nameId"}, {"globalTid"});
+            while (q.step()) {
+                const auto tid = q.optionalInteger(1);
+                if (!tid)
+                    continue;
+                auto it = m_threadIndex.find(*tid);
+                if (it != m_threadIndex.end())
+                    m_trace.hostThreads[static_cast<std::size_t>(it->second)].name = m_trace.strings[stringId(q.integer(0))];
+            }
+        }
+    }
+
+    void finishOps()
+    {
+        // By GPU start; host-only ops by the start of their call, among the GPU ops.
+        auto key = [](const OpRecord &op) { return op.hasGpu() ? op.gpuStartNs : op.hostStartNs; };
+        std::stable_sort(m_ops.begin(), m_ops.end(), [&](const OpRecord &a, const OpRecord &b) { return key(a) < key(b); });
+        Repetition rep;
+        rep.index = 0;
+        rep.ops = std::move(m_ops);
+        m_trace.repetitions.push_back(std::move(rep));
+    }
+
+    Database m_db;
+    std::string m_path;
+    Trace m_trace;
+    std::set<std::string> m_tables;
+    std::unordered_map<std::int64_t, std::string> m_copyKinds, m_memKinds;
+    std::unordered_map<std::int64_t, StreamAttrs> m_streamAttrs;
+    std::set<std::int64_t> m_nullStreams;
+    std::map<StreamKey, std::string> m_nvtxStreamNames;
+    std::unordered_map<std::int64_t, std::uint32_t> m_stringCache;
+    std::unique_ptr<Statement> m_stringQuery;
+    std::map<StreamKey, int> m_streamIndex;
+    std::vector<StreamKey> m_streamKeys;
+    StreamKey m_lastKey{0, 0};
+    int m_lastStream = -1;
+    std::vector<OpRecord> m_ops;
+    std::vector<std::optional<std::uint64_t>> m_opPid; // per m_ops entry: the process that issued it, when known
+    std::vector<RuntimeCall> m_calls;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_callByCorrelation;     // by correlationKey(pid, id)
+    std::unordered_map<std::uint64_t, std::uint32_t> m_callByBareCorrelation; // for rows that name no process
+    std::vector<SyncRow> m_syncs;
+    std::unordered_map<std::int64_t, int> m_threadIndex;
+};
+
+} // namespace
+
+Trace importNsysSqlite(const std::string &path)
+{
+    return NsysImporter(path).run();
+}
+
+} // namespace streamscope::engine
