@@ -1,0 +1,79 @@
+// Field-by-field comparison of two traces for the format round-trip tests (QtTest macros: call
+// through QVERIFY_THROWS-free code paths only, i.e. directly from a test function).
+#pragma once
+
+#include <QtTest>
+
+#include "engine/trace.h"
+
+namespace streamscope::test {
+
+// Returns an empty string when the ops, streams, threads and devices match, else what differs first.
+inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
+{
+    auto s = [](auto v) { return QString::number(static_cast<qlonglong>(v)); };
+    if (a.streams.size() != b.streams.size())
+        return "stream count " + s(a.streams.size()) + " vs " + s(b.streams.size());
+    for (std::size_t i = 0; i < a.streams.size(); ++i) {
+        const auto &x = a.streams[i], &y = b.streams[i];
+        if (x.name != y.name || x.device != y.device || x.nativeId != y.nativeId || x.priority != y.priority
+            || x.nonBlocking != y.nonBlocking || x.isDefault != y.isDefault)
+            return "stream " + s(i) + " differs: " + QString::fromStdString(x.name) + " vs " + QString::fromStdString(y.name);
+    }
+    if (a.hostThreads.size() != b.hostThreads.size())
+        return "host thread count " + s(a.hostThreads.size()) + " vs " + s(b.hostThreads.size());
+    for (std::size_t i = 0; i < a.hostThreads.size(); ++i)
+        if (a.hostThreads[i].name != b.hostThreads[i].name || a.hostThreads[i].nativeId != b.hostThreads[i].nativeId)
+            return "host thread " + s(i) + " differs";
+    if (a.devices.size() != b.devices.size())
+        return "device count " + s(a.devices.size()) + " vs " + s(b.devices.size());
+    for (std::size_t i = 0; i < a.devices.size(); ++i)
+        if (a.devices[i].index != b.devices[i].index || a.devices[i].name != b.devices[i].name
+            || a.devices[i].ccMajor != b.devices[i].ccMajor || a.devices[i].smCount != b.devices[i].smCount)
+            return "device " + s(i) + " differs";
+    if (a.repetitions.size() != b.repetitions.size())
+        return "repetition count " + s(a.repetitions.size()) + " vs " + s(b.repetitions.size());
+    for (std::size_t r = 0; r < a.repetitions.size(); ++r) {
+        const auto &ra = a.repetitions[r], &rb = b.repetitions[r];
+        if (ra.index != rb.index)
+            return "repetition " + s(r) + " index " + s(ra.index) + " vs " + s(rb.index);
+        if (ra.ops.size() != rb.ops.size())
+            return "repetition " + s(r) + " op count " + s(ra.ops.size()) + " vs " + s(rb.ops.size());
+        for (std::size_t i = 0; i < ra.ops.size(); ++i) {
+            const auto &x = ra.ops[i], &y = rb.ops[i];
+            const QString where = "repetition " + s(r) + " op " + s(i) + " (" + QString::fromStdString(a.name(x)) + "): ";
+            if (a.name(x) != b.name(y))
+                return where + "name " + QString::fromStdString(b.name(y));
+            if (x.gpuStartNs != y.gpuStartNs || x.gpuEndNs != y.gpuEndNs)
+                return where + "GPU time " + s(x.gpuStartNs) + ".." + s(x.gpuEndNs) + " vs " + s(y.gpuStartNs) + ".." + s(y.gpuEndNs);
+            if (x.hostStartNs != y.hostStartNs || x.hostEndNs != y.hostEndNs)
+                return where + "host time " + s(x.hostStartNs) + ".." + s(x.hostEndNs) + " vs " + s(y.hostStartNs) + ".." + s(y.hostEndNs);
+            if (x.bytes != y.bytes)
+                return where + "bytes " + s(x.bytes) + " vs " + s(y.bytes);
+            if (x.correlation != y.correlation)
+                return where + "correlation " + s(x.correlation) + " vs " + s(y.correlation);
+            if (x.stream != y.stream || x.hostThread != y.hostThread)
+                return where + "stream/thread " + s(x.stream) + "/" + s(x.hostThread) + " vs " + s(y.stream) + "/" + s(y.hostThread);
+            if (x.opIndex != y.opIndex || x.flags != y.flags)
+                return where + "op index/flags " + s(x.opIndex) + "/" + s(x.flags) + " vs " + s(y.opIndex) + "/" + s(y.flags);
+            if (x.kind != y.kind || x.srcMem != y.srcMem || x.dstMem != y.dstMem || x.api != y.api)
+                return where + "kind/memory/api " + QString::fromUtf8(engine::toString(x.kind).data(), engine::toString(x.kind).size())
+                       + " vs " + QString::fromUtf8(engine::toString(y.kind).data(), engine::toString(y.kind).size());
+        }
+    }
+    return {};
+}
+
+} // namespace streamscope::test
+
+namespace streamscope::test {
+
+// QCOMPARE cannot print the engine's enums (their toString returns string_view): compare their names.
+template <typename E>
+QString enumName(E value)
+{
+    const auto name = engine::toString(value);
+    return QString::fromLatin1(name.data(), qsizetype(name.size()));
+}
+
+} // namespace streamscope::test

@@ -1,0 +1,344 @@
+// Chrome Trace Event export: checked by an independent parser (python3's json module, through
+// fixtures/check_chrome_trace.py) for strict JSON, Perfetto's nesting rule, named tracks and paired
+// flows; exact nanosecond timestamps; string escaping; overflow tracks; and round trips through the
+// Chrome importer (hand-made trace, native file -> Chrome -> import, and a real Nsight export).
+#include <QtTest>
+
+#include <filesystem>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/chrome_export.h"
+#include "engine/chrome_import.h"
+#include "engine/errors.h"
+#include "engine/native_format.h"
+#include "engine/nsys_import.h"
+#include "engine/trace_io.h"
+#include "trace_compare.h"
+#include "trace_fixture.h"
+
+using namespace streamscope;
+
+class TestChromeExport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void independentParserAccepts_data();
+    void independentParserAccepts();
+    void layout();
+    void exactTimestamps();
+    void escaping();
+    void overlappingOpsGoToOverflowTracks();
+    void roundTripHandTrace();
+    void roundTripNativeFile();
+    void roundTripRealNsysExport();
+    void emptyTrace();
+    void exportFormats();
+    void unwritableTarget();
+
+private:
+    QString runChecker(const engine::Trace &trace, const engine::ChromeExportOptions &options = {});
+    QTemporaryDir m_dir;
+    QString m_python;
+};
+
+namespace {
+
+nlohmann::json parse(const std::string &text) { return nlohmann::json::parse(text); }
+
+// A trace with everything the exporter handles: two devices, host-only ops, an op without a stream,
+// a second host thread, and repetitions on one time axis.
+engine::Trace richTrace()
+{
+    auto t = test::handTrace(3);
+    t.hostName = "gpu-host";
+    t.streams.push_back({"other GPU stream", 1, 9, -1, false, true});
+    engine::DeviceInfo second;
+    second.index = 1;
+    second.name = "Second GPU";
+    t.devices.push_back(second);
+    t.hostThreads.push_back({"worker", 43});
+    auto &rep = t.repetitions[1].ops;
+    engine::OpRecord sync;
+    sync.kind = engine::OpKind::HostSync;
+    sync.nameId = t.intern("sync s1");
+    sync.stream = 1;
+    sync.hostThread = 1;
+    sync.hostStartNs = 20'400'000;
+    sync.hostEndNs = 20'700'000;
+    sync.opIndex = 4;
+    rep.push_back(sync);
+    engine::OpRecord k = rep[1];
+    k.stream = 2;
+    k.nameId = t.intern("kernel on GPU 1");
+    k.correlation = 99;
+    k.opIndex = 5;
+    rep.push_back(k);
+    engine::OpRecord noStream = rep[1];
+    noStream.stream = -1;
+    noStream.hostThread = -1;
+    noStream.nameId = t.intern("imported op without a stream");
+    noStream.opIndex = 6;
+    noStream.flags = engine::OpFlagImported;
+    rep.push_back(noStream);
+    return t;
+}
+
+} // namespace
+
+void TestChromeExport::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_python = QStandardPaths::findExecutable("python3");
+}
+
+QString TestChromeExport::runChecker(const engine::Trace &trace, const engine::ChromeExportOptions &options)
+{
+    const QString path = m_dir.filePath("checked.json");
+    engine::writeChromeTrace(trace, path.toStdString(), options);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(m_python, {QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/check_chrome_trace.py"), path});
+    if (!p.waitForFinished(120000))
+        return "python3 did not finish: " + p.errorString();
+    const QString out = QString::fromUtf8(p.readAll()).trimmed();
+    return p.exitCode() == 0 ? out : "exit " + QString::number(p.exitCode()) + ": " + out;
+}
+
+void TestChromeExport::independentParserAccepts_data()
+{
+    QTest::addColumn<int>("which");
+    QTest::addColumn<bool>("hostCalls");
+    QTest::addColumn<bool>("counters");
+    QTest::addColumn<int>("expectedFlows");
+    QTest::newRow("hand trace, everything") << 0 << true << true << 12;
+    QTest::newRow("hand trace, no host calls") << 0 << false << true << 0;
+    QTest::newRow("rich trace") << 1 << true << true << 14;
+    QTest::newRow("rich trace, no counters") << 1 << true << false << 14;
+}
+
+void TestChromeExport::independentParserAccepts()
+{
+    QFETCH(int, which);
+    QFETCH(bool, hostCalls);
+    QFETCH(bool, counters);
+    QFETCH(int, expectedFlows);
+    if (m_python.isEmpty())
+        QSKIP("python3 is not on PATH: the independent JSON check cannot run (CI installs python3)");
+    engine::ChromeExportOptions options;
+    options.hostCalls = hostCalls;
+    options.counters = counters;
+    const QString result = runChecker(which == 0 ? test::handTrace(3) : richTrace(), options);
+    QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    QVERIFY2(result.contains(QString(" flows=%1 ").arg(expectedFlows)), qPrintable(result));
+    QCOMPARE(result.contains(" counters=0 "), !counters);
+}
+
+void TestChromeExport::layout()
+{
+    const auto t = richTrace();
+    const auto doc = parse(engine::toChromeJson(t));
+    QCOMPARE(doc["displayTimeUnit"], "ns");
+    QCOMPARE(doc["streamscope"]["format"], "streamscope-chrome");
+    std::map<int, std::string> processes;
+    std::map<std::pair<int, int>, std::string> threads;
+    int kernels = 0, copies = 0, runtime = 0, sorts = 0, counters = 0;
+    for (const auto &e : doc["traceEvents"]) {
+        const std::string ph = e["ph"];
+        if (ph == "M" && e["name"] == "process_name")
+            processes[e["pid"]] = e["args"]["name"];
+        else if (ph == "M" && e["name"] == "thread_name")
+            threads[{e["pid"], e["tid"]}] = e["args"]["name"];
+        else if (ph == "M" && (e["name"] == "thread_sort_index" || e["name"] == "process_sort_index"))
+            ++sorts;
+        else if (ph == "C")
+            ++counters;
+        else if (ph == "X" && e["cat"] == "kernel")
+            ++kernels;
+        else if (ph == "X" && e["cat"] == "gpu_memcpy") {
+            ++copies;
+            // args carry what StreamScope knows of a copy
+            const auto &a = e["args"];
+            QVERIFY(a.contains("bytes") && a.contains("GB/s") && a.contains("src_mem") && a.contains("dst_mem"));
+            QVERIFY(a.contains("op_index") && a.contains("repetition") && a.contains("stream"));
+            QVERIFY(a["GB/s"].get<double>() > 0);
+        } else if (ph == "X" && e["cat"] == "cuda_runtime")
+            ++runtime;
+    }
+    QCOMPARE(processes.size(), std::size_t(4)); // host, analysis, GPU 0, GPU 1
+    QCOMPARE(processes[1], std::string("host gpu-host"));
+    QCOMPARE(processes[100], std::string("GPU 0: Test GPU"));
+    QCOMPARE(processes[101], std::string("GPU 1: Second GPU"));
+    QCOMPARE(kernels, 3 + 2);       // one per repetition, plus two extra in repetition 1
+    QCOMPARE(copies, 9);
+    QCOMPARE(runtime, 12 + 3);      // every op has a host call
+    QVERIFY(counters > 0);
+    QCOMPARE(sorts, int(processes.size() + threads.size()));
+    std::set<std::string> names;
+    for (const auto &[key, name] : threads)
+        names.insert(name);
+    QVERIFY(names.count("s0") && names.count("s1") && names.count("other GPU stream") && names.count("main")
+            && names.count("worker") && names.count("(no stream)") && names.count("host (thread not recorded)"));
+}
+
+void TestChromeExport::exactTimestamps()
+{
+    engine::Trace t = test::handTrace(1);
+    auto &op = t.repetitions[0].ops[1];
+    op.gpuStartNs = 1'000'123;            // origin is 0 (op A starts at 0): 1000.123 us
+    op.gpuEndNs = 1'000'123 + 4'560;      // dur 4.56 us
+    const auto doc = parse(engine::toChromeJson(t));
+    bool found = false;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X" && e["name"] == "B: kernel" && e["cat"] == "kernel") {
+            QCOMPARE(e["ts"].get<double>(), 1000.123);
+            QCOMPARE(e["dur"].get<double>(), 4.56);
+            found = true;
+        }
+    QVERIFY(found);
+    const std::string text = engine::toChromeJson(t);
+    QVERIFY(text.find("\"ts\":1000.123,\"dur\":4.56,") != std::string::npos);
+}
+
+void TestChromeExport::escaping()
+{
+    engine::Trace t = test::handTrace(1);
+    const std::string tricky = "quote \" backslash \\ newline \n tab \t bell \x07 ünï \xff\xfe end";
+    t.repetitions[0].ops[1].nameId = t.intern(tricky);
+    t.streams[0].name = "stream \"zero\"";
+    const auto doc = parse(engine::toChromeJson(t));
+    bool found = false;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X" && e["cat"] == "kernel") {
+            // invalid UTF-8 bytes become U+FFFD; everything else comes back as it was
+            QCOMPARE(e["name"].get<std::string>(),
+                     std::string("quote \" backslash \\ newline \n tab \t bell \x07 ünï \xEF\xBF\xBD\xEF\xBF\xBD end"));
+            found = true;
+        }
+    QVERIFY(found);
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+void TestChromeExport::overlappingOpsGoToOverflowTracks()
+{
+    engine::Trace t = test::handTrace(1);
+    auto &ops = t.repetitions[0].ops;
+    // C [250, 400) us overlaps B [100, 300) partially on stream 0, as imported ops or repetitions may.
+    ops[2].stream = 0;
+    ops[2].gpuStartNs = 250'000;
+    ops[2].gpuEndNs = 400'000;
+    const auto doc = parse(engine::toChromeJson(t));
+    std::map<std::pair<int, int>, std::string> names;
+    std::map<std::string, std::string> trackOf;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "thread_name")
+            names[{e["pid"], e["tid"]}] = e["args"]["name"];
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X" && e["pid"] == 100)
+            trackOf[e["name"]] = names[{e["pid"], e["tid"]}];
+    QCOMPARE(trackOf["A: H2D 1 MB"], std::string("s0"));
+    QCOMPARE(trackOf["B: kernel"], std::string("s0"));
+    QCOMPARE(trackOf["C: H2D 1 MB"], std::string("s0 (2)"));
+    QCOMPARE(trackOf["D: D2H 2 MB"], std::string("s1"));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+    // The op keeps its stream on the way back: overflow tracks are a drawing matter only.
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "overflow.json");
+    QCOMPARE(back.repetitions[0].ops[2].stream, 0);
+    QCOMPARE(back.streams.size(), t.streams.size());
+}
+
+void TestChromeExport::roundTripHandTrace()
+{
+    const auto t = richTrace();
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "rich.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(back.hostName, t.hostName);
+    QCOMPARE(back.title, t.title);
+    QCOMPARE(back.source, t.source);
+}
+
+void TestChromeExport::roundTripNativeFile()
+{
+    // native -> chrome -> import: the ops that come back are the native file's ops.
+    const auto t = richTrace();
+    const std::string native = m_dir.filePath("rt.sstrace").toStdString();
+    const std::string chrome = m_dir.filePath("rt.json").toStdString();
+    engine::exportTrace(t, engine::ExportFormat::Native, native);
+    const auto loaded = engine::loadTrace(native);
+    engine::exportTrace(loaded, engine::ExportFormat::Chrome, chrome);
+    QVERIFY(engine::detectTraceFileKind(engine::toChromeJson(loaded), chrome) == engine::TraceFileKind::ChromeJson);
+    const auto back = engine::loadTrace(chrome);
+    const QString diff = test::traceDifference(loaded, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(back.sourcePath, chrome);
+}
+
+void TestChromeExport::roundTripRealNsysExport()
+{
+    const QString file = QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/nsys-2026.1.1_rtx4060ti_4streams.sqlite");
+    if (!QFileInfo::exists(file))
+        QSKIP("../shared/data/real-traces is not beside the checkout: no real Nsight export to round-trip");
+    const auto t = engine::importNsysSqlite(file.toStdString());
+    QVERIFY(t.opCount() > 16);
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "nsys.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+void TestChromeExport::emptyTrace()
+{
+    engine::Trace t;
+    const auto doc = parse(engine::toChromeJson(t));
+    QVERIFY(doc["traceEvents"].is_array());
+    QVERIFY(!doc["traceEvents"].empty()); // the host process is still named
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "empty.json");
+    QCOMPARE(back.opCount(), std::size_t(0));
+}
+
+void TestChromeExport::exportFormats()
+{
+    QVERIFY(engine::exportFormatFromString("chrome") == std::optional(engine::ExportFormat::Chrome));
+    QVERIFY(engine::exportFormatFromString("perfetto") == std::optional(engine::ExportFormat::Chrome));
+    QVERIFY(engine::exportFormatFromString("native") == std::optional(engine::ExportFormat::Native));
+    QVERIFY(engine::exportFormatFromString("csv") == std::optional(engine::ExportFormat::Csv));
+    QVERIFY(!engine::exportFormatFromString("Chrome").has_value());
+    QVERIFY(!engine::exportFormatFromString("").has_value());
+    QVERIFY(engine::exportFormatFromPath("a/b.sstrace") == std::optional(engine::ExportFormat::Native));
+    QVERIFY(engine::exportFormatFromPath("x.json") == std::optional(engine::ExportFormat::Chrome));
+    QVERIFY(!engine::exportFormatFromPath("x.json.gz").has_value());
+    for (auto f : {engine::ExportFormat::Native, engine::ExportFormat::Chrome, engine::ExportFormat::Csv})
+        QVERIFY(engine::exportFormatFromString(engine::toString(f)) == std::optional(f));
+
+    const auto t = test::handTrace(2);
+    const std::string csv = m_dir.filePath("t.csv").toStdString();
+    engine::exportTrace(t, engine::ExportFormat::Csv, csv);
+    QVERIFY(std::filesystem::file_size(csv) > 100);
+}
+
+void TestChromeExport::unwritableTarget()
+{
+    const std::string path = m_dir.filePath("no/such/folder/t.json").toStdString();
+    try {
+        engine::exportTrace(test::handTrace(1), engine::ExportFormat::Chrome, path);
+        QFAIL("no error for a folder that does not exist");
+    } catch (const engine::Error &e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::Io);
+        QVERIFY2(QString(e.what()).contains("no/such/folder"), e.what());
+    }
+    QVERIFY(!std::filesystem::exists(path));
+}
+
+QTEST_GUILESS_MAIN(TestChromeExport)
+#include "tst_chrome_export.moc"
