@@ -42,6 +42,7 @@
 #include "engine/cuda_raii.h"
 #include "engine/errors.h"
 #include "engine/op_colors.h"
+#include "engine/pcie_link.h"
 #include "engine/units.h"
 #include "kernels/kernels.cuh"
 
@@ -113,49 +114,6 @@ int deviceCount()
     return count;
 }
 
-std::string readFirstLine(const std::string &path)
-{
-    std::ifstream in(path);
-    std::string line;
-    if (in)
-        std::getline(in, line);
-    return line;
-}
-
-// PCIe generation from the link speed sysfs reports ("32.0 GT/s PCIe"); 0 when unknown.
-int pcieGenerationFromSpeed(const std::string &speed)
-{
-    const double gts = std::atof(speed.c_str());
-    if (gts <= 0)
-        return 0;
-    if (gts < 4)
-        return 1; // 2.5 GT/s
-    if (gts < 7)
-        return 2; // 5
-    if (gts < 12)
-        return 3; // 8
-    if (gts < 24)
-        return 4; // 16
-    if (gts < 48)
-        return 5; // 32
-    return 6;     // 64
-}
-
-// Per-direction payload bandwidth per lane after line encoding (8b/10b up to gen 2, 128b/130b from
-// gen 3, FLIT from gen 6), in GB/s.
-double pcieLaneGBs(int generation)
-{
-    switch (generation) {
-    case 1: return 0.25;
-    case 2: return 0.5;
-    case 3: return 0.985;
-    case 4: return 1.969;
-    case 5: return 3.938;
-    case 6: return 7.563;
-    default: return 0;
-    }
-}
-
 DeviceInfo queryDevice(int index)
 {
     const std::string context = "device " + std::to_string(index);
@@ -187,12 +145,10 @@ DeviceInfo queryDevice(int index)
     char busId[32] = {};
     STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetPCIBusId(busId, sizeof busId, index));
     info.pciBusId = busId;
-    std::string sysfsId = info.pciBusId;
-    std::transform(sysfsId.begin(), sysfsId.end(), sysfsId.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    const std::string sysfs = "/sys/bus/pci/devices/" + sysfsId + "/";
-    info.pcieGeneration = pcieGenerationFromSpeed(readFirstLine(sysfs + "current_link_speed"));
-    info.pcieWidth = std::atoi(readFirstLine(sysfs + "current_link_width").c_str());
-    info.linkPeakGBs = pcieLaneGBs(info.pcieGeneration) * info.pcieWidth;
+    const PcieLink link = readPcieLink(info.pciBusId);
+    info.pcieGeneration = link.generation;
+    info.pcieWidth = link.width;
+    info.linkPeakGBs = link.peakGBs;
 
     STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetStreamPriorityRange(&info.priorityLeast, &info.priorityGreatest));
     STREAMSCOPE_CUDA_CHECK(context, cudaDriverGetVersion(&info.driverVersion));
