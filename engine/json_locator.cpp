@@ -94,7 +94,12 @@ public:
         else if (const auto q = message.find("] "); q != std::string::npos)
             message = message.substr(q + 2);
         m_loc.m_syntaxError = message;
-        m_loc.m_syntaxErrorPosition = m_loc.positionOfOffset(position > 0 ? position - 1 : 0);
+        // `position` counts characters read, the end of input included: point at the last one read,
+        // or at the text's last character for an unexpected end (not at an empty line after it).
+        std::size_t offset = position > 0 ? position - 1 : 0;
+        if (offset >= m_loc.m_text.size())
+            offset = m_loc.m_text.empty() ? 0 : m_loc.m_text.size() - 1;
+        m_loc.m_syntaxErrorPosition = m_loc.positionOfOffset(offset);
         return false;
     }
 

@@ -52,7 +52,8 @@ std::optional<std::string> nearestName(std::string_view word, const std::vector<
     if (!best)
         return std::nullopt;
     const std::size_t len = std::max(word.size(), best->size());
-    const std::size_t allowed = len <= 4 ? 1 : std::max<std::size_t>(2, len / 3);
+    // Names of one or two characters are all within one edit of each other: only a case slip counts.
+    const std::size_t allowed = len <= 2 ? 0 : len <= 4 ? 1 : std::max<std::size_t>(2, len / 3);
     if (bestDistance > allowed || *best == word) // an exact match needs no suggestion
         return std::nullopt;
     return best;

@@ -15,8 +15,9 @@ namespace streamscope::engine {
 std::size_t editDistance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word`, if it is close enough to be a plausible typo: a case-insensitive
-// match, or a distance of at most 1 for short words and at most a third of the length for longer
-// ones. Ties go to the earlier candidate.
+// match, or a distance of at most 1 for words of 3-4 characters (0 for shorter ones: "s1" is not a
+// typo of "s2"), 2 up to 8 characters and a third of the length beyond. Ties go to the earlier
+// candidate.
 std::optional<std::string> nearestName(std::string_view word, const std::vector<std::string> &candidates);
 
 // " (did you mean \"streams\"?)" or "" when nothing is close: ready to append to a message.

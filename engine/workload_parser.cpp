@@ -170,6 +170,7 @@ private:
     Workload m_w;
     std::set<std::string> m_declaredBuffers; // includes buffers whose entry was invalid
     std::set<std::string> m_declaredStreams;
+    std::set<std::string> m_suggestedKeys; // pointers of keys offered as "did you mean"
     std::size_t m_opsInFinishedStreams = 0;
     bool m_tooManyOps = false;
 };
@@ -198,9 +199,10 @@ void WorkloadReader::checkKeys(const Json &obj, const std::string &path, const s
             continue;
         }
         std::string message = "unknown key " + quote(key) + " in " + std::string(what);
-        if (const auto near = nearestName(key, allowed))
+        if (const auto near = nearestName(key, allowed)) {
             message += " (did you mean " + quote(*near) + "?)";
-        else
+            m_suggestedKeys.insert(JsonLocator::child(path, *near));
+        } else
             message += "; expected " + joinNames(allowed);
         issueAtKey(keyPath, message);
     }
@@ -209,6 +211,9 @@ void WorkloadReader::checkKeys(const Json &obj, const std::string &path, const s
 void WorkloadReader::missing(const std::string &path, std::string_view key, std::string_view what,
                              std::string_view hint)
 {
+    // A misspelled key already reported with this key as the suggestion says it all.
+    if (m_suggestedKeys.count(JsonLocator::child(path, key)))
+        return;
     std::string message = "missing " + quote(key) + ": " + std::string(what) + " needs it";
     if (!hint.empty())
         message += " (" + std::string(hint) + ")";
@@ -425,7 +430,7 @@ const BufferSpec *WorkloadReader::readBufferRef(const Json &obj, const std::stri
         return b;
     if (m_declaredBuffers.count(*name) == 0) // an invalid buffer entry was reported already
         issueAt(JsonLocator::child(path, key), "no buffer named " + quote(*name) + didYouMean(*name, bufferNames()) +
-                                                   (m_w.buffers.empty() ? "; \"buffers\" declares none" : ""));
+                                                   (m_declaredBuffers.empty() ? "; \"buffers\" declares none" : ""));
     return nullptr;
 }
 
@@ -549,7 +554,10 @@ void WorkloadReader::readTop(const Json &root)
     else
         buildSchedule(m_w);
     checkStreamReferences();
-    checkEvents();
+    // Event order is only meaningful once every op is right (an invalid record would show up as a
+    // wait on an event never recorded).
+    if (m_issues.empty())
+        checkEvents();
 }
 
 void WorkloadReader::readBuffers(const Json &v, const std::string &path)
