@@ -456,6 +456,12 @@ private:
 
     void prepareOps()
     {
+        // The parser always fills the schedule; a Workload built in code must call buildSchedule().
+        if (m_workload.schedule.size() != m_workload.opCount())
+            throw Error(ErrorKind::InvalidInput,
+                        "workload " + quoted(m_workload.name) + ": the schedule lists " +
+                            std::to_string(m_workload.schedule.size()) + " ops but the streams hold " +
+                            std::to_string(m_workload.opCount()) + " (call buildSchedule after changing the ops)");
         m_ops.reserve(m_workload.schedule.size());
         for (std::size_t index = 0; index < m_workload.schedule.size(); ++index) {
             const ScheduledOp &at = m_workload.schedule[index];
