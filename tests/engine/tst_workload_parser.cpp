@@ -89,6 +89,7 @@ private slots:
     void malformed();
     void malformedWholeFile_data();
     void malformedWholeFile();
+    void everyTruncationIsReported();
     void severalIssuesSortedByLine();
     void errorMessageFormat();
     void columnsCountCharacters();
@@ -368,6 +369,18 @@ void TestWorkloadParser::malformedWholeFile()
              qPrintable(issuesText(issues)));
     // Consequences of one mistake are not reported again as further issues.
     QVERIFY2(issues.size() == 1 || path == "/pipeline/kernel/duration", qPrintable(issuesText(issues)));
+}
+
+// Cutting a valid file anywhere must give a located syntax error, never a crash or a silent pass.
+void TestWorkloadParser::everyTruncationIsReported()
+{
+    const std::string text = kBase;
+    const std::size_t end = text.rfind('}'); // what follows the closing brace is only a newline
+    for (std::size_t n = 0; n < end; ++n) {
+        const auto issues = validateWorkloadText(text.substr(0, n), "cut.json");
+        QVERIFY2(!issues.empty(), qPrintable(QStringLiteral("accepted the first %1 characters").arg(n)));
+        QVERIFY2(issues.front().line >= 1 && issues.front().column >= 1, issuesText(issues).toUtf8().constData());
+    }
 }
 
 void TestWorkloadParser::severalIssuesSortedByLine()
