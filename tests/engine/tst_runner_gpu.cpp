@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -101,6 +102,17 @@ double medianGpuSpan(const Trace &t)
     return median(v);
 }
 
+// The repository root: $STREAMSCOPE_SOURCE_DIR, else where this test was built from, else the current
+// folder (the GPU host receives the tree elsewhere than it was built and runs tests from its root).
+std::filesystem::path sourceDir()
+{
+    if (const char *env = std::getenv("STREAMSCOPE_SOURCE_DIR"); env && *env)
+        return env;
+    if (std::filesystem::is_directory(std::filesystem::path(STREAMSCOPE_SOURCE_DIR) / "resources"))
+        return STREAMSCOPE_SOURCE_DIR;
+    return std::filesystem::current_path();
+}
+
 // A copy of `bytes` from `hostKind` memory, alone in a workload.
 Trace runCopy(BufferKind hostKind, CopyDirection dir, CopyApi api, std::uint64_t bytes, int reps = 5)
 {
@@ -175,7 +187,8 @@ private slots:
     {
         if (!haveGpu())
             QSKIP(m_noGpu.constData());
-        const std::filesystem::path dir = std::filesystem::path(STREAMSCOPE_SOURCE_DIR) / "resources" / "workloads";
+        const std::filesystem::path dir = sourceDir() / "resources" / "workloads";
+        QVERIFY2(std::filesystem::is_directory(dir), qPrintable(QString::fromStdString(dir.string()) + " is not a folder"));
         std::vector<std::filesystem::path> files;
         for (const auto &entry : std::filesystem::directory_iterator(dir))
             if (entry.path().extension() == ".json")
