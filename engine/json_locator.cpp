@@ -251,7 +251,11 @@ TextPosition JsonLocator::positionOfOffset(std::size_t offset) const
     const auto line = static_cast<int>(it - m_lineStarts.begin());
     const std::size_t start = *(it - 1);
     int column = 1;
-    for (std::size_t i = start; i < offset; ++i)
+    // A UTF-8 byte order mark is invisible in editors: columns on the first line start after it.
+    std::size_t from = start;
+    if (start == 0 && m_text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+        from = std::min<std::size_t>(3, offset);
+    for (std::size_t i = from; i < offset; ++i)
         if ((static_cast<unsigned char>(m_text[i]) & 0xC0) != 0x80) // count UTF-8 lead bytes only
             ++column;
     return {line, column};
