@@ -41,6 +41,7 @@
 #include "engine/cuda_check.h"
 #include "engine/cuda_raii.h"
 #include "engine/errors.h"
+#include "engine/hold_policy.h"
 #include "engine/op_colors.h"
 #include "engine/pcie_link.h"
 #include "engine/units.h"
@@ -61,11 +62,8 @@ using cuda::Stream;
 
 constexpr int kAnchorTries = 5;
 constexpr int kCalibrationSamples = 15;
-// Streams are only held while the whole repetition is queued if it is short enough that queueing
-// cannot fill CUDA's launch queues (which would block the host inside a call while the GPU waits).
-constexpr std::size_t kMaxHeldOps = 256;
-// A held repetition is released by the host at once after queueing; the time-out only guards against
-// a host that blocked anyway, so that nothing can hang.
+// A held repetition is released by the host at once after queueing (see hold_policy.h for when
+// streams are held); the time-out only guards against a host that blocked anyway, so that nothing can hang.
 constexpr std::uint64_t kHoldTimeoutNs = 2'000'000'000;
 // Device memory kept free for the CUDA runtime, the kernels' modules and the runner's own events.
 constexpr std::uint64_t kDeviceReserveBytes = 256ull << 20;
@@ -557,45 +555,11 @@ private:
         }
     }
 
-    // Hold the streams until the repetition is queued only where every op merely enqueues work: a
-    // blocking call (sync or pageable copy, host sync) would deadlock or change what the lesson shows,
-    // host work is meant to overlap the GPU, and managed memory's driver work depends on when the GPU runs.
     void decideHold()
     {
-        auto refuse = [this](std::string reason) {
-            m_hold = false;
-            m_holdReason = std::move(reason);
-        };
-        m_hold = true;
-        if (m_ops.size() > kMaxHeldOps)
-            return refuse("more than " + std::to_string(kMaxHeldOps) + " ops per repetition");
-        auto hostBlockingMem = [](MemKind m) { return m == MemKind::Pageable || m == MemKind::Managed; };
-        for (const PreparedOp &op : m_ops) {
-            const OpSpec &spec = *op.spec;
-            switch (spec.type) {
-            case OpType::Copy:
-                if (spec.api == CopyApi::Sync)
-                    return refuse("synchronous copies block the host");
-                if (spec.direction == CopyDirection::H2H)
-                    return refuse("host-to-host copies run on the host");
-                if (hostBlockingMem(op.srcMem) || hostBlockingMem(op.dstMem))
-                    return refuse("copies from or to pageable or managed memory involve the host");
-                break;
-            case OpType::Kernel:
-            case OpType::Memset:
-                if (op.dstMem == MemKind::Managed || op.dstMem == MemKind::Pageable)
-                    return refuse("managed memory migrates on demand");
-                break;
-            case OpType::EventRecord:
-            case OpType::EventWait: break;
-            case OpType::Prefetch:
-            case OpType::Advise:
-            case OpType::Attach: return refuse("managed memory operations involve the host");
-            case OpType::Sync: return refuse("host synchronisations wait for the GPU");
-            case OpType::HostWork: return refuse("host work is meant to overlap the GPU");
-            }
-        }
-        m_holdReason = "every op only enqueues work";
+        const HoldDecision d = engine::decideHold(m_workload);
+        m_hold = d.hold;
+        m_holdReason = d.reason;
     }
 
     // -- calibration --------------------------------------------------------------------------------
