@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "bench/bench_common.h"
+#include "engine/clock_calibration.h"
 #include "engine/cuda_check.h"
 #include "engine/cuda_raii.h"
 #include "engine/pipeline_generator.h"
@@ -87,8 +88,7 @@ public:
             m_ends.emplace_back(cudaEventDefault, "hand-written: end event");
         }
         // The same conversion from nanoseconds to clock64 cycles as the runner's.
-        const double busyNs = double(spec.kernelNs) - calibration.spinOverheadNs;
-        m_cycles = busyNs <= 0 ? 0 : std::int64_t(busyNs * calibration.smClockHz * 1e-9);
+        m_cycles = spinCyclesFor(spec.kernelNs, calibration);
     }
 
     double run(int variant) // 1, 2, or 0 = sequential; returns the makespan in ns

@@ -38,6 +38,7 @@
 #include <nvtx3/nvToolsExtCudaRt.h>
 
 #include "engine/analysis.h"
+#include "engine/clock_calibration.h"
 #include "engine/cuda_check.h"
 #include "engine/cuda_raii.h"
 #include "engine/errors.h"
@@ -332,7 +333,7 @@ public:
         calibrate();
         for (PreparedOp &op : m_ops) {
             if (op.kind == OpKind::Kernel && op.spec->kernelType == KernelType::Compute)
-                op.spinCycles = cyclesFor(op.spec->durationNs);
+                op.spinCycles = spinCyclesFor(op.spec->durationNs, m_trace.calibration);
         }
 
         const int warmup = m_options.warmup >= 0 ? m_options.warmup : m_workload.warmup;
@@ -606,8 +607,8 @@ private:
         for (int i = 0; i < 5; ++i) {
             const double tShort = timeOnControl("short spin", 3, [&] { spinOnControl(shortCycles); });
             const double tLong = timeOnControl("long spin", 1, [&] { spinOnControl(longCycles); });
-            if (tLong > tShort)
-                rates.push_back(double(longCycles - shortCycles) / ((tLong - tShort) * 1e-9));
+            if (const double rate = clockRateFromSlope(shortCycles, tShort, longCycles, tLong); rate > 0)
+                rates.push_back(rate);
         }
         if (rates.empty())
             throw Error(ErrorKind::Cuda, "calibration: the spin kernel's duration does not grow with its cycle count; "
@@ -617,31 +618,25 @@ private:
         c.smClockHz = rates[rates.size() / 2];
     }
 
-    std::int64_t cyclesFor(std::int64_t targetNs) const
-    {
-        const double busyNs = double(targetNs) - m_trace.calibration.spinOverheadNs;
-        return busyNs <= 0 ? 0 : std::int64_t(busyNs * m_trace.calibration.smClockHz * 1e-9);
-    }
-
     // -- repetitions --------------------------------------------------------------------------------
 
     // Host time (ns) of the GPU moment at which m_anchorEvents[m_base] completed; see the file comment.
     void anchor()
     {
         const std::string context = "clock anchor";
-        std::int64_t bestWidth = INT64_MAX;
-        for (int i = 0; i < kAnchorTries; ++i) {
-            const std::int64_t before = hostNowNs();
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_anchorEvents[std::size_t(i)].get(), m_control.get()));
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(m_anchorEvents[std::size_t(i)].get()));
-            const std::int64_t after = hostNowNs();
-            if (after - before < bestWidth) {
-                bestWidth = after - before;
-                m_base = std::size_t(i);
-                m_baseHostNs = before + (after - before) / 2;
-            }
+        std::vector<AnchorWindow> windows;
+        for (std::size_t i = 0; i < m_anchorEvents.size(); ++i) {
+            AnchorWindow w;
+            w.beforeNs = hostNowNs();
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_anchorEvents[i].get(), m_control.get()));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(m_anchorEvents[i].get()));
+            w.afterNs = hostNowNs();
+            windows.push_back(w);
         }
-        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, bestWidth / 2);
+        const ClockAnchor a = narrowestAnchor(windows);
+        m_base = a.index;
+        m_baseHostNs = a.hostNs;
+        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, a.maxErrorNs);
     }
 
     std::int64_t gpuTime(cudaEvent_t event, const std::string &context) const
