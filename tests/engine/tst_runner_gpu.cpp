@@ -15,6 +15,7 @@
 
 #include "engine/analysis.h"
 #include "engine/errors.h"
+#include "engine/hold_policy.h"
 #include "engine/runner.h"
 #include "engine/workload.h"
 #include "engine/workload_parser.h"
@@ -209,6 +210,13 @@ private slots:
             QCOMPARE(t.title, w.name);
             QVERIFY2(t.calibration.smClockHz > 1e8, what);
             QVERIFY2(!phases.empty() && phases.back() == RunProgress::Phase::Done, what);
+            QCOMPARE(t.hostThreads.size(), std::size_t(1));
+            QCOMPARE(t.hostThreads[0].name, std::string("main"));
+            for (std::size_t s = 0; s < w.streams.size(); ++s) {
+                QCOMPARE(t.streams[s].name, w.streams[s].name);
+                QCOMPARE(t.streams[s].isDefault, w.streams[s].useDefaultStream);
+            }
+            QCOMPARE(t.metadata.at("hold").rfind(decideHold(w).hold ? "yes" : "no", 0), std::size_t(0));
             const std::int64_t tolerance = std::stoll(t.metadata.at("clock_anchor_max_error_ns")) + 2'000;
             for (const Repetition &r : t.repetitions) {
                 QCOMPARE(r.ops.size(), w.schedule.size());
