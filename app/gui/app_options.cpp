@@ -1,0 +1,116 @@
+// AppOptions: command-line parsing for `streamscope`, kept apart from main() so it is testable.
+#include "app/gui/app_options.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include <cstdio>
+
+namespace streamscope::gui {
+
+QSize parseSize(const QString &text)
+{
+    static const QRegularExpression pattern(QStringLiteral("^(\\d{1,5})[xX×](\\d{1,5})$"));
+    const QRegularExpressionMatch match = pattern.match(text.trimmed());
+    if (!match.hasMatch())
+        return {};
+    const int w = match.captured(1).toInt();
+    const int h = match.captured(2).toInt();
+    if (w < 64 || h < 64 || w > 16384 || h > 16384)
+        return {};
+    return {w, h};
+}
+
+bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString *error)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QCoreApplication::translate(
+        "main", "StreamScope: see what CUDA streams really do. Opens traces recorded by streamscope-cli, "
+                "Nsight Systems SQLite exports and Chrome trace JSON; runs workloads through streamscope-cli."));
+    const QCommandLineOption helpOption = parser.addHelpOption();
+    const QCommandLineOption versionOption = parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QCoreApplication::translate("main", "A trace to open (or a workload .json to edit)."),
+                                 QStringLiteral("[file]"));
+    const QCommandLineOption exportImage(
+        QStringLiteral("export-image"),
+        QCoreApplication::translate("main", "Render the trace's timeline to an image (.png or .svg) without "
+                                            "showing a window, then exit."),
+        QStringLiteral("out.png"));
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  QCoreApplication::translate("main", "Image size for --export-image (default 1920x1080)."),
+                                  QStringLiteral("WxH"));
+    const QCommandLineOption presentation(
+        QStringLiteral("presentation"),
+        QCoreApplication::translate("main", "Presentation mode: larger fonts and lanes, high contrast."));
+    const QCommandLineOption repetition(
+        QStringLiteral("repetition"),
+        QCoreApplication::translate("main", "Show repetition N (1-based; default: the median one)."),
+        QStringLiteral("N"));
+    const QCommandLineOption dark(QStringLiteral("dark"), QCoreApplication::translate("main", "Use the dark palette."));
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Grab the window into a PNG and exit."),
+                                  QStringLiteral("out.png"));
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot});
+
+    if (!parser.parse(arguments)) {
+        if (error)
+            *error = parser.errorText();
+        return false;
+    }
+    if (parser.isSet(helpOption)) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        options.helpShown = true;
+        return true;
+    }
+    if (parser.isSet(versionOption)) {
+        std::printf("%s %s\n", qPrintable(QCoreApplication::applicationName()),
+                    qPrintable(QCoreApplication::applicationVersion()));
+        options.helpShown = true;
+        return true;
+    }
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) {
+        if (error)
+            *error = QCoreApplication::translate("main", "Only one file can be opened at a time (got %1).")
+                         .arg(positional.size());
+        return false;
+    }
+    if (!positional.isEmpty())
+        options.tracePath = positional.first();
+    options.exportImagePath = parser.value(exportImage);
+    options.screenshotPath = parser.value(screenshot);
+    options.presentation = parser.isSet(presentation);
+    options.dark = parser.isSet(dark);
+    if (parser.isSet(size)) {
+        options.size = parseSize(parser.value(size));
+        if (!options.size.isValid()) {
+            if (error)
+                *error = QCoreApplication::translate("main", "--size: \"%1\" is not a size like 1920x1080 "
+                                                             "(64 to 16384 pixels per side).")
+                             .arg(parser.value(size));
+            return false;
+        }
+    }
+    if (parser.isSet(repetition)) {
+        bool ok = false;
+        const int n = parser.value(repetition).toInt(&ok);
+        if (!ok || n < 1) {
+            if (error)
+                *error = QCoreApplication::translate("main", "--repetition: \"%1\" is not a repetition number "
+                                                             "(1, 2, ...).")
+                             .arg(parser.value(repetition));
+            return false;
+        }
+        options.repetition = n - 1;
+    }
+    if (!options.exportImagePath.isEmpty() && options.tracePath.isEmpty()) {
+        if (error)
+            *error = QCoreApplication::translate("main", "--export-image needs a trace file to render.");
+        return false;
+    }
+    return true;
+}
+
+} // namespace streamscope::gui

@@ -1,0 +1,62 @@
+// Headless export: the same TimelineView and painter as the window, never shown.
+#include "app/gui/headless_export.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/errors.h"
+#include "engine/trace_io.h"
+#include "ui/timeline_view.h"
+
+namespace streamscope::gui {
+
+int exportImageHeadless(const AppOptions &options)
+{
+    std::shared_ptr<engine::Trace> trace;
+    try {
+        trace = std::make_shared<engine::Trace>(engine::loadTrace(options.tracePath.toStdString()));
+    } catch (const engine::Error &e) {
+        std::fprintf(stderr, "streamscope: %s\n", e.what());
+        return e.kind() == engine::ErrorKind::Io ? 4 : 3;
+    }
+    if (trace->repetitions.empty()) {
+        std::fprintf(stderr, "streamscope: %s holds no repetitions: nothing to draw\n", qPrintable(options.tracePath));
+        return 3;
+    }
+    int repetition = options.repetition;
+    if (repetition >= int(trace->repetitions.size())) {
+        std::fprintf(stderr, "streamscope: --repetition %d: %s has only %zu repetitions\n", repetition + 1,
+                     qPrintable(options.tracePath), trace->repetitions.size());
+        return 2;
+    }
+    if (repetition < 0) {
+        // The median repetition, as the window shows first.
+        std::vector<std::pair<std::int64_t, int>> spans;
+        for (int i = 0; i < int(trace->repetitions.size()); ++i) {
+            const auto [start, end] = trace->extent(i);
+            spans.push_back({end - start, i});
+        }
+        std::sort(spans.begin(), spans.end());
+        repetition = spans[(spans.size() - 1) / 2].second;
+    }
+    ui::TimelineView view;
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.resize(options.size);
+    view.setPresentationMode(options.presentation);
+    view.setDarkPalette(options.dark);
+    view.setTrace(trace, repetition);
+    view.fitAll();
+    QString error;
+    if (!view.exportImage(options.exportImagePath, options.size, &error)) {
+        std::fprintf(stderr, "streamscope: %s\n", qPrintable(error));
+        return 4;
+    }
+    std::fprintf(stderr, "streamscope: wrote %s (%dx%d)\n", qPrintable(options.exportImagePath), options.size.width(),
+                 options.size.height());
+    return 0;
+}
+
+} // namespace streamscope::gui

@@ -1,0 +1,867 @@
+// MainWindow: wiring between the panels, the timeline and the run controller, plus file handling.
+#include "app/gui/main_window.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "app/gui/resource_paths.h"
+#include "app/gui/theme.h"
+#include "engine/errors.h"
+#include "engine/native_format.h"
+#include "engine/trace_io.h"
+#include "ui/details_panel.h"
+#include "ui/lessons_panel.h"
+#include "ui/op_table_model.h"
+#include "ui/summary_panel.h"
+#include "ui/timeline_view.h"
+#include "ui/workload_editor.h"
+
+// The resources are compiled into the static streamscope_gui library, so they must be registered
+// explicitly; Q_INIT_RESOURCE has to be used outside any namespace.
+static void initStreamscopeResources()
+{
+    Q_INIT_RESOURCE(resources);
+}
+
+namespace streamscope::gui {
+
+namespace {
+
+constexpr int kMaxRecentFiles = 8;
+const char *const kRecentKey = "recentFiles";
+
+// A workload file is a JSON object with "streams"; everything else goes to the trace readers (which
+// also read Chrome trace JSON, so the extension alone cannot decide).
+bool looksLikeWorkload(const QString &path)
+{
+    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
+        return false;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QJsonDocument doc = QJsonDocument::fromJson(file.read(64 << 20));
+    if (doc.isObject())
+        return doc.object().contains(QLatin1String("streams")) && !doc.object().contains(QLatin1String("traceEvents"));
+    // Not valid JSON: only a workload being written by hand is likely to be broken and named .json
+    // while still saying "streams"; let the editor show where it is broken.
+    file.seek(0);
+    const QByteArray head = file.read(4096);
+    return head.contains("\"streams\"") && !head.contains("\"traceEvents\"");
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_runner(new ui::RunController(this))
+{
+    initStreamscopeResources();
+    setObjectName(QStringLiteral("MainWindow"));
+    setAcceptDrops(true);
+    setWindowIcon(QIcon(QStringLiteral(":/icons/streamscope.svg")));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    m_discardQuestion = [this] {
+        const auto button = QMessageBox::warning(
+            this, tr("Unsaved workload"),
+            tr("The workload \"%1\" has changes that are not saved.").arg(m_editor->displayName()),
+            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        return button == QMessageBox::Save      ? DiscardAnswer::Save
+               : button == QMessageBox::Discard ? DiscardAnswer::Discard
+                                                : DiscardAnswer::Cancel;
+    };
+    createWidgets();
+    createDocks();
+    createActions();
+
+    connect(m_runner, &ui::RunController::progressChanged, this, [this](int percent, const QString &text) {
+        m_progress->setValue(percent);
+        m_runStatus->setText(text);
+    });
+    connect(m_runner, &ui::RunController::deviceReported, this, [this](const QString &name, const QString &cc) {
+        m_runStatus->setText(tr("Running on %1 (compute capability %2)").arg(name, cc));
+    });
+    connect(m_runner, &ui::RunController::runFinished, this, &MainWindow::onRunFinished);
+    connect(m_runner, &ui::RunController::runFailed, this, &MainWindow::onRunFailed);
+    connect(m_runner, &ui::RunController::devicesChecked, this, &MainWindow::onDevicesChecked);
+    connect(m_runner, &ui::RunController::stateChanged, this, &MainWindow::updateRunActions);
+
+    m_lessons->load(workloadsDir(), examplesDir());
+    readSettings();
+    updateRunActions();
+    updateTitle();
+    updateExplanation();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createWidgets()
+{
+    m_timeline = new ui::TimelineView(this);
+    m_timeline->setObjectName(QStringLiteral("timeline"));
+
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("banner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::PlainText);
+    m_banner->setMargin(8);
+    m_banner->setStyleSheet(QStringLiteral("background:#f0e442; color:#000; border-radius:4px;"));
+    m_banner->hide();
+
+    m_errorBar = new QWidget(this);
+    m_errorBar->setObjectName(QStringLiteral("errorBar"));
+    m_errorBar->setStyleSheet(QStringLiteral("#errorBar { background:#d55e00; border-radius:4px; } "
+                                             "#errorBar QLabel { color:#fff; }"));
+    m_errorText = new QLabel(m_errorBar);
+    m_errorText->setWordWrap(true);
+    m_errorText->setTextFormat(Qt::PlainText);
+    m_errorText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *dismiss = new QPushButton(tr("Dismiss"), m_errorBar);
+    connect(dismiss, &QPushButton::clicked, this, &MainWindow::clearError);
+    auto *errorLayout = new QHBoxLayout(m_errorBar);
+    errorLayout->setContentsMargins(8, 6, 8, 6);
+    errorLayout->addWidget(m_errorText, 1);
+    errorLayout->addWidget(dismiss, 0, Qt::AlignTop);
+    m_errorBar->hide();
+
+    m_explanation = new QWidget(this);
+    m_explanation->setObjectName(QStringLiteral("explanation"));
+    m_explanationTitle = new QLabel(tr("What to look for"), m_explanation);
+    QFont titleFont = m_explanationTitle->font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
+    m_explanationTitle->setFont(titleFont);
+    m_explanationText = new QTextBrowser(m_explanation);
+    m_explanationText->setObjectName(QStringLiteral("explanationText"));
+    m_explanationText->setFrameShape(QFrame::NoFrame);
+    auto *explanationLayout = new QVBoxLayout(m_explanation);
+    explanationLayout->setContentsMargins(8, 4, 4, 4);
+    explanationLayout->addWidget(m_explanationTitle);
+    explanationLayout->addWidget(m_explanationText, 1);
+
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("centralSplit"));
+    split->addWidget(m_timeline);
+    split->addWidget(m_explanation);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    split->setCollapsible(0, false);
+
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(4);
+    layout->addWidget(m_banner);
+    layout->addWidget(m_errorBar);
+    layout->addWidget(split, 1);
+    setCentralWidget(central);
+
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 100);
+    m_progress->setMaximumWidth(240);
+    m_progress->setTextVisible(true);
+    m_progress->hide();
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    m_cancelButton->setObjectName(QStringLiteral("cancelButton"));
+    m_cancelButton->hide();
+    connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelRun);
+    m_runStatus = new QLabel(this);
+    statusBar()->addWidget(m_runStatus, 1);
+    statusBar()->addPermanentWidget(m_progress);
+    statusBar()->addPermanentWidget(m_cancelButton);
+
+    connect(m_timeline, &ui::TimelineView::opSelected, this, &MainWindow::onOpSelected);
+    connect(m_timeline, &ui::TimelineView::rangeSelected, this, [this](qint64 start, qint64 end) {
+        if (end > start)
+            statusBar()->showMessage(tr("Selected range: %1 µs").arg(double(end - start) / 1000.0, 0, 'f', 2), 8000);
+    });
+}
+
+void MainWindow::createDocks()
+{
+    auto makeDock = [this](const QString &title, const QString &name, QWidget *widget, Qt::DockWidgetArea area) {
+        auto *dock = new QDockWidget(title, this);
+        dock->setObjectName(name); // saveState() keys on it
+        dock->setWidget(widget);
+        addDockWidget(area, dock);
+        return dock;
+    };
+    m_lessons = new ui::LessonsPanel(this);
+    m_editor = new ui::WorkloadEditor(this);
+    m_summary = new ui::SummaryPanel(this);
+    m_details = new ui::DetailsPanel(this);
+    m_opModel = new ui::OpTableModel(this);
+    m_opProxy = new QSortFilterProxyModel(this);
+    m_opProxy->setSourceModel(m_opModel);
+    m_opProxy->setSortRole(ui::OpTableModel::SortRole);
+    m_opTable = new QTableView(this);
+    m_opTable->setObjectName(QStringLiteral("opTable"));
+    m_opTable->setModel(m_opProxy);
+    m_opTable->setSortingEnabled(true);
+    m_opTable->sortByColumn(ui::OpTableModel::IndexColumn, Qt::AscendingOrder);
+    m_opTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_opTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_opTable->verticalHeader()->hide();
+    m_opTable->horizontalHeader()->setStretchLastSection(true);
+    m_opTable->setAlternatingRowColors(true);
+
+    QDockWidget *lessons = makeDock(tr("Lessons"), QStringLiteral("lessonsDock"), m_lessons, Qt::LeftDockWidgetArea);
+    QDockWidget *editor = makeDock(tr("Workload"), QStringLiteral("workloadDock"), m_editor, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(lessons, editor);
+    lessons->raise();
+    QDockWidget *summary = makeDock(tr("Summary"), QStringLiteral("summaryDock"), m_summary, Qt::BottomDockWidgetArea);
+    QDockWidget *details = makeDock(tr("Details"), QStringLiteral("detailsDock"), m_details, Qt::BottomDockWidgetArea);
+    QDockWidget *ops = makeDock(tr("Operations"), QStringLiteral("opsDock"), m_opTable, Qt::BottomDockWidgetArea);
+    splitDockWidget(summary, details, Qt::Horizontal);
+    tabifyDockWidget(details, ops);
+    details->raise();
+    resizeDocks({lessons}, {380}, Qt::Horizontal);
+    resizeDocks({summary}, {300}, Qt::Vertical);
+    resizeDocks({summary, details}, {560, 520}, Qt::Horizontal);
+
+    connect(m_summary, &ui::SummaryPanel::repetitionSelected, this, [this](int repetition) {
+        if (!m_trace)
+            return;
+        m_timeline->setRepetition(repetition);
+        m_opModel->setRepetition(repetition);
+        m_details->showOp(-1, -1);
+    });
+    connect(m_opTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex &current) {
+                if (!current.isValid() || !m_trace)
+                    return;
+                const int op = m_opProxy->mapToSource(current).row();
+                if (m_timeline->selectedOp().op != op)
+                    m_timeline->selectOp(op);
+                m_details->showOp(m_timeline->repetition(), op);
+            });
+    connect(m_lessons, &ui::LessonsPanel::workloadOpenRequested, this, [this](const QString &path) { openWorkload(path); });
+    connect(m_lessons, &ui::LessonsPanel::exampleOpenRequested, this, [this](const QString &path) { openTrace(path); });
+    connect(m_editor, &ui::WorkloadEditor::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_editor, &ui::WorkloadEditor::issuesChanged, this, &MainWindow::updateRunActions);
+}
+
+void MainWindow::createActions()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *newAction = file->addAction(tr("&New workload"), this, &MainWindow::newWorkload);
+    newAction->setShortcut(QKeySequence::New);
+    QAction *openAction = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+    openAction->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addSeparator();
+    QAction *saveAction = file->addAction(tr("&Save workload"), this, &MainWindow::saveWorkload);
+    saveAction->setShortcut(QKeySequence::Save);
+    QAction *saveAsAction = file->addAction(tr("Save workload &as…"), this, &MainWindow::saveWorkloadAs);
+    saveAsAction->setShortcut(QKeySequence::SaveAs);
+    m_saveTraceAction = file->addAction(tr("Save &trace as…"), this, &MainWindow::saveTraceDialog);
+    m_saveTraceAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
+    m_exportImageAction = file->addAction(tr("&Export timeline image…"), this, &MainWindow::exportImageDialog);
+    m_exportImageAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    file->addSeparator();
+    QAction *quitAction = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quitAction->setShortcut(QKeySequence::Quit);
+    quitAction->setMenuRole(QAction::QuitRole);
+
+    QMenu *run = menuBar()->addMenu(tr("&Run"));
+    m_runAction = run->addAction(tr("&Run workload"), this, &MainWindow::runWorkload);
+    m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+    m_cancelAction = run->addAction(tr("&Cancel run"), this, &MainWindow::cancelRun);
+    m_cancelAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    run->addSeparator();
+    run->addAction(tr("Check for a &GPU"), this, &MainWindow::checkGpu);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_presentationAction = m_viewMenu->addAction(tr("&Presentation mode"));
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcut(QKeySequence(Qt::Key_F11));
+    connect(m_presentationAction, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    auto *themes = new QActionGroup(this);
+    m_lightAction = m_viewMenu->addAction(tr("&Light palette"));
+    m_darkAction = m_viewMenu->addAction(tr("&Dark palette"));
+    for (QAction *a : {m_lightAction, m_darkAction}) {
+        a->setCheckable(true);
+        themes->addAction(a);
+    }
+    m_lightAction->setChecked(true);
+    connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkTheme);
+    m_viewMenu->addSeparator();
+    QAction *fit = m_viewMenu->addAction(tr("&Fit timeline"), m_timeline, &ui::TimelineView::fitAll);
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_viewMenu->addSeparator();
+    for (QDockWidget *dock : findChildren<QDockWidget *>())
+        m_viewMenu->addAction(dock->toggleViewAction());
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About StreamScope"), this, [this] {
+        QMessageBox::about(this, tr("About StreamScope"),
+                           tr("<h3>StreamScope %1</h3><p>Shows what CUDA streams really do: overlap, idle gaps, "
+                              "host blocking and achieved bandwidth, measured on a real GPU.</p>"
+                              "<p>Runs go through <code>streamscope-cli</code>: %2</p>")
+                               .arg(QApplication::applicationVersion(),
+                                    m_runner->program().isEmpty() ? tr("not found") : m_runner->program().toHtmlEscaped()));
+    });
+
+    QToolBar *toolbar = addToolBar(tr("Main"));
+    toolbar->setObjectName(QStringLiteral("mainToolbar"));
+    toolbar->addAction(openAction);
+    toolbar->addAction(m_runAction);
+    toolbar->addAction(m_cancelAction);
+    toolbar->addSeparator();
+    toolbar->addAction(m_exportImageAction);
+    toolbar->addAction(m_presentationAction);
+}
+
+void MainWindow::readSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray()))
+        resize(1600, 1000);
+    if (!restoreState(settings.value(QStringLiteral("windowState")).toByteArray())) {
+        // First start: give the docks useful sizes once the window has its own.
+        QTimer::singleShot(0, this, [this] {
+            auto dock = [this](const char *name) { return findChild<QDockWidget *>(QLatin1String(name)); };
+            resizeDocks({dock("lessonsDock")}, {width() / 4}, Qt::Horizontal);
+            resizeDocks({dock("summaryDock")}, {height() * 3 / 10}, Qt::Vertical);
+            resizeDocks({dock("summaryDock"), dock("detailsDock")}, {width() / 2, width() / 2}, Qt::Horizontal);
+        });
+    }
+    if (settings.value(QStringLiteral("darkTheme"), false).toBool())
+        m_darkAction->setChecked(true);
+    updateRecentMenu();
+}
+
+void MainWindow::writeSettings() const
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    // Presentation mode hides docks; keep the layout the user had outside it.
+    settings.setValue(QStringLiteral("windowState"), m_presentation ? property("stateBeforePresentation").toByteArray()
+                                                                    : saveState());
+    settings.setValue(QStringLiteral("darkTheme"), m_dark);
+}
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QLatin1String(kRecentKey)).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString &path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    // Files of a run live in a temporary folder that goes away: not worth remembering.
+    if (m_runDir && absolute.startsWith(m_runDir->path()))
+        return;
+    QStringList files = recentFiles();
+    files.removeAll(absolute);
+    files.prepend(absolute);
+    while (files.size() > kMaxRecentFiles)
+        files.removeLast();
+    QSettings().setValue(QLatin1String(kRecentKey), files);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (int i = 0; i < files.size(); ++i) {
+        const QString path = files[i];
+        QAction *action = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
+                                                  this, [this, path] { openFile(path); });
+        action->setToolTip(path);
+    }
+    if (!files.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear the list"), this, [this] {
+            QSettings().remove(QLatin1String(kRecentKey));
+            updateRecentMenu();
+        });
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+}
+
+void MainWindow::updateTitle()
+{
+    QStringList parts;
+    if (!m_traceName.isEmpty())
+        parts << m_traceName;
+    if (!m_editor->isEmpty())
+        parts << m_editor->displayName() + (m_editor->isModified() ? QStringLiteral("*") : QString());
+    parts << QStringLiteral("StreamScope");
+    setWindowTitle(parts.join(QStringLiteral(" — ")));
+    setWindowModified(m_editor->isModified());
+}
+
+void MainWindow::updateRunActions()
+{
+    const bool busy = m_runner->isBusy() && m_runner->state() != ui::RunController::State::CheckingDevices;
+    m_runAction->setEnabled(!busy && m_gpuUsable && !m_editor->isEmpty());
+    m_runAction->setToolTip(!m_gpuUsable ? tr("No usable GPU: see the banner")
+                            : m_editor->isEmpty() ? tr("Open or write a workload first")
+                                                  : tr("Run the workload in the editor on the GPU"));
+    m_cancelAction->setEnabled(busy);
+    m_progress->setVisible(busy);
+    m_cancelButton->setVisible(busy);
+    m_cancelButton->setEnabled(m_runner->state() == ui::RunController::State::Running);
+    const bool haveTrace = m_trace != nullptr;
+    m_saveTraceAction->setEnabled(haveTrace);
+    m_exportImageAction->setEnabled(haveTrace);
+}
+
+void MainWindow::showError(const QString &what, const QString &message)
+{
+    m_lastError = message.isEmpty() ? what : what + QStringLiteral(": ") + message;
+    m_errorText->setText(m_lastError);
+    m_errorBar->show();
+    statusBar()->showMessage(what, 10000);
+}
+
+void MainWindow::clearError()
+{
+    m_errorBar->hide();
+}
+
+void MainWindow::showBanner(const QString &text)
+{
+    m_banner->setText(text);
+    m_banner->setVisible(!text.isEmpty());
+}
+
+QString MainWindow::bannerText() const
+{
+    return m_banner->isHidden() ? QString() : m_banner->text();
+}
+
+bool MainWindow::openFile(const QString &path)
+{
+    if (looksLikeWorkload(path))
+        return openWorkload(path);
+    return openTrace(path);
+}
+
+bool MainWindow::openTrace(const QString &path)
+{
+    try {
+        auto trace = std::make_shared<engine::Trace>(engine::loadTrace(path.toStdString()));
+        const QString name = QString::fromStdString(trace->title).isEmpty() ? QFileInfo(path).fileName()
+                                                                            : QString::fromStdString(trace->title);
+        showTrace(std::move(trace), name, path);
+        addRecentFile(path);
+        clearError();
+        return true;
+    } catch (const engine::Error &e) {
+        showError(tr("Could not open the trace %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
+    } catch (const std::exception &e) {
+        showError(tr("Could not open the trace %1").arg(QFileInfo(path).fileName()),
+                  tr("unexpected error: %1").arg(QString::fromUtf8(e.what())));
+    }
+    return false;
+}
+
+bool MainWindow::openWorkload(const QString &path)
+{
+    if (!maybeKeepWorkload())
+        return false;
+    QString error;
+    if (!m_editor->loadFile(path, &error)) {
+        showError(tr("Could not open the workload %1").arg(QFileInfo(path).fileName()), error);
+        return false;
+    }
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("workloadDock"))) {
+        dock->show();
+        dock->raise();
+    }
+    addRecentFile(path);
+    clearError();
+    if (!m_editor->issues().empty())
+        showError(tr("The workload %1 has problems").arg(QFileInfo(path).fileName()),
+                  tr("%n problem(s), listed under the editor", nullptr, int(m_editor->issues().size())));
+    updateTitle();
+    updateRunActions();
+    updateExplanation();
+    return true;
+}
+
+void MainWindow::showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path)
+{
+    m_trace = std::move(trace);
+    m_tracePath = path;
+    m_traceName = displayName;
+    m_summary->setTrace(m_trace);
+    m_details->setTrace(m_trace);
+    int repetition = m_summary->medianRepetition();
+    m_timeline->setTrace(m_trace, repetition);
+    m_opModel->setTrace(m_trace, repetition);
+    m_opTable->resizeColumnsToContents();
+    if (m_trace && m_trace->opCount() == 0)
+        statusBar()->showMessage(tr("%1 holds no operations").arg(displayName), 10000);
+    updateTitle();
+    updateRunActions();
+    updateExplanation();
+}
+
+void MainWindow::setRepetition(int repetition)
+{
+    m_summary->setRepetition(repetition);
+}
+
+void MainWindow::updateExplanation()
+{
+    // The lesson's explanation beside its timeline: the trace's own workload description first (it says
+    // what this very run shows), else the lesson the trace or the editor's workload came from.
+    QString title;
+    QString text;
+    if (m_trace && !m_trace->workloadJson.empty()) {
+        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(m_trace->workloadJson));
+        text = doc.object().value(QLatin1String("description")).toString();
+        title = doc.object().value(QLatin1String("name")).toString();
+    }
+    if (text.isEmpty()) {
+        const int lesson = m_lessons->lessonForPath(m_trace ? m_tracePath : m_editor->filePath());
+        if (lesson >= 0) {
+            text = m_lessons->lessons()[std::size_t(lesson)].description;
+            title = m_lessons->lessons()[std::size_t(lesson)].name;
+        }
+    }
+    m_explanationText->setPlainText(text);
+    m_explanationTitle->setText(title.isEmpty() ? tr("What to look for") : tr("What to look for: %1").arg(title));
+    m_explanation->setVisible(!text.isEmpty());
+}
+
+void MainWindow::onOpSelected(int repetition, int op)
+{
+    m_details->showOp(repetition, op);
+    if (op < 0) {
+        m_opTable->clearSelection();
+        return;
+    }
+    const QModelIndex row = m_opProxy->mapFromSource(m_opModel->index(op, 0));
+    if (row.isValid() && m_opTable->currentIndex().row() != row.row()) {
+        m_opTable->setCurrentIndex(row);
+        m_opTable->scrollTo(row);
+    }
+}
+
+bool MainWindow::exportImage(const QString &path, QSize size, QString *error)
+{
+    if (!m_trace) {
+        if (error)
+            *error = tr("there is no trace to export");
+        return false;
+    }
+    return m_timeline->exportImage(path, size, error);
+}
+
+bool MainWindow::saveTrace(const QString &path, QString *error)
+{
+    if (!m_trace) {
+        if (error)
+            *error = tr("there is no trace to save");
+        return false;
+    }
+    try {
+        engine::writeNativeTrace(*m_trace, path.toStdString());
+    } catch (const engine::Error &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    m_tracePath = path;
+    addRecentFile(path);
+    return true;
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    m_presentation = on;
+    m_presentationAction->setChecked(on);
+    m_timeline->setPresentationMode(on);
+    if (on) {
+        // Only what an audience needs: the timeline, the explanation and the summary, in large type.
+        setProperty("stateBeforePresentation", saveState());
+        setProperty("fontBeforePresentation", font());
+        QFont large = font();
+        large.setPointSizeF(large.pointSizeF() * 1.35);
+        setFont(large);
+        for (const char *name : {"lessonsDock", "workloadDock", "detailsDock", "opsDock"})
+            if (auto *dock = findChild<QDockWidget *>(QLatin1String(name)))
+                dock->hide();
+        if (auto *summary = findChild<QDockWidget *>(QStringLiteral("summaryDock")))
+            summary->show();
+    } else {
+        setFont(property("fontBeforePresentation").value<QFont>());
+        restoreState(property("stateBeforePresentation").toByteArray());
+    }
+}
+
+void MainWindow::setDarkTheme(bool dark)
+{
+    m_dark = dark;
+    applyTheme(dark ? Theme::Dark : Theme::Light);
+    m_timeline->setDarkPalette(dark);
+    (dark ? m_darkAction : m_lightAction)->setChecked(true);
+}
+
+bool MainWindow::runWorkload()
+{
+    if (m_runner->isBusy()) {
+        showError(tr("Cannot run"), tr("a run is already in progress"));
+        return false;
+    }
+    if (!m_gpuUsable) {
+        showError(tr("Cannot run"), tr("streamscope-cli found no usable GPU (see the banner); use Run > Check for a "
+                                       "GPU after fixing the driver or device"));
+        return false;
+    }
+    m_editor->validateNow();
+    if (m_editor->isEmpty()) {
+        showError(tr("Nothing to run"), tr("open a workload from the lessons or File > Open, or start one with "
+                                           "File > New workload"));
+        return false;
+    }
+    if (!m_editor->isValid()) {
+        showError(tr("The workload has problems"),
+                  tr("%n problem(s), listed under the editor; fix them and run again", nullptr,
+                     int(m_editor->issues().size())));
+        return false;
+    }
+    if (!m_runDir) {
+        m_runDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/streamscope-XXXXXX"));
+        if (!m_runDir->isValid()) {
+            showError(tr("Cannot run"), tr("no temporary folder could be created: %1").arg(m_runDir->errorString()));
+            m_runDir.reset();
+            return false;
+        }
+    }
+    ++m_runCount;
+    const QString workloadPath = m_runDir->filePath(QStringLiteral("run-%1.json").arg(m_runCount));
+    const QString outputPath = m_runDir->filePath(QStringLiteral("run-%1.sstrace").arg(m_runCount));
+    QFile file(workloadPath);
+    if (!file.open(QIODevice::WriteOnly) || file.write(m_editor->text().toUtf8()) < 0 || !file.flush()) {
+        showError(tr("Cannot run"), tr("%1: %2").arg(workloadPath, file.errorString()));
+        return false;
+    }
+    file.close();
+    clearError();
+    m_progress->setValue(0);
+    m_runStatus->setText(tr("Starting streamscope-cli…"));
+    return m_runner->start(workloadPath, outputPath);
+}
+
+void MainWindow::cancelRun()
+{
+    if (m_runner->state() == ui::RunController::State::Running) {
+        m_runStatus->setText(tr("Cancelling…"));
+        m_runner->cancel();
+    }
+}
+
+void MainWindow::checkGpu()
+{
+    m_runner->checkDevices();
+}
+
+void MainWindow::onRunFinished(const QString &outputPath)
+{
+    m_progress->setValue(100);
+    m_runStatus->setText(tr("Run finished"));
+    try {
+        auto trace = std::make_shared<engine::Trace>(engine::readNativeTrace(outputPath.toStdString()));
+        const QString name = trace->title.empty() ? m_editor->displayName() : QString::fromStdString(trace->title);
+        showTrace(std::move(trace), tr("%1 (run %2, not saved)").arg(name).arg(m_runCount), outputPath);
+    } catch (const engine::Error &e) {
+        showError(tr("The run finished but its trace could not be read"), QString::fromUtf8(e.what()));
+    }
+}
+
+void MainWindow::onRunFailed(const ui::RunFailure &failure)
+{
+    m_runStatus->setText(ui::failureTitle(failure.kind));
+    if (failure.kind == ui::RunFailureKind::NoGpu)
+        onDevicesChecked(false, failure.message);
+    showError(ui::failureTitle(failure.kind), failure.message);
+}
+
+void MainWindow::onDevicesChecked(bool usable, const QString &message)
+{
+    m_gpuUsable = usable;
+    updateRunActions();
+    if (usable) {
+        showBanner(QString());
+        return;
+    }
+    const QStringList examples = exampleTraces();
+    QString text = tr("No usable GPU, so workloads cannot be run here: %1").arg(message.trimmed());
+    if (examples.isEmpty()) {
+        text += tr("\nNo example traces are installed either; open a trace recorded elsewhere with File > Open "
+                   "(streamscope-cli run on a GPU machine writes them).");
+    } else {
+        text += tr("\nShowing example traces recorded on a real GPU: pick a lesson on the left to see its trace.");
+        if (!m_trace)
+            openTrace(examples.first());
+    }
+    showBanner(text);
+}
+
+bool MainWindow::maybeKeepWorkload()
+{
+    if (!m_editor->isModified())
+        return true;
+    switch (m_discardQuestion()) {
+    case DiscardAnswer::Save: return saveWorkload();
+    case DiscardAnswer::Discard: return true;
+    case DiscardAnswer::Cancel: return false;
+    }
+    return false;
+}
+
+void MainWindow::newWorkload()
+{
+    if (!maybeKeepWorkload())
+        return;
+    m_editor->setText(ui::WorkloadEditor::templateText(), tr("untitled.json"));
+    if (auto *dock = findChild<QDockWidget *>(QStringLiteral("workloadDock"))) {
+        dock->show();
+        dock->raise();
+    }
+    updateTitle();
+    updateRunActions();
+}
+
+bool MainWindow::saveWorkload()
+{
+    if (m_editor->filePath().isEmpty())
+        return saveWorkloadAs();
+    // Lessons are shipped files: save a copy rather than change what every user starts from.
+    if (m_lessons->lessonForPath(m_editor->filePath()) >= 0 && !QFileInfo(m_editor->filePath()).isWritable())
+        return saveWorkloadAs();
+    QString error;
+    if (!m_editor->saveFile(m_editor->filePath(), &error)) {
+        showError(tr("Could not save the workload"), error);
+        return false;
+    }
+    addRecentFile(m_editor->filePath());
+    updateTitle();
+    return true;
+}
+
+bool MainWindow::saveWorkloadAs()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save workload"), m_editor->displayName(),
+                                                      tr("Workloads (*.json)"));
+    if (path.isEmpty())
+        return false;
+    QString error;
+    if (!m_editor->saveFile(path, &error)) {
+        showError(tr("Could not save the workload"), error);
+        return false;
+    }
+    addRecentFile(path);
+    updateTitle();
+    return true;
+}
+
+void MainWindow::openDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a trace or workload"), QString(),
+        tr("Traces and workloads (*.sstrace *.json *.json.gz *.sqlite *.sqlite3 *.gz);;StreamScope traces (*.sstrace);;"
+           "Nsight Systems SQLite (*.sqlite *.sqlite3);;Chrome trace JSON (*.json *.json.gz);;All files (*)"));
+    if (!path.isEmpty())
+        openFile(path);
+}
+
+void MainWindow::exportImageDialog()
+{
+    if (!m_trace)
+        return;
+    QString selectedFilter;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export timeline image"),
+                                                QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".png"),
+                                                tr("PNG image (*.png);;SVG drawing (*.svg)"), &selectedFilter);
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) && !path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
+        path += selectedFilter.contains(QLatin1String("svg")) ? QStringLiteral(".svg") : QStringLiteral(".png");
+    // Slides want a fixed 16:9 picture, not whatever size the window happens to have.
+    const QSize size = m_presentation ? QSize(1920, 1080) : QSize(qMax(1280, m_timeline->width() * 2),
+                                                                  qMax(720, m_timeline->height() * 2));
+    QString error;
+    if (!exportImage(path, size, &error))
+        showError(tr("Could not export the image"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+}
+
+void MainWindow::saveTraceDialog()
+{
+    if (!m_trace)
+        return;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save trace"),
+                                                QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".sstrace"),
+                                                tr("StreamScope traces (*.sstrace)"));
+    if (path.isEmpty())
+        return;
+    if (!path.endsWith(QLatin1String(".sstrace")))
+        path += QStringLiteral(".sstrace");
+    QString error;
+    if (!saveTrace(path, &error))
+        showError(tr("Could not save the trace"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    if (!maybeKeepWorkload()) {
+        event->ignore();
+        return;
+    }
+    if (m_runner->isBusy())
+        m_runner->cancel();
+    writeSettings();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls() && !event->mimeData()->urls().isEmpty()
+        && event->mimeData()->urls().first().isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent *event)
+{
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openFile(urls.first().toLocalFile());
+}
+
+} // namespace streamscope::gui

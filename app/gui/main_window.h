@@ -1,0 +1,164 @@
+// MainWindow: StreamScope's desktop window. The timeline in the centre with the lesson's "what to look
+// for" beside it; lessons, the workload editor, the summary, the selected op's details and the op table
+// in docks; Run/Cancel with progress through streamscope-cli (never CUDA in this process); open, save,
+// drag and drop and image export of traces; presentation mode and light/dark palettes. Every failure is
+// shown in a message bar in the window, which keeps working; an edited workload is never dropped
+// without asking.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QStringList>
+#include <QTemporaryDir>
+
+#include <functional>
+#include <memory>
+
+#include "engine/trace.h"
+#include "ui/run_controller.h"
+
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+class QTextBrowser;
+class QToolButton;
+
+namespace streamscope::ui {
+class DetailsPanel;
+class LessonsPanel;
+class OpTableModel;
+class SummaryPanel;
+class TimelineView;
+class WorkloadEditor;
+} // namespace streamscope::ui
+
+namespace streamscope::gui {
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Opens a trace (any format engine::loadTrace reads) or a workload (.json with "streams").
+    // Failures go to the message bar; returns whether the file was opened.
+    bool openFile(const QString &path);
+    bool openTrace(const QString &path);
+    bool openWorkload(const QString &path);
+    // Shows a trace that is already in memory (a finished run, a test's trace).
+    void showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path = {});
+    std::shared_ptr<const engine::Trace> trace() const { return m_trace; }
+
+    // Writes the visible timeline to .png or .svg at size (pixels).
+    bool exportImage(const QString &path, QSize size, QString *error = nullptr);
+    // Saves the shown trace in the native format (atomically).
+    bool saveTrace(const QString &path, QString *error = nullptr);
+
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presentation; }
+    void setDarkTheme(bool dark);
+    bool darkTheme() const { return m_dark; }
+    void setRepetition(int repetition);
+
+    // Starts streamscope-cli on what the editor holds; false (with a message) if it cannot start.
+    bool runWorkload();
+    void cancelRun();
+    // Asks streamscope-cli whether a GPU is usable; without one, a banner says so and examples open.
+    void checkGpu();
+
+    // Asks what to do with an edited, unsaved workload; returns false when the user cancels. Tests
+    // replace the question (a modal dialog) with an answer.
+    enum class DiscardAnswer { Save, Discard, Cancel };
+    void setDiscardQuestion(std::function<DiscardAnswer()> question) { m_discardQuestion = std::move(question); }
+    bool maybeKeepWorkload();
+
+    QString lastError() const { return m_lastError; }
+    QString bannerText() const;
+    QStringList recentFiles() const;
+
+    ui::TimelineView *timeline() const { return m_timeline; }
+    ui::SummaryPanel *summaryPanel() const { return m_summary; }
+    ui::DetailsPanel *detailsPanel() const { return m_details; }
+    ui::WorkloadEditor *workloadEditor() const { return m_editor; }
+    ui::LessonsPanel *lessonsPanel() const { return m_lessons; }
+    ui::OpTableModel *opTableModel() const { return m_opModel; }
+    ui::RunController *runController() const { return m_runner; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createWidgets();
+    void createDocks();
+    void createActions();
+    void readSettings();
+    void writeSettings() const;
+    void addRecentFile(const QString &path);
+    void updateRecentMenu();
+    void updateTitle();
+    void updateRunActions();
+    void showError(const QString &what, const QString &message);
+    void clearError();
+    void showBanner(const QString &text);
+    void onOpSelected(int repetition, int op);
+    void onRunFinished(const QString &outputPath);
+    void onRunFailed(const ui::RunFailure &failure);
+    void onDevicesChecked(bool usable, const QString &message);
+    void updateExplanation();
+    void newWorkload();
+    bool saveWorkload();
+    bool saveWorkloadAs();
+    void openDialog();
+    void exportImageDialog();
+    void saveTraceDialog();
+
+    std::shared_ptr<const engine::Trace> m_trace;
+    QString m_tracePath;
+    QString m_traceName;
+
+    ui::TimelineView *m_timeline = nullptr;
+    ui::SummaryPanel *m_summary = nullptr;
+    ui::DetailsPanel *m_details = nullptr;
+    ui::WorkloadEditor *m_editor = nullptr;
+    ui::LessonsPanel *m_lessons = nullptr;
+    ui::OpTableModel *m_opModel = nullptr;
+    QSortFilterProxyModel *m_opProxy = nullptr;
+    QTableView *m_opTable = nullptr;
+    ui::RunController *m_runner = nullptr;
+
+    QLabel *m_banner = nullptr;       // no GPU, examples shown
+    QWidget *m_errorBar = nullptr;    // the last failure, until dismissed
+    QLabel *m_errorText = nullptr;
+    QWidget *m_explanation = nullptr; // "what to look for" beside the timeline
+    QTextBrowser *m_explanationText = nullptr;
+    QLabel *m_explanationTitle = nullptr;
+    QProgressBar *m_progress = nullptr;
+    QPushButton *m_cancelButton = nullptr;
+    QLabel *m_runStatus = nullptr;
+
+    QAction *m_runAction = nullptr;
+    QAction *m_cancelAction = nullptr;
+    QAction *m_presentationAction = nullptr;
+    QAction *m_darkAction = nullptr;
+    QAction *m_lightAction = nullptr;
+    QAction *m_saveTraceAction = nullptr;
+    QAction *m_exportImageAction = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QMenu *m_viewMenu = nullptr;
+
+    std::unique_ptr<QTemporaryDir> m_runDir; // workloads handed to the CLI and the traces it writes
+    int m_runCount = 0;
+    bool m_gpuUsable = true;      // until the CLI says otherwise
+    bool m_presentation = false;
+    bool m_dark = false;
+    QString m_lastError;
+    std::function<DiscardAnswer()> m_discardQuestion;
+};
+
+} // namespace streamscope::gui

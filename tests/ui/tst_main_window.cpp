@@ -1,0 +1,272 @@
+// Tests of the main window: open a trace written with the engine, select an op, export PNG and SVG,
+// failures reported in the window (which keeps working), the no-GPU banner, an unsaved workload kept,
+// presentation mode, and the command-line options.
+#include <QApplication>
+#include <QDockWidget>
+#include <QImage>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/app_options.h"
+#include "app/gui/main_window.h"
+#include "engine/native_format.h"
+#include "test_traces.h"
+#include "ui/details_panel.h"
+#include "ui/op_table_model.h"
+#include "ui/summary_panel.h"
+#include "ui/timeline_view.h"
+#include "ui/workload_editor.h"
+
+using namespace streamscope;
+using gui::MainWindow;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_tracePath;
+
+private slots:
+    void initTestCase()
+    {
+        // Keep the developer's settings (recent files, window state) out of it.
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("StreamScopeTest"));
+        QApplication::setApplicationName(QStringLiteral("tst_main_window"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+        m_tracePath = m_dir.filePath(QStringLiteral("pipeline.sstrace"));
+        engine::writeNativeTrace(*test::makePipelineTrace(3), m_tracePath.toStdString());
+    }
+
+    void opensTraceSelectsOpAndExportsImages()
+    {
+        MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY2(window.openFile(m_tracePath), qPrintable(window.lastError()));
+        QVERIFY(window.trace());
+        QCOMPARE(window.trace()->repetitions.size(), std::size_t(3));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("pipeline-test")));
+        QCOMPARE(window.timeline()->repetition(), window.summaryPanel()->medianRepetition());
+        QCOMPARE(window.opTableModel()->rowCount(), 6);
+        QVERIFY(window.recentFiles().contains(QFileInfo(m_tracePath).absoluteFilePath()));
+
+        // Selecting an op in the timeline fills the details panel.
+        window.timeline()->selectOp(1);
+        QCOMPARE(window.timeline()->selectedOp().op, 1);
+        QTRY_VERIFY(window.detailsPanel()->plainText().contains(QStringLiteral("compute 100 us")));
+
+        // Another repetition from the summary's selector drives the timeline and the op table.
+        window.setRepetition(2);
+        QCOMPARE(window.timeline()->repetition(), 2);
+        QCOMPARE(window.opTableModel()->repetition(), 2);
+
+        const QString png = m_dir.filePath(QStringLiteral("view.png"));
+        QString error;
+        QVERIFY2(window.exportImage(png, QSize(1280, 720), &error), qPrintable(error));
+        QImage image(png);
+        QCOMPARE(image.size(), QSize(1280, 720));
+        // Non-trivial: the picture has the op colours, not one flat fill.
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4)
+                colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() > 8, qPrintable(QString::number(colours.size())));
+        QVERIFY(QFileInfo(png).size() > 5000);
+
+        const QString svg = m_dir.filePath(QStringLiteral("view.svg"));
+        QVERIFY2(window.exportImage(svg, QSize(1280, 720), &error), qPrintable(error));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svgFile.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.size() > 2000);
+
+        // Save the trace again (atomic native write) and read it back.
+        const QString copy = m_dir.filePath(QStringLiteral("copy.sstrace"));
+        QVERIFY2(window.saveTrace(copy, &error), qPrintable(error));
+        QCOMPARE(engine::readNativeTrace(copy.toStdString()).opCount(), window.trace()->opCount());
+
+        // Screenshot of the window for the docs when asked (not part of the checks).
+        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty())
+            window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/main-window-test.png"));
+    }
+
+    void badFilesAreReportedAndTheWindowKeepsWorking()
+    {
+        MainWindow window;
+        QVERIFY(window.openFile(m_tracePath));
+        const auto before = window.trace();
+
+        const QString garbage = m_dir.filePath(QStringLiteral("garbage.sstrace"));
+        QFile file(garbage);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("this is not a trace at all");
+        file.close();
+        QVERIFY(!window.openFile(garbage));
+        QVERIFY2(window.lastError().contains(QStringLiteral("garbage.sstrace")), qPrintable(window.lastError()));
+        QCOMPARE(window.trace(), before); // what was shown stays
+
+        QVERIFY(!window.openFile(m_dir.filePath(QStringLiteral("missing.sstrace"))));
+        QVERIFY(window.lastError().contains(QStringLiteral("missing.sstrace")));
+
+        QString error;
+        QVERIFY(!window.exportImage(QStringLiteral("/nonexistent-dir/x.png"), QSize(640, 480), &error));
+        QVERIFY(!error.isEmpty());
+
+        // And it still opens good files.
+        QVERIFY(window.openFile(m_tracePath));
+    }
+
+    void unsavedWorkloadIsNotDropped()
+    {
+        MainWindow window;
+        int asked = 0;
+        window.setDiscardQuestion([&asked] {
+            ++asked;
+            return MainWindow::DiscardAnswer::Cancel;
+        });
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("mine.json"));
+        window.workloadEditor()->addStream();
+        QVERIFY(window.workloadEditor()->isModified());
+        const QString edited = window.workloadEditor()->text();
+
+        const QString other = m_dir.filePath(QStringLiteral("other.json"));
+        QFile file(other);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(ui::WorkloadEditor::templateText().toUtf8());
+        file.close();
+        QVERIFY(!window.openFile(other)); // the user said Cancel
+        QCOMPARE(asked, 1);
+        QCOMPARE(window.workloadEditor()->text(), edited);
+        QVERIFY(!window.close()); // closing asks too, and Cancel keeps the window
+        QCOMPARE(asked, 2);
+
+        window.setDiscardQuestion([] { return MainWindow::DiscardAnswer::Discard; });
+        QVERIFY(window.openFile(other));
+        QCOMPARE(window.workloadEditor()->filePath(), other);
+        QVERIFY(!window.workloadEditor()->isModified());
+    }
+
+    void runFailuresAreShown()
+    {
+        MainWindow window;
+        // A child that crashes: the window says so and stays usable.
+        window.runController()->setProgram(QStringLiteral("/bin/sh"),
+                                           {QStringLiteral("-c"), QStringLiteral("echo oops >&2; kill -SEGV $$"), QStringLiteral("sh")});
+        QVERIFY(!window.runWorkload()); // nothing in the editor yet
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("w.json"));
+        QSignalSpy failed(window.runController(), &ui::RunController::runFailed);
+        QVERIFY(window.runWorkload());
+        QVERIFY(failed.wait(10000));
+        QVERIFY2(window.lastError().contains(QStringLiteral("crashed")), qPrintable(window.lastError()));
+
+        // A child that reports no GPU: the banner explains, Run is refused until a GPU is found.
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("echo '{\"event\":\"error\",\"kind\":\"no_gpu\",\"exit_code\":5,\"message\":\"no CUDA-capable device is detected\"}'; exit 5"),
+             QStringLiteral("sh")});
+        failed.clear();
+        QVERIFY(window.runWorkload());
+        QVERIFY(failed.wait(10000));
+        QVERIFY2(window.bannerText().contains(QStringLiteral("no CUDA-capable device")), qPrintable(window.bannerText()));
+        QVERIFY(!window.runWorkload());
+    }
+
+    void successfulRunShowsTheTrace()
+    {
+        MainWindow window;
+        // A fake CLI that "runs" by copying a prepared trace to the output path it is given ($4).
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("cp '%1' \"$4\" && printf '{\"event\":\"done\",\"output\":\"%s\"}\\n' \"$4\"").arg(m_tracePath),
+             QStringLiteral("sh")});
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("w.json"));
+        QSignalSpy finished(window.runController(), &ui::RunController::runFinished);
+        QVERIFY(window.runWorkload());
+        QVERIFY(finished.wait(10000));
+        QVERIFY2(window.trace(), qPrintable(window.lastError()));
+        QCOMPARE(window.trace()->opCount(), std::size_t(18));
+    }
+
+    void realCliWithoutGpuShowsBanner()
+    {
+        const QString cli = QStringLiteral(STREAMSCOPE_CLI);
+        if (!QFileInfo(cli).isExecutable())
+            QSKIP("streamscope-cli is not built");
+        MainWindow window;
+        window.runController()->setProgram(cli);
+        QSignalSpy checked(window.runController(), &ui::RunController::devicesChecked);
+        window.checkGpu();
+        QVERIFY(checked.wait(30000));
+        if (checked.first().first().toBool())
+            QSKIP("a GPU is usable here");
+        QVERIFY2(window.bannerText().contains(QStringLiteral("No usable GPU")), qPrintable(window.bannerText()));
+    }
+
+    void presentationMode()
+    {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(m_tracePath));
+        const qreal before = window.font().pointSizeF();
+        window.setPresentationMode(true);
+        QVERIFY(window.timeline()->presentationMode());
+        QVERIFY(window.font().pointSizeF() > before);
+        QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("workloadDock"))->isHidden());
+        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty())
+            window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/presentation-test.png"));
+        window.setPresentationMode(false);
+        QVERIFY(!window.timeline()->presentationMode());
+        QCOMPARE(window.font().pointSizeF(), before);
+        QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("summaryDock"))->isHidden());
+    }
+
+    void commandLine_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("image");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("repetition");
+        QTest::newRow("trace") << QStringList{QStringLiteral("t.sstrace")} << true << QString() << QSize(1920, 1080) << -1;
+        QTest::newRow("export") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--export-image"), QStringLiteral("o.png"),
+                                               QStringLiteral("--size"), QStringLiteral("800x600"), QStringLiteral("--repetition"), QStringLiteral("2")}
+                                << true << QStringLiteral("o.png") << QSize(800, 600) << 1;
+        QTest::newRow("bad size") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--size"), QStringLiteral("huge")}
+                                  << false << QString() << QSize() << -1;
+        QTest::newRow("export without trace") << QStringList{QStringLiteral("--export-image"), QStringLiteral("o.png")}
+                                              << false << QString() << QSize() << -1;
+        QTest::newRow("repetition 0") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--repetition"), QStringLiteral("0")}
+                                      << false << QString() << QSize() << -1;
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate")} << false << QString() << QSize() << -1;
+    }
+    void commandLine()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(bool, ok);
+        gui::AppOptions options;
+        QString error;
+        QCOMPARE(gui::parseAppOptions(QStringList{QStringLiteral("streamscope")} + args, options, &error), ok);
+        if (!ok) {
+            QVERIFY(!error.isEmpty());
+            return;
+        }
+        QFETCH(QString, image);
+        QFETCH(QSize, size);
+        QFETCH(int, repetition);
+        QCOMPARE(options.exportImagePath, image);
+        QCOMPARE(options.size, size);
+        QCOMPARE(options.repetition, repetition);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
