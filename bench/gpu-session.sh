@@ -23,7 +23,7 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 if has tests; then
   echo "== GPU tests"
   for t in "$build"/tests/tst_runner_gpu "$build"/tests/tst_cli; do
-    [ -x "$t" ] && { echo "-- $(basename "$t")"; "$t" -silent 2>&1 | tail -40; echo "rc=$?"; }
+    [ -x "$t" ] && { echo "-- $(basename "$t")"; "$t" -o "$out/$(basename "$t").txt,txt" -o -,txt 2>&1 | grep -vE '^(PASS|QDEBUG|QINFO .*initTestCase)'; echo "rc=${PIPESTATUS[0]}"; }
   done
 fi
 
