@@ -5,6 +5,7 @@
 #include "engine/workload_parser.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <optional>
 #include <set>
@@ -45,6 +46,25 @@ std::string joinNames(const std::vector<std::string> &names)
         out += names[i];
     }
     return out;
+}
+
+// " (did you mean \"h_in\"?)", or when nothing is close and the names are few, what there is:
+// "; the buffers are h_in, d_in".
+std::string suggestName(const std::string &name, const std::vector<std::string> &names, std::string_view what)
+{
+    if (std::string near = didYouMean(name, names); !near.empty())
+        return near;
+    if (names.empty())
+        return "; there are no " + std::string(what);
+    if (names.size() == 1)
+        return "; the only one is " + quote(names.front());
+    if (names.size() <= 8) {
+        std::vector<std::string> quoted;
+        for (const std::string &n : names)
+            quoted.push_back(quote(n));
+        return "; the " + std::string(what) + " are " + joinNames(quoted);
+    }
+    return {};
 }
 
 // "a string", "the number 12", ... for "got ..." in messages.
@@ -353,6 +373,13 @@ std::optional<std::int64_t> WorkloadReader::readDuration(const Json &obj, const 
             issueAt(p, "a duration cannot be negative, got " + quote(s));
             return std::nullopt;
         }
+        std::string lower = s;
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (!ns && parseDuration(lower)) {
+            issueAt(p, "duration units are lower case (ns, us, ms, s), got " + quote(s));
+            return std::nullopt;
+        }
     }
     if (!ns) {
         issueAt(p, "expected a duration such as \"60 us\", \"1.5 ms\", \"2 s\" or a whole number of nanoseconds, got " +
@@ -429,8 +456,8 @@ const BufferSpec *WorkloadReader::readBufferRef(const Json &obj, const std::stri
     if (const BufferSpec *b = m_w.findBuffer(*name))
         return b;
     if (m_declaredBuffers.count(*name) == 0) // an invalid buffer entry was reported already
-        issueAt(JsonLocator::child(path, key), "no buffer named " + quote(*name) + didYouMean(*name, bufferNames()) +
-                                                   (m_declaredBuffers.empty() ? "; \"buffers\" declares none" : ""));
+        issueAt(JsonLocator::child(path, key),
+                "no buffer named " + quote(*name) + suggestName(*name, bufferNames(), "buffers"));
     return nullptr;
 }
 
@@ -1009,7 +1036,7 @@ void WorkloadReader::readSchedule(const Json &v, const std::string &path)
         const std::string name = e[0].get<std::string>();
         const int s = m_w.findStream(name);
         if (s < 0) {
-            issueAt(p + "/0", "no stream named " + quote(name) + didYouMean(name, streamNames()));
+            issueAt(p + "/0", "no stream named " + quote(name) + suggestName(name, streamNames(), "streams"));
             ok = false;
             continue;
         }
@@ -1051,7 +1078,7 @@ void WorkloadReader::checkStreamReferences()
             if (op.type == OpType::Sync && op.syncTarget == SyncTarget::Stream && !op.syncStream.empty() &&
                 m_w.findStream(op.syncStream) < 0 && m_declaredStreams.count(op.syncStream) == 0)
                 issueAt(op.jsonPath + "/stream",
-                        "no stream named " + quote(op.syncStream) + didYouMean(op.syncStream, streamNames()));
+                        "no stream named " + quote(op.syncStream) + suggestName(op.syncStream, streamNames(), "streams"));
 }
 
 void WorkloadReader::checkEvents()

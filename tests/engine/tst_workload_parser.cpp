@@ -223,6 +223,12 @@ void TestWorkloadParser::malformed_data()
     QTest::newRow("duration with unknown unit") << 13 << R"(      {"op": "kernel", "duration": "10 parsecs"},)"
                                                 << "/streams/0/ops/1/duration" << 13 << R"("10 parsecs")"
                                                 << "expected a duration";
+    QTest::newRow("duration unit in upper case") << 13 << R"(      {"op": "kernel", "duration": "10 MS"},)"
+                                                 << "/streams/0/ops/1/duration" << 13 << R"("10 MS")"
+                                                 << "units are lower case";
+    QTest::newRow("unknown buffer, nothing close")
+        << 12 << R"(      {"op": "copy", "src": "zz", "dst": "d_in"},)" << "/streams/0/ops/0/src" << 12 << R"("zz")"
+        << "the buffers are \"d_in\", \"h_in\" or \"m\"";
     QTest::newRow("negative duration") << 13 << R"(      {"op": "kernel", "duration": "-10 us"},)"
                                        << "/streams/0/ops/1/duration" << 13 << R"("-10 us")" << "cannot be negative";
     QTest::newRow("kernel of no kind") << 13 << R"(      {"op": "kernel", "blocks": 4},)" << "/streams/0/ops/1/type"
