@@ -20,46 +20,68 @@ constexpr int kHostPid = 1;
 constexpr int kCounterPid = 2;
 constexpr int kGpuPidBase = 100; // GPU d is process 100 + d: no clash with the two above
 
-// Appends JSON text. Numbers go through std::to_chars and strings through a scan that copies clean
-// runs in one piece: this is where the time of a million-op export goes.
+// Writes JSON text through a raw pointer into a buffer that grows by doubling: std::string::append
+// per token was most of the time of a million-op export. Numbers go through std::to_chars; strings
+// through a scan that copies clean runs in one piece.
 class JsonOut {
 public:
-    explicit JsonOut(std::string &out) : m_out(out) {}
+    explicit JsonOut(std::size_t capacity) { grow(capacity); }
 
-    void raw(std::string_view s) { m_out.append(s); }
-    void ch(char c) { m_out.push_back(c); }
+    std::string take()
+    {
+        m_buf.resize(static_cast<std::size_t>(m_p - m_buf.data()));
+        return std::move(m_buf);
+    }
+    // Strict JSON allows no trailing comma: drops a last ",\n" written after the final element.
+    void dropTrailingComma()
+    {
+        if (m_p - m_buf.data() >= 2 && m_p[-2] == ',' && m_p[-1] == '\n') {
+            m_p[-2] = '\n';
+            --m_p;
+        }
+    }
+
+    [[gnu::always_inline]] void raw(std::string_view s)
+    {
+        room(s.size());
+        std::memcpy(m_p, s.data(), s.size());
+        m_p += s.size();
+    }
+    void ch(char c)
+    {
+        room(1);
+        *m_p++ = c;
+    }
 
     void integer(std::int64_t v)
     {
-        char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof buf, v);
-        m_out.append(buf, r.ptr);
+        room(24);
+        m_p = std::to_chars(m_p, m_p + 24, v).ptr;
     }
     void unsignedInteger(std::uint64_t v)
     {
-        char buf[24];
-        auto r = std::to_chars(buf, buf + sizeof buf, v);
-        m_out.append(buf, r.ptr);
+        room(24);
+        m_p = std::to_chars(m_p, m_p + 24, v).ptr;
     }
     void real(double v)
     {
         if (!(v == v) || v == std::numeric_limits<double>::infinity() || v == -std::numeric_limits<double>::infinity()) {
-            m_out.append("0"); // JSON has no NaN or infinity
+            ch('0'); // JSON has no NaN or infinity
             return;
         }
-        char buf[32];
-        auto r = std::to_chars(buf, buf + sizeof buf, v);
-        m_out.append(buf, r.ptr);
+        room(32);
+        m_p = std::to_chars(m_p, m_p + 32, v).ptr;
     }
     // Nanoseconds written as microseconds with the nanoseconds as an exact decimal fraction, so that
     // the importer gets the same integer back (doubles hold these exactly up to ~104 days).
     void micros(std::int64_t ns)
     {
+        room(32);
         if (ns < 0) {
-            m_out.push_back('-');
+            *m_p++ = '-';
             ns = -ns;
         }
-        unsignedInteger(static_cast<std::uint64_t>(ns / 1000));
+        m_p = std::to_chars(m_p, m_p + 24, static_cast<std::uint64_t>(ns / 1000)).ptr;
         int frac = static_cast<int>(ns % 1000);
         if (frac == 0)
             return;
@@ -68,11 +90,11 @@ public:
         int len = 4;
         while (buf[len - 1] == '0')
             --len;
-        m_out.append(buf, static_cast<std::size_t>(len));
+        std::memcpy(m_p, buf, static_cast<std::size_t>(len));
+        m_p += len;
     }
     void string(std::string_view s)
     {
-        m_out.push_back('"');
         std::size_t clean = 0;
         while (clean < s.size()) {
             const auto c = static_cast<unsigned char>(s[clean]);
@@ -80,17 +102,27 @@ public:
                 break;
             ++clean;
         }
-        m_out.append(s.data(), clean);
+        room(clean + 2);
+        *m_p++ = '"';
+        std::memcpy(m_p, s.data(), clean);
+        m_p += clean;
         if (clean < s.size())
             escapeRest(s.substr(clean));
-        m_out.push_back('"');
+        ch('"');
+    }
+    // A string as a quoted, escaped JSON token, for names written many times.
+    static std::string quoted(std::string_view s)
+    {
+        JsonOut j(s.size() + 16);
+        j.string(s);
+        return j.take();
     }
     // "key":
     void key(std::string_view k)
     {
-        m_out.push_back('"');
-        m_out.append(k);
-        m_out.append("\":");
+        ch('"');
+        raw(k);
+        raw("\":");
     }
 
 private:
@@ -101,34 +133,34 @@ private:
         while (i < s.size()) {
             const auto c = static_cast<unsigned char>(s[i]);
             if (c == '"' || c == '\\') {
-                m_out.push_back('\\');
-                m_out.push_back(static_cast<char>(c));
+                ch('\\');
+                ch(static_cast<char>(c));
                 ++i;
             } else if (c < 0x20) {
                 switch (c) {
-                case '\n': m_out.append("\\n"); break;
-                case '\t': m_out.append("\\t"); break;
-                case '\r': m_out.append("\\r"); break;
-                case '\b': m_out.append("\\b"); break;
-                case '\f': m_out.append("\\f"); break;
+                case '\n': raw("\\n"); break;
+                case '\t': raw("\\t"); break;
+                case '\r': raw("\\r"); break;
+                case '\b': raw("\\b"); break;
+                case '\f': raw("\\f"); break;
                 default:
-                    m_out.append("\\u00");
-                    m_out.push_back(kHex[c >> 4]);
-                    m_out.push_back(kHex[c & 15]);
+                    raw("\\u00");
+                    ch(kHex[c >> 4]);
+                    ch(kHex[c & 15]);
                 }
                 ++i;
             } else if (c < 0x80) {
-                m_out.push_back(static_cast<char>(c));
+                ch(static_cast<char>(c));
                 ++i;
             } else {
                 // Imported names may hold bytes that are not UTF-8; strict JSON readers reject those,
                 // so an invalid sequence becomes U+FFFD.
                 const std::size_t len = validUtf8Length(s.substr(i));
                 if (len == 0) {
-                    m_out.append("\xEF\xBF\xBD");
+                    raw("\xEF\xBF\xBD");
                     ++i;
                 } else {
-                    m_out.append(s.data() + i, len);
+                    raw(s.substr(i, len));
                     i += len;
                 }
             }
@@ -165,7 +197,22 @@ private:
         return len;
     }
 
-    std::string &m_out;
+    [[gnu::always_inline]] void room(std::size_t n)
+    {
+        if (static_cast<std::size_t>(m_end - m_p) < n)
+            grow(n);
+    }
+    void grow(std::size_t n)
+    {
+        const std::size_t used = m_buf.empty() ? 0 : static_cast<std::size_t>(m_p - m_buf.data());
+        m_buf.resize(std::max(m_buf.size() * 2, used + n + 4096));
+        m_p = m_buf.data() + used;
+        m_end = m_buf.data() + m_buf.size();
+    }
+
+    std::string m_buf;
+    char *m_p = nullptr;
+    char *m_end = nullptr;
 };
 
 // Perfetto requires the slices of one track to nest; ops of one stream may overlap (imports, or
@@ -388,9 +435,7 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
         }
     }
 
-    std::string out;
-    out.reserve(opCount * (options.hostCalls ? 560 : 300) + 4096);
-    JsonOut j(out);
+    JsonOut j(opCount * (options.hostCalls ? 600 : 360) + 65536);
     j.raw("{\"displayTimeUnit\":\"ns\",\n");
     writeStreamscopeBlock(j, trace, origin);
     j.raw("\"traceEvents\":[\n");
@@ -439,11 +484,30 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
                        streamSort++);
     }
 
+    // The importer finds an op's stream by (device, native id); only where two streams share those
+    // (hand-made traces) does every op carry its stream index too.
+    bool ambiguousStreams = false;
+    {
+        std::set<std::pair<int, std::int64_t>> seen;
+        for (const auto &st : trace.streams)
+            ambiguousStreams |= !seen.insert({st.device, st.nativeId}).second;
+    }
+
+    // Op names are few and written many times: escape each once.
+    std::vector<std::string> quotedNames;
+    quotedNames.reserve(trace.strings.size());
+    for (const auto &name : trace.strings)
+        quotedNames.push_back(JsonOut::quoted(name));
+    const std::string emptyName = "\"\"";
+    auto quotedName = [&](const OpRecord &op) -> const std::string & {
+        return op.nameId < quotedNames.size() ? quotedNames[op.nameId] : emptyName;
+    };
+
     // Ops, in trace order (so that the importer gets them back in the same order).
     std::uint32_t g = 0;
     for (const auto &rep : trace.repetitions) {
         for (const auto &op : rep.ops) {
-            const std::uint32_t link = g + 1; // flow and host/GPU pairing id, unique in the file
+            const std::uint32_t link = g + 1; // pairs an op's host and GPU slices; unique in the file
             const int sKey = streamKey(op);
             const int tKey = threadKey(op);
             const int gpuPid = kGpuPidBase + deviceOfKey(sKey);
@@ -458,8 +522,10 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
                     j.integer(trace.streams[static_cast<std::size_t>(op.stream)].nativeId);
                     j.raw(",\"device\":");
                     j.integer(trace.streams[static_cast<std::size_t>(op.stream)].device);
-                    j.raw(",\"ss_stream\":");
-                    j.integer(op.stream);
+                    if (ambiguousStreams) {
+                        j.raw(",\"ss_stream\":");
+                        j.integer(op.stream);
+                    }
                     j.ch(',');
                 }
                 if (op.correlation != 0) {
@@ -498,15 +564,22 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
                     j.raw(",\"flags\":");
                     j.unsignedInteger(op.flags);
                 }
-                j.raw(",\"ss_link\":");
+            };
+            // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,
+            // which costs no extra events. bind_id also pairs the two slices for the importer, so it is
+            // written even when arrows are off.
+            auto bind = [&](const char *direction) {
+                j.raw(",\"bind_id\":");
                 j.unsignedInteger(link);
+                if (options.flows)
+                    j.raw(direction);
             };
 
             if (gpu) {
                 j.raw("{\"ph\":\"X\",\"cat\":\"");
                 j.raw(gpuCategory(op.kind));
                 j.raw("\",\"name\":");
-                j.string(trace.name(op));
+                j.raw(quotedName(op));
                 j.raw(",\"pid\":");
                 j.integer(gpuPid);
                 j.raw(",\"tid\":");
@@ -515,6 +588,8 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
                 j.micros(op.gpuStartNs - origin);
                 j.raw(",\"dur\":");
                 j.micros(op.gpuDurationNs());
+                if (host)
+                    bind(",\"flow_in\":true");
                 j.raw(",\"args\":{");
                 opArgs();
                 j.raw("}},\n");
@@ -532,96 +607,81 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
                 j.micros(op.hostStartNs - origin);
                 j.raw(",\"dur\":");
                 j.micros(op.hostDurationNs());
-                j.raw(",\"args\":{\"op_name\":");
-                j.string(trace.name(op));
-                if (op.hostThread >= 0 && op.hostThread < threadCount) {
-                    j.raw(",\"ss_thread\":");
-                    j.integer(op.hostThread);
-                }
+                if (gpu)
+                    bind(",\"flow_out\":true");
+                // The host slice of a GPU op needs no more than its thread: the arrow leads to the GPU
+                // slice that carries the op's name and args. A host-only op carries them itself.
+                j.raw(",\"args\":{\"ss_thread\":");
+                j.integer(op.hostThread >= 0 && op.hostThread < threadCount ? op.hostThread : -1);
                 if (gpu) {
                     if (op.correlation != 0) {
                         j.raw(",\"correlation\":");
                         j.unsignedInteger(op.correlation);
                     }
-                    j.raw(",\"ss_link\":");
-                    j.unsignedInteger(link);
                 } else {
+                    j.raw(",\"op_name\":");
+                    j.raw(quotedName(op));
                     j.ch(',');
                     opArgs();
                 }
                 j.raw("}},\n");
-            }
-            if (gpu && host && options.flows) {
-                j.raw("{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
-                j.unsignedInteger(link);
-                j.raw(",\"pid\":");
-                j.integer(kHostPid);
-                j.raw(",\"tid\":");
-                j.integer(hostTid);
-                j.raw(",\"ts\":");
-                j.micros(op.hostStartNs - origin);
-                j.raw("},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
-                j.unsignedInteger(link);
-                j.raw(",\"pid\":");
-                j.integer(gpuPid);
-                j.raw(",\"tid\":");
-                j.integer(gpuTid);
-                j.raw(",\"ts\":");
-                j.micros(op.gpuStartNs - origin);
-                j.raw("},\n");
             }
             ++g;
         }
     }
 
     if (options.counters) {
-        // Counter steps per repetition; unchanged values are left out, a counter holds until its next step.
+        // One counter event per step of either profile, carrying every series (Perfetto draws a track
+        // per arg); a step where nothing changed is left out, a counter holds until its next step.
         for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
             if (trace.repetitions[r].ops.empty())
                 continue;
-            double lastH2d = -1, lastD2h = -1;
-            for (const auto &step : bandwidthProfile(trace, static_cast<int>(r))) {
-                if (step.h2dGBs == lastH2d && step.d2hGBs == lastD2h)
+            const auto bandwidth = bandwidthProfile(trace, static_cast<int>(r));
+            const auto activity = activityProfile(trace, static_cast<int>(r));
+            BandwidthStep bw;
+            ActivityStep act;
+            bool first = true;
+            std::size_t b = 0, a = 0;
+            while (b < bandwidth.size() || a < activity.size()) {
+                const std::int64_t t = std::min(b < bandwidth.size() ? bandwidth[b].timeNs : std::numeric_limits<std::int64_t>::max(),
+                                                a < activity.size() ? activity[a].timeNs : std::numeric_limits<std::int64_t>::max());
+                bool changed = first;
+                first = false;
+                for (; b < bandwidth.size() && bandwidth[b].timeNs == t; ++b) {
+                    changed |= bandwidth[b].h2dGBs != bw.h2dGBs || bandwidth[b].d2hGBs != bw.d2hGBs;
+                    bw = bandwidth[b];
+                }
+                for (; a < activity.size() && activity[a].timeNs == t; ++a) {
+                    const auto &s = activity[a];
+                    changed |= s.h2d != act.h2d || s.d2h != act.d2h || s.compute != act.compute || s.other != act.other;
+                    act = s;
+                }
+                if (!changed)
                     continue;
-                lastH2d = step.h2dGBs;
-                lastD2h = step.d2hGBs;
-                j.raw("{\"ph\":\"C\",\"name\":\"copy bandwidth (GB/s)\",\"pid\":");
+                j.raw("{\"ph\":\"C\",\"name\":\"GPU\",\"pid\":");
                 j.integer(kCounterPid);
                 j.raw(",\"tid\":0,\"ts\":");
-                j.micros(step.timeNs - origin);
-                j.raw(",\"args\":{\"H2D\":");
-                j.real(step.h2dGBs);
-                j.raw(",\"D2H\":");
-                j.real(step.d2hGBs);
-                j.raw("}},\n");
-            }
-            ActivityStep last{-1, -1, -1, -1, -1};
-            for (const auto &step : activityProfile(trace, static_cast<int>(r))) {
-                if (step.h2d == last.h2d && step.d2h == last.d2h && step.compute == last.compute && step.other == last.other)
-                    continue;
-                last = step;
-                j.raw("{\"ph\":\"C\",\"name\":\"active ops\",\"pid\":");
-                j.integer(kCounterPid);
-                j.raw(",\"tid\":0,\"ts\":");
-                j.micros(step.timeNs - origin);
-                j.raw(",\"args\":{\"H2D\":");
-                j.integer(step.h2d);
-                j.raw(",\"D2H\":");
-                j.integer(step.d2h);
-                j.raw(",\"compute\":");
-                j.integer(step.compute);
-                j.raw(",\"other\":");
-                j.integer(step.other);
+                j.micros(t - origin);
+                j.raw(",\"args\":{\"H2D GB/s\":");
+                j.real(bw.h2dGBs);
+                j.raw(",\"D2H GB/s\":");
+                j.real(bw.d2hGBs);
+                j.raw(",\"active H2D\":");
+                j.integer(act.h2d);
+                j.raw(",\"active D2H\":");
+                j.integer(act.d2h);
+                j.raw(",\"active compute\":");
+                j.integer(act.compute);
+                j.raw(",\"active other\":");
+                j.integer(act.other);
                 j.raw("}},\n");
             }
         }
     }
 
-    // Strict JSON allows no trailing comma: drop the last one (the metadata events guarantee at least one).
-    if (out.size() >= 2 && out[out.size() - 2] == ',')
-        out.erase(out.size() - 2, 1);
+    j.dropTrailingComma(); // the metadata events guarantee at least one element
     j.raw("]}\n");
-    return out;
+    return j.take();
 }
 
 void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeExportOptions &options)

@@ -2,9 +2,10 @@
 // Layout: one process for the host (a track per host thread), one per GPU (a track per stream, plus
 // "stream X (2)" overflow tracks where slices would partially overlap, which Perfetto forbids), and one
 // for the derived counters (H2D/D2H GB/s, active ops). Every op is a complete event whose args carry
-// what StreamScope knows of it; API calls link to their GPU ops with flow arrows. A top-level
-// "streamscope" object keeps streams, threads and devices so that chrome_import.h reads the file back
-// into the same ops. The layout is documented in docs/formats.md.
+// what StreamScope knows of it; API calls link to their GPU ops with flow arrows (a shared bind_id,
+// flow_out on the host slice and flow_in on the GPU slice). A top-level "streamscope" object keeps
+// streams, threads and devices so that chrome_import.h reads the file back into the same ops. The
+// layout is documented in docs/formats.md.
 #pragma once
 
 #include <string>

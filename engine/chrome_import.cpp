@@ -1,6 +1,6 @@
 // Chrome trace JSON import (see chrome_import.h): one pass over traceEvents collecting GPU slices,
 // host API slices and flows, then host calls are linked to their GPU ops by correlation id (Kineto),
-// by flow arrows where an event has no correlation arg, or by ss_link (StreamScope's own export).
+// by flow arrows where an event has no correlation arg, or by bind_id (StreamScope's own export).
 #include "engine/chrome_import.h"
 
 #include <algorithm>
@@ -217,7 +217,8 @@ std::string idKey(const json *v)
 // and for host-only ops everything).
 struct PendingOp {
     OpRecord op;
-    std::uint64_t link = 0;
+    std::uint64_t link = 0;    // StreamScope export: bind_id shared by an op's host and GPU slices
+    std::size_t order = 0;     // position of the event in traceEvents
     bool hostOnlyArgs = false; // carries the full op args (StreamScope export of a host-only op)
     int repetition = 0;
 };
@@ -260,8 +261,8 @@ public:
             m_trace.title = std::filesystem::path(m_r.file()).filename().string();
         m_trace.metadata["importer"] = "chrome-json";
 
-        for (std::size_t i = 0; i < events->size(); ++i)
-            readEvent((*events)[i], eventsPath + "/" + std::to_string(i));
+        for (m_eventIndex = 0; m_eventIndex < events->size(); ++m_eventIndex)
+            readEvent((*events)[m_eventIndex], eventsPath + "/" + std::to_string(m_eventIndex));
         if (!m_ours && m_gpuOps.empty() && m_calls.empty())
             m_r.fail(eventsPath.empty() ? "/" : eventsPath,
                      "no GPU activity and no CUDA API calls: expected events of category kernel, gpu_memcpy, gpu_memset or "
@@ -312,6 +313,7 @@ private:
             info.priority = static_cast<int>(m_r.optionalInteger(s, "priority", sp).value_or(0));
             info.nonBlocking = m_r.optionalBool(s, "nonBlocking", sp);
             info.isDefault = m_r.optionalBool(s, "isDefault", sp);
+            m_ourStreams.emplace(std::make_pair(std::int64_t(info.device), info.nativeId), static_cast<int>(m_trace.streams.size()));
             m_trace.streams.push_back(info);
         }
         const json &threads = array("hostThreads");
@@ -409,12 +411,13 @@ private:
             call.op.hostStartNs = ts;
             call.op.hostEndNs = ts + dur;
             call.op.correlation = static_cast<std::uint64_t>(std::max<std::int64_t>(0, m_r.optionalInteger(a, "correlation", ap).value_or(0)));
-            call.link = static_cast<std::uint64_t>(std::max<std::int64_t>(0, m_r.optionalInteger(a, "ss_link", ap).value_or(0)));
+            call.link = m_ours ? bindId(e, path) : 0;
+            call.order = m_eventIndex;
             if (m_ours) {
-                const auto thread = m_r.optionalInteger(a, "ss_thread", ap);
-                if (thread && (*thread < 0 || *thread >= static_cast<std::int64_t>(m_trace.hostThreads.size())))
-                    m_r.fail(ap + "/ss_thread", "no host thread " + std::to_string(*thread) + " in /streamscope/hostThreads");
-                call.op.hostThread = thread ? static_cast<int>(*thread) : -1;
+                const auto thread = m_r.optionalInteger(a, "ss_thread", ap).value_or(-1);
+                if (thread < -1 || thread >= static_cast<std::int64_t>(m_trace.hostThreads.size()))
+                    m_r.fail(ap + "/ss_thread", "no host thread " + std::to_string(thread) + " in /streamscope/hostThreads");
+                call.op.hostThread = static_cast<int>(thread);
             } else {
                 call.op.hostThread = hostThread(m_r.find(e, "pid"), m_r.find(e, "tid"));
                 if (call.op.correlation == 0)
@@ -457,8 +460,8 @@ private:
         int repetition = 0;
         std::uint64_t link = 0;
         if (m_ours) {
-            readOpArgs(a, ap, op, repetition); // sets the stream from ss_stream; without one, the op had none
-            link = static_cast<std::uint64_t>(std::max<std::int64_t>(0, m_r.optionalInteger(a, "ss_link", ap).value_or(0)));
+            readOpArgs(a, ap, op, repetition);
+            link = bindId(e, path);
         } else {
             const std::int64_t stream = m_r.integer(a, "stream", ap);
             std::int64_t device = 0;
@@ -470,12 +473,22 @@ private:
             if (op.correlation == 0)
                 m_gpuFlowPending.push_back({m_gpuOps.size(), LaneKey{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), ts}});
         }
-        m_gpuOps.push_back({op, link, false, repetition});
+        m_gpuOps.push_back({op, link, m_eventIndex, false, repetition});
     }
 
     // StreamScope's own args: kind, op_index, repetition, memory kinds, api, flags.
     void readOpArgs(const json &a, const std::string &ap, OpRecord &op, int &repetition)
     {
+        // The stream: ss_stream where the export wrote one (streams sharing a device and native id),
+        // else the one stream of /streamscope/streams with this device and native id.
+        if (const auto native = m_r.optionalInteger(a, "stream", ap)) {
+            const auto device = m_r.optionalInteger(a, "device", ap).value_or(0);
+            const auto it = m_ourStreams.find({device, *native});
+            if (it == m_ourStreams.end())
+                m_r.fail(ap + "/stream", "no stream with device " + std::to_string(device) + " and nativeId "
+                                             + std::to_string(*native) + " in /streamscope/streams");
+            op.stream = it->second;
+        }
         if (const auto kind = m_r.optionalText(a, "kind", ap)) {
             const auto k = opKindFromString(*kind);
             if (!k)
@@ -526,7 +539,7 @@ private:
     void readFlow(const json &e, const std::string &path, bool start)
     {
         if (m_ours)
-            return; // ss_link pairs host and GPU slices already
+            return; // bind_id pairs host and GPU slices already
         const auto cat = m_r.optionalText(e, "cat", path);
         if (!cat || (*cat != "ac2g" && *cat != "async_cpu_to_gpu"))
             return;
@@ -537,6 +550,14 @@ private:
                                                     : m_r.integerValue(*id, path + "/id");
         LaneKey key{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), m_r.micros(e, "ts", path)};
         (start ? m_flowStarts : m_flowEnds).emplace(std::move(key), static_cast<std::uint64_t>(flowId));
+    }
+
+    std::uint64_t bindId(const json &e, const std::string &path) const
+    {
+        const auto id = m_r.optionalInteger(e, "bind_id", path);
+        if (id && *id <= 0)
+            m_r.fail(path + "/bind_id", "expected a positive integer");
+        return id ? static_cast<std::uint64_t>(*id) : 0;
     }
 
     int hostThread(const json *pid, const json *tid)
@@ -642,8 +663,8 @@ private:
         for (auto &c : m_hostOnly)
             all.push_back(std::move(c));
         if (m_ours) {
-            // GPU slices and host-only slices were written in trace order: restore it by ss_link.
-            std::stable_sort(all.begin(), all.end(), [](const PendingOp &a, const PendingOp &b) { return a.link < b.link; });
+            // GPU slices and host-only slices were written in trace order: keep the file's order.
+            std::sort(all.begin(), all.end(), [](const PendingOp &a, const PendingOp &b) { return a.order < b.order; });
         } else {
             auto key = [](const OpRecord &op) { return op.hasGpu() ? op.gpuStartNs : op.hostStartNs; };
             std::stable_sort(all.begin(), all.end(), [&](const PendingOp &a, const PendingOp &b) { return key(a.op) < key(b.op); });
@@ -666,12 +687,14 @@ private:
     Reader m_r;
     Trace m_trace;
     bool m_ours = false;
+    std::size_t m_eventIndex = 0;
     std::int64_t m_origin = 0;
     std::vector<DeviceInfo> m_kinetoDevices;
     std::vector<PendingOp> m_gpuOps;
     std::vector<PendingOp> m_calls;
     std::vector<PendingOp> m_hostOnly;
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_streamIndex;
+    std::map<std::pair<std::int64_t, std::int64_t>, int> m_ourStreams; // (device, nativeId) -> index, first wins
     std::vector<std::pair<std::int64_t, std::int64_t>> m_streamKeys;
     std::unordered_map<std::string, int> m_threadIndex;
     std::vector<std::string> m_threadKeys;

@@ -369,6 +369,13 @@ private:
 
     bool has(const char *table) const { return m_tables.count(table) > 0; }
 
+    // max(rowid): what to reserve for a table's rows (exact for Nsight's append-only tables).
+    std::size_t rowEstimate(const char *table) const
+    {
+        Statement s(m_db, std::string("SELECT max(rowid) FROM \"") + table + "\"", std::string("reading table ") + table);
+        return s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
+    }
+
     void readMetadata()
     {
         // META_DATA_EXPORT from 2023.3 (schema 3.4), EXPORT_META_DATA before, nothing in 2021.2 and older.
@@ -539,6 +546,11 @@ private:
             auto it = m_callByCorrelation.find(correlationKey(*pid, correlation));
             return it == m_callByCorrelation.end() ? nullptr : &m_calls[it->second];
         }
+        // Rows that name no process (old exports) match on the id alone; built only when first needed.
+        if (m_callByBareCorrelation.empty())
+            for (std::uint32_t i = 0; i < m_calls.size(); ++i)
+                if (m_calls[i].correlation != 0)
+                    m_callByBareCorrelation.emplace(m_calls[i].correlation, i);
         auto it = m_callByBareCorrelation.find(correlation);
         return it == m_callByBareCorrelation.end() ? nullptr : &m_calls[it->second];
     }
@@ -553,6 +565,9 @@ private:
     {
         if (!has("CUPTI_ACTIVITY_KIND_KERNEL"))
             return;
+        m_ops.reserve(rowEstimate("CUPTI_ACTIVITY_KIND_KERNEL")
+                      + (has("CUPTI_ACTIVITY_KIND_MEMCPY") ? rowEstimate("CUPTI_ACTIVITY_KIND_MEMCPY") : 0));
+        m_opPid.reserve(m_ops.capacity());
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_KERNEL", {"start", "end", "deviceId", "streamId"},
                      {"correlationId", "shortName", "demangledName", "globalPid"});
         while (q.step()) {
@@ -637,6 +652,9 @@ private:
         if (!has("CUPTI_ACTIVITY_KIND_RUNTIME"))
             return;
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "nameId"}, {"globalTid", "correlationId"});
+        const std::size_t rows = rowEstimate("CUPTI_ACTIVITY_KIND_RUNTIME");
+        m_calls.reserve(rows);
+        m_callByCorrelation.reserve(rows);
         while (q.step()) {
             RuntimeCall c;
             c.start = q.integer(0);
@@ -651,7 +669,6 @@ private:
                 continue;
             // Some versions record one call twice under one correlationId (cudaLaunchKernel and
             // cudaLaunchKernel_v7000): the longer one is the call as the application made it.
-            m_callByBareCorrelation.emplace(c.correlation, index);
             auto [it, inserted] = m_callByCorrelation.emplace(correlationKey(pidOf(c.globalTid), c.correlation), index);
             if (!inserted) {
                 RuntimeCall &other = m_calls[it->second];
