@@ -415,6 +415,11 @@ std::optional<E> WorkloadReader::readEnum(const Json &obj, const std::string &pa
     const std::string s = v->get<std::string>();
     if (std::find(names.begin(), names.end(), s) != names.end())
         return enumFromName<E>(s);
+    if (enumFromName<E>(s)) {
+        issueAt(p, quote(s) + " is not allowed for " + std::string(key) + " in " + std::string(what) + "; expected " +
+                       joinNames(names));
+        return std::nullopt;
+    }
     std::string message = "unknown " + std::string(key) + " " + quote(s);
     if (const auto near = nearestName(s, names))
         message += " (did you mean " + quote(*near) + "?)";

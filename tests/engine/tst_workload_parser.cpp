@@ -336,6 +336,15 @@ void TestWorkloadParser::malformedWholeFile_data()
         << "{\n  \"version\": 1,\n  \"pipeline\": {\"bytes\": \"16 MiB\", \"chunks\": 4,\n"
            "    \"order\": \"depth-frist\", \"kernel\": {\"type\": \"memory\"}}\n}"
         << "/pipeline/order" << 4 << "did you mean \"depth-first\"";
+    QTest::newRow("pipeline on device host memory")
+        << "{\n  \"version\": 1,\n  \"pipeline\": {\"bytes\": \"16 MiB\", \"chunks\": 4,\n"
+           "    \"hostMemory\": \"device\", \"kernel\": {\"type\": \"memory\"}}\n}"
+        << "/pipeline/hostMemory" << 4 << "\"device\" is not allowed for hostMemory in a pipeline";
+    QTest::newRow("copy api none")
+        << "{\n  \"version\": 1,\n  \"buffers\": [{\"name\": \"a\", \"kind\": \"device\", \"bytes\": 64}, "
+           "{\"name\": \"b\", \"kind\": \"device\", \"bytes\": 64}],\n  \"streams\": [{\"ops\": [\n"
+           "    {\"op\": \"copy\", \"src\": \"a\", \"dst\": \"b\", \"api\": \"none\"}\n  ]}]\n}"
+        << "/streams/0/ops/0/api" << 5 << "expected sync or async";
     QTest::newRow("pipeline compute kernel without duration")
         << "{\n  \"version\": 1,\n  \"pipeline\": {\"bytes\": \"16 MiB\", \"chunks\": 4,\n"
            "    \"kernel\": {\"type\": \"compute\"}}\n}"
