@@ -2,6 +2,7 @@
 #include "ui/lane_model.h"
 
 #include <algorithm>
+#include <future>
 #include <limits>
 #include <numeric>
 
@@ -18,11 +19,12 @@ using engine::OpRecord;
 std::pair<std::size_t, std::size_t> IntervalLane::visible(qint64 startNs, qint64 endNs) const
 {
     // The first interval whose running max end passes startNs: nothing before it can reach the window.
-    const auto first = std::upper_bound(maxEnds.begin(), maxEnds.end(), startNs) - maxEnds.begin();
+    const auto &maxEnd = runningMaxEnds();
+    const auto first = std::upper_bound(maxEnd.begin(), maxEnd.end(), startNs) - maxEnd.begin();
     // Zero-length intervals at startNs are visible too (markers), hence upper_bound on the max end
     // would skip them; step back over ends equal to startNs.
     std::size_t f = std::size_t(first);
-    while (f > 0 && maxEnds[f - 1] == startNs)
+    while (f > 0 && maxEnd[f - 1] == startNs)
         --f;
     const auto last = std::lower_bound(starts.begin(), starts.end(), endNs) - starts.begin();
     return {f, std::max<std::size_t>(f, std::size_t(last))};
@@ -31,6 +33,48 @@ std::pair<std::size_t, std::size_t> IntervalLane::visible(qint64 startNs, qint64
 std::ptrdiff_t StepSeries::indexAt(qint64 ns) const
 {
     return std::upper_bound(times.begin(), times.end(), ns) - times.begin() - 1;
+}
+
+void StepSeries::finish()
+{
+    times.shrink_to_fit();
+    values.shrink_to_fit();
+    auto summarise = [](const std::vector<float> &lo, const std::vector<float> &hi, std::vector<float> &outLo,
+                        std::vector<float> &outHi) {
+        const std::size_t blocks = lo.size() / kBlock; // only whole blocks; the tail is read directly
+        outLo.resize(blocks);
+        outHi.resize(blocks);
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const auto l = lo.begin() + std::ptrdiff_t(b * kBlock);
+            const auto h = hi.begin() + std::ptrdiff_t(b * kBlock);
+            outLo[b] = *std::min_element(l, l + std::ptrdiff_t(kBlock));
+            outHi[b] = *std::max_element(h, h + std::ptrdiff_t(kBlock));
+        }
+    };
+    summarise(values, values, blockMin, blockMax);
+    summarise(blockMin, blockMax, superMin, superMax);
+}
+
+void StepSeries::minMax(std::size_t first, std::size_t last, float &lo, float &hi) const
+{
+    constexpr std::size_t kSuper = kBlock * kBlock;
+    auto take = [&](float l, float h) {
+        lo = std::min(lo, l);
+        hi = std::max(hi, h);
+    };
+    std::size_t i = first;
+    // Walk up: single steps to a block boundary, blocks to a super-block boundary, super-blocks while
+    // they fit, then back down.
+    while (i < last && i % kBlock != 0)
+        take(values[i], values[i]), ++i;
+    while (i + kBlock <= last && i % kSuper != 0 && i / kBlock < blockMin.size())
+        take(blockMin[i / kBlock], blockMax[i / kBlock]), i += kBlock;
+    while (i + kSuper <= last && i / kSuper < superMin.size())
+        take(superMin[i / kSuper], superMax[i / kSuper]), i += kSuper;
+    while (i + kBlock <= last && i / kBlock < blockMin.size())
+        take(blockMin[i / kBlock], blockMax[i / kBlock]), i += kBlock;
+    for (; i < last; ++i)
+        take(values[i], values[i]);
 }
 
 float StepSeries::valueAt(qint64 ns) const
@@ -56,8 +100,11 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition) : m_trace(&trac
     for (const auto &d : trace.devices)
         m_linkPeakGBs = std::max(m_linkPeakGBs, d.linkPeakGBs);
 
+    // The two profiles sort every GPU edge: run them beside the interval lanes (they only read the trace).
+    auto activity = std::async(std::launch::async, [this] { return engine::activityProfile(*m_trace, m_repetition); });
+    auto bandwidth = std::async(std::launch::async, [this] { return engine::bandwidthProfile(*m_trace, m_repetition); });
     buildIntervalLanes();
-    buildDerivedLanes();
+    buildDerivedLanes(activity.get(), bandwidth.get());
 }
 
 namespace {
@@ -82,6 +129,7 @@ void fillIntervals(IntervalLane &lane, std::vector<qint32> &&ops, const std::vec
     lane.ends.resize(n);
     lane.maxEnds.resize(n);
     lane.styles.resize(n);
+    bool overlapping = false;
     qint64 maxEnd = std::numeric_limits<qint64>::min();
     for (std::size_t k = 0; k < n; ++k) {
         const qint64 s = startOf(ops[k]);
@@ -89,12 +137,17 @@ void fillIntervals(IntervalLane &lane, std::vector<qint32> &&ops, const std::vec
         lane.starts[k] = s;
         lane.ends[k] = e;
         maxEnd = std::max(maxEnd, e);
+        overlapping = overlapping || e < maxEnd;
         lane.maxEnds[k] = maxEnd;
         const auto &o = all[std::size_t(ops[k])];
         lane.styles[k] = std::uint8_t(std::uint8_t(o.kind) & IntervalLane::kKindMask)
             | std::uint8_t(!gpu && engine::isHostBlocking(o) ? IntervalLane::kBlockingBit : 0);
     }
     lane.ops = std::move(ops);
+    if (!overlapping) {
+        lane.maxEnds.clear(); // ends are non-decreasing already
+        lane.maxEnds.shrink_to_fit();
+    }
 }
 
 } // namespace
@@ -210,9 +263,9 @@ void pushStep(StepSeries &series, qint64 t, float v)
 
 } // namespace
 
-void LaneModel::buildDerivedLanes()
+void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
+                                  const std::vector<engine::BandwidthStep> &bandwidth)
 {
-    const auto activity = engine::activityProfile(*m_trace, m_repetition);
     Lane h2d, d2h, compute;
     h2d.kind = LaneKind::H2DActivity;
     h2d.title = QStringLiteral("H2D copies");
@@ -228,12 +281,10 @@ void LaneModel::buildDerivedLanes()
     }
     for (Lane *lane : {&h2d, &d2h, &compute}) {
         lane->subtitle = QStringLiteral("active: up to %1").arg(int(lane->counts.maxValue));
-        lane->counts.times.shrink_to_fit();
-        lane->counts.values.shrink_to_fit();
+        lane->counts.finish();
         m_lanes.push_back(std::move(*lane));
     }
 
-    const auto bandwidth = engine::bandwidthProfile(*m_trace, m_repetition);
     Lane bw;
     bw.kind = LaneKind::Bandwidth;
     bw.title = QStringLiteral("bandwidth");
@@ -244,10 +295,8 @@ void LaneModel::buildDerivedLanes()
     }
     bw.subtitle = m_linkPeakGBs > 0 ? QStringLiteral("GB/s · link %1").arg(m_linkPeakGBs, 0, 'f', 1)
                                     : QStringLiteral("GB/s");
-    bw.counts.times.shrink_to_fit();
-    bw.counts.values.shrink_to_fit();
-    bw.d2hBandwidth.times.shrink_to_fit();
-    bw.d2hBandwidth.values.shrink_to_fit();
+    bw.counts.finish();
+    bw.d2hBandwidth.finish();
     m_lanes.push_back(std::move(bw));
 }
 
@@ -298,7 +347,10 @@ std::size_t LaneModel::memoryBytes() const
             + l.intervals.maxEnds.capacity() * sizeof(qint64) + l.intervals.ops.capacity() * sizeof(qint32)
             + l.intervals.styles.capacity();
         for (const StepSeries *s : {&l.counts, &l.d2hBandwidth})
-            bytes += s->times.capacity() * sizeof(qint64) + s->values.capacity() * sizeof(float);
+            bytes += s->times.capacity() * sizeof(qint64)
+                + (s->values.capacity() + s->blockMin.capacity() + s->blockMax.capacity() + s->superMin.capacity()
+                   + s->superMax.capacity())
+                    * sizeof(float);
     }
     return bytes;
 }

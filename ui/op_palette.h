@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QColor>
+#include <QString>
 
 #include "engine/trace.h"
 
@@ -17,6 +18,8 @@ public:
     bool presentation() const { return m_presentation; }
 
     QColor opColor(engine::OpKind kind) const;
+    // The name of a kind for people (legend, tooltips): "H2D copy", "kernel", "host sync".
+    static QString label(engine::OpKind kind);
     // Black or white, whichever reads better on a bar of the given colour.
     static QColor textOn(const QColor &fill);
 

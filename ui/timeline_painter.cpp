@@ -147,11 +147,12 @@ void TimelinePainter::paintGrid(QPainter &p, const QRect &rect, const TimeMappin
     }
 }
 
-void TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, const TimeMapping &mapping,
+bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, const TimeMapping &mapping,
                                 int clipX0, int clipX1) const
 {
     if (!m_model || laneIndex < 0 || laneIndex >= m_model->laneCount() || clipX1 <= clipX0)
-        return;
+        return false;
+    bool edgeDependent = false;
     const Lane &lane = m_model->lane(laneIndex);
     p.save();
     const QRect strip(clipX0, rect.top(), clipX1 - clipX0, rect.height());
@@ -161,7 +162,7 @@ void TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
     switch (lane.kind) {
     case LaneKind::HostThread:
     case LaneKind::Stream:
-        paintIntervals(p, lane, rect, mapping, clipX0, clipX1);
+        edgeDependent = paintIntervals(p, lane, rect, mapping, clipX0, clipX1);
         break;
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:
@@ -175,14 +176,16 @@ void TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
     p.setPen(QPen(m_palette->separator(), 0));
     p.drawLine(QPointF(clipX0, rect.bottom() + 0.5), QPointF(clipX1, rect.bottom() + 0.5));
     p.restore();
+    return edgeDependent;
 }
 
-void TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
+bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
                                      int clipX0, int clipX1) const
 {
     const IntervalLane &iv = lane.intervals;
     if (iv.size() == 0)
-        return;
+        return false;
+    bool edgeDependent = false;
     const bool host = lane.kind == LaneKind::HostThread;
     const double pad = rect.height() >= 16 ? 3 : 1;
     const double fullTop = rect.top() + pad;
@@ -200,7 +203,11 @@ void TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
 
     auto drawBar = [&](double x0, double x1, std::uint8_t style, bool blocking) {
         const bool thin = host && !blocking;
-        const QRectF r(x0, thin ? thinTop : fullTop, std::max(1.0, x1 - x0), thin ? thinHeight : fullHeight);
+        // Snap to whole pixel columns: a mark narrower than a pixel lands in the column its start falls
+        // in (where the ruler and the picking put that time), never rounded away.
+        const double left = std::floor(x0);
+        const double right = std::max(left + 1, std::round(x1));
+        const QRectF r(left, thin ? thinTop : fullTop, right - left, thin ? thinHeight : fullHeight);
         p.fillRect(r, colorOf(style));
         if (host && blocking)
             p.fillRect(r, hatch);
@@ -216,18 +223,14 @@ void TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     auto flush = [&]() {
         if (!run)
             return;
-        const QRectF r = drawBar(runX0, std::max(runX1, runX0 + 1.0), runStyle, runBlocking);
-        if (runCount > 1) {
+        const QRectF r = drawBar(runX0, runX1, runStyle, runBlocking);
+        // No "N ops" label on a folded mark: where a mark is split depends on the strip being painted,
+        // and a label would not survive the cached pan (the tooltip names the op under the pointer).
+        (void)r;
+        if (runCount > 1)
             ++m_stats.foldedMarks;
-            if (r.width() >= fm.horizontalAdvance(QStringLiteral("0000 ops")) + 8) {
-                p.setFont(m_metrics.smallFont);
-                p.setPen(OpPalette::textOn(colorOf(runStyle)));
-                p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft,
-                           QStringLiteral("%1 ops").arg(runCount));
-            }
-        } else {
+        else
             ++m_stats.barsDrawn;
-        }
         run = false;
     };
 
@@ -243,6 +246,24 @@ void TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         const double w = x1 - x0;
         if (w < kFoldPixels) {
             if (run && x0 <= runX1 + kFoldGapPixels) {
+                // Many ops per pixel (fit-all of a million): fold every op that starts in the run's last
+                // pixel column at once, found by binary search, when the running max end shows that none
+                // of them reaches more than a pixel further (so none would have been a bar of its own).
+                const qint64 boundary = mapping.toNs(std::floor(runX1) + 1);
+                const auto jump = std::size_t(
+                    std::lower_bound(iv.starts.begin() + std::ptrdiff_t(k), iv.starts.begin() + std::ptrdiff_t(last),
+                                     boundary)
+                    - iv.starts.begin());
+                if (jump > k + 1 && mapping.toX(iv.maxEnd(jump - 1)) <= std::floor(runX1) + 2) {
+                    runX1 = std::max(runX1, mapping.toX(iv.maxEnd(jump - 1)));
+                    runCount += (long long)(jump - k);
+                    if (host && !runBlocking)
+                        for (std::size_t j = k; j < jump && !runBlocking; ++j)
+                            runBlocking = (iv.styles[j] & IntervalLane::kBlockingBit) != 0;
+                    m_stats.opsVisited += (long long)(jump - k - 1);
+                    k = jump - 1;
+                    continue;
+                }
                 if (x1 <= runX1 && !(blocking && !runBlocking))
                     { ++runCount; continue; } // wholly inside pixels this mark already covers
                 runX1 = std::max(runX1, x1);
@@ -278,6 +299,8 @@ void TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
             const QString name = QString::fromStdString(m_model->trace().name(op));
             const QString text = fm.elidedText(name, Qt::ElideRight, int(visible.width() - 6));
             if (!text.isEmpty()) {
+                if (r.left() < rect.left() || r.right() > rect.right() + 1)
+                    edgeDependent = true;
                 p.setFont(m_metrics.font);
                 p.setPen(OpPalette::textOn(colorOf(style)));
                 p.drawText(visible.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
@@ -285,11 +308,14 @@ void TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         }
     }
     flush();
+    return edgeDependent;
 }
 
 namespace {
 
-// Per pixel column [clipX0, clipX1): min and max of a step function over the column's time span.
+// Per pixel column [clipX0, clipX1): min and max of a step function over the column's time span. Each
+// column finds its steps by binary search and reads their min/max from the block summaries, so the cost
+// follows the number of columns, not the number of steps.
 void columnMinMax(const StepSeries &s, const TimeMapping &m, int clipX0, int clipX1, qint64 endNs,
                   std::vector<float> &lo, std::vector<float> &hi)
 {
@@ -298,25 +324,18 @@ void columnMinMax(const StepSeries &s, const TimeMapping &m, int clipX0, int cli
     hi.assign(std::size_t(n), -std::numeric_limits<float>::infinity());
     if (s.size() == 0)
         return;
-    std::size_t i = std::size_t(std::max<std::ptrdiff_t>(0, s.indexAt(m.toNs(double(clipX0)))));
-    for (; i < s.size(); ++i) {
-        const qint64 ts = s.times[i];
-        const qint64 te = i + 1 < s.size() ? s.times[i + 1] : std::max(endNs, ts);
-        const double xs = m.toX(ts);
-        if (xs >= clipX1)
-            break;
-        const double xe = m.toX(te);
-        if (xe < clipX0)
+    const auto begin = s.times.begin();
+    for (int c = 0; c < n; ++c) {
+        // The column covers [t0, t1); a step that starts at t1 belongs to the next column.
+        const qint64 t0 = m.toNs(double(clipX0 + c));
+        const qint64 t1 = std::max(t0 + 1, m.toNs(double(clipX0 + c + 1)));
+        if (t0 >= endNs || t1 <= s.times.front())
+            continue; // past the end of the repetition, or before anything happened
+        const std::size_t first = std::size_t(std::max<std::ptrdiff_t>(0, s.indexAt(t0)));
+        const std::size_t last = std::size_t(std::lower_bound(begin + std::ptrdiff_t(first), s.times.end(), t1) - begin);
+        if (last <= first)
             continue;
-        const int c0 = std::max(clipX0, int(std::floor(xs)));
-        const int c1 = std::min(clipX1 - 1, std::max(c0, int(std::ceil(xe)) - 1));
-        const float v = s.values[i];
-        for (int c = c0; c <= c1; ++c) {
-            auto &l = lo[std::size_t(c - clipX0)];
-            auto &h = hi[std::size_t(c - clipX0)];
-            l = std::min(l, v);
-            h = std::max(h, v);
-        }
+        s.minMax(first, last, lo[std::size_t(c)], hi[std::size_t(c)]);
     }
 }
 
@@ -537,8 +556,7 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
     };
     for (OpKind kind : m_model->kindsPresent()) {
         const QColor c = m_palette->opColor(kind);
-        entry(QString::fromUtf8(engine::toString(kind).data(), qsizetype(engine::toString(kind).size())),
-              [&](const QRect &s) { p.fillRect(s, c); });
+        entry(OpPalette::label(kind), [&](const QRect &s) { p.fillRect(s, c); });
     }
     bool anyHost = false;
     for (const auto &lane : m_model->lanes())

@@ -98,7 +98,9 @@ public:
     void paintLegend(QPainter &p, const TimelineLayout &layout) const;
     // One lane's content inside rect, limited to the pixel columns [clipX0, clipX1) (the exposed strip
     // after a pan). rect is in the painter's coordinates and the mapping's x0 must match them.
-    void paintLane(QPainter &p, int lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+    // Returns true when the picture depends on where the lane's edges are (a label kept inside the
+    // visible part of a bar that the edge cuts), so that a cached copy cannot simply be shifted on a pan.
+    bool paintLane(QPainter &p, int lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
                    int clipX1) const;
     void paintOverlay(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                       const TimelineOverlay &overlay) const;
@@ -112,7 +114,7 @@ public:
 
 private:
     void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
-    void paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+    bool paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
                         int clipX1) const;
     void paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
                       int clipX1) const;

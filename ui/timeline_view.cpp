@@ -33,6 +33,7 @@ struct TimelineView::LaneCache {
     qint64 durationNs = -1;
     qreal dpr = 0;
     bool valid = false;
+    bool edgeDependent = false; // labels pinned to the lane's edges: a pan repaints rather than shifts
 };
 
 namespace {
@@ -208,7 +209,7 @@ QString TimelineView::toolTipText(int opIndex) const
     const auto &op = m_model->op(opIndex);
     QStringList lines;
     lines << QString::fromStdString(trace.name(op));
-    QString what = qs(engine::toString(op.kind));
+    QString what = OpPalette::label(op.kind);
     if (op.stream >= 0 && std::size_t(op.stream) < trace.streams.size()) {
         const auto &stream = trace.streams[std::size_t(op.stream)];
         what += QStringLiteral(" on stream '%1'").arg(QString::fromStdString(stream.name));
@@ -327,7 +328,7 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
         auto paintStrip = [&](int x0, int x1) {
             QPainter cp(&c.pixmap);
             cp.translate(-lr.topLeft());
-            m_painter->paintLane(cp, int(i), lr, mapping, x0, x1);
+            return m_painter->paintLane(cp, int(i), lr, mapping, x0, x1);
         };
         const qint64 duration = mapping.endNs - mapping.startNs;
         if (!c.valid || c.rect != lr || c.dpr != dpr || c.durationNs != duration) {
@@ -337,7 +338,7 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
             c.rect = lr;
             c.dpr = dpr;
             c.durationNs = duration;
-            paintStrip(lr.left(), lr.right() + 1);
+            c.edgeDependent = paintStrip(lr.left(), lr.right() + 1);
             c.startNs = double(mapping.startNs);
             c.valid = true;
             continue;
@@ -351,16 +352,18 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
         if (dxDevice == 0)
             continue;
         const int exposed = int(std::ceil(std::abs(dxDevice) / dpr)) + 1;
-        if (exposed >= lr.width()) {
-            paintStrip(lr.left(), lr.right() + 1);
+        if (exposed >= lr.width() || c.edgeDependent) {
+            c.pixmap.fill(Qt::transparent);
+            c.edgeDependent = paintStrip(lr.left(), lr.right() + 1);
             c.startNs = double(mapping.startNs);
             continue;
         }
         c.pixmap.scroll(dxDevice, 0, c.pixmap.rect());
+        // A label in the new strip that the edge cuts makes the next pan repaint this lane.
         if (dxDevice > 0)
-            paintStrip(lr.left(), lr.left() + exposed);
+            c.edgeDependent = paintStrip(lr.left(), lr.left() + exposed);
         else
-            paintStrip(lr.right() + 1 - exposed, lr.right() + 1);
+            c.edgeDependent = paintStrip(lr.right() + 1 - exposed, lr.right() + 1);
         c.startNs -= double(dxDevice) / dpr * mapping.nsPerPixel();
     }
 }

@@ -1,0 +1,275 @@
+// Tests of ui::LaneModel: lane order and titles, sorted interval arrays with running max ends, the
+// visible-slice search, picking, derived activity and bandwidth lanes, and errors.
+#include <QtTest>
+
+#include "engine/errors.h"
+#include "timeline_test_trace.h"
+#include "ui/lane_model.h"
+
+using streamscope::ui::IntervalLane;
+using streamscope::ui::LaneKind;
+using streamscope::ui::LaneModel;
+namespace engine = streamscope::engine;
+
+class TestLaneModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void lanesOfHandMadeTrace()
+    {
+        const auto trace = streamscope::test::makeTimelineTrace();
+        const LaneModel model(*trace, 0);
+        QCOMPARE(model.originNs(), streamscope::test::kOrigin);
+        QCOMPARE(model.durationNs(), 410'000);
+        QCOMPARE(model.linkPeakGBs(), 25.0);
+        // host thread, 2 streams, H2D, D2H, compute, bandwidth
+        QCOMPARE(model.laneCount(), 7);
+        QVERIFY(model.lane(0).kind == LaneKind::HostThread);
+        QCOMPARE(model.lane(0).title, QStringLiteral("main"));
+        QVERIFY2(model.lane(0).subtitle.contains(QStringLiteral("4 calls")), qPrintable(model.lane(0).subtitle));
+        QVERIFY2(model.lane(0).subtitle.contains(QStringLiteral("2 blocking")), qPrintable(model.lane(0).subtitle));
+        QVERIFY(model.lane(1).kind == LaneKind::Stream);
+        QCOMPARE(model.lane(1).title, QStringLiteral("copy"));
+        QVERIFY(model.lane(1).subtitle.contains(QStringLiteral("non-blocking")));
+        QVERIFY(model.lane(1).subtitle.contains(QStringLiteral("2 ops")));
+        QCOMPARE(model.lane(2).title, QStringLiteral("compute"));
+        QVERIFY(model.lane(2).subtitle.contains(QStringLiteral("prio -1")));
+        QVERIFY(model.lane(3).kind == LaneKind::H2DActivity);
+        QVERIFY(model.lane(4).kind == LaneKind::D2HActivity);
+        QVERIFY(model.lane(5).kind == LaneKind::ComputeActivity);
+        QVERIFY(model.lane(6).kind == LaneKind::Bandwidth);
+        QCOMPARE(model.streamLane(0), 1);
+        QCOMPARE(model.streamLane(1), 2);
+        QCOMPARE(model.streamLane(2), -1);
+        QCOMPARE(model.hostLane(0), 0);
+        QCOMPARE(model.hostLane(-1), -1); // no op without a thread here
+
+        // Stream "copy": ops 0 and 2, relative GPU times.
+        const IntervalLane &copy = model.lane(1).intervals;
+        QCOMPARE(copy.size(), std::size_t(2));
+        QCOMPARE(copy.ops[0], 0);
+        QCOMPARE(copy.ops[1], 2);
+        QCOMPARE(copy.starts[0], 20'000);
+        QCOMPARE(copy.ends[1], 390'000);
+        QCOMPARE(copy.styles[0] & IntervalLane::kKindMask, int(engine::OpKind::CopyH2D));
+        // Host lane: the blocking bit marks the sync memcpy and the host sync only.
+        const IntervalLane &host = model.lane(0).intervals;
+        QCOMPARE(host.size(), std::size_t(4));
+        QCOMPARE(host.styles[0] & IntervalLane::kBlockingBit, 0);
+        QCOMPARE(host.styles[2] & IntervalLane::kBlockingBit, int(IntervalLane::kBlockingBit));
+        QCOMPARE(host.styles[3] & IntervalLane::kBlockingBit, int(IntervalLane::kBlockingBit));
+
+        const auto &kinds = model.kindsPresent();
+        QCOMPARE(kinds.size(), std::size_t(4));
+        QVERIFY(kinds.front() == engine::OpKind::CopyH2D);
+        QVERIFY(model.memoryBytes() > 0);
+    }
+
+    void derivedLanes()
+    {
+        const auto trace = streamscope::test::makeTimelineTrace();
+        const LaneModel model(*trace, 0);
+        const auto &h2d = model.lane(3).counts;
+        QCOMPARE(h2d.valueAt(10'000), 0.0f);
+        QCOMPARE(h2d.valueAt(20'000), 1.0f);
+        QCOMPARE(h2d.valueAt(119'999), 1.0f);
+        QCOMPARE(h2d.valueAt(120'000), 0.0f);
+        QCOMPARE(h2d.maxValue, 1.0f);
+        // Equal consecutive values are merged: one step up, one down.
+        QCOMPARE(h2d.size(), std::size_t(2));
+        const auto &compute = model.lane(5).counts;
+        QCOMPARE(compute.valueAt(200'000), 1.0f);
+        QCOMPARE(compute.valueAt(335'000), 0.0f);
+        const auto &bw = model.lane(6);
+        QCOMPARE(bw.counts.valueAt(50'000), 20.0f);       // 2 MB in 100 µs
+        QCOMPARE(bw.counts.valueAt(200'000), 0.0f);
+        QCOMPARE(bw.d2hBandwidth.valueAt(350'000), 20.0f); // 1 MB in 50 µs
+        QCOMPARE(bw.d2hBandwidth.valueAt(50'000), 0.0f);
+        QCOMPARE(bw.counts.indexAt(-5), std::ptrdiff_t(-1));
+    }
+
+    void overlappingCounts()
+    {
+        // Three H2D copies on three streams, overlapping: the count climbs to 3 and comes back.
+        engine::Trace trace;
+        trace.streams.resize(3);
+        engine::Repetition rep;
+        for (int s = 0; s < 3; ++s) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::CopyH2D;
+            op.stream = s;
+            op.gpuStartNs = 100 + 10 * s;
+            op.gpuEndNs = 200 + 10 * s;
+            op.bytes = 1000;
+            rep.ops.push_back(op);
+        }
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        QCOMPARE(model.laneCount(), 3 + 4); // no host calls: no host lane
+        const auto &h2d = model.lane(3).counts;
+        QCOMPARE(h2d.maxValue, 3.0f);
+        QCOMPARE(h2d.valueAt(125 - 100), 3.0f);
+        QCOMPARE(h2d.valueAt(205 - 100), 2.0f);
+        QCOMPARE(h2d.valueAt(215 - 100), 1.0f);
+        QCOMPARE(h2d.valueAt(221 - 100), 0.0f);
+    }
+
+    void sortsUnsortedImports()
+    {
+        // Imports may list ops in any order; the lane must come out sorted with a running max end.
+        engine::Trace trace;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        const std::vector<std::pair<int, int>> spans = {{500, 600}, {100, 900}, {300, 350}, {0, 50}, {950, 1000}};
+        for (auto [s, e] : spans) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::Kernel;
+            op.stream = 0;
+            op.gpuStartNs = s;
+            op.gpuEndNs = e;
+            rep.ops.push_back(op);
+        }
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        const IntervalLane &lane = model.lane(0).intervals;
+        QCOMPARE(lane.size(), spans.size());
+        QVERIFY(std::is_sorted(lane.starts.begin(), lane.starts.end()));
+        QVERIFY(std::is_sorted(lane.maxEnds.begin(), lane.maxEnds.end()));
+        QCOMPARE(lane.maxEnds.size(), spans.size()); // overlapping: the running max is kept
+        QCOMPARE(lane.ops[0], 3);
+        QCOMPARE(lane.ops[1], 1);
+        QCOMPARE(lane.maxEnd(2), 900); // {300,350} after {100,900}
+
+        // The long op {100, 900} is visible in a window that starts after every later start.
+        auto [first, last] = lane.visible(700, 800);
+        bool sawLong = false;
+        for (std::size_t k = first; k < last; ++k)
+            sawLong = sawLong || lane.ops[k] == 1;
+        QVERIFY(sawLong);
+        std::tie(first, last) = lane.visible(60, 90); // a gap: nothing intersects
+        for (std::size_t k = first; k < last; ++k)
+            QVERIFY(!(lane.starts[k] < 90 && lane.ends[k] > 60));
+        std::tie(first, last) = lane.visible(2000, 3000);
+        QCOMPARE(first, last);
+
+        // Picking prefers the shortest op containing the time, else the nearest within tolerance.
+        QCOMPARE(model.opAt(0, 320, 0), 2);
+        QCOMPARE(model.opAt(0, 700, 0), 1);
+        QCOMPARE(model.opAt(0, 60, 5), -1);
+        QCOMPARE(model.opAt(0, 60, 15), 3);
+        QCOMPARE(model.opAt(0, 940, 15), 0 + 4); // {950, 1000} is op 4
+        QCOMPARE(model.opAt(99, 0, 0), -1);
+    }
+
+    void visibleSlice_data()
+    {
+        QTest::addColumn<qint64>("from");
+        QTest::addColumn<qint64>("to");
+        QTest::addColumn<int>("count");
+        QTest::newRow("all") << qint64(0) << qint64(1000) << 10;
+        QTest::newRow("first op") << qint64(0) << qint64(5) << 1;
+        QTest::newRow("touching end excluded") << qint64(10) << qint64(20) << 1; // [10,20) meets [0,10) only at 10
+        QTest::newRow("middle") << qint64(35) << qint64(65) << 4;
+        QTest::newRow("after") << qint64(200) << qint64(300) << 0;
+    }
+    void visibleSlice()
+    {
+        QFETCH(qint64, from);
+        QFETCH(qint64, to);
+        QFETCH(int, count);
+        // Ten back-to-back ops of 10 ns: [0,10) [10,20) ... [90,100)
+        engine::Trace trace;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        for (int i = 0; i < 10; ++i) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::Kernel;
+            op.stream = 0;
+            op.gpuStartNs = 10 * i;
+            op.gpuEndNs = 10 * i + 10;
+            rep.ops.push_back(op);
+        }
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        const auto &lane = model.lane(0).intervals;
+        QVERIFY(lane.maxEnds.empty()); // back-to-back: ends serve as the running max, no extra array
+        QCOMPARE(lane.maxEnd(9), 100);
+        const auto [first, last] = lane.visible(from, to);
+        int intersecting = 0;
+        for (std::size_t k = first; k < last; ++k)
+            if (lane.starts[k] < to && lane.ends[k] > from)
+                ++intersecting;
+        QCOMPARE(intersecting, count);
+        // The slice holds no more than one op that does not intersect on each side.
+        QVERIFY(int(last - first) <= count + 2);
+    }
+
+    void stepSeriesMinMax()
+    {
+        // A long series (several super-blocks and a ragged tail): the block summaries must give the same
+        // min/max as a plain scan over any range.
+        streamscope::ui::StepSeries s;
+        const std::size_t n = 5000;
+        for (std::size_t i = 0; i < n; ++i) {
+            s.times.push_back(qint64(i) * 10);
+            s.values.push_back(float((i * 7919) % 1000) / 10.0f);
+        }
+        s.finish();
+        QCOMPARE(s.blockMin.size(), n / streamscope::ui::StepSeries::kBlock);
+        QVERIFY(!s.superMin.empty());
+        const std::vector<std::pair<std::size_t, std::size_t>> ranges = {
+            {0, 1}, {0, 32}, {0, 5000}, {1, 4999}, {31, 33}, {100, 1200}, {1023, 3073}, {4090, 5000}, {17, 18}};
+        for (auto [a, b] : ranges) {
+            float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+            s.minMax(a, b, lo, hi);
+            const auto [mn, mx] = std::minmax_element(s.values.begin() + std::ptrdiff_t(a), s.values.begin() + std::ptrdiff_t(b));
+            QCOMPARE(lo, *mn);
+            QCOMPARE(hi, *mx);
+        }
+    }
+
+    void badRepetition()
+    {
+        const auto trace = streamscope::test::makeTimelineTrace();
+        try {
+            LaneModel model(*trace, 3);
+            QFAIL("expected an error");
+        } catch (const engine::Error &e) {
+            QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("repetition 3")), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(engine::Error, LaneModel(*trace, -1));
+    }
+
+    void emptyRepetitionAndIdleStreams()
+    {
+        engine::Trace trace;
+        trace.streams.resize(2);
+        trace.repetitions.emplace_back();
+        const LaneModel model(trace, 0);
+        QCOMPARE(model.durationNs(), 1);
+        QCOMPARE(model.laneCount(), 2 + 4); // idle streams still get lanes
+        QCOMPARE(model.lane(0).title, QStringLiteral("stream 0"));
+        QCOMPARE(model.lane(0).intervals.size(), std::size_t(0));
+        QCOMPARE(model.opAt(0, 0, 100), -1);
+    }
+
+    void unknownHostThread()
+    {
+        engine::Trace trace;
+        engine::Repetition rep;
+        engine::OpRecord op;
+        op.kind = engine::OpKind::HostWork;
+        op.hostStartNs = 0;
+        op.hostEndNs = 100;
+        rep.ops.push_back(op);
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        QVERIFY(model.lane(0).kind == LaneKind::HostThread);
+        QCOMPARE(model.lane(0).title, QStringLiteral("host"));
+        QCOMPARE(model.hostLane(-1), 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLaneModel)
+#include "tst_lane_model.moc"
