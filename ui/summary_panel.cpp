@@ -36,6 +36,8 @@ SummaryPanel::SummaryPanel(QWidget *parent)
     m_table->horizontalHeader()->setSectionResizeMode(SummaryModel::MetricColumn, QHeaderView::Stretch);
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setWordWrap(false);
+    // One line per metric: the default row height wastes half the panel.
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
 
     auto *selectorRow = new QHBoxLayout;
     auto *selectorLabel = new QLabel(tr("&Repetition:"), this);

@@ -40,6 +40,7 @@
 #include "ui/summary_panel.h"
 #include "ui/timeline_view.h"
 #include "ui/workload_editor.h"
+#include "ui/workload_tree_model.h"
 
 // The resources are compiled into the static streamscope_gui library, so they must be registered
 // explicitly; Q_INIT_RESOURCE has to be used outside any namespace.
@@ -65,13 +66,19 @@ bool looksLikeWorkload(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return false;
     const QJsonDocument doc = QJsonDocument::fromJson(file.read(64 << 20));
-    if (doc.isObject())
-        return doc.object().contains(QLatin1String("streams")) && !doc.object().contains(QLatin1String("traceEvents"));
+    if (doc.isObject()) {
+        const QJsonObject object = doc.object();
+        if (object.contains(QLatin1String("traceEvents"))
+            || object.value(QLatin1String("format")).toString() == QLatin1String("streamscope-trace"))
+            return false;
+        return object.contains(QLatin1String("streams")) || object.contains(QLatin1String("pipeline"))
+            || object.contains(QLatin1String("buffers"));
+    }
     // Not valid JSON: only a workload being written by hand is likely to be broken and named .json
-    // while still saying "streams"; let the editor show where it is broken.
+    // while still saying "streams" or "pipeline"; let the editor show where it is broken.
     file.seek(0);
     const QByteArray head = file.read(4096);
-    return head.contains("\"streams\"") && !head.contains("\"traceEvents\"");
+    return (head.contains("\"streams\"") || head.contains("\"pipeline\"")) && !head.contains("\"traceEvents\"");
 }
 
 } // namespace
@@ -149,10 +156,9 @@ void MainWindow::createWidgets()
     m_explanation = new QWidget(this);
     m_explanation->setObjectName(QStringLiteral("explanation"));
     m_explanationTitle = new QLabel(tr("What to look for"), m_explanation);
-    QFont titleFont = m_explanationTitle->font();
-    titleFont.setBold(true);
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.15);
-    m_explanationTitle->setFont(titleFont);
+    // Bold through the style sheet, not setFont(), so it still follows presentation mode's larger font.
+    m_explanationTitle->setStyleSheet(QStringLiteral("font-weight: bold"));
+    m_explanationTitle->setWordWrap(true);
     m_explanationText = new QTextBrowser(m_explanation);
     m_explanationText->setObjectName(QStringLiteral("explanationText"));
     m_explanationText->setFrameShape(QFrame::NoFrame);
@@ -162,12 +168,14 @@ void MainWindow::createWidgets()
     explanationLayout->addWidget(m_explanationText, 1);
 
     auto *split = new QSplitter(Qt::Horizontal, this);
+    m_centralSplit = split;
     split->setObjectName(QStringLiteral("centralSplit"));
     split->addWidget(m_timeline);
     split->addWidget(m_explanation);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     split->setCollapsible(0, false);
+    m_explanation->setMinimumWidth(220);
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);
@@ -539,6 +547,11 @@ void MainWindow::updateExplanation()
         text = doc.object().value(QLatin1String("description")).toString();
         title = doc.object().value(QLatin1String("name")).toString();
     }
+    if (text.isEmpty() && !m_trace && m_editor->isValid()) {
+        // Nothing run yet: explain the workload about to be run.
+        text = QString::fromStdString(m_editor->treeModel()->workload().description);
+        title = QString::fromStdString(m_editor->treeModel()->workload().name);
+    }
     if (text.isEmpty()) {
         const int lesson = m_lessons->lessonForPath(m_trace ? m_tracePath : m_editor->filePath());
         if (lesson >= 0) {
@@ -548,7 +561,13 @@ void MainWindow::updateExplanation()
     }
     m_explanationText->setPlainText(text);
     m_explanationTitle->setText(title.isEmpty() ? tr("What to look for") : tr("What to look for: %1").arg(title));
+    const bool wasHidden = m_explanation->isHidden();
     m_explanation->setVisible(!text.isEmpty());
+    if (wasHidden && !text.isEmpty()) {
+        // A pane shown after the splitter was laid out gets no width of its own: give it a quarter.
+        const int total = qMax(m_centralSplit->width(), 800);
+        m_centralSplit->setSizes({total * 3 / 4, total / 4});
+    }
 }
 
 void MainWindow::onOpSelected(int repetition, int op)

@@ -23,6 +23,7 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTableView;
 class QTextBrowser;
 class QToolButton;
@@ -135,6 +136,7 @@ private:
     QLabel *m_banner = nullptr;       // no GPU, examples shown
     QWidget *m_errorBar = nullptr;    // the last failure, until dismissed
     QLabel *m_errorText = nullptr;
+    QSplitter *m_centralSplit = nullptr;
     QWidget *m_explanation = nullptr; // "what to look for" beside the timeline
     QTextBrowser *m_explanationText = nullptr;
     QLabel *m_explanationTitle = nullptr;

@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include "app/gui/app_options.h"
@@ -50,6 +51,11 @@ private slots:
         QVERIFY(window.trace());
         QCOMPARE(window.trace()->repetitions.size(), std::size_t(3));
         QVERIFY(window.windowTitle().contains(QStringLiteral("pipeline-test")));
+        // The trace's own "what to look for" is shown beside the timeline, with a usable width.
+        auto *explanation = window.findChild<QWidget *>(QStringLiteral("explanation"));
+        QVERIFY(explanation && !explanation->isHidden());
+        QTRY_VERIFY(explanation->width() >= 200);
+        QVERIFY(window.findChild<QTextBrowser *>(QStringLiteral("explanationText"))->toPlainText().contains(QStringLiteral("overlapping")));
         QCOMPARE(window.timeline()->repetition(), window.summaryPanel()->medianRepetition());
         QCOMPARE(window.opTableModel()->rowCount(), 6);
         QVERIFY(window.recentFiles().contains(QFileInfo(m_tracePath).absoluteFilePath()));
@@ -151,6 +157,22 @@ private slots:
         QVERIFY(!window.workloadEditor()->isModified());
     }
 
+    void presetsOpenInTheEditor()
+    {
+        // Presets written as a "pipeline" (no "streams" key) are workloads too, not Chrome traces.
+        const QString preset = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json");
+        if (!QFileInfo::exists(preset))
+            QSKIP("resources/workloads/overlap.json is not there");
+        MainWindow window;
+        QVERIFY2(window.openFile(preset), qPrintable(window.lastError()));
+        QCOMPARE(window.workloadEditor()->filePath(), preset);
+        QVERIFY(window.workloadEditor()->isValid());
+        QVERIFY(!window.trace());
+        // Its "what to look for" is beside the (empty) timeline before it is even run.
+        QVERIFY(!window.findChild<QWidget *>(QStringLiteral("explanation"))->isHidden());
+        QVERIFY(window.findChild<QTextBrowser *>(QStringLiteral("explanationText"))->toPlainText().contains(QStringLiteral("chunk")));
+    }
+
     void runFailuresAreShown()
     {
         MainWindow window;
@@ -221,8 +243,10 @@ private slots:
         QVERIFY(window.timeline()->presentationMode());
         QVERIFY(window.font().pointSizeF() > before);
         QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("workloadDock"))->isHidden());
-        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty())
+        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+            QTest::qWait(300); // let the larger fonts lay out
             window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/presentation-test.png"));
+        }
         window.setPresentationMode(false);
         QVERIFY(!window.timeline()->presentationMode());
         QCOMPARE(window.font().pointSizeF(), before);
