@@ -73,6 +73,18 @@ int main(int argc, char **argv)
         ->check(CLI::IsMember({"native", "chrome", "csv"}));
     exportCmd->add_option("-o,--output", exportOut, "Output file")->required();
 
+    // CLI11 would only say "a subcommand is required" for a mistyped command; name it instead.
+    if (argc > 1 && argv[1][0] != '-') {
+        const std::string first = argv[1];
+        bool known = false;
+        for (const auto *sub : app.get_subcommands({}))
+            known = known || sub->get_name() == first;
+        if (!known) {
+            std::cerr << "streamscope-cli: unknown command '" << first
+                      << "' (commands: devices, validate, run, summary, export; see --help)\n";
+            return ExitUsage;
+        }
+    }
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
