@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include "app/gui/app_options.h"
+#include "app/gui/headless_export.h"
 #include "app/gui/main_window.h"
 #include "engine/native_format.h"
 #include "test_traces.h"
@@ -251,6 +252,26 @@ private slots:
         QVERIFY(!window.timeline()->presentationMode());
         QCOMPARE(window.font().pointSizeF(), before);
         QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("summaryDock"))->isHidden());
+    }
+
+    void headlessExport()
+    {
+        gui::AppOptions options;
+        options.tracePath = m_tracePath;
+        options.exportImagePath = m_dir.filePath(QStringLiteral("headless.png"));
+        options.size = QSize(800, 450);
+        options.repetition = 2;
+        options.presentation = true;
+        QCOMPARE(gui::exportImageHeadless(options), 0);
+        const QImage image(options.exportImagePath);
+        QCOMPARE(image.size(), QSize(800, 450));
+        QVERIFY(QFileInfo(options.exportImagePath).size() > 3000);
+
+        options.repetition = 7; // the trace has 3
+        QCOMPARE(gui::exportImageHeadless(options), 2);
+        options.repetition = -1;
+        options.tracePath = m_dir.filePath(QStringLiteral("missing.sstrace"));
+        QCOMPARE(gui::exportImageHeadless(options), 4);
     }
 
     void commandLine_data()
