@@ -2,10 +2,14 @@
 #include "engine/chrome_export.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <set>
+#include <thread>
 
 #include "engine/analysis.h"
 #include "engine/api_names.h"
@@ -21,21 +25,19 @@ constexpr int kCounterPid = 2;
 constexpr int kGpuPidBase = 100; // GPU d is process 100 + d: no clash with the two above
 
 // Writes JSON text through a raw pointer into a buffer that grows by doubling: std::string::append
-// per token was most of the time of a million-op export. Numbers go through std::to_chars; strings
-// through a scan that copies clean runs in one piece.
+// per token was most of the time of a million-op export. The buffer is left uninitialised (a generous
+// reservation costs only address space: pages are touched when written), which std::string::resize
+// cannot do. Numbers go through std::to_chars; strings through a scan that copies clean runs in one piece.
 class JsonOut {
 public:
     explicit JsonOut(std::size_t capacity) { grow(capacity); }
 
-    std::string take()
-    {
-        m_buf.resize(static_cast<std::size_t>(m_p - m_buf.data()));
-        return std::move(m_buf);
-    }
+    std::string_view view() const { return {m_data.get(), used()}; }
+    std::string take() const { return std::string(view()); }
     // Strict JSON allows no trailing comma: drops a last ",\n" written after the final element.
     void dropTrailingComma()
     {
-        if (m_p - m_buf.data() >= 2 && m_p[-2] == ',' && m_p[-1] == '\n') {
+        if (used() >= 2 && m_p[-2] == ',' && m_p[-1] == '\n') {
             m_p[-2] = '\n';
             --m_p;
         }
@@ -202,15 +204,22 @@ private:
         if (static_cast<std::size_t>(m_end - m_p) < n)
             grow(n);
     }
+    std::size_t used() const { return static_cast<std::size_t>(m_p - m_data.get()); }
     void grow(std::size_t n)
     {
-        const std::size_t used = m_buf.empty() ? 0 : static_cast<std::size_t>(m_p - m_buf.data());
-        m_buf.resize(std::max(m_buf.size() * 2, used + n + 4096));
-        m_p = m_buf.data() + used;
-        m_end = m_buf.data() + m_buf.size();
+        const std::size_t size = m_data ? used() : 0;
+        const std::size_t capacity = std::max(m_capacity * 2, size + n + 4096);
+        std::unique_ptr<char[]> bigger(new char[capacity]); // deliberately not value-initialised
+        if (size)
+            std::memcpy(bigger.get(), m_data.get(), size);
+        m_data = std::move(bigger);
+        m_capacity = capacity;
+        m_p = m_data.get() + size;
+        m_end = m_data.get() + capacity;
     }
 
-    std::string m_buf;
+    std::unique_ptr<char[]> m_data;
+    std::size_t m_capacity = 0;
     char *m_p = nullptr;
     char *m_end = nullptr;
 };
@@ -366,9 +375,10 @@ void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs
     j.raw("}},\n");
 }
 
-} // namespace
 
-std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
+
+// The whole export in one buffer: toChromeJson copies it into a string, writeChromeTrace writes it as is.
+JsonOut buildChromeJson(const Trace &trace, const ChromeExportOptions &options)
 {
     const std::size_t opCount = trace.opCount();
     if (opCount >= std::numeric_limits<std::uint32_t>::max())
@@ -435,7 +445,8 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
         }
     }
 
-    JsonOut j(opCount * (options.hostCalls ? 600 : 360) + 65536);
+    // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op).
+    JsonOut j(opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536);
     j.raw("{\"displayTimeUnit\":\"ns\",\n");
     writeStreamscopeBlock(j, trace, origin);
     j.raw("\"traceEvents\":[\n");
@@ -503,11 +514,19 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
         return op.nameId < quotedNames.size() ? quotedNames[op.nameId] : emptyName;
     };
 
-    // Ops, in trace order (so that the importer gets them back in the same order).
-    std::uint32_t g = 0;
-    for (const auto &rep : trace.repetitions) {
-        for (const auto &op : rep.ops) {
-            const std::uint32_t link = g + 1; // pairs an op's host and GPU slices; unique in the file
+    // Ops, in trace order (so that the importer gets them back in the same order), op g of the whole
+    // trace being op g - repStart[r] of repetition r.
+    std::vector<std::size_t> repStart(trace.repetitions.size() + 1, 0);
+    for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
+        repStart[r + 1] = repStart[r] + trace.repetitions[r].ops.size();
+    auto writeOps = [&](JsonOut &j, std::size_t gBegin, std::size_t gEnd) {
+        std::size_t r = static_cast<std::size_t>(std::upper_bound(repStart.begin(), repStart.end(), gBegin) - repStart.begin()) - 1;
+        for (std::size_t g = gBegin; g < gEnd; ++g) {
+            while (g >= repStart[r + 1])
+                ++r;
+            const Repetition &rep = trace.repetitions[r];
+            const OpRecord &op = rep.ops[g - repStart[r]];
+            const auto link = static_cast<std::uint32_t>(g + 1); // pairs an op's host and GPU slices; unique in the file
             const int sKey = streamKey(op);
             const int tKey = threadKey(op);
             const int gpuPid = kGpuPidBase + deviceOfKey(sKey);
@@ -626,16 +645,15 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
                 }
                 j.raw("}},\n");
             }
-            ++g;
         }
-    }
+    };
 
-    if (options.counters) {
-        // One counter event per step of either profile, carrying every series (Perfetto draws a track
-        // per arg); a step where nothing changed is left out, a counter holds until its next step.
-        for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
+    // One counter event per step of either profile, carrying every series (Perfetto draws a track
+    // per arg); a step where nothing changed is left out, a counter holds until its next step.
+    auto writeCounters = [&](JsonOut &j, std::size_t r) {
+        {
             if (trace.repetitions[r].ops.empty())
-                continue;
+                return;
             const auto bandwidth = bandwidthProfile(trace, static_cast<int>(r));
             const auto activity = activityProfile(trace, static_cast<int>(r));
             BandwidthStep bw;
@@ -677,16 +695,74 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
                 j.raw("}},\n");
             }
         }
+    };
+
+    // Big traces are written by several threads, in chunks of ops and one part per repetition's
+    // counters: tracks and names are decided above, so the parts are independent; they are joined in
+    // order, which costs one copy of the text: with fewer than 4 cores that copy eats the gain, so small
+    // machines (and small traces) write in place.
+    const std::size_t repCount = trace.repetitions.size();
+    const unsigned hardware = std::thread::hardware_concurrency();
+    const unsigned cores = options.threads > 0 ? static_cast<unsigned>(options.threads)
+                                               : (hardware >= 4 ? std::min(16u, hardware) : 1u);
+    const std::size_t opChunks = std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
+    if (cores == 1 || opChunks == 1) {
+        writeOps(j, 0, opCount);
+        if (options.counters)
+            for (std::size_t r = 0; r < repCount; ++r)
+                writeCounters(j, r);
+    } else {
+        const std::size_t tasks = opChunks + (options.counters ? repCount : 0);
+        std::vector<std::unique_ptr<JsonOut>> parts(tasks);
+        std::vector<std::exception_ptr> errors(tasks);
+        std::atomic<std::size_t> next{0};
+        auto worker = [&] {
+            for (std::size_t t; (t = next.fetch_add(1)) < tasks;) {
+                try {
+                    if (t < opChunks) {
+                        const std::size_t begin = opCount * t / opChunks, end = opCount * (t + 1) / opChunks;
+                        parts[t] = std::make_unique<JsonOut>((end - begin) * (360 + (options.hostCalls ? 180 : 0)) + 4096);
+                        writeOps(*parts[t], begin, end);
+                    } else {
+                        const std::size_t r = t - opChunks;
+                        parts[t] = std::make_unique<JsonOut>(trace.repetitions[r].ops.size() * 360 + 4096);
+                        writeCounters(*parts[t], r);
+                    }
+                } catch (...) {
+                    errors[t] = std::current_exception();
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        for (std::size_t i = 1; i < std::min<std::size_t>(cores, tasks); ++i)
+            pool.emplace_back(worker);
+        worker();
+        for (auto &thread : pool)
+            thread.join();
+        for (std::size_t t = 0; t < tasks; ++t) {
+            if (errors[t])
+                std::rethrow_exception(errors[t]);
+            j.raw(parts[t]->view());
+            parts[t].reset(); // give the memory back as we go
+        }
     }
 
     j.dropTrailingComma(); // the metadata events guarantee at least one element
     j.raw("]}\n");
-    return j.take();
+    return j;
+}
+
+} // namespace
+
+std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
+{
+    return buildChromeJson(trace, options).take();
 }
 
 void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeExportOptions &options)
 {
-    writeFileAtomically(path, toChromeJson(trace, options));
+    const JsonOut json = buildChromeJson(trace, options);
+    writeFileAtomically(path, json.view());
 }
 
 } // namespace streamscope::engine

@@ -18,6 +18,7 @@ struct ChromeExportOptions {
     bool hostCalls = true; // host API slices on their threads' tracks
     bool flows = true;     // arrows from each API call to its GPU op (needs hostCalls)
     bool counters = true;  // bandwidth and activity counter tracks, one step list per repetition
+    int threads = 0;       // 0: as many as the machine has from 4 cores up, for traces of 100k ops and more
 };
 
 // Streams the whole trace into one string with a hand-written writer: a million ops take well under a
