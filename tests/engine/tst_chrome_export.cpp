@@ -26,6 +26,8 @@ private slots:
     void initTestCase();
     void independentParserAccepts_data();
     void independentParserAccepts();
+    void checkerCatchesBrokenFiles_data();
+    void checkerCatchesBrokenFiles();
     void layout();
     void exactTimestamps();
     void escaping();
@@ -134,6 +136,46 @@ void TestChromeExport::independentParserAccepts()
     QVERIFY2(result.startsWith("OK "), qPrintable(result));
     QVERIFY2(result.contains(QString(" flows=%1 ").arg(expectedFlows)), qPrintable(result));
     QCOMPARE(result.contains(" counters=0 "), !counters);
+}
+
+void TestChromeExport::checkerCatchesBrokenFiles_data()
+{
+    // The independent check must be able to fail: files that break each rule it checks.
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("expected");
+    const QByteArray names = R"({"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"p"}},)"
+                             R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},)";
+    QTest::newRow("partial overlap") << "{\"traceEvents\":[" + names
+            + R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":10}]})"
+                                     << "partially overlaps";
+    QTest::newRow("unnamed track") << "{\"traceEvents\":[" + names + R"({"ph":"X","name":"a","pid":1,"tid":2,"ts":0,"dur":10}]})"
+                                   << "has no thread_name";
+    QTest::newRow("unpaired flow") << "{\"traceEvents\":[" + names
+            + R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10,"bind_id":7,"flow_out":true}]})"
+                                   << "do not pair up";
+    QTest::newRow("trailing comma") << "{\"traceEvents\":[" + names + "]}" << "not strict JSON";
+    QTest::newRow("NaN") << "{\"traceEvents\":[" + names + R"({"ph":"C","name":"c","pid":1,"tid":0,"ts":0,"args":{"v":NaN}}]})"
+                         << "non-standard constant";
+}
+
+void TestChromeExport::checkerCatchesBrokenFiles()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, expected);
+    if (m_python.isEmpty())
+        QSKIP("python3 is not on PATH: the independent JSON check cannot run (CI installs python3)");
+    const QString path = m_dir.filePath("broken.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(json);
+    f.close();
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(m_python, {QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/check_chrome_trace.py"), path});
+    QVERIFY(p.waitForFinished(60000));
+    const QString out = QString::fromUtf8(p.readAll());
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(out.startsWith("FAIL ") && out.contains(expected), qPrintable(out));
 }
 
 void TestChromeExport::layout()
