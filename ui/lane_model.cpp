@@ -5,6 +5,10 @@
 #include <future>
 #include <limits>
 #include <numeric>
+#include <type_traits>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <QStringList>
 
@@ -100,11 +104,30 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition) : m_trace(&trac
     for (const auto &d : trace.devices)
         m_linkPeakGBs = std::max(m_linkPeakGBs, d.linkPeakGBs);
 
-    // The two profiles sort every GPU edge: run them beside the interval lanes (they only read the trace).
-    auto activity = std::async(std::launch::async, [this] { return engine::activityProfile(*m_trace, m_repetition); });
-    auto bandwidth = std::async(std::launch::async, [this] { return engine::bandwidthProfile(*m_trace, m_repetition); });
-    buildIntervalLanes();
-    buildDerivedLanes(activity.get(), bandwidth.get());
+    // The interval lanes and the two profiles (which sort every GPU edge) only read the trace: build the
+    // lanes in a worker while this thread sorts. The lanes' arrays are reserved to size, so the worker's
+    // malloc arena holds no garbage; the profiles' transient edge lists stay in this thread's arena, which
+    // malloc_trim below can give back (a worker arena's free pages, it turned out, stay resident).
+    auto intervals = std::async(std::launch::async, [this] { buildIntervalLanes(); });
+    std::vector<engine::ActivityStep> activity;
+    std::vector<engine::BandwidthStep> bandwidth;
+    try {
+        activity = engine::activityProfile(*m_trace, m_repetition);
+        bandwidth = engine::bandwidthProfile(*m_trace, m_repetition);
+    } catch (...) {
+        intervals.wait(); // never leave the worker writing into a model being destroyed
+        throw;
+    }
+    intervals.get();
+    buildDerivedLanes(activity, bandwidth);
+    activity = {};
+    bandwidth = {};
+#ifdef __GLIBC__
+    // The profiles' edge lists (tens of MB for a million ops) were freed in worker threads' arenas, which
+    // glibc keeps resident; give them back so a big trace costs what its lanes hold.
+    if (opCount() > 100'000)
+        malloc_trim(0);
+#endif
 }
 
 namespace {
@@ -114,40 +137,50 @@ QString fromStd(const std::string &s)
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
 
-// Sorts one lane's ops by start (imports are sorted already; hand-made and runner traces are in issue
-// order, which on one stream is also start order, so the sort is usually skipped).
-void fillIntervals(IntervalLane &lane, std::vector<qint32> &&ops, const std::vector<OpRecord> &all, bool gpu,
-                   qint64 origin)
+// Puts one lane's arrays in start order (imports come sorted by GPU start; runner traces are in issue
+// order, which on one stream or one host thread is start order too, so this is usually a check only) and
+// keeps a running max of the ends only where intervals overlap.
+void finishIntervals(IntervalLane &lane)
 {
-    auto startOf = [&](qint32 i) { return (gpu ? all[std::size_t(i)].gpuStartNs : all[std::size_t(i)].hostStartNs) - origin; };
-    auto endOf = [&](qint32 i) { return (gpu ? all[std::size_t(i)].gpuEndNs : all[std::size_t(i)].hostEndNs) - origin; };
-    auto byStart = [&](qint32 a, qint32 b) { return startOf(a) < startOf(b); };
-    if (!std::is_sorted(ops.begin(), ops.end(), byStart))
-        std::stable_sort(ops.begin(), ops.end(), byStart);
-    const std::size_t n = ops.size();
-    lane.starts.resize(n);
-    lane.ends.resize(n);
+    const std::size_t n = lane.size();
+    if (!std::is_sorted(lane.starts.begin(), lane.starts.end())) {
+        std::vector<std::uint32_t> order(n);
+        std::iota(order.begin(), order.end(), 0u);
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return lane.starts[a] < lane.starts[b]; });
+        auto permute = [&](auto &v) {
+            std::remove_reference_t<decltype(v)> sorted(n);
+            for (std::size_t k = 0; k < n; ++k)
+                sorted[k] = v[order[k]];
+            v = std::move(sorted);
+        };
+        permute(lane.starts);
+        permute(lane.ends);
+        permute(lane.ops);
+        permute(lane.styles);
+    }
+    if (std::is_sorted(lane.ends.begin(), lane.ends.end()))
+        return; // no interval ends before an earlier one: ends serve as the running max
     lane.maxEnds.resize(n);
-    lane.styles.resize(n);
-    bool overlapping = false;
     qint64 maxEnd = std::numeric_limits<qint64>::min();
-    for (std::size_t k = 0; k < n; ++k) {
-        const qint64 s = startOf(ops[k]);
-        const qint64 e = std::max(s, endOf(ops[k]));
-        lane.starts[k] = s;
-        lane.ends[k] = e;
-        maxEnd = std::max(maxEnd, e);
-        overlapping = overlapping || e < maxEnd;
-        lane.maxEnds[k] = maxEnd;
-        const auto &o = all[std::size_t(ops[k])];
-        lane.styles[k] = std::uint8_t(std::uint8_t(o.kind) & IntervalLane::kKindMask)
-            | std::uint8_t(!gpu && engine::isHostBlocking(o) ? IntervalLane::kBlockingBit : 0);
-    }
-    lane.ops = std::move(ops);
-    if (!overlapping) {
-        lane.maxEnds.clear(); // ends are non-decreasing already
-        lane.maxEnds.shrink_to_fit();
-    }
+    for (std::size_t k = 0; k < n; ++k)
+        lane.maxEnds[k] = maxEnd = std::max(maxEnd, lane.ends[k]);
+}
+
+void reserve(IntervalLane &lane, std::size_t n)
+{
+    lane.starts.reserve(n);
+    lane.ends.reserve(n);
+    lane.ops.reserve(n);
+    lane.styles.reserve(n);
+}
+
+void append(IntervalLane &lane, qint64 start, qint64 end, qint32 op, std::uint8_t style)
+{
+    lane.starts.push_back(start);
+    lane.ends.push_back(std::max(start, end));
+    lane.ops.push_back(op);
+    lane.styles.push_back(style);
 }
 
 } // namespace
@@ -157,12 +190,13 @@ void LaneModel::buildIntervalLanes()
     const auto &ops = rep().ops;
     const int streams = int(m_trace->streams.size());
     const int threads = int(m_trace->hostThreads.size());
-    std::vector<std::vector<qint32>> byStream(static_cast<std::size_t>(streams));
-    std::vector<std::vector<qint32>> byThread(std::size_t(threads) + 1); // slot 0: unknown thread
+    std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
+    std::vector<IntervalLane> byThread(std::size_t(threads) + 1); // slot 0: unknown thread
     std::vector<std::size_t> blocking(std::size_t(threads) + 1, 0);
     std::vector<bool> kindSeen(engine::kOpKindCount, false);
 
-    // Two passes (count, then fill) so a million ops do not regrow vectors.
+    // Two sequential passes over the ops (count, then fill) so a million ops neither regrow vectors nor
+    // jump around the trace.
     std::vector<std::size_t> streamCount(static_cast<std::size_t>(streams), 0), threadCount(std::size_t(threads) + 1, 0);
     auto threadSlot = [&](const OpRecord &o) {
         return (o.hostThread >= 0 && o.hostThread < threads) ? std::size_t(o.hostThread) + 1 : std::size_t(0);
@@ -174,19 +208,21 @@ void LaneModel::buildIntervalLanes()
             ++threadCount[threadSlot(o)];
     }
     for (int s = 0; s < streams; ++s)
-        byStream[std::size_t(s)].reserve(streamCount[std::size_t(s)]);
+        reserve(byStream[std::size_t(s)], streamCount[std::size_t(s)]);
     for (int t = 0; t <= threads; ++t)
-        byThread[std::size_t(t)].reserve(threadCount[std::size_t(t)]);
+        reserve(byThread[std::size_t(t)], threadCount[std::size_t(t)]);
     for (qint32 i = 0; i < qint32(ops.size()); ++i) {
         const auto &o = ops[std::size_t(i)];
         kindSeen[std::size_t(o.kind)] = true;
+        const auto kind = std::uint8_t(std::uint8_t(o.kind) & IntervalLane::kKindMask);
         if (o.hasGpu() && o.stream >= 0 && o.stream < streams)
-            byStream[std::size_t(o.stream)].push_back(i);
+            append(byStream[std::size_t(o.stream)], o.gpuStartNs - m_originNs, o.gpuEndNs - m_originNs, i, kind);
         if (o.hasHost()) {
             const auto slot = threadSlot(o);
-            byThread[slot].push_back(i);
-            if (engine::isHostBlocking(o))
-                ++blocking[slot];
+            const bool blocks = engine::isHostBlocking(o);
+            blocking[slot] += blocks;
+            append(byThread[slot], o.hostStartNs - m_originNs, o.hostEndNs - m_originNs, i,
+                   std::uint8_t(kind | (blocks ? IntervalLane::kBlockingBit : 0)));
         }
     }
     for (std::size_t k = 0; k < kindSeen.size(); ++k)
@@ -197,7 +233,7 @@ void LaneModel::buildIntervalLanes()
     m_hostLane.assign(std::size_t(threads) + 1, -1);
     for (int slot = 1; slot <= threads + 1; ++slot) {
         const int t = slot % (threads + 1); // known threads in order, the unknown one last
-        if (byThread[std::size_t(t)].empty())
+        if (byThread[std::size_t(t)].size() == 0)
             continue;
         Lane lane;
         lane.kind = LaneKind::HostThread;
@@ -212,7 +248,8 @@ void LaneModel::buildIntervalLanes()
         lane.subtitle = QStringLiteral("%1 calls").arg(calls);
         if (blocking[std::size_t(t)])
             lane.subtitle += QStringLiteral(" · %1 blocking").arg(blocking[std::size_t(t)]);
-        fillIntervals(lane.intervals, std::move(byThread[std::size_t(t)]), ops, false, m_originNs);
+        lane.intervals = std::move(byThread[std::size_t(t)]);
+        finishIntervals(lane.intervals);
         m_hostLane[std::size_t(t)] = int(m_lanes.size());
         m_lanes.push_back(std::move(lane));
     }
@@ -234,7 +271,8 @@ void LaneModel::buildIntervalLanes()
             flags << QStringLiteral("non-blocking");
         flags << QStringLiteral("%1 ops").arg(byStream[std::size_t(s)].size());
         lane.subtitle = flags.join(QStringLiteral(" · "));
-        fillIntervals(lane.intervals, std::move(byStream[std::size_t(s)]), ops, true, m_originNs);
+        lane.intervals = std::move(byStream[std::size_t(s)]);
+        finishIntervals(lane.intervals);
         m_streamLane[std::size_t(s)] = int(m_lanes.size());
         m_lanes.push_back(std::move(lane));
     }

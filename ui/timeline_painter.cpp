@@ -18,6 +18,30 @@ namespace streamscope::ui {
 
 using engine::OpKind;
 
+namespace {
+
+// First index in [from, to) whose value is not less than (upper: greater than) `value`, searching
+// outwards from `from`: painting walks forward through sorted arrays in small steps (the ops of one pixel
+// column), so an exponential search touches a few nearby cache lines where a binary search over the
+// whole lane would miss the cache a dozen times per column.
+template <bool Upper>
+std::size_t gallop(const std::vector<qint64> &v, std::size_t from, std::size_t to, qint64 value)
+{
+    auto before = [&](std::size_t i) { return Upper ? v[i] <= value : v[i] < value; };
+    if (from >= to || !before(from))
+        return from;
+    std::size_t lo = from, step = 1; // invariant: before(lo)
+    while (lo + step < to && before(lo + step)) {
+        lo += step;
+        step *= 2;
+    }
+    const std::size_t hi = std::min(to, lo + step);
+    const auto first = v.begin() + std::ptrdiff_t(lo + 1), last = v.begin() + std::ptrdiff_t(hi);
+    return std::size_t((Upper ? std::upper_bound(first, last, value) : std::lower_bound(first, last, value)) - v.begin());
+}
+
+} // namespace
+
 TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
 {
     TimelineMetrics m;
@@ -250,10 +274,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
                 // pixel column at once, found by binary search, when the running max end shows that none
                 // of them reaches more than a pixel further (so none would have been a bar of its own).
                 const qint64 boundary = mapping.toNs(std::floor(runX1) + 1);
-                const auto jump = std::size_t(
-                    std::lower_bound(iv.starts.begin() + std::ptrdiff_t(k), iv.starts.begin() + std::ptrdiff_t(last),
-                                     boundary)
-                    - iv.starts.begin());
+                const std::size_t jump = gallop<false>(iv.starts, k, last, boundary);
                 if (jump > k + 1 && mapping.toX(iv.maxEnd(jump - 1)) <= std::floor(runX1) + 2) {
                     runX1 = std::max(runX1, mapping.toX(iv.maxEnd(jump - 1)));
                     runCount += (long long)(jump - k);
@@ -324,15 +345,19 @@ void columnMinMax(const StepSeries &s, const TimeMapping &m, int clipX0, int cli
     hi.assign(std::size_t(n), -std::numeric_limits<float>::infinity());
     if (s.size() == 0)
         return;
-    const auto begin = s.times.begin();
+    // Columns go left to right, so each search starts where the previous column's ended.
+    std::size_t cursor = std::size_t(std::max<std::ptrdiff_t>(0, s.indexAt(m.toNs(double(clipX0)))));
     for (int c = 0; c < n; ++c) {
         // The column covers [t0, t1); a step that starts at t1 belongs to the next column.
         const qint64 t0 = m.toNs(double(clipX0 + c));
         const qint64 t1 = std::max(t0 + 1, m.toNs(double(clipX0 + c + 1)));
         if (t0 >= endNs || t1 <= s.times.front())
             continue; // past the end of the repetition, or before anything happened
-        const std::size_t first = std::size_t(std::max<std::ptrdiff_t>(0, s.indexAt(t0)));
-        const std::size_t last = std::size_t(std::lower_bound(begin + std::ptrdiff_t(first), s.times.end(), t1) - begin);
+        // The step in force at t0: the last one starting at or before it.
+        const std::size_t after = gallop<true>(s.times, cursor, s.size(), t0);
+        const std::size_t first = after > 0 ? after - 1 : 0;
+        const std::size_t last = gallop<false>(s.times, first, s.size(), t1);
+        cursor = first;
         if (last <= first)
             continue;
         s.minMax(first, last, lo[std::size_t(c)], hi[std::size_t(c)]);
