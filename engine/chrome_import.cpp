@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include "engine/errors.h"
 #include "engine/file_util.h"
 #include "engine/gzip.h"
+#include "engine/import_common.h"
 
 namespace streamscope::engine {
 
@@ -626,26 +628,13 @@ private:
     {
         if (!m_ours) {
             // Lanes in (device, stream) order; GPU names from deviceProperties.
-            std::vector<int> order(m_streamKeys.size());
-            for (std::size_t i = 0; i < order.size(); ++i)
-                order[i] = static_cast<int>(i);
-            std::sort(order.begin(), order.end(), [&](int a, int b) { return m_streamKeys[a] < m_streamKeys[b]; });
-            std::vector<int> remap(order.size());
-            std::map<std::int64_t, int> devices;
-            for (const auto &k : m_streamKeys)
-                devices[k.first] = 0;
-            for (std::size_t pos = 0; pos < order.size(); ++pos) {
-                const auto &[device, stream] = m_streamKeys[static_cast<std::size_t>(order[pos])];
-                remap[static_cast<std::size_t>(order[pos])] = static_cast<int>(pos);
-                StreamInfo s;
-                s.device = static_cast<int>(device);
-                s.nativeId = stream;
-                s.name = (devices.size() > 1 ? "GPU " + std::to_string(device) + " " : std::string()) + "stream " + std::to_string(stream);
-                m_trace.streams.push_back(std::move(s));
-            }
+            const std::vector<int> remap = addStreamsInOrder(m_trace, m_streamKeys);
             for (auto &g : m_gpuOps)
                 g.op.stream = remap[static_cast<std::size_t>(g.op.stream)];
-            for (const auto &[device, unused] : devices) {
+            std::set<std::int64_t> devices;
+            for (const auto &k : m_streamKeys)
+                devices.insert(k.first);
+            for (std::int64_t device : devices) {
                 DeviceInfo info;
                 info.index = static_cast<int>(device);
                 for (const auto &k : m_kinetoDevices)
@@ -666,8 +655,8 @@ private:
             // GPU slices and host-only slices were written in trace order: keep the file's order.
             std::sort(all.begin(), all.end(), [](const PendingOp &a, const PendingOp &b) { return a.order < b.order; });
         } else {
-            auto key = [](const OpRecord &op) { return op.hasGpu() ? op.gpuStartNs : op.hostStartNs; };
-            std::stable_sort(all.begin(), all.end(), [&](const PendingOp &a, const PendingOp &b) { return key(a.op) < key(b.op); });
+            std::stable_sort(all.begin(), all.end(),
+                             [](const PendingOp &a, const PendingOp &b) { return importOrderKey(a.op) < importOrderKey(b.op); });
         }
         std::map<int, std::size_t> repIndex;
         for (auto &c : all) {
@@ -695,7 +684,7 @@ private:
     std::vector<PendingOp> m_hostOnly;
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_streamIndex;
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_ourStreams; // (device, nativeId) -> index, first wins
-    std::vector<std::pair<std::int64_t, std::int64_t>> m_streamKeys;
+    std::vector<ImportedStream> m_streamKeys;
     std::unordered_map<std::string, int> m_threadIndex;
     std::vector<std::string> m_threadKeys;
     std::unordered_map<std::string, std::string> m_threadNames;

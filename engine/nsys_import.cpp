@@ -13,6 +13,7 @@
 
 #include "engine/api_names.h"
 #include "engine/errors.h"
+#include "engine/import_common.h"
 
 namespace streamscope::engine {
 
@@ -793,38 +794,30 @@ private:
     void finishStreams()
     {
         // Lanes in (device, stream id) order, whatever order the tables listed them in.
-        std::vector<int> order(m_streamKeys.size());
-        for (std::size_t i = 0; i < order.size(); ++i)
-            order[i] = static_cast<int>(i);
-        std::sort(order.begin(), order.end(), [&](int a, int b) { return m_streamKeys[a] < m_streamKeys[b]; });
-        std::vector<int> remap(order.size());
+        std::vector<ImportedStream> keys;
         std::set<std::int64_t> devices;
-        for (const auto &k : m_streamKeys)
+        for (const auto &k : m_streamKeys) {
+            keys.emplace_back(k.device, k.stream);
             devices.insert(k.device);
-        for (std::size_t pos = 0; pos < order.size(); ++pos) {
-            const StreamKey &k = m_streamKeys[static_cast<std::size_t>(order[pos])];
-            remap[static_cast<std::size_t>(order[pos])] = static_cast<int>(pos);
-            StreamInfo s;
-            s.device = static_cast<int>(k.device);
-            s.nativeId = k.stream;
-            const std::string prefix = devices.size() > 1 ? "GPU " + std::to_string(k.device) + " " : "";
-            auto named = m_nvtxStreamNames.find({k.device, k.stream});
+        }
+        const std::size_t first = m_trace.streams.size();
+        const std::vector<int> remap = addStreamsInOrder(m_trace, keys, [&](std::int64_t device, std::int64_t stream) {
+            auto named = m_nvtxStreamNames.find({device, stream});
             if (named == m_nvtxStreamNames.end())
-                named = m_nvtxStreamNames.find({-1, k.stream});
+                named = m_nvtxStreamNames.find({-1, stream});
             if (named != m_nvtxStreamNames.end())
-                s.name = prefix + named->second;
-            else if (k.stream == 0)
-                s.name = prefix + "unified memory"; // Nsight's pseudo-stream of page migrations
-            else
-                s.name = prefix + "stream " + std::to_string(k.stream);
-            if (auto a = m_streamAttrs.find(k.stream); a != m_streamAttrs.end()) {
+                return named->second;
+            return stream == 0 ? std::string("unified memory") : std::string(); // Nsight's pseudo-stream of page migrations
+        });
+        for (std::size_t i = first; i < m_trace.streams.size(); ++i) {
+            StreamInfo &s = m_trace.streams[i];
+            if (auto a = m_streamAttrs.find(s.nativeId); a != m_streamAttrs.end()) {
                 s.priority = a->second.priority;
                 s.nonBlocking = a->second.flag == 2; // ENUM_CUPTI_STREAM_TYPE: 2 = non-blocking, 3 = NULL stream
                 s.isDefault = a->second.flag == 3;
             }
-            if (m_nullStreams.count(k.stream))
+            if (m_nullStreams.count(s.nativeId))
                 s.isDefault = true;
-            m_trace.streams.push_back(std::move(s));
         }
         for (auto &op : m_ops)
             if (op.stream >= 0)
@@ -856,8 +849,8 @@ private:
     void finishOps()
     {
         // By GPU start; host-only ops by the start of their call, among the GPU ops.
-        auto key = [](const OpRecord &op) { return op.hasGpu() ? op.gpuStartNs : op.hostStartNs; };
-        std::stable_sort(m_ops.begin(), m_ops.end(), [&](const OpRecord &a, const OpRecord &b) { return key(a) < key(b); });
+        std::stable_sort(m_ops.begin(), m_ops.end(),
+                         [](const OpRecord &a, const OpRecord &b) { return importOrderKey(a) < importOrderKey(b); });
         Repetition rep;
         rep.index = 0;
         rep.ops = std::move(m_ops);

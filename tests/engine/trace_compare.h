@@ -1,8 +1,10 @@
-// Field-by-field comparison of two traces for the format round-trip tests (QtTest macros: call
-// through QVERIFY_THROWS-free code paths only, i.e. directly from a test function).
+// Helpers of the format tests: field-by-field comparison of two traces (round trips), op counts, and
+// per-stream counts written the way ../shared/data/real-traces/README.md writes them.
 #pragma once
 
 #include <QtTest>
+
+#include <map>
 
 #include "engine/trace.h"
 
@@ -69,6 +71,32 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
 namespace streamscope::test {
 
 // QCOMPARE cannot print the engine's enums (their toString returns string_view): compare their names.
+// How many ops of every repetition satisfy pred.
+template <typename Pred>
+int countOps(const engine::Trace &t, Pred pred)
+{
+    int n = 0;
+    for (const auto &rep : t.repetitions)
+        for (const auto &op : rep.ops)
+            n += pred(op) ? 1 : 0;
+    return n;
+}
+
+// "device:stream=count" of the ops that satisfy pred, in (device, stream) order, joined by separator.
+template <typename Pred>
+QString perStream(const engine::Trace &t, Pred pred, const QString &separator)
+{
+    std::map<std::pair<int, std::int64_t>, int> n;
+    for (const auto &rep : t.repetitions)
+        for (const auto &op : rep.ops)
+            if (op.stream >= 0 && pred(op))
+                ++n[{t.streams[op.stream].device, t.streams[op.stream].nativeId}];
+    QStringList parts;
+    for (const auto &[key, count] : n)
+        parts << QString("%1:%2=%3").arg(key.first).arg(key.second).arg(count);
+    return parts.join(separator);
+}
+
 template <typename E>
 QString enumName(E value)
 {

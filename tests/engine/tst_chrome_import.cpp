@@ -62,27 +62,6 @@ QByteArray gzip(const QByteArray &data)
     return out;
 }
 
-QString perStream(const engine::Trace &t, OpKind kind)
-{
-    std::map<std::pair<int, std::int64_t>, int> n;
-    for (const auto &op : t.repetitions.at(0).ops)
-        if (op.kind == kind || (kind == OpKind::CopyH2D && engine::isCopy(op.kind)))
-            ++n[{t.streams[op.stream].device, t.streams[op.stream].nativeId}];
-    QStringList parts;
-    for (const auto &[key, count] : n)
-        parts << QString("%1:%2=%3").arg(key.first).arg(key.second).arg(count);
-    return parts.join(' ');
-}
-
-int countOps(const engine::Trace &t, auto pred)
-{
-    int n = 0;
-    for (const auto &rep : t.repetitions)
-        for (const auto &op : rep.ops)
-            n += pred(op) ? 1 : 0;
-    return n;
-}
-
 const char *kKernel = R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7}})";
 
 } // namespace
@@ -133,18 +112,18 @@ void TestChromeImport::realKinetoTraces()
     const auto t = engine::loadTrace(path.toStdString()); // .json.gz: detection and gunzip on the way
     QCOMPARE(t.source, std::string("chrome-json"));
     QCOMPARE(t.repetitions.size(), std::size_t(1));
-    QCOMPARE(perStream(t, OpKind::Kernel), kernels);
-    QCOMPARE(perStream(t, OpKind::CopyH2D), copies); // every copy direction
-    QCOMPARE(perStream(t, OpKind::Memset), memsets);
-    QCOMPARE(countOps(t, [](const auto &op) { return op.hasGpu() && op.hasHost(); }), linkedGpuOps);
-    QCOMPARE(countOps(t, [](const auto &op) { return !op.hasGpu() && op.hasHost(); }), hostOnly);
-    QCOMPARE(countOps(t, [](const auto &op) { return op.kind == OpKind::CopyH2D; }), h2d);
-    QCOMPARE(countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.srcMem == MemKind::Unknown; }), 0);
-    QVERIFY(countOps(t, [](const auto &op) { return op.kind == OpKind::HostSync; }) > 0);
+    QCOMPARE(test::perStream(t, [](const auto &op) { return op.kind == OpKind::Kernel; }, " "), kernels);
+    QCOMPARE(test::perStream(t, [](const auto &op) { return engine::isCopy(op.kind); }, " "), copies);
+    QCOMPARE(test::perStream(t, [](const auto &op) { return op.kind == OpKind::Memset; }, " "), memsets);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.hasGpu() && op.hasHost(); }), linkedGpuOps);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return !op.hasGpu() && op.hasHost(); }), hostOnly);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::CopyH2D; }), h2d);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.srcMem == MemKind::Unknown; }), 0);
+    QVERIFY(test::countOps(t, [](const auto &op) { return op.kind == OpKind::HostSync; }) > 0);
     QVERIFY(!t.devices.empty());
     QCOMPARE(QString::fromStdString(t.devices[0].name), gpu);
     // Every linked copy knows which API issued it.
-    QCOMPARE(countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.hasHost() && op.api == engine::CopyApi::None; }), 0);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.hasHost() && op.api == engine::CopyApi::None; }), 0);
     // sorted by start
     std::int64_t last = INT64_MIN;
     for (const auto &op : t.repetitions[0].ops) {

@@ -83,27 +83,6 @@ QString shared(const char *file) { return QStringLiteral(STREAMSCOPE_SHARED_DIR 
 
 bool haveRealTraces() { return QFileInfo::exists(QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/README.md")); }
 
-// "dev:stream=count,..." of the ops of one kind, as the README writes them.
-QString perStream(const engine::Trace &t, OpKind kind)
-{
-    std::map<std::pair<int, std::int64_t>, int> n;
-    for (const auto &op : t.repetitions.at(0).ops)
-        if (op.kind == kind && op.stream >= 0)
-            ++n[{t.streams[op.stream].device, t.streams[op.stream].nativeId}];
-    QStringList parts;
-    for (const auto &[key, count] : n)
-        parts << QString("%1:%2=%3").arg(key.first).arg(key.second).arg(count);
-    return parts.join(',');
-}
-
-int countOps(const engine::Trace &t, auto pred)
-{
-    int n = 0;
-    for (const auto &op : t.repetitions.at(0).ops)
-        n += pred(op) ? 1 : 0;
-    return n;
-}
-
 } // namespace
 
 void TestNsysImport::initTestCase() { QVERIFY(m_dir.isValid()); }
@@ -175,17 +154,17 @@ void TestNsysImport::realExports()
     const auto t = engine::importNsysSqlite(shared(file.toUtf8().constData()).toStdString());
     QCOMPARE(t.source, std::string("nsys-sqlite"));
     QCOMPARE(t.repetitions.size(), std::size_t(1));
-    QCOMPARE(perStream(t, OpKind::Kernel), kernels);
-    QCOMPARE(countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.hasGpu(); }), memcpys);
+    QCOMPARE(test::perStream(t, [](const auto &op) { return op.kind == OpKind::Kernel; }, ","), kernels);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.hasGpu(); }), memcpys);
     if (h2d >= 0) {
-        QCOMPARE(countOps(t, [](const auto &op) { return op.kind == OpKind::CopyH2D; }), h2d);
-        QCOMPARE(countOps(t, [](const auto &op) { return op.kind == OpKind::CopyD2H; }), d2h);
-        QCOMPARE(countOps(t, [](const auto &op) { return op.kind == OpKind::CopyD2D; }), d2d);
+        QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::CopyH2D; }), h2d);
+        QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::CopyD2H; }), d2h);
+        QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::CopyD2D; }), d2d);
     }
-    QCOMPARE(countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.srcMem == MemKind::Managed; }), unified);
-    QCOMPARE(countOps(t, [](const auto &op) { return op.kind == OpKind::Memset; }), memsets);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.srcMem == MemKind::Managed; }), unified);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::Memset; }), memsets);
     // No copy of a known direction has unknown memory kinds (the numbering was read right).
-    QCOMPARE(countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && (op.srcMem == MemKind::Unknown || op.dstMem == MemKind::Unknown); }), 0);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && (op.srcMem == MemKind::Unknown || op.dstMem == MemKind::Unknown); }), 0);
     // Ops are sorted by GPU start (host-only ops by their call's start)
     std::int64_t last = INT64_MIN;
     for (const auto &op : t.repetitions[0].ops) {
@@ -224,12 +203,12 @@ void TestNsysImport::realExportLinksHostCalls()
             QCOMPARE(op.bytes, std::uint64_t(100000000));
         }
     }
-    QCOMPARE(countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel; }), 4);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel; }), 4);
     QCOMPARE(t.name(*std::find_if(t.repetitions[0].ops.begin(), t.repetitions[0].ops.end(),
                                   [](const auto &op) { return op.kind == OpKind::Kernel; })),
              std::string("add_parallel"));
     // The one SYNCHRONIZATION row is a host-only sync op.
-    QVERIFY(countOps(t, [](const auto &op) { return op.kind == OpKind::HostSync && !op.hasGpu() && op.hasHost(); }) >= 1);
+    QVERIFY(test::countOps(t, [](const auto &op) { return op.kind == OpKind::HostSync && !op.hasGpu() && op.hasHost(); }) >= 1);
     QCOMPARE(t.streams.size(), std::size_t(4));
     QCOMPARE(t.streams[0].name, std::string("stream 13"));
     QVERIFY(t.streams[0].isDefault == false);
@@ -241,7 +220,7 @@ void TestNsysImport::windowedExportKeepsUnlinkedKernels()
         QSKIP("../shared/data/real-traces is not beside the checkout (CI has it)");
     const auto t = engine::importNsysSqlite(shared("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite").toStdString());
     // README: 24 of its 4010 kernels have no runtime row (the window cut their calls off).
-    QCOMPARE(countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel && !op.hasHost(); }), 24);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel && !op.hasHost(); }), 24);
     QCOMPARE(t.devices.size(), std::size_t(2));
     QCOMPARE(t.streams.size(), std::size_t(2));
     QCOMPARE(t.streams[1].name, std::string("GPU 1 stream 15"));
