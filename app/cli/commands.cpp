@@ -1,6 +1,7 @@
 // The subcommands of streamscope-cli: thin wrappers over the engine that format its results for a
 // terminal (tables) or for a program (JSON lines), and map engine errors to exit codes.
 #include "app/cli/commands.h"
+#include "app/cli/table_format.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -26,64 +27,6 @@ using engine::ErrorKind;
 using nlohmann::json;
 
 namespace {
-
-int exitCodeOf(ErrorKind kind)
-{
-    switch (kind) {
-    case ErrorKind::InvalidInput: return ExitInvalidInput;
-    case ErrorKind::Io: return ExitIo;
-    case ErrorKind::NoGpu: return ExitNoGpu;
-    case ErrorKind::Cuda: return ExitCuda;
-    case ErrorKind::OutOfMemory: return ExitOutOfMemory;
-    case ErrorKind::Cancelled: return ExitCancelled;
-    }
-    return ExitInternal;
-}
-
-const char *kindName(ErrorKind kind)
-{
-    switch (kind) {
-    case ErrorKind::InvalidInput: return "invalid_input";
-    case ErrorKind::Io: return "io";
-    case ErrorKind::NoGpu: return "no_gpu";
-    case ErrorKind::Cuda: return "cuda";
-    case ErrorKind::OutOfMemory: return "out_of_memory";
-    case ErrorKind::Cancelled: return "cancelled";
-    }
-    return "internal";
-}
-
-std::string ms(double ns) { return engine::formatDuration(static_cast<std::int64_t>(ns)); }
-
-std::string pct(double f)
-{
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(1) << f * 100.0 << " %";
-    return s.str();
-}
-
-std::string gbs(double v)
-{
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(v >= 100 ? 0 : (v >= 10 ? 1 : 2)) << v << " GB/s";
-    return s.str();
-}
-
-std::string spreadText(const engine::Spread &s, std::string (*fmt)(double))
-{
-    if (s.count == 0)
-        return "-";
-    if (s.count == 1)
-        return fmt(s.median);
-    return fmt(s.median) + "  [" + fmt(s.min) + " .. " + fmt(s.max) + "]";
-}
-
-std::string padRight(std::string s, std::size_t width)
-{
-    if (s.size() < width)
-        s.append(width - s.size(), ' ');
-    return s;
-}
 
 std::string deviceLine(const engine::DeviceInfo &d)
 {
@@ -199,12 +142,6 @@ json progressLine(const engine::RunProgress &p)
             {"repetition", p.repetition},
             {"total", p.total},
             {"message", p.message}};
-}
-
-void emit(std::ostream &out, const json &line)
-{
-    out << line.dump() << "\n";
-    out.flush();
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "app/cli/commands.h"
+#include "app/cli/compare_commands.h"
 
 namespace {
 std::atomic<bool> g_cancel{false};
@@ -28,7 +29,10 @@ int main(int argc, char **argv)
                "  streamscope-cli devices\n"
                "  streamscope-cli run resources/workloads/overlap.json -o overlap.sstrace\n"
                "  streamscope-cli export overlap.sstrace --format chrome -o overlap.json\n"
-               "Documentation: docs/ (workload-format.md, cli-protocol.md, formats.md, nsight.md)");
+               "  streamscope-cli compare resources/workloads/overlap.json --vary streams=1,4 --vary order=depth-first,"
+               "breadth-first -o overlap.sscompare\n"
+               "  streamscope-cli diff run.sstrace run.nsys.sqlite\n"
+               "Documentation: docs/ (workload-format.md, cli-protocol.md, formats.md, nsight.md, comparisons.md)");
 
     bool devicesJson = false;
     auto *devices = app.add_subcommand("devices", "List the CUDA devices and their properties");
@@ -73,6 +77,42 @@ int main(int argc, char **argv)
         ->check(CLI::IsMember({"native", "chrome", "csv"}));
     exportCmd->add_option("-o,--output", exportOut, "Output file")->required();
 
+    CompareArgs compare;
+    auto *compareCmd = app.add_subcommand(
+        "compare", "Run a workload's variants (--vary AXIS=V1,V2 ...; every combination) and compare them, or show a "
+                   "saved .sscompare");
+    compareCmd->add_option("input", compare.input, "Workload file (JSON), or a comparison file (.sscompare) to show")
+        ->required()
+        ->check(CLI::ExistingFile);
+    compareCmd->add_option("--vary", compare.vary,
+                           "AXIS=VALUE,VALUE,...: memory (pageable, pinned, registered, managed), api (sync, async), "
+                           "streams (counts), order (depth-first, breadth-first), chunks (counts), size (byte sizes); "
+                           "repeat for a grid")
+        ->allow_extra_args(false);
+    compareCmd->add_option("-o,--output", compare.output, "Write the comparison (.sscompare) to this file");
+    compareCmd->add_option("--device", compare.device, "CUDA device index (default: the workload's)")
+        ->check(CLI::NonNegativeNumber);
+    compareCmd->add_option("--repeat", compare.repetitions, "Measured repetitions per variant (default: the workload's)")
+        ->check(CLI::Range(1, 100000));
+    compareCmd->add_option("--warmup", compare.warmup, "Warm-up repetitions per variant (default: the workload's)")
+        ->check(CLI::Range(0, 100000));
+    compareCmd->add_option("--progress", compare.progress, "Progress on stdout: 'json' lines for programs, 'none'")
+        ->check(CLI::IsMember({"none", "json"}))
+        ->capture_default_str();
+    compareCmd->add_flag("!--no-nvtx", compare.nvtx, "Do not emit NVTX ranges and stream names");
+
+    DiffArgs diff;
+    auto *diffCmd = app.add_subcommand("diff", "Compare two traces (any format StreamScope reads) op by op: start, "
+                                               "duration and bandwidth deltas, with noise verdicts");
+    diffCmd->add_option("a", diff.a, "First trace (A)")->required()->check(CLI::ExistingFile);
+    diffCmd->add_option("b", diff.b, "Second trace (B)")->required()->check(CLI::ExistingFile);
+    diffCmd->add_option("--statistic", diff.statistic, "Per-op medians over every repetition, or the median repetition")
+        ->check(CLI::IsMember({"per-op-median", "median-repetition"}))
+        ->capture_default_str();
+    diffCmd->add_flag("--normalize-names", diff.normalizeNames,
+                      "Match names case-insensitively, without chunk tags like [c0] or argument lists");
+    diffCmd->add_option("--ops", diff.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
+
     // CLI11 would only say "a subcommand is required" for a mistyped command; name it instead.
     if (argc > 1 && argv[1][0] != '-') {
         const std::string first = argv[1];
@@ -81,7 +121,7 @@ int main(int argc, char **argv)
             known = known || sub->get_name() == first;
         if (!known) {
             std::cerr << "streamscope-cli: unknown command '" << first
-                      << "' (commands: devices, validate, run, summary, export; see --help)\n";
+                      << "' (commands: devices, validate, run, summary, export, compare, diff; see --help)\n";
             return ExitUsage;
         }
     }
@@ -105,6 +145,10 @@ int main(int argc, char **argv)
             return cmdSummary(summaryFile, summaryRows, std::cout, std::cerr);
         if (*exportCmd)
             return cmdExport(exportIn, exportFormat, exportOut, std::cout, std::cerr);
+        if (*compareCmd)
+            return cmdCompare(compare, g_cancel, std::cout, std::cerr);
+        if (*diffCmd)
+            return cmdDiff(diff, std::cout, std::cerr);
     } catch (const std::exception &e) {
         std::cerr << "streamscope-cli: internal error: " << e.what() << "\n";
         return ExitInternal;

@@ -1,0 +1,306 @@
+// `compare` and `diff`: the experiment grid run through engine::runWorkload, its table, the
+// comparison file, and the diff of two traces, all on the engine's compareSpreads() noise rule.
+#include "app/cli/compare_commands.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/table_format.h"
+#include "engine/comparison_file.h"
+#include "engine/errors.h"
+#include "engine/experiment.h"
+#include "engine/file_util.h"
+#include "engine/runner.h"
+#include "engine/trace_diff.h"
+#include "engine/trace_io.h"
+#include "engine/units.h"
+
+namespace streamscope::cli {
+
+using engine::Error;
+using engine::ErrorKind;
+using nlohmann::json;
+
+namespace {
+
+std::string signedMs(double ns) { return (ns < 0 ? "-" : "+") + ms(std::abs(ns)); }
+
+std::string median(const engine::Spread &s, std::string (*fmt)(double))
+{
+    return s.count == 0 ? std::string("-") : fmt(s.median);
+}
+
+std::string shorten(std::string s, std::size_t width)
+{
+    if (s.size() > width)
+        s = s.substr(0, width - 1) + "~";
+    return s;
+}
+
+void printComparison(const engine::Comparison &c, std::ostream &out)
+{
+    const auto rows = engine::summarizeComparison(c);
+    int reps = 0;
+    for (const auto &r : rows)
+        reps = std::max(reps, static_cast<int>(r.summary.repetitions.size()));
+    out << "\n" << (c.title.empty() ? std::string("comparison") : c.title);
+    if (!c.variants.empty() && !c.variants.front().trace.devices.empty())
+        out << " on " << c.variants.front().trace.devices.front().name;
+    out << "\n" << rows.size() << " variant" << (rows.size() == 1 ? "" : "s") << ", up to " << reps
+        << " repetition" << (reps == 1 ? "" : "s") << " each; makespan median [min .. max]\n\n";
+    std::size_t labelWidth = 9;
+    for (const auto &r : rows)
+        labelWidth = std::max(labelWidth, r.label.size() + 2);
+    std::vector<std::string> makespans;
+    std::size_t spanWidth = 10;
+    for (const auto &r : rows) {
+        makespans.push_back(spreadText(r.summary.makespanNs, ms));
+        spanWidth = std::max(spanWidth, makespans.back().size() + 2);
+    }
+    out << "  " << padRight("variant", labelWidth) << padRight("makespan", spanWidth) << padRight("vs first", 17)
+        << padRight("H2D", 12) << padRight("D2H", 12) << padRight("host blocked", 14) << padRight("overlap", 10)
+        << "efficiency\n";
+    bool anyNoise = false;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto &r = rows[i];
+        const auto &s = r.summary;
+        std::string verdict = i == 0 ? std::string("baseline") : engine::describe(r.vsFirst);
+        anyNoise = anyNoise || (i > 0 && r.vsFirst.kind == engine::VerdictKind::Noise);
+        out << "  " << padRight(r.label, labelWidth) << padRight(makespans[i], spanWidth) << padRight(verdict, 17)
+            << padRight(s.h2dGBs.count && s.h2dGBs.median > 0 ? gbs(s.h2dGBs.median) : "-", 12)
+            << padRight(s.d2hGBs.count && s.d2hGBs.median > 0 ? gbs(s.d2hGBs.median) : "-", 12)
+            << padRight(median(s.hostBlockedNs, ms), 14) << padRight(median(s.overlapFraction, pct), 10)
+            << median(s.efficiency, pct) << "\n";
+    }
+    out << "\n  vs first: the first variant's median makespan over this one's; \"noise\" when the min..max ranges"
+           " overlap\n  (the difference is within run-to-run variation). GB/s: bytes over the time each direction"
+           " was busy.\n  efficiency: the ideal bound (busiest engine) over the makespan.\n";
+    if (reps == 1)
+        out << "  With one repetition there is no spread to judge noise by: use --repeat 5 or more.\n";
+    if (anyNoise)
+        out << "  Some differences are noise: run more repetitions before drawing a conclusion from them.\n";
+}
+
+bool looksLikeComparison(const std::string &path)
+{
+    const std::string text = engine::readFile(path);
+    return text.substr(0, 1024).find(std::string("\"") + std::string(engine::kComparisonFormatName) + "\"") !=
+           std::string::npos;
+}
+
+} // namespace
+
+int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err)
+{
+    const bool jsonMode = args.progress == "json";
+    std::ostream &human = jsonMode ? err : out;
+    auto fail = [&](const Error &e) {
+        if (jsonMode)
+            emit(out, {{"event", "error"},
+                       {"kind", kindName(e.kind())},
+                       {"exit_code", exitCodeOf(e.kind())},
+                       {"message", e.what()}});
+        err << "streamscope-cli compare: " << e.what() << "\n";
+        return exitCodeOf(e.kind());
+    };
+    try {
+        if (looksLikeComparison(args.input)) {
+            if (!args.vary.empty()) {
+                err << "streamscope-cli compare: " << args.input
+                    << " is a comparison file: it is shown as saved; --vary applies to a workload file\n";
+                return ExitUsage;
+            }
+            const engine::Comparison c = engine::readComparison(args.input);
+            printComparison(c, human);
+            return ExitOk;
+        }
+        engine::ExperimentSpec spec;
+        spec.workloadFile = args.input;
+        spec.workloadText = engine::readFile(args.input);
+        // A malformed --vary is a usage error (exit 2); an axis this workload cannot take is invalid input.
+        for (const auto &v : args.vary) {
+            try {
+                spec.axes.push_back(engine::parseVaryOption(v));
+            } catch (const Error &e) {
+                err << "streamscope-cli compare: " << e.what() << "\n";
+                return ExitUsage;
+            }
+            for (std::size_t k = 0; k + 1 < spec.axes.size(); ++k)
+                if (spec.axes[k].axis == spec.axes.back().axis) {
+                    err << "streamscope-cli compare: --vary " << v << ": the axis "
+                        << engine::toString(spec.axes.back().axis) << " is already varied; give all its values in one "
+                        << "--vary\n";
+                    return ExitUsage;
+                }
+        }
+        const std::vector<engine::Variant> variants = engine::expandVariants(spec);
+
+        engine::RunOptions options;
+        options.device = args.device.value_or(-1);
+        options.repetitions = args.repetitions.value_or(-1);
+        options.warmup = args.warmup.value_or(-1);
+        options.nvtx = args.nvtx;
+        if (jsonMode) {
+            json labels = json::array();
+            for (const auto &v : variants)
+                labels.push_back(v.label);
+            emit(out, {{"event", "start"},
+                       {"command", "compare"},
+                       {"workload", variants.front().workload.name},
+                       {"file", args.input},
+                       {"variants", labels}});
+        } else {
+            human << "comparing " << variants.size() << " variant" << (variants.size() == 1 ? "" : "s") << " of '"
+                  << variants.front().workload.name << "'...\n";
+        }
+        int lastVariant = -1;
+        auto onProgress = [&](const engine::ExperimentProgress &p) {
+            if (!jsonMode) {
+                if (p.variant != lastVariant)
+                    human << "  [" << p.variant + 1 << "/" << p.variantCount << "] " << p.label << "\n";
+                lastVariant = p.variant;
+                return;
+            }
+            emit(out, {{"event", "progress"},
+                       {"variant", p.variant},
+                       {"variants", p.variantCount},
+                       {"label", p.label},
+                       {"phase", std::string(engine::toString(p.run.phase))},
+                       {"repetition", p.run.repetition},
+                       {"total", p.run.total},
+                       {"fraction", p.fraction},
+                       {"message", p.run.message}});
+        };
+        engine::Comparison c =
+            engine::runExperiment(spec, variants, options, engine::runWorkload, onProgress, &cancel);
+        if (cancel.load())
+            throw Error(ErrorKind::Cancelled, "cancelled; nothing was written");
+        if (!args.output.empty())
+            engine::writeComparison(c, args.output);
+        printComparison(c, human);
+        if (!args.output.empty())
+            human << "\nwrote " << args.output << "\n";
+        if (jsonMode)
+            emit(out, {{"event", "done"}, {"output", args.output}, {"variants", c.variants.size()}});
+        return ExitOk;
+    } catch (const Error &e) {
+        return fail(e);
+    } catch (const std::exception &e) {
+        if (jsonMode)
+            emit(out, {{"event", "error"}, {"kind", "internal"}, {"exit_code", ExitInternal}, {"message", e.what()}});
+        err << "streamscope-cli compare: internal error: " << e.what() << "\n";
+        return ExitInternal;
+    }
+}
+
+int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
+{
+    try {
+        const engine::Trace a = engine::loadTrace(args.a);
+        const engine::Trace b = engine::loadTrace(args.b);
+        engine::DiffOptions options;
+        options.statistic = args.statistic == "median-repetition" ? engine::DiffStatistic::MedianRepetition
+                                                                   : engine::DiffStatistic::PerOpMedian;
+        if (args.normalizeNames)
+            options.normalizeName = [](std::string_view n) { return engine::normalizeOpName(n); };
+        const engine::TraceDiff d = engine::diffTraces(a, b, options);
+        const auto &s = d.summary;
+
+        auto title = [](const engine::Trace &t, const std::string &path) {
+            return path + " (" + (t.title.empty() ? t.source : t.title) + ", " + std::to_string(t.repetitions.size()) +
+                   " repetition" + (t.repetitions.size() == 1 ? "" : "s") + ")";
+        };
+        out << "\nA: " << title(a, args.a) << "\nB: " << title(b, args.b) << "\n"
+            << (options.statistic == engine::DiffStatistic::PerOpMedian ? "per-op medians over every repetition"
+                                                                         : "the median repetition of each")
+            << "; deltas are B - A\n\n";
+        auto row = [&](const char *label, const std::string &value) { out << "  " << padRight(label, 24) << value << "\n"; };
+        row("makespan A", spreadText(s.makespanA, ms));
+        row("makespan B", spreadText(s.makespanB, ms));
+        row("makespan delta", signedMs(s.makespanDeltaNs) + "  (B " + engine::describe(s.makespan) + ")");
+        row("ops matched", std::to_string(s.matched) + (s.matchedByOrder ? " (" + std::to_string(s.matchedByOrder) +
+                                                                                " by order, names differ)"
+                                                                          : std::string()));
+        row("only in A / only in B", std::to_string(s.unmatchedA) + " / " + std::to_string(s.unmatchedB));
+        if (s.timed > 0) {
+            row("|start delta|", "mean " + ms(s.meanAbsStartDeltaNs) + ", median " + ms(s.medianAbsStartDeltaNs) +
+                                     ", max " + ms(s.maxAbsStartDeltaNs));
+            row("|duration delta|", "mean " + ms(s.meanAbsDurationDeltaNs) + ", median " +
+                                        ms(s.medianAbsDurationDeltaNs) + ", max " + ms(s.maxAbsDurationDeltaNs));
+        }
+
+        out << "\n  " << padRight("stream A", 18) << padRight("stream B", 18) << padRight("ops", 10)
+            << padRight("busy A", 12) << padRight("busy B", 12) << "B vs A\n";
+        for (const auto &p : d.streams) {
+            const std::string ops = std::to_string(p.opsA) + " -> " + std::to_string(p.opsB);
+            out << "  " << padRight(p.a >= 0 || !p.nameA.empty() ? shorten(p.nameA, 17) : "-", 18)
+                << padRight(p.nameB.empty() ? "-" : shorten(p.nameB, 17) + (p.method == engine::MatchMethod::ByOrder
+                                                                                  ? "*"
+                                                                                  : ""),
+                            18)
+                << padRight(ops, 10) << padRight(median(p.busyA, ms), 12) << padRight(median(p.busyB, ms), 12)
+                << (p.nameA.empty() || p.nameB.empty() ? std::string("-") : engine::describe(p.busy)) << "\n";
+        }
+        if (std::any_of(d.streams.begin(), d.streams.end(),
+                        [](const auto &p) { return p.method == engine::MatchMethod::ByOrder && !p.nameB.empty(); }))
+            out << "  * paired by the order of their first op (no stream of that name in A)\n";
+
+        if (args.opRows > 0 && !d.ops.empty()) {
+            out << "\n  " << padRight("stream", 14) << padRight("op", 30) << padRight("start A", 11)
+                << padRight("start d", 11) << padRight("time A", 11) << padRight("time d", 11)
+                << padRight("time B vs A", 15) << "GB/s A -> B\n";
+            int shown = 0;
+            for (const auto &o : d.ops) {
+                if (shown++ >= args.opRows) {
+                    out << "  ... " << d.ops.size() - static_cast<std::size_t>(args.opRows)
+                        << " more ops (--ops N to show more)\n";
+                    break;
+                }
+                std::string name = o.a.name;
+                if (o.b.name != o.a.name)
+                    name += " = " + o.b.name;
+                std::string rate = "-";
+                if (o.a.gbPerSecond.count && o.b.gbPerSecond.count) {
+                    char buf[48];
+                    std::snprintf(buf, sizeof buf, "%.2f -> %.2f", o.a.gbPerSecond.median, o.b.gbPerSecond.median);
+                    rate = buf;
+                }
+                const bool timed = o.a.hasTime && o.b.hasTime;
+                out << "  " << padRight(shorten(o.stream, 13), 14)
+                    << padRight(shorten(name, 28) + (o.method == engine::MatchMethod::ByOrder ? "*" : ""), 30)
+                    << padRight(o.a.hasTime ? ms(o.a.startNs.median) : "-", 11)
+                    << padRight(timed ? signedMs(o.startDeltaNs) : "-", 11)
+                    << padRight(o.a.hasTime ? ms(o.a.durationNs.median) : "-", 11)
+                    << padRight(timed ? signedMs(o.durationDeltaNs) : "-", 11)
+                    << padRight(timed ? engine::describe(o.duration) : "-", 15) << rate << "\n";
+            }
+            if (s.matchedByOrder > 0)
+                out << "  * matched by order within its stream and kind (the names differ)\n";
+        }
+        if (!d.unmatched.empty()) {
+            out << "\n  unmatched ops:\n";
+            int shown = 0;
+            for (const auto &u : d.unmatched) {
+                if (args.opRows > 0 && shown++ >= args.opRows) {
+                    out << "  ... " << d.unmatched.size() - static_cast<std::size_t>(args.opRows) << " more\n";
+                    break;
+                }
+                out << "  only in " << u.side << ": " << padRight(shorten(u.stream, 13), 14) << "#"
+                    << padRight(std::to_string(u.op.position), 5) << u.op.name;
+                if (u.op.hasTime)
+                    out << "  (at " << ms(u.op.startNs.median) << ", " << ms(u.op.durationNs.median) << ")";
+                out << "\n";
+            }
+        }
+        out << "\n  \"noise\": the min..max ranges over the repetitions overlap, so no winner is called.\n";
+        return ExitOk;
+    } catch (const Error &e) {
+        err << "streamscope-cli diff: " << e.what() << "\n";
+        return exitCodeOf(e.kind());
+    }
+}
+
+} // namespace streamscope::cli

@@ -1,0 +1,28 @@
+// Helpers shared by the CLI's commands: exit codes of engine errors, the JSON progress lines, and
+// the cells of its terminal tables (durations, percentages, rates, median [min .. max]).
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "engine/analysis.h"
+#include "engine/errors.h"
+
+namespace streamscope::cli {
+
+int exitCodeOf(engine::ErrorKind kind);
+// The "kind" of an {"event":"error"} line (docs/cli-protocol.md).
+const char *kindName(engine::ErrorKind kind);
+
+std::string ms(double ns);   // "1.23 ms", "447 µs"
+std::string pct(double f);   // 0.5 -> "50.0 %"
+std::string gbs(double v);   // "12.3 GB/s"
+// "median  [min .. max]", the median alone for one sample, "-" for none.
+std::string spreadText(const engine::Spread &s, std::string (*fmt)(double));
+std::string padRight(std::string s, std::size_t width);
+
+// One JSON line on `out`, flushed at once (a reading GUI must not wait on a buffer).
+void emit(std::ostream &out, const nlohmann::json &line);
+
+} // namespace streamscope::cli
