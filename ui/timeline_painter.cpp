@@ -6,11 +6,13 @@
 #include <QPainterPath>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
 
 #include "engine/analysis.h"
+#include "engine/op_colors.h"
 #include "ui/lane_model.h"
 #include "ui/op_palette.h"
 
@@ -273,14 +275,45 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
                 // Many ops per pixel (fit-all of a million): fold every op that starts in the run's last
                 // pixel column at once, found by binary search, when the running max end shows that none
                 // of them reaches more than a pixel further (so none would have been a bar of its own).
-                const qint64 boundary = mapping.toNs(std::floor(runX1) + 1);
+                const double column = std::floor(runX1);
+                const qint64 boundary = mapping.toNs(column + 1);
                 const std::size_t jump = gallop<false>(iv.starts, k, last, boundary);
-                if (jump > k + 1 && mapping.toX(iv.maxEnd(jump - 1)) <= std::floor(runX1) + 2) {
+                if (jump > k + 1 && mapping.toX(iv.maxEnd(jump - 1)) <= column + 2) {
+                    // The column takes the colour of the kind most of its ops have (a byte scan), so a
+                    // stream that interleaves copies and kernels reads as a mix, not as its first op.
+                    // A sample of 32 ops is enough to pick a colour; a blocking call is never sampled
+                    // away (the OR over the bytes vectorises).
+                    static_assert(engine::kOpKindCount <= 16);
+                    std::array<int, 16> counts{};
+                    const std::size_t stride = std::max<std::size_t>(1, (jump - k) / 32);
+                    for (std::size_t j = k; j < jump; j += stride)
+                        ++counts[iv.styles[j] & 0x0f];
+                    bool anyBlocking = false;
+                    if (host) {
+                        std::uint8_t bits = 0;
+                        for (std::size_t j = k; j < jump; ++j)
+                            bits |= iv.styles[j];
+                        anyBlocking = (bits & IntervalLane::kBlockingBit) != 0;
+                    }
+                    const auto dominant = std::uint8_t(std::max_element(counts.begin(), counts.end()) - counts.begin());
+                    if (dominant != (runStyle & IntervalLane::kKindMask) || (host && anyBlocking != runBlocking)) {
+                        if (column > runX0) {
+                            // The mark so far ends where this column begins; a new one starts here.
+                            const double keep = runX1;
+                            runX1 = column;
+                            flush();
+                            run = true;
+                            runX0 = column;
+                            runX1 = keep;
+                            runCount = 0;
+                            runBlocking = false;
+                        }
+                        runStyle = dominant;
+                        runWidest = 0;
+                    }
                     runX1 = std::max(runX1, mapping.toX(iv.maxEnd(jump - 1)));
                     runCount += (long long)(jump - k);
-                    if (host && !runBlocking)
-                        for (std::size_t j = k; j < jump && !runBlocking; ++j)
-                            runBlocking = (iv.styles[j] & IntervalLane::kBlockingBit) != 0;
+                    runBlocking = runBlocking || (host && anyBlocking);
                     m_stats.opsVisited += (long long)(jump - k - 1);
                     k = jump - 1;
                     continue;

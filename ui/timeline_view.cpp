@@ -332,9 +332,12 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
         };
         const qint64 duration = mapping.endNs - mapping.startNs;
         if (!c.valid || c.rect != lr || c.dpr != dpr || c.durationNs != duration) {
-            // Zoom, resize, new data or style: the whole lane again, at device resolution.
-            c.pixmap = QPixmap(lr.size() * dpr);
-            c.pixmap.setDevicePixelRatio(dpr);
+            // Zoom, resize, new data or style: the whole lane again, at device resolution (the pixmap is
+            // kept when only its content changes: every pixel gets painted over).
+            if (c.pixmap.size() != lr.size() * dpr || c.pixmap.devicePixelRatio() != dpr) {
+                c.pixmap = QPixmap(lr.size() * dpr);
+                c.pixmap.setDevicePixelRatio(dpr);
+            }
             c.rect = lr;
             c.dpr = dpr;
             c.durationNs = duration;
@@ -353,7 +356,6 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
             continue;
         const int exposed = int(std::ceil(std::abs(dxDevice) / dpr)) + 1;
         if (exposed >= lr.width() || c.edgeDependent) {
-            c.pixmap.fill(Qt::transparent);
             c.edgeDependent = paintStrip(lr.left(), lr.right() + 1);
             c.startNs = double(mapping.startNs);
             continue;
@@ -401,8 +403,9 @@ void TimelineView::paintEvent(QPaintEvent *)
 
 void TimelineView::resizeEvent(QResizeEvent *event)
 {
+    // No invalidation here: each lane cache compares its rectangle with the new layout when painted (and
+    // QWidget::render on a hidden widget sends a resize event every time, which must not drop the caches).
     QWidget::resizeEvent(event);
-    invalidateCache();
 }
 
 void TimelineView::wheelEvent(QWheelEvent *event)
