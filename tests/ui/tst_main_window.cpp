@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QImage>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -126,6 +127,28 @@ private slots:
 
         // And it still opens good files.
         QVERIFY(window.openFile(m_tracePath));
+    }
+
+    void dropOpensTheFile()
+    {
+        MainWindow window;
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(m_tracePath)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &drop);
+        QVERIFY2(window.trace(), qPrintable(window.lastError()));
+        QCOMPARE(window.trace()->repetitions.size(), std::size_t(3));
+
+        // Something that is not a local file is not taken.
+        QMimeData remote;
+        remote.setUrls({QUrl(QStringLiteral("https://example.com/x.sstrace"))});
+        QDragEnterEvent remoteEnter(QPoint(10, 10), Qt::CopyAction, &remote, Qt::LeftButton, Qt::NoModifier);
+        remoteEnter.setAccepted(false);
+        QApplication::sendEvent(&window, &remoteEnter);
+        QVERIFY(!remoteEnter.isAccepted());
     }
 
     void unsavedWorkloadIsNotDropped()
