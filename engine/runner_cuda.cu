@@ -402,6 +402,9 @@ private:
     void createStreams()
     {
         m_control = Stream(cudaStreamNonBlocking, 0, "the runner's control stream");
+        // Named, so that in Nsight Systems the calibration and hold kernels sit on a lane that says what it is.
+        if (m_options.nvtx)
+            nvtxNameCudaStreamA(m_control.get(), "streamscope control");
         for (int i = 0; i < kAnchorTries; ++i)
             m_anchorEvents.emplace_back(cudaEventDefault, "the runner's clock anchor event");
         m_repStart = Event(cudaEventDefault, "the runner's repetition start event");
