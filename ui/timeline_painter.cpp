@@ -2,6 +2,7 @@
 #include "ui/timeline_painter.h"
 
 #include <QFontMetrics>
+#include <QImage>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -218,14 +219,27 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     const double fullHeight = rect.height() - 2 * pad - 1;
     // Host calls that do not block are drawn half height; blocking ones full height and hatched, so a
     // "cudaMemcpyAsync" that in fact held the thread stands out at a glance.
-    const double thinTop = fullTop + fullHeight * 0.25;
-    const double thinHeight = fullHeight * 0.5;
+    const double thinTop = fullTop + std::round(fullHeight * 0.25);
+    const double thinHeight = std::round(fullHeight * 0.5);
     const QFontMetrics fm(m_metrics.font, p.device());
     const double minLabelWidth = fm.horizontalAdvance(QStringLiteral("xxx")) + 6;
     const QBrush hatch(m_palette->blockingHatch(), Qt::BDiagPattern);
 
     const auto [first, last] = iv.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
     auto colorOf = [&](std::uint8_t style) { return m_palette->opColor(OpKind(style & IntervalLane::kKindMask)); };
+
+    // One-column marks (the dense case: a mark per pixel column when a million ops are in view) are
+    // collected into rows of pixels and drawn with one drawImage each at the end, instead of thousands of
+    // fillRect calls; their hatch goes on as one rectangle per run of blocking columns.
+    const int columns = clipX1 - clipX0;
+    QImage fullRow(columns, 1, QImage::Format_ARGB32_Premultiplied);
+    QImage thinRow(columns, 1, QImage::Format_ARGB32_Premultiplied);
+    fullRow.fill(Qt::transparent);
+    thinRow.fill(Qt::transparent);
+    std::vector<std::uint8_t> blockingColumn(std::size_t(columns), 0);
+    bool anyFull = false, anyThin = false;
+    auto *fullPixels = reinterpret_cast<QRgb *>(fullRow.scanLine(0));
+    auto *thinPixels = reinterpret_cast<QRgb *>(thinRow.scanLine(0));
 
     auto drawBar = [&](double x0, double x1, std::uint8_t style, bool blocking) {
         const bool thin = host && !blocking;
@@ -234,6 +248,13 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         const double left = std::floor(x0);
         const double right = std::max(left + 1, std::round(x1));
         const QRectF r(left, thin ? thinTop : fullTop, right - left, thin ? thinHeight : fullHeight);
+        if (right - left == 1 && left >= clipX0 && left < clipX1) {
+            const auto c = std::size_t(left - clipX0);
+            (thin ? thinPixels : fullPixels)[c] = colorOf(style).rgba(); // opaque: premultiplied as is
+            (thin ? anyThin : anyFull) = true;
+            blockingColumn[c] = host && blocking;
+            return r;
+        }
         p.fillRect(r, colorOf(style));
         if (host && blocking)
             p.fillRect(r, hatch);
@@ -362,6 +383,21 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         }
     }
     flush();
+    if (anyFull)
+        p.drawImage(QRectF(clipX0, fullTop, columns, fullHeight), fullRow);
+    if (anyThin)
+        p.drawImage(QRectF(clipX0, thinTop, columns, thinHeight), thinRow);
+    for (int c = 0; c < columns;) {
+        if (!blockingColumn[std::size_t(c)]) {
+            ++c;
+            continue;
+        }
+        int e = c + 1;
+        while (e < columns && blockingColumn[std::size_t(e)])
+            ++e;
+        p.fillRect(QRectF(clipX0 + c, fullTop, e - c, fullHeight), hatch);
+        c = e;
+    }
     return edgeDependent;
 }
 
