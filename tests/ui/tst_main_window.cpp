@@ -223,6 +223,27 @@ private slots:
         QVERIFY(!window.runWorkload());
     }
 
+    void cancelFromTheWindow()
+    {
+        MainWindow window;
+        window.runController()->setCancelGracePeriod(500);
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("echo '{\"event\":\"start\",\"workload\":\"w\",\"repetitions\":5,\"ops\":3}'; exec sleep 30"),
+             QStringLiteral("sh")});
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("w.json"));
+        QSignalSpy started(window.runController(), &ui::RunController::runStarted);
+        QSignalSpy failed(window.runController(), &ui::RunController::runFailed);
+        QVERIFY(window.runWorkload());
+        QVERIFY(started.wait(10000));
+        QVERIFY(!window.runWorkload()); // one run at a time
+        window.cancelRun();
+        QVERIFY(failed.wait(10000) || failed.count() > 1);
+        QVERIFY2(window.lastError().contains(QStringLiteral("cancelled")), qPrintable(window.lastError()));
+        QVERIFY(!window.runController()->isBusy());
+    }
+
     void successfulRunShowsTheTrace()
     {
         MainWindow window;

@@ -4,6 +4,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "engine/native_format.h"
+#include "engine/workload_parser.h"
 #include "ui/run_controller.h"
 
 namespace streamscope::ui {
@@ -11,6 +13,7 @@ namespace streamscope::ui {
 char *toString(RunFailureKind kind) { return qstrdup(qPrintable(streamscope::ui::failureTitle(kind))); }
 } // namespace streamscope::ui
 
+namespace engine = streamscope::engine;
 using streamscope::ui::RunController;
 using streamscope::ui::RunFailure;
 using streamscope::ui::RunFailureKind;
@@ -276,6 +279,42 @@ private slots:
         QCOMPARE(failure.exitCode, 5);
         QVERIFY(!failure.message.isEmpty());
         QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("out.sstrace"))));
+    }
+
+    // On a GPU host: a real run of a preset through the CLI, with progress, gives a trace that loads.
+    void realCliRunsAPresetOnTheGpu()
+    {
+        const QString cli = QStringLiteral(STREAMSCOPE_CLI);
+        if (!QFileInfo(cli).isExecutable())
+            QSKIP("streamscope-cli is not built");
+        RunController probe;
+        probe.setProgram(cli);
+        QSignalSpy checked(&probe, &RunController::devicesChecked);
+        probe.checkDevices();
+        QVERIFY(checked.wait(60000));
+        if (!checked.first().at(0).toBool())
+            QSKIP("no usable GPU here");
+        const QString preset = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json");
+        QVERIFY(QFileInfo::exists(preset));
+        QTemporaryDir dir;
+        const QString output = dir.filePath(QStringLiteral("overlap.sstrace"));
+        RunController controller;
+        controller.setProgram(cli);
+        QSignalSpy progress(&controller, &RunController::progressChanged);
+        QSignalSpy device(&controller, &RunController::deviceReported);
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QVERIFY(controller.start(preset, output));
+        QVERIFY2(finished.wait(300000) || !failed.isEmpty(), "the run neither finished nor failed in 5 minutes");
+        if (!failed.isEmpty())
+            QFAIL(qPrintable(failed.first().first().value<RunFailure>().message + QStringLiteral("\n") + controller.standardError()));
+        QCOMPARE(finished.first().first().toString(), output);
+        QCOMPARE(device.count(), 1);
+        QVERIFY(progress.count() >= 3);
+        QVERIFY(progress.last().first().toInt() >= 95);
+        const engine::Trace trace = engine::readNativeTrace(output.toStdString());
+        QVERIFY(!trace.repetitions.empty());
+        QCOMPARE(trace.repetitions.front().ops.size(), engine::loadWorkloadFile(preset.toStdString()).opCount());
     }
 };
 
