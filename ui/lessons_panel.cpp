@@ -22,6 +22,10 @@ LessonsPanel::LessonsPanel(QWidget *parent)
       m_openExample(new QPushButton(tr("Show e&xample trace"), this))
 {
     m_list->setObjectName(QStringLiteral("lessonList"));
+    // Lesson names are sentences: wrap them rather than hide their ends behind a scroll bar.
+    m_list->setWordWrap(true);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_list->setSpacing(1);
     m_description->setObjectName(QStringLiteral("lessonDescription"));
     m_description->setOpenExternalLinks(true);
     m_openWorkload->setToolTip(tr("Load this workload into the editor, to run or change it"));
@@ -106,7 +110,7 @@ void LessonsPanel::load(const QString &workloadsDir, const QString &examplesDir)
     }
     for (const Lesson &lesson : m_lessons) {
         auto *item = new QListWidgetItem(lesson.name, m_list);
-        item->setToolTip(lesson.workloadPath);
+        item->setToolTip(lesson.name + QLatin1Char('\n') + lesson.workloadPath);
         if (!lesson.error.isEmpty())
             item->setForeground(QColor(0xd5, 0x5e, 0x00));
         else if (!lesson.examplePath.isEmpty())

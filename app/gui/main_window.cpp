@@ -478,6 +478,9 @@ bool MainWindow::openTrace(const QString &path)
                                                                             : QString::fromStdString(trace->title);
         showTrace(std::move(trace), name, path);
         addRecentFile(path);
+        // An example trace: show its lesson in the list too.
+        if (const int lesson = m_lessons->lessonForPath(path); lesson >= 0)
+            m_lessons->setCurrentLesson(lesson);
         clearError();
         return true;
     } catch (const engine::Error &e) {
@@ -503,6 +506,8 @@ bool MainWindow::openWorkload(const QString &path)
         dock->raise();
     }
     addRecentFile(path);
+    if (const int lesson = m_lessons->lessonForPath(path); lesson >= 0)
+        m_lessons->setCurrentLesson(lesson);
     clearError();
     if (!m_editor->issues().empty())
         showError(tr("The workload %1 has problems").arg(QFileInfo(path).fileName()),

@@ -16,6 +16,7 @@
 #include "engine/native_format.h"
 #include "test_traces.h"
 #include "ui/details_panel.h"
+#include "ui/lessons_panel.h"
 #include "ui/op_table_model.h"
 #include "ui/summary_panel.h"
 #include "ui/timeline_view.h"
@@ -195,6 +196,22 @@ private slots:
         // Its "what to look for" is beside the (empty) timeline before it is even run.
         QVERIFY(!window.findChild<QWidget *>(QStringLiteral("explanation"))->isHidden());
         QVERIFY(window.findChild<QTextBrowser *>(QStringLiteral("explanationText"))->toPlainText().contains(QStringLiteral("chunk")));
+    }
+
+    void exampleTracesOpenWithTheirLesson()
+    {
+        const QString example = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace");
+        if (!QFileInfo::exists(example))
+            QSKIP("no example traces recorded yet");
+        MainWindow window;
+        QVERIFY2(window.openFile(example), qPrintable(window.lastError()));
+        QVERIFY(window.trace()->opCount() > 0);
+        // The lesson list follows when the window found the same resources folder (the build tree's).
+        const int lesson = window.lessonsPanel()->lessonForPath(example);
+        if (lesson >= 0)
+            QCOMPARE(window.lessonsPanel()->currentLesson(), lesson);
+        auto *text = window.findChild<QTextBrowser *>(QStringLiteral("explanationText"));
+        QVERIFY(!text->toPlainText().isEmpty());
     }
 
     void runFailuresAreShown()
