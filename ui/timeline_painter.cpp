@@ -603,7 +603,9 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
     for (qint64 t = firstTickAtOrAfter(mapping.startNs, step) - step; t <= mapping.endNs; t += step) {
         const double x = std::floor(mapping.toX(t)) + 0.5;
         p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
-        p.drawText(QPointF(x + 3, r.top() + 2 + sm.ascent()), formatTickLabel(t, step));
+        const QString label = formatTickLabel(t, step);
+        if (x + 3 + sm.horizontalAdvance(label) <= r.right() + 1) // no label cut by the right edge
+            p.drawText(QPointF(x + 3, r.top() + 2 + sm.ascent()), label);
     }
 
     if (overlay.selectionEndNs > overlay.selectionStartNs) {

@@ -45,8 +45,9 @@ Rendered render(TimelineView &view, QSize size = QSize(1000, 420))
     r.mapping = TimelinePainter::mappingFor(r.layout, view.zoom()->windowStart(), view.zoom()->windowEnd());
     // To look at what the tests see: STREAMSCOPE_DUMP_DIR=/tmp/x ./tst_timeline_render
     const QString dump = qEnvironmentVariable("STREAMSCOPE_DUMP_DIR");
+    static int dumped = 0;
     if (!dump.isEmpty())
-        r.image.save(QStringLiteral("%1/%2.png").arg(dump, QString::fromLatin1(QTest::currentTestFunction())));
+        r.image.save(QStringLiteral("%1/%2-%3.png").arg(dump, QString::fromLatin1(QTest::currentTestFunction())).arg(++dumped));
     return r;
 }
 
