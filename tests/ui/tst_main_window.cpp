@@ -12,6 +12,7 @@
 
 #include "app/gui/app_options.h"
 #include "app/gui/headless_export.h"
+#include "app/gui/resource_paths.h"
 #include "app/gui/main_window.h"
 #include "engine/native_format.h"
 #include "test_traces.h"
@@ -291,6 +292,19 @@ private slots:
         if (checked.first().first().toBool())
             QSKIP("a GPU is usable here");
         QVERIFY2(window.bannerText().contains(QStringLiteral("No usable GPU")), qPrintable(window.bannerText()));
+        // The examples recorded on a real GPU stand in for a run, when there are any.
+        if (!gui::exampleTraces().isEmpty()) {
+            QVERIFY2(window.trace(), qPrintable(window.lastError()));
+            QVERIFY(window.bannerText().contains(QStringLiteral("example traces")));
+        } else {
+            QVERIFY(window.bannerText().contains(QStringLiteral("No example traces")));
+        }
+        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+            window.resize(1600, 1000);
+            window.show();
+            QTest::qWait(300);
+            window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/no-gpu-test.png"));
+        }
     }
 
     void presentationMode()
