@@ -52,5 +52,5 @@ if has nsys && [ -x .gpu/nsys-profile.sh ]; then
   done
 fi
 
-( cd "$out" && tar czf results.tgz examples bench nsys gpu-session.log 2>/dev/null )
+( cd "$out" && tar czf results.tgz examples bench nsys gpu-session.log $(ls *.txt *.png 2>/dev/null) 2>/dev/null )
 ls -la "$out" "$out"/*/ | head -60
