@@ -253,6 +253,9 @@ void WorkloadEditor::setText(const QString &json, const QString &fileName)
     m_structureStale = false;
     validateNow();
     m_tree->expandAll();
+    // Start on the settings, so the field table shows what a workload is made of.
+    if (!isEmpty())
+        selectNode({NodeType::Settings, -1, -1, -1});
     setModified(false);
     emit documentReplaced();
 }
