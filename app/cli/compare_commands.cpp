@@ -246,10 +246,10 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
         }
         if (std::any_of(d.streams.begin(), d.streams.end(),
                         [](const auto &p) { return p.method == engine::MatchMethod::ByOrder && !p.nameB.empty(); }))
-            out << "  * paired by the order of their first op (no stream of that name in A)\n";
+            out << "  * no stream of the same name in the other trace: paired by the order of their first ops\n";
 
         if (args.opRows > 0 && !d.ops.empty()) {
-            out << "\n  " << padRight("stream", 14) << padRight("op", 30) << padRight("start A", 11)
+            out << "\n  " << padRight("stream", 14) << padRight("op", 42) << padRight("start A", 11)
                 << padRight("start d", 11) << padRight("time A", 11) << padRight("time d", 11)
                 << padRight("time B vs A", 15) << "GB/s A -> B\n";
             int shown = 0;
@@ -270,7 +270,7 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
                 }
                 const bool timed = o.a.hasTime && o.b.hasTime;
                 out << "  " << padRight(shorten(o.stream, 13), 14)
-                    << padRight(shorten(name, 28) + (o.method == engine::MatchMethod::ByOrder ? "*" : ""), 30)
+                    << padRight(shorten(name, 40) + (o.method == engine::MatchMethod::ByOrder ? "*" : ""), 42)
                     << padRight(o.a.hasTime ? ms(o.a.startNs.median) : "-", 11)
                     << padRight(timed ? signedMs(o.startDeltaNs) : "-", 11)
                     << padRight(o.a.hasTime ? ms(o.a.durationNs.median) : "-", 11)

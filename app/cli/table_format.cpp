@@ -65,8 +65,12 @@ std::string spreadText(const engine::Spread &s, std::string (*fmt)(double))
 
 std::string padRight(std::string s, std::size_t width)
 {
-    if (s.size() < width)
-        s.append(width - s.size(), ' ');
+    // Width in characters, not bytes: "µs" must line up with "ms".
+    std::size_t chars = 0;
+    for (unsigned char c : s)
+        chars += (c & 0xC0) != 0x80;
+    if (chars < width)
+        s.append(width - chars, ' ');
     return s;
 }
 
