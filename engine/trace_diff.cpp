@@ -241,14 +241,16 @@ TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
             }
         }
         // Left over on both sides (renamed ops, names another tool chose): pair in order within a kind.
+        // Not for OpKind::Other: imported API calls of every sort share it, and only their names tell
+        // them apart.
         if (options.fallbackToOrder) {
             std::map<OpKind, std::vector<int>> restB;
             for (std::size_t k = 0; k < B.ops.size(); ++k)
-                if (matchOfB[k] < 0)
+                if (matchOfB[k] < 0 && B.ops[k].kind != OpKind::Other)
                     restB[B.ops[k].kind].push_back(static_cast<int>(k));
             std::map<OpKind, std::size_t> used;
             for (std::size_t k = 0; k < A.ops.size(); ++k) {
-                if (matchOfA[k] >= 0)
+                if (matchOfA[k] >= 0 || A.ops[k].kind == OpKind::Other)
                     continue;
                 auto &candidates = restB[A.ops[k].kind];
                 std::size_t &u = used[A.ops[k].kind];

@@ -33,6 +33,15 @@ std::string median(const engine::Spread &s, std::string (*fmt)(double))
     return s.count == 0 ? std::string("-") : fmt(s.median);
 }
 
+// A table cell: padded to its column, and never running into the next one.
+std::string cell(const std::string &s, std::size_t width)
+{
+    std::string out = padRight(s, width);
+    if (out.size() == s.size())
+        out += ' ';
+    return out;
+}
+
 std::string shorten(std::string s, std::size_t width)
 {
     if (s.size() > width)
@@ -60,8 +69,8 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
         makespans.push_back(spreadText(r.summary.makespanNs, ms));
         spanWidth = std::max(spanWidth, makespans.back().size() + 2);
     }
-    out << "  " << padRight("variant", labelWidth) << padRight("makespan", spanWidth) << padRight("vs first", 17)
-        << padRight("H2D", 12) << padRight("D2H", 12) << padRight("host blocked", 14) << padRight("overlap", 10)
+    out << "  " << cell("variant", labelWidth) << cell("makespan", spanWidth) << cell("vs first", 17)
+        << cell("H2D", 12) << cell("D2H", 12) << cell("host blocked", 14) << cell("overlap", 10)
         << "efficiency\n";
     bool anyNoise = false;
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -69,10 +78,10 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
         const auto &s = r.summary;
         std::string verdict = i == 0 ? std::string("baseline") : engine::describe(r.vsFirst);
         anyNoise = anyNoise || (i > 0 && r.vsFirst.kind == engine::VerdictKind::Noise);
-        out << "  " << padRight(r.label, labelWidth) << padRight(makespans[i], spanWidth) << padRight(verdict, 17)
-            << padRight(s.h2dGBs.count && s.h2dGBs.median > 0 ? gbs(s.h2dGBs.median) : "-", 12)
-            << padRight(s.d2hGBs.count && s.d2hGBs.median > 0 ? gbs(s.d2hGBs.median) : "-", 12)
-            << padRight(median(s.hostBlockedNs, ms), 14) << padRight(median(s.overlapFraction, pct), 10)
+        out << "  " << cell(r.label, labelWidth) << cell(makespans[i], spanWidth) << cell(verdict, 17)
+            << cell(s.h2dGBs.count && s.h2dGBs.median > 0 ? gbs(s.h2dGBs.median) : "-", 12)
+            << cell(s.d2hGBs.count && s.d2hGBs.median > 0 ? gbs(s.d2hGBs.median) : "-", 12)
+            << cell(median(s.hostBlockedNs, ms), 14) << cell(median(s.overlapFraction, pct), 10)
             << median(s.efficiency, pct) << "\n";
     }
     out << "\n  vs first: the first variant's median makespan over this one's; \"noise\" when the min..max ranges"
@@ -217,7 +226,7 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
             << (options.statistic == engine::DiffStatistic::PerOpMedian ? "per-op medians over every repetition"
                                                                          : "the median repetition of each")
             << "; deltas are B - A\n\n";
-        auto row = [&](const char *label, const std::string &value) { out << "  " << padRight(label, 24) << value << "\n"; };
+        auto row = [&](const char *label, const std::string &value) { out << "  " << cell(label, 24) << value << "\n"; };
         row("makespan A", spreadText(s.makespanA, ms));
         row("makespan B", spreadText(s.makespanB, ms));
         row("makespan delta", signedMs(s.makespanDeltaNs) + "  (B " + engine::describe(s.makespan) + ")");
@@ -232,16 +241,16 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
                                         ms(s.medianAbsDurationDeltaNs) + ", max " + ms(s.maxAbsDurationDeltaNs));
         }
 
-        out << "\n  " << padRight("stream A", 18) << padRight("stream B", 18) << padRight("ops", 10)
-            << padRight("busy A", 12) << padRight("busy B", 12) << "B vs A\n";
+        out << "\n  " << cell("stream A", 18) << cell("stream B", 18) << cell("ops", 10)
+            << cell("busy A", 12) << cell("busy B", 12) << "B vs A\n";
         for (const auto &p : d.streams) {
             const std::string ops = std::to_string(p.opsA) + " -> " + std::to_string(p.opsB);
-            out << "  " << padRight(p.a >= 0 || !p.nameA.empty() ? shorten(p.nameA, 17) : "-", 18)
-                << padRight(p.nameB.empty() ? "-" : shorten(p.nameB, 17) + (p.method == engine::MatchMethod::ByOrder
+            out << "  " << cell(p.a >= 0 || !p.nameA.empty() ? shorten(p.nameA, 17) : "-", 18)
+                << cell(p.nameB.empty() ? "-" : shorten(p.nameB, 17) + (p.method == engine::MatchMethod::ByOrder
                                                                                   ? "*"
                                                                                   : ""),
                             18)
-                << padRight(ops, 10) << padRight(median(p.busyA, ms), 12) << padRight(median(p.busyB, ms), 12)
+                << cell(ops, 10) << cell(median(p.busyA, ms), 12) << cell(median(p.busyB, ms), 12)
                 << (p.nameA.empty() || p.nameB.empty() ? std::string("-") : engine::describe(p.busy)) << "\n";
         }
         if (std::any_of(d.streams.begin(), d.streams.end(),
@@ -249,9 +258,9 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
             out << "  * no stream of the same name in the other trace: paired by the order of their first ops\n";
 
         if (args.opRows > 0 && !d.ops.empty()) {
-            out << "\n  " << padRight("stream", 14) << padRight("op", 42) << padRight("start A", 11)
-                << padRight("start d", 11) << padRight("time A", 11) << padRight("time d", 11)
-                << padRight("time B vs A", 15) << "GB/s A -> B\n";
+            out << "\n  " << cell("stream", 14) << cell("op", 42) << cell("start A", 11)
+                << cell("start d", 11) << cell("time A", 11) << cell("time d", 11)
+                << cell("time B vs A", 15) << "GB/s A -> B\n";
             int shown = 0;
             for (const auto &o : d.ops) {
                 if (shown++ >= args.opRows) {
@@ -269,13 +278,13 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
                     rate = buf;
                 }
                 const bool timed = o.a.hasTime && o.b.hasTime;
-                out << "  " << padRight(shorten(o.stream, 13), 14)
-                    << padRight(shorten(name, 40) + (o.method == engine::MatchMethod::ByOrder ? "*" : ""), 42)
-                    << padRight(o.a.hasTime ? ms(o.a.startNs.median) : "-", 11)
-                    << padRight(timed ? signedMs(o.startDeltaNs) : "-", 11)
-                    << padRight(o.a.hasTime ? ms(o.a.durationNs.median) : "-", 11)
-                    << padRight(timed ? signedMs(o.durationDeltaNs) : "-", 11)
-                    << padRight(timed ? engine::describe(o.duration) : "-", 15) << rate << "\n";
+                out << "  " << cell(shorten(o.stream, 13), 14)
+                    << cell(shorten(name, 40) + (o.method == engine::MatchMethod::ByOrder ? "*" : ""), 42)
+                    << cell(o.a.hasTime ? ms(o.a.startNs.median) : "-", 11)
+                    << cell(timed ? signedMs(o.startDeltaNs) : "-", 11)
+                    << cell(o.a.hasTime ? ms(o.a.durationNs.median) : "-", 11)
+                    << cell(timed ? signedMs(o.durationDeltaNs) : "-", 11)
+                    << cell(timed ? engine::describe(o.duration) : "-", 15) << rate << "\n";
             }
             if (s.matchedByOrder > 0)
                 out << "  * matched by order within its stream and kind (the names differ)\n";
@@ -288,8 +297,8 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
                     out << "  ... " << d.unmatched.size() - static_cast<std::size_t>(args.opRows) << " more\n";
                     break;
                 }
-                out << "  only in " << u.side << ": " << padRight(shorten(u.stream, 13), 14) << "#"
-                    << padRight(std::to_string(u.op.position), 5) << u.op.name;
+                out << "  only in " << u.side << ": " << cell(shorten(u.stream, 13), 14) << "#"
+                    << cell(std::to_string(u.op.position), 5) << u.op.name;
                 if (u.op.hasTime)
                     out << "  (at " << ms(u.op.startNs.median) << ", " << ms(u.op.durationNs.median) << ")";
                 out << "\n";

@@ -74,6 +74,7 @@ private slots:
     void shiftedTimes();
     void renamedOpMatchedByOrder();
     void renamedOpWithoutFallback();
+    void hostCallsPairOnlyByName();
     void missingOp();
     void renamedStreams();
     void fasterTrace();
@@ -174,6 +175,38 @@ void TestTraceDiff::renamedOpWithoutFallback()
     QCOMPARE(d.unmatched[0].stream, std::string("s0"));
     QCOMPARE(d.unmatched[1].side, 'B');
     QCOMPARE(d.unmatched[1].op.name, std::string("scale_kernel"));
+}
+
+void TestTraceDiff::hostCallsPairOnlyByName()
+{
+    // Imported API calls on the host lane are all OpKind::Other: different calls must not be paired.
+    auto a = test::handTrace(3);
+    auto b = a;
+    for (auto *t : {&a, &b})
+        for (auto &rep : t->repetitions) {
+            const std::int64_t base = rep.ops.front().hostStartNs;
+            auto call = test::makeOp(*t, t == &a ? "cudaMalloc" : "cudaFree", engine::OpKind::Other, -1, 0, 0, 0, 0);
+            call.gpuStartNs = call.gpuEndNs = engine::kNoTime;
+            call.hostStartNs = base;
+            call.hostEndNs = base + 1000;
+            auto sync = call;
+            sync.nameId = t->intern("cudaDeviceSynchronize");
+            rep.ops.push_back(call);
+            rep.ops.push_back(sync);
+        }
+    const auto d = engine::diffTraces(a, b);
+    QCOMPARE(d.summary.matched, 5); // the four ops and cudaDeviceSynchronize
+    QCOMPARE(d.summary.matchedByOrder, 0);
+    QCOMPARE(d.summary.unmatchedA, 1);
+    QCOMPARE(d.summary.unmatchedB, 1);
+    QCOMPARE(d.unmatched[0].op.name, std::string("cudaMalloc"));
+    QCOMPARE(d.unmatched[0].stream, std::string("host"));
+    QCOMPARE(d.unmatched[1].op.name, std::string("cudaFree"));
+    const auto *sync = find(d, "cudaDeviceSynchronize");
+    QVERIFY(sync);
+    QCOMPARE(sync->a.stream, -1);
+    QVERIFY(sync->a.hasTime);
+    QCOMPARE(sync->a.durationNs.median, 1000.0); // the host call's duration when there is no GPU part
 }
 
 void TestTraceDiff::missingOp()
