@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -13,6 +14,7 @@
 #include "engine/errors.h"
 #include "engine/experiment.h"
 #include "engine/file_util.h"
+#include "engine/native_format.h"
 #include "engine/runner.h"
 #include "engine/trace_diff.h"
 #include "engine/trace_io.h"
@@ -93,11 +95,25 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
         out << "  Some differences are noise: run more repetitions before drawing a conclusion from them.\n";
 }
 
-bool looksLikeComparison(const std::string &path)
+enum class InputKind { Workload, Comparison, Trace };
+
+// The writers put "format" first, so the head of the file tells; a comparison can be large.
+InputKind inputKind(const std::string &path)
 {
-    const std::string text = engine::readFile(path);
-    return text.substr(0, 1024).find(std::string("\"") + std::string(engine::kComparisonFormatName) + "\"") !=
-           std::string::npos;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        engine::readFile(path); // throws Error{Io} with the system's reason
+    std::string head(1024, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    auto has = [&](std::string_view format) {
+        return head.find("\"" + std::string(format) + "\"") != std::string::npos;
+    };
+    if (has(engine::kComparisonFormatName))
+        return InputKind::Comparison;
+    if (has(engine::kNativeFormatName) || head.rfind("SQLite format 3", 0) == 0)
+        return InputKind::Trace;
+    return InputKind::Workload;
 }
 
 } // namespace
@@ -116,7 +132,12 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
         return exitCodeOf(e.kind());
     };
     try {
-        if (looksLikeComparison(args.input)) {
+        const InputKind kind = inputKind(args.input);
+        if (kind == InputKind::Trace)
+            throw Error(ErrorKind::InvalidInput, args.input + " is a trace, not a workload: compare runs a workload "
+                                                              "file (JSON) or shows a .sscompare; to compare two "
+                                                              "traces use 'streamscope-cli diff A B'");
+        if (kind == InputKind::Comparison) {
             if (!args.vary.empty()) {
                 err << "streamscope-cli compare: " << args.input
                     << " is a comparison file: it is shown as saved; --vary applies to a workload file\n";

@@ -261,6 +261,11 @@ void TestCliCompare::diffOfHandTraces()
     engine::writeNativeTrace(slower, b.toStdString());
     const auto r = cli({"diff", a, b});
     QVERIFY2(r.code == 0, qPrintable(r.err));
+    // A trace given to compare is pointed at diff instead of read as a workload.
+    const auto asWorkload = cli({"compare", a});
+    QCOMPARE(asWorkload.code, 3);
+    QVERIFY2(asWorkload.err.contains("is a trace, not a workload") && asWorkload.err.contains("diff"),
+             qPrintable(asWorkload.err));
     for (const char *word : {"makespan A", "704 µs  [352 µs .. 1.06 ms]", "makespan delta", "+2.11 ms",
                              "(B 4.00x slower)", "ops matched", "only in A / only in B", "1 / 0", "|start delta|",
                              "|duration delta|", "only in A: s1", "C: H2D 1 MB", "4.00x slower", "noise"})
