@@ -169,6 +169,49 @@ std::string utcNow()
     return buf;
 }
 
+// A value of an axis, checked and normalised; `where` starts the message ("--vary api=x: ").
+std::string checkedValue(Axis axis, std::string value, const std::string &where)
+{
+    const std::string name(toString(axis));
+    auto oneOf = [&](std::initializer_list<const char *> allowed) {
+        std::string list;
+        for (const char *a : allowed) {
+            if (value == a)
+                return;
+            list += (list.empty() ? "" : ", ") + std::string(a);
+        }
+        throw Error(ErrorKind::InvalidInput, where + "\"" + value + "\" is not a value of " + name + " (" + list + ")");
+    };
+    switch (axis) {
+    case Axis::Memory: oneOf({"pageable", "pinned", "registered", "managed"}); break;
+    case Axis::Api: oneOf({"sync", "async"}); break;
+    case Axis::Order: oneOf({"depth-first", "breadth-first"}); break;
+    case Axis::Streams:
+    case Axis::Chunks: {
+        const bool digits = value.size() <= 5 && std::all_of(value.begin(), value.end(), [](char c) {
+            return c >= '0' && c <= '9';
+        });
+        const int n = digits ? std::stoi(value) : 0;
+        if (n < 1 || n > kMaxCount)
+            throw Error(ErrorKind::InvalidInput, where + "\"" + value + "\" is not a count of " + name + " (1.." +
+                                                     std::to_string(kMaxCount) + ")");
+        value = std::to_string(n);
+        break;
+    }
+    case Axis::Size: {
+        const auto bytes = parseByteSize(value);
+        if (!bytes || *bytes == 0)
+            throw Error(ErrorKind::InvalidInput,
+                        where + "\"" + value + "\" is not a size above 0 (e.g. 4096, \"64 KiB\", 16MiB, 1GB)");
+        // Normalised so that 16MiB and 16777216 are one value; kept exact when the short form rounds.
+        const std::string pretty = formatBytes(*bytes);
+        value = parseByteSize(pretty) == bytes ? pretty : std::to_string(*bytes);
+        break;
+    }
+    }
+    return value;
+}
+
 } // namespace
 
 AxisValues parseVaryOption(std::string_view text)
@@ -196,42 +239,7 @@ AxisValues parseVaryOption(std::string_view text)
         const std::string where = "--vary " + option + ": ";
         if (value.empty())
             throw Error(ErrorKind::InvalidInput, where + "an empty value; give values separated by commas");
-        auto oneOf = [&](std::initializer_list<const char *> allowed) {
-            std::string list;
-            for (const char *a : allowed) {
-                if (value == a)
-                    return;
-                list += (list.empty() ? "" : ", ") + std::string(a);
-            }
-            throw Error(ErrorKind::InvalidInput, where + "\"" + value + "\" is not a value of " + name + " (" + list + ")");
-        };
-        switch (*axis) {
-        case Axis::Memory: oneOf({"pageable", "pinned", "registered", "managed"}); break;
-        case Axis::Api: oneOf({"sync", "async"}); break;
-        case Axis::Order: oneOf({"depth-first", "breadth-first"}); break;
-        case Axis::Streams:
-        case Axis::Chunks: {
-            const bool digits = value.size() <= 5 && std::all_of(value.begin(), value.end(), [](char c) {
-                return c >= '0' && c <= '9';
-            });
-            const int n = digits ? std::stoi(value) : 0;
-            if (n < 1 || n > kMaxCount)
-                throw Error(ErrorKind::InvalidInput, where + "\"" + value + "\" is not a count of " + name + " (1.." +
-                                                         std::to_string(kMaxCount) + ")");
-            value = std::to_string(n);
-            break;
-        }
-        case Axis::Size: {
-            const auto bytes = parseByteSize(value);
-            if (!bytes || *bytes == 0)
-                throw Error(ErrorKind::InvalidInput,
-                            where + "\"" + value + "\" is not a size above 0 (e.g. 4096, \"64 KiB\", 16MiB, 1GB)");
-            // Normalised so that 16MiB and 16777216 are one value; kept exact when the short form rounds.
-            const std::string pretty = formatBytes(*bytes);
-            value = parseByteSize(pretty) == bytes ? pretty : std::to_string(*bytes);
-            break;
-        }
-        }
+        value = checkedValue(*axis, value, where);
         if (std::find(out.values.begin(), out.values.end(), value) != out.values.end())
             throw Error(ErrorKind::InvalidInput, where + "\"" + value + "\" is given twice");
         out.values.push_back(value);
@@ -259,6 +267,17 @@ std::vector<Variant> expandVariants(const ExperimentSpec &spec)
     for (std::size_t i = 0; i < spec.axes.size(); ++i) {
         if (spec.axes[i].values.empty())
             throw Error(ErrorKind::InvalidInput, "the axis " + std::string(toString(spec.axes[i].axis)) + " has no values");
+        // Values built by a program (the GUI) get the checks --vary options get.
+        const std::string axisName(toString(spec.axes[i].axis));
+        const auto &values = spec.axes[i].values;
+        for (std::size_t v = 0; v < values.size(); ++v)
+            if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(v), values[v]) !=
+                values.begin() + static_cast<std::ptrdiff_t>(v))
+                throw Error(ErrorKind::InvalidInput, "the axis " + axisName + ": \"" + values[v] + "\" is given twice");
+        for (const auto &value : values)
+            if (checkedValue(spec.axes[i].axis, value, "the axis " + axisName + ": ") != value)
+                throw Error(ErrorKind::InvalidInput, "the axis " + axisName + ": \"" + value +
+                                                         "\" is not in its normal form (parseVaryOption gives it)");
         for (std::size_t k = 0; k < i; ++k)
             if (spec.axes[k].axis == spec.axes[i].axis)
                 throw Error(ErrorKind::InvalidInput, "the axis " + std::string(toString(spec.axes[i].axis)) +

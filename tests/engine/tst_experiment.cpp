@@ -109,6 +109,7 @@ private slots:
     void impossibleAxes_data();
     void impossibleAxes();
     void invalidBaseNamesTheFile();
+    void programmaticAxesChecked();
     void compareSpreads_data();
     void compareSpreads();
     void runWithStandIn();
@@ -341,6 +342,33 @@ void TestExperiment::invalidBaseNamesTheFile()
         QVERIFY2(QString(e.what()).startsWith("broken.json:"), e.what());
         QVERIFY2(!QString(e.what()).contains("variant"), e.what()); // the base's fault, not a variant's
     }
+}
+
+void TestExperiment::programmaticAxesChecked()
+{
+    // Axes built without parseVaryOption (the GUI) get the same checks.
+    const std::pair<engine::AxisValues, const char *> cases[] = {
+        {{Axis::Streams, {"two"}}, "the axis streams: \"two\" is not a count"},
+        {{Axis::Size, {"16MiB"}}, "not in its normal form"},
+        {{Axis::Memory, {"pinned", "pinned"}}, "given twice"},
+        {{Axis::Api, {}}, "has no values"},
+    };
+    for (const auto &[axis, message] : cases) {
+        engine::ExperimentSpec s;
+        s.workloadText = kPipelineWorkload;
+        s.axes = {axis};
+        try {
+            engine::expandVariants(s);
+            QFAIL(message);
+        } catch (const engine::Error &e) {
+            QCOMPARE(e.kind(), engine::ErrorKind::InvalidInput);
+            QVERIFY2(QString(e.what()).contains(message), e.what());
+        }
+    }
+    engine::ExperimentSpec ok;
+    ok.workloadText = kPipelineWorkload;
+    ok.axes = {{Axis::Size, {"32 MiB"}}, {Axis::Streams, {"2"}}};
+    QCOMPARE(engine::expandVariants(ok).front().workload.findBuffer("d_data")->bytes, std::uint64_t(32) << 20);
 }
 
 void TestExperiment::compareSpreads_data()
