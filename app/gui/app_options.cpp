@@ -52,7 +52,11 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Grab the window into a PNG and exit."),
                                   QStringLiteral("out.png"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
-    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot});
+    const QCommandLineOption run(
+        QStringLiteral("run"),
+        QCoreApplication::translate("main", "Run the workload file given at once (needs a GPU); with --screenshot, "
+                                            "grab the window when the run has finished."));
+    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot, run});
 
     if (!parser.parse(arguments)) {
         if (error)
@@ -81,6 +85,12 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         options.tracePath = positional.first();
     options.exportImagePath = parser.value(exportImage);
     options.screenshotPath = parser.value(screenshot);
+    options.run = parser.isSet(run);
+    if (options.run && options.tracePath.isEmpty()) {
+        if (error)
+            *error = QCoreApplication::translate("main", "--run needs a workload file to run.");
+        return false;
+    }
     options.presentation = parser.isSet(presentation);
     options.dark = parser.isSet(dark);
     if (parser.isSet(size)) {

@@ -16,6 +16,7 @@ struct AppOptions {
     int repetition = -1;      // --repetition N (1-based on the command line; -1 here = the median)
     bool dark = false;        // --dark
     QString screenshotPath;   // hidden: grab the whole window into a PNG and exit (docs, tests)
+    bool run = false;         // --run: run the opened workload at once (through streamscope-cli)
     bool helpShown = false;   // --help or --version was handled: exit 0
 };
 

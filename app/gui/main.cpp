@@ -11,6 +11,7 @@
 #include "app/gui/headless_export.h"
 #include "app/gui/main_window.h"
 #include "app/gui/theme.h"
+#include "ui/run_controller.h"
 
 namespace {
 
@@ -64,6 +65,37 @@ int main(int argc, char **argv)
     if (options.presentation)
         window.setPresentationMode(true);
 
+    if (options.run) {
+        // Check the GPU, run the workload through streamscope-cli as the Run button does, and with
+        // --screenshot grab the window once the run has ended (a demo, or a record of a real run).
+        auto *runner = window.findChild<streamscope::ui::RunController *>();
+        auto finish = [&window, &options](bool ran) {
+            if (options.screenshotPath.isEmpty())
+                return;
+            QTimer::singleShot(800, &window, [&window, &options, ran] {
+                const bool ok = window.grab().save(options.screenshotPath);
+                std::fprintf(stderr, "streamscope: run %s; %s %s\n", ran ? "finished" : "failed",
+                             ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
+                QApplication::exit(ok && ran ? 0 : 4);
+            });
+        };
+        QObject::connect(runner, &streamscope::ui::RunController::devicesChecked, &window,
+                         [&window, finish](bool usable, const QString &message) {
+                             if (!usable)
+                                 std::fprintf(stderr, "streamscope: no usable GPU: %s\n", qPrintable(message));
+                             QTimer::singleShot(0, &window, [&window, finish] {
+                                 if (!window.runWorkload())
+                                     finish(false);
+                             });
+                         }, Qt::SingleShotConnection);
+        QObject::connect(runner, &streamscope::ui::RunController::runFinished, &window, [finish] { finish(true); });
+        QObject::connect(runner, &streamscope::ui::RunController::runFailed, &window, [finish] { finish(false); });
+        if (!options.screenshotPath.isEmpty())
+            window.resize(options.size);
+        window.show();
+        window.checkGpu();
+        return app.exec();
+    }
     if (!options.screenshotPath.isEmpty()) {
         // Documentation screenshots: a fixed size, no GPU check (its banner would depend on the machine).
         window.resize(options.size);
