@@ -3,7 +3,10 @@
 # the GPU tests, every preset run and recorded as an example trace, the benchmarks, and an Nsight
 # Systems profile + SQLite export of presets for the Nsight comparison.
 #
-#   bench/gpu-session.sh BUILD_DIR OUT_DIR [steps...]    steps: tests presets bench nsys (default: all)
+#   bench/gpu-session.sh BUILD_DIR OUT_DIR [steps...]
+#     steps: tests presets bench nsys compare gui quietbench (default: tests presets bench nsys)
+#     compare: the three lesson comparisons; gui: a real run from the desktop app, screenshot;
+#     quietbench: the CPU-only benchmarks (timeline scale, formats) on this quieter machine
 #
 # BUILD_DIR is a build made with the CUDA toolkit (tests, app, bench). Results land in OUT_DIR:
 # gpu-session.log, examples/*.sstrace, bench/*.json and nsys/*.sqlite, packed into one archive too.
@@ -22,7 +25,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 
 if has tests; then
   echo "== GPU tests"
-  for t in "$build"/tests/tst_runner_gpu "$build"/tests/tst_cli; do
+  for t in "$build"/tests/tst_runner_gpu "$build"/tests/tst_cli "$build"/tests/tst_cli_compare \
+           "$build"/tests/tst_run_controller "$build"/tests/tst_main_window; do
     [ -x "$t" ] && { echo "-- $(basename "$t")"; "$t" -o "$out/$(basename "$t").txt,txt" -o -,txt 2>&1 | grep -vE '^(PASS|QDEBUG|QINFO .*initTestCase)'; echo "rc=${PIPESTATUS[0]}"; }
   done
 fi
@@ -49,6 +53,29 @@ if has nsys && [ -x .gpu/nsys-profile.sh ]; then
     .gpu/nsys-profile.sh .gpu/nsyslibs "$out/nsys/$name" "$cli" run "resources/workloads/$name.json" \
       -o "$out/nsys/$name.sstrace" --ops 0 > "$out/nsys/$name.log" 2>&1 && echo "ok $name" || { echo "FAILED nsys $name"; tail -5 "$out/nsys/$name.log"; }
     rm -f "$out/nsys/$name.nsys-rep"
+  done
+fi
+
+if has compare; then
+  echo "== lesson comparisons"
+  "$cli" compare resources/workloads/bandwidth.json --vary memory=pageable,pinned -o "$out/bench/bandwidth.sscompare" || echo "FAILED compare bandwidth"
+  "$cli" compare resources/workloads/sync-vs-async.json --vary api=sync,async -o "$out/bench/sync-vs-async.sscompare" || echo "FAILED compare sync-vs-async"
+  "$cli" compare resources/workloads/overlap.json --vary chunks=8 --vary streams=1,2,4,8 --vary order=depth-first,breadth-first \
+    -o "$out/bench/overlap.sscompare" || echo "FAILED compare overlap"
+fi
+
+if has gui; then
+  echo "== a real run from the desktop app"
+  STREAMSCOPE_CLI="$cli" timeout 120 "$build/app/streamscope" resources/workloads/overlap.json --run \
+    --screenshot "$out/gui-run-overlap.png" --size 1920x1080 || echo "FAILED gui run"
+  STREAMSCOPE_CLI="$cli" timeout 120 "$build/app/streamscope" resources/workloads/sync-vs-async.json --run --presentation \
+    --screenshot "$out/gui-run-sync-vs-async-presentation.png" --size 1280x720 || echo "FAILED gui run (presentation)"
+fi
+
+if has quietbench; then
+  echo "== CPU-only benchmarks"
+  for b in bench_ui_timeline bench_formats; do
+    [ -x "$build/bench/$b" ] && { echo "-- $b"; "$build/bench/$b" --out "$out/bench/$b.json" || echo "FAILED: $b rc=$?"; }
   done
 fi
 
