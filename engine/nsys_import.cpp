@@ -322,6 +322,32 @@ struct StreamAttrs {
     std::int64_t flag = -1;
 };
 
+// One NVTX range: push/pop ranges nest on their thread; start/end ranges are placed on the thread
+// that started them.
+struct NvtxRange {
+    std::int64_t start = 0, end = 0;
+    std::int64_t globalTid = 0;
+    std::uint32_t name = 0; // index into NsysImporter::m_rangeNames
+};
+
+// StreamScope's CLI brackets each repetition in "rep N", each warm-up in "warmup N" and each op's
+// API call in a range named after the op; any other text is an op (or user) range.
+enum class RangeRole : std::uint8_t { Op, Repetition, Warmup };
+
+// "rep 12" -> 12 when text is prefix followed by digits only.
+std::optional<int> numberAfter(std::string_view text, std::string_view prefix)
+{
+    if (!text.starts_with(prefix) || text.size() == prefix.size() || text.size() > prefix.size() + 9)
+        return std::nullopt;
+    int n = 0;
+    for (char c : text.substr(prefix.size())) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        n = n * 10 + (c - '0');
+    }
+    return n;
+}
+
 class NsysImporter {
 public:
     explicit NsysImporter(const std::string &path) : m_db(path), m_path(path) {}
@@ -343,6 +369,8 @@ public:
         readRuntime();
         readSynchronization();
         linkHostCalls();
+        readNvtx();
+        applyNvtx();
         finishStreams();
         finishOps();
         rebuildStringIndex(m_trace);
@@ -495,6 +523,14 @@ private:
         auto it = m_stringCache.find(id);
         if (it != m_stringCache.end())
             return it->second;
+        const std::uint32_t sid = m_trace.intern(stringValue(id));
+        m_stringCache.emplace(id, sid);
+        return sid;
+    }
+
+    // The text of a StringIds row, or a placeholder naming the id when the row is missing.
+    std::string stringValue(std::int64_t id)
+    {
         if (!m_stringQuery)
             m_stringQuery = std::make_unique<Statement>(m_db, "SELECT value FROM StringIds WHERE id = ?", "reading table StringIds");
         m_stringQuery->reset();
@@ -504,9 +540,7 @@ private:
             value = reinterpret_cast<const char *>(sqlite3_column_text(m_stringQuery->get(), 0));
         else
             value = "[string " + std::to_string(id) + " missing from StringIds]";
-        const std::uint32_t sid = m_trace.intern(value);
-        m_stringCache.emplace(id, sid);
-        return sid;
+        return value;
     }
 
     int streamIndex(std::int64_t device, std::int64_t stream)
@@ -718,6 +752,7 @@ private:
         t.name = "pid " + std::to_string(pid) + " tid " + std::to_string(t.nativeId);
         m_trace.hostThreads.push_back(t);
         m_threadIndex.emplace(globalTid, index);
+        m_threadTids.push_back(globalTid);
         return index;
     }
 
@@ -780,6 +815,230 @@ private:
             op.flags = OpFlagImported;
             m_ops.push_back(op);
         }
+    }
+
+    std::uint32_t rangeName(std::string text)
+    {
+        auto it = m_rangeNameIndex.find(text);
+        if (it != m_rangeNameIndex.end())
+            return it->second;
+        const auto index = static_cast<std::uint32_t>(m_rangeNames.size());
+        RangeRole role = RangeRole::Op;
+        int number = -1;
+        if (const auto n = numberAfter(text, "rep ")) {
+            role = RangeRole::Repetition;
+            number = *n;
+        } else if (const auto w = numberAfter(text, "warmup ")) {
+            role = RangeRole::Warmup;
+            number = *w;
+        }
+        m_rangeRoles.push_back(role);
+        m_rangeRepNumbers.push_back(number);
+        m_rangeNameIndex.emplace(text, index);
+        m_rangeNames.push_back(std::move(text));
+        return index;
+    }
+
+    void readNvtx()
+    {
+        if (!has("NVTX_EVENTS"))
+            return;
+        // NvtxPushPopRange and NvtxStartEndRange: 59 and 60 in every export that lists ENUM_NSYS_EVENT_TYPE,
+        // read from the table where it exists in case a version renumbers them.
+        std::int64_t pushPop = 59, startEnd = 60;
+        for (const auto &[id, name] : readEnum(m_db, m_tables, "ENUM_NSYS_EVENT_TYPE")) {
+            if (name == "NvtxPushPopRange")
+                pushPop = id;
+            else if (name == "NvtxStartEndRange")
+                startEnd = id;
+        }
+        // Before 2021.x the text was inline only; later versions intern repeated texts through textId.
+        TableQuery q(m_db, "NVTX_EVENTS", {"start", "eventType"}, {"end", "text", "textId", "globalTid"});
+        while (q.step()) {
+            const std::int64_t type = q.integer(1);
+            if (type != pushPop && type != startEnd)
+                continue;
+            const auto end = q.optionalInteger(2);
+            if (!end)
+                continue; // a range still open when the capture stopped encloses nothing we can place
+            NvtxRange r;
+            r.start = q.integer(0);
+            r.end = *end;
+            checkTimes(q, r.start, r.end);
+            r.globalTid = q.optionalInteger(5).value_or(0);
+            if (auto text = q.optionalText(3)) {
+                r.name = rangeName(std::move(*text));
+            } else if (const auto textId = q.optionalInteger(4)) {
+                auto it = m_rangeNameByTextId.find(*textId);
+                if (it == m_rangeNameByTextId.end())
+                    it = m_rangeNameByTextId.emplace(*textId, rangeName(stringValue(*textId))).first;
+                r.name = it->second;
+            } else {
+                continue; // an unnamed range cannot name an op
+            }
+            m_ranges.push_back(r);
+        }
+        m_trace.metadata["nvtx.ranges"] = std::to_string(m_ranges.size());
+    }
+
+    // For each op with a host call: the innermost NVTX range on the call's thread that encloses the
+    // call's start, and the "rep N"/"warmup N" range around it. Then names ops after their ranges and,
+    // for StreamScope's own runs, decides which repetition each op belongs to.
+    void applyNvtx()
+    {
+        if (m_ranges.empty())
+            return;
+        struct Query {
+            std::int64_t time;
+            std::uint32_t index;
+            bool isRange; // a range's own start (to find the repetition a call-less range lies in)
+        };
+        struct ThreadWork {
+            std::vector<std::uint32_t> ranges;
+            std::vector<Query> queries;
+        };
+        std::unordered_map<std::int64_t, ThreadWork> threads;
+        for (std::uint32_t i = 0; i < m_ranges.size(); ++i) {
+            ThreadWork &w = threads[m_ranges[i].globalTid];
+            w.ranges.push_back(i);
+            w.queries.push_back({m_ranges[i].start, i, true});
+        }
+        for (std::uint32_t i = 0; i < m_ops.size(); ++i) {
+            const OpRecord &op = m_ops[i];
+            if (!op.hasHost() || op.hostThread < 0)
+                continue;
+            auto it = threads.find(m_threadTids[static_cast<std::size_t>(op.hostThread)]);
+            if (it != threads.end())
+                it->second.queries.push_back({op.hostStartNs, i, false});
+        }
+
+        constexpr std::int32_t kNone = -1;
+        std::vector<std::int32_t> opRange(m_ops.size(), kNone), opRep(m_ops.size(), kNone), rangeRep(m_ranges.size(), kNone);
+        const auto role = [&](std::uint32_t range) { return m_rangeRoles[m_ranges[range].name]; };
+        for (auto &[tid, w] : threads) {
+            // One sweep per thread over ranges sorted by start (outer first on ties) and queries sorted by
+            // time: the stack holds every range that may still enclose a later query, innermost on top.
+            std::sort(w.ranges.begin(), w.ranges.end(), [&](std::uint32_t a, std::uint32_t b) {
+                const NvtxRange &ra = m_ranges[a], &rb = m_ranges[b];
+                return ra.start != rb.start ? ra.start < rb.start : ra.end > rb.end;
+            });
+            std::sort(w.queries.begin(), w.queries.end(), [](const Query &a, const Query &b) { return a.time < b.time; });
+            std::vector<std::uint32_t> stack;
+            std::size_t next = 0;
+            for (const Query &q : w.queries) {
+                while (next < w.ranges.size() && m_ranges[w.ranges[next]].start <= q.time) {
+                    const std::uint32_t r = w.ranges[next++];
+                    while (!stack.empty() && m_ranges[stack.back()].end < m_ranges[r].start)
+                        stack.pop_back();
+                    stack.push_back(r);
+                }
+                while (!stack.empty() && m_ranges[stack.back()].end < q.time)
+                    stack.pop_back();
+                if (stack.empty())
+                    continue;
+                // Start/end ranges need not nest, so an entry under the top may have ended: check each.
+                std::int32_t rep = kNone;
+                for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
+                    const NvtxRange &r = m_ranges[*s];
+                    if (r.start <= q.time && q.time <= r.end && role(*s) != RangeRole::Op) {
+                        rep = static_cast<std::int32_t>(*s);
+                        break;
+                    }
+                }
+                if (q.isRange) {
+                    rangeRep[q.index] = rep;
+                } else {
+                    opRange[q.index] = static_cast<std::int32_t>(stack.back());
+                    opRep[q.index] = rep;
+                }
+            }
+        }
+
+        m_splitByRepetition = std::any_of(m_ranges.begin(), m_ranges.end(),
+                                          [&](const NvtxRange &r) { return m_rangeRoles[r.name] == RangeRole::Repetition; });
+        std::unordered_map<std::uint32_t, std::uint32_t> internedName; // range name -> Trace::strings index
+        const auto opName = [&](std::uint32_t rangeNameIndex) {
+            auto it = internedName.find(rangeNameIndex);
+            if (it == internedName.end())
+                it = internedName.emplace(rangeNameIndex, m_trace.intern(m_rangeNames[rangeNameIndex])).first;
+            return it->second;
+        };
+        std::size_t named = 0;
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            if (opRange[i] != kNone && role(static_cast<std::uint32_t>(opRange[i])) == RangeRole::Op) {
+                m_ops[i].nameId = opName(m_ranges[static_cast<std::size_t>(opRange[i])].name);
+                ++named;
+            }
+        if (named > 0)
+            m_trace.metadata["op_names"] = "nvtx";
+        m_trace.metadata["nvtx.named_ops"] = std::to_string(named);
+        if (!m_splitByRepetition)
+            return;
+
+        // A StreamScope run: one op per op range. A range that issued GPU work is that work (helper calls
+        // in it, such as cuKernelGetName, are dropped); a range without GPU work keeps its longest call (the
+        // cudaStreamSynchronize of a "sync" op); a range without any call is host work done on purpose.
+        std::vector<char> rangeHasGpu(m_ranges.size(), 0);
+        std::vector<std::int32_t> rangeLongestCall(m_ranges.size(), kNone);
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            if (opRange[i] == kNone)
+                continue;
+            const auto r = static_cast<std::size_t>(opRange[i]);
+            if (m_ops[i].hasGpu()) {
+                rangeHasGpu[r] = 1;
+            } else if (rangeLongestCall[r] == kNone
+                       || m_ops[i].hostDurationNs() > m_ops[static_cast<std::size_t>(rangeLongestCall[r])].hostDurationNs()) {
+                rangeLongestCall[r] = static_cast<std::int32_t>(i);
+            }
+        }
+        std::size_t warmup = 0, outside = 0, runner = 0, helpers = 0;
+        m_opRepetition.assign(m_ops.size(), -1);
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            if (opRep[i] == kNone) {
+                ++outside;
+                continue;
+            }
+            const NvtxRange &rep = m_ranges[static_cast<std::size_t>(opRep[i])];
+            if (m_rangeRoles[rep.name] == RangeRole::Warmup) {
+                ++warmup;
+                continue;
+            }
+            if (opRange[i] == kNone || role(static_cast<std::uint32_t>(opRange[i])) != RangeRole::Op) {
+                ++runner; // the runner's own calls between ops: timing events, the hold kernel, the final sync
+                continue;
+            }
+            const auto r = static_cast<std::size_t>(opRange[i]);
+            if (!m_ops[i].hasGpu() && (rangeHasGpu[r] || rangeLongestCall[r] != static_cast<std::int32_t>(i))) {
+                ++helpers;
+                continue;
+            }
+            m_opRepetition[i] = m_rangeRepNumbers[rep.name];
+        }
+        std::vector<char> rangeHasOp(m_ranges.size(), 0);
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            if (opRange[i] != kNone)
+                rangeHasOp[static_cast<std::size_t>(opRange[i])] = 1;
+        for (std::size_t r = 0; r < m_ranges.size(); ++r) {
+            if (rangeHasOp[r] || rangeRep[r] == kNone || role(static_cast<std::uint32_t>(r)) != RangeRole::Op)
+                continue;
+            const NvtxRange &rep = m_ranges[static_cast<std::size_t>(rangeRep[r])];
+            if (m_rangeRoles[rep.name] != RangeRole::Repetition)
+                continue;
+            OpRecord op;
+            op.hostStartNs = m_ranges[r].start;
+            op.hostEndNs = m_ranges[r].end;
+            op.hostThread = hostThread(m_ranges[r].globalTid);
+            op.nameId = opName(m_ranges[r].name);
+            op.kind = OpKind::HostWork;
+            op.flags = OpFlagImported;
+            m_ops.push_back(op);
+            m_opRepetition.push_back(m_rangeRepNumbers[rep.name]);
+        }
+        m_trace.metadata["nvtx.repetitions"] = "split by StreamScope's \"rep N\" ranges";
+        m_trace.metadata["nvtx.dropped_warmup_ops"] = std::to_string(warmup);
+        m_trace.metadata["nvtx.dropped_outside_repetitions"] = std::to_string(outside);
+        m_trace.metadata["nvtx.dropped_runner_calls"] = std::to_string(runner);
+        m_trace.metadata["nvtx.dropped_helper_calls"] = std::to_string(helpers);
     }
 
     // The stream a synchronisation waited on, when that stream ran GPU work in this file.
@@ -849,12 +1108,44 @@ private:
     void finishOps()
     {
         // By GPU start; host-only ops by the start of their call, among the GPU ops.
-        std::stable_sort(m_ops.begin(), m_ops.end(),
-                         [](const OpRecord &a, const OpRecord &b) { return importOrderKey(a) < importOrderKey(b); });
-        Repetition rep;
-        rep.index = 0;
-        rep.ops = std::move(m_ops);
-        m_trace.repetitions.push_back(std::move(rep));
+        const auto byStart = [](const OpRecord &a, const OpRecord &b) { return importOrderKey(a) < importOrderKey(b); };
+        if (!m_splitByRepetition) {
+            std::stable_sort(m_ops.begin(), m_ops.end(), byStart);
+            Repetition rep;
+            rep.index = 0;
+            rep.ops = std::move(m_ops);
+            m_trace.repetitions.push_back(std::move(rep));
+            return;
+        }
+        std::map<int, std::vector<OpRecord>> byRepetition;
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            if (m_opRepetition[i] >= 0)
+                byRepetition[m_opRepetition[i]].push_back(m_ops[i]);
+        m_ops.clear();
+        for (auto &[number, ops] : byRepetition) {
+            std::stable_sort(ops.begin(), ops.end(), byStart);
+            Repetition rep;
+            rep.index = number;
+            rep.ops = std::move(ops);
+            m_trace.repetitions.push_back(std::move(rep));
+        }
+        // The runner's control stream (hold kernel, timing events) ran nothing that was kept: no empty lane.
+        std::vector<int> remap(m_trace.streams.size(), -1);
+        for (const auto &rep : m_trace.repetitions)
+            for (const auto &op : rep.ops)
+                if (op.stream >= 0)
+                    remap[static_cast<std::size_t>(op.stream)] = 0;
+        std::vector<StreamInfo> kept;
+        for (std::size_t s = 0; s < m_trace.streams.size(); ++s)
+            if (remap[s] == 0) {
+                remap[s] = static_cast<int>(kept.size());
+                kept.push_back(std::move(m_trace.streams[s]));
+            }
+        m_trace.streams = std::move(kept);
+        for (auto &rep : m_trace.repetitions)
+            for (auto &op : rep.ops)
+                if (op.stream >= 0)
+                    op.stream = remap[static_cast<std::size_t>(op.stream)];
     }
 
     Database m_db;
@@ -878,6 +1169,16 @@ private:
     std::unordered_map<std::uint64_t, std::uint32_t> m_callByBareCorrelation; // for rows that name no process
     std::vector<SyncRow> m_syncs;
     std::unordered_map<std::int64_t, int> m_threadIndex;
+    std::vector<std::int64_t> m_threadTids; // globalTid of each Trace::hostThreads entry
+    // NVTX ranges (push/pop and start/end) and what their texts mean to a StreamScope run.
+    std::vector<NvtxRange> m_ranges;
+    std::vector<std::string> m_rangeNames;
+    std::vector<RangeRole> m_rangeRoles;       // per m_rangeNames entry
+    std::vector<int> m_rangeRepNumbers;        // per m_rangeNames entry: N of "rep N" / "warmup N"
+    std::unordered_map<std::string, std::uint32_t> m_rangeNameIndex;
+    std::unordered_map<std::int64_t, std::uint32_t> m_rangeNameByTextId;
+    bool m_splitByRepetition = false;
+    std::vector<int> m_opRepetition;           // per m_ops entry when split: rep number, -1 = dropped
 };
 
 } // namespace

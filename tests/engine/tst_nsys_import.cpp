@@ -11,6 +11,7 @@
 #include <map>
 
 #include "engine/errors.h"
+#include "engine/native_format.h"
 #include "engine/nsys_import.h"
 #include "engine/trace_io.h"
 #include "trace_compare.h"
@@ -39,6 +40,11 @@ private slots:
     void missingFileIsIo();
     void damagedDatabase_data();
     void damagedDatabase();
+    void streamscopeCaptures_data();
+    void streamscopeCaptures();
+    void nvtxInnermostRangeNamesOps();
+    void nvtxRepetitionRanges();
+    void noNvtxKeepsCudaNames();
 
 private:
     std::string makeDb(const QString &name, const QString &sql);
@@ -529,6 +535,230 @@ void TestNsysImport::damagedDatabase()
         QVERIFY2(what.contains(QString::fromStdString(path)), e.what());
         QVERIFY2(what.contains("reading table") || what.contains("reading the"), e.what());
     }
+}
+
+// ---- NVTX ranges ------------------------------------------------------------------------------------
+
+namespace {
+
+QString capture(const QString &name, const char *ext)
+{
+    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/nsys-streamscope/") + name + ext;
+}
+
+// A repetition's ops in the order the CLI issued them (its one thread's call starts).
+std::vector<const engine::OpRecord *> issueOrder(const engine::Repetition &rep)
+{
+    std::vector<const engine::OpRecord *> ops;
+    for (const auto &op : rep.ops)
+        ops.push_back(&op);
+    std::stable_sort(ops.begin(), ops.end(), [](auto *x, auto *y) { return x->hostStartNs < y->hostStartNs; });
+    return ops;
+}
+
+std::string streamOf(const engine::Trace &t, const engine::OpRecord &op)
+{
+    return op.hasGpu() && op.stream >= 0 ? t.streams[static_cast<std::size_t>(op.stream)].name : std::string("host");
+}
+
+std::int64_t medianOf(std::vector<std::int64_t> v)
+{
+    if (v.empty())
+        return 0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+void TestNsysImport::streamscopeCaptures_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("repetitions");
+    QTest::addColumn<int>("opsPerRepetition");
+    QTest::addColumn<QString>("defaultStream"); // where CUDA ran the workload's synchronous cudaMemcpy
+    // Rows: `nsys profile -t cuda,nvtx streamscope-cli run resources/workloads/X.json` on an H200
+    // (nsys 2025.3.2), each beside the .sstrace StreamScope wrote in the same run.
+    QTest::newRow("overlap") << "overlap" << 10 << 12 << "";
+    QTest::newRow("overlap-breadth-first") << "overlap-breadth-first" << 10 << 12 << "";
+    QTest::newRow("sync-vs-async") << "sync-vs-async" << 5 << 10 << "stream 7";
+    QTest::newRow("concurrent-kernels") << "concurrent-kernels" << 5 << 8 << "";
+}
+
+void TestNsysImport::streamscopeCaptures()
+{
+    QFETCH(QString, name);
+    QFETCH(int, repetitions);
+    QFETCH(int, opsPerRepetition);
+    QFETCH(QString, defaultStream);
+    const auto own = engine::readNativeTrace(capture(name, ".sstrace").toStdString());
+    const auto nsys = engine::importNsysSqlite(capture(name, ".sqlite").toStdString());
+
+    QCOMPARE(nsys.metadata.at("op_names"), std::string("nvtx"));
+    // Two warm-ups of every op were captured too and must not have become repetitions.
+    QVERIFY(std::stoi(nsys.metadata.at("nvtx.dropped_warmup_ops")) >= 2 * opsPerRepetition);
+    QCOMPARE(int(own.repetitions.size()), repetitions);
+    QCOMPARE(int(nsys.repetitions.size()), repetitions);
+
+    // The same lanes; a workload that issues a synchronous cudaMemcpy "on" one of its streams also has
+    // the legacy default stream, where CUDA really ran that copy (StreamScope files it under the stream
+    // the workload named).
+    std::vector<std::string> ownStreams, nsysStreams;
+    for (const auto &st : own.streams)
+        ownStreams.push_back(st.name);
+    if (!defaultStream.isEmpty())
+        ownStreams.push_back(defaultStream.toStdString());
+    for (const auto &st : nsys.streams)
+        nsysStreams.push_back(st.name);
+    std::sort(ownStreams.begin(), ownStreams.end());
+    std::sort(nsysStreams.begin(), nsysStreams.end());
+    QCOMPARE(nsysStreams, ownStreams);
+
+    std::vector<std::int64_t> durationDeltas; // StreamScope - Nsight, GPU ops
+    std::int64_t worst = 0;
+    std::string worstOp;
+    for (std::size_t r = 0; r < own.repetitions.size(); ++r) {
+        const auto &a = own.repetitions[r], &b = nsys.repetitions[r];
+        QCOMPARE(b.index, a.index);
+        QCOMPARE(int(a.ops.size()), opsPerRepetition);
+        QCOMPARE(b.ops.size(), a.ops.size());
+        // Same ops issued in the same order, each on the same stream: so also the same names per stream
+        // in the same order.
+        const auto opsA = issueOrder(a), opsB = issueOrder(b);
+        for (std::size_t i = 0; i < opsA.size(); ++i) {
+            const auto &x = *opsA[i], &y = *opsB[i];
+            QCOMPARE(nsys.name(y), own.name(x));
+            QCOMPARE(y.hasGpu(), x.hasGpu());
+            if (streamOf(nsys, y) != streamOf(own, x)) {
+                QCOMPARE(QString::fromStdString(streamOf(nsys, y)), defaultStream);
+                QCOMPARE(test::enumName(x.api), test::enumName(engine::CopyApi::Sync));
+            }
+            if (!x.hasGpu())
+                continue;
+            QCOMPARE(test::enumName(y.kind), test::enumName(x.kind));
+            QCOMPARE(y.bytes, x.bytes);
+            // StreamScope's event pair brackets the op on its stream: it opens when the stream reaches it
+            // and closes after the op, so it holds Nsight's interval of the work itself. 1 us allows for
+            // the events' timestamp resolution (~0.5 us each).
+            const std::int64_t delta = x.gpuDurationNs() - y.gpuDurationNs();
+            QVERIFY2(delta >= -1000, qPrintable(QString::fromStdString(own.name(x)) + ": " + QString::number(delta)));
+            durationDeltas.push_back(delta);
+            if (delta > worst) {
+                worst = delta;
+                worstOp = own.name(x);
+            }
+        }
+    }
+    // How much longer the event interval is: the event pair's own cost (~1.3 us), the gap between the
+    // previous op on the stream and this one, and -- where streams share a copy engine -- the time the op
+    // queued for it. A single-stream run (sync-vs-async) has no queueing: its worst op is the first
+    // kernel of a repetition, whose launch reaches an idle GPU ~15-20 us after its start event.
+    const std::int64_t median = medianOf(durationDeltas);
+    qInfo("%s: %zu GPU ops, StreamScope - Nsight duration: median %lld ns, worst %lld ns (%s)", qPrintable(name),
+          durationDeltas.size(), static_cast<long long>(median), static_cast<long long>(worst), worstOp.c_str());
+    if (own.streams.size() == 1)
+        QVERIFY2(worst <= 25000, qPrintable(QString::number(worst) + " on " + QString::fromStdString(worstOp)));
+}
+
+void TestNsysImport::nvtxInnermostRangeNamesOps()
+{
+    constexpr std::int64_t kOtherTid = kPid | 9999;
+    // Thread kTid: "outer" 800..7000 holds "copy" (inline text) around the memcpy call at 900 and
+    // "launch" (by textId) 1400..1600 around the kernel call at 1500, which itself holds "late" 1510..1590
+    // that starts after the call: not enclosing it. The sync call at 6000 lies only in "outer"; the
+    // cudaMalloc at 100 in no range. Thread kOtherTid has a range 1450..1550 around the kernel call's start
+    // time, which must not count (other thread), a mark (34) and a start/end range (60) as well.
+    const QString nvtx = QStringLiteral(
+        "INSERT INTO StringIds VALUES (20, 'launch');"
+        "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,"
+        " category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
+        " domainId INTEGER);"
+        "INSERT INTO NVTX_EVENTS VALUES (800, 7000, 59, NULL, NULL, NULL, 'outer', %1, NULL, NULL, 0),"
+        " (880, 1000, 59, NULL, NULL, NULL, 'copy', %1, NULL, NULL, 0),"
+        " (1400, 1600, 59, NULL, NULL, NULL, NULL, %1, NULL, 20, 0),"
+        " (1510, 1590, 59, NULL, NULL, NULL, 'late', %1, NULL, NULL, 0),"
+        " (1450, 1550, 59, NULL, NULL, NULL, 'other thread', %2, NULL, NULL, 0),"
+        " (1500, NULL, 34, NULL, NULL, NULL, 'a mark', %1, NULL, NULL, 0),"
+        " (5000, 9000, 60, NULL, NULL, NULL, 'other start/end', %2, NULL, NULL, 0);")
+                             .arg(kTid)
+                             .arg(kOtherTid);
+    const auto t = engine::importNsysSqlite(makeDb("nvtx_ranges.sqlite", kBase + nvtx));
+    QCOMPARE(t.metadata.at("op_names"), std::string("nvtx"));
+    QCOMPARE(t.repetitions.size(), std::size_t(1)); // no "rep N" ranges: one repetition as before
+    const auto &ops = t.repetitions[0].ops;
+    auto find = [&](auto pred) {
+        auto it = std::find_if(ops.begin(), ops.end(), pred);
+        return it == ops.end() ? std::string("<missing>") : t.name(*it);
+    };
+    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::CopyH2D; }), std::string("copy"));
+    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::Kernel; }), std::string("launch"));
+    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::HostSync; }), std::string("outer"));
+    QCOMPARE(find([](const auto &op) { return op.hostStartNs == 100; }), std::string("cudaMalloc"));
+    QCOMPARE(ops.size(), std::size_t(4)); // no op made of a range outside a StreamScope repetition
+}
+
+void TestNsysImport::nvtxRepetitionRanges()
+{
+    // A StreamScope-style capture on one thread: "warmup 0" and "rep 0".."rep 1", each holding an op
+    // range around one memcpy call; "rep 1" also holds "host work" with no call (a host-work op) and a
+    // "sync" range holding cudaMalloc (20 ns) and cudaStreamSynchronize (980 ns): the longer one stays.
+    // The runner's own calls (in a rep, outside any op range) and calls outside every rep are dropped.
+    const QString sql = kStrings + QStringLiteral(
+        "INSERT INTO StringIds VALUES (30, 'H2D 1 MiB');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
+        " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+        " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (150, 160, 0, 1, 14, 1, %1, 1048576, 1, 1, 2),"
+        " (1150, 1160, 0, 1, 14, 2, %1, 1048576, 1, 1, 2), (2150, 2160, 0, 1, 14, 3, %1, 1048576, 1, 1, 2),"
+        " (2950, 2960, 0, 1, 13, 9, %1, 1048576, 1, 1, 2);"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,"
+        " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (110, 140, 0, %2, 1, 1, 0), (1110, 1140, 0, %2, 2, 1, 0),"
+        " (2110, 2140, 0, %2, 3, 1, 0), (2005, 2008, 0, %2, 4, 2, 0), (2500, 2520, 0, %2, 5, 7, 0),"
+        " (2530, 3510, 0, %2, 6, 5, 0), (10, 20, 0, %2, 7, 7, 0), (2050, 2060, 0, %2, 9, 1, 0);"
+        "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,"
+        " globalTid INTEGER, textId INTEGER);"
+        "INSERT INTO NVTX_EVENTS VALUES (100, 900, 59, 'warmup 0', %2, NULL), (105, 145, 59, NULL, %2, 30),"
+        " (1000, 1900, 59, 'rep 0', %2, NULL), (1105, 1145, 59, NULL, %2, 30),"
+        " (2000, 4000, 59, 'rep 1', %2, NULL), (2105, 2145, 59, NULL, %2, 30),"
+        " (2200, 2400, 59, 'host work', %2, NULL), (2490, 3520, 59, 'sync', %2, NULL);")
+                                            .arg(kPid)
+                                            .arg(kTid);
+    const auto t = engine::importNsysSqlite(makeDb("nvtx_reps.sqlite", sql));
+    QCOMPARE(t.repetitions.size(), std::size_t(2));
+    QCOMPARE(t.repetitions[0].index, 0);
+    QCOMPARE(t.repetitions[1].index, 1);
+    auto names = [&](const engine::Repetition &rep) {
+        QStringList n;
+        for (const auto &op : rep.ops)
+            n << QString::fromStdString(t.name(op) + ":" + std::string(engine::toString(op.kind)));
+        return n.join(',');
+    };
+    QCOMPARE(names(t.repetitions[0]), QStringLiteral("H2D 1 MiB:h2d"));
+    QCOMPARE(names(t.repetitions[1]), QStringLiteral("H2D 1 MiB:h2d,host work:host_work,sync:sync"));
+    QCOMPARE(t.repetitions[1].ops[1].hostStartNs, std::int64_t(2200));
+    QCOMPARE(t.repetitions[1].ops[1].hostEndNs, std::int64_t(2400));
+    QCOMPARE(t.repetitions[1].ops[2].hostStartNs, std::int64_t(2530));
+    QCOMPARE(t.metadata.at("nvtx.dropped_warmup_ops"), std::string("1"));
+    QCOMPARE(t.metadata.at("nvtx.dropped_outside_repetitions"), std::string("1")); // the cudaMalloc at 10
+    // The launch call at 2005 and the copy call at 2050 (to stream 13) (the runner's control stream): no op range.
+    QCOMPARE(t.metadata.at("nvtx.dropped_runner_calls"), std::string("2"));
+    QCOMPARE(t.metadata.at("nvtx.dropped_helper_calls"), std::string("1")); // the 20 ns cudaMalloc in "sync"
+    // Stream 13 ran only the runner's copy: no lane for it.
+    QCOMPARE(t.streams.size(), std::size_t(1));
+    QCOMPARE(t.streams[0].nativeId, std::int64_t(14));
+}
+
+void TestNsysImport::noNvtxKeepsCudaNames()
+{
+    const auto t = engine::importNsysSqlite(makeDb("no_nvtx.sqlite", kBase));
+    QVERIFY(!t.metadata.count("op_names"));
+    QVERIFY(!t.metadata.count("nvtx.ranges"));
+    QCOMPARE(t.repetitions.size(), std::size_t(1));
+    const auto &ops = t.repetitions[0].ops;
+    auto kernel = std::find_if(ops.begin(), ops.end(), [](const auto &op) { return op.kind == OpKind::Kernel; });
+    QVERIFY(kernel != ops.end());
+    QCOMPARE(t.name(*kernel), std::string("my_kernel"));
 }
 
 QTEST_GUILESS_MAIN(TestNsysImport)
