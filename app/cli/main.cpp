@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/compare_commands.h"
+#include "app/cli/nsight_command.h"
 
 namespace {
 std::atomic<bool> g_cancel{false};
@@ -113,6 +114,15 @@ int main(int argc, char **argv)
                       "Match names case-insensitively, without chunk tags like [c0] or argument lists");
     diffCmd->add_option("--ops", diff.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
 
+    NsightCompareArgs nsightCompare;
+    auto *nsightCmd = app.add_subcommand("nsight-compare", "Compare a StreamScope trace with the Nsight Systems SQLite "
+                                                           "export of the same run: per-op start and duration deltas");
+    nsightCmd->add_option("trace", nsightCompare.trace, "StreamScope trace of the run")->required()->check(CLI::ExistingFile);
+    nsightCmd->add_option("nsys", nsightCompare.nsys, "nsys export --type sqlite of the same run")
+        ->required()
+        ->check(CLI::ExistingFile);
+    nsightCmd->add_option("--ops", nsightCompare.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
+
     // CLI11 would only say "a subcommand is required" for a mistyped command; name it instead.
     if (argc > 1 && argv[1][0] != '-') {
         const std::string first = argv[1];
@@ -121,7 +131,8 @@ int main(int argc, char **argv)
             known = known || sub->get_name() == first;
         if (!known) {
             std::cerr << "streamscope-cli: unknown command '" << first
-                      << "' (commands: devices, validate, run, summary, export, compare, diff; see --help)\n";
+                      << "' (commands: devices, validate, run, summary, export, compare, diff, nsight-compare; "
+                         "see --help)\n";
             return ExitUsage;
         }
     }
@@ -149,6 +160,8 @@ int main(int argc, char **argv)
             return cmdCompare(compare, g_cancel, std::cout, std::cerr);
         if (*diffCmd)
             return cmdDiff(diff, std::cout, std::cerr);
+        if (*nsightCmd)
+            return cmdNsightCompare(nsightCompare, std::cout, std::cerr);
     } catch (const std::exception &e) {
         std::cerr << "streamscope-cli: internal error: " << e.what() << "\n";
         return ExitInternal;
