@@ -44,7 +44,7 @@ void summaryRow(std::ostream &out, const engine::NsightDeltaSummary &s)
     out << "  " << padRight(s.label, 12) << padRight(std::to_string(s.samples), 9)
         << padRight(micro(s.medianAbsDurationDeltaNs), 13) << padRight(percent(s.medianAbsDurationDeltaPct), 10)
         << padRight(micro(s.maxAbsDurationDeltaNs), 13) << padRight(percent(s.maxAbsDurationDeltaPct), 10)
-        << padRight(micro(s.medianAbsStartDeltaNs), 13) << micro(s.maxAbsStartDeltaNs) << "\n";
+        << padRight(micro(s.medianAbsStartDeltaNs), 15) << micro(s.maxAbsStartDeltaNs) << "\n";
 }
 
 } // namespace
@@ -72,7 +72,7 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
             << "Deltas are Nsight - StreamScope; starts from each repetition's first GPU start.\n\n";
         out << "  " << padRight("kind", 12) << padRight("samples", 9) << padRight("med |dur d|", 13)
             << padRight("med %", 10) << padRight("max |dur d|", 13) << padRight("max %", 10)
-            << padRight("med |start d|", 13) << "max |start d|\n";
+            << padRight("med |start d|", 15) << "max |start d|\n";
         for (const auto &k : c.kinds)
             summaryRow(out, k);
         summaryRow(out, c.overall);
