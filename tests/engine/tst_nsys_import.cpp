@@ -1,7 +1,9 @@
 // Nsight Systems SQLite import: the real exports in ../shared/data/real-traces (nsys 2021.2 to 2026.2,
 // counts from their README), fixture databases built here from the documented schema (older column
 // sets, missing tables, ENUM tables with other numberings, NVTX stream names, UVM rows), and malformed
-// files that must each give a clear Error naming the file and the table/column/row.
+// files that must each give a clear Error naming the file and the table/column/row. NVTX: four real
+// captures of streamscope-cli runs (tests/engine/fixtures/nsys-streamscope) against the .sstrace of the
+// same run, and fixture databases for the innermost-range rule and the repetition split.
 #include <QtTest>
 
 #include <sqlite3.h>
