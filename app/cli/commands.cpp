@@ -241,6 +241,16 @@ int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &o
         else
             human << "running '" << workload.name << "' (" << workload.opCount() << " ops on "
                   << workload.streams.size() << " streams)...\n";
+        if (jsonMode) {
+            // Which GPU runs it, before the first progress line (the GUI shows it while the run goes on).
+            const int index = options.device >= 0 ? options.device : workload.device;
+            for (const auto &d : engine::listDevices())
+                if (d.index == index)
+                    emit(out, {{"event", "device"},
+                               {"index", d.index},
+                               {"name", d.name},
+                               {"cc", std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor)}});
+        }
         auto onProgress = [&](const engine::RunProgress &p) {
             if (jsonMode)
                 emit(out, progressLine(p));
