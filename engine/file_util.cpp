@@ -27,11 +27,21 @@ std::string readFile(const std::string &path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw Error(ErrorKind::Io, path + ": cannot open for reading: " + systemReason());
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
+    // One read into a string of the file's size (a stringstream copies a 100 MB trace twice).
+    std::string data;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) {
+        data.resize(static_cast<std::size_t>(size));
+        in.read(data.data(), static_cast<std::streamsize>(size));
+        data.resize(static_cast<std::size_t>(in.gcount()));
+    }
+    // Files whose size is not known in advance (pipes, /proc) are read to their end.
+    char chunk[65536];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
+        data.append(chunk, static_cast<std::size_t>(in.gcount()));
     if (in.bad())
         throw Error(ErrorKind::Io, path + ": read error: " + systemReason());
-    return std::move(buffer).str();
+    return data;
 }
 
 void writeFileAtomically(const std::string &path, std::string_view data)

@@ -1,13 +1,14 @@
 // The native trace file: versioned JSON. The header (device, workload, calibration, streams) is
 // ordinary JSON through nlohmann; the ops, which can number in the millions, are written as compact
-// rows with std::to_chars and read back through nlohmann's SAX interface straight into OpRecords,
+// rows with std::to_chars and read back with simdjson's On-Demand parser straight into OpRecords,
 // so a million-op trace never exists as a JSON DOM.
 #include "engine/native_format.h"
 
 #include <array>
 #include <charconv>
-#include <deque>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "engine/errors.h"
 #include "engine/file_util.h"
@@ -145,283 +146,219 @@ void appendQuoted(std::string &out, std::string_view s)
     out += '"';
 }
 
-// SAX handler: builds a DOM for everything but /repetitions/N/ops, whose rows go straight into
-// OpRecords. Keeps the JSON path for error messages.
-class NativeSax {
+// Reads the whole file with simdjson's On-Demand parser (GB/s, so a million-op trace loads in a
+// fraction of a second): every top-level member but /repetitions is handed to nlohmann as its raw
+// JSON text and becomes the header DOM; the op rows go straight into OpRecords. Names and stream
+// indexes are checked after the whole file is read, so the order of the members does not matter.
+class NativeReader {
 public:
-    NativeSax(Trace &trace, std::string file) : m_trace(trace), m_file(std::move(file)) {}
+    NativeReader(Trace &trace, std::string fileName) : m_trace(trace), m_file(std::move(fileName)) {}
 
     json header = json::object();
-    std::string error;
 
-    bool null() { return scalar(json(nullptr)); }
-    bool boolean(bool v) { return scalar(json(v)); }
-    bool number_integer(json::number_integer_t v) { return m_inRow ? rowInt(v) : scalar(json(v)); }
-    bool number_unsigned(json::number_unsigned_t v)
+    void read(std::string_view text)
     {
-        return m_inRow ? rowInt(static_cast<std::int64_t>(v)) : scalar(json(v));
-    }
-    bool number_float(json::number_float_t v, const std::string &)
-    {
-        if (m_inRow)
-            return rowFail("expected an integer, found a fraction");
-        return scalar(json(v));
-    }
-    bool string(std::string &v) { return m_inRow ? rowString(v) : scalar(json(std::move(v))); }
-    bool binary(json::binary_t &) { return failAt("binary values are not allowed"); }
-
-    bool start_object(std::size_t)
-    {
-        if (m_inRow)
-            return rowFail("expected a value, found an object");
-        if (m_inOps)
-            return failAt("expected an op row (an array), found an object");
-        if (m_stack.empty()) {
-            m_stack.push_back(&header);
-            m_paths.push_back("");
-            return true;
+        namespace od = simdjson::ondemand;
+        const simdjson::padded_string padded(text);
+        od::parser parser;
+        od::document doc;
+        if (const auto err = parser.iterate(padded).get(doc))
+            syntax(err, text.size());
+        od::object root;
+        if (const auto err = doc.get_object().get(root)) {
+            // simdjson only says "not an object": tell valid JSON of another type from garbage.
+            if (err == simdjson::INCORRECT_TYPE && json::accept(text))
+                fail("/", "expected a JSON object at the top level");
+            syntax(err, text.size());
         }
-        json *node = insert(json::object());
-        m_stack.push_back(node);
-        return true;
-    }
-    bool key(std::string &k)
-    {
-        m_key = k;
-        if (m_stack.size() == 1) { // top level
-            m_inRepetitions = (k == "repetitions");
+        for (auto field : root) {
+            std::string_view key;
+            if (const auto err = field.unescaped_key().get(key))
+                syntax(err, text.size());
+            od::value value;
+            if (const auto err = field.value().get(value))
+                syntax(err, text.size());
+            if (key == "repetitions") {
+                readRepetitions(value, text.size());
+                continue;
+            }
+            std::string_view raw;
+            od::json_type type;
+            if (const auto err = value.type().get(type))
+                syntax(err, text.size());
+            simdjson::error_code err = simdjson::SUCCESS;
+            if (type == od::json_type::object) {
+                od::object o;
+                err = value.get_object().get(o);
+                if (!err)
+                    err = o.raw_json().get(raw);
+            } else if (type == od::json_type::array) {
+                od::array a;
+                err = value.get_array().get(a);
+                if (!err)
+                    err = a.raw_json().get(raw);
+            } else {
+                raw = value.raw_json_token();
+            }
+            if (err)
+                syntax(err, text.size());
+            json parsed = json::parse(raw, nullptr, false);
+            if (parsed.is_discarded())
+                fail("/" + std::string(key), "not valid JSON");
+            header[std::string(key)] = std::move(parsed);
         }
-        if (m_stack.size() == 3 && m_repDepthKey && k == "ops")
-            m_opsKeyPending = true;
-        return true;
-    }
-    bool end_object()
-    {
-        if (m_stack.size() == 3 && m_inRepetitions && m_repDepthKey) {
-            // finishing one repetition object: take its index
-            json &rep = *m_stack.back();
-            if (rep.contains("index") && rep["index"].is_number_integer())
-                m_trace.repetitions.back().index = rep["index"].get<int>();
-        }
-        popContainer();
-        return true;
-    }
-    bool start_array(std::size_t)
-    {
-        if (m_inRow)
-            return rowFail("expected a value, found an array");
-        if (m_inOps) {
-            m_inRow = true;
-            m_col = 0;
-            m_op = OpRecord{};
-            return true;
-        }
-        if (m_stack.empty())
-            return failAt("expected a JSON object at the top level, found an array");
-        if (m_stack.size() == 1 && m_inRepetitions) {
-            m_repDepthKey = true; // the repetitions array itself: do not store in the DOM
-            m_stack.push_back(nullptr);
-            m_paths.push_back("/repetitions");
-            m_repCount = 0;
-            return true;
-        }
-        if (m_opsKeyPending) {
-            m_opsKeyPending = false;
-            m_inOps = true;
-            m_rowIndex = 0;
-            return true;
-        }
-        json *node = insert(json::array());
-        m_stack.push_back(node);
-        return true;
-    }
-    bool end_array()
-    {
-        if (m_inRow) {
-            if (m_col != kOpColumns.size())
-                return rowFail("expected " + std::to_string(kOpColumns.size()) + " values, found " +
-                               std::to_string(m_col));
-            m_trace.repetitions.back().ops.push_back(m_op);
-            m_inRow = false;
-            ++m_rowIndex;
-            return true;
-        }
-        if (m_inOps) {
-            m_inOps = false;
-            return true;
-        }
-        if (m_stack.size() == 2 && m_repDepthKey) {
-            m_repDepthKey = false;
-            m_inRepetitions = false;
-            m_stack.pop_back();
-            m_paths.pop_back();
-            return true;
-        }
-        popContainer();
-        return true;
-    }
-    bool parse_error(std::size_t position, const std::string &, const nlohmann::detail::exception &ex)
-    {
-        if (error.empty())
-            error = m_file + ": not valid JSON at byte " + std::to_string(position) + ": " + ex.what();
-        return false;
     }
 
 private:
-    json *insert(json value)
+    [[noreturn]] void fail(const std::string &path, const std::string &what) const
     {
-        json *parent = m_stack.back();
-        if (parent == nullptr) { // an element of /repetitions
+        throw Error(ErrorKind::InvalidInput, m_file + ": " + path + ": " + what);
+    }
+
+    [[noreturn]] void syntax(simdjson::error_code err, std::size_t size) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_file + ": not valid JSON" +
+                                                 (size == 0 ? std::string(" (the file is empty)") : std::string()) +
+                                                 ": " + simdjson::error_message(err));
+    }
+
+    void readRepetitions(simdjson::ondemand::value &value, std::size_t size)
+    {
+        namespace od = simdjson::ondemand;
+        od::array reps;
+        if (value.get_array().get(reps))
+            fail("/repetitions", "expected an array of repetitions");
+        std::size_t r = 0;
+        for (auto repValue : reps) {
+            const std::string path = "/repetitions/" + std::to_string(r);
+            od::object rep;
+            if (const auto err = repValue.get_object().get(rep)) {
+                if (err == simdjson::INCORRECT_TYPE)
+                    fail(path, "expected an object for each repetition");
+                syntax(err, size);
+            }
             m_trace.repetitions.emplace_back();
-            m_trace.repetitions.back().index = static_cast<int>(m_repCount);
-            m_paths.push_back("/repetitions/" + std::to_string(m_repCount++));
-            m_repObjects.push_back(std::move(value));
-            return &m_repObjects.back();
+            Repetition &out = m_trace.repetitions.back();
+            out.index = static_cast<int>(r);
+            for (auto field : rep) {
+                std::string_view key;
+                if (const auto err = field.unescaped_key().get(key))
+                    syntax(err, size);
+                if (key == "index") {
+                    std::int64_t index = 0;
+                    if (field.value().get_int64().get(index))
+                        fail(path + "/index", "expected an integer");
+                    out.index = static_cast<int>(index);
+                } else if (key == "ops") {
+                    od::array ops;
+                    if (field.value().get_array().get(ops))
+                        fail(path + "/ops", "expected an array of op rows");
+                    readRows(ops, path + "/ops", out.ops, size);
+                }
+            }
+            ++r;
         }
-        if (parent->is_object()) {
-            m_paths.push_back(m_paths.back() + "/" + m_key);
-            return &((*parent)[m_key] = std::move(value));
+    }
+
+    void readRows(simdjson::ondemand::array &rows, const std::string &path, std::vector<OpRecord> &ops, std::size_t size)
+    {
+        namespace od = simdjson::ondemand;
+        std::size_t i = 0;
+        for (auto rowValue : rows) {
+            od::array row;
+            if (const auto err = rowValue.get_array().get(row)) {
+                if (err == simdjson::INCORRECT_TYPE)
+                    fail(path + "/" + std::to_string(i), "expected an op row (an array), found something else");
+                syntax(err, size);
+            }
+            OpRecord op;
+            std::size_t col = 0;
+            for (auto cell : row) {
+                if (col >= kOpColumns.size())
+                    rowFail(path, i, col, "too many values");
+                if (col == 1 || (col >= 10 && col <= 12)) {
+                    std::string_view text;
+                    if (const auto err = cell.get_string().get(text))
+                        err == simdjson::INCORRECT_TYPE ? rowFail(path, i, col, "expected a string") : syntax(err, size);
+                    setText(op, path, i, col, text);
+                } else {
+                    std::int64_t v = 0;
+                    if (const auto err = cell.get_int64().get(v))
+                        err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
+                            ? rowFail(path, i, col, "expected an integer")
+                            : syntax(err, size);
+                    setNumber(op, path, i, col, v);
+                }
+                ++col;
+            }
+            if (col != kOpColumns.size())
+                rowFail(path, i, col,
+                        "expected " + std::to_string(kOpColumns.size()) + " values, found " + std::to_string(col));
+            ops.push_back(op);
+            ++i;
         }
-        m_paths.push_back(m_paths.back() + "/" + std::to_string(parent->size()));
-        parent->push_back(std::move(value));
-        return &parent->back();
     }
-    bool scalar(json value)
+
+    [[noreturn]] void rowFail(const std::string &path, std::size_t row, std::size_t col, const std::string &what) const
     {
-        if (m_stack.empty())
-            return failAt("expected a JSON object at the top level");
-        json *parent = m_stack.back();
-        if (parent == nullptr)
-            return failAt("expected an object for each repetition");
-        if (parent->is_object())
-            (*parent)[m_key] = std::move(value);
-        else
-            parent->push_back(std::move(value));
-        return true;
+        const std::string name = col < kOpColumns.size() ? std::string(kOpColumns[col]) : "?";
+        fail(path + "/" + std::to_string(row) + "/" + std::to_string(col) + " (" + name + ")", what);
     }
-    void popContainer()
+
+    void setNumber(OpRecord &op, const std::string &path, std::size_t row, std::size_t col, std::int64_t v) const
     {
-        m_stack.pop_back();
-        if (!m_paths.empty())
-            m_paths.pop_back();
-    }
-    std::string rowPath() const
-    {
-        return m_paths.back() + "/ops/" + std::to_string(m_rowIndex) + "/" + std::to_string(m_col);
-    }
-    bool failAt(const std::string &what)
-    {
-        if (error.empty())
-            error = m_file + ": " + (m_paths.empty() ? std::string("/") : m_paths.back()) + ": " + what;
-        return false;
-    }
-    bool rowFail(const std::string &what)
-    {
-        if (error.empty()) {
-            const std::string col = m_col < kOpColumns.size() ? std::string(kOpColumns[m_col]) : "?";
-            error = m_file + ": " + rowPath() + " (" + col + "): " + what;
-        }
-        return false;
-    }
-    bool rowInt(std::int64_t v)
-    {
-        switch (m_col) {
+        switch (col) {
         case 0:
-            if (v < 0 || static_cast<std::uint64_t>(v) >= m_trace.strings.size())
-                return rowFail("name index " + std::to_string(v) + " is not in /strings (" +
-                               std::to_string(m_trace.strings.size()) + " names)");
-            m_op.nameId = static_cast<std::uint32_t>(v);
+            if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
+                rowFail(path, row, col, "name index " + std::to_string(v) + " is not valid");
+            op.nameId = static_cast<std::uint32_t>(v);
             break;
-        case 2: m_op.stream = static_cast<std::int32_t>(v); break;
-        case 3: m_op.hostThread = static_cast<std::int32_t>(v); break;
-        case 4: m_op.opIndex = static_cast<std::int32_t>(v); break;
-        case 5: m_op.gpuStartNs = v; break;
-        case 6: m_op.gpuEndNs = v; break;
-        case 7: m_op.hostStartNs = v; break;
-        case 8: m_op.hostEndNs = v; break;
+        case 2: op.stream = static_cast<std::int32_t>(v); break;
+        case 3: op.hostThread = static_cast<std::int32_t>(v); break;
+        case 4: op.opIndex = static_cast<std::int32_t>(v); break;
+        case 5: op.gpuStartNs = v; break;
+        case 6: op.gpuEndNs = v; break;
+        case 7: op.hostStartNs = v; break;
+        case 8: op.hostEndNs = v; break;
         case 9:
             if (v < 0)
-                return rowFail("bytes must not be negative");
-            m_op.bytes = static_cast<std::uint64_t>(v);
+                rowFail(path, row, col, "bytes must not be negative");
+            op.bytes = static_cast<std::uint64_t>(v);
             break;
-        case 13: m_op.flags = static_cast<std::uint32_t>(v); break;
-        case 14: m_op.correlation = static_cast<std::uint64_t>(v); break;
-        default:
-            return rowFail(m_col < kOpColumns.size() ? "expected a string, found a number" : "too many values");
+        case 13: op.flags = static_cast<std::uint32_t>(v); break;
+        case 14: op.correlation = static_cast<std::uint64_t>(v); break;
+        default: rowFail(path, row, col, "expected a string, found a number");
         }
-        ++m_col;
-        return true;
     }
-    bool rowString(const std::string &v)
+
+    void setText(OpRecord &op, const std::string &path, std::size_t row, std::size_t col, std::string_view v) const
     {
-        switch (m_col) {
-        case 1: {
-            auto k = opKindFromString(v);
-            if (!k)
-                return rowFail("unknown op kind \"" + v + "\"");
-            m_op.kind = *k;
+        switch (col) {
+        case 1:
+            if (auto k = opKindFromString(v))
+                op.kind = *k;
+            else
+                rowFail(path, row, col, "unknown op kind \"" + std::string(v) + "\"");
             break;
-        }
         case 10:
-        case 11: {
-            auto k = memKindFromString(v);
-            if (!k)
-                return rowFail("unknown memory kind \"" + v + "\"");
-            (m_col == 10 ? m_op.srcMem : m_op.dstMem) = *k;
+        case 11:
+            if (auto k = memKindFromString(v))
+                (col == 10 ? op.srcMem : op.dstMem) = *k;
+            else
+                rowFail(path, row, col, "unknown memory kind \"" + std::string(v) + "\"");
             break;
-        }
-        case 12: {
-            auto a = copyApiFromString(v);
-            if (!a)
-                return rowFail("unknown copy API \"" + v + "\"");
-            m_op.api = *a;
+        case 12:
+            if (auto a = copyApiFromString(v))
+                op.api = *a;
+            else
+                rowFail(path, row, col, "unknown copy API \"" + std::string(v) + "\"");
             break;
+        default: rowFail(path, row, col, "expected a number, found a string");
         }
-        default:
-            return rowFail(m_col < kOpColumns.size() ? "expected a number, found a string" : "too many values");
-        }
-        ++m_col;
-        return true;
     }
 
     Trace &m_trace;
     std::string m_file;
-    std::vector<json *> m_stack;
-    std::vector<std::string> m_paths;
-    std::deque<json> m_repObjects; // deque: pointers to the open one stay valid
-    std::string m_key;
-    bool m_inRepetitions = false;
-    bool m_repDepthKey = false;
-    bool m_opsKeyPending = false;
-    bool m_inOps = false;
-    bool m_inRow = false;
-    std::size_t m_col = 0;
-    std::size_t m_rowIndex = 0;
-    std::size_t m_repCount = 0;
-    OpRecord m_op;
-
-public:
-    // Strings must be known before rows reference them: the writer puts /strings first; a reader
-    // of a hand-edited file where they come later gets a clear error from rowInt.
-    void takeStrings()
-    {
-        if (m_trace.strings.empty() && header.contains("strings") && header["strings"].is_array())
-            for (const auto &s : header["strings"])
-                m_trace.strings.push_back(s.is_string() ? s.get<std::string>() : std::string());
-    }
-};
-
-// nlohmann calls key() before the value; /strings arrives before /repetitions because the writer
-// orders it so. To make the strings usable while streaming, intercept the end of /strings.
-class NativeSaxWithStrings : public NativeSax {
-public:
-    using NativeSax::NativeSax;
-    bool end_array()
-    {
-        const bool ok = NativeSax::end_array();
-        takeStrings();
-        return ok;
-    }
 };
 
 } // namespace
@@ -522,13 +459,9 @@ std::string toNativeJson(const Trace &trace)
 Trace fromNativeJson(std::string_view text, const std::string &fileName)
 {
     Trace trace;
-    trace.strings.clear();
-    NativeSaxWithStrings sax(trace, fileName);
-    const bool ok = json::sax_parse(text.begin(), text.end(), &sax);
-    if (!ok)
-        throw Error(ErrorKind::InvalidInput,
-                    sax.error.empty() ? fileName + ": not a valid StreamScope trace" : sax.error);
-    const json &h = sax.header;
+    NativeReader reader(trace, fileName);
+    reader.read(text);
+    const json &h = reader.header;
     HeaderReader r(fileName);
     std::string format;
     r.get(h, "", "format", format);
@@ -598,11 +531,23 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             r.get(h["host_threads"][i], p, "native_id", t.nativeId);
             trace.hostThreads.push_back(std::move(t));
         }
+    if (h.contains("strings")) {
+        if (!h["strings"].is_array())
+            r.fail("/strings", "expected an array of op names");
+        for (std::size_t i = 0; i < h["strings"].size(); ++i) {
+            if (!h["strings"][i].is_string())
+                r.fail("/strings/" + std::to_string(i), "expected a string");
+            trace.strings.push_back(h["strings"][i].get<std::string>());
+        }
+    }
     // Cross-references, so that every later consumer can index without checking.
     for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2)
         for (std::size_t i = 0; i < trace.repetitions[r2].ops.size(); ++i) {
             const OpRecord &op = trace.repetitions[r2].ops[i];
             const std::string p = "/repetitions/" + std::to_string(r2) + "/ops/" + std::to_string(i);
+            if (op.nameId >= trace.strings.size())
+                r.fail(p + "/0", "name index " + std::to_string(op.nameId) + " is not in /strings (" +
+                                     std::to_string(trace.strings.size()) + " names)");
             if (op.stream < -1 || op.stream >= static_cast<int>(trace.streams.size()))
                 r.fail(p + "/2", "stream " + std::to_string(op.stream) + " is not in /streams (" +
                                      std::to_string(trace.streams.size()) + " streams)");
