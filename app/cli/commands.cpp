@@ -214,15 +214,7 @@ int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &o
 {
     const bool jsonMode = args.progress == "json";
     std::ostream &human = jsonMode ? err : out;
-    auto fail = [&](const Error &e) {
-        if (jsonMode)
-            emit(out, {{"event", "error"},
-                       {"kind", kindName(e.kind())},
-                       {"exit_code", exitCodeOf(e.kind())},
-                       {"message", e.what()}});
-        err << "streamscope-cli run: " << e.what() << "\n";
-        return exitCodeOf(e.kind());
-    };
+    auto fail = [&](const Error &e) { return reportError(e, "run", jsonMode, out, err); };
     try {
         const engine::Workload workload = engine::loadWorkloadFile(args.workload);
         engine::RunOptions options;

@@ -122,15 +122,7 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
 {
     const bool jsonMode = args.progress == "json";
     std::ostream &human = jsonMode ? err : out;
-    auto fail = [&](const Error &e) {
-        if (jsonMode)
-            emit(out, {{"event", "error"},
-                       {"kind", kindName(e.kind())},
-                       {"exit_code", exitCodeOf(e.kind())},
-                       {"message", e.what()}});
-        err << "streamscope-cli compare: " << e.what() << "\n";
-        return exitCodeOf(e.kind());
-    };
+    auto fail = [&](const Error &e) { return reportError(e, "compare", jsonMode, out, err); };
     try {
         const InputKind kind = inputKind(args.input);
         if (kind == InputKind::Trace)

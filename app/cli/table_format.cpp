@@ -80,4 +80,15 @@ void emit(std::ostream &out, const nlohmann::json &line)
     out.flush();
 }
 
+int reportError(const engine::Error &e, const char *command, bool jsonMode, std::ostream &out, std::ostream &err)
+{
+    if (jsonMode)
+        emit(out, {{"event", "error"},
+                   {"kind", kindName(e.kind())},
+                   {"exit_code", exitCodeOf(e.kind())},
+                   {"message", e.what()}});
+    err << "streamscope-cli " << command << ": " << e.what() << "\n";
+    return exitCodeOf(e.kind());
+}
+
 } // namespace streamscope::cli

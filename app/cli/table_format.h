@@ -25,4 +25,8 @@ std::string padRight(std::string s, std::size_t width);
 // One JSON line on `out`, flushed at once (a reading GUI must not wait on a buffer).
 void emit(std::ostream &out, const nlohmann::json &line);
 
+// A command's failure: the {"event":"error"} line in JSON mode, "streamscope-cli COMMAND: message" on
+// `err` always. Returns the exit code.
+int reportError(const engine::Error &e, const char *command, bool jsonMode, std::ostream &out, std::ostream &err);
+
 } // namespace streamscope::cli

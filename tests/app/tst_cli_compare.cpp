@@ -4,6 +4,8 @@
 // real grid instead of checking the no-GPU error.
 #include <QtTest>
 
+#include "cli_process.h"
+
 #include <nlohmann/json.hpp>
 
 #include "../engine/trace_fixture.h"
@@ -14,27 +16,9 @@
 using namespace streamscope;
 
 namespace {
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-Result cli(const QStringList &args, int timeoutMs = 300000)
-{
-    QProcess p;
-    p.setWorkingDirectory(STREAMSCOPE_SOURCE_DIR);
-    p.start(STREAMSCOPE_CLI, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, QString(), "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
-
-QString preset(const char *name) { return QString(STREAMSCOPE_SOURCE_DIR) + "/resources/workloads/" + name; }
-
+using Result = streamscope::test::CliResult;
+Result cli(const QStringList &args) { return streamscope::test::runCli(args); }
+QString preset(const char *name) { return streamscope::test::presetPath(name); }
 engine::Trace scaled(double k)
 {
     engine::Trace t = test::handTrace(3);

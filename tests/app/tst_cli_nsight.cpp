@@ -2,26 +2,11 @@
 // under nsys on an H200), and the exit codes of a missing file and of a file that is not a trace.
 #include <QtTest>
 
+#include "cli_process.h"
+
 namespace {
-
-struct Result {
-    int code = -1;
-    QString out, err;
-};
-
-Result cli(const QStringList &args)
-{
-    QProcess p;
-    p.setWorkingDirectory(STREAMSCOPE_SOURCE_DIR);
-    p.start(STREAMSCOPE_CLI, args);
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, QString(), "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+using Result = streamscope::test::CliResult;
+Result cli(const QStringList &args) { return streamscope::test::runCli(args); }
 
 QString capture(const char *file)
 {
