@@ -363,6 +363,14 @@ private:
 
 } // namespace
 
+std::string devicesToJson(const std::vector<DeviceInfo> &devices)
+{
+    json arr = json::array();
+    for (const auto &d : devices)
+        arr.push_back(deviceToJson(d));
+    return arr.dump(2);
+}
+
 std::string toNativeJson(const Trace &trace)
 {
     json head = json::object();

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "trace.h"
 
@@ -12,6 +13,8 @@ namespace streamscope::engine {
 inline constexpr std::string_view kNativeFormatName = "streamscope-trace";
 
 std::string toNativeJson(const Trace &trace);
+// The devices as the native file writes them (a JSON array), for `streamscope-cli devices --json`.
+std::string devicesToJson(const std::vector<DeviceInfo> &devices);
 // Throws Error{InvalidInput} naming the file, the JSON path and what was expected.
 Trace fromNativeJson(std::string_view text, const std::string &fileName = "<trace>");
 // Throws Error{Io} / Error{InvalidInput}.

@@ -151,23 +151,7 @@ int cmdDevices(bool asJson, std::ostream &out, std::ostream &err)
     try {
         const auto devices = engine::listDevices();
         if (asJson) {
-            json arr = json::array();
-            for (const auto &d : devices)
-                arr.push_back({{"index", d.index},
-                               {"name", d.name},
-                               {"compute_capability", std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor)},
-                               {"sm_count", d.smCount},
-                               {"async_engine_count", d.asyncEngineCount},
-                               {"concurrent_kernels", d.concurrentKernels},
-                               {"managed_memory", d.managedMemory},
-                               {"total_mem_bytes", d.totalMemBytes},
-                               {"pci_bus_id", d.pciBusId},
-                               {"pcie_generation", d.pcieGeneration},
-                               {"pcie_width", d.pcieWidth},
-                               {"link_peak_gbs", d.linkPeakGBs},
-                               {"driver_version", d.driverVersion},
-                               {"runtime_version", d.runtimeVersion}});
-            out << arr.dump(2) << "\n";
+            out << engine::devicesToJson(devices) << "\n";
             return ExitOk;
         }
         out << padRight("#", 4) << padRight("name", 26) << padRight("cc", 6) << padRight("SMs", 6)
