@@ -259,6 +259,8 @@ private slots:
         const Trace pageable = runCopy(BufferKind::Pageable, dir, CopyApi::Async, bytes);
         const double pinnedGBs = medianOfOp(pinned, 0, [](const OpRecord &o) { return o.gbPerSecond(); });
         const double pageableGBs = medianOfOp(pageable, 0, [](const OpRecord &o) { return o.gbPerSecond(); });
+        qInfo("%s %llu MiB: pinned %.2f GB/s, pageable %.2f GB/s (x%.2f)", dir == CopyDirection::H2D ? "H2D" : "D2H",
+              (unsigned long long)(bytes / kMiB), pinnedGBs, pageableGBs, pinnedGBs / pageableGBs);
         QVERIFY2(pinnedGBs > pageableGBs * 1.1,
                  qPrintable(QString("pinned %1 GB/s, pageable %2 GB/s").arg(pinnedGBs).arg(pageableGBs)));
         QVERIFY(pinned.repetitions.at(0).ops.at(0).srcMem == (dir == CopyDirection::H2D ? MemKind::Pinned : MemKind::Device));
@@ -280,6 +282,8 @@ private slots:
         const double pageableGpu = medianOfOp(pageable, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
         const double pinnedHost = medianOfOp(pinned, 0, [](const OpRecord &o) { return double(o.hostDurationNs()); });
         const double pinnedGpu = medianOfOp(pinned, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
+        qInfo("64 MiB H2D async: pageable holds the host %.0f us of a %.0f us copy; pinned %.1f us of %.0f us",
+              pageableHost / 1e3, pageableGpu / 1e3, pinnedHost / 1e3, pinnedGpu / 1e3);
         QVERIFY2(pageableHost >= 0.5 * pageableGpu,
                  qPrintable(QString("pageable: host call %1 ns, copy %2 ns").arg(pageableHost).arg(pageableGpu)));
         QVERIFY2(pinnedHost < 0.1 * pinnedGpu && pinnedHost < 100'000,
@@ -290,6 +294,7 @@ private slots:
         const Trace sync = runCopy(BufferKind::Pinned, CopyDirection::H2D, CopyApi::Sync, bytes);
         const double syncHost = medianOfOp(sync, 0, [](const OpRecord &o) { return double(o.hostDurationNs()); });
         const double syncGpu = medianOfOp(sync, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
+        qInfo("64 MiB H2D cudaMemcpy (pinned): host %.0f us, copy %.0f us", syncHost / 1e3, syncGpu / 1e3);
         QVERIFY2(syncHost >= 0.9 * syncGpu, qPrintable(QString("sync: host %1 ns, copy %2 ns").arg(syncHost).arg(syncGpu)));
     }
 
@@ -313,6 +318,7 @@ private slots:
         const Workload pipelined = workload("depth-first", buffers, streams, IssueOrder::StreamOrder);
         const double seq = medianGpuSpan(runWorkload(sequential, {}));
         const double pipe = medianGpuSpan(runWorkload(pipelined, {}));
+        qInfo("pipeline: depth-first on 4 streams %.0f us, sequential %.0f us (x%.2f)", pipe / 1e3, seq / 1e3, seq / pipe);
         QVERIFY2(pipe < 0.8 * seq, qPrintable(QString("pipelined %1 ns vs sequential %2 ns").arg(pipe).arg(seq)));
     }
 
@@ -327,6 +333,7 @@ private slots:
             streams.push_back(stream("k" + std::to_string(s), {computeOp(1'000'000)}));
         const Trace t = runWorkload(workload("concurrent", {}, streams, IssueOrder::RoundRobin), {});
         const double span = medianGpuSpan(t);
+        qInfo("8 x 1 ms kernels on 8 streams: %.3f ms (serial sum 8 ms)", span / 1e6);
         QVERIFY2(span < 0.4 * 8e6, qPrintable(QString("8 x 1 ms kernels took %1 ns").arg(span)));
         QVERIFY(analyzeRepetition(t, 0).concurrentNs > 500'000);
     }
@@ -351,6 +358,8 @@ private slots:
                                              IssueOrder::StreamOrder, targetNs >= 100'000'000 ? 3 : 7, 1),
                                     {});
         const double got = medianOfOp(t, 0, [](const OpRecord &o) { return double(o.gpuDurationNs()); });
+        qInfo("calibrated kernel: target %lld ns, %d block(s): measured %.0f ns (%+.1f %%)", (long long)targetNs, blocks,
+              got, 100.0 * (got - double(targetNs)) / double(targetNs));
         QVERIFY2(std::abs(got - double(targetNs)) <= 0.10 * double(targetNs),
                  qPrintable(QString("target %1 ns, measured %2 ns (clock %3 Hz, overhead %4 ns)")
                                 .arg(targetNs)
