@@ -11,10 +11,13 @@
 #include <QRect>
 #include <QString>
 
+#include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "ui/time_mapping.h"
 
+class QFontMetrics;
 class QPainter;
 
 namespace streamscope::ui {
@@ -78,9 +81,17 @@ public:
     };
 
     TimelinePainter() = default;
-    void setModel(const LaneModel *model) { m_model = model; }
+    void setModel(const LaneModel *model)
+    {
+        m_model = model;
+        m_labels = {};
+    }
     void setPalette(const OpPalette *palette) { m_palette = palette; }
-    void setMetrics(const TimelineMetrics &metrics) { m_metrics = metrics; }
+    void setMetrics(const TimelineMetrics &metrics)
+    {
+        m_metrics = metrics;
+        m_labels = {};
+    }
     const TimelineMetrics &metrics() const { return m_metrics; }
     const LaneModel *model() const { return m_model; }
 
@@ -121,11 +132,25 @@ private:
     void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
                         int clipX1) const;
     int nominalHeight(const Lane &lane) const;
+    // The label of a bar with the given name, elided to fit maxWidth pixels (see LabelCache).
+    const QString &barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId, int maxWidth) const;
+
+    // Bar labels are the fixed cost of a frame with few ops in view (a thousand labels, each shaped by
+    // HarfBuzz twice: once to elide, once to draw). Traces have few distinct names, so the name as a
+    // QString, its advance and its elided forms per width are kept until the model, font or device DPI
+    // changes; a name that fits (the common case) is then never measured again.
+    struct LabelCache {
+        int logicalDpi = 0;
+        std::vector<QString> names;       // by nameId, converted on first use
+        std::vector<int> advances;        // by nameId; -1: not measured yet
+        std::unordered_map<std::uint64_t, QString> elided; // (nameId << 32 | width) -> elided name
+    };
 
     const LaneModel *m_model = nullptr;
     const OpPalette *m_palette = nullptr;
     TimelineMetrics m_metrics;
     mutable Stats m_stats;
+    mutable LabelCache m_labels;
 };
 
 } // namespace streamscope::ui

@@ -8,6 +8,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QRegion>
 #include <QSvgGenerator>
 #include <QToolTip>
 #include <QWheelEvent>
@@ -135,6 +136,7 @@ void TimelineView::invalidateCache()
 {
     for (auto &c : m_caches)
         c.valid = false;
+    m_headerCacheValid = false;
 }
 
 void TimelineView::onWindowChanged()
@@ -370,6 +372,30 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
     }
 }
 
+void TimelineView::paintHeadersCached(QPainter &p, const TimelineLayout &layout)
+{
+    // paintHeaders draws only inside this rectangle (its clip: the headers and the row below them).
+    const QRect area = layout.headers.adjusted(0, 0, 0, 1);
+    if (area.isEmpty())
+        return;
+    const qreal dpr = devicePixelRatioF();
+    if (!m_headerCacheValid || m_headerCacheRect != area || m_headerCacheDpr != dpr) {
+        if (m_headerCache.size() != area.size() * dpr || m_headerCache.devicePixelRatio() != dpr) {
+            m_headerCache = QPixmap(area.size() * dpr);
+            m_headerCache.setDevicePixelRatio(dpr);
+        }
+        // What lies under the headers in the window: the background (paintEvent fills outside the plot).
+        m_headerCache.fill(m_palette->background());
+        QPainter cp(&m_headerCache);
+        cp.translate(-area.topLeft());
+        m_painter->paintHeaders(cp, layout);
+        m_headerCacheRect = area;
+        m_headerCacheDpr = dpr;
+        m_headerCacheValid = true;
+    }
+    p.drawPixmap(area.topLeft(), m_headerCache);
+}
+
 void TimelineView::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
@@ -379,7 +405,12 @@ void TimelineView::paintEvent(QPaintEvent *)
     }
     const TimelineLayout layout = m_painter->layout(rect());
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
-    m_painter->paintBackground(p, layout);
+    // The background only where no lane picture goes: every lane pixmap is opaque and covers its lane
+    // (paintLane fills it first), and the lanes tile the plot, so filling under them is wasted (a
+    // fill of the whole 1920x1080 window was a tenth of a frame).
+    const QRegion uncovered = QRegion(layout.target).subtracted(QRegion(layout.plot));
+    for (const QRect &r : uncovered)
+        p.fillRect(r, m_palette->background());
     updateLaneCaches(layout, mapping);
     for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
         if (m_caches[i].valid)
@@ -390,7 +421,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     overlay.hoveredOp = m_hovered.op;
     overlay.selectionStartNs = m_zoom->selectionStart();
     overlay.selectionEndNs = m_zoom->selectionEnd();
-    m_painter->paintHeaders(p, layout);
+    paintHeadersCached(p, layout);
     m_painter->paintRuler(p, layout, mapping, overlay);
     m_painter->paintLegend(p, layout);
     m_painter->paintOverlay(p, layout, mapping, overlay);

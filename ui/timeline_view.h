@@ -110,6 +110,7 @@ private:
     void onWindowChanged();
     void invalidateCache();
     void updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping);
+    void paintHeadersCached(QPainter &p, const TimelineLayout &layout);
     void setHovered(OpRef ref);
     void applyStyle();
 
@@ -132,6 +133,12 @@ private:
     bool m_dragMoved = false;
 
     std::vector<LaneCache> m_caches; // one per lane: the lane's picture for the current window
+    // The lane headers do not depend on the window: painted once (text shaping is a good part of a
+    // frame's fixed cost) and copied in every frame until the layout, data or style changes.
+    QPixmap m_headerCache;
+    QRect m_headerCacheRect;
+    qreal m_headerCacheDpr = 0;
+    bool m_headerCacheValid = false;
 };
 
 } // namespace streamscope::ui
