@@ -1,0 +1,91 @@
+// StackedTimelines: see stacked_timelines.h.
+#include "ui/stacked_timelines.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "ui/chart_export.h"
+#include "ui/lane_model.h"
+#include "ui/timeline_view.h"
+#include "ui/zoom_control.h"
+
+namespace streamscope::ui {
+
+StackedTimelines::StackedTimelines(QWidget *parent) : QWidget(parent)
+{
+    m_layout = new QVBoxLayout(this);
+    m_layout->setContentsMargins(0, 0, 0, 0);
+    m_layout->setSpacing(2);
+}
+
+StackedTimelines::~StackedTimelines() = default;
+
+void StackedTimelines::setEntries(std::vector<Entry> entries)
+{
+    for (QWidget *row : m_rows)
+        delete row;
+    m_rows.clear();
+    m_views.clear();
+    m_labels.clear();
+    m_extentNs = 0;
+
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        auto *row = new QWidget(this);
+        auto *rowLayout = new QVBoxLayout(row);
+        rowLayout->setContentsMargins(0, 0, 0, 0);
+        rowLayout->setSpacing(0);
+        auto *label = new QLabel(entries[i].label, row);
+        label->setStyleSheet(QStringLiteral("font-weight: bold; padding: 2px 4px;"));
+        auto *view = new TimelineView(row);
+        view->setTrace(entries[i].trace, entries[i].repetition);
+        rowLayout->addWidget(label);
+        rowLayout->addWidget(view, 1);
+        m_layout->addWidget(row, 1);
+        m_rows.push_back(row);
+        m_views.push_back(view);
+        m_labels.push_back(label);
+        if (const LaneModel *model = view->laneModel())
+            m_extentNs = std::max<qint64>(m_extentNs, model->durationNs());
+    }
+    // One time scale: every timeline's extent is the longest variant's, so a shorter variant ends
+    // before the right edge instead of being stretched to fill it.
+    for (std::size_t i = 0; i < m_views.size(); ++i) {
+        ZoomControl *zoom = m_views[i]->zoom();
+        zoom->setExtent(0, m_extentNs);
+        zoom->fitAll();
+        connect(zoom, &ZoomControl::windowChanged, this,
+                [this, i](qint64 start, qint64 end) { mirrorWindow(int(i), start, end); });
+    }
+}
+
+void StackedTimelines::mirrorWindow(int source, qint64 startNs, qint64 endNs)
+{
+    if (m_mirroring)
+        return;
+    m_mirroring = true;
+    for (int i = 0; i < int(m_views.size()); ++i)
+        if (i != source)
+            m_views[std::size_t(i)]->zoom()->setWindow(startNs, endNs);
+    m_mirroring = false;
+}
+
+void StackedTimelines::setWindow(qint64 startNs, qint64 endNs)
+{
+    if (!m_views.empty())
+        m_views.front()->zoom()->setWindow(startNs, endNs); // mirrored to the others
+}
+
+void StackedTimelines::fitAll()
+{
+    if (!m_views.empty())
+        m_views.front()->zoom()->fitAll();
+}
+
+bool StackedTimelines::exportImage(const QString &path, QSize size, QString *error)
+{
+    return exportWidgetImage(this, path, size, error);
+}
+
+} // namespace streamscope::ui
