@@ -36,6 +36,7 @@
 #include "engine/trace_io.h"
 #include "ui/details_panel.h"
 #include "ui/lessons_panel.h"
+#include "ui/nsight_compare_view.h"
 #include "ui/op_table_model.h"
 #include "ui/summary_panel.h"
 #include "ui/timeline_view.h"
@@ -288,6 +289,8 @@ void MainWindow::createActions()
     m_saveTraceAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
     m_exportImageAction = file->addAction(tr("&Export timeline image…"), this, &MainWindow::exportImageDialog);
     m_exportImageAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_exportTraceAction = file->addAction(tr("Export t&race…"), this, &MainWindow::exportTraceDialog);
+    file->addAction(tr("Compare with &Nsight Systems…"), this, &MainWindow::compareWithNsightDialog);
     file->addSeparator();
     QAction *quitAction = file->addAction(tr("&Quit"), this, &QWidget::close);
     quitAction->setShortcut(QKeySequence::Quit);
@@ -437,6 +440,7 @@ void MainWindow::updateRunActions()
     const bool haveTrace = m_trace != nullptr;
     m_saveTraceAction->setEnabled(haveTrace);
     m_exportImageAction->setEnabled(haveTrace);
+    m_exportTraceAction->setEnabled(haveTrace);
 }
 
 void MainWindow::showError(const QString &what, const QString &message)
@@ -858,6 +862,101 @@ void MainWindow::saveTraceDialog()
         showError(tr("Could not save the trace"), error);
     else
         statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+}
+
+bool MainWindow::exportTrace(const QString &path, QString *error)
+{
+    if (!m_trace) {
+        if (error)
+            *error = tr("there is no trace to export");
+        return false;
+    }
+    const auto format = engine::exportFormatFromPath(path.toStdString());
+    if (!format) {
+        if (error)
+            *error = tr("%1: unknown export format (use .sstrace, .json for Chrome/Perfetto, or .csv)").arg(path);
+        return false;
+    }
+    try {
+        engine::exportTrace(*m_trace, *format, path.toStdString());
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::exportTraceDialog()
+{
+    if (!m_trace)
+        return;
+    const QString native = tr("StreamScope trace (*.sstrace)");
+    const QString chrome = tr("Chrome trace JSON for Perfetto / chrome://tracing (*.json)");
+    const QString csv = tr("CSV, one row per op (*.csv)");
+    QString selectedFilter = chrome;
+    QString path = QFileDialog::getSaveFileName(this, tr("Export trace"),
+                                                QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".json"),
+                                                chrome + QStringLiteral(";;") + native + QStringLiteral(";;") + csv,
+                                                &selectedFilter);
+    if (path.isEmpty())
+        return;
+    if (!engine::exportFormatFromPath(path.toStdString()))
+        path += selectedFilter == native ? QStringLiteral(".sstrace")
+                : selectedFilter == csv  ? QStringLiteral(".csv")
+                                         : QStringLiteral(".json");
+    QString error;
+    if (!exportTrace(path, &error))
+        showError(tr("Could not export the trace"), error);
+    else
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+}
+
+ui::NsightCompareView *MainWindow::compareWithNsight(const QString &nsightPath, const QString &ownPath, QString *error)
+{
+    auto *view = new ui::NsightCompareView(this);
+    view->setWindowFlag(Qt::Window);
+    view->setAttribute(Qt::WA_DeleteOnClose);
+    bool ok = false;
+    if (ownPath.isEmpty()) {
+        std::shared_ptr<const engine::Trace> nsight;
+        try {
+            nsight = std::make_shared<engine::Trace>(engine::loadTrace(nsightPath.toStdString()));
+            ok = true;
+        } catch (const std::exception &e) {
+            if (error)
+                *error = QString::fromUtf8(e.what());
+        }
+        ok = ok && view->setTraces(m_trace, nsight, m_traceName, QFileInfo(nsightPath).fileName(), error);
+    } else {
+        ok = view->openFiles(ownPath, nsightPath, error);
+    }
+    if (!ok) {
+        delete view;
+        return nullptr;
+    }
+    view->resize(1600, 1000);
+    view->show();
+    return view;
+}
+
+void MainWindow::compareWithNsightDialog()
+{
+    QString ownPath;
+    if (!m_trace) {
+        ownPath = QFileDialog::getOpenFileName(this, tr("StreamScope trace of the run"), {},
+                                               tr("StreamScope traces (*.sstrace *.sstrace.gz);;All files (*)"));
+        if (ownPath.isEmpty())
+            return;
+    }
+    const QString nsightPath = QFileDialog::getOpenFileName(
+        this, tr("Nsight Systems export of the same run"), {},
+        tr("Nsight Systems SQLite export (*.sqlite);;All files (*)"));
+    if (nsightPath.isEmpty())
+        return;
+    QString error;
+    if (!compareWithNsight(nsightPath, ownPath, &error))
+        showError(tr("Could not compare with %1").arg(QFileInfo(nsightPath).fileName()), error);
 }
 
 void MainWindow::closeEvent(QCloseEvent *event)

@@ -35,6 +35,7 @@ class OpTableModel;
 class SummaryPanel;
 class TimelineView;
 class WorkloadEditor;
+class NsightCompareView;
 } // namespace streamscope::ui
 
 namespace streamscope::gui {
@@ -58,6 +59,14 @@ public:
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
     // Saves the shown trace in the native format (atomically).
     bool saveTrace(const QString &path, QString *error = nullptr);
+    // Writes the shown trace through engine::exportTrace, the format chosen by the suffix (.sstrace,
+    // .json for Chrome/Perfetto, .csv); failures come back in error, nothing is shown.
+    bool exportTrace(const QString &path, QString *error = nullptr);
+    // Opens a window comparing a StreamScope trace (ownPath, or the shown trace when empty) with the
+    // Nsight Systems SQLite export of the same run; nullptr (and error) when either cannot be read or
+    // paired. The window deletes itself when closed.
+    ui::NsightCompareView *compareWithNsight(const QString &nsightPath, const QString &ownPath = {},
+                                             QString *error = nullptr);
 
     void setPresentationMode(bool on);
     bool presentationMode() const { return m_presentation; }
@@ -118,6 +127,8 @@ private:
     void openDialog();
     void exportImageDialog();
     void saveTraceDialog();
+    void exportTraceDialog();
+    void compareWithNsightDialog();
 
     std::shared_ptr<const engine::Trace> m_trace;
     QString m_tracePath;
@@ -151,6 +162,7 @@ private:
     QAction *m_lightAction = nullptr;
     QAction *m_saveTraceAction = nullptr;
     QAction *m_exportImageAction = nullptr;
+    QAction *m_exportTraceAction = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
 
