@@ -45,6 +45,18 @@ std::size_t gallop(const std::vector<qint64> &v, std::size_t from, std::size_t t
     return std::size_t((Upper ? std::upper_bound(first, last, value) : std::lower_bound(first, last, value)) - v.begin());
 }
 
+// True when p paints with the raster engine, unscaled, at a whole-pixel offset and without
+// antialiasing: there a logical pixel is a device pixel and rectangles with integer edges are exactly the
+// pixels that an aliased cosmetic line or a fillRect(QRectF) rounded by the engine would touch.
+bool rasterAtWholePixels(const QPainter &p)
+{
+    // deviceTransform includes the device pixel ratio, which transform() leaves out.
+    const QTransform t = p.deviceTransform();
+    return p.paintEngine() && p.paintEngine()->type() == QPaintEngine::Raster && p.device()
+        && p.device()->devicePixelRatio() == 1 && t.type() <= QTransform::TxTranslate
+        && t.dx() == std::floor(t.dx()) && t.dy() == std::floor(t.dy()) && !p.testRenderHint(QPainter::Antialiasing);
+}
+
 } // namespace
 
 TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
@@ -170,9 +182,15 @@ void TimelinePainter::paintGrid(QPainter &p, const QRect &rect, const TimeMappin
     const qint64 step = rulerStepNs(mapping.nsPerPixel(), kTickSpacingPixels);
     p.setPen(QPen(m_palette->grid(), 0));
     const qint64 from = firstTickAtOrAfter(mapping.toNs(double(clipX0) - 1), step);
+    // A one-pixel column fill is the line's pixels (the lane's rows, the row below is clipped away)
+    // without the line rasteriser, 21 lanes times a dozen ticks a frame.
+    const bool fill = rasterAtWholePixels(p);
     for (qint64 t = from; mapping.toX(t) < clipX1 + 1; t += step) {
         const double x = std::floor(mapping.toX(t)) + 0.5;
-        p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom() + 1));
+        if (fill)
+            p.fillRect(QRect(int(x - 0.5), rect.top(), 1, rect.height()), m_palette->grid());
+        else
+            p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom() + 1));
     }
 }
 
@@ -202,10 +220,15 @@ bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
         paintBandwidth(p, lane, rect, mapping, clipX0, clipX1);
         break;
     }
-    // The separator as a one-row rectangle: the same pixels as a cosmetic line along the lane's bottom
-    // row, but a memory fill instead of the line rasteriser (which cost more than the rest of a sparse
-    // lane, 21 lanes a frame).
-    p.fillRect(QRect(clipX0, rect.bottom(), clipX1 - clipX0, 1), m_palette->separator());
+    // The separator as a one-row rectangle where a logical pixel is a device pixel: the same pixels as
+    // the cosmetic line along the lane's bottom row, but a memory fill instead of the line rasteriser
+    // (which cost more than the rest of a sparse lane, 21 lanes a frame).
+    if (rasterAtWholePixels(p)) {
+        p.fillRect(QRect(clipX0, rect.bottom(), clipX1 - clipX0, 1), m_palette->separator());
+    } else {
+        p.setPen(QPen(m_palette->separator(), 0));
+        p.drawLine(QPointF(clipX0, rect.bottom() + 0.5), QPointF(clipX1, rect.bottom() + 0.5));
+    }
     p.restore();
     return edgeDependent;
 }
@@ -500,10 +523,7 @@ void drawColumns(QPainter &p, const std::vector<float> &lo, const std::vector<fl
     QColor light = color;
     light.setAlpha(110);
     const std::size_t n = lo.size();
-    const QTransform &t = p.transform();
-    const bool batched = p.paintEngine() && p.paintEngine()->type() == QPaintEngine::Raster
-        && t.type() <= QTransform::TxTranslate && t.dx() == std::floor(t.dx()) && t.dy() == std::floor(t.dy())
-        && !p.testRenderHint(QPainter::Antialiasing);
+    const bool batched = rasterAtWholePixels(p);
     const bool opaque = color.alpha() == 255;
     // qRound as the raster engine applies it to a rect's edges.
     auto edge = [](double v) { return qRound(v); };

@@ -378,7 +378,7 @@ void TimelineView::paintHeadersCached(QPainter &p, const TimelineLayout &layout)
     const QRect area = layout.headers.adjusted(0, 0, 0, 1);
     if (area.isEmpty())
         return;
-    const qreal dpr = devicePixelRatioF();
+    const qreal dpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
     if (!m_headerCacheValid || m_headerCacheRect != area || m_headerCacheDpr != dpr) {
         if (m_headerCache.size() != area.size() * dpr || m_headerCache.devicePixelRatio() != dpr) {
             m_headerCache = QPixmap(area.size() * dpr);
@@ -407,10 +407,17 @@ void TimelineView::paintEvent(QPaintEvent *)
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
     // The background only where no lane picture goes: every lane pixmap is opaque and covers its lane
     // (paintLane fills it first), and the lanes tile the plot, so filling under them is wasted (a
-    // fill of the whole 1920x1080 window was a tenth of a frame).
-    const QRegion uncovered = QRegion(layout.target).subtracted(QRegion(layout.plot));
-    for (const QRect &r : uncovered)
-        p.fillRect(r, m_palette->background());
+    // fill of the whole 1920x1080 window was a tenth of a frame). That holds when the pixmaps are at the
+    // target's own resolution; drawn rescaled (QWidget::render of a high-DPI widget into a plain image)
+    // their edges may leave rows uncovered, so there the whole target is filled as before.
+    const qreal targetDpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
+    if (targetDpr == devicePixelRatioF()) {
+        const QRegion uncovered = QRegion(layout.target).subtracted(QRegion(layout.plot));
+        for (const QRect &r : uncovered)
+            p.fillRect(r, m_palette->background());
+    } else {
+        m_painter->paintBackground(p, layout);
+    }
     updateLaneCaches(layout, mapping);
     for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
         if (m_caches[i].valid)
@@ -421,7 +428,12 @@ void TimelineView::paintEvent(QPaintEvent *)
     overlay.hoveredOp = m_hovered.op;
     overlay.selectionStartNs = m_zoom->selectionStart();
     overlay.selectionEndNs = m_zoom->selectionEnd();
-    paintHeadersCached(p, layout);
+    // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
+    // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
+    if (targetDpr == 1 && devicePixelRatioF() == 1)
+        paintHeadersCached(p, layout);
+    else
+        m_painter->paintHeaders(p, layout);
     m_painter->paintRuler(p, layout, mapping, overlay);
     m_painter->paintLegend(p, layout);
     m_painter->paintOverlay(p, layout, mapping, overlay);
