@@ -80,20 +80,20 @@ ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
     m_tabs->addTab(m_harris, tr("Harris's results"));
     horizontal->addWidget(scroll);
     horizontal->addWidget(m_tabs);
-    horizontal->setStretchFactor(0, 3);
-    horizontal->setStretchFactor(1, 2);
+    // Explicit sizes: left to their size hints the chart takes nearly all the width.
+    horizontal->setSizes({1100, 800});
 
     m_tableModel = new ComparisonTableModel(this);
     m_table = new QTableView(vertical);
     m_table->setModel(m_tableModel);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setAlternatingRowColors(true);
     vertical->addWidget(horizontal);
     vertical->addWidget(m_table);
-    vertical->setStretchFactor(0, 4);
-    vertical->setStretchFactor(1, 1);
+    vertical->setSizes({800, 220});
     layout->addWidget(vertical, 1);
     setCentralWidget(central);
 

@@ -3,6 +3,7 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
+#include <QGraphicsSimpleTextItem>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QStackedBarSeries>
@@ -35,6 +36,29 @@ BarKind barKindOf(int index, const engine::Verdict &verdict)
     return BarKind::Noise;
 }
 
+// "streams=4, order=breadth-first" -> "4, breadth-first": the axis names go in the axis title once, so
+// that eight categories' labels fit under their bars.
+QString compactLabel(const QString &label)
+{
+    QStringList values;
+    for (const QString &part : label.split(QStringLiteral(", "))) {
+        const qsizetype eq = part.indexOf(QLatin1Char('='));
+        values << (eq >= 0 ? part.mid(eq + 1) : part);
+    }
+    return values.join(QStringLiteral(", "));
+}
+
+QString axisNames(const QString &label)
+{
+    QStringList names;
+    for (const QString &part : label.split(QStringLiteral(", "))) {
+        const qsizetype eq = part.indexOf(QLatin1Char('='));
+        if (eq > 0)
+            names << part.left(eq);
+    }
+    return names.join(QStringLiteral(", "));
+}
+
 } // namespace
 
 MakespanChart::MakespanChart(QWidget *parent) : QChartView(parent)
@@ -53,6 +77,9 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
         c->removeAxis(axis), delete axis;
     m_whiskers.clear();
     m_categories.clear();
+    m_annotations.clear();
+    qDeleteAll(m_annotationItems);
+    m_annotationItems.clear();
     m_bars = nullptr;
 
     double maxNs = 0;
@@ -81,9 +108,8 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
         for (int k = 0; k < 4; ++k)
             *sets[k] << (k == int(kind) ? median : 0.0);
         const QString verdict = i == 0 ? tr("baseline") : QString::fromStdString(engine::describe(v.vsFirst));
-        m_categories << QStringLiteral("%1\n%2 · %3")
-                            .arg(QString::fromStdString(v.label), formatDuration(qint64(v.summary.makespanNs.median)),
-                                 verdict);
+        m_categories << compactLabel(QString::fromStdString(v.label));
+        m_annotations << QStringLiteral("%1\n%2").arg(formatDuration(qint64(v.summary.makespanNs.median)), verdict);
     }
     for (QBarSet *set : sets)
         m_bars->append(set);
@@ -92,6 +118,12 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
 
     auto *axisX = new QBarCategoryAxis;
     axisX->append(m_categories);
+    if (!summaries.empty())
+        axisX->setTitleText(tr("variant (%1); above each bar: median and verdict against the first")
+                                .arg(axisNames(QString::fromStdString(summaries.front().label))));
+    // Category labels are elided to the bar's width, so the verdicts go above the whiskers instead.
+    if (summaries.size() > 4)
+        axisX->setLabelsAngle(-20);
     auto *axisY = new QValueAxis;
     axisY->setTitleText(tr("makespan (%1)").arg(m_unitName));
     axisY->setRange(0, maxNs > 0 ? maxNs / m_unitNs * 1.08 : 1.0);
@@ -122,6 +154,11 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
                 marker->setVisible(false);
         m_whiskers.push_back(line);
     }
+    // Room above the tallest whisker for its annotation, then place them whenever the plot moves.
+    axisY->setRange(0, maxNs > 0 ? maxNs / m_unitNs * 1.2 : 1.0);
+    axisY->applyNiceNumbers();
+    connect(c, &QChart::plotAreaChanged, this, &MakespanChart::placeAnnotations, Qt::UniqueConnection);
+    placeAnnotations();
     // Empty verdict sets would still show in the legend: hide them.
     for (QBarSet *set : sets) {
         if (set->sum() > 0)
@@ -129,6 +166,30 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
         for (QLegendMarker *marker : c->legend()->markers(m_bars))
             if (marker->label() == set->label())
                 marker->setVisible(false);
+    }
+}
+
+void MakespanChart::placeAnnotations()
+{
+    if (!m_bars)
+        return;
+    if (m_annotationItems.size() != m_annotations.size()) {
+        qDeleteAll(m_annotationItems);
+        m_annotationItems.clear();
+        QFont font = chart()->font();
+        font.setPointSizeF(font.pointSizeF() * 0.9);
+        for (const QString &text : m_annotations) {
+            auto *item = new QGraphicsSimpleTextItem(text, chart());
+            item->setFont(font);
+            item->setZValue(20);
+            m_annotationItems << item;
+        }
+    }
+    for (int i = 0; i < m_annotationItems.size(); ++i) {
+        QGraphicsSimpleTextItem *item = m_annotationItems[i];
+        const QPointF top = chart()->mapToPosition(QPointF(i, whisker(i).second), m_bars);
+        const QRectF box = item->boundingRect();
+        item->setPos(top.x() - box.width() / 2, top.y() - box.height() - 4);
     }
 }
 

@@ -12,6 +12,7 @@
 #include "engine/comparison_file.h"
 
 class QStackedBarSeries;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 
 namespace streamscope::ui {
@@ -32,15 +33,21 @@ public:
     // The whisker of a variant: its vertical line's low and high ends.
     std::pair<double, double> whisker(int variant) const;
     QStringList categories() const { return m_categories; }
+    // The text above each bar: its median and its verdict against the first variant.
+    QStringList annotations() const { return m_annotations; }
     QStackedBarSeries *bars() const { return m_bars; }
 
     // Writes the chart as .png or .svg (by suffix) at size.
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
 
 private:
+    void placeAnnotations();
+
     QStackedBarSeries *m_bars = nullptr;
     std::vector<QLineSeries *> m_whiskers;
     QStringList m_categories;
+    QStringList m_annotations;
+    QList<QGraphicsSimpleTextItem *> m_annotationItems; // owned by the chart
     double m_unitNs = 1e6;
     QString m_unitName = QStringLiteral("ms");
 };

@@ -130,7 +130,10 @@ private slots:
         QCOMPARE(noiseSet->at(1), 0.0);
         QCOMPARE(fasterSet->at(1), 5.0);
         QCOMPARE(fasterSet->at(2), 0.0);
-        QVERIFY(chart.categories().at(2).contains(QStringLiteral("noise")));
+        QCOMPARE(chart.categories(), (QStringList{"a", "b", "c"}));
+        QCOMPARE(chart.annotations().at(0), QStringLiteral("10.0 ms\nbaseline"));
+        QCOMPARE(chart.annotations().at(1), QStringLiteral("5.00 ms\n2.00x faster"));
+        QVERIFY(chart.annotations().at(2).contains(QStringLiteral("noise")));
     }
 
     void makespanChartOnRealComparison()
