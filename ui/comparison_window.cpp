@@ -50,7 +50,6 @@ constexpr int kMinTimelineHeight = 150;
 
 ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
 {
-    setAttribute(Qt::WA_DeleteOnClose, false);
     resize(1600, 1000);
 
     auto *central = new QWidget(this);

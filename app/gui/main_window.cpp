@@ -34,7 +34,9 @@
 #include "engine/errors.h"
 #include "engine/native_format.h"
 #include "engine/trace_io.h"
+#include "ui/comparison_window.h"
 #include "ui/details_panel.h"
+#include "ui/diff_view.h"
 #include "ui/lessons_panel.h"
 #include "ui/nsight_compare_view.h"
 #include "ui/op_table_model.h"
@@ -291,6 +293,13 @@ void MainWindow::createActions()
     m_exportImageAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     m_exportTraceAction = file->addAction(tr("Export t&race…"), this, &MainWindow::exportTraceDialog);
     file->addAction(tr("Compare with &Nsight Systems…"), this, &MainWindow::compareWithNsightDialog);
+    file->addAction(tr("Open &comparison…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a comparison"), QString(),
+                                                          tr("Comparisons (*.sscompare)"));
+        if (!path.isEmpty())
+            openComparison(path);
+    });
+    file->addAction(tr("&Diff two traces…"), this, [this] { ui::DiffView::pickAndShow(this); });
     file->addSeparator();
     QAction *quitAction = file->addAction(tr("&Quit"), this, &QWidget::close);
     quitAction->setShortcut(QKeySequence::Quit);
@@ -469,9 +478,27 @@ QString MainWindow::bannerText() const
 
 bool MainWindow::openFile(const QString &path)
 {
+    if (path.endsWith(QLatin1String(".sscompare"), Qt::CaseInsensitive))
+        return openComparison(path);
     if (looksLikeWorkload(path))
         return openWorkload(path);
     return openTrace(path);
+}
+
+bool MainWindow::openComparison(const QString &path)
+{
+    auto *window = new ui::ComparisonWindow(this);
+    window->setAttribute(Qt::WA_DeleteOnClose);
+    QString error;
+    if (!window->openFile(path, &error)) {
+        delete window;
+        showError(tr("Could not open the comparison %1").arg(QFileInfo(path).fileName()), error);
+        return false;
+    }
+    addRecentFile(path);
+    clearError();
+    window->show();
+    return true;
 }
 
 bool MainWindow::openTrace(const QString &path)
@@ -818,7 +845,7 @@ void MainWindow::openDialog()
 {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open a trace or workload"), QString(),
-        tr("Traces and workloads (*.sstrace *.json *.json.gz *.sqlite *.sqlite3 *.gz);;StreamScope traces (*.sstrace);;"
+        tr("Traces and workloads (*.sstrace *.json *.json.gz *.sqlite *.sqlite3 *.gz *.sscompare);;StreamScope traces (*.sstrace);;"
            "Nsight Systems SQLite (*.sqlite *.sqlite3);;Chrome trace JSON (*.json *.json.gz);;All files (*)"));
     if (!path.isEmpty())
         openFile(path);

@@ -46,10 +46,13 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a trace (any format engine::loadTrace reads) or a workload (.json with "streams").
+    // Opens a trace (any format engine::loadTrace reads), a workload (.json with "streams") or a
+    // comparison (.sscompare, in a window of its own).
     // Failures go to the message bar; returns whether the file was opened.
     bool openFile(const QString &path);
     bool openTrace(const QString &path);
+    // Opens a .sscompare in its own comparison window (ui/comparison_window.h).
+    bool openComparison(const QString &path);
     bool openWorkload(const QString &path);
     // Shows a trace that is already in memory (a finished run, a test's trace).
     void showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path = {});
