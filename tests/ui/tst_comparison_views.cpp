@@ -19,6 +19,7 @@
 #include "engine/comparison_file.h"
 #include "engine/harris_reference.h"
 #include "tests/engine/trace_fixture.h"
+#include "app/gui/main_window.h"
 #include "ui/bandwidth_size_chart.h"
 #include "ui/comparison_table_model.h"
 #include "ui/comparison_window.h"
@@ -73,6 +74,38 @@ class TestComparisonViews : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase()
+    {
+        // The main window keeps recent files in QSettings: keep the developer's out of it.
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("StreamScopeTest"));
+        QApplication::setApplicationName(QStringLiteral("tst_comparison_views"));
+        QSettings().clear();
+    }
+
+    void mainWindowOpensComparisonsInTheirWindow()
+    {
+        gui::MainWindow main;
+        QVERIFY(main.findChildren<ui::ComparisonWindow *>().isEmpty());
+        QVERIFY2(main.openFile(examplePath("bandwidth")), qPrintable(main.lastError()));
+        const auto windows = main.findChildren<ui::ComparisonWindow *>();
+        QCOMPARE(windows.size(), 1);
+        QVERIFY(windows.front()->isVisible());
+        QVERIFY(windows.front()->testAttribute(Qt::WA_DeleteOnClose));
+        QCOMPARE(windows.front()->comparison().variants.size(), std::size_t(2));
+        QVERIFY(!main.trace()); // the main window's timeline is left as it was
+
+        QTemporaryDir dir;
+        const QString broken = dir.filePath(QStringLiteral("broken.sscompare"));
+        QFile f(broken);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("not json");
+        f.close();
+        QVERIFY(!main.openFile(broken));
+        QVERIFY2(main.lastError().contains(QStringLiteral("broken.sscompare")), qPrintable(main.lastError()));
+        QCOMPARE(main.findChildren<ui::ComparisonWindow *>().size(), 1);
+    }
+
     void tableModelOnRealComparison()
     {
         const engine::Comparison c = engine::readComparison(examplePath("overlap").toStdString());
