@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <exception>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -34,14 +38,6 @@ public:
 
     std::string_view view() const { return {m_data.get(), used()}; }
     std::string take() const { return std::string(view()); }
-    // Strict JSON allows no trailing comma: drops a last ",\n" written after the final element.
-    void dropTrailingComma()
-    {
-        if (used() >= 2 && m_p[-2] == ',' && m_p[-1] == '\n') {
-            m_p[-2] = '\n';
-            --m_p;
-        }
-    }
 
     [[gnu::always_inline]] void raw(std::string_view s)
     {
@@ -73,6 +69,16 @@ public:
         }
         room(32);
         m_p = std::to_chars(m_p, m_p + 32, v).ptr;
+    }
+    // A rate to three decimals (GB/s to the MB/s): the shortest round-trip form of a quotient takes 17
+    // digits, which were ~10 % of a million-op file and carry nothing a reader can use.
+    void thousandths(double v)
+    {
+        if (!(v == v) || v > 9e15 || v < -9e15) {
+            real(v); // NaN, infinities and the absurdly large keep real()'s handling
+            return;
+        }
+        micros(static_cast<std::int64_t>(std::llround(v * 1000.0)));
     }
     // Nanoseconds written as microseconds with the nanoseconds as an exact decimal fraction, so that
     // the importer gets the same integer back (doubles hold these exactly up to ~104 days).
@@ -377,8 +383,32 @@ void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs
 
 
 
-// The whole export in one buffer: toChromeJson copies it into a string, writeChromeTrace writes it as is.
-JsonOut buildChromeJson(const Trace &trace, const ChromeExportOptions &options)
+// Hands the text to a sink in order, part by part. Every event ends with ",\n"; strict JSON allows no
+// comma after the last one, so each part's final ",\n" is held back until another part follows.
+class PartEmitter {
+public:
+    explicit PartEmitter(const std::function<void(std::string_view)> &sink) : m_sink(sink) {}
+    void part(std::string_view text)
+    {
+        if (text.empty())
+            return;
+        if (m_commaPending)
+            m_sink(",\n");
+        m_commaPending = text.size() >= 2 && text.substr(text.size() - 2) == ",\n";
+        m_sink(m_commaPending ? text.substr(0, text.size() - 2) : text);
+    }
+    void finish() { m_sink(m_commaPending ? "\n]}\n" : "]}\n"); }
+
+private:
+    const std::function<void(std::string_view)> &m_sink;
+    bool m_commaPending = false;
+};
+
+// The whole export, handed to sink in order: toChromeJson appends the parts to a string,
+// writeChromeTrace writes each to the file as soon as it and every part before it are done, so that
+// writing overlaps serialising.
+void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
+                     const std::function<void(std::string_view)> &sink, bool toFile)
 {
     const std::size_t opCount = trace.opCount();
     if (opCount >= std::numeric_limits<std::uint32_t>::max())
@@ -562,7 +592,7 @@ JsonOut buildChromeJson(const Trace &trace, const ChromeExportOptions &options)
                     j.raw(",\"bytes\":");
                     j.unsignedInteger(op.bytes);
                     j.raw(",\"GB/s\":");
-                    j.real(op.gbPerSecond());
+                    j.thousandths(op.gbPerSecond());
                 }
                 if (op.srcMem != MemKind::None) {
                     j.raw(",\"src_mem\":\"");
@@ -676,14 +706,15 @@ JsonOut buildChromeJson(const Trace &trace, const ChromeExportOptions &options)
                 }
                 if (!changed)
                     continue;
+                // Counters belong to their process: a tid would be ignored by every viewer.
                 j.raw("{\"ph\":\"C\",\"name\":\"GPU\",\"pid\":");
                 j.integer(kCounterPid);
-                j.raw(",\"tid\":0,\"ts\":");
+                j.raw(",\"ts\":");
                 j.micros(t - origin);
                 j.raw(",\"args\":{\"H2D GB/s\":");
-                j.real(bw.h2dGBs);
+                j.thousandths(bw.h2dGBs);
                 j.raw(",\"D2H GB/s\":");
-                j.real(bw.d2hGBs);
+                j.thousandths(bw.d2hGBs);
                 j.raw(",\"active H2D\":");
                 j.integer(act.h2d);
                 j.raw(",\"active D2H\":");
@@ -698,26 +729,34 @@ JsonOut buildChromeJson(const Trace &trace, const ChromeExportOptions &options)
     };
 
     // Big traces are written by several threads, in chunks of ops and one part per repetition's
-    // counters: tracks and names are decided above, so the parts are independent; they are joined in
-    // order, which costs one copy of the text: with fewer than 4 cores that copy eats the gain, so small
-    // machines (and small traces) write in place.
+    // counters: tracks and names are decided above, so the parts are independent. Into a string they
+    // are joined in order, which costs one copy of the text: with fewer than 4 cores that copy eats the
+    // gain, so small machines (and small traces) write in place. Into a file nothing is copied and the
+    // writing overlaps the serialising, which pays from 2 cores.
     const std::size_t repCount = trace.repetitions.size();
     const unsigned hardware = std::thread::hardware_concurrency();
     const unsigned cores = options.threads > 0 ? static_cast<unsigned>(options.threads)
-                                               : (hardware >= 4 ? std::min(16u, hardware) : 1u);
+                                               : (hardware >= (toFile ? 2u : 4u) ? std::min(16u, hardware) : 1u);
     const std::size_t opChunks = std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
+    PartEmitter emit(sink);
     if (cores == 1 || opChunks == 1) {
         writeOps(j, 0, opCount);
         if (options.counters)
             for (std::size_t r = 0; r < repCount; ++r)
                 writeCounters(j, r);
+        emit.part(j.view());
     } else {
+        emit.part(j.view());
         const std::size_t tasks = opChunks + (options.counters ? repCount : 0);
         std::vector<std::unique_ptr<JsonOut>> parts(tasks);
         std::vector<std::exception_ptr> errors(tasks);
+        std::vector<char> done(tasks, 0); // guarded by doneMutex
+        std::mutex doneMutex;
+        std::condition_variable doneChanged;
         std::atomic<std::size_t> next{0};
+        std::atomic<bool> stop{false}; // the sink failed: the workers need not finish
         auto worker = [&] {
-            for (std::size_t t; (t = next.fetch_add(1)) < tasks;) {
+            for (std::size_t t; !stop && (t = next.fetch_add(1)) < tasks;) {
                 try {
                     if (t < opChunks) {
                         const std::size_t begin = opCount * t / opChunks, end = opCount * (t + 1) / opChunks;
@@ -731,38 +770,63 @@ JsonOut buildChromeJson(const Trace &trace, const ChromeExportOptions &options)
                 } catch (...) {
                     errors[t] = std::current_exception();
                 }
+                {
+                    const std::lock_guard lock(doneMutex);
+                    done[t] = 1;
+                }
+                doneChanged.notify_all();
             }
         };
+        // The workers take parts in order; this thread hands each finished part to the sink (writes it)
+        // while the later ones are being serialised.
         std::vector<std::thread> pool;
-        for (std::size_t i = 1; i < std::min<std::size_t>(cores, tasks); ++i)
+        for (std::size_t i = 0; i < std::min<std::size_t>(cores, tasks); ++i)
             pool.emplace_back(worker);
-        worker();
-        for (auto &thread : pool)
-            thread.join();
-        for (std::size_t t = 0; t < tasks; ++t) {
-            if (errors[t])
-                std::rethrow_exception(errors[t]);
-            j.raw(parts[t]->view());
+        std::exception_ptr failure;
+        for (std::size_t t = 0; t < tasks && !failure; ++t) {
+            {
+                std::unique_lock lock(doneMutex);
+                doneChanged.wait(lock, [&] { return done[t] != 0; });
+            }
+            try {
+                if (errors[t])
+                    std::rethrow_exception(errors[t]);
+                emit.part(parts[t]->view());
+            } catch (...) {
+                failure = std::current_exception();
+                stop = true;
+            }
             parts[t].reset(); // give the memory back as we go
         }
+        for (auto &thread : pool)
+            thread.join();
+        if (failure)
+            std::rethrow_exception(failure);
     }
-
-    j.dropTrailingComma(); // the metadata events guarantee at least one element
-    j.raw("]}\n");
-    return j;
+    emit.finish();
 }
 
 } // namespace
 
 std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
 {
-    return buildChromeJson(trace, options).take();
+    std::string text;
+    buildChromeJson(
+        trace, options,
+        [&](std::string_view part) {
+            if (text.empty())
+                text.reserve(part.size() + trace.opCount() * 560); // one allocation for the usual size
+            text.append(part);
+        },
+        false);
+    return text;
 }
 
 void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeExportOptions &options)
 {
-    const JsonOut json = buildChromeJson(trace, options);
-    writeFileAtomically(path, json.view());
+    AtomicFileWriter file(path);
+    buildChromeJson(trace, options, [&](std::string_view part) { file.write(part); }, true);
+    file.commit();
 }
 
 } // namespace streamscope::engine

@@ -44,7 +44,7 @@ std::string readFile(const std::string &path)
     return data;
 }
 
-void writeFileAtomically(const std::string &path, std::string_view data)
+AtomicFileWriter::AtomicFileWriter(const std::string &path) : m_path(path)
 {
     namespace fs = std::filesystem;
     const fs::path target(path);
@@ -53,35 +53,72 @@ void writeFileAtomically(const std::string &path, std::string_view data)
     if (!fs::is_directory(dir, ec))
         throw Error(ErrorKind::Io, path + ": cannot write: folder '" + dir.string() + "' does not exist");
     std::random_device rd;
-    const fs::path temp = dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000));
-    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0)
+    m_temp = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000))).string();
+    m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (m_fd < 0)
         throw Error(ErrorKind::Io, path + ": cannot create temporary file: " + systemReason());
+}
+
+AtomicFileWriter::~AtomicFileWriter()
+{
+    discard();
+}
+
+void AtomicFileWriter::discard()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        m_fd = -1;
+        ::unlink(m_temp.c_str());
+    }
+}
+
+void AtomicFileWriter::write(std::string_view data)
+{
+    if (m_fd < 0)
+        throw Error(ErrorKind::Io, m_path + ": write after the file was committed or failed");
     const char *p = data.data();
     std::size_t left = data.size();
     while (left > 0) {
-        const ssize_t n = ::write(fd, p, left);
+        const ssize_t n = ::write(m_fd, p, left);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             const std::string reason = systemReason();
-            ::close(fd);
-            ::unlink(temp.c_str());
-            throw Error(ErrorKind::Io, path + ": write failed: " + reason);
+            discard();
+            throw Error(ErrorKind::Io, m_path + ": write failed: " + reason);
         }
         p += n;
         left -= static_cast<std::size_t>(n);
     }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-        const std::string reason = systemReason();
-        ::unlink(temp.c_str());
-        throw Error(ErrorKind::Io, path + ": cannot flush to disk: " + reason);
+}
+
+void AtomicFileWriter::commit()
+{
+    if (m_fd < 0)
+        throw Error(ErrorKind::Io, m_path + ": commit after the file was committed or failed");
+    const int fd = m_fd;
+    m_fd = -1;
+    const bool synced = ::fsync(fd) == 0;
+    const std::string syncReason = synced ? std::string() : systemReason();
+    const bool closed = ::close(fd) == 0; // always, so that a failed fsync leaks no descriptor
+    if (!synced || !closed) {
+        const std::string reason = synced ? systemReason() : syncReason;
+        ::unlink(m_temp.c_str());
+        throw Error(ErrorKind::Io, m_path + ": cannot flush to disk: " + reason);
     }
-    if (std::rename(temp.c_str(), target.c_str()) != 0) {
+    if (std::rename(m_temp.c_str(), m_path.c_str()) != 0) {
         const std::string reason = systemReason();
-        ::unlink(temp.c_str());
-        throw Error(ErrorKind::Io, path + ": cannot replace the file: " + reason);
+        ::unlink(m_temp.c_str());
+        throw Error(ErrorKind::Io, m_path + ": cannot replace the file: " + reason);
     }
+}
+
+void writeFileAtomically(const std::string &path, std::string_view data)
+{
+    AtomicFileWriter file(path);
+    file.write(data);
+    file.commit();
 }
 
 } // namespace streamscope::engine

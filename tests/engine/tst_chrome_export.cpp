@@ -366,6 +366,18 @@ void TestChromeExport::threadsWriteTheSameBytes()
     QCOMPARE(engine::toChromeJson(t, several), engine::toChromeJson(t, one));
     const QString diff = test::traceDifference(t, engine::chromeTraceFromJson(engine::toChromeJson(t, several), "threads.json"));
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    // Written to a file, the parts go out as they are finished (the last one without its comma):
+    // the file holds exactly the string's bytes, whatever the thread count.
+    const QString path = m_dir.filePath("threads.json");
+    for (int threads : {1, 2, 5, 64}) {
+        engine::ChromeExportOptions options;
+        options.threads = threads;
+        engine::writeChromeTrace(t, path.toStdString(), options);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll().toStdString(), serial);
+    }
 }
 
 void TestChromeExport::emptyTrace()
