@@ -225,10 +225,11 @@ QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
                     .arg(QString::fromStdString(key).toHtmlEscaped(), cell(d), cell(b), verdict);
     }
     html += QStringLiteral("</table><p>%1</p>")
-                .arg(tr("With one copy engine, H2D and D2H copies share one queue: issued depth-first, a "
-                        "chunk's D2H waits behind the next chunk's H2D, so breadth-first overlaps better. "
-                        "With two copy engines (and Hyper-Q since Kepler) each direction has its own "
-                        "engine and the order matters much less."));
+                .arg(tr("Why the order matters depends on the copy engines and hardware queues: with one copy "
+                        "engine (C1060) H2D and D2H share a queue, so depth-first makes each D2H wait and "
+                        "breadth-first wins; with two engines but one hardware queue (C2050) depth-first wins; "
+                        "with Hyper-Q (K20c and every later GPU, yours included) both orders overlap alike, "
+                        "so the two columns above should differ little."));
     return html;
 }
 

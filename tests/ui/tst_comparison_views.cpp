@@ -325,6 +325,13 @@ private slots:
                                QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace"), &error));
         QVERIFY(view.opModel()->rowCount() > 0);
         QVERIFY(view.diff().summary.makespan.kind != engine::VerdictKind::Unknown);
+        const QString shots = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR");
+        if (!shots.isEmpty()) {
+            view.resize(1920, 1080);
+            view.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&view));
+            QVERIFY(view.grab().toImage().save(shots + QStringLiteral("/comparison-diff.png")));
+        }
     }
 
     void shortLabelsDropConstantAxes()
@@ -387,8 +394,13 @@ private slots:
         const QImage image = window.grab().toImage();
         QCOMPARE(image.size(), QSize(1920, 1080) * image.devicePixelRatio());
         const QString dir = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR");
-        if (!dir.isEmpty())
+        if (!dir.isEmpty()) {
             QVERIFY(image.save(QStringLiteral("%1/comparison-%2.png").arg(dir, name)));
+            if (harris) {
+                tabs->setCurrentIndex(2);
+                QVERIFY(window.grab().toImage().save(QStringLiteral("%1/comparison-%2-harris.png").arg(dir, name)));
+            }
+        }
 
         QTemporaryDir out;
         QVERIFY(window.exportCurrentChart(out.filePath(QStringLiteral("chart.svg")), QSize(800, 500), &error));
