@@ -22,18 +22,29 @@ QColor curveColor(const BandwidthSizeChart::Curve &curve)
     // Same hue per memory kind, darker for D2H, so the pairs read together.
     QColor c;
     switch (curve.hostMemory) {
-    case engine::MemKind::Pageable: c = QColor(0xe1, 0x57, 0x59); break;
-    case engine::MemKind::Pinned: c = QColor(0x4e, 0x79, 0xa7); break;
-    case engine::MemKind::Registered: c = QColor(0x59, 0xa1, 0x4f); break;
-    case engine::MemKind::Managed: c = QColor(0xb0, 0x7a, 0xa1); break;
-    default: c = QColor(0x9c, 0x75, 0x5f); break;
+    case engine::MemKind::Pageable:
+        c = QColor(0xe1, 0x57, 0x59);
+        break;
+    case engine::MemKind::Pinned:
+        c = QColor(0x4e, 0x79, 0xa7);
+        break;
+    case engine::MemKind::Registered:
+        c = QColor(0x59, 0xa1, 0x4f);
+        break;
+    case engine::MemKind::Managed:
+        c = QColor(0xb0, 0x7a, 0xa1);
+        break;
+    default:
+        c = QColor(0x9c, 0x75, 0x5f);
+        break;
     }
     return curve.direction == engine::OpKind::CopyD2H ? c.darker(150) : c;
 }
 
 } // namespace
 
-BandwidthSizeChart::BandwidthSizeChart(QWidget *parent) : QChartView(parent)
+BandwidthSizeChart::BandwidthSizeChart(QWidget *parent)
+    : QChartView(parent)
 {
     setRenderHint(QPainter::Antialiasing);
     chart()->setTitle(tr("Achieved bandwidth by transfer size (median over repetitions)"));
@@ -54,7 +65,7 @@ std::vector<BandwidthSizeChart::Curve> BandwidthSizeChart::curvesOf(const std::v
                 if (gbs <= 0)
                     continue;
                 const engine::MemKind host = op.kind == engine::OpKind::CopyH2D ? op.srcMem : op.dstMem;
-                samples[{host, op.kind, op.bytes}].push_back(gbs);
+                samples[{ host, op.kind, op.bytes }].push_back(gbs);
             }
         }
     }
@@ -62,7 +73,7 @@ std::vector<BandwidthSizeChart::Curve> BandwidthSizeChart::curvesOf(const std::v
     for (auto &[key, values] : samples) {
         const auto &[host, kind, bytes] = key;
         if (curves.empty() || curves.back().hostMemory != host || curves.back().direction != kind)
-            curves.push_back({host, kind, {}});
+            curves.push_back({ host, kind, {} });
         curves.back().points.emplace_back(bytes, engine::spreadOf(std::move(values)).median);
     }
     return curves;
@@ -71,9 +82,8 @@ std::vector<BandwidthSizeChart::Curve> BandwidthSizeChart::curvesOf(const std::v
 QString BandwidthSizeChart::curveName(const Curve &curve)
 {
     return QStringLiteral("%1 %2").arg(QString::fromUtf8(engine::toString(curve.hostMemory).data(),
-                                                         qsizetype(engine::toString(curve.hostMemory).size())),
-                                       curve.direction == engine::OpKind::CopyH2D ? QStringLiteral("H2D")
-                                                                                  : QStringLiteral("D2H"));
+                                           qsizetype(engine::toString(curve.hostMemory).size())),
+        curve.direction == engine::OpKind::CopyH2D ? QStringLiteral("H2D") : QStringLiteral("D2H"));
 }
 
 void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &traces)

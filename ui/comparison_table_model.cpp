@@ -18,7 +18,10 @@ QString spreadGBs(const engine::Spread &s)
 
 } // namespace
 
-ComparisonTableModel::ComparisonTableModel(QObject *parent) : QAbstractTableModel(parent) {}
+ComparisonTableModel::ComparisonTableModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
 
 void ComparisonTableModel::setSummaries(std::vector<engine::VariantSummary> summaries)
 {
@@ -48,33 +51,51 @@ QVariant ComparisonTableModel::data(const QModelIndex &index, int role) const
 
     if (role == SortRole) {
         switch (column) {
-        case VariantColumn: return index.row();
-        case MakespanColumn: return s.makespanNs.median;
-        case RangeColumn: return s.makespanNs.max - s.makespanNs.min;
-        case VerdictColumn: return baseline ? 1.0 : row.vsFirst.ratio;
-        case H2DColumn: return s.h2dGBs.median;
-        case D2HColumn: return s.d2hGBs.median;
-        case HostBlockedColumn: return s.hostBlockedNs.median;
-        case OverlapColumn: return s.overlapFraction.median;
-        case EfficiencyColumn: return s.efficiency.median;
-        default: return {};
+        case VariantColumn:
+            return index.row();
+        case MakespanColumn:
+            return s.makespanNs.median;
+        case RangeColumn:
+            return s.makespanNs.max - s.makespanNs.min;
+        case VerdictColumn:
+            return baseline ? 1.0 : row.vsFirst.ratio;
+        case H2DColumn:
+            return s.h2dGBs.median;
+        case D2HColumn:
+            return s.d2hGBs.median;
+        case HostBlockedColumn:
+            return s.hostBlockedNs.median;
+        case OverlapColumn:
+            return s.overlapFraction.median;
+        case EfficiencyColumn:
+            return s.efficiency.median;
+        default:
+            return {};
         }
     }
     if (role == Qt::DisplayRole) {
         switch (column) {
-        case VariantColumn: return QString::fromStdString(row.label);
-        case MakespanColumn: return formatDuration(qint64(s.makespanNs.median));
+        case VariantColumn:
+            return QString::fromStdString(row.label);
+        case MakespanColumn:
+            return formatDuration(qint64(s.makespanNs.median));
         case RangeColumn:
-            return QStringLiteral("%1 – %2").arg(formatDuration(qint64(s.makespanNs.min)),
-                                                 formatDuration(qint64(s.makespanNs.max)));
+            return QStringLiteral("%1 – %2").arg(
+                formatDuration(qint64(s.makespanNs.min)), formatDuration(qint64(s.makespanNs.max)));
         case VerdictColumn:
             return baseline ? tr("baseline") : QString::fromStdString(engine::describe(row.vsFirst));
-        case H2DColumn: return spreadGBs(s.h2dGBs);
-        case D2HColumn: return spreadGBs(s.d2hGBs);
-        case HostBlockedColumn: return formatDuration(qint64(s.hostBlockedNs.median));
-        case OverlapColumn: return formatPercent(s.overlapFraction.median);
-        case EfficiencyColumn: return formatPercent(s.efficiency.median);
-        default: return {};
+        case H2DColumn:
+            return spreadGBs(s.h2dGBs);
+        case D2HColumn:
+            return spreadGBs(s.d2hGBs);
+        case HostBlockedColumn:
+            return formatDuration(qint64(s.hostBlockedNs.median));
+        case OverlapColumn:
+            return formatPercent(s.overlapFraction.median);
+        case EfficiencyColumn:
+            return formatPercent(s.efficiency.median);
+        default:
+            return {};
         }
     }
     if (role == Qt::TextAlignmentRole)
@@ -82,10 +103,13 @@ QVariant ComparisonTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ForegroundRole && column == VerdictColumn && !baseline) {
         // Noise is grey on purpose: the table must not look like it calls a winner.
         switch (row.vsFirst.kind) {
-        case engine::VerdictKind::Faster: return QBrush(QColor(0x1b, 0x7f, 0x3b));
-        case engine::VerdictKind::Slower: return QBrush(QColor(0xb0, 0x30, 0x30));
+        case engine::VerdictKind::Faster:
+            return QBrush(QColor(0x1b, 0x7f, 0x3b));
+        case engine::VerdictKind::Slower:
+            return QBrush(QColor(0xb0, 0x30, 0x30));
         case engine::VerdictKind::Noise:
-        case engine::VerdictKind::Unknown: return QBrush(QColor(0x80, 0x80, 0x80));
+        case engine::VerdictKind::Unknown:
+            return QBrush(QColor(0x80, 0x80, 0x80));
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -107,16 +131,26 @@ QVariant ComparisonTableModel::headerData(int section, Qt::Orientation orientati
     if (orientation == Qt::Vertical)
         return section + 1;
     switch (section) {
-    case VariantColumn: return tr("Variant");
-    case MakespanColumn: return tr("Makespan (median)");
-    case RangeColumn: return tr("Min – max");
-    case VerdictColumn: return tr("vs first");
-    case H2DColumn: return tr("H2D");
-    case D2HColumn: return tr("D2H");
-    case HostBlockedColumn: return tr("Host blocked");
-    case OverlapColumn: return tr("Overlap");
-    case EfficiencyColumn: return tr("Efficiency");
-    default: return {};
+    case VariantColumn:
+        return tr("Variant");
+    case MakespanColumn:
+        return tr("Makespan (median)");
+    case RangeColumn:
+        return tr("Min – max");
+    case VerdictColumn:
+        return tr("vs first");
+    case H2DColumn:
+        return tr("H2D");
+    case D2HColumn:
+        return tr("D2H");
+    case HostBlockedColumn:
+        return tr("Host blocked");
+    case OverlapColumn:
+        return tr("Overlap");
+    case EfficiencyColumn:
+        return tr("Efficiency");
+    default:
+        return {};
     }
 }
 

@@ -48,7 +48,8 @@ constexpr int kMinTimelineHeight = 150;
 
 } // namespace
 
-ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
+ComparisonWindow::ComparisonWindow(QWidget *parent)
+    : QMainWindow(parent)
 {
     resize(1600, 1000);
 
@@ -80,7 +81,7 @@ ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
     horizontal->addWidget(scroll);
     horizontal->addWidget(m_tabs);
     // Explicit sizes: left to their size hints the chart takes nearly all the width.
-    horizontal->setSizes({1100, 800});
+    horizontal->setSizes({ 1100, 800 });
 
     m_tableModel = new ComparisonTableModel(this);
     m_table = new QTableView(vertical);
@@ -92,14 +93,14 @@ ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
     m_table->setAlternatingRowColors(true);
     vertical->addWidget(horizontal);
     vertical->addWidget(m_table);
-    vertical->setSizes({800, 220});
+    vertical->setSizes({ 800, 220 });
     layout->addWidget(vertical, 1);
     setCentralWidget(central);
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open comparison…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open comparison"), {},
-                                                          tr("Comparisons (*.sscompare)"));
+        const QString path
+            = QFileDialog::getOpenFileName(this, tr("Open comparison"), {}, tr("Comparisons (*.sscompare)"));
         QString error;
         if (!path.isEmpty() && !openFile(path, &error))
             QMessageBox::warning(this, tr("Could not open the comparison"), error);
@@ -149,27 +150,27 @@ std::vector<QString> ComparisonWindow::shortLabels(const engine::Comparison &com
 bool ComparisonWindow::isOverlapExperiment(const engine::Comparison &comparison)
 {
     return std::any_of(comparison.axes.begin(), comparison.axes.end(),
-                       [](const engine::AxisValues &a) { return a.axis == engine::Axis::Order; });
+        [](const engine::AxisValues &a) { return a.axis == engine::Axis::Order; });
 }
 
-QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
-                                     const std::vector<engine::VariantSummary> &summaries)
+QString ComparisonWindow::harrisHtml(
+    const engine::Comparison &comparison, const std::vector<engine::VariantSummary> &summaries)
 {
     QString html = QStringLiteral("<h3>%1</h3><p>%2</p>")
                        .arg(tr("Published results: Harris, “How to Overlap Data Transfers in CUDA C/C++” (2012)"),
-                            tr("4 streams, 4 MiB per chunk, pinned memory. Times in ms. Version 1 issues "
-                               "H2D, kernel, D2H per chunk (depth-first); version 2 issues every H2D, then "
-                               "every kernel, then every D2H (breadth-first)."));
+                           tr("4 streams, 4 MiB per chunk, pinned memory. Times in ms. Version 1 issues "
+                              "H2D, kernel, D2H per chunk (depth-first); version 2 issues every H2D, then "
+                              "every kernel, then every D2H (breadth-first)."));
     html += QStringLiteral("<table border=1 cellspacing=0 cellpadding=4><tr><th>%1</th><th>CC</th><th>%2</th>"
                            "<th>%3</th><th>%4</th><th>%5</th><th>%6</th></tr>")
-                .arg(tr("GPU"), tr("copy engines"), tr("sequential"), tr("V1 depth-first"),
-                     tr("V2 breadth-first"), tr("why the order matters"));
+                .arg(tr("GPU"), tr("copy engines"), tr("sequential"), tr("V1 depth-first"), tr("V2 breadth-first"),
+                    tr("why the order matters"));
     for (const engine::HarrisResult &r : engine::harrisResults())
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
                                "<td align=right>%5</td><td align=right>%6</td><td>%7</td></tr>")
                     .arg(qs(r.device), qs(r.computeCapability), QString::number(r.copyEngines),
-                         QString::number(r.sequentialMs, 'f', 2), QString::number(r.depthFirstMs, 'f', 2),
-                         QString::number(r.breadthFirstMs, 'f', 2), qs(r.why));
+                        QString::number(r.sequentialMs, 'f', 2), QString::number(r.depthFirstMs, 'f', 2),
+                        QString::number(r.breadthFirstMs, 'f', 2), qs(r.why));
     html += QStringLiteral("</table>");
 
     // The user's run: depth-first vs breadth-first per setting of the other varying axes.
@@ -196,7 +197,7 @@ QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
         }
         const std::string key = engine::variantLabel(others);
         if (!pairs.count(key)) {
-            pairs[key] = {-1, -1};
+            pairs[key] = { -1, -1 };
             order.push_back(key);
         }
         if (value == "depth-first")
@@ -218,9 +219,8 @@ QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
         const auto [d, b] = pairs[key];
         QString verdict = QStringLiteral("–");
         if (d >= 0 && b >= 0 && d < int(summaries.size()) && b < int(summaries.size()))
-            verdict = QString::fromStdString(engine::describe(
-                engine::compareSpreads(summaries[std::size_t(d)].summary.makespanNs,
-                                       summaries[std::size_t(b)].summary.makespanNs)));
+            verdict = QString::fromStdString(engine::describe(engine::compareSpreads(
+                summaries[std::size_t(d)].summary.makespanNs, summaries[std::size_t(b)].summary.makespanNs)));
         html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td>%4</td></tr>")
                     .arg(QString::fromStdString(key).toHtmlEscaped(), cell(d), cell(b), verdict);
     }
@@ -249,11 +249,11 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
         auto trace = std::shared_ptr<const engine::Trace>(m_comparison, &c.variants[i].trace);
         raw.push_back(trace.get());
         const engine::TraceSummary &s = summaries[i].summary;
-        entries.push_back({QStringLiteral("%1 — median makespan %2 (rep %3 of %4)")
-                               .arg(labels[i], formatDuration(qint64(s.makespanNs.median)))
-                               .arg(s.medianRepetition + 1)
-                               .arg(trace->repetitions.size()),
-                           trace, s.medianRepetition});
+        entries.push_back({ QStringLiteral("%1 — median makespan %2 (rep %3 of %4)")
+                                .arg(labels[i], formatDuration(qint64(s.makespanNs.median)))
+                                .arg(s.medianRepetition + 1)
+                                .arg(trace->repetitions.size()),
+            trace, s.medianRepetition });
     }
     m_timelines->setEntries(std::move(entries));
     for (int i = 0; i < m_timelines->count(); ++i)
@@ -281,13 +281,13 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
             values << QString::fromStdString(v);
         axes << QStringLiteral("%1 = %2").arg(qs(engine::toString(a.axis)), values.join(QStringLiteral(", ")));
     }
-    m_header->setText(QStringLiteral("<b style='font-size:14pt'>%1</b>&nbsp;&nbsp; %2 variants on %3 · varying %4 · "
-                                     "%5 · noise rule: overlapping min–max ranges call no winner")
-                          .arg(QString::fromStdString(c.title).toHtmlEscaped())
-                          .arg(c.variants.size())
-                          .arg(device.isEmpty() ? tr("an unknown GPU") : device.toHtmlEscaped(),
-                               axes.join(QStringLiteral("; ")).toHtmlEscaped(),
-                               QString::fromStdString(c.createdUtc).toHtmlEscaped()));
+    m_header->setText(
+        QStringLiteral("<b style='font-size:14pt'>%1</b>&nbsp;&nbsp; %2 variants on %3 · varying %4 · "
+                       "%5 · noise rule: overlapping min–max ranges call no winner")
+            .arg(QString::fromStdString(c.title).toHtmlEscaped())
+            .arg(c.variants.size())
+            .arg(device.isEmpty() ? tr("an unknown GPU") : device.toHtmlEscaped(),
+                axes.join(QStringLiteral("; ")).toHtmlEscaped(), QString::fromStdString(c.createdUtc).toHtmlEscaped()));
     setWindowTitle(tr("%1 — comparison — StreamScope").arg(displayName));
 }
 
@@ -303,8 +303,8 @@ bool ComparisonWindow::exportCurrentChart(const QString &path, QSize size, QStri
 
 void ComparisonWindow::exportDialog(bool timelines)
 {
-    const QString path = QFileDialog::getSaveFileName(this, timelines ? tr("Export timelines") : tr("Export chart"),
-                                                      {}, tr("PNG image (*.png);;SVG image (*.svg)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, timelines ? tr("Export timelines") : tr("Export chart"), {}, tr("PNG image (*.png);;SVG image (*.svg)"));
     if (path.isEmpty())
         return;
     QString error;

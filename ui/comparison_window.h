@@ -44,8 +44,8 @@ public:
     // Whether the comparison is the overlap lesson (it varies the issue order): shows Harris's results.
     static bool isOverlapExperiment(const engine::Comparison &comparison);
     // Harris's table and the user's own depth-first vs breadth-first medians, as HTML.
-    static QString harrisHtml(const engine::Comparison &comparison,
-                              const std::vector<engine::VariantSummary> &summaries);
+    static QString harrisHtml(
+        const engine::Comparison &comparison, const std::vector<engine::VariantSummary> &summaries);
 
     StackedTimelines *timelines() const { return m_timelines; }
     MakespanChart *makespanChart() const { return m_makespan; }

@@ -52,8 +52,17 @@ class DiffStreamModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { StreamAColumn, StreamBColumn, MatchColumn, OpsAColumn, OpsBColumn, BusyAColumn, BusyBColumn,
-                  VerdictColumn, ColumnCount };
+    enum Column {
+        StreamAColumn,
+        StreamBColumn,
+        MatchColumn,
+        OpsAColumn,
+        OpsBColumn,
+        BusyAColumn,
+        BusyBColumn,
+        VerdictColumn,
+        ColumnCount
+    };
 
     explicit DiffStreamModel(QObject *parent = nullptr);
     void setDiff(const engine::TraceDiff &diff);

@@ -36,7 +36,8 @@ QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
 
 } // namespace
 
-DiffView::DiffView(QWidget *parent) : QWidget(parent)
+DiffView::DiffView(QWidget *parent)
+    : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
     m_summary = new QLabel(this);
@@ -56,12 +57,14 @@ QString DiffView::summaryText(const engine::TraceDiff &diff, const QString &name
 {
     const engine::DiffSummary &s = diff.summary;
     QString makespan;
-    const QString times = QStringLiteral("makespan %1 → %2, median over repetitions")
-                              .arg(formatDuration(qint64(s.makespanA.median)), formatDuration(qint64(s.makespanB.median)));
+    const QString times
+        = QStringLiteral("makespan %1 → %2, median over repetitions")
+              .arg(formatDuration(qint64(s.makespanA.median)), formatDuration(qint64(s.makespanB.median)));
     switch (s.makespan.kind) {
     case engine::VerdictKind::Faster:
     case engine::VerdictKind::Slower:
-        makespan = tr("%1 is %2 than %3 (%4).").arg(nameB, QString::fromStdString(engine::describe(s.makespan)), nameA, times);
+        makespan = tr("%1 is %2 than %3 (%4).")
+                       .arg(nameB, QString::fromStdString(engine::describe(s.makespan)), nameA, times);
         break;
     case engine::VerdictKind::Noise:
         makespan = tr("No winner: the makespans' min–max ranges overlap, %1 (%2).")
@@ -80,11 +83,11 @@ QString DiffView::summaryText(const engine::TraceDiff &diff, const QString &name
                       .arg(nameB);
     if (s.timed > 0)
         ops += QLatin1Char(' ')
-               + tr("Over %1 timed ops: starts differ by %2 median (%3 max), durations by %4 median (%5 max).")
-                     .arg(s.timed)
-                     .arg(formatDuration(qint64(s.medianAbsStartDeltaNs)), formatDuration(qint64(s.maxAbsStartDeltaNs)),
-                          formatDuration(qint64(s.medianAbsDurationDeltaNs)),
-                          formatDuration(qint64(s.maxAbsDurationDeltaNs)));
+            + tr("Over %1 timed ops: starts differ by %2 median (%3 max), durations by %4 median (%5 max).")
+                  .arg(s.timed)
+                  .arg(formatDuration(qint64(s.medianAbsStartDeltaNs)), formatDuration(qint64(s.maxAbsStartDeltaNs)),
+                      formatDuration(qint64(s.medianAbsDurationDeltaNs)),
+                      formatDuration(qint64(s.maxAbsDurationDeltaNs)));
     return makespan + QLatin1Char(' ') + ops;
 }
 
@@ -101,7 +104,8 @@ void DiffView::setTraces(const engine::Trace &a, const engine::Trace &b, const Q
     m_diff = engine::diffTraces(a, b, options);
     m_opModel->setDiff(m_diff);
     m_streamModel->setDiff(m_diff);
-    m_summary->setText(QStringLiteral("A = %1, B = %2.\n%3").arg(nameA, nameB, summaryText(m_diff, QStringLiteral("A"), QStringLiteral("B"))));
+    m_summary->setText(QStringLiteral("A = %1, B = %2.\n%3")
+                           .arg(nameA, nameB, summaryText(m_diff, QStringLiteral("A"), QStringLiteral("B"))));
     for (int i = 0; i < m_tabs->count(); ++i)
         if (auto *table = qobject_cast<QTableView *>(m_tabs->widget(i)))
             table->resizeColumnsToContents();

@@ -28,10 +28,13 @@ BarKind barKindOf(int index, const engine::Verdict &verdict)
     if (index == 0)
         return BarKind::Baseline;
     switch (verdict.kind) {
-    case engine::VerdictKind::Faster: return BarKind::Faster;
-    case engine::VerdictKind::Slower: return BarKind::Slower;
+    case engine::VerdictKind::Faster:
+        return BarKind::Faster;
+    case engine::VerdictKind::Slower:
+        return BarKind::Slower;
     case engine::VerdictKind::Noise:
-    case engine::VerdictKind::Unknown: return BarKind::Noise;
+    case engine::VerdictKind::Unknown:
+        return BarKind::Noise;
     }
     return BarKind::Noise;
 }
@@ -61,7 +64,8 @@ QString axisNames(const QString &label)
 
 } // namespace
 
-MakespanChart::MakespanChart(QWidget *parent) : QChartView(parent)
+MakespanChart::MakespanChart(QWidget *parent)
+    : QChartView(parent)
 {
     setRenderHint(QPainter::Antialiasing);
     chart()->setTitle(tr("Makespan per variant: median, whiskers min–max"));
@@ -99,7 +103,7 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
     slower->setColor(QColor(0xd0, 0x50, 0x40));
     noise->setColor(QColor(0xb8, 0xb8, 0xb8));
     noise->setBorderColor(QColor(0x70, 0x70, 0x70));
-    QBarSet *sets[] = {baseline, faster, slower, noise};
+    QBarSet *sets[] = { baseline, faster, slower, noise };
 
     for (std::size_t i = 0; i < summaries.size(); ++i) {
         const auto &v = summaries[i];
@@ -143,7 +147,7 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
         const double x = double(i), lo = m.min / m_unitNs, hi = m.max / m_unitNs, cap = 0.12;
         auto *line = new QLineSeries;
         line->setName(tr("min–max"));
-        line->append({{x - cap, lo}, {x + cap, lo}, {x, lo}, {x, hi}, {x - cap, hi}, {x + cap, hi}});
+        line->append({ { x - cap, lo }, { x + cap, lo }, { x, lo }, { x, hi }, { x - cap, hi }, { x + cap, hi } });
         line->setPen(whiskerPen);
         c->addSeries(line);
         line->attachAxis(axisX);
@@ -207,13 +211,13 @@ double MakespanChart::barValue(int variant) const
 std::pair<double, double> MakespanChart::whisker(int variant) const
 {
     if (variant < 0 || variant >= int(m_whiskers.size()))
-        return {0, 0};
+        return { 0, 0 };
     double lo = std::numeric_limits<double>::max(), hi = std::numeric_limits<double>::lowest();
     for (const QPointF &p : m_whiskers[std::size_t(variant)]->points()) {
         lo = std::min(lo, p.y());
         hi = std::max(hi, p.y());
     }
-    return {lo, hi};
+    return { lo, hi };
 }
 
 bool MakespanChart::exportImage(const QString &path, QSize size, QString *error)

@@ -13,7 +13,8 @@
 
 namespace streamscope::ui {
 
-StackedTimelines::StackedTimelines(QWidget *parent) : QWidget(parent)
+StackedTimelines::StackedTimelines(QWidget *parent)
+    : QWidget(parent)
 {
     m_layout = new QVBoxLayout(this);
     m_layout->setContentsMargins(0, 0, 0, 0);
@@ -56,7 +57,7 @@ void StackedTimelines::setEntries(std::vector<Entry> entries)
         zoom->setExtent(0, m_extentNs);
         zoom->fitAll();
         connect(zoom, &ZoomControl::windowChanged, this,
-                [this, i](qint64 start, qint64 end) { mirrorWindow(int(i), start, end); });
+            [this, i](qint64 start, qint64 end) { mirrorWindow(int(i), start, end); });
     }
 }
 

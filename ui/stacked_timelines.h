@@ -24,9 +24,9 @@ class StackedTimelines : public QWidget {
 
 public:
     struct Entry {
-        QString label;                              // shown above the timeline
+        QString label; // shown above the timeline
         std::shared_ptr<const engine::Trace> trace;
-        int repetition = 0;                         // the repetition shown (the median one)
+        int repetition = 0; // the repetition shown (the median one)
     };
 
     explicit StackedTimelines(QWidget *parent = nullptr);

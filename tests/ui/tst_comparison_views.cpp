@@ -15,11 +15,11 @@
 #include <algorithm>
 #include <map>
 
+#include "app/gui/main_window.h"
 #include "engine/analysis.h"
 #include "engine/comparison_file.h"
 #include "engine/harris_reference.h"
 #include "tests/engine/trace_fixture.h"
-#include "app/gui/main_window.h"
 #include "ui/bandwidth_size_chart.h"
 #include "ui/comparison_table_model.h"
 #include "ui/comparison_window.h"
@@ -37,14 +37,15 @@ namespace {
 
 QString examplePath(const char *name)
 {
-    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/comparisons/%1.sscompare").arg(QLatin1String(name));
+    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/comparisons/%1.sscompare")
+        .arg(QLatin1String(name));
 }
 
 engine::VariantSummary summaryWith(const char *label, double medianNs, double minNs, double maxNs)
 {
     engine::VariantSummary v;
     v.label = label;
-    v.summary.makespanNs = {medianNs, minNs, maxNs, 5};
+    v.summary.makespanNs = { medianNs, minNs, maxNs, 5 };
     return v;
 }
 
@@ -117,12 +118,17 @@ private slots:
         QCOMPARE(model.columnCount(), int(ui::ComparisonTableModel::ColumnCount));
         for (int r = 0; r < model.rowCount(); ++r) {
             const auto &s = summaries[std::size_t(r)];
-            QCOMPARE(model.index(r, ui::ComparisonTableModel::MakespanColumn).data(ui::ComparisonTableModel::SortRole).toDouble(),
-                     s.summary.makespanNs.median);
-            QCOMPARE(model.index(r, ui::ComparisonTableModel::OverlapColumn).data(ui::ComparisonTableModel::SortRole).toDouble(),
-                     s.summary.overlapFraction.median);
+            QCOMPARE(model.index(r, ui::ComparisonTableModel::MakespanColumn)
+                         .data(ui::ComparisonTableModel::SortRole)
+                         .toDouble(),
+                s.summary.makespanNs.median);
+            QCOMPARE(model.index(r, ui::ComparisonTableModel::OverlapColumn)
+                         .data(ui::ComparisonTableModel::SortRole)
+                         .toDouble(),
+                s.summary.overlapFraction.median);
             const QString verdict = model.index(r, ui::ComparisonTableModel::VerdictColumn).data().toString();
-            QCOMPARE(verdict, r == 0 ? QStringLiteral("baseline") : QString::fromStdString(engine::describe(s.vsFirst)));
+            QCOMPARE(
+                verdict, r == 0 ? QStringLiteral("baseline") : QString::fromStdString(engine::describe(s.vsFirst)));
         }
         model.setSummaries({});
         QCOMPARE(model.rowCount(), 0);
@@ -131,8 +137,8 @@ private slots:
     void makespanBarsAreMediansAndWhiskersMinMax()
     {
         // Baseline 10 ms [9, 11]; 5 ms [4.5, 5.5] is faster; 10.5 ms [10, 12] overlaps: noise.
-        std::vector<engine::VariantSummary> s = {summaryWith("a", 10e6, 9e6, 11e6), summaryWith("b", 5e6, 4.5e6, 5.5e6),
-                                                 summaryWith("c", 10.5e6, 10e6, 12e6)};
+        std::vector<engine::VariantSummary> s = { summaryWith("a", 10e6, 9e6, 11e6),
+            summaryWith("b", 5e6, 4.5e6, 5.5e6), summaryWith("c", 10.5e6, 10e6, 12e6) };
         for (std::size_t i = 1; i < s.size(); ++i)
             s[i].vsFirst = engine::compareSpreads(s[0].summary.makespanNs, s[i].summary.makespanNs);
         QVERIFY(s[1].vsFirst.kind == engine::VerdictKind::Faster);
@@ -163,7 +169,7 @@ private slots:
         QCOMPARE(noiseSet->at(1), 0.0);
         QCOMPARE(fasterSet->at(1), 5.0);
         QCOMPARE(fasterSet->at(2), 0.0);
-        QCOMPARE(chart.categories(), (QStringList{"a", "b", "c"}));
+        QCOMPARE(chart.categories(), (QStringList { "a", "b", "c" }));
         QCOMPARE(chart.annotations().at(0), QStringLiteral("10.0 ms\nbaseline"));
         QCOMPARE(chart.annotations().at(1), QStringLiteral("5.00 ms\n2.00x faster"));
         QVERIFY(chart.annotations().at(2).contains(QStringLiteral("noise")));
@@ -200,13 +206,14 @@ private slots:
             for (const auto &rep : t->repetitions)
                 for (const auto &op : rep.ops)
                     if ((op.kind == engine::OpKind::CopyH2D || op.kind == engine::OpKind::CopyD2H) && op.hasGpu())
-                        expected[{op.kind == engine::OpKind::CopyH2D ? op.srcMem : op.dstMem, op.kind, op.bytes}]
+                        expected[{ op.kind == engine::OpKind::CopyH2D ? op.srcMem : op.dstMem, op.kind, op.bytes }]
                             .push_back(op.gbPerSecond());
         std::size_t points = 0;
         bool sawPageableH2D = false, sawPinnedD2H = false;
         for (int i = 0; i < int(chart.curves().size()); ++i) {
             const auto &curve = chart.curves()[std::size_t(i)];
-            sawPageableH2D |= curve.hostMemory == engine::MemKind::Pageable && curve.direction == engine::OpKind::CopyH2D;
+            sawPageableH2D
+                |= curve.hostMemory == engine::MemKind::Pageable && curve.direction == engine::OpKind::CopyH2D;
             sawPinnedD2H |= curve.hostMemory == engine::MemKind::Pinned && curve.direction == engine::OpKind::CopyD2H;
             QLineSeries *series = chart.series(i);
             QVERIFY(series);
@@ -214,7 +221,7 @@ private slots:
             QCOMPARE(series->count(), int(curve.points.size()));
             for (int p = 0; p < series->count(); ++p) {
                 const auto [bytes, gbs] = curve.points[std::size_t(p)];
-                auto samples = expected.at({curve.hostMemory, curve.direction, bytes});
+                auto samples = expected.at({ curve.hostMemory, curve.direction, bytes });
                 QCOMPARE(gbs, engine::spreadOf(samples).median);
                 QCOMPARE(series->at(p), QPointF(double(bytes), gbs));
                 if (p > 0)
@@ -243,14 +250,15 @@ private slots:
             auto trace = std::make_shared<const engine::Trace>(v.trace);
             const auto [start, end] = trace->extent(0);
             longest = std::max<qint64>(longest, end - start);
-            entries.push_back({QString::fromStdString(v.label), trace, 0});
+            entries.push_back({ QString::fromStdString(v.label), trace, 0 });
         }
         stacked.setEntries(std::move(entries));
         QCOMPARE(stacked.count(), 2);
         QVERIFY(stacked.extentNs() > 0);
-        QCOMPARE(stacked.extentNs(), stacked.view(0)->laneModel()->durationNs() > stacked.view(1)->laneModel()->durationNs()
-                                         ? stacked.view(0)->laneModel()->durationNs()
-                                         : stacked.view(1)->laneModel()->durationNs());
+        QCOMPARE(stacked.extentNs(),
+            stacked.view(0)->laneModel()->durationNs() > stacked.view(1)->laneModel()->durationNs()
+                ? stacked.view(0)->laneModel()->durationNs()
+                : stacked.view(1)->laneModel()->durationNs());
         for (int i = 0; i < 2; ++i) {
             QCOMPARE(stacked.view(i)->zoom()->extentEnd(), stacked.extentNs());
             QCOMPARE(stacked.view(i)->zoom()->windowEnd(), stacked.extentNs());
@@ -276,7 +284,8 @@ private slots:
         const engine::Trace b = changedHandTrace();
         ui::DiffView view;
         QAbstractItemModelTester opTester(view.opModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester streamTester(view.streamModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester streamTester(
+            view.streamModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         view.setTraces(a, b, QStringLiteral("a.sstrace"), QStringLiteral("b.sstrace"));
 
         ui::DiffOpModel *ops = view.opModel();
@@ -289,9 +298,10 @@ private slots:
             QCOMPARE(cell(r, ui::DiffOpModel::NameAColumn), cell(r, ui::DiffOpModel::NameBColumn));
             QCOMPARE(cell(r, ui::DiffOpModel::MatchColumn), QStringLiteral("name"));
         }
-        QCOMPARE(namesA, (QStringList{"A: H2D 1 MB", "B: kernel", "C: H2D 1 MB", "D: D2H 2 MB"}));
+        QCOMPARE(namesA, (QStringList { "A: H2D 1 MB", "B: kernel", "C: H2D 1 MB", "D: D2H 2 MB" }));
         // The kernel: durations 200/400/600 us in A, 300/500/700 us in B -> +100 us, ranges overlap.
-        QCOMPARE(ops->index(1, ui::DiffOpModel::DurationDeltaColumn).data(ui::DiffOpModel::SortRole).toDouble(), 100'000.0);
+        QCOMPARE(
+            ops->index(1, ui::DiffOpModel::DurationDeltaColumn).data(ui::DiffOpModel::SortRole).toDouble(), 100'000.0);
         QCOMPARE(cell(1, ui::DiffOpModel::DurationDeltaColumn), QStringLiteral("+100 µs"));
         QVERIFY(cell(1, ui::DiffOpModel::VerdictColumn).startsWith(QStringLiteral("noise")));
         // The H2D copies did not change.
@@ -319,10 +329,11 @@ private slots:
         ui::DiffView view;
         QString error;
         const QString missing = dir.filePath(QStringLiteral("missing.sstrace"));
-        QVERIFY(!view.openFiles(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace"), missing, &error));
+        QVERIFY(!view.openFiles(
+            QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace"), missing, &error));
         QVERIFY2(error.contains(QStringLiteral("missing.sstrace")), qPrintable(error));
         QVERIFY(view.openFiles(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap-sequential.sstrace"),
-                               QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace"), &error));
+            QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace"), &error));
         QVERIFY(view.opModel()->rowCount() > 0);
         QVERIFY(view.diff().summary.makespan.kind != engine::VerdictKind::Unknown);
         const QString shots = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR");
@@ -341,7 +352,8 @@ private slots:
         QCOMPARE(labels.size(), c.variants.size());
         QCOMPARE(labels.front(), QStringLiteral("streams=1, order=depth-first"));
         QVERIFY(ui::ComparisonWindow::isOverlapExperiment(c));
-        QVERIFY(!ui::ComparisonWindow::isOverlapExperiment(engine::readComparison(examplePath("bandwidth").toStdString())));
+        QVERIFY(
+            !ui::ComparisonWindow::isOverlapExperiment(engine::readComparison(examplePath("bandwidth").toStdString())));
     }
 
     void harrisBesideTheUsersRun()
