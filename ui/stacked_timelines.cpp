@@ -8,6 +8,7 @@
 
 #include "ui/chart_export.h"
 #include "ui/lane_model.h"
+#include "ui/timeline_painter.h"
 #include "ui/timeline_view.h"
 #include "ui/zoom_control.h"
 
@@ -25,6 +26,9 @@ StackedTimelines::~StackedTimelines() = default;
 
 void StackedTimelines::setEntries(std::vector<Entry> entries)
 {
+    // The layout's items (rows and the closing stretch) go first, then the rows themselves.
+    while (QLayoutItem *item = m_layout->takeAt(0))
+        delete item;
     for (QWidget *row : m_rows)
         delete row;
     m_rows.clear();
@@ -43,13 +47,21 @@ void StackedTimelines::setEntries(std::vector<Entry> entries)
         view->setTrace(entries[i].trace, entries[i].repetition);
         rowLayout->addWidget(label);
         rowLayout->addWidget(view, 1);
-        m_layout->addWidget(row, 1);
+        m_layout->addWidget(row);
         m_rows.push_back(row);
         m_views.push_back(view);
         m_labels.push_back(label);
-        if (const LaneModel *model = view->laneModel())
+        if (const LaneModel *model = view->laneModel()) {
             m_extentNs = std::max<qint64>(m_extentNs, model->durationNs());
+            // No taller than its lanes at their natural height: extra room goes below the last
+            // timeline instead of blank bands between them.
+            TimelinePainter painter;
+            painter.setModel(model);
+            painter.setMetrics(TimelineMetrics::make(view->presentationMode(), view->font()));
+            view->setMaximumHeight(painter.layout(QRect(0, 0, 1000, 1 << 20)).legend.bottom() + 1);
+        }
     }
+    m_layout->addStretch(0);
     // One time scale: every timeline's extent is the longest variant's, so a shorter variant ends
     // before the right edge instead of being stretched to fill it.
     for (std::size_t i = 0; i < m_views.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <QAbstractItemModelTester>
 #include <QBarSet>
 #include <QLabel>
+#include <QLayout>
 #include <QLineSeries>
 #include <QStackedBarSeries>
 #include <QTabWidget>
@@ -276,6 +277,14 @@ private slots:
         stacked.fitAll();
         QCOMPARE(z1->windowStart(), qint64(0));
         QCOMPARE(z1->windowEnd(), stacked.extentNs());
+
+        // Setting new entries replaces the rows (no leftovers in the layout).
+        std::vector<ui::StackedTimelines::Entry> one;
+        one.push_back({ QStringLiteral("only"), std::make_shared<const engine::Trace>(c.variants.front().trace), 0 });
+        stacked.setEntries(std::move(one));
+        QCOMPARE(stacked.count(), 1);
+        QCOMPARE(stacked.findChildren<ui::TimelineView *>().size(), 1);
+        QCOMPARE(stacked.layout()->count(), 2); // the row and the closing stretch
     }
 
     void diffModelsOnHandMadeTraces()
