@@ -446,6 +446,19 @@ private slots:
         QString error;
         QVERIFY(!window.openFile(path, &error));
         QVERIFY2(error.contains(QStringLiteral("broken.sscompare")), qPrintable(error));
+
+        // One window, one comparison after another: the second replaces the first everywhere, and the
+        // failed open above left nothing behind.
+        QVERIFY(window.openFile(examplePath("overlap"), &error));
+        QCOMPARE(window.timelines()->count(), 8);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(examplePath("bandwidth"), &error));
+        QCOMPARE(window.timelines()->count(), 2);
+        QCOMPARE(window.tableModel()->rowCount(), 2);
+        QCOMPARE(window.makespanChart()->categories(), (QStringList { "pageable", "pinned" }));
+        QVERIFY(!window.tabs()->isTabVisible(2));
+        QVERIFY(!window.grab().isNull());
     }
 };
 
