@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -56,10 +57,32 @@ QTableView *makeTable(QAbstractItemModel *model, int sortRole, QWidget *parent)
     return table;
 }
 
+// The op of one repetition in a lane (a stream's name, "host" for host-only ops) with a name, the
+// occurrence-th of that name in the lane in issue order: how engine::compareWithNsight names a slot.
+int findOp(const engine::Trace &trace, int repetition, const std::string &lane, const std::string &name, int occurrence)
+{
+    const auto &ops = trace.repetitions[std::size_t(repetition)].ops;
+    int seen = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const engine::OpRecord &op = ops[i];
+        // As the engine: a host-only op is on "host" even when it names a stream (Nsight ties a
+        // synchronisation to the stream waited on).
+        const bool onStream = op.hasGpu() && op.stream >= 0 && std::size_t(op.stream) < trace.streams.size();
+        const std::string &opLane = onStream ? trace.streams[std::size_t(op.stream)].name : std::string("host");
+        if (opLane != lane || trace.name(op) != name)
+            continue;
+        if (seen++ == occurrence)
+            return int(i);
+    }
+    return -1;
+}
+
 } // namespace
 
 NsightCompareView::NsightCompareView(QWidget *parent)
-    : QWidget(parent), m_deltaModel(new NsightDeltaModel(this)), m_summaryModel(new NsightSummaryModel(this))
+    : QWidget(parent)
+    , m_deltaModel(new NsightDeltaModel(this))
+    , m_summaryModel(new NsightSummaryModel(this))
 {
     setWindowTitle(tr("StreamScope vs Nsight Systems"));
 
@@ -76,7 +99,7 @@ NsightCompareView::NsightCompareView(QWidget *parent)
 
     m_ownTitle = new QLabel(this);
     m_nsightTitle = new QLabel(this);
-    for (QLabel *label : {m_ownTitle, m_nsightTitle}) {
+    for (QLabel *label : { m_ownTitle, m_nsightTitle }) {
         QFont f = label->font();
         f.setBold(true);
         label->setFont(f);
@@ -84,9 +107,9 @@ NsightCompareView::NsightCompareView(QWidget *parent)
     m_ownTimeline = new TimelineView(this);
     m_nsightTimeline = new TimelineView(this);
     connect(m_ownTimeline->zoom(), &ZoomControl::windowChanged, this,
-            [this] { syncWindow(m_ownTimeline, m_nsightTimeline, m_offsetNs); });
+        [this] { syncWindow(m_ownTimeline, m_nsightTimeline, m_offsetNs); });
     connect(m_nsightTimeline->zoom(), &ZoomControl::windowChanged, this,
-            [this] { syncWindow(m_nsightTimeline, m_ownTimeline, -m_offsetNs); });
+        [this] { syncWindow(m_nsightTimeline, m_ownTimeline, -m_offsetNs); });
 
     auto wrap = [this](QLabel *title, TimelineView *view) {
         auto *box = new QWidget(this);
@@ -100,6 +123,13 @@ NsightCompareView::NsightCompareView(QWidget *parent)
 
     m_summaryTable = makeTable(m_summaryModel, NsightSummaryModel::SortRole, this);
     m_deltaTable = makeTable(m_deltaModel, NsightDeltaModel::SortRole, this);
+
+    connect(m_deltaTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+        [this](const QModelIndex &current) {
+            const auto *proxy = static_cast<const QSortFilterProxyModel *>(m_deltaTable->model());
+            if (current.isValid())
+                selectSlot(proxy->mapToSource(current).row());
+        });
 
     auto *explanation = new QLabel(
         tr("Why they differ: StreamScope times an op with CUDA events on its stream, so its interval opens when "
@@ -146,12 +176,12 @@ bool NsightCompareView::openFiles(const QString &ownPath, const QString &nsightP
             *error = QString::fromUtf8(e.what());
         return false;
     }
-    return setTraces(std::move(own), std::move(nsight), QFileInfo(ownPath).fileName(),
-                     QFileInfo(nsightPath).fileName(), error);
+    return setTraces(
+        std::move(own), std::move(nsight), QFileInfo(ownPath).fileName(), QFileInfo(nsightPath).fileName(), error);
 }
 
 bool NsightCompareView::setTraces(std::shared_ptr<const engine::Trace> own, std::shared_ptr<const engine::Trace> nsight,
-                                  const QString &ownName, const QString &nsightName, QString *error)
+    const QString &ownName, const QString &nsightName, QString *error)
 {
     if (!own || !nsight) {
         if (error)
@@ -171,7 +201,7 @@ bool NsightCompareView::setTraces(std::shared_ptr<const engine::Trace> own, std:
     m_comparison = std::move(comparison);
     m_deltaModel->setOps(m_comparison.ops);
     m_summaryModel->setSummaries(m_comparison.kinds, m_comparison.overall);
-    for (QTableView *table : {m_summaryTable, m_deltaTable})
+    for (QTableView *table : { m_summaryTable, m_deltaTable })
         table->resizeColumnsToContents();
 
     m_ownTitle->setText(tr("StreamScope (CUDA events): %1").arg(ownName));
@@ -203,9 +233,23 @@ QString NsightCompareView::headline() const
                 .arg(c.unmatchedOwn)
                 .arg(c.unmatchedNsight)
                 .arg(formatDuration(qint64(c.overall.medianAbsDurationDeltaNs)),
-                     formatDuration(qint64(c.overall.maxAbsDurationDeltaNs)),
-                     formatDuration(qint64(c.overall.medianAbsStartDeltaNs)));
+                    formatDuration(qint64(c.overall.maxAbsDurationDeltaNs)),
+                    formatDuration(qint64(c.overall.medianAbsStartDeltaNs)));
     return text;
+}
+
+bool NsightCompareView::selectSlot(int row)
+{
+    if (!m_own || row < 0 || std::size_t(row) >= m_comparison.ops.size())
+        return false;
+    const engine::NsightOpDelta &slot = m_comparison.ops[std::size_t(row)];
+    const int own = findOp(*m_own, m_repetition, slot.lane, slot.name, slot.occurrence);
+    // Nsight's occurrence is counted the same way; a slot paired by order (no shared name) or moved to
+    // another stream still finds its op when it is the only one of its name there.
+    const int nsight = findOp(*m_nsight, m_nsightRepetition, slot.nsightLane, slot.nsightName, slot.occurrence);
+    m_ownTimeline->selectOp(own);
+    m_nsightTimeline->selectOp(nsight);
+    return own >= 0 && nsight >= 0;
 }
 
 void NsightCompareView::setRepetition(int repetition)
@@ -252,8 +296,8 @@ void NsightCompareView::updateAlignment()
     if (!ownModel || !nsightModel)
         return;
     const qint64 ownFirst = firstGpuStartNs(*m_own, m_repetition, ownModel->originNs()) - ownModel->originNs();
-    const qint64 nsightFirst =
-        firstGpuStartNs(*m_nsight, m_nsightRepetition, nsightModel->originNs()) - nsightModel->originNs();
+    const qint64 nsightFirst
+        = firstGpuStartNs(*m_nsight, m_nsightRepetition, nsightModel->originNs()) - nsightModel->originNs();
     m_offsetNs = nsightFirst - ownFirst;
 
     // One extent for both, in each view's coordinates: everything of either repetition stays reachable

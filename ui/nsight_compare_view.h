@@ -36,7 +36,11 @@ public:
     bool openFiles(const QString &ownPath, const QString &nsightPath, QString *error = nullptr);
     // Compares traces already in memory; false (with the engine's message) when they cannot be paired.
     bool setTraces(std::shared_ptr<const engine::Trace> own, std::shared_ptr<const engine::Trace> nsight,
-                   const QString &ownName, const QString &nsightName, QString *error = nullptr);
+        const QString &ownName, const QString &nsightName, QString *error = nullptr);
+
+    // Selects, in both timelines, the shown repetition's instance of the op slot `row` of deltaModel()
+    // (a click in the table does the same); returns whether both sides were found.
+    bool selectSlot(int row);
 
     // Shows repetition `repetition` of the StreamScope trace and its Nsight partner.
     void setRepetition(int repetition);

@@ -21,7 +21,10 @@ QString formatSignedDuration(double ns)
 
 } // namespace
 
-NsightDeltaModel::NsightDeltaModel(QObject *parent) : QAbstractTableModel(parent) {}
+NsightDeltaModel::NsightDeltaModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
 
 void NsightDeltaModel::setOps(std::vector<engine::NsightOpDelta> ops)
 {
@@ -52,8 +55,8 @@ QVariant NsightDeltaModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         switch (Column(index.column())) {
         case LaneColumn:
-            return otherLane ? QStringLiteral("%1 (Nsight: %2)").arg(QString::fromStdString(op.lane),
-                                                                     QString::fromStdString(op.nsightLane))
+            return otherLane ? QStringLiteral("%1 (Nsight: %2)")
+                                   .arg(QString::fromStdString(op.lane), QString::fromStdString(op.nsightLane))
                              : QString::fromStdString(op.lane);
         case OpColumn:
             return op.byOrder ? QStringLiteral("%1 (by order)").arg(QString::fromStdString(op.name))
@@ -69,8 +72,8 @@ QVariant NsightDeltaModel::data(const QModelIndex &index, int role) const
         case DurationDeltaColumn:
             return formatSignedDuration(op.durationDeltaNs);
         case DurationDeltaPctColumn:
-            return QStringLiteral("%1%2 %").arg(pct < 0 ? QStringLiteral("") : QStringLiteral("+"),
-                                                QString::number(pct, 'f', 1));
+            return QStringLiteral("%1%2 %").arg(
+                pct < 0 ? QStringLiteral("") : QStringLiteral("+"), QString::number(pct, 'f', 1));
         case StartDeltaColumn:
             return formatSignedDuration(op.startDeltaNs);
         case ColumnCount:

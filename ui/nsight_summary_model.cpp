@@ -24,7 +24,10 @@ QString pctText(double pct)
 
 } // namespace
 
-NsightSummaryModel::NsightSummaryModel(QObject *parent) : QAbstractTableModel(parent) {}
+NsightSummaryModel::NsightSummaryModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{
+}
 
 void NsightSummaryModel::setSummaries(std::vector<engine::NsightDeltaSummary> kinds, engine::NsightDeltaSummary overall)
 {

@@ -71,8 +71,8 @@ private slots:
 
         ui::NsightCompareView view;
         QAbstractItemModelTester deltaTester(view.deltaModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QAbstractItemModelTester summaryTester(view.summaryModel(),
-                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester summaryTester(
+            view.summaryModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
         QString error;
         QVERIFY2(view.openFiles(fixture("overlap.sstrace"), fixture("overlap.sqlite"), &error), qPrintable(error));
 
@@ -82,31 +82,34 @@ private slots:
         for (int row = 0; row < model->rowCount(); ++row) {
             const engine::NsightOpDelta &e = expected.ops[std::size_t(row)];
             auto cell = [&](int column, int role) { return model->data(model->index(row, column), role); };
-            QCOMPARE(cell(ui::NsightDeltaModel::LaneColumn, Qt::DisplayRole).toString(), QString::fromStdString(e.lane));
+            QCOMPARE(
+                cell(ui::NsightDeltaModel::LaneColumn, Qt::DisplayRole).toString(), QString::fromStdString(e.lane));
             QCOMPARE(cell(ui::NsightDeltaModel::OpColumn, Qt::DisplayRole).toString(), QString::fromStdString(e.name));
             QCOMPARE(cell(ui::NsightDeltaModel::SamplesColumn, Qt::DisplayRole).toInt(), 10);
             QCOMPARE(cell(ui::NsightDeltaModel::OwnDurationColumn, ui::NsightDeltaModel::SortRole).toDouble(),
-                     e.ownDurationNs);
+                e.ownDurationNs);
             QCOMPARE(cell(ui::NsightDeltaModel::NsightDurationColumn, ui::NsightDeltaModel::SortRole).toDouble(),
-                     e.nsightDurationNs);
+                e.nsightDurationNs);
             QCOMPARE(cell(ui::NsightDeltaModel::DurationDeltaColumn, ui::NsightDeltaModel::SortRole).toDouble(),
-                     e.durationDeltaNs);
+                e.durationDeltaNs);
             QCOMPARE(cell(ui::NsightDeltaModel::StartDeltaColumn, ui::NsightDeltaModel::SortRole).toDouble(),
-                     e.startDeltaNs);
+                e.startDeltaNs);
             // Events include the queueing, so every op reads longer with them: the sign is shown.
             QVERIFY(e.durationDeltaNs < 0);
             QVERIFY(cell(ui::NsightDeltaModel::DurationDeltaColumn, Qt::DisplayRole).toString().startsWith(u'-'));
         }
         // The first row is stream0's H2D, queued behind other streams' copies: -134.70 µs in docs/nsight.md.
         QCOMPARE(model->data(model->index(0, ui::NsightDeltaModel::DurationDeltaColumn)).toString(),
-                 QStringLiteral("-135 µs"));
+            QStringLiteral("-135 µs"));
 
         const ui::NsightSummaryModel *summary = view.summaryModel();
         QCOMPARE(summary->rowCount(), int(expected.kinds.size()) + 1);
         for (int row = 0; row < summary->rowCount(); ++row) {
-            const engine::NsightDeltaSummary &e =
-                row < int(expected.kinds.size()) ? expected.kinds[std::size_t(row)] : expected.overall;
-            auto cell = [&](int column) { return summary->data(summary->index(row, column), ui::NsightSummaryModel::SortRole); };
+            const engine::NsightDeltaSummary &e
+                = row < int(expected.kinds.size()) ? expected.kinds[std::size_t(row)] : expected.overall;
+            auto cell = [&](int column) {
+                return summary->data(summary->index(row, column), ui::NsightSummaryModel::SortRole);
+            };
             QCOMPARE(cell(ui::NsightSummaryModel::KindColumn).toString(), QString::fromStdString(e.label));
             QCOMPARE(cell(ui::NsightSummaryModel::SamplesColumn).toInt(), e.samples);
             QCOMPARE(cell(ui::NsightSummaryModel::MedianDurationDeltaColumn).toDouble(), e.medianAbsDurationDeltaNs);
@@ -114,7 +117,8 @@ private slots:
             QCOMPARE(cell(ui::NsightSummaryModel::MedianStartDeltaColumn).toDouble(), e.medianAbsStartDeltaNs);
         }
         QCOMPARE(summary->data(summary->index(summary->rowCount() - 1, 0)).toString(), QStringLiteral("all"));
-        QCOMPARE(summary->data(summary->index(summary->rowCount() - 1, ui::NsightSummaryModel::SamplesColumn)).toInt(), 120);
+        QCOMPARE(
+            summary->data(summary->index(summary->rowCount() - 1, ui::NsightSummaryModel::SamplesColumn)).toInt(), 120);
         QVERIFY(view.headline().contains(QStringLiteral("120 op instances matched")));
     }
 
@@ -157,6 +161,36 @@ private slots:
         QCOMPARE(nsight->zoom()->windowStart(), own->zoom()->windowStart() + view.alignmentOffsetNs());
     }
 
+    void tableRowSelectsTheOpInBothTimelines()
+    {
+        ui::NsightCompareView view;
+        view.resize(1600, 1000);
+        QString error;
+        QVERIFY(view.openFiles(fixture("sync-vs-async.sstrace"), fixture("sync-vs-async.sqlite"), &error));
+        const auto &ops = view.comparison().ops;
+        for (int row = 0; row < int(ops.size()); ++row) {
+            QVERIFY2(view.selectSlot(row), qPrintable(QString::fromStdString(ops[std::size_t(row)].name)));
+            const auto own = view.ownTimeline()->selectedOp();
+            const auto nsight = view.nsightTimeline()->selectedOp();
+            QVERIFY(own.isValid() && nsight.isValid());
+            const engine::Trace &ownTrace = *view.ownTimeline()->trace();
+            const engine::Trace &nsightTrace = *view.nsightTimeline()->trace();
+            QCOMPARE(ownTrace.name(ownTrace.repetitions[std::size_t(own.repetition)].ops[std::size_t(own.op)]),
+                ops[std::size_t(row)].name);
+            QCOMPARE(
+                nsightTrace.name(nsightTrace.repetitions[std::size_t(nsight.repetition)].ops[std::size_t(nsight.op)]),
+                ops[std::size_t(row)].nsightName);
+        }
+        // A click in the table does the same (row 1: the synchronous copy Nsight saw on the default stream).
+        const QModelIndex index = view.deltaTable()->model()->index(1, 0);
+        view.deltaTable()->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect);
+        const auto own = view.ownTimeline()->selectedOp();
+        QCOMPARE(
+            view.ownTimeline()->trace()->name(view.ownTimeline()->trace()->repetitions[0].ops[std::size_t(own.op)]),
+            ops[1].name);
+        QVERIFY(ops[1].nsightLane != ops[1].lane);
+    }
+
     void failuresLeaveTheViewWorking()
     {
         ui::NsightCompareView view;
@@ -171,8 +205,8 @@ private slots:
 
         // A trace without repetitions cannot be paired: the engine's message comes back.
         auto empty = std::make_shared<engine::Trace>();
-        QVERIFY(!view.setTraces(empty, view.nsightTimeline()->trace(), QStringLiteral("empty"),
-                                QStringLiteral("overlap.sqlite"), &error));
+        QVERIFY(!view.setTraces(
+            empty, view.nsightTimeline()->trace(), QStringLiteral("empty"), QStringLiteral("overlap.sqlite"), &error));
         QVERIFY(!error.isEmpty());
         QCOMPARE(view.deltaModel()->rowCount(), 12);
     }
@@ -194,8 +228,8 @@ private slots:
                 colours.insert(image.pixel(x, y));
         QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
         const QString path = qEnvironmentVariableIntValue("STREAMSCOPE_UPDATE_SCREENSHOTS")
-                                 ? QStringLiteral(STREAMSCOPE_SOURCE_DIR "/docs/screenshots/nsight-compare-overlap.png")
-                                 : m_dir.filePath(QStringLiteral("nsight-compare-overlap.png"));
+            ? QStringLiteral(STREAMSCOPE_SOURCE_DIR "/docs/screenshots/nsight-compare-overlap.png")
+            : m_dir.filePath(QStringLiteral("nsight-compare-overlap.png"));
         QVERIFY(image.save(path));
     }
 
@@ -219,9 +253,9 @@ private slots:
         QVERIFY(chromeFile.open(QIODevice::ReadOnly));
         const QByteArray chromeText = chromeFile.readAll();
         QVERIFY(chromeText.contains("\"traceEvents\""));
-        QCOMPARE(engine::detectTraceFileKind(std::string_view(chromeText.constData(), std::size_t(chromeText.size())),
-                                             chrome.toStdString()),
-                 engine::TraceFileKind::ChromeJson);
+        QCOMPARE(engine::detectTraceFileKind(
+                     std::string_view(chromeText.constData(), std::size_t(chromeText.size())), chrome.toStdString()),
+            engine::TraceFileKind::ChromeJson);
         QCOMPARE(engine::loadTrace(chrome.toStdString()).opCount(), trace->opCount());
 
         const QString csv = m_dir.filePath(QStringLiteral("out.csv"));
