@@ -25,7 +25,8 @@ struct ChromeExportOptions {
 // second (bench/bench_formats.cpp), where building an nlohmann::json tree would take many.
 std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options = {});
 
-// Atomic write (engine/file_util.h); throws Error{Io}.
+// Atomic write (engine/file_util.h): big traces go to the file part by part as threads finish them,
+// so the writing overlaps the serialising; the bytes are toChromeJson's. Throws Error{Io}.
 void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeExportOptions &options = {});
 
 } // namespace streamscope::engine
