@@ -30,6 +30,13 @@ void TestNsightCompare::realCaptures_data()
     QTest::newRow("overlap-breadth-first") << "overlap-breadth-first" << 0;
     QTest::newRow("sync-vs-async") << "sync-vs-async" << 5;
     QTest::newRow("concurrent-kernels") << "concurrent-kernels" << 0;
+    // Captured at 04:02 UTC, the same way (bench/gpu-session.sh ... nsys with every preset).
+    QTest::newRow("bandwidth") << "bandwidth" << 6;
+    QTest::newRow("default-stream") << "default-stream" << 5;
+    QTest::newRow("event-dependencies") << "event-dependencies" << 25;
+    QTest::newRow("managed") << "managed" << 12;
+    QTest::newRow("overlap-sequential") << "overlap-sequential" << 0;
+    QTest::newRow("priorities") << "priorities" << 0;
 }
 
 void TestNsightCompare::realCaptures()
