@@ -254,10 +254,7 @@ int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &o
     } catch (const Error &e) {
         return fail(e);
     } catch (const std::exception &e) {
-        if (jsonMode)
-            emit(out, {{"event", "error"}, {"kind", "internal"}, {"exit_code", ExitInternal}, {"message", e.what()}});
-        err << "streamscope-cli run: internal error: " << e.what() << "\n";
-        return ExitInternal;
+        return reportInternalError(e, "run", jsonMode, out, err);
     }
 }
 

@@ -211,10 +211,7 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
     } catch (const Error &e) {
         return fail(e);
     } catch (const std::exception &e) {
-        if (jsonMode)
-            emit(out, {{"event", "error"}, {"kind", "internal"}, {"exit_code", ExitInternal}, {"message", e.what()}});
-        err << "streamscope-cli compare: internal error: " << e.what() << "\n";
-        return ExitInternal;
+        return reportInternalError(e, "compare", jsonMode, out, err);
     }
 }
 

@@ -91,4 +91,13 @@ int reportError(const engine::Error &e, const char *command, bool jsonMode, std:
     return exitCodeOf(e.kind());
 }
 
+int reportInternalError(const std::exception &e, const char *command, bool jsonMode, std::ostream &out,
+                        std::ostream &err)
+{
+    if (jsonMode)
+        emit(out, {{"event", "error"}, {"kind", "internal"}, {"exit_code", ExitInternal}, {"message", e.what()}});
+    err << "streamscope-cli " << command << ": internal error: " << e.what() << "\n";
+    return ExitInternal;
+}
+
 } // namespace streamscope::cli

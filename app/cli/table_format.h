@@ -28,5 +28,8 @@ void emit(std::ostream &out, const nlohmann::json &line);
 // A command's failure: the {"event":"error"} line in JSON mode, "streamscope-cli COMMAND: message" on
 // `err` always. Returns the exit code.
 int reportError(const engine::Error &e, const char *command, bool jsonMode, std::ostream &out, std::ostream &err);
+// The same for anything else thrown (a bug): kind "internal", exit code 1.
+int reportInternalError(const std::exception &e, const char *command, bool jsonMode, std::ostream &out,
+                        std::ostream &err);
 
 } // namespace streamscope::cli
