@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/analysis.h"
 #include "engine/errors.h"
 #include "engine/file_util.h"
 #include "engine/trace.h"
@@ -63,14 +64,7 @@ inline Args parseArgs(int argc, char **argv, const std::string &name, const std:
     return args;
 }
 
-inline double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+inline double median(std::vector<double> v) { return engine::spreadOf(std::move(v)).median; }
 
 inline double minOf(const std::vector<double> &v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); }
 inline double maxOf(const std::vector<double> &v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }

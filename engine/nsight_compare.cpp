@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "engine/analysis.h"
 #include "engine/errors.h"
 
 namespace streamscope::engine {
@@ -50,16 +51,7 @@ std::int64_t startOf(const OpRecord &op) { return op.hasGpu() ? op.gpuStartNs : 
 std::int64_t durationOf(const OpRecord &op) { return op.hasGpu() ? op.gpuDurationNs() : op.hostDurationNs(); }
 bool hasTime(const OpRecord &op) { return op.hasGpu() || op.hasHost(); }
 
-double median(std::vector<double> v)
-{
-    if (v.empty())
-        return 0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double maxOf(const std::vector<double> &v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+double median(std::vector<double> v) { return spreadOf(std::move(v)).median; }
 
 struct Samples {
     std::vector<double> absDuration, absDurationPct, absStart;
@@ -75,12 +67,13 @@ struct Samples {
         NsightDeltaSummary s;
         s.label = std::move(label);
         s.samples = static_cast<int>(absDuration.size());
-        s.medianAbsDurationDeltaNs = median(absDuration);
-        s.maxAbsDurationDeltaNs = maxOf(absDuration);
-        s.medianAbsDurationDeltaPct = median(absDurationPct);
-        s.maxAbsDurationDeltaPct = maxOf(absDurationPct);
-        s.medianAbsStartDeltaNs = median(absStart);
-        s.maxAbsStartDeltaNs = maxOf(absStart);
+        const Spread duration = spreadOf(absDuration), durationPct = spreadOf(absDurationPct), start = spreadOf(absStart);
+        s.medianAbsDurationDeltaNs = duration.median;
+        s.maxAbsDurationDeltaNs = duration.max;
+        s.medianAbsDurationDeltaPct = durationPct.median;
+        s.maxAbsDurationDeltaPct = durationPct.max;
+        s.medianAbsStartDeltaNs = start.median;
+        s.maxAbsStartDeltaNs = start.max;
         return s;
     }
 };
