@@ -112,6 +112,9 @@ struct Workload {
     int version = kWorkloadFormatVersion;
     std::string name;
     std::string description;     // "what to look for": shown beside the lesson
+    // The lesson's own comparison: --vary options ("memory=pageable,pinned"), each checked by
+    // parseVaryOption, in grid order. `compare` with no --vary and the GUI's experiment dialog start from it.
+    std::vector<std::string> compare;
     int device = 0;
     DefaultStreamMode defaultStream = DefaultStreamMode::Legacy;
     IssueOrder issueOrder = IssueOrder::RoundRobin;

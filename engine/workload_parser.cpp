@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "engine/experiment.h"
 #include "engine/file_util.h"
 #include "engine/json_locator.h"
 #include "engine/name_suggestion.h"
@@ -143,6 +144,7 @@ private:
         return it == obj.end() ? nullptr : &*it;
     }
     bool expectObject(const Json &v, const std::string &path, std::string_view what);
+    void readCompare(const Json &v, const std::string &path);
     void checkKeys(const Json &obj, const std::string &path, const std::vector<std::string> &allowed,
                    std::string_view what, const std::vector<std::string> &otherKnown = {});
     void missing(const std::string &path, std::string_view key, std::string_view what, std::string_view hint);
@@ -543,7 +545,7 @@ void WorkloadReader::readTop(const Json &root)
 
     checkKeys(root, path,
               {"version", "name", "description", "device", "defaultStream", "issueOrder", "warmup", "repetitions",
-               "buffers", "streams", "schedule", "pipeline"},
+               "buffers", "streams", "schedule", "pipeline", "compare"},
               "a workload");
     m_w.version = kWorkloadFormatVersion;
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -559,6 +561,9 @@ void WorkloadReader::readTop(const Json &root)
     m_w.warmup = static_cast<int>(readInt(root, path, "warmup", 0, kMaxWarmup, false, "a workload").value_or(1));
     m_w.repetitions =
         static_cast<int>(readInt(root, path, "repetitions", 1, kMaxRepetitions, false, "a workload").value_or(5));
+
+    if (const Json *compare = member(root, "compare"))
+        readCompare(*compare, "/compare");
 
     if (const Json *pipeline = member(root, "pipeline")) {
         for (const char *key : {"buffers", "streams", "issueOrder", "schedule"})
@@ -590,6 +595,35 @@ void WorkloadReader::readTop(const Json &root)
     // wait on an event never recorded).
     if (m_issues.empty())
         checkEvents();
+}
+
+void WorkloadReader::readCompare(const Json &v, const std::string &path)
+{
+    if (!v.is_array()) {
+        issueAt(path, "expected an array of comparison axes like [\"memory=pageable,pinned\", \"api=sync,async\"] "
+                      "(what `streamscope-cli compare --vary` takes), got " + describeValue(v));
+        return;
+    }
+    std::vector<Axis> seen;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string at = path + "/" + std::to_string(i);
+        if (!v[i].is_string()) {
+            issueAt(at, "expected a string such as \"streams=1,2,4\", got " + describeValue(v[i]));
+            continue;
+        }
+        try {
+            AxisValues axis = parseVaryOption(v[i].get<std::string>());
+            if (std::find(seen.begin(), seen.end(), axis.axis) != seen.end()) {
+                issueAt(at, "the axis " + std::string(toString(axis.axis)) + " is already varied; give all its "
+                            "values in one entry");
+                continue;
+            }
+            seen.push_back(axis.axis);
+            m_w.compare.push_back(v[i].get<std::string>());
+        } catch (const Error &e) {
+            issueAt(at, e.what());
+        }
+    }
 }
 
 void WorkloadReader::readBuffers(const Json &v, const std::string &path)
@@ -1263,6 +1297,8 @@ std::string workloadToJson(const Workload &w)
     j["name"] = w.name;
     if (!w.description.empty())
         j["description"] = w.description;
+    if (!w.compare.empty())
+        j["compare"] = w.compare;
     j["device"] = w.device;
     j["defaultStream"] = enumName(w.defaultStream);
     j["issueOrder"] = enumName(w.issueOrder);

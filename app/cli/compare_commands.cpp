@@ -15,6 +15,7 @@
 #include "engine/experiment.h"
 #include "engine/file_util.h"
 #include "engine/native_format.h"
+#include "engine/workload_parser.h"
 #include "engine/runner.h"
 #include "engine/trace_diff.h"
 #include "engine/trace_io.h"
@@ -157,6 +158,18 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
                         << "--vary\n";
                     return ExitUsage;
                 }
+        }
+        if (spec.axes.empty()) {
+            // No --vary: the workload's own comparison (its "compare" entries), when it has one.
+            const engine::Workload base = engine::parseWorkload(spec.workloadText, spec.workloadFile);
+            for (const std::string &v : base.compare)
+                spec.axes.push_back(engine::parseVaryOption(v));
+            if (!base.compare.empty()) {
+                human << "no --vary given: using the workload's own comparison";
+                for (const std::string &v : base.compare)
+                    human << " --vary " << v;
+                human << "\n";
+            }
         }
         const std::vector<engine::Variant> variants = engine::expandVariants(spec);
 

@@ -40,6 +40,7 @@ private slots:
     void impossibleAxisIsInvalidInput();
     void compareRunsOrSaysNoGpu();
     void compareProgressJson();
+    void workloadsOwnComparison();
     void savedComparisonTable();
     void malformedComparison();
     void diffOfHandTraces();
@@ -177,6 +178,31 @@ void TestCliCompare::compareProgressJson()
     QCOMPARE(events.first(), QString("start"));
     QCOMPARE(events.last(), QString(m_gpu ? "done" : "error"));
     QCOMPARE(r.code, m_gpu ? 0 : 5);
+}
+
+// Without --vary, compare runs the lesson's own axes (the workload's "compare" entries): the grid the
+// start event lists is theirs, with or without a GPU.
+void TestCliCompare::workloadsOwnComparison()
+{
+    const auto r = cli({"compare", preset("overlap.json"), "--repeat", "1", "--warmup", "0", "--progress", "json"});
+    QVERIFY2(r.err.contains("using the workload's own comparison --vary chunks=8 --vary streams=1,2,4,8 --vary "
+                            "order=depth-first,breadth-first"),
+             qPrintable(r.err));
+    const QString first = r.out.split('\n', Qt::SkipEmptyParts).value(0);
+    const auto start = nlohmann::json::parse(first.toStdString(), nullptr, false);
+    QVERIFY2(start.is_object() && start.value("event", "") == "start", qPrintable(first));
+    const auto labels = start.at("variants");
+    QCOMPARE(int(labels.size()), 8);
+    QCOMPARE(labels.front().get<std::string>(), std::string("chunks=8, streams=1, order=depth-first"));
+    QCOMPARE(labels.back().get<std::string>(), std::string("chunks=8, streams=8, order=breadth-first"));
+    QCOMPARE(r.code, m_gpu ? 0 : 5);
+    // A workload without "compare" and no --vary is the base alone, as before.
+    const auto base = cli({"compare", preset("concurrent-kernels.json"), "--repeat", "1", "--warmup", "0", "--progress",
+                           "json"});
+    QVERIFY(!base.err.contains("own comparison"));
+    const auto baseStart = nlohmann::json::parse(base.out.split('\n', Qt::SkipEmptyParts).value(0).toStdString(),
+                                                 nullptr, false);
+    QVERIFY2(baseStart.is_object() && baseStart.at("variants").size() == 1, qPrintable(base.out));
 }
 
 void TestCliCompare::savedComparisonTable()

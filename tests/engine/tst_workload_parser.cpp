@@ -249,6 +249,17 @@ void TestWorkloadParser::malformed_data()
         << "/streams/0/ops/0/bytes" << 12 << R"("bytes": "2)" << "duplicate key \"bytes\"";
     QTest::newRow("empty event name") << 14 << R"(      {"op": "record", "event": ""})" << "/streams/0/ops/2/event" << 14
                                       << R"("")" << "must not be empty";
+    // The lesson's comparison axes ("compare", what `compare --vary` takes).
+    QTest::newRow("compare not an array") << 3 << R"(  "compare": "memory=pinned",)" << "/compare" << 3
+                                          << R"("memory=pinned")" << "expected an array of comparison axes";
+    QTest::newRow("compare entry not a string") << 3 << R"(  "compare": ["api=sync,async", 4],)" << "/compare/1" << 3
+                                                << "4]" << "expected a string";
+    QTest::newRow("compare unknown axis") << 3 << R"(  "compare": ["colour=red"],)" << "/compare/0" << 3
+                                          << R"("colour=red")" << "colour";
+    QTest::newRow("compare bad value") << 3 << R"(  "compare": ["api=sync,fast"],)" << "/compare/0" << 3
+                                       << R"("api=sync,fast")" << "fast";
+    QTest::newRow("compare axis twice") << 3 << R"(  "compare": ["streams=1,2", "streams=4"],)" << "/compare/1" << 3
+                                        << R"("streams=4")" << "already varied";
     QTest::newRow("attach of device memory") << 18 << R"(      {"op": "attach", "buffer": "d_in"},)"
                                              << "/streams/1/ops/1/buffer" << 18 << R"("d_in")" << "needs managed memory";
 }
@@ -807,7 +818,8 @@ void TestWorkloadParser::roundTrip_data()
     ]}
   ]
 })");
-    QTest::newRow("pipeline") << QString::fromUtf8(R"({"version": 1, "pipeline": {"bytes": "4 MiB", "chunks": 4, "streams": 3,
+    QTest::newRow("pipeline") << QString::fromUtf8(R"({"version": 1, "compare": ["streams=1,2", "order=breadth-first,depth-first"],
+      "pipeline": {"bytes": "4 MiB", "chunks": 4, "streams": 3,
       "kernel": {"type": "compute", "duration": "20 us"}}})");
 }
 
@@ -830,6 +842,7 @@ void TestWorkloadParser::roundTrip()
                     ++checked;
                 }
     QVERIFY(checked > 0);
+    QCOMPARE(back.compare, w.compare);
 }
 
 void TestWorkloadParser::workloadQueries()

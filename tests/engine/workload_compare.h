@@ -40,6 +40,7 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
     QCOMPARE(a.version, b.version);
     QCOMPARE(a.name, b.name);
     QCOMPARE(a.description, b.description);
+    QCOMPARE(a.compare, b.compare);
     QCOMPARE(a.device, b.device);
     QCOMPARE(a.defaultStream, b.defaultStream);
     QCOMPARE(a.issueOrder, b.issueOrder);
