@@ -6,7 +6,9 @@
 //   - resident memory per op of the trace plus the lanes (from /proc/self/statm; target <= 200 bytes),
 //   - and, as the baseline in the same run, drawing every op naively with QPainter::fillRect.
 // Prints a table, writes bench-results/ui_timeline.json (or --out FILE), exits 1 when a target is missed.
-// Usage: QT_QPA_PLATFORM=offscreen bench_ui_timeline [--out FILE] [--ops N] [--png FILE]
+// Usage: QT_QPA_PLATFORM=offscreen bench_ui_timeline [--out FILE] [--ops N] [--png FILE] [--png-zoom PREFIX]
+// (--png: the first frame; --png-zoom: every tenth zoom frame as PREFIX-NNN.png, to check that a change of
+// the painter leaves the pixels alone.)
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
@@ -152,6 +154,7 @@ int main(int argc, char **argv)
     QApplication app(argc, argv);
     std::string out = "bench-results/ui_timeline.json";
     std::string png;
+    std::string pngZoom;
     int opCount = 1'000'000;
     bool baseline = true;
     for (int i = 1; i < argc; ++i) {
@@ -162,10 +165,13 @@ int main(int argc, char **argv)
             opCount = std::max(1000, std::atoi(argv[++i]));
         else if (a == "--png" && i + 1 < argc)
             png = argv[++i];
+        else if (a == "--png-zoom" && i + 1 < argc)
+            pngZoom = argv[++i];
         else if (a == "--no-baseline") // for profiling the timeline alone
             baseline = false;
         else {
-            std::fprintf(stderr, "usage: bench_ui_timeline [--out FILE] [--ops N] [--png FILE] [--no-baseline]\n");
+            std::fprintf(stderr, "usage: bench_ui_timeline [--out FILE] [--ops N] [--png FILE] [--png-zoom PREFIX]\n"
+                                 "       [--no-baseline]\n");
             return 2;
         }
     }
@@ -232,6 +238,11 @@ int main(int argc, char **argv)
             zoom->zoomAt(anchor, i < 30 ? 1.26 : 1 / 1.26);
             zoomMs.push_back(frame());
             slowest.emplace_back(zoomMs.back(), zoom->windowDuration());
+            if (!pngZoom.empty() && zoomMs.size() % 10 == 1) {
+                char name[32];
+                std::snprintf(name, sizeof name, "-%03zu.png", zoomMs.size() - 1);
+                image.save(QString::fromStdString(pngZoom + name));
+            }
         }
     }
     std::sort(slowest.rbegin(), slowest.rend());
