@@ -57,6 +57,17 @@ bool rasterAtWholePixels(const QPainter &p)
         && t.dx() == std::floor(t.dx()) && t.dy() == std::floor(t.dy()) && !p.testRenderHint(QPainter::Antialiasing);
 }
 
+// The pixel columns of the grid ticks that touch the strip [clipX0, clipX1) (one may lie just outside it;
+// the strip's clip drops it). paintGrid draws them and the derived lanes blend over them.
+void gridColumns(const TimeMapping &mapping, int clipX0, int clipX1, std::vector<int> &out)
+{
+    out.clear();
+    const qint64 step = rulerStepNs(mapping.nsPerPixel(), TimelinePainter::kTickSpacingPixels);
+    const qint64 from = firstTickAtOrAfter(mapping.toNs(double(clipX0) - 1), step);
+    for (qint64 t = from; mapping.toX(t) < clipX1 + 1; t += step)
+        out.push_back(int(std::floor(mapping.toX(t))));
+}
+
 } // namespace
 
 TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
@@ -179,16 +190,16 @@ void TimelinePainter::paintBackground(QPainter &p, const TimelineLayout &layout)
 void TimelinePainter::paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0,
                                 int clipX1) const
 {
-    const qint64 step = rulerStepNs(mapping.nsPerPixel(), kTickSpacingPixels);
     p.setPen(QPen(m_palette->grid(), 0));
-    const qint64 from = firstTickAtOrAfter(mapping.toNs(double(clipX0) - 1), step);
+    thread_local std::vector<int> columns;
+    gridColumns(mapping, clipX0, clipX1, columns);
     // A one-pixel column fill is the line's pixels (the lane's rows, the row below is clipped away)
     // without the line rasteriser, 21 lanes times a dozen ticks a frame.
     const bool fill = rasterAtWholePixels(p);
-    for (qint64 t = from; mapping.toX(t) < clipX1 + 1; t += step) {
-        const double x = std::floor(mapping.toX(t)) + 0.5;
+    for (const int column : columns) {
+        const double x = column + 0.5;
         if (fill)
-            p.fillRect(QRect(int(x - 0.5), rect.top(), 1, rect.height()), m_palette->grid());
+            p.fillRect(QRect(column, rect.top(), 1, rect.height()), m_palette->grid());
         else
             p.drawLine(QPointF(x, rect.top()), QPointF(x, rect.bottom() + 1));
     }
@@ -204,7 +215,8 @@ bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
     p.save();
     const QRect strip(clipX0, rect.top(), clipX1 - clipX0, rect.height());
     p.setClipRect(strip);
-    p.fillRect(strip, m_palette->laneBackground(laneIndex));
+    const QColor background = m_palette->laneBackground(laneIndex);
+    p.fillRect(strip, background);
     paintGrid(p, rect, mapping, clipX0, clipX1);
     switch (lane.kind) {
     case LaneKind::HostThread:
@@ -214,10 +226,10 @@ bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:
     case LaneKind::ComputeActivity:
-        paintCounter(p, lane, rect, mapping, clipX0, clipX1);
+        paintCounter(p, lane, rect, background, mapping, clipX0, clipX1);
         break;
     case LaneKind::Bandwidth:
-        paintBandwidth(p, lane, rect, mapping, clipX0, clipX1);
+        paintBandwidth(p, lane, rect, background, mapping, clipX0, clipX1);
         break;
     }
     // The separator as a one-row rectangle where a logical pixel is a device pixel: the same pixels as
@@ -577,8 +589,182 @@ void drawColumns(QPainter &p, const std::vector<float> &lo, const std::vector<fl
 
 } // namespace
 
-void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
-                                   int clipX0, int clipX1) const
+QRgb TimelinePainter::blendedPixel(int format, QRgb under, const QColor &src) const
+{
+    const QRgba64 key = src.rgba64();
+    for (const BlendEntry &e : m_blends)
+        if (e.format == format && e.under == under && e.src == key)
+            return e.result;
+    QImage pixel(1, 1, QImage::Format(format));
+    pixel.setPixel(0, 0, under);
+    {
+        // The same call as the slow path's (a brush, no pen, drawRects), so the same span function.
+        QPainter bp(&pixel);
+        bp.setPen(Qt::NoPen);
+        bp.setBrush(src);
+        const QRect one(0, 0, 1, 1);
+        bp.drawRects(&one, 1);
+    }
+    const QRgb result = pixel.pixel(0, 0);
+    if (m_blends.size() >= 256) // a palette has a few dozen; bound it against anything unforeseen
+        m_blends.clear();
+    m_blends.push_back({format, under, key, result});
+    return result;
+}
+
+// The derived lanes' areas (drawColumns) alpha-blend their light part, and the bandwidth lane's D2H
+// layer as a whole, over the lane: with a million ops in view that blending was the largest single cost
+// of a frame. But what lies under them is known: the lane background, the grid's one-pixel columns, and
+// the layers drawn before. So each pixel column is cut, top to bottom, into segments covered by the same
+// set of fills, and each segment gets the colour those fills leave over the background or the grid,
+// found once by letting QPainter blend one pixel (blendedPixel) in the target's format. The segments are
+// then drawn as opaque fills, one drawRects per colour: solid fills instead of blending, the same
+// pixels. Only on the raster engine at whole pixels, over an opaque background, into a 32-bit image or a
+// pixmap; anywhere else (SVG, high DPI) drawColumns paints the layers one by one as before.
+void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, int layerCount,
+                                       const QColor &background, const TimeMapping &mapping, int clipX0,
+                                       double baseline, double scale) const
+{
+    Q_ASSERT(layerCount >= 1 && layerCount <= 2);
+    QPaintDevice *device = p.device();
+    int format = QImage::Format_ARGB32_Premultiplied; // a raster pixmap: 32-bit, opaque here
+    if (device && device->devType() == QInternal::Image)
+        format = static_cast<const QImage *>(device)->format();
+    const bool fast = rasterAtWholePixels(p) && background.alpha() == 255
+        && (device->devType() == QInternal::Pixmap || format == QImage::Format_RGB32
+            || format == QImage::Format_ARGB32 || format == QImage::Format_ARGB32_Premultiplied);
+    if (!fast) {
+        for (int l = 0; l < layerCount; ++l)
+            drawColumns(p, *layers[l].lo, *layers[l].hi, clipX0, baseline, scale, layers[l].color);
+        return;
+    }
+
+    // Fills in paint order: bit 2l is layer l's light part, bit 2l + 1 its solid part. Every fill ends
+    // at the baseline, so the fills covering a row are those whose top is at or above it.
+    constexpr int kFills = 4;
+    std::array<QColor, kFills> fillColor;
+    for (int l = 0; l < layerCount; ++l) {
+        fillColor[std::size_t(2 * l)] = layers[l].color;
+        fillColor[std::size_t(2 * l)].setAlpha(110); // as drawColumns' light part
+        fillColor[std::size_t(2 * l + 1)] = layers[l].color;
+    }
+    // A segment's colour by slot: 16 * (on a grid column) + the set of fills covering it.
+    const QRgb backgroundPixel = blendedPixel(format, 0xff000000u, background);
+    const QRgb gridPixel = blendedPixel(format, backgroundPixel, m_palette->grid());
+    std::array<QRgb, 32> slotColor{};
+    std::array<bool, 32> slotKnown{};
+    bool allOpaque = true;
+    auto colorOf = [&](int slot) {
+        if (!slotKnown[std::size_t(slot)]) {
+            QRgb c = slot >= 16 ? gridPixel : backgroundPixel;
+            for (int f = 0; f < kFills; ++f)
+                if (slot & (1 << f))
+                    c = blendedPixel(format, c, fillColor[std::size_t(f)]);
+            slotColor[std::size_t(slot)] = c;
+            slotKnown[std::size_t(slot)] = true;
+            allOpaque = allOpaque && qAlpha(c) == 255;
+        }
+        return slotColor[std::size_t(slot)];
+    };
+
+    const std::size_t n = layers[0].lo->size();
+    thread_local std::vector<std::uint8_t> onGrid;
+    onGrid.assign(n, 0);
+    thread_local std::vector<int> ticks;
+    gridColumns(mapping, clipX0, clipX0 + int(n), ticks);
+    for (const int x : ticks)
+        if (x >= clipX0 && x < clipX0 + int(n))
+            onGrid[std::size_t(x - clipX0)] = 1;
+
+    // Rounded as the raster engine rounds a fillRect(QRectF)'s edges (drawColumns does the same).
+    const int bottom = qRound(baseline);
+    struct Segment {
+        int top, bottom, slot;
+        bool operator==(const Segment &) const = default;
+    };
+    // The segments of the column run being extended (equal columns side by side share their rects).
+    std::array<Segment, kFills> run{}, column{};
+    int runSegments = 0, runX = 0, runWidth = 0;
+    thread_local std::array<QList<QRect>, 32> rects;
+    for (auto &r : rects)
+        r.clear();
+    auto flush = [&] {
+        for (int i = 0; i < runSegments; ++i) {
+            const Segment &g = run[std::size_t(i)];
+            rects[std::size_t(g.slot)].append(QRect(runX, g.top, runWidth, g.bottom - g.top));
+        }
+        runSegments = 0;
+        runWidth = 0;
+    };
+    for (std::size_t c = 0; c < n; ++c) {
+        // The tops of this column's fills, in paint order; a fill with no rows is left out.
+        std::array<std::pair<int, int>, kFills> tops; // (top row, fill)
+        int count = 0;
+        for (int l = 0; l < layerCount; ++l) {
+            const float lo = (*layers[l].lo)[c], hi = (*layers[l].hi)[c];
+            if (!(hi > 0))
+                continue;
+            const int top = qRound(baseline - hi * scale);
+            if (top < bottom)
+                tops[std::size_t(count++)] = {top, 2 * l};
+            if (lo > 0) {
+                const int solidTop = qRound(baseline - lo * scale);
+                if (solidTop < bottom)
+                    tops[std::size_t(count++)] = {solidTop, 2 * l + 1};
+            }
+        }
+        for (int i = 1; i < count; ++i) // at most four: an insertion sort by (top, paint order)
+            for (int j = i; j > 0 && tops[std::size_t(j)] < tops[std::size_t(j - 1)]; --j)
+                std::swap(tops[std::size_t(j)], tops[std::size_t(j - 1)]);
+        int segments = 0;
+        int mask = 0;
+        const int gridBit = onGrid[c] ? 16 : 0;
+        for (int i = 0; i < count; ++i) {
+            mask |= 1 << tops[std::size_t(i)].second;
+            const int from = tops[std::size_t(i)].first;
+            const int to = i + 1 < count ? tops[std::size_t(i + 1)].first : bottom;
+            if (to > from)
+                column[std::size_t(segments++)] = {from, to, gridBit | mask};
+        }
+        const int x = clipX0 + int(c);
+        if (segments == runSegments && runWidth > 0 && runX + runWidth == x
+            && std::equal(column.begin(), column.begin() + segments, run.begin())) {
+            ++runWidth;
+            continue;
+        }
+        flush();
+        if (segments == 0)
+            continue;
+        run = column;
+        runSegments = segments;
+        runX = x;
+        runWidth = 1;
+    }
+    flush();
+
+    for (int slot = 0; slot < 32; ++slot)
+        if (!rects[std::size_t(slot)].isEmpty())
+            colorOf(slot);
+    if (!allOpaque) {
+        // Blending left a pixel translucent (not with an opaque background): paint it the slow way.
+        for (int l = 0; l < layerCount; ++l)
+            drawColumns(p, *layers[l].lo, *layers[l].hi, clipX0, baseline, scale, layers[l].color);
+        return;
+    }
+    p.save();
+    p.setPen(Qt::NoPen);
+    for (int slot = 0; slot < 32; ++slot) {
+        const auto &list = rects[std::size_t(slot)];
+        if (list.isEmpty())
+            continue;
+        p.setBrush(QColor::fromRgba(slotColor[std::size_t(slot)]));
+        p.drawRects(list.constData(), int(list.size()));
+    }
+    p.restore();
+}
+
+void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                                   const TimeMapping &mapping, int clipX0, int clipX1) const
 {
     const StepSeries &s = lane.counts;
     if (s.maxValue <= 0)
@@ -592,11 +778,12 @@ void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &r
     const QColor color = lane.kind == LaneKind::H2DActivity ? m_palette->h2d()
         : lane.kind == LaneKind::D2HActivity                ? m_palette->d2h()
                                                             : m_palette->compute();
-    drawColumns(p, lo, hi, clipX0, baseline, scale, color);
+    const ColumnLayer layer{&lo, &hi, color};
+    drawColumnLayers(p, &layer, 1, background, mapping, clipX0, baseline, scale);
 }
 
-void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
-                                     int clipX0, int clipX1) const
+void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                                     const TimeMapping &mapping, int clipX0, int clipX1) const
 {
     const double peak = m_model->linkPeakGBs();
     const double top = std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), peak});
@@ -605,14 +792,15 @@ void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect 
     const double pad = 3;
     const double baseline = rect.bottom() + 1 - pad;
     const double scale = (rect.height() - 2 * pad - 1) / (top * 1.08);
-    thread_local std::vector<float> lo, hi;
-    columnMinMax(lane.counts, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
-    drawColumns(p, lo, hi, clipX0, baseline, scale, m_palette->h2d());
-    columnMinMax(lane.d2hBandwidth, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
+    thread_local std::vector<float> h2dLo, h2dHi, d2hLo, d2hHi;
+    columnMinMax(lane.counts, mapping, clipX0, clipX1, m_model->durationNs(), h2dLo, h2dHi);
+    columnMinMax(lane.d2hBandwidth, mapping, clipX0, clipX1, m_model->durationNs(), d2hLo, d2hHi);
     // D2H on top, translucent, so simultaneous transfers in both directions both stay visible.
     QColor d2h = m_palette->d2h();
     d2h.setAlpha(200);
-    drawColumns(p, lo, hi, clipX0, baseline, scale, d2h);
+    const std::array<ColumnLayer, 2> layers{ColumnLayer{&h2dLo, &h2dHi, m_palette->h2d()},
+                                            ColumnLayer{&d2hLo, &d2hHi, d2h}};
+    drawColumnLayers(p, layers.data(), 2, background, mapping, clipX0, baseline, scale);
     if (peak > 0) {
         const double y = std::round(baseline - peak * scale) + 0.5;
         QPen pen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine);

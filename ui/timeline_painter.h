@@ -7,6 +7,7 @@
 // are drawn as per-pixel min/max columns; the data itself is never thinned.
 #pragma once
 
+#include <QColor>
 #include <QFont>
 #include <QRect>
 #include <QString>
@@ -127,10 +128,24 @@ private:
     void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
     bool paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
                         int clipX1) const;
-    void paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
-                      int clipX1) const;
-    void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
-                        int clipX1) const;
+    void paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                      const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                        const TimeMapping &mapping, int clipX0, int clipX1) const;
+
+    // One step function's per-column [lo, hi] drawn as an area in `color` (see drawColumns).
+    struct ColumnLayer {
+        const std::vector<float> *lo = nullptr;
+        const std::vector<float> *hi = nullptr;
+        QColor color;
+    };
+    // Draws the layers in order over a lane filled with `background` and its grid, with the pixels that
+    // drawing them one by one with translucent fills would give, but as opaque fills (see the .cpp).
+    void drawColumnLayers(QPainter &p, const ColumnLayer *layers, int layerCount, const QColor &background,
+                          const TimeMapping &mapping, int clipX0, double baseline, double scale) const;
+    // The pixel that filling one pixel of colour `under` (opaque) with `src` gives in an image of `format`,
+    // found by letting QPainter do it once; kept in m_blends.
+    QRgb blendedPixel(int format, QRgb under, const QColor &src) const;
     int nominalHeight(const Lane &lane) const;
     // The label of a bar with the given name, elided to fit maxWidth pixels (see LabelCache).
     const QString &barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId, int maxWidth) const;
@@ -151,6 +166,14 @@ private:
     TimelineMetrics m_metrics;
     mutable Stats m_stats;
     mutable LabelCache m_labels;
+    // blendedPixel's results: a handful of (format, under, colour) triples per palette.
+    struct BlendEntry {
+        int format;
+        QRgb under;
+        QRgba64 src;
+        QRgb result;
+    };
+    mutable std::vector<BlendEntry> m_blends;
 };
 
 } // namespace streamscope::ui
