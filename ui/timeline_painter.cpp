@@ -630,7 +630,7 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
     int format = QImage::Format_ARGB32_Premultiplied; // a raster pixmap: 32-bit, opaque here
     if (device && device->devType() == QInternal::Image)
         format = static_cast<const QImage *>(device)->format();
-    const bool fast = rasterAtWholePixels(p) && background.alpha() == 255
+    const bool fast = m_opaqueColumns && rasterAtWholePixels(p) && background.alpha() == 255
         && (device->devType() == QInternal::Pixmap || format == QImage::Format_RGB32
             || format == QImage::Format_ARGB32 || format == QImage::Format_ARGB32_Premultiplied);
     if (!fast) {
@@ -653,7 +653,7 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
     const QRgb gridPixel = blendedPixel(format, backgroundPixel, m_palette->grid());
     std::array<QRgb, 32> slotColor{};
     std::array<bool, 32> slotKnown{};
-    bool allOpaque = true;
+    bool allOpaque = qAlpha(gridPixel) == 255;
     auto colorOf = [&](int slot) {
         if (!slotKnown[std::size_t(slot)]) {
             QRgb c = slot >= 16 ? gridPixel : backgroundPixel;
@@ -680,22 +680,14 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
     const int bottom = qRound(baseline);
     struct Segment {
         int top, bottom, slot;
-        bool operator==(const Segment &) const = default;
     };
-    // The segments of the column run being extended (equal columns side by side share their rects).
-    std::array<Segment, kFills> run{}, column{};
-    int runSegments = 0, runX = 0, runWidth = 0;
-    thread_local std::array<QList<QRect>, 32> rects;
-    for (auto &r : rects)
-        r.clear();
-    auto flush = [&] {
-        for (int i = 0; i < runSegments; ++i) {
-            const Segment &g = run[std::size_t(i)];
-            rects[std::size_t(g.slot)].append(QRect(runX, g.top, runWidth, g.bottom - g.top));
-        }
-        runSegments = 0;
-        runWidth = 0;
-    };
+    // Pass 1: each column's segments, top to bottom, and the highest row any of them reaches.
+    thread_local std::vector<std::array<Segment, kFills>> segments;
+    thread_local std::vector<std::uint8_t> segmentCount;
+    segments.resize(n);
+    segmentCount.assign(n, 0);
+    int bandTop = bottom;
+    std::uint32_t slotsUsed = 0;
     for (std::size_t c = 0; c < n; ++c) {
         // The tops of this column's fills, in paint order; a fill with no rows is left out.
         std::array<std::pair<int, int>, kFills> tops; // (top row, fill)
@@ -716,34 +708,24 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
         for (int i = 1; i < count; ++i) // at most four: an insertion sort by (top, paint order)
             for (int j = i; j > 0 && tops[std::size_t(j)] < tops[std::size_t(j - 1)]; --j)
                 std::swap(tops[std::size_t(j)], tops[std::size_t(j - 1)]);
-        int segments = 0;
-        int mask = 0;
+        int mask = 0, k = 0;
         const int gridBit = onGrid[c] ? 16 : 0;
         for (int i = 0; i < count; ++i) {
             mask |= 1 << tops[std::size_t(i)].second;
             const int from = tops[std::size_t(i)].first;
             const int to = i + 1 < count ? tops[std::size_t(i + 1)].first : bottom;
-            if (to > from)
-                column[std::size_t(segments++)] = {from, to, gridBit | mask};
+            if (to > from) {
+                segments[c][std::size_t(k++)] = {from, to, gridBit | mask};
+                slotsUsed |= 1u << (gridBit | mask);
+                bandTop = std::min(bandTop, from);
+            }
         }
-        const int x = clipX0 + int(c);
-        if (segments == runSegments && runWidth > 0 && runX + runWidth == x
-            && std::equal(column.begin(), column.begin() + segments, run.begin())) {
-            ++runWidth;
-            continue;
-        }
-        flush();
-        if (segments == 0)
-            continue;
-        run = column;
-        runSegments = segments;
-        runX = x;
-        runWidth = 1;
+        segmentCount[c] = std::uint8_t(k);
     }
-    flush();
-
+    if (bandTop >= bottom)
+        return;
     for (int slot = 0; slot < 32; ++slot)
-        if (!rects[std::size_t(slot)].isEmpty())
+        if (slotsUsed & (1u << slot))
             colorOf(slot);
     if (!allOpaque) {
         // Blending left a pixel translucent (not with an opaque background): paint it the slow way.
@@ -751,16 +733,31 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
             drawColumns(p, *layers[l].lo, *layers[l].hi, clipX0, baseline, scale, layers[l].color);
         return;
     }
-    p.save();
-    p.setPen(Qt::NoPen);
-    for (int slot = 0; slot < 32; ++slot) {
-        const auto &list = rects[std::size_t(slot)];
-        if (list.isEmpty())
-            continue;
-        p.setBrush(QColor::fromRgba(slotColor[std::size_t(slot)]));
-        p.drawRects(list.constData(), int(list.size()));
+
+    // Pass 2: the band of rows the columns reach, as pixels: what lies under them (background or grid)
+    // where no fill reaches, a segment's colour where one does. One tall one-pixel rect per segment was
+    // a span per row for the raster engine, dearer than the pixels; an opaque image of the band is
+    // instead copied row by row (at device scale 1 and a whole-pixel offset a blit).
+    thread_local QImage band;
+    const int bandRows = bottom - bandTop;
+    if (band.width() != int(n) || band.height() != bandRows)
+        band = QImage(int(n), bandRows, QImage::Format_RGB32);
+    const auto stride = std::size_t(band.bytesPerLine()) / sizeof(QRgb);
+    auto *pixels = reinterpret_cast<QRgb *>(band.bits());
+    for (std::size_t c = 0; c < n; ++c)
+        pixels[c] = onGrid[c] ? gridPixel : backgroundPixel;
+    for (int y = 1; y < bandRows; ++y)
+        std::memcpy(pixels + std::size_t(y) * stride, pixels, n * sizeof(QRgb));
+    for (std::size_t c = 0; c < n; ++c) {
+        for (int i = 0; i < segmentCount[c]; ++i) {
+            const Segment &g = segments[c][std::size_t(i)];
+            const QRgb color = slotColor[std::size_t(g.slot)];
+            QRgb *px = pixels + std::size_t(g.top - bandTop) * stride + c;
+            for (int y = g.top; y < g.bottom; ++y, px += stride)
+                *px = color;
+        }
     }
-    p.restore();
+    p.drawImage(QPoint(clipX0, bandTop), band);
 }
 
 void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,

@@ -94,6 +94,10 @@ public:
         m_labels = {};
     }
     const TimelineMetrics &metrics() const { return m_metrics; }
+    // On (the default), the derived lanes' translucent columns are painted as the opaque colours they
+    // blend to where that gives the same pixels (see drawColumnLayers); off, they are blended one fill
+    // at a time. Only for tests that compare the two.
+    void setOpaqueColumns(bool on) { m_opaqueColumns = on; }
     const LaneModel *model() const { return m_model; }
 
     TimelineLayout layout(const QRect &target) const;
@@ -174,6 +178,7 @@ private:
         QRgb result;
     };
     mutable std::vector<BlendEntry> m_blends;
+    bool m_opaqueColumns = true;
 };
 
 } // namespace streamscope::ui
