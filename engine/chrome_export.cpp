@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -239,26 +240,94 @@ struct Interval {
     std::uint32_t op; // global op index
 };
 
-// Returns the number of tracks used; writes the track of each interval's op into trackOf.
-int assignTracks(std::vector<Interval> &intervals, std::vector<std::uint32_t> &trackOf)
+// Where the slices of one stream's (or thread's) ops went.
+struct TrackPlan {
+    int tracks = 0;
+    std::vector<std::int64_t> firstStart; // per track: the start of its earliest slice
+};
+
+// Writes the track of each interval's op into trackOf, and sets touchesNext[op] where the next slice on
+// the same track begins exactly where the op's slice ends (consecutive ops of a stream that share an
+// event): those are the slices whose written durations durationBeforeNext() fits.
+TrackPlan assignTracks(std::vector<Interval> &intervals, std::vector<std::uint32_t> &trackOf,
+                       std::vector<std::uint8_t> &touchesNext)
 {
     auto byStart = [](const Interval &a, const Interval &b) {
         return a.start != b.start ? a.start < b.start : (a.end != b.end ? a.end > b.end : a.op < b.op);
     };
     if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
         std::sort(intervals.begin(), intervals.end(), byStart);
+    TrackPlan plan;
     std::vector<std::int64_t> lastEnd;
+    std::vector<std::uint32_t> lastOp;
     for (const auto &iv : intervals) {
         std::size_t t = 0;
         while (t < lastEnd.size() && lastEnd[t] > iv.start)
             ++t;
-        if (t == lastEnd.size())
+        if (t == lastEnd.size()) {
             lastEnd.push_back(iv.end);
-        else
+            lastOp.push_back(iv.op);
+            plan.firstStart.push_back(iv.start);
+        } else {
+            if (lastEnd[t] == iv.start)
+                touchesNext[lastOp[t]] = 1;
             lastEnd[t] = iv.end;
+            lastOp[t] = iv.op;
+        }
         trackOf[iv.op] = static_cast<std::uint32_t>(t);
     }
-    return static_cast<int>(lastEnd.size());
+    plan.tracks = static_cast<int>(lastEnd.size());
+    return plan;
+}
+
+// The duration to write, in microseconds, for a slice [startNs, startNs + durNs] whose successor on its
+// track begins at exactly its end; times relative to the file's origin, trackFirstNs the start of the
+// track's earliest slice. Readers parse ts and dur into doubles and add them, and the sum of the two
+// roundings can land one ulp past the successor's parsed ts (2176.57 + 60.8 = 2237.3700000000003 >
+// 2237.37): speedscope then opens the successor before closing the slice, leaves the slice open to the
+// end of the profile and stacks every later slice under it. speedscope also first subtracts the track's
+// earliest ts from every ts, which rounds differently, so both sums must stay at or before the
+// successor: the exact duration where it does (nearly always), otherwise the largest double below it
+// that does. That is picoseconds short (a quarter nanosecond at most), so readers that round to the
+// nanosecond (Perfetto's llround(us * 1000), chrome_import.h) still get durNs.
+double durationBeforeNext(std::int64_t startNs, std::int64_t durNs, std::int64_t trackFirstNs)
+{
+    // A quotient of integers below 2^53 is correctly rounded, so these are the doubles a reader parses
+    // from the exact decimals that JsonOut::micros writes.
+    const double start = static_cast<double>(startNs) / 1000.0;
+    const double end = static_cast<double>(startNs + durNs) / 1000.0;
+    const double first = static_cast<double>(trackFirstNs) / 1000.0;
+    const double startRebased = start - first;
+    const double endRebased = end - first;
+    auto fits = [&](double dur) { return start + dur <= end && startRebased + dur <= endRebased; };
+    const double exact = static_cast<double>(durNs) / 1000.0;
+    if (fits(exact))
+        return exact;
+    // A quarter nanosecond short is the most we allow: well inside the half nanosecond that rounding
+    // to the nanosecond forgives. It always fits below ~5 days from the origin, where one ulp of a
+    // timestamp is still far smaller; past that the exact duration is kept.
+    const double floorDur = (static_cast<double>(durNs) - 0.25) / 1000.0;
+    if (floorDur < 0.0 || !fits(floorDur))
+        return exact;
+    // Positive doubles order like their bit patterns: bisect for the largest one that fits.
+    std::uint64_t lo = std::bit_cast<std::uint64_t>(floorDur); // fits
+    std::uint64_t hi = std::bit_cast<std::uint64_t>(exact);    // does not
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (fits(std::bit_cast<double>(mid)) ? lo : hi) = mid;
+    }
+    return std::bit_cast<double>(lo);
+}
+
+// A touching slice's dur: the exact decimal when it fits, else the fitted double in its shortest
+// round-trip form (66.55999999999995 for 66.56).
+void writeDurationBeforeNext(JsonOut &j, std::int64_t startNs, std::int64_t durNs, std::int64_t trackFirstNs)
+{
+    const double dur = durationBeforeNext(startNs, durNs, trackFirstNs);
+    if (dur == static_cast<double>(durNs) / 1000.0)
+        j.micros(durNs);
+    else
+        j.real(dur);
 }
 
 void writeMetadataEvent(JsonOut &j, std::string_view what, int pid, int tid, std::string_view argKey,
@@ -451,11 +520,19 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
             }
     }
     std::vector<std::uint32_t> gpuTrack(opCount, 0), hostTrack(opCount, 0);
+    std::vector<std::uint8_t> gpuTouchesNext(opCount, 0), hostTouchesNext(opCount, 0);
     std::vector<int> streamTracks(streamIntervals.size(), 0), threadTracks(threadIntervals.size(), 0);
-    for (std::size_t s = 0; s < streamIntervals.size(); ++s)
-        streamTracks[s] = assignTracks(streamIntervals[s], gpuTrack);
-    for (std::size_t t = 0; t < threadIntervals.size(); ++t)
-        threadTracks[t] = assignTracks(threadIntervals[t], hostTrack);
+    std::vector<std::vector<std::int64_t>> streamTrackFirst(streamIntervals.size()), threadTrackFirst(threadIntervals.size());
+    for (std::size_t s = 0; s < streamIntervals.size(); ++s) {
+        auto plan = assignTracks(streamIntervals[s], gpuTrack, gpuTouchesNext);
+        streamTracks[s] = plan.tracks;
+        streamTrackFirst[s] = std::move(plan.firstStart);
+    }
+    for (std::size_t t = 0; t < threadIntervals.size(); ++t) {
+        auto plan = assignTracks(threadIntervals[t], hostTrack, hostTouchesNext);
+        threadTracks[t] = plan.tracks;
+        threadTrackFirst[t] = std::move(plan.firstStart);
+    }
     streamIntervals.clear();
     threadIntervals.clear();
 
@@ -636,7 +713,11 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                 j.raw(",\"ts\":");
                 j.micros(op.gpuStartNs - origin);
                 j.raw(",\"dur\":");
-                j.micros(op.gpuDurationNs());
+                if (gpuTouchesNext[g])
+                    writeDurationBeforeNext(j, op.gpuStartNs - origin, op.gpuDurationNs(),
+                                            streamTrackFirst[static_cast<std::size_t>(sKey)][gpuTrack[g]] - origin);
+                else
+                    j.micros(op.gpuDurationNs());
                 if (host)
                     bind(",\"flow_in\":true");
                 j.raw(",\"args\":{");
@@ -655,7 +736,11 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                 j.raw(",\"ts\":");
                 j.micros(op.hostStartNs - origin);
                 j.raw(",\"dur\":");
-                j.micros(op.hostDurationNs());
+                if (hostTouchesNext[g])
+                    writeDurationBeforeNext(j, op.hostStartNs - origin, op.hostDurationNs(),
+                                            threadTrackFirst[static_cast<std::size_t>(tKey)][hostTrack[g]] - origin);
+                else
+                    j.micros(op.hostDurationNs());
                 if (gpu)
                     bind(",\"flow_out\":true");
                 // The host slice of a GPU op needs no more than its thread: the arrow leads to the GPU

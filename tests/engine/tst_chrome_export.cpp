@@ -1,10 +1,14 @@
 // Chrome Trace Event export: checked by an independent parser (python3's json module, through
 // fixtures/check_chrome_trace.py) for strict JSON, Perfetto's nesting rule, named tracks and paired
 // flows; exact nanosecond timestamps; string escaping; overflow tracks; and round trips through the
-// Chrome importer (hand-made trace, native file -> Chrome -> import, and a real Nsight export).
+// Chrome importer (hand-made trace, native file -> Chrome -> import, and a real Nsight export); slices
+// that touch end at or before the next one in double arithmetic too, as speedscope computes it.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -32,6 +36,8 @@ private slots:
     void exactTimestamps();
     void escaping();
     void overlappingOpsGoToOverflowTracks();
+    void touchingSlicesInTheOverlapExample();
+    void touchingSlicesAtAwkwardValues();
     void roundTripHandTrace();
     void roundTripNativeFile();
     void roundTripRealNsysExport();
@@ -41,6 +47,7 @@ private slots:
     void unwritableTarget();
 
 private:
+    void checkTouchingSlices(const engine::Trace &trace);
     QString runChecker(const engine::Trace &trace, const engine::ChromeExportOptions &options = {});
     QTemporaryDir m_dir;
     QString m_python;
@@ -148,6 +155,10 @@ void TestChromeExport::checkerCatchesBrokenFiles_data()
     QTest::newRow("partial overlap") << "{\"traceEvents\":[" + names
             + R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":10}]})"
                                      << "partially overlaps";
+    // 2176.57 + 60.8 is 2237.3700000000003 in doubles: speedscope would open b before closing a.
+    QTest::newRow("touching slices past the next ts") << "{\"traceEvents\":[" + names
+            + R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":2176.57,"dur":60.8},{"ph":"X","name":"b","pid":1,"tid":1,"ts":2237.37,"dur":1}]})"
+                                                      << "ends after event";
     QTest::newRow("unnamed track") << "{\"traceEvents\":[" + names + R"({"ph":"X","name":"a","pid":1,"tid":2,"ts":0,"dur":10}]})"
                                    << "has no thread_name";
     QTest::newRow("unpaired flow") << "{\"traceEvents\":[" + names
@@ -295,6 +306,137 @@ void TestChromeExport::overlappingOpsGoToOverflowTracks()
     const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "overflow.json");
     QCOMPARE(back.repetitions[0].ops[2].stream, 0);
     QCOMPARE(back.streams.size(), t.streams.size());
+}
+
+namespace {
+
+// Consecutive slices of each track as a reader of doubles sees them. speedscope turns each X event into
+// a begin at ts and an end at ts + dur after subtracting the track's earliest ts from every ts; where
+// that end passes the next slice's ts by one ulp it opens the next slice first, cannot close this one,
+// and draws it to the end of the profile. Counts what the exporter wrote before it fitted durations:
+// the exact decimal of the duration in nanoseconds.
+struct SliceEnds {
+    int pairs = 0;          // consecutive slices on one track
+    int touching = 0;       // ... where the next begins at exactly this one's end, in nanoseconds
+    int exactWouldFail = 0; // ... where the exact decimal dur would end past the next ts
+    int fitted = 0;         // slices whose dur is not the exact decimal
+    QString failure;        // the first slice that ends past the next one, empty if none
+};
+
+SliceEnds sliceEnds(const nlohmann::json &doc)
+{
+    struct Slice {
+        double ts;
+        double dur;
+    };
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Slice>> tracks;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X")
+            tracks[{e["pid"].get<std::int64_t>(), e["tid"].get<std::int64_t>()}].push_back({e["ts"].get<double>(), e["dur"].get<double>()});
+    SliceEnds r;
+    for (auto &[key, slices] : tracks) {
+        std::sort(slices.begin(), slices.end(),
+                  [](const Slice &a, const Slice &b) { return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur; });
+        const double first = slices.front().ts;
+        for (std::size_t i = 0; i + 1 < slices.size(); ++i) {
+            const Slice &a = slices[i], &b = slices[i + 1];
+            ++r.pairs;
+            const std::int64_t startNs = std::llround(a.ts * 1000.0), durNs = std::llround(a.dur * 1000.0);
+            const std::int64_t nextNs = std::llround(b.ts * 1000.0);
+            const double exactDur = static_cast<double>(durNs) / 1000.0;
+            r.fitted += a.dur != exactDur;
+            if (startNs + durNs == nextNs) {
+                ++r.touching;
+                r.exactWouldFail += a.ts + exactDur > b.ts || (a.ts - first) + exactDur > b.ts - first;
+            }
+            if (r.failure.isEmpty() && (a.ts + a.dur > b.ts || (a.ts - first) + a.dur > b.ts - first))
+                r.failure = QString("track (%1, %2): ts %3 + dur %4 ends past the next ts %5 (rebased on %6: %7 > %8)")
+                                .arg(key.first)
+                                .arg(key.second)
+                                .arg(a.ts, 0, 'g', 17)
+                                .arg(a.dur, 0, 'g', 17)
+                                .arg(b.ts, 0, 'g', 17)
+                                .arg(first, 0, 'g', 17)
+                                .arg((a.ts - first) + a.dur, 0, 'g', 17)
+                                .arg(b.ts - first, 0, 'g', 17);
+        }
+    }
+    return r;
+}
+
+} // namespace
+
+// The export of a trace whose slices touch: no slice ends past the next in doubles, the nanoseconds
+// still come back exact, and the trace holds touching slices that the exact decimals would have broken
+// (so that the check can fail).
+void TestChromeExport::checkTouchingSlices(const engine::Trace &trace)
+{
+    const std::string text = engine::toChromeJson(trace);
+    const SliceEnds ends = sliceEnds(parse(text));
+    QVERIFY2(ends.failure.isEmpty(), qPrintable(ends.failure));
+    QVERIFY(ends.touching > 0);
+    QVERIFY2(ends.exactWouldFail > 0, "no touching slice here that the exact decimals break: the check proves nothing");
+    QCOMPARE(ends.fitted, ends.exactWouldFail); // only the slices that need it are fitted
+    const auto back = engine::chromeTraceFromJson(text, "touching.json");
+    const QString diff = test::traceDifference(trace, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(trace);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+void TestChromeExport::touchingSlicesInTheOverlapExample()
+{
+    // Consecutive ops of a stream share a CUDA event: 11 of its 120 GPU slices used to end one ulp past
+    // the next one's ts in speedscope's sums (docs/formats.md, "Checked offline in speedscope").
+    const auto t = engine::loadTrace(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace");
+    checkTouchingSlices(t);
+    const SliceEnds ends = sliceEnds(parse(engine::toChromeJson(t)));
+    QCOMPARE(ends.exactWouldFail, 11);
+}
+
+void TestChromeExport::touchingSlicesAtAwkwardValues()
+{
+    // Two back-to-back chains of ops with durations of odd nanoseconds: one near the origin, one an
+    // hour later (where one ulp of a timestamp is ~0.5 ps); host calls back to back as well.
+    using engine::OpKind;
+    engine::Trace t;
+    t.title = "touching";
+    t.streams = {{"near", 0, 1, 0, true, false}, {"late", 0, 2, 0, true, false}};
+    t.hostThreads = {{"main", 42}, {"late thread", 43}};
+    t.devices.push_back({});
+    engine::Repetition rep;
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    auto awkward = [&](std::int64_t lo, std::int64_t span) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return lo + static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(span));
+    };
+    for (int s = 0; s < 2; ++s) {
+        std::int64_t gpu = s == 0 ? 54'635 : 3'600'000'000'123;
+        std::int64_t host = s == 0 ? 1'001 : 3'599'999'000'007;
+        for (int i = 0; i < 400; ++i) {
+            engine::OpRecord op;
+            op.nameId = t.intern(i % 2 ? "kernel" : "copy");
+            op.kind = i % 2 ? OpKind::Kernel : OpKind::CopyH2D;
+            op.stream = s;
+            op.hostThread = s;
+            op.opIndex = static_cast<int>(rep.ops.size());
+            op.gpuStartNs = gpu;
+            op.gpuEndNs = gpu = gpu + awkward(1, 2'000'000);
+            op.hostStartNs = host;
+            op.hostEndNs = host = host + awkward(1, 20'000);
+            if (op.kind == OpKind::CopyH2D) {
+                op.bytes = 4 << 20;
+                op.srcMem = engine::MemKind::Pinned;
+                op.dstMem = engine::MemKind::Device;
+                op.api = engine::CopyApi::Async;
+            }
+            rep.ops.push_back(op);
+        }
+    }
+    t.repetitions.push_back(std::move(rep));
+    checkTouchingSlices(t);
 }
 
 void TestChromeExport::roundTripHandTrace()
