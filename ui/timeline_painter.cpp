@@ -262,11 +262,21 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     const double thinHeight = std::round(fullHeight * 0.5);
     const QFontMetrics fm(m_metrics.font, p.device());
     const int dpi = p.device() ? p.device()->logicalDpiY() : 0;
-    const double minLabelWidth = fm.horizontalAdvance(QStringLiteral("xxx")) + 6;
+    const double minLabelWidth = labelMinWidth(fm, dpi);
     const QBrush hatch(m_palette->blockingHatch(), Qt::BDiagPattern);
 
     const auto [first, last] = iv.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
-    auto colorOf = [&](std::uint8_t style) { return m_palette->opColor(OpKind(style & IntervalLane::kKindMask)); };
+    // The palette builds a QColor per call; a mark per column and lane made that a cost of its own.
+    std::array<QColor, IntervalLane::kKindMask + 1> kindColors;
+    std::array<bool, IntervalLane::kKindMask + 1> kindKnown{};
+    auto colorOf = [&](std::uint8_t style) -> const QColor & {
+        const std::size_t kind = style & IntervalLane::kKindMask;
+        if (!kindKnown[kind]) {
+            kindColors[kind] = m_palette->opColor(OpKind(kind));
+            kindKnown[kind] = true;
+        }
+        return kindColors[kind];
+    };
 
     // One-column marks (the dense case: a mark per pixel column when a million ops are in view) are
     // collected into rows of pixels and drawn with one drawImage each at the end, instead of thousands of
@@ -281,7 +291,46 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     auto *fullPixels = reinterpret_cast<QRgb *>(fullRow.scanLine(0));
     auto *thinPixels = reinterpret_cast<QRgb *>(thinRow.scanLine(0));
 
-    auto drawBar = [&](double x0, double x1, std::uint8_t style, bool blocking) {
+    // Folded marks wider than a column (runs of a few columns when the kinds in view alternate) were one
+    // fillRect each, a raster span per row: the largest cost left in a frame with a million ops. Where a
+    // logical pixel is a device pixel they go into the same rows of pixels as the one-column marks, but
+    // "deferred": in paint order they lie under everything drawn after them, which the rows (drawn last)
+    // would not. So before anything else is painted over their columns (a bar, its hatch, its label),
+    // the deferred pixels there are painted first, as the fillRect they stand for would have been; and a
+    // one-column mark, drawn last in any case, is never displaced by a deferred one.
+    const bool deferMarks = rasterAtWholePixels(p);
+    enum : std::uint8_t { kDeferredFull = 1, kDeferredThin = 2 };
+    std::vector<std::uint8_t> deferred(deferMarks ? std::size_t(columns) : 0, 0);
+    int deferredLo = columns, deferredHi = 0; // columns [lo, hi) may hold deferred pixels
+    auto paintDeferred = [&](int from, int to) { // strip columns [from, to)
+        from = std::max(from, deferredLo);
+        to = std::min(to, deferredHi);
+        if (from >= to)
+            return;
+        // Full rows first: where a thin mark is deferred over a deferred full one, it came later.
+        for (const std::uint8_t bit : {std::uint8_t(kDeferredFull), std::uint8_t(kDeferredThin)}) {
+            QRgb *row = bit == kDeferredFull ? fullPixels : thinPixels;
+            for (int c = from; c < to;) {
+                if (!(deferred[std::size_t(c)] & bit)) {
+                    ++c;
+                    continue;
+                }
+                const QRgb color = row[c];
+                int e = c;
+                while (e < to && (deferred[std::size_t(e)] & bit) && row[e] == color) {
+                    deferred[std::size_t(e)] &= std::uint8_t(~bit);
+                    row[e] = 0;
+                    ++e;
+                }
+                p.fillRect(bit == kDeferredFull ? QRectF(clipX0 + c, fullTop, e - c, fullHeight)
+                                                : QRectF(clipX0 + c, thinTop, e - c, thinHeight),
+                           QColor::fromRgba(color));
+                c = e;
+            }
+        }
+    };
+
+    auto drawBar = [&](double x0, double x1, std::uint8_t style, bool blocking, bool mark) {
         const bool thin = host && !blocking;
         // Snap to whole pixel columns: a mark narrower than a pixel lands in the column its start falls
         // in (where the ruler and the picking put that time), never rounded away.
@@ -293,8 +342,46 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
             (thin ? thinPixels : fullPixels)[c] = colorOf(style).rgba(); // opaque: premultiplied as is
             (thin ? anyThin : anyFull) = true;
             blockingColumn[c] = host && blocking;
+            if (deferMarks) {
+                // This pixel replaces a deferred one in its row; a full mark also covers a deferred thin
+                // one (drawn before it in paint order, the rows draw thin over full).
+                deferred[c] &= std::uint8_t(thin ? ~kDeferredThin : ~kDeferredFull);
+                if (!thin && (deferred[c] & kDeferredThin)) {
+                    thinPixels[c] = 0;
+                    deferred[c] &= std::uint8_t(~kDeferredThin);
+                }
+            }
             return r;
         }
+        const QRgb rgba = colorOf(style).rgba();
+        const int from = std::max(clipX0, int(left)) - clipX0, to = std::min(clipX1, int(right)) - clipX0;
+        if (deferMarks && mark && !(host && blocking) && qAlpha(rgba) == 255) {
+            for (int c = from; c < to; ++c) {
+                auto &d = deferred[std::size_t(c)];
+                if (!thin) {
+                    if (!fullPixels[c] || (d & kDeferredFull)) { // a one-column mark there stays on top
+                        fullPixels[c] = rgba;
+                        d |= kDeferredFull;
+                    }
+                    if (d & kDeferredThin) { // an earlier thin mark, covered by this one
+                        thinPixels[c] = 0;
+                        d &= std::uint8_t(~kDeferredThin);
+                    }
+                } else if ((!thinPixels[c] || (d & kDeferredThin)) && (!fullPixels[c] || (d & kDeferredFull))) {
+                    // (A one-column full mark there is drawn after this in any case and covers it.)
+                    thinPixels[c] = rgba;
+                    d |= kDeferredThin;
+                }
+            }
+            if (from < to) {
+                (thin ? anyThin : anyFull) = true;
+                deferredLo = std::min(deferredLo, from);
+                deferredHi = std::max(deferredHi, to);
+            }
+            return r;
+        }
+        if (deferMarks)
+            paintDeferred(from, to);
         p.fillRect(r, colorOf(style));
         if (host && blocking)
             p.fillRect(r, hatch);
@@ -310,7 +397,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     auto flush = [&]() {
         if (!run)
             return;
-        const QRectF r = drawBar(runX0, runX1, runStyle, runBlocking);
+        const QRectF r = drawBar(runX0, runX1, runStyle, runBlocking, true);
         // No "N ops" label on a folded mark: where a mark is split depends on the strip being painted,
         // and a label would not survive the cached pan (the tooltip names the op under the pointer).
         (void)r;
@@ -403,7 +490,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
             continue;
         }
         flush();
-        const QRectF r = drawBar(x0, x1, style, blocking);
+        const QRectF r = drawBar(x0, x1, style, blocking, false);
         ++m_stats.barsDrawn;
         coveredTo = std::max(coveredTo, x1);
         // Labels only where they fit, elided; the visible part of the bar so a long kernel that starts
@@ -449,6 +536,18 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         c = e;
     }
     return edgeDependent;
+}
+
+double TimelinePainter::labelMinWidth(const QFontMetrics &fm, int logicalDpi) const
+{
+    LabelCache &c = m_labels;
+    if (c.logicalDpi != logicalDpi) {
+        c = {};
+        c.logicalDpi = logicalDpi;
+    }
+    if (c.minWidth < 0)
+        c.minWidth = fm.horizontalAdvance(QStringLiteral("xxx")) + 6;
+    return c.minWidth;
 }
 
 const QString &TimelinePainter::barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId,
@@ -503,17 +602,32 @@ void columnMinMax(const StepSeries &s, const TimeMapping &m, int clipX0, int cli
         return;
     // Columns go left to right, so each search starts where the previous column's ended.
     std::size_t cursor = std::size_t(std::max<std::ptrdiff_t>(0, s.indexAt(m.toNs(double(clipX0)))));
+    // The previous column's end and the first step at or after it: a column usually begins where the
+    // previous one ended, and then its first step follows from that without a second search.
+    qint64 prevT1 = std::numeric_limits<qint64>::min();
+    std::size_t prevLast = 0;
     for (int c = 0; c < n; ++c) {
         // The column covers [t0, t1); a step that starts at t1 belongs to the next column.
         const qint64 t0 = m.toNs(double(clipX0 + c));
         const qint64 t1 = std::max(t0 + 1, m.toNs(double(clipX0 + c + 1)));
         if (t0 >= endNs || t1 <= s.times.front())
             continue; // past the end of the repetition, or before anything happened
-        // The step in force at t0: the last one starting at or before it.
-        const std::size_t after = gallop<true>(s.times, cursor, s.size(), t0);
+        // The step in force at t0: the last one starting at or before it. The first step after t0 is the
+        // first at or after it, or behind the steps starting exactly at t0 (one at most: pushStep merges
+        // equal times).
+        std::size_t after;
+        if (t0 == prevT1) {
+            after = prevLast;
+            while (after < s.size() && s.times[after] <= t0)
+                ++after;
+        } else {
+            after = gallop<true>(s.times, cursor, s.size(), t0);
+        }
         const std::size_t first = after > 0 ? after - 1 : 0;
         const std::size_t last = gallop<false>(s.times, first, s.size(), t1);
         cursor = first;
+        prevT1 = t1;
+        prevLast = last;
         if (last <= first)
             continue;
         s.minMax(first, last, lo[std::size_t(c)], hi[std::size_t(c)]);

@@ -153,6 +153,8 @@ private:
     int nominalHeight(const Lane &lane) const;
     // The label of a bar with the given name, elided to fit maxWidth pixels (see LabelCache).
     const QString &barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId, int maxWidth) const;
+    // The narrowest bar that gets a label ("xxx" and margins), measured once per font and device DPI.
+    double labelMinWidth(const QFontMetrics &fm, int logicalDpi) const;
 
     // Bar labels are the fixed cost of a frame with few ops in view (a thousand labels, each shaped by
     // HarfBuzz twice: once to elide, once to draw). Traces have few distinct names, so the name as a
@@ -163,6 +165,7 @@ private:
         std::vector<QString> names;       // by nameId, converted on first use
         std::vector<int> advances;        // by nameId; -1: not measured yet
         std::unordered_map<std::uint64_t, QString> elided; // (nameId << 32 | width) -> elided name
+        int minWidth = -1;                // labelMinWidth; -1: not measured yet
     };
 
     const LaneModel *m_model = nullptr;
