@@ -136,7 +136,8 @@ void TimelineView::invalidateCache()
 {
     for (auto &c : m_caches)
         c.valid = false;
-    m_headerCacheValid = false;
+    m_headerCache.valid = false;
+    m_legendCache.valid = false;
 }
 
 void TimelineView::onWindowChanged()
@@ -372,28 +373,27 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
     }
 }
 
-void TimelineView::paintHeadersCached(QPainter &p, const TimelineLayout &layout)
+void TimelineView::paintCached(QPainter &p, AreaCache &cache, const QRect &area,
+                               const std::function<void(QPainter &)> &paint)
 {
-    // paintHeaders draws only inside this rectangle (its clip: the headers and the row below them).
-    const QRect area = layout.headers.adjusted(0, 0, 0, 1);
     if (area.isEmpty())
         return;
     const qreal dpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
-    if (!m_headerCacheValid || m_headerCacheRect != area || m_headerCacheDpr != dpr) {
-        if (m_headerCache.size() != area.size() * dpr || m_headerCache.devicePixelRatio() != dpr) {
-            m_headerCache = QPixmap(area.size() * dpr);
-            m_headerCache.setDevicePixelRatio(dpr);
+    if (!cache.valid || cache.rect != area || cache.dpr != dpr) {
+        if (cache.pixmap.size() != area.size() * dpr || cache.pixmap.devicePixelRatio() != dpr) {
+            cache.pixmap = QPixmap(area.size() * dpr);
+            cache.pixmap.setDevicePixelRatio(dpr);
         }
-        // What lies under the headers in the window: the background (paintEvent fills outside the plot).
-        m_headerCache.fill(m_palette->background());
-        QPainter cp(&m_headerCache);
+        // What lies under the area in the window: the background (paintEvent fills outside the plot).
+        cache.pixmap.fill(m_palette->background());
+        QPainter cp(&cache.pixmap);
         cp.translate(-area.topLeft());
-        m_painter->paintHeaders(cp, layout);
-        m_headerCacheRect = area;
-        m_headerCacheDpr = dpr;
-        m_headerCacheValid = true;
+        paint(cp);
+        cache.rect = area;
+        cache.dpr = dpr;
+        cache.valid = true;
     }
-    p.drawPixmap(area.topLeft(), m_headerCache);
+    p.drawPixmap(area.topLeft(), cache.pixmap);
 }
 
 void TimelineView::paintEvent(QPaintEvent *)
@@ -430,12 +430,19 @@ void TimelineView::paintEvent(QPaintEvent *)
     overlay.selectionEndNs = m_zoom->selectionEnd();
     // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
     // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
-    if (targetDpr == 1 && devicePixelRatioF() == 1)
-        paintHeadersCached(p, layout);
+    // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend
+    // (their clips).
+    const bool cached = targetDpr == 1 && devicePixelRatioF() == 1;
+    if (cached)
+        paintCached(p, m_headerCache, layout.headers.adjusted(0, 0, 0, 1),
+                    [&](QPainter &cp) { m_painter->paintHeaders(cp, layout); });
     else
         m_painter->paintHeaders(p, layout);
     m_painter->paintRuler(p, layout, mapping, overlay);
-    m_painter->paintLegend(p, layout);
+    if (cached)
+        paintCached(p, m_legendCache, layout.legend, [&](QPainter &cp) { m_painter->paintLegend(cp, layout); });
+    else
+        m_painter->paintLegend(p, layout);
     m_painter->paintOverlay(p, layout, mapping, overlay);
     if (hasFocus()) {
         // Keys (W/S/A/D/F) act only with focus: show where it is.

@@ -17,6 +17,7 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -110,7 +111,10 @@ private:
     void onWindowChanged();
     void invalidateCache();
     void updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping);
-    void paintHeadersCached(QPainter &p, const TimelineLayout &layout);
+    struct AreaCache;
+    // Copies `cache` to `area`, first painting it with `paint` (in the widget's coordinates) when it is
+    // stale or the area or device scale changed.
+    void paintCached(QPainter &p, AreaCache &cache, const QRect &area, const std::function<void(QPainter &)> &paint);
     void setHovered(OpRef ref);
     void applyStyle();
 
@@ -133,12 +137,17 @@ private:
     bool m_dragMoved = false;
 
     std::vector<LaneCache> m_caches; // one per lane: the lane's picture for the current window
-    // The lane headers do not depend on the window: painted once (text shaping is a good part of a
-    // frame's fixed cost) and copied in every frame until the layout, data or style changes.
-    QPixmap m_headerCache;
-    QRect m_headerCacheRect;
-    qreal m_headerCacheDpr = 0;
-    bool m_headerCacheValid = false;
+    // The lane headers and the legend do not depend on the window: painted once (text shaping is a
+    // good part of a frame's fixed cost) and copied in every frame until the layout, data or style
+    // changes.
+    struct AreaCache {
+        QPixmap pixmap;
+        QRect rect;
+        qreal dpr = 0;
+        bool valid = false;
+    };
+    AreaCache m_headerCache;
+    AreaCache m_legendCache;
 };
 
 } // namespace streamscope::ui
