@@ -268,15 +268,19 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     const auto [first, last] = iv.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
     // The palette builds a QColor per call; a mark per column and lane made that a cost of its own.
     std::array<QColor, IntervalLane::kKindMask + 1> kindColors;
+    std::array<QRgb, IntervalLane::kKindMask + 1> kindRgba;
     std::array<bool, IntervalLane::kKindMask + 1> kindKnown{};
-    auto colorOf = [&](std::uint8_t style) -> const QColor & {
+    auto known = [&](std::uint8_t style) {
         const std::size_t kind = style & IntervalLane::kKindMask;
         if (!kindKnown[kind]) {
             kindColors[kind] = m_palette->opColor(OpKind(kind));
+            kindRgba[kind] = kindColors[kind].rgba();
             kindKnown[kind] = true;
         }
-        return kindColors[kind];
+        return kind;
     };
+    auto colorOf = [&](std::uint8_t style) -> const QColor & { return kindColors[known(style)]; };
+    auto rgbaOf = [&](std::uint8_t style) { return kindRgba[known(style)]; };
 
     // One-column marks (the dense case: a mark per pixel column when a million ops are in view) are
     // collected into rows of pixels and drawn with one drawImage each at the end, instead of thousands of
@@ -339,7 +343,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         const QRectF r(left, thin ? thinTop : fullTop, right - left, thin ? thinHeight : fullHeight);
         if (right - left == 1 && left >= clipX0 && left < clipX1) {
             const auto c = std::size_t(left - clipX0);
-            (thin ? thinPixels : fullPixels)[c] = colorOf(style).rgba(); // opaque: premultiplied as is
+            (thin ? thinPixels : fullPixels)[c] = rgbaOf(style); // opaque: premultiplied as is
             (thin ? anyThin : anyFull) = true;
             blockingColumn[c] = host && blocking;
             if (deferMarks) {
@@ -353,7 +357,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
             }
             return r;
         }
-        const QRgb rgba = colorOf(style).rgba();
+        const QRgb rgba = rgbaOf(style);
         const int from = std::max(clipX0, int(left)) - clipX0, to = std::min(clipX1, int(right)) - clipX0;
         if (deferMarks && mark && !(host && blocking) && qAlpha(rgba) == 255) {
             for (int c = from; c < to; ++c) {
