@@ -59,9 +59,12 @@ void StepSeries::finish()
     summarise(blockMin, blockMax, superMin, superMax);
 }
 
-void StepSeries::minMax(std::size_t first, std::size_t last, float &lo, float &hi) const
+void StepSeries::minMax(std::size_t first, std::size_t last, float &outLo, float &outHi) const
 {
     constexpr std::size_t kSuper = kBlock * kBlock;
+    // Kept in locals: the results may alias the arrays as far as the compiler knows, which made every
+    // step a load and a store of both (a million steps in view: the column min/max was a tenth of a frame).
+    float lo = outLo, hi = outHi;
     auto take = [&](float l, float h) {
         lo = std::min(lo, l);
         hi = std::max(hi, h);
@@ -79,6 +82,8 @@ void StepSeries::minMax(std::size_t first, std::size_t last, float &lo, float &h
         take(blockMin[i / kBlock], blockMax[i / kBlock]), i += kBlock;
     for (; i < last; ++i)
         take(values[i], values[i]);
+    outLo = lo;
+    outHi = hi;
 }
 
 float StepSeries::valueAt(qint64 ns) const
