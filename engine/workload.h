@@ -12,6 +12,8 @@
 namespace streamscope::engine {
 
 inline constexpr int kWorkloadFormatVersion = 1;
+inline constexpr int kMaxWarmup = 100;        // warm-up rounds a workload (or --warmup) may ask for
+inline constexpr int kMaxRepetitions = 1000;  // measured rounds
 
 enum class BufferKind : std::uint8_t { Pageable, Pinned, Registered, Managed, Device };
 

@@ -32,8 +32,6 @@ constexpr int kMaxThreadsPerBlock = 1024;   // every CUDA GPU since Fermi
 constexpr std::int64_t kMaxBlocks = std::numeric_limits<std::int32_t>::max(); // gridDim.x limit
 constexpr int kMinPriority = -10;           // CUDA clamps to the device's range, typically -5..0
 constexpr int kMaxDevice = 63;
-constexpr int kMaxWarmup = 100;
-constexpr int kMaxRepetitions = 1000;
 constexpr int kMaxChunks = 4096;
 
 std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }

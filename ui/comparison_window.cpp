@@ -23,6 +23,7 @@
 #include "engine/harris_reference.h"
 #include "ui/bandwidth_size_chart.h"
 #include "ui/chart_export.h"
+#include "ui/chart_style.h"
 #include "ui/comparison_table_model.h"
 #include "ui/makespan_chart.h"
 #include "ui/stacked_timelines.h"
@@ -105,12 +106,17 @@ ComparisonWindow::ComparisonWindow(QWidget *parent)
         if (!path.isEmpty() && !openFile(path, &error))
             QMessageBox::warning(this, tr("Could not open the comparison"), error);
     });
+    file->addAction(tr("&Save comparison as…"), QKeySequence::SaveAs, this, &ComparisonWindow::saveDialog);
     file->addAction(tr("Export &timelines image…"), this, [this] { exportDialog(true); });
     file->addAction(tr("Export &chart image…"), this, [this] { exportDialog(false); });
     file->addSeparator();
     file->addAction(tr("&Close"), QKeySequence::Close, this, &QWidget::close);
     QMenu *view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit timelines"), QKeySequence(Qt::Key_F), m_timelines, &StackedTimelines::fitAll);
+    m_presentationAction = view->addAction(tr("&Presentation mode"));
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcut(QKeySequence(Qt::Key_F11));
+    connect(m_presentationAction, &QAction::toggled, this, &ComparisonWindow::setPresentationMode);
 }
 
 ComparisonWindow::~ComparisonWindow() = default;
@@ -256,8 +262,6 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
             trace, s.medianRepetition });
     }
     m_timelines->setEntries(std::move(entries));
-    for (int i = 0; i < m_timelines->count(); ++i)
-        m_timelines->view(i)->setMinimumHeight(kMinTimelineHeight);
     m_makespan->setSummaries(summaries);
     m_bandwidth->setTraces(raw);
     m_tableModel->setSummaries(summaries);
@@ -288,7 +292,82 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
             .arg(c.variants.size())
             .arg(device.isEmpty() ? tr("an unknown GPU") : device.toHtmlEscaped(),
                 axes.join(QStringLiteral("; ")).toHtmlEscaped(), QString::fromStdString(c.createdUtc).toHtmlEscaped()));
-    setWindowTitle(tr("%1 — comparison — StreamScope").arg(displayName));
+    m_displayName = displayName;
+    updateTitle();
+    applyStyle();
+}
+
+void ComparisonWindow::applyStyle()
+{
+    const ChartStyle style{m_dark, m_presentation ? 1.35 : 1.0};
+    applyChartStyle(m_makespan->chart(), style);
+    applyChartStyle(m_bandwidth->chart(), style);
+    // Presentation lanes are taller: each variant gets all of its lanes, and the stack scrolls.
+    m_timelines->setViewModes(m_presentation, m_dark, m_presentation ? 100000 : kMinTimelineHeight);
+}
+
+void ComparisonWindow::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    if (on)
+        m_normalFont = font();
+    m_presentation = on;
+    QFont f = m_normalFont;
+    if (on)
+        f.setPointSizeF(f.pointSizeF() * 1.35);
+    setFont(f);
+    m_presentationAction->setChecked(on);
+    applyStyle();
+}
+
+void ComparisonWindow::setDarkPalette(bool dark)
+{
+    m_dark = dark;
+    applyStyle();
+}
+
+void ComparisonWindow::updateTitle()
+{
+    setWindowTitle(m_unsaved ? tr("%1 (not saved) — comparison — StreamScope").arg(m_displayName)
+                             : tr("%1 — comparison — StreamScope").arg(m_displayName));
+}
+
+void ComparisonWindow::setUnsaved(bool unsaved)
+{
+    m_unsaved = unsaved;
+    updateTitle();
+}
+
+bool ComparisonWindow::saveAs(const QString &path, QString *error)
+{
+    try {
+        engine::writeComparison(*m_comparison, path.toStdString());
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    m_displayName = QFileInfo(path).fileName();
+    m_unsaved = false;
+    updateTitle();
+    return true;
+}
+
+void ComparisonWindow::saveDialog()
+{
+    QString suggested = m_displayName;
+    if (!suggested.endsWith(QLatin1String(".sscompare")))
+        suggested += QStringLiteral(".sscompare");
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save comparison"), suggested, tr("Comparisons (*.sscompare)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (saveAs(path, &error))
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    else
+        QMessageBox::warning(this, tr("Could not save the comparison"), error);
 }
 
 bool ComparisonWindow::exportTimelines(const QString &path, QSize size, QString *error)

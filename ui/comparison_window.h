@@ -5,6 +5,7 @@
 // (ComparisonTableModel). Charts and timelines export to PNG or SVG.
 #pragma once
 
+#include <QFont>
 #include <QMainWindow>
 #include <QString>
 
@@ -13,6 +14,7 @@
 
 #include "engine/comparison_file.h"
 
+class QAction;
 class QLabel;
 class QSplitter;
 class QTabWidget;
@@ -53,15 +55,37 @@ public:
     ComparisonTableModel *tableModel() const { return m_tableModel; }
     QTabWidget *tabs() const { return m_tabs; }
 
+    // Writes the comparison to a .sscompare (atomically); a comparison just run lives in a temporary
+    // folder until saved. On failure returns false with *error.
+    bool saveAs(const QString &path, QString *error = nullptr);
+    // Marks a comparison that exists only in a temporary file: the title says so until it is saved.
+    void setUnsaved(bool unsaved);
+    bool isUnsaved() const { return m_unsaved; }
+
+    // As the main window's: larger type and lanes for a projector; dark palette for timelines and charts.
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return m_presentation; }
+    void setDarkPalette(bool dark);
+    bool darkPalette() const { return m_dark; }
+
     // Exports the timelines or the chart of the current tab to .png/.svg at size.
     bool exportTimelines(const QString &path, QSize size, QString *error = nullptr);
     bool exportCurrentChart(const QString &path, QSize size, QString *error = nullptr);
 
 private:
     void exportDialog(bool timelines);
+    void saveDialog();
+    void updateTitle();
+    void applyStyle(); // the charts and timelines after a change of comparison, palette or mode
 
     // Shared so that the timelines' traces (aliases into its variants) outlive a replaced comparison.
     std::shared_ptr<const engine::Comparison> m_comparison = std::make_shared<const engine::Comparison>();
+    QString m_displayName;
+    bool m_unsaved = false;
+    bool m_presentation = false;
+    bool m_dark = false;
+    QFont m_normalFont;
+    QAction *m_presentationAction = nullptr;
     QLabel *m_header = nullptr;
     StackedTimelines *m_timelines = nullptr;
     QTabWidget *m_tabs = nullptr;

@@ -5,7 +5,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QHBoxLayout>
+#include <QGridLayout>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -19,8 +20,12 @@ namespace streamscope::ui {
 LessonsPanel::LessonsPanel(QWidget *parent)
     : QWidget(parent), m_list(new QListWidget(this)), m_description(new QTextBrowser(this)),
       m_openWorkload(new QPushButton(tr("Open in &editor"), this)),
-      m_openExample(new QPushButton(tr("Show e&xample trace"), this))
+      m_openExample(new QPushButton(tr("Show e&xample trace"), this)),
+      m_compare(new QPushButton(tr("&Compare variants…"), this)),
+      m_openComparison(new QPushButton(tr("Show recorded co&mparison"), this))
 {
+    m_compare->setObjectName(QStringLiteral("lessonCompare"));
+    m_openComparison->setObjectName(QStringLiteral("lessonRecordedComparison"));
     m_list->setObjectName(QStringLiteral("lessonList"));
     // Lesson names are sentences: wrap them rather than hide their ends behind a scroll bar.
     m_list->setWordWrap(true);
@@ -31,9 +36,11 @@ LessonsPanel::LessonsPanel(QWidget *parent)
     m_openWorkload->setToolTip(tr("Load this workload into the editor, to run or change it"));
     m_openExample->setToolTip(tr("Open the trace of this workload recorded on a real GPU"));
 
-    auto *buttons = new QHBoxLayout;
-    buttons->addWidget(m_openWorkload);
-    buttons->addWidget(m_openExample);
+    auto *buttons = new QGridLayout;
+    buttons->addWidget(m_openWorkload, 0, 0);
+    buttons->addWidget(m_openExample, 0, 1);
+    buttons->addWidget(m_compare, 1, 0);
+    buttons->addWidget(m_openComparison, 1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(m_list, 2);
@@ -57,6 +64,14 @@ LessonsPanel::LessonsPanel(QWidget *parent)
         if (const int index = currentLesson(); index >= 0)
             emit workloadOpenRequested(m_lessons[std::size_t(index)].workloadPath);
     });
+    connect(m_compare, &QPushButton::clicked, this, [this] {
+        if (const int index = currentLesson(); index >= 0 && !m_lessons[std::size_t(index)].compare.isEmpty())
+            emit compareRequested(m_lessons[std::size_t(index)].workloadPath);
+    });
+    connect(m_openComparison, &QPushButton::clicked, this, [this] {
+        if (const int index = currentLesson(); index >= 0 && !m_lessons[std::size_t(index)].comparisonPath.isEmpty())
+            emit comparisonOpenRequested(m_lessons[std::size_t(index)].comparisonPath);
+    });
     connect(m_openExample, &QPushButton::clicked, this, [this] {
         if (const int index = currentLesson(); index >= 0 && !m_lessons[std::size_t(index)].examplePath.isEmpty())
             emit exampleOpenRequested(m_lessons[std::size_t(index)].examplePath);
@@ -74,6 +89,10 @@ Lesson LessonsPanel::readLesson(const QString &workloadPath, const QString &exam
         const QString example = QDir(examplesDir).filePath(info.completeBaseName() + QStringLiteral(".sstrace"));
         if (QFileInfo::exists(example))
             lesson.examplePath = example;
+        const QString comparison =
+            QDir(examplesDir).filePath(QStringLiteral("comparisons/") + info.completeBaseName() + QStringLiteral(".sscompare"));
+        if (QFileInfo::exists(comparison))
+            lesson.comparisonPath = comparison;
     }
     QFile file(workloadPath);
     if (!file.open(QIODevice::ReadOnly)) {
@@ -95,6 +114,9 @@ Lesson LessonsPanel::readLesson(const QString &workloadPath, const QString &exam
     if (const QString name = object.value(QLatin1String("name")).toString(); !name.isEmpty())
         lesson.name = name;
     lesson.description = object.value(QLatin1String("description")).toString();
+    for (const QJsonValue &v : object.value(QLatin1String("compare")).toArray())
+        if (v.isString())
+            lesson.compare << v.toString();
     return lesson;
 }
 
@@ -157,6 +179,8 @@ void LessonsPanel::showCurrent()
                                         : QString());
         m_openWorkload->setEnabled(false);
         m_openExample->setEnabled(false);
+        m_compare->setEnabled(false);
+        m_openComparison->setEnabled(false);
         return;
     }
     const Lesson &lesson = m_lessons[std::size_t(index)];
@@ -171,6 +195,21 @@ void LessonsPanel::showCurrent()
     m_openExample->setToolTip(lesson.examplePath.isEmpty()
                                   ? tr("No example trace has been recorded for this lesson yet")
                                   : tr("Open %1, recorded on a real GPU").arg(lesson.examplePath));
+    m_compare->setEnabled(lesson.error.isEmpty() && !lesson.compare.isEmpty() && m_canRun);
+    m_compare->setToolTip(lesson.compare.isEmpty() ? tr("This lesson has no comparison")
+                          : !m_canRun ? tr("No usable GPU here: open the recorded comparison instead")
+                                      : tr("Run this lesson's comparison on your GPU: --vary %1")
+                                            .arg(lesson.compare.join(QStringLiteral(" --vary "))));
+    m_openComparison->setEnabled(!lesson.comparisonPath.isEmpty());
+    m_openComparison->setToolTip(lesson.comparisonPath.isEmpty()
+                                     ? tr("No comparison has been recorded for this lesson")
+                                     : tr("Open %1, recorded on a real GPU").arg(lesson.comparisonPath));
+}
+
+void LessonsPanel::setCanRun(bool canRun)
+{
+    m_canRun = canRun;
+    showCurrent();
 }
 
 } // namespace streamscope::ui

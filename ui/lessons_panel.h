@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include <vector>
@@ -19,6 +20,8 @@ struct Lesson {
     QString description;   // the workload's "description": what to look for
     QString workloadPath;
     QString examplePath;   // empty when no example trace was recorded for it
+    QStringList compare;   // the lesson's comparison: the workload's "compare" (--vary options)
+    QString comparisonPath; // examples/comparisons/<name>.sscompare, recorded on a real GPU; may be empty
     QString error;         // why the file could not be read, shown instead of the description
 };
 
@@ -41,6 +44,13 @@ public:
 signals:
     void workloadOpenRequested(const QString &path);
     void exampleOpenRequested(const QString &path);
+    // Run the lesson's comparison (the workload at path, with its "compare" axes) on this machine's GPU.
+    void compareRequested(const QString &workloadPath);
+    void comparisonOpenRequested(const QString &path);
+
+public:
+    // Whether workloads can run here (a usable GPU): the Compare button is enabled only then.
+    void setCanRun(bool canRun);
 
 private:
     void showCurrent();
@@ -50,6 +60,9 @@ private:
     QTextBrowser *m_description;
     QPushButton *m_openWorkload;
     QPushButton *m_openExample;
+    QPushButton *m_compare;
+    QPushButton *m_openComparison;
+    bool m_canRun = true;
 };
 
 } // namespace streamscope::ui

@@ -180,17 +180,33 @@ void MakespanChart::placeAnnotations()
     if (m_annotationItems.size() != m_annotations.size()) {
         qDeleteAll(m_annotationItems);
         m_annotationItems.clear();
-        QFont font = chart()->font();
+        // Type and colour follow the chart's legend and title (light/dark, presentation: chart_style.h).
+        QFont font = chart()->legend()->font();
         font.setPointSizeF(font.pointSizeF() * 0.9);
         for (const QString &text : m_annotations) {
             auto *item = new QGraphicsSimpleTextItem(text, chart());
             item->setFont(font);
+            item->setBrush(chart()->titleBrush());
             item->setZValue(20);
             m_annotationItems << item;
         }
     }
+    // Narrow bars (many variants, presentation type): the makespan is on the axis and in the table, so
+    // drop it first, then the word after the ratio, rather than let neighbours overlap.
+    const double spacing = m_annotationItems.size() > 1
+                               ? chart()->mapToPosition(QPointF(1, 0), m_bars).x() -
+                                     chart()->mapToPosition(QPointF(0, 0), m_bars).x()
+                               : chart()->plotArea().width();
     for (int i = 0; i < m_annotationItems.size(); ++i) {
         QGraphicsSimpleTextItem *item = m_annotationItems[i];
+        const QString full = m_annotations[i];
+        item->setText(full);
+        if (item->boundingRect().width() > spacing - 6) {
+            const QString verdict = full.section(QLatin1Char('\n'), 1);
+            item->setText(verdict);
+            if (item->boundingRect().width() > spacing - 6)
+                item->setText(verdict.section(QLatin1Char(' '), 0, 0));
+        }
         const QPointF top = chart()->mapToPosition(QPointF(i, whisker(i).second), m_bars);
         const QRectF box = item->boundingRect();
         item->setPos(top.x() - box.width() / 2, top.y() - box.height() - 4);

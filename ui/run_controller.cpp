@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonParseError>
@@ -141,7 +142,7 @@ void RunController::checkDevices()
 {
     if (isBusy())
         return;
-    launch({QStringLiteral("devices")}, State::CheckingDevices);
+    launch({QStringLiteral("devices")}, State::CheckingDevices, Job::Devices);
 }
 
 bool RunController::start(const QString &workloadPath, const QString &outputPath)
@@ -153,12 +154,33 @@ bool RunController::start(const QString &workloadPath, const QString &outputPath
     m_outputPath = outputPath;
     launch({QStringLiteral("run"), workloadPath, QStringLiteral("-o"), outputPath,
             QStringLiteral("--progress"), QStringLiteral("json")},
-           State::Running);
+           State::Running, Job::Run);
     return true;
 }
 
-void RunController::launch(const QStringList &arguments, State state)
+bool RunController::startComparison(const QString &workloadPath, const QStringList &varyOptions,
+                                    const QString &outputPath, int repetitions, int warmup)
 {
+    if (isBusy()) {
+        emit runFailed({RunFailureKind::Internal, -1, tr("A run is already in progress.")});
+        return false;
+    }
+    m_outputPath = outputPath;
+    QStringList arguments{QStringLiteral("compare"), workloadPath};
+    for (const QString &v : varyOptions)
+        arguments << QStringLiteral("--vary") << v;
+    if (repetitions > 0)
+        arguments << QStringLiteral("--repeat") << QString::number(repetitions);
+    if (warmup >= 0)
+        arguments << QStringLiteral("--warmup") << QString::number(warmup);
+    arguments << QStringLiteral("-o") << outputPath << QStringLiteral("--progress") << QStringLiteral("json");
+    launch(arguments, State::Running, Job::Compare);
+    return true;
+}
+
+void RunController::launch(const QStringList &arguments, State state, Job job)
+{
+    m_job = job;
     if (m_process) {
         m_process->disconnect(this);
         m_process->deleteLater();
@@ -244,7 +266,13 @@ void RunController::handleLine(const QByteArray &line)
     }
     const QJsonObject object = doc.object();
     const QString event = object.value(QLatin1String("event")).toString();
-    if (event == QLatin1String("start")) {
+    if (event == QLatin1String("start") && object.value(QLatin1String("variants")).isArray()) {
+        QStringList labels;
+        for (const QJsonValue &v : object.value(QLatin1String("variants")).toArray())
+            labels << v.toString();
+        emit comparisonStarted(object.value(QLatin1String("workload")).toString(), labels);
+        emit progressChanged(1, tr("Started: %n variant(s)", nullptr, int(labels.size())));
+    } else if (event == QLatin1String("start")) {
         emit runStarted(object.value(QLatin1String("workload")).toString(),
                         object.value(QLatin1String("repetitions")).toInt(),
                         object.value(QLatin1String("ops")).toInt());
@@ -262,6 +290,19 @@ void RunController::handleLine(const QByteArray &line)
             text += tr(" %1/%2").arg(qMin(repetition + 1, total)).arg(total);
         if (!message.isEmpty())
             text += QStringLiteral(": ") + message;
+        if (object.contains(QLatin1String("fraction"))) {
+            // A comparison: the fraction covers the whole grid; say which variant runs.
+            const double fraction = qBound(0.0, object.value(QLatin1String("fraction")).toDouble(), 1.0);
+            const QString variantText = tr("Variant %1/%2 (%3): ")
+                                            .arg(object.value(QLatin1String("variant")).toInt() + 1)
+                                            .arg(object.value(QLatin1String("variants")).toInt())
+                                            .arg(object.value(QLatin1String("label")).toString());
+            // The message repeats the variant's label while preparing; the phase says enough.
+            emit progressChanged(1 + int(98 * fraction), variantText + (phase == QLatin1String("preparing")
+                                                                            ? phaseText(phase)
+                                                                            : text));
+            return;
+        }
         const int percent = phasePercent(phase, repetition, total);
         if (percent >= 0)
             emit progressChanged(percent, text);
@@ -333,11 +374,14 @@ void RunController::onFinished(int exitCode, QProcess::ExitStatus status)
     failure.exitCode = status == QProcess::NormalExit ? exitCode : -1;
     if (m_cancelRequested) {
         failure.kind = m_killedAfterGrace ? RunFailureKind::Killed : RunFailureKind::Cancelled;
+        const QString what = m_job == Job::Compare ? tr("The comparison") : tr("The run");
+        const QString nothing = m_job == Job::Compare ? tr("No comparison was written.") : tr("No trace was written.");
         failure.message = m_killedAfterGrace
-                              ? tr("The run did not stop within %1 s of Cancel, so it was killed. "
-                                   "No trace was written.")
+                              ? tr("%1 did not stop within %2 s of Cancel, so it was killed. %3")
+                                    .arg(what)
                                     .arg(m_graceMs / 1000.0)
-                              : tr("The run was cancelled. No trace was written.");
+                                    .arg(nothing)
+                              : tr("%1 was cancelled. %2").arg(what, nothing);
         emit runFailed(failure);
         return;
     }

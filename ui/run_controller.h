@@ -65,6 +65,14 @@ public:
     void checkDevices();
     // `streamscope-cli run WORKLOAD -o OUTPUT --progress json`. Returns false (and emits runFailed) when busy.
     bool start(const QString &workloadPath, const QString &outputPath);
+    // `streamscope-cli compare WORKLOAD --vary V... -o OUTPUT --progress json` (an experiment: every variant
+    // of the grid in one child). repetitions / warmup < 0: each variant's workload decides. Ends like a run:
+    // runFinished(the .sscompare) or runFailed; progress covers the whole grid. False when busy.
+    bool startComparison(const QString &workloadPath, const QStringList &varyOptions, const QString &outputPath,
+                         int repetitions = -1, int warmup = -1);
+    // What the current (or last) child does.
+    enum class Job { Devices, Run, Compare };
+    Job job() const { return m_job; }
     // Asks the child to stop (SIGTERM); kills it if it is still alive after the grace period.
     void cancel();
 
@@ -73,13 +81,15 @@ signals:
     void devicesChecked(bool usable, const QString &message);
     void runStarted(const QString &workloadName, int repetitions, int ops);
     void deviceReported(const QString &name, const QString &computeCapability);
+    // A comparison started: the variants' labels in grid order.
+    void comparisonStarted(const QString &workloadName, const QStringList &variantLabels);
     // percent in [0, 100]; text is a one-line description of the phase.
     void progressChanged(int percent, const QString &text);
     void runFinished(const QString &outputPath);
     void runFailed(const streamscope::ui::RunFailure &failure);
 
 private:
-    void launch(const QStringList &arguments, State state);
+    void launch(const QStringList &arguments, State state, Job job);
     void setState(State state);
     void onReadyReadStdout();
     void onReadyReadStderr();
@@ -94,6 +104,7 @@ private:
     QStringList m_leadingArguments;
     int m_graceMs = 3000;
     State m_state = State::Idle;
+    Job m_job = Job::Run;
     QProcess *m_process = nullptr; // owned through QObject parenting; replaced per child
     QTimer m_killTimer;
     QByteArray m_stdoutBuffer;

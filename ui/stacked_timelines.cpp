@@ -90,6 +90,23 @@ void StackedTimelines::setWindow(qint64 startNs, qint64 endNs)
         m_views.front()->zoom()->setWindow(startNs, endNs); // mirrored to the others
 }
 
+void StackedTimelines::setViewModes(bool presentation, bool dark, int minHeight)
+{
+    for (TimelineView *view : m_views) {
+        view->setPresentationMode(presentation);
+        view->setDarkPalette(dark);
+        const LaneModel *model = view->laneModel();
+        if (!model)
+            continue;
+        TimelinePainter painter;
+        painter.setModel(model);
+        painter.setMetrics(TimelineMetrics::make(presentation, view->font()));
+        const int natural = painter.layout(QRect(0, 0, 1000, 1 << 20)).legend.bottom() + 1;
+        view->setMaximumHeight(natural);
+        view->setMinimumHeight(std::min(natural, minHeight));
+    }
+}
+
 void StackedTimelines::fitAll()
 {
     if (!m_views.empty())

@@ -42,6 +42,9 @@ public:
     // Shows [start, end) ns (from each repetition's start) in every timeline.
     void setWindow(qint64 startNs, qint64 endNs);
     void fitAll();
+    // Presentation mode and dark palette for every timeline. Each keeps at most its natural height
+    // (its lanes and legend in that mode) and at least minHeight, or its natural height if smaller.
+    void setViewModes(bool presentation, bool dark, int minHeight);
 
     // Writes the stacked timelines to .png or .svg (by suffix) at size.
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);

@@ -56,7 +56,12 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         QStringLiteral("run"),
         QCoreApplication::translate("main", "Run the workload file given at once (needs a GPU); with --screenshot, "
                                             "grab the window when the run has finished."));
-    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot, run});
+    const QCommandLineOption compare(
+        QStringLiteral("compare"),
+        QCoreApplication::translate("main", "Run the workload file's own comparison (its \"compare\" axes) at once, "
+                                            "as Run > Compare variants does (needs a GPU); the result opens in a "
+                                            "comparison window."));
+    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot, run, compare});
 
     if (!parser.parse(arguments)) {
         if (error)
@@ -89,6 +94,13 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
     if (options.run && options.tracePath.isEmpty()) {
         if (error)
             *error = QCoreApplication::translate("main", "--run needs a workload file to run.");
+        return false;
+    }
+    options.compare = parser.isSet(compare);
+    if (options.compare && (options.tracePath.isEmpty() || options.run)) {
+        if (error)
+            *error = options.run ? QCoreApplication::translate("main", "--run and --compare cannot be combined.")
+                                 : QCoreApplication::translate("main", "--compare needs a workload file.");
         return false;
     }
     options.presentation = parser.isSet(presentation);

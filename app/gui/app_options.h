@@ -17,6 +17,7 @@ struct AppOptions {
     bool dark = false;        // --dark
     QString screenshotPath;   // hidden: grab the whole window into a PNG and exit (docs, tests)
     bool run = false;         // --run: run the opened workload at once (through streamscope-cli)
+    bool compare = false;     // --compare: run the opened workload's own comparison at once
     bool helpShown = false;   // --help or --version was handled: exit 0
 };
 

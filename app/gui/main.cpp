@@ -11,6 +11,7 @@
 #include "app/gui/headless_export.h"
 #include "app/gui/main_window.h"
 #include "app/gui/theme.h"
+#include "ui/experiment_dialog.h"
 #include "ui/run_controller.h"
 
 namespace {
@@ -65,6 +66,62 @@ int main(int argc, char **argv)
     if (options.presentation)
         window.setPresentationMode(true);
 
+    if (options.compare) {
+        // The lesson's comparison from the GUI, as a user starts it: the experiment dialog (its answers are
+        // the workload's own axes, accepted as shown), progress, then the comparison window. With
+        // --screenshot, the dialog goes to NAME-dialog.png and the comparison window to NAME.png.
+        auto *runner = window.findChild<streamscope::ui::RunController *>();
+        window.setExperimentQuestion([&options](streamscope::ui::ExperimentDialog &dialog) {
+            std::fprintf(stderr, "streamscope: comparing %s\n", qPrintable(dialog.varyOptions().join(QLatin1Char(' '))));
+            if (!options.screenshotPath.isEmpty()) {
+                dialog.show();
+                QString path = options.screenshotPath;
+                path.insert(path.lastIndexOf(QLatin1Char('.')) < 0 ? path.size() : path.lastIndexOf(QLatin1Char('.')),
+                            QStringLiteral("-dialog"));
+                dialog.grab().save(path);
+                dialog.hide();
+            }
+            return true;
+        });
+        auto finish = [&window, &options](bool ran) {
+            QTimer::singleShot(1000, &window, [&window, &options, ran] {
+                bool ok = true;
+                if (!options.screenshotPath.isEmpty()) {
+                    QWidget *shown = window.lastComparison() ? static_cast<QWidget *>(window.lastComparison())
+                                                             : static_cast<QWidget *>(&window);
+                    ok = shown->grab().save(options.screenshotPath);
+                    std::fprintf(stderr, "streamscope: comparison %s; %s %s\n", ran ? "finished" : "failed",
+                                 ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
+                }
+                if (!ran)
+                    std::fprintf(stderr, "streamscope: %s\n", qPrintable(window.lastError()));
+                if (!options.screenshotPath.isEmpty() || !ran)
+                    QApplication::exit(ok && ran ? 0 : 4);
+            });
+        };
+        QObject::connect(runner, &streamscope::ui::RunController::devicesChecked, &window,
+                         [&window, finish](bool usable, const QString &message) {
+                             if (!usable)
+                                 std::fprintf(stderr, "streamscope: no usable GPU: %s\n", qPrintable(message));
+                             QTimer::singleShot(0, &window, [&window, finish] {
+                                 if (!window.compareWorkload())
+                                     finish(false);
+                             });
+                         }, Qt::SingleShotConnection);
+        QObject::connect(runner, &streamscope::ui::RunController::runFinished, &window, [finish] { finish(true); });
+        QObject::connect(runner, &streamscope::ui::RunController::runFailed, &window, [finish] { finish(false); });
+        if (!options.screenshotPath.isEmpty()) {
+            window.resize(options.size);
+            // Queued: the main window opens the comparison window on the same signal first.
+            QObject::connect(runner, &streamscope::ui::RunController::runFinished, &window, [&window, &options] {
+                if (window.lastComparison())
+                    window.lastComparison()->resize(options.size);
+            }, Qt::QueuedConnection);
+        }
+        window.show();
+        window.checkGpu();
+        return app.exec();
+    }
     if (options.run) {
         // Check the GPU, run the workload through streamscope-cli as the Run button does, and with
         // --screenshot grab the window once the run has ended (a demo, or a record of a real run).
@@ -100,8 +157,13 @@ int main(int argc, char **argv)
         // Documentation screenshots: a fixed size, no GPU check (its banner would depend on the machine).
         window.resize(options.size);
         window.show();
+        // A comparison file opens in its own window: that window is the one to grab.
+        if (window.lastComparison())
+            window.lastComparison()->resize(options.size);
         QTimer::singleShot(300, &window, [&window, &options] {
-            const bool ok = window.grab().save(options.screenshotPath);
+            QWidget *shown = window.lastComparison() ? static_cast<QWidget *>(window.lastComparison())
+                                                     : static_cast<QWidget *>(&window);
+            const bool ok = shown->grab().save(options.screenshotPath);
             std::fprintf(stderr, "streamscope: %s %s\n", ok ? "wrote" : "could not write",
                          qPrintable(options.screenshotPath));
             QApplication::exit(ok ? 0 : 4);

@@ -38,6 +38,7 @@
 #include "ui/details_panel.h"
 #include "ui/diff_view.h"
 #include "ui/lessons_panel.h"
+#include "ui/experiment_dialog.h"
 #include "ui/nsight_compare_view.h"
 #include "ui/op_table_model.h"
 #include "ui/summary_panel.h"
@@ -93,6 +94,7 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_runner(new ui::
     setAcceptDrops(true);
     setWindowIcon(QIcon(QStringLiteral(":/icons/streamscope.svg")));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
+    m_experimentQuestion = [](ui::ExperimentDialog &dialog) { return dialog.exec() == QDialog::Accepted; };
     m_discardQuestion = [this] {
         const auto button = QMessageBox::warning(
             this, tr("Unsaved workload"),
@@ -270,6 +272,13 @@ void MainWindow::createDocks()
             });
     connect(m_lessons, &ui::LessonsPanel::workloadOpenRequested, this, [this](const QString &path) { openWorkload(path); });
     connect(m_lessons, &ui::LessonsPanel::exampleOpenRequested, this, [this](const QString &path) { openTrace(path); });
+    connect(m_lessons, &ui::LessonsPanel::comparisonOpenRequested, this,
+            [this](const QString &path) { openComparison(path); });
+    connect(m_lessons, &ui::LessonsPanel::compareRequested, this, [this](const QString &path) {
+        // The lesson's workload goes into the editor (asking about unsaved edits), then its comparison.
+        if (openWorkload(path))
+            compareWorkload();
+    });
     connect(m_editor, &ui::WorkloadEditor::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_editor, &ui::WorkloadEditor::issuesChanged, this, &MainWindow::updateRunActions);
 }
@@ -308,6 +317,8 @@ void MainWindow::createActions()
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     m_runAction = run->addAction(tr("&Run workload"), this, &MainWindow::runWorkload);
     m_runAction->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+    m_compareAction = run->addAction(tr("Compare &variants…"), this, &MainWindow::compareWorkload);
+    m_compareAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
     m_cancelAction = run->addAction(tr("&Cancel run"), this, &MainWindow::cancelRun);
     m_cancelAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
     run->addSeparator();
@@ -348,6 +359,7 @@ void MainWindow::createActions()
     toolbar->setObjectName(QStringLiteral("mainToolbar"));
     toolbar->addAction(openAction);
     toolbar->addAction(m_runAction);
+    toolbar->addAction(m_compareAction);
     toolbar->addAction(m_cancelAction);
     toolbar->addSeparator();
     toolbar->addAction(m_exportImageAction);
@@ -439,6 +451,10 @@ void MainWindow::updateRunActions()
 {
     const bool busy = m_runner->isBusy() && m_runner->state() != ui::RunController::State::CheckingDevices;
     m_runAction->setEnabled(!busy && m_gpuUsable && !m_editor->isEmpty());
+    m_compareAction->setEnabled(!busy && m_gpuUsable && !m_editor->isEmpty());
+    m_compareAction->setToolTip(!m_gpuUsable ? tr("No usable GPU: see the banner")
+                                : m_editor->isEmpty() ? tr("Open or write a workload first")
+                                                      : tr("Run variants of the workload side by side"));
     m_runAction->setToolTip(!m_gpuUsable ? tr("No usable GPU: see the banner")
                             : m_editor->isEmpty() ? tr("Open or write a workload first")
                                                   : tr("Run the workload in the editor on the GPU"));
@@ -495,6 +511,9 @@ bool MainWindow::openComparison(const QString &path)
         showError(tr("Could not open the comparison %1").arg(QFileInfo(path).fileName()), error);
         return false;
     }
+    window->setPresentationMode(m_presentation);
+    window->setDarkPalette(m_dark);
+    m_lastComparison = window;
     addRecentFile(path);
     clearError();
     window->show();
@@ -656,6 +675,8 @@ void MainWindow::setPresentationMode(bool on)
     m_presentation = on;
     m_presentationAction->setChecked(on);
     m_timeline->setPresentationMode(on);
+    for (ui::ComparisonWindow *window : findChildren<ui::ComparisonWindow *>())
+        window->setPresentationMode(on);
     if (on) {
         // Only what an audience needs: the timeline, the explanation and the summary, in large type.
         setProperty("stateBeforePresentation", saveState());
@@ -679,18 +700,21 @@ void MainWindow::setDarkTheme(bool dark)
     m_dark = dark;
     applyTheme(dark ? Theme::Dark : Theme::Light);
     m_timeline->setDarkPalette(dark);
+    for (ui::ComparisonWindow *window : findChildren<ui::ComparisonWindow *>())
+        window->setDarkPalette(dark);
     (dark ? m_darkAction : m_lightAction)->setChecked(true);
 }
 
-bool MainWindow::runWorkload()
+// Whether the editor's workload can run now; if not, says why (`cannot` is the message's title).
+bool MainWindow::checkRunnable(const QString &cannot)
 {
     if (m_runner->isBusy()) {
-        showError(tr("Cannot run"), tr("a run is already in progress"));
+        showError(cannot, tr("a run is already in progress"));
         return false;
     }
     if (!m_gpuUsable) {
-        showError(tr("Cannot run"), tr("streamscope-cli found no usable GPU (see the banner); use Run > Check for a "
-                                       "GPU after fixing the driver or device"));
+        showError(cannot, tr("streamscope-cli found no usable GPU (see the banner); use Run > Check for a "
+                             "GPU after fixing the driver or device"));
         return false;
     }
     m_editor->validateNow();
@@ -705,27 +729,67 @@ bool MainWindow::runWorkload()
                      int(m_editor->issues().size())));
         return false;
     }
+    return true;
+}
+
+// Checks that the editor's workload can run now and writes it where the CLI reads it.
+bool MainWindow::prepareWorkloadFile(const QString &cannot, QString *workloadPath)
+{
+    if (!checkRunnable(cannot))
+        return false;
     if (!m_runDir) {
         m_runDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/streamscope-XXXXXX"));
         if (!m_runDir->isValid()) {
-            showError(tr("Cannot run"), tr("no temporary folder could be created: %1").arg(m_runDir->errorString()));
+            showError(cannot, tr("no temporary folder could be created: %1").arg(m_runDir->errorString()));
             m_runDir.reset();
             return false;
         }
     }
     ++m_runCount;
-    const QString workloadPath = m_runDir->filePath(QStringLiteral("run-%1.json").arg(m_runCount));
-    const QString outputPath = m_runDir->filePath(QStringLiteral("run-%1.sstrace").arg(m_runCount));
-    QFile file(workloadPath);
+    *workloadPath = m_runDir->filePath(QStringLiteral("run-%1.json").arg(m_runCount));
+    QFile file(*workloadPath);
     if (!file.open(QIODevice::WriteOnly) || file.write(m_editor->text().toUtf8()) < 0 || !file.flush()) {
-        showError(tr("Cannot run"), tr("%1: %2").arg(workloadPath, file.errorString()));
+        showError(cannot, tr("%1: %2").arg(*workloadPath, file.errorString()));
         return false;
     }
     file.close();
+    return true;
+}
+
+bool MainWindow::runWorkload()
+{
+    QString workloadPath;
+    if (!prepareWorkloadFile(tr("Cannot run"), &workloadPath))
+        return false;
+    const QString outputPath = m_runDir->filePath(QStringLiteral("run-%1.sstrace").arg(m_runCount));
     clearError();
     m_progress->setValue(0);
     m_runStatus->setText(tr("Starting streamscope-cli…"));
     return m_runner->start(workloadPath, outputPath);
+}
+
+bool MainWindow::compareWorkload()
+{
+    // The same checks as Run first: a dialog about a workload that cannot run would only waste time.
+    if (!checkRunnable(tr("Cannot compare")))
+        return false;
+    ui::ExperimentDialog dialog(m_editor->text(), m_editor->displayName(), this);
+    if (!m_experimentQuestion(dialog) || !dialog.canRun())
+        return false;
+    return startComparison(dialog.varyOptions(), dialog.repetitions(), dialog.warmup());
+}
+
+bool MainWindow::startComparison(const QStringList &varyOptions, int repetitions, int warmup)
+{
+    QString workloadPath;
+    if (!prepareWorkloadFile(tr("Cannot compare"), &workloadPath))
+        return false;
+    const QString outputPath = m_runDir->filePath(QStringLiteral("comparison-%1.sscompare").arg(m_runCount));
+    clearError();
+    m_progress->setValue(0);
+    m_runStatus->setText(tr("Starting streamscope-cli compare…"));
+    m_comparisonName = m_editor->displayName();
+    return m_runner->startComparison(workloadPath, varyOptions, outputPath, repetitions, warmup);
 }
 
 void MainWindow::cancelRun()
@@ -744,6 +808,27 @@ void MainWindow::checkGpu()
 void MainWindow::onRunFinished(const QString &outputPath)
 {
     m_progress->setValue(100);
+    if (m_runner->job() == ui::RunController::Job::Compare) {
+        m_runStatus->setText(tr("Comparison finished"));
+        auto *window = new ui::ComparisonWindow(this);
+        window->setAttribute(Qt::WA_DeleteOnClose);
+        QString error;
+        QString name = m_comparisonName;
+        if (name.endsWith(QLatin1String(".json")))
+            name.chop(5);
+        if (!window->openFile(outputPath, &error)) {
+            delete window;
+            showError(tr("The comparison finished but its file could not be read"), error);
+            return;
+        }
+        window->setComparison(window->comparison(), tr("%1 comparison %2").arg(name).arg(m_runCount));
+        window->setUnsaved(true);
+        window->setPresentationMode(m_presentation);
+        window->setDarkPalette(m_dark);
+        m_lastComparison = window;
+        window->show();
+        return;
+    }
     m_runStatus->setText(tr("Run finished"));
     try {
         auto trace = std::make_shared<engine::Trace>(engine::readNativeTrace(outputPath.toStdString()));
@@ -765,6 +850,7 @@ void MainWindow::onRunFailed(const ui::RunFailure &failure)
 void MainWindow::onDevicesChecked(bool usable, const QString &message)
 {
     m_gpuUsable = usable;
+    m_lessons->setCanRun(usable);
     updateRunActions();
     if (usable) {
         showBanner(QString());

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "engine/trace.h"
+#include "ui/comparison_window.h"
 #include "ui/run_controller.h"
 
 class QAction;
@@ -36,6 +37,7 @@ class SummaryPanel;
 class TimelineView;
 class WorkloadEditor;
 class NsightCompareView;
+class ExperimentDialog;
 } // namespace streamscope::ui
 
 namespace streamscope::gui {
@@ -79,6 +81,18 @@ public:
 
     // Starts streamscope-cli on what the editor holds; false (with a message) if it cannot start.
     bool runWorkload();
+    // Run > Compare variants: asks what to vary (ExperimentDialog, starting from the lesson's own axes),
+    // then runs `streamscope-cli compare` and opens the result in a comparison window.
+    bool compareWorkload();
+    // Starts the comparison without the dialog (the dialog's answers; --compare on the command line).
+    bool startComparison(const QStringList &varyOptions, int repetitions = -1, int warmup = -1);
+    // The comparison window opened by the last finished comparison (null once closed).
+    ui::ComparisonWindow *lastComparison() const { return m_lastComparison; }
+    // Tests and automation answer the experiment dialog instead of a user: return whether to run.
+    void setExperimentQuestion(std::function<bool(ui::ExperimentDialog &)> question)
+    {
+        m_experimentQuestion = std::move(question);
+    }
     void cancelRun();
     // Asks streamscope-cli whether a GPU is usable; without one, a banner says so and examples open.
     void checkGpu();
@@ -120,6 +134,8 @@ private:
     void clearError();
     void showBanner(const QString &text);
     void onOpSelected(int repetition, int op);
+    bool checkRunnable(const QString &cannot);
+    bool prepareWorkloadFile(const QString &cannot, QString *workloadPath);
     void onRunFinished(const QString &outputPath);
     void onRunFailed(const ui::RunFailure &failure);
     void onDevicesChecked(bool usable, const QString &message);
@@ -159,6 +175,7 @@ private:
     QLabel *m_runStatus = nullptr;
 
     QAction *m_runAction = nullptr;
+    QAction *m_compareAction = nullptr;
     QAction *m_cancelAction = nullptr;
     QAction *m_presentationAction = nullptr;
     QAction *m_darkAction = nullptr;
@@ -176,6 +193,9 @@ private:
     bool m_dark = false;
     QString m_lastError;
     std::function<DiscardAnswer()> m_discardQuestion;
+    std::function<bool(ui::ExperimentDialog &)> m_experimentQuestion;
+    QString m_comparisonName; // the workload's name for the comparison running now
+    QPointer<ui::ComparisonWindow> m_lastComparison;
 };
 
 } // namespace streamscope::gui

@@ -108,6 +108,44 @@ private slots:
         QCOMPARE(main.findChildren<ui::ComparisonWindow *>().size(), 1);
     }
 
+    // Presentation mode and the dark palette reach the comparison window: larger type, the timelines'
+    // own modes, and charts drawn light on dark (background, title and the whiskers' near-black pen).
+    void presentationAndDarkModes()
+    {
+        gui::MainWindow main;
+        QVERIFY2(main.openFile(examplePath("overlap")), qPrintable(main.lastError()));
+        ui::ComparisonWindow *w = main.lastComparison();
+        QVERIFY(w);
+        w->resize(1600, 1000);
+        const qreal normal = w->font().pointSizeF();
+        main.setPresentationMode(true);
+        QVERIFY(w->presentationMode());
+        QVERIFY(w->font().pointSizeF() > normal * 1.3);
+        for (int i = 0; i < w->timelines()->count(); ++i)
+            QVERIFY(w->timelines()->view(i)->presentationMode());
+        QVERIFY(w->makespanChart()->chart()->titleFont().pointSizeF() > QApplication::font().pointSizeF() * 1.3);
+
+        QImage light = w->makespanChart()->grab().toImage();
+        QVERIFY(QColor(light.pixel(30, 30)).lightnessF() > 0.8);
+        main.setDarkTheme(true);
+        QVERIFY(w->darkPalette());
+        for (int i = 0; i < w->timelines()->count(); ++i)
+            QVERIFY(w->timelines()->view(i)->darkPalette());
+        const QImage dark = w->makespanChart()->grab().toImage();
+        QVERIFY2(QColor(dark.pixel(30, 30)).lightnessF() < 0.25, qPrintable(QColor(dark.pixel(30, 30)).name()));
+        QVERIFY(w->makespanChart()->chart()->titleBrush().color().lightnessF() > 0.8);
+        for (QAbstractSeries *series : w->makespanChart()->chart()->series())
+            if (auto *line = qobject_cast<QLineSeries *>(series))
+                QVERIFY2(line->pen().color().lightnessF() > 0.5, qPrintable(line->pen().color().name()));
+        // A comparison opened later starts in the window's modes; turning them off restores the type.
+        QVERIFY(main.openFile(examplePath("bandwidth")));
+        QVERIFY(main.lastComparison()->presentationMode() && main.lastComparison()->darkPalette());
+        main.setDarkTheme(false);
+        main.setPresentationMode(false);
+        QCOMPARE(w->font().pointSizeF(), normal);
+        QVERIFY(QColor(w->makespanChart()->grab().toImage().pixel(30, 30)).lightnessF() > 0.8);
+    }
+
     void tableModelOnRealComparison()
     {
         const engine::Comparison c = engine::readComparison(examplePath("overlap").toStdString());

@@ -5,6 +5,7 @@
 #include <QDockWidget>
 #include <QImage>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -14,9 +15,12 @@
 #include "app/gui/headless_export.h"
 #include "app/gui/resource_paths.h"
 #include "app/gui/main_window.h"
+#include "engine/comparison_file.h"
 #include "engine/native_format.h"
 #include "test_traces.h"
+#include "ui/comparison_window.h"
 #include "ui/details_panel.h"
+#include "ui/experiment_dialog.h"
 #include "ui/lessons_panel.h"
 #include "ui/op_table_model.h"
 #include "ui/summary_panel.h"
@@ -279,6 +283,83 @@ private slots:
         QCOMPARE(window.trace()->opCount(), std::size_t(18));
     }
 
+    // Run > Compare variants from a lesson: the dialog starts from the lesson's axes, the CLI gets them,
+    // and the result opens in a comparison window marked unsaved, which saves to a .sscompare.
+    void lessonComparisonFromTheWindow()
+    {
+        const QString recorded = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/comparisons/overlap.sscompare");
+        const QString preset = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json");
+        QVERIFY(QFileInfo::exists(recorded));
+        MainWindow window;
+        const QString argsFile = m_dir.filePath(QStringLiteral("compare-args"));
+        // A fake CLI: records its arguments and "compares" by copying the recorded comparison to -o.
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("printf '%s\\n' \"$@\" > '%1'; for a in \"$@\"; do [ \"$p\" = -o ] && o=$a; p=$a; done;"
+                            "cp '%2' \"$o\" && printf '{\"event\":\"done\",\"output\":\"%s\"}\\n' \"$o\"")
+                 .arg(argsFile, recorded),
+             QStringLiteral("sh")});
+        QStringList offered;
+        window.setExperimentQuestion([&offered](ui::ExperimentDialog &dialog) {
+            offered = dialog.varyOptions();
+            dialog.setRepetitions(2);
+            return true;
+        });
+        // The lesson's Compare button: loads the workload into the editor, then asks.
+        ui::LessonsPanel *lessons = window.lessonsPanel();
+        int index = -1;
+        for (int i = 0; i < int(lessons->lessons().size()); ++i)
+            if (lessons->lessons()[std::size_t(i)].workloadPath.endsWith(QStringLiteral("/overlap.json")))
+                index = i;
+        QVERIFY(index >= 0);
+        lessons->setCurrentLesson(index);
+        auto *compareButton = lessons->findChild<QPushButton *>(QStringLiteral("lessonCompare"));
+        auto *recordedButton = lessons->findChild<QPushButton *>(QStringLiteral("lessonRecordedComparison"));
+        QVERIFY(compareButton && recordedButton);
+        QVERIFY(compareButton->isEnabled());
+        QVERIFY(recordedButton->isEnabled());
+        QSignalSpy finished(window.runController(), &ui::RunController::runFinished);
+        compareButton->click();
+        QCOMPARE(offered, QStringList({QStringLiteral("chunks=8"), QStringLiteral("streams=1, 2, 4, 8"),
+                                       QStringLiteral("order=depth-first, breadth-first")}));
+        QVERIFY(finished.wait(10000));
+        QFile args(argsFile);
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        const QStringList passed = QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(passed.mid(0, 1), QStringList{QStringLiteral("compare")});
+        QVERIFY2(passed.join(QLatin1Char(' ')).contains(QStringLiteral(
+                     "--vary chunks=8 --vary streams=1, 2, 4, 8 --vary order=depth-first, breadth-first --repeat 2")),
+                 qPrintable(passed.join(QLatin1Char(' '))));
+        ui::ComparisonWindow *comparison = window.lastComparison();
+        QVERIFY2(comparison, qPrintable(window.lastError()));
+        QCOMPARE(int(comparison->comparison().variants.size()), 8);
+        QVERIFY(comparison->isUnsaved());
+        QVERIFY(comparison->windowTitle().contains(QStringLiteral("not saved")));
+        const QString saved = m_dir.filePath(QStringLiteral("saved.sscompare"));
+        QString error;
+        QVERIFY2(comparison->saveAs(saved, &error), qPrintable(error));
+        QVERIFY(!comparison->isUnsaved());
+        QCOMPARE(int(engine::readComparison(saved.toStdString()).variants.size()), 8);
+        comparison->close();
+
+        // Without a GPU the Compare button is off and says why; the recorded comparison still opens.
+        lessons->setCanRun(false);
+        QVERIFY(!compareButton->isEnabled());
+        QVERIFY(compareButton->toolTip().contains(QStringLiteral("No usable GPU")));
+        recordedButton->click();
+        QVERIFY(window.lastComparison());
+        QCOMPARE(int(window.lastComparison()->comparison().variants.size()), 8);
+        // A lesson without a comparison has the button off.
+        for (int i = 0; i < int(lessons->lessons().size()); ++i)
+            if (lessons->lessons()[std::size_t(i)].compare.isEmpty()) {
+                lessons->setCanRun(true);
+                lessons->setCurrentLesson(i);
+                QVERIFY(!compareButton->isEnabled());
+                break;
+            }
+    }
+
     void realCliWithoutGpuShowsBanner()
     {
         const QString cli = QStringLiteral(STREAMSCOPE_CLI);
@@ -366,6 +447,13 @@ private slots:
                                               << false << QString() << QSize() << -1;
         QTest::newRow("repetition 0") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--repetition"), QStringLiteral("0")}
                                       << false << QString() << QSize() << -1;
+        QTest::newRow("compare") << QStringList{QStringLiteral("w.json"), QStringLiteral("--compare")} << true << QString()
+                                 << QSize(1920, 1080) << -1;
+        QTest::newRow("compare without workload") << QStringList{QStringLiteral("--compare")} << false << QString() << QSize()
+                                                  << -1;
+        QTest::newRow("compare and run") << QStringList{QStringLiteral("w.json"), QStringLiteral("--compare"),
+                                                        QStringLiteral("--run")}
+                                         << false << QString() << QSize() << -1;
         QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate")} << false << QString() << QSize() << -1;
     }
     void commandLine()

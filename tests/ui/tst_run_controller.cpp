@@ -247,6 +247,105 @@ private slots:
     }
 
     // The real CLI on this machine: built without CUDA or without a device, it must say so (exit 5).
+    // A comparison: the arguments reach the child as the CLI takes them, the start event's labels come
+    // out as comparisonStarted, and progress follows the experiment's fraction, variant by variant.
+    void comparisonReportsVariantsAndProgress()
+    {
+        RunController controller;
+        QTemporaryDir dir;
+        const QString argsFile = dir.filePath(QStringLiteral("args"));
+        useScript(controller, QStringLiteral(
+            "printf '%s\\n' \"$@\" > '") + argsFile + QStringLiteral("';"
+            "echo '{\"event\":\"start\",\"command\":\"compare\",\"workload\":\"overlap\",\"variants\":[\"streams=1\",\"streams=2\"]}';"
+            "echo '{\"event\":\"progress\",\"variant\":0,\"variants\":2,\"label\":\"streams=1\",\"phase\":\"preparing\",\"repetition\":0,\"total\":0,\"fraction\":0.0,\"message\":\"variant streams=1\"}';"
+            "echo '{\"event\":\"progress\",\"variant\":0,\"variants\":2,\"label\":\"streams=1\",\"phase\":\"measuring\",\"repetition\":2,\"total\":3,\"fraction\":0.5,\"message\":\"\"}';"
+            "echo '{\"event\":\"progress\",\"variant\":1,\"variants\":2,\"label\":\"streams=2\",\"phase\":\"measuring\",\"repetition\":2,\"total\":3,\"fraction\":1.0,\"message\":\"\"}';"
+            "for a in \"$@\"; do [ \"$prev\" = -o ] && out=$a; prev=$a; done;"
+            "printf '{\"event\":\"done\",\"output\":\"%s\",\"variants\":2}' \"$out\"; exit 0"));
+        QSignalSpy started(&controller, &RunController::comparisonStarted);
+        QSignalSpy runStarted(&controller, &RunController::runStarted);
+        QSignalSpy progress(&controller, &RunController::progressChanged);
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QVERIFY(controller.startComparison(QStringLiteral("w.json"),
+                                           {QStringLiteral("streams=1,2"), QStringLiteral("order=depth-first")},
+                                           QStringLiteral("/tmp/c.sscompare"), 3, 0));
+        QCOMPARE(controller.job(), RunController::Job::Compare);
+        QVERIFY(finished.wait(15000));
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(finished.first().first().toString(), QStringLiteral("/tmp/c.sscompare"));
+        QFile args(argsFile);
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+                 QStringList({"compare", "w.json", "--vary", "streams=1,2", "--vary", "order=depth-first", "--repeat",
+                              "3", "--warmup", "0", "-o", "/tmp/c.sscompare", "--progress", "json"}));
+        QCOMPARE(runStarted.count(), 0);
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(started.first().at(1).toStringList(), QStringList({"streams=1", "streams=2"}));
+        QCOMPARE(progress.count(), 4); // start + three progress lines
+        QCOMPARE(progress.at(1).first().toInt(), 1);
+        QCOMPARE(progress.at(2).first().toInt(), 50);
+        QCOMPARE(progress.at(3).first().toInt(), 99);
+        QVERIFY2(progress.at(2).at(1).toString().startsWith(QStringLiteral("Variant 1/2 (streams=1): Measuring 3/3")),
+                 qPrintable(progress.at(2).at(1).toString()));
+        QVERIFY(progress.at(3).at(1).toString().startsWith(QStringLiteral("Variant 2/2 (streams=2)")));
+        // Default repetitions and warm-up leave the workload's own: no --repeat, no --warmup.
+        QVERIFY(controller.startComparison(QStringLiteral("w.json"), {}, QStringLiteral("/tmp/d.sscompare")));
+        QVERIFY(finished.wait(15000));
+        QVERIFY(args.seek(0));
+        QCOMPARE(QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+                 QStringList({"compare", "w.json", "-o", "/tmp/d.sscompare", "--progress", "json"}));
+    }
+
+    void cancelledComparisonSaysNothingWasWritten()
+    {
+        RunController controller;
+        useScript(controller, QStringLiteral(
+            "echo '{\"event\":\"start\",\"command\":\"compare\",\"workload\":\"w\",\"variants\":[\"a\",\"b\"]}'; exec sleep 30"));
+        QSignalSpy started(&controller, &RunController::comparisonStarted);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        controller.startComparison(QStringLiteral("w.json"), {QStringLiteral("api=sync,async")},
+                                   QStringLiteral("/tmp/c.sscompare"));
+        QVERIFY(started.wait(10000));
+        controller.cancel();
+        const RunFailure failure = waitForFailure(failed);
+        QCOMPARE(failure.kind, RunFailureKind::Cancelled);
+        QVERIFY2(failure.message.contains(QStringLiteral("comparison was cancelled")), qPrintable(failure.message));
+        QCOMPARE(controller.state(), RunController::State::Idle);
+    }
+
+    // The real CLI: the overlap lesson's comparison (1 repetition, no warm-up). Without a GPU it fails
+    // with NoGpu and writes nothing; with one, the .sscompare holds the lesson's 8 variants.
+    void realCliComparison()
+    {
+        const QString cli = QStringLiteral(STREAMSCOPE_CLI);
+        if (!QFileInfo(cli).isExecutable())
+            QSKIP("streamscope-cli is not built");
+        const QString preset = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json");
+        QTemporaryDir dir;
+        const QString output = dir.filePath(QStringLiteral("overlap.sscompare"));
+        RunController controller;
+        controller.setProgram(cli);
+        QSignalSpy started(&controller, &RunController::comparisonStarted);
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        QSignalSpy failed(&controller, &RunController::runFailed);
+        QVERIFY(controller.startComparison(preset, {}, output, 1, 0));
+        // Whichever comes first: without a GPU the failure is immediate.
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 300000);
+        QCOMPARE(started.count(), 1);
+        QCOMPARE(started.first().at(1).toStringList().size(), 8); // the lesson's own axes: 4 stream counts x 2 orders
+        if (!failed.isEmpty()) {
+            const RunFailure failure = failed.first().first().value<RunFailure>();
+            QVERIFY2(failure.kind == RunFailureKind::NoGpu, qPrintable(failure.message + controller.standardError()));
+            QVERIFY(!QFileInfo::exists(output));
+            qInfo("no GPU: the comparison failed as it must (%s)", qPrintable(failure.message.left(80)));
+            return;
+        }
+        QCOMPARE(finished.first().first().toString(), output);
+        QVERIFY(QFileInfo(output).size() > 0);
+        qInfo("a GPU ran the overlap lesson's 8 variants through the CLI");
+    }
+
     void realCliWithoutGpu()
     {
         const QString cli = QStringLiteral(STREAMSCOPE_CLI);
