@@ -4,8 +4,9 @@
 # Systems profile + SQLite export of presets for the Nsight comparison.
 #
 #   bench/gpu-session.sh BUILD_DIR OUT_DIR [steps...]
-#     steps: tests presets bench nsys compare gui quietbench (default: tests presets bench nsys)
+#     steps: tests presets bench nsys compare gui guicompare quietbench (default: tests presets bench nsys)
 #     compare: the three lesson comparisons; gui: a real run from the desktop app, screenshot;
+#     guicompare: the three lesson comparisons started from the desktop app (--compare), screenshots;
 #     quietbench: the CPU-only benchmarks (timeline scale, formats) on this quieter machine
 #
 # BUILD_DIR is a build made with the CUDA toolkit (tests, app, bench). Results land in OUT_DIR:
@@ -26,7 +27,8 @@ has() { [[ " $steps " == *" $1 "* ]]; }
 if has tests; then
   echo "== GPU tests"
   for t in "$build"/tests/tst_runner_gpu "$build"/tests/tst_cli "$build"/tests/tst_cli_compare \
-           "$build"/tests/tst_run_controller "$build"/tests/tst_main_window; do
+           "$build"/tests/tst_run_controller "$build"/tests/tst_main_window "$build"/tests/tst_experiment_dialog \
+           "$build"/tests/tst_comparison_views; do
     [ -x "$t" ] && { echo "-- $(basename "$t")"; "$t" -o "$out/$(basename "$t").txt,txt" -o -,txt 2>&1 | grep -vE '^(PASS|QDEBUG|QINFO .*initTestCase)'; echo "rc=${PIPESTATUS[0]}"; }
   done
 fi
@@ -72,6 +74,14 @@ if has gui; then
     --screenshot "$out/gui-run-sync-vs-async-presentation.png" --size 1280x720 || echo "FAILED gui run (presentation)"
 fi
 
+if has guicompare; then
+  echo "== the lesson comparisons from the desktop app"
+  for name in ${GUI_COMPARE:-bandwidth sync-vs-async overlap}; do
+    STREAMSCOPE_CLI="$cli" /usr/bin/time -f "wall %es" timeout 300 "$build/app/streamscope" "resources/workloads/$name.json" \
+      --compare --screenshot "$out/gui-compare-$name.png" --size 1920x1080 || echo "FAILED gui compare $name"
+  done
+fi
+
 if has quietbench; then
   echo "== CPU-only benchmarks"
   for b in bench_ui_timeline bench_formats; do
@@ -79,5 +89,5 @@ if has quietbench; then
   done
 fi
 
-( cd "$out" && tar czf results.tgz examples bench nsys gpu-session.log $(ls *.txt *.png 2>/dev/null) 2>/dev/null )
+( cd "$out" && tar czf results.tgz examples bench nsys gpu-session.log $(ls *.txt *.png *.sscompare 2>/dev/null) 2>/dev/null )
 ls -la "$out" "$out"/*/ | head -60

@@ -92,6 +92,16 @@ int main(int argc, char **argv)
                     ok = shown->grab().save(options.screenshotPath);
                     std::fprintf(stderr, "streamscope: comparison %s; %s %s\n", ran ? "finished" : "failed",
                                  ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
+                    // The comparison itself beside the screenshot (File > Save comparison as, done for the user).
+                    if (window.lastComparison()) {
+                        const QFileInfo shot(options.screenshotPath);
+                        const QString saved = shot.dir().filePath(shot.completeBaseName() + QStringLiteral(".sscompare"));
+                        QString error;
+                        const bool savedOk = window.lastComparison()->saveAs(saved, &error);
+                        std::fprintf(stderr, "streamscope: %s %s\n", savedOk ? "saved" : "could not save",
+                                     qPrintable(savedOk ? saved : error));
+                        ok = ok && savedOk;
+                    }
                 }
                 if (!ran)
                     std::fprintf(stderr, "streamscope: %s\n", qPrintable(window.lastError()));
