@@ -36,11 +36,11 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
     {engine::Axis::Api, QT_TRANSLATE_NOOP("ExperimentDialog", "Copy API"), "sync, async",
      QT_TRANSLATE_NOOP("ExperimentDialog", "sync (cudaMemcpy), async"), "async"},
     {engine::Axis::Streams, QT_TRANSLATE_NOOP("ExperimentDialog", "Streams"), "1, 2, 4, 8",
-     QT_TRANSLATE_NOOP("ExperimentDialog", "counts, 1..1024"), "1,2,4,8"},
+     QT_TRANSLATE_NOOP("ExperimentDialog", "counts, 1..4096"), "1,2,4,8"},
     {engine::Axis::Order, QT_TRANSLATE_NOOP("ExperimentDialog", "Issue order"), "depth-first, breadth-first",
      QT_TRANSLATE_NOOP("ExperimentDialog", "depth-first, breadth-first"), "depth-first"},
     {engine::Axis::Chunks, QT_TRANSLATE_NOOP("ExperimentDialog", "Chunks"), "4, 8, 16",
-     QT_TRANSLATE_NOOP("ExperimentDialog", "counts, 1..1024"), "8,16,64,4,1"},
+     QT_TRANSLATE_NOOP("ExperimentDialog", "counts, 1..4096"), "8,16,64,4,1"},
     {engine::Axis::Size, QT_TRANSLATE_NOOP("ExperimentDialog", "Transfer size"), "1 MiB, 16 MiB, 64 MiB",
      QT_TRANSLATE_NOOP("ExperimentDialog", "sizes: 4096, 64 KiB, 1 GiB"), "1 MiB"},
 }};
