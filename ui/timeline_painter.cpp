@@ -413,6 +413,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     };
 
     double coveredTo = -std::numeric_limits<double>::infinity();
+    std::size_t foldHint = 0; // ops in the last column folded at once
     for (std::size_t k = first; k < last; ++k) {
         ++m_stats.opsVisited;
         const double x0 = mapping.toX(iv.starts[k]);
@@ -429,7 +430,13 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
                 // of them reaches more than a pixel further (so none would have been a bar of its own).
                 const double column = std::floor(runX1);
                 const qint64 boundary = mapping.toNs(column + 1);
-                const std::size_t jump = gallop<false>(iv.starts, k, last, boundary);
+                // Neighbouring columns hold about as many ops: start the search three quarters of the
+                // previous column's count ahead, where the boundary usually is a few ops further.
+                const std::size_t guess = std::min(last, k + foldHint * 3 / 4);
+                const std::size_t jump = guess > k && iv.starts[guess - 1] >= boundary
+                    ? gallop<false>(iv.starts, k, guess, boundary)
+                    : gallop<false>(iv.starts, guess, last, boundary);
+                foldHint = jump - k;
                 if (jump > k + 1 && mapping.toX(iv.maxEnd(jump - 1)) <= column + 2) {
                     // The column takes the colour of the kind most of its ops have (a byte scan), so a
                     // stream that interleaves copies and kernels reads as a mix, not as its first op.
