@@ -358,7 +358,9 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
             return r;
         }
         const QRgb rgba = rgbaOf(style);
-        const int from = std::max(clipX0, int(left)) - clipX0, to = std::min(clipX1, int(right)) - clipX0;
+        // Clamped as doubles: deep in a zoom a long op's edges lie far beyond what an int holds.
+        const int from = int(std::max(double(clipX0), left)) - clipX0;
+        const int to = int(std::min(double(clipX1), right)) - clipX0;
         if (deferMarks && mark && !(host && blocking) && qAlpha(rgba) == 255) {
             for (int c = from; c < to; ++c) {
                 auto &d = deferred[std::size_t(c)];
