@@ -302,7 +302,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     // would not. So before anything else is painted over their columns (a bar, its hatch, its label),
     // the deferred pixels there are painted first, as the fillRect they stand for would have been; and a
     // one-column mark, drawn last in any case, is never displaced by a deferred one.
-    const bool deferMarks = rasterAtWholePixels(p);
+    const bool deferMarks = m_deferredMarks && rasterAtWholePixels(p);
     enum : std::uint8_t { kDeferredFull = 1, kDeferredThin = 2 };
     std::vector<std::uint8_t> deferred(deferMarks ? std::size_t(columns) : 0, 0);
     int deferredLo = columns, deferredHi = 0; // columns [lo, hi) may hold deferred pixels

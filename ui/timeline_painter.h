@@ -98,6 +98,10 @@ public:
     // blend to where that gives the same pixels (see drawColumnLayers); off, they are blended one fill
     // at a time. Only for tests that compare the two.
     void setOpaqueColumns(bool on) { m_opaqueColumns = on; }
+    // On (the default), folded marks wider than a column are collected with the one-column marks and
+    // painted late where that gives the same pixels (see paintIntervals); off, each is a fillRect at its
+    // turn. Only for tests that compare the two.
+    void setDeferredMarks(bool on) { m_deferredMarks = on; }
     const LaneModel *model() const { return m_model; }
 
     TimelineLayout layout(const QRect &target) const;
@@ -182,6 +186,7 @@ private:
     };
     mutable std::vector<BlendEntry> m_blends;
     bool m_opaqueColumns = true;
+    bool m_deferredMarks = true;
 };
 
 } // namespace streamscope::ui
