@@ -104,6 +104,52 @@ TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
     return m;
 }
 
+namespace {
+
+// A QFont equal to `font` that shares no private data with it: toggling a property makes the setter
+// detach (a fresh QFontPrivate without engine data), setting it back restores the value, and the
+// resolve mask is put back as it was.
+QFont detachedFont(const QFont &font)
+{
+    QFont copy(font);
+    copy.setKerning(!font.kerning());
+    copy.setKerning(font.kerning());
+    copy.setResolveMask(font.resolveMask());
+    Q_ASSERT(!copy.isCopyOf(font) && copy == font);
+    return copy;
+}
+
+} // namespace
+
+TimelinePainter TimelinePainter::threadCopy() const
+{
+    TimelinePainter copy(*this);
+    copy.m_metrics.font = detachedFont(m_metrics.font);
+    copy.m_metrics.smallFont = detachedFont(m_metrics.smallFont);
+    copy.m_stats = {};
+    // The cached names are QStrings shared with this painter's cache; implicit sharing's reference
+    // counts are atomic, but start empty anyway: each copy measures with its own fonts.
+    copy.m_labels = {};
+    return copy;
+}
+
+long long TimelinePainter::laneWorkEstimate(int laneIndex, const TimeMapping &mapping, int clipX0, int clipX1) const
+{
+    if (!m_model || laneIndex < 0 || laneIndex >= m_model->laneCount() || clipX1 <= clipX0)
+        return 0;
+    const Lane &lane = m_model->lane(laneIndex);
+    long long work = clipX1 - clipX0;
+    if (lane.kind == LaneKind::HostThread || lane.kind == LaneKind::Stream) {
+        const auto [first, last] =
+            lane.intervals.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
+        work += (long long)(last - first);
+    } else {
+        // Derived lanes cost a search and a min/max per column and layer.
+        work *= lane.kind == LaneKind::Bandwidth ? 8 : 4;
+    }
+    return work;
+}
+
 int TimelineLayout::laneAt(int y) const
 {
     for (std::size_t i = 0; i < lanes.size(); ++i)

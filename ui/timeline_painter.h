@@ -131,6 +131,21 @@ public:
 
     const Stats &stats() const { return m_stats; }
     void resetStats() const { m_stats = {}; }
+    void addStats(const Stats &other) const
+    {
+        m_stats.barsDrawn += other.barsDrawn;
+        m_stats.foldedMarks += other.foldedMarks;
+        m_stats.opsVisited += other.opsVisited;
+    }
+
+    // A copy for painting lanes on another thread (TimelineView paints lanes concurrently): paintLane
+    // mutates the stats, the label and blend caches, so each thread paints with its own copy; its fonts
+    // are detached so that no QFontPrivate (whose font engine data Qt swaps per thread) is shared with
+    // the original. Same model, palette, metrics and switches, so the same pixels.
+    TimelinePainter threadCopy() const;
+    // A rough cost of paintLane over [clipX0, clipX1) (ops in view plus columns), to hand the dearest
+    // lanes out first when lanes are painted concurrently.
+    long long laneWorkEstimate(int lane, const TimeMapping &mapping, int clipX0, int clipX1) const;
 
 private:
     void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;

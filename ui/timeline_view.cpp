@@ -1,5 +1,5 @@
-// TimelineView: the widget around TimelinePainter: per-lane pixmap caches (shifted on pure pans), mouse
-// and keyboard navigation, hover tooltips, op selection and export.
+// TimelineView: the widget around TimelinePainter: per-lane image caches (shifted on pure pans, repainted
+// concurrently on a zoom), mouse and keyboard navigation, hover tooltips, op selection and export.
 #include "ui/timeline_view.h"
 
 #include <QApplication>
@@ -9,12 +9,19 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QRegion>
+#include <QRunnable>
+#include <QSemaphore>
 #include <QSvgGenerator>
+#include <QThread>
+#include <QThreadPool>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
+#include <numeric>
 
 #include "engine/analysis.h"
 #include "engine/errors.h"
@@ -28,9 +35,11 @@
 namespace streamscope::ui {
 
 struct TimelineView::LaneCache {
-    QPixmap pixmap;
+    // A QImage, not a QPixmap: lanes are painted on other threads, where a QPixmap must not be. RGB32 is
+    // the format of an opaque raster pixmap, so drawing it into the window is the same blit.
+    QImage image;
     QRect rect;           // where the lane sits in the widget
-    double startNs = 0;   // window start the pixmap's content corresponds to
+    double startNs = 0;   // window start the image's content corresponds to
     qint64 durationNs = -1;
     qreal dpr = 0;
     bool valid = false;
@@ -42,6 +51,45 @@ namespace {
 constexpr double kKeyZoomFactor = 1.25;  // W / S
 constexpr double kKeyPanFraction = 0.15; // A / D: a fraction of the window
 constexpr double kPickPixels = 3;        // how far from a bar a click still picks it
+// Below this many pixels in all the lanes to repaint, handing lanes to other threads costs more than it
+// saves (a wake-up is some tens of microseconds; a small lane paints in about as long).
+constexpr long long kMinConcurrentPixels = 64 * 1024;
+
+// Shifts an image's rows by dx pixels (right when positive), as QPixmap::scroll did for the lane
+// pixmaps: the columns uncovered keep their old content, to be painted over.
+void scrollRows(QImage &image, int dx)
+{
+    const int width = image.width();
+    if (dx == 0 || std::abs(dx) >= width)
+        return;
+    const auto bytes = std::size_t(width - std::abs(dx)) * sizeof(QRgb);
+    for (int y = 0; y < image.height(); ++y) {
+        auto *row = reinterpret_cast<QRgb *>(image.scanLine(y));
+        if (dx > 0)
+            std::memmove(row + dx, row, bytes);
+        else
+            std::memmove(row, row - dx, bytes);
+    }
+}
+
+// One helper thread's share of a concurrent repaint: runs `work`, then releases `done`. Not deleted by
+// the pool (the repaint owns it and waits for it).
+class LaneHelper : public QRunnable {
+public:
+    LaneHelper(std::function<void()> work, QSemaphore &done) : m_work(std::move(work)), m_done(done)
+    {
+        setAutoDelete(false);
+    }
+    void run() override
+    {
+        m_work();
+        m_done.release();
+    }
+
+private:
+    std::function<void()> m_work;
+    QSemaphore &m_done;
+};
 
 QString qs(std::string_view s)
 {
@@ -93,6 +141,7 @@ void TimelineView::rebuildModel()
         m_model = std::make_unique<LaneModel>(*m_trace, m_repetition);
     }
     m_painter->setModel(m_model.get());
+    m_helpersStale = true;
     m_zoom->clearSelection();
     m_zoom->setExtent(0, m_model ? m_model->durationNs() : 0);
     m_zoom->fitAll();
@@ -100,6 +149,11 @@ void TimelineView::rebuildModel()
     if (hadSelection)
         emit opSelected(m_repetition, -1);
     update();
+}
+
+void TimelineView::setPaintThreads(int threads)
+{
+    m_paintThreads = std::max(0, threads);
 }
 
 void TimelineView::fitAll()
@@ -128,6 +182,7 @@ void TimelineView::applyStyle()
         m_dark = palette().color(QPalette::Window).lightness() < 128;
     m_palette->set(m_dark, m_presentation);
     m_painter->setMetrics(TimelineMetrics::make(m_presentation, font()));
+    m_helpersStale = true;
     invalidateCache();
     update();
 }
@@ -323,30 +378,32 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
 {
     const qreal dpr = devicePixelRatioF();
     m_caches.resize(layout.lanes.size());
+    m_lastPaintThreads = 0;
+    std::vector<int> whole; // lanes repainted whole, after this loop (concurrently where that pays)
     for (std::size_t i = 0; i < layout.lanes.size(); ++i) {
         LaneCache &c = m_caches[i];
         const QRect lr = layout.lanes[i];
         if (lr.isEmpty())
             continue;
         auto paintStrip = [&](int x0, int x1) {
-            QPainter cp(&c.pixmap);
+            QPainter cp(&c.image);
             cp.translate(-lr.topLeft());
             return m_painter->paintLane(cp, int(i), lr, mapping, x0, x1);
         };
         const qint64 duration = mapping.endNs - mapping.startNs;
         if (!c.valid || c.rect != lr || c.dpr != dpr || c.durationNs != duration) {
-            // Zoom, resize, new data or style: the whole lane again, at device resolution (the pixmap is
+            // Zoom, resize, new data or style: the whole lane again, at device resolution (the image is
             // kept when only its content changes: every pixel gets painted over).
-            if (c.pixmap.size() != lr.size() * dpr || c.pixmap.devicePixelRatio() != dpr) {
-                c.pixmap = QPixmap(lr.size() * dpr);
-                c.pixmap.setDevicePixelRatio(dpr);
+            if (c.image.size() != lr.size() * dpr || c.image.devicePixelRatio() != dpr) {
+                c.image = QImage(lr.size() * dpr, QImage::Format_RGB32);
+                c.image.setDevicePixelRatio(dpr);
             }
             c.rect = lr;
             c.dpr = dpr;
             c.durationNs = duration;
-            c.edgeDependent = paintStrip(lr.left(), lr.right() + 1);
             c.startNs = double(mapping.startNs);
             c.valid = true;
+            whole.push_back(int(i));
             continue;
         }
         if (c.startNs == double(mapping.startNs))
@@ -359,11 +416,11 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
             continue;
         const int exposed = int(std::ceil(std::abs(dxDevice) / dpr)) + 1;
         if (exposed >= lr.width() || c.edgeDependent) {
-            c.edgeDependent = paintStrip(lr.left(), lr.right() + 1);
             c.startNs = double(mapping.startNs);
+            whole.push_back(int(i));
             continue;
         }
-        c.pixmap.scroll(dxDevice, 0, c.pixmap.rect());
+        scrollRows(c.image, dxDevice);
         // A label in the new strip that the edge cuts makes the next pan repaint this lane.
         if (dxDevice > 0)
             c.edgeDependent = paintStrip(lr.left(), lr.left() + exposed);
@@ -371,6 +428,90 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
             c.edgeDependent = paintStrip(lr.right() + 1 - exposed, lr.right() + 1);
         c.startNs -= double(dxDevice) / dpr * mapping.nsPerPixel();
     }
+    if (!whole.empty())
+        repaintLanes(whole, layout, mapping);
+}
+
+// Lanes are independent pictures, and a zoom repaints all of them: with a million ops in view one thread
+// took most of a frame's 16 ms. So the lanes to repaint are handed out, dearest first, to the GUI thread
+// (painting with m_painter) and helper threads (each with its own threadCopy of it: paintLane fills
+// caches as it goes), which take the next lane from a shared counter until none is left. Each lane is
+// painted by one thread with the same painter state as the sequential path, so the pixels are the same.
+void TimelineView::repaintLanes(const std::vector<int> &lanes, const TimelineLayout &layout,
+                                const TimeMapping &mapping)
+{
+    auto paintWhole = [&](const TimelinePainter &painter, int lane) {
+        LaneCache &c = m_caches[std::size_t(lane)];
+        const QRect lr = layout.lanes[std::size_t(lane)];
+        QPainter cp(&c.image);
+        cp.translate(-lr.topLeft());
+        c.edgeDependent = painter.paintLane(cp, lane, lr, mapping, lr.left(), lr.right() + 1);
+    };
+    const int count = int(lanes.size());
+    long long pixels = 0;
+    for (const int lane : lanes)
+        pixels += (long long)layout.lanes[std::size_t(lane)].width() * layout.lanes[std::size_t(lane)].height();
+    const int threads = std::min(count, m_paintThreads > 0 ? m_paintThreads : QThread::idealThreadCount());
+    if (threads < 2 || pixels < kMinConcurrentPixels) {
+        for (const int lane : lanes)
+            paintWhole(*m_painter, lane);
+        m_lastPaintThreads = 1;
+        return;
+    }
+
+    const int helpers = threads - 1;
+    if (m_helpersStale || int(m_helperPainters.size()) < helpers) {
+        m_helperPainters.clear();
+        for (int h = 0; h < helpers; ++h)
+            m_helperPainters.push_back(std::make_unique<TimelinePainter>(m_painter->threadCopy()));
+        m_helpersStale = false;
+    }
+    if (!m_pool)
+        m_pool = new QThreadPool(this);
+    if (m_pool->maxThreadCount() != helpers)
+        m_pool->setMaxThreadCount(helpers);
+
+    // Dearest first, so that the longest lane (the host thread's, with every API call) does not start last.
+    std::vector<long long> cost(lanes.size());
+    for (std::size_t j = 0; j < lanes.size(); ++j) {
+        const QRect lr = layout.lanes[std::size_t(lanes[j])];
+        cost[j] = m_painter->laneWorkEstimate(lanes[j], mapping, lr.left(), lr.right() + 1);
+    }
+    std::vector<int> order(lanes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return cost[std::size_t(a)] > cost[std::size_t(b)]; });
+
+    std::atomic<int> next{0};
+    std::atomic<int> painted{0}; // threads that painted at least one lane
+    auto work = [&](const TimelinePainter &painter) {
+        bool any = false;
+        for (int j = next.fetch_add(1, std::memory_order_relaxed); j < count;
+             j = next.fetch_add(1, std::memory_order_relaxed)) {
+            paintWhole(painter, lanes[std::size_t(order[std::size_t(j)])]);
+            any = true;
+        }
+        if (any)
+            painted.fetch_add(1, std::memory_order_relaxed);
+    };
+    QSemaphore done;
+    std::vector<std::unique_ptr<LaneHelper>> tasks;
+    for (int h = 0; h < helpers; ++h) {
+        const TimelinePainter *painter = m_helperPainters[std::size_t(h)].get();
+        tasks.push_back(std::make_unique<LaneHelper>([&work, painter] { work(*painter); }, done));
+        m_pool->start(tasks.back().get());
+    }
+    work(*m_painter);
+    // A helper the pool has not started yet has nothing left to do: take it back instead of waiting.
+    int running = helpers;
+    for (auto &task : tasks)
+        if (m_pool->tryTake(task.get()))
+            --running;
+    done.acquire(running);
+    for (int h = 0; h < helpers; ++h) {
+        m_painter->addStats(m_helperPainters[std::size_t(h)]->stats());
+        m_helperPainters[std::size_t(h)]->resetStats();
+    }
+    m_lastPaintThreads = painted.load();
 }
 
 void TimelineView::paintCached(QPainter &p, AreaCache &cache, const QRect &area,
@@ -421,7 +562,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     updateLaneCaches(layout, mapping);
     for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
         if (m_caches[i].valid)
-            p.drawPixmap(layout.lanes[i].topLeft(), m_caches[i].pixmap);
+            p.drawImage(layout.lanes[i].topLeft(), m_caches[i].image);
 
     TimelineOverlay overlay;
     overlay.selectedOp = m_selected.op;

@@ -24,6 +24,7 @@
 #include "engine/trace.h"
 
 class QPainter;
+class QThreadPool;
 
 namespace streamscope::ui {
 
@@ -79,6 +80,14 @@ public:
     // The tooltip shown for an op: name, stream, start, duration, bytes, GB/s, memory kinds, host call.
     QString toolTipText(int op) const;
 
+    // How many threads paint the lanes that need a whole repaint (zoom, resize, new data): 0 (the
+    // default) picks QThread::idealThreadCount(), 1 paints them one after the other on the GUI thread.
+    // Lanes are independent pictures, so the pixels do not depend on it.
+    void setPaintThreads(int threads);
+    int paintThreads() const { return m_paintThreads; }
+    // How many threads painted the last frame's whole-lane repaints (1: sequential; 0: none repainted).
+    int lastPaintThreads() const { return m_lastPaintThreads; }
+
     // Paints the whole visible view (headers, ruler, lanes, legend, selection) into target, at any size;
     // the widget, PNG and SVG export all go through the same painter.
     void renderTo(QPainter &painter, const QRect &target);
@@ -111,6 +120,8 @@ private:
     void onWindowChanged();
     void invalidateCache();
     void updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping);
+    // Repaints the given lanes' whole caches, concurrently where that pays (see the .cpp).
+    void repaintLanes(const std::vector<int> &lanes, const TimelineLayout &layout, const TimeMapping &mapping);
     struct AreaCache;
     // Copies `cache` to `area`, first painting it with `paint` (in the widget's coordinates) when it is
     // stale or the area or device scale changed.
@@ -137,6 +148,13 @@ private:
     bool m_dragMoved = false;
 
     std::vector<LaneCache> m_caches; // one per lane: the lane's picture for the current window
+    int m_paintThreads = 0;
+    int m_lastPaintThreads = 0;
+    // Painters for the helper threads (threadCopy of m_painter; the GUI thread paints with m_painter),
+    // kept between frames for their label caches; rebuilt when the model or style changes.
+    std::vector<std::unique_ptr<TimelinePainter>> m_helperPainters;
+    bool m_helpersStale = true;
+    QThreadPool *m_pool = nullptr; // child QObject, created on the first concurrent repaint
     // The lane headers and the legend do not depend on the window: painted once (text shaping is a
     // good part of a frame's fixed cost) and copied in every frame until the layout, data or style
     // changes.
