@@ -10,7 +10,6 @@
 #include <QPainter>
 #include <QRegion>
 #include <QRunnable>
-#include <QSemaphore>
 #include <QSvgGenerator>
 #include <QThread>
 #include <QThreadPool>
@@ -20,7 +19,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <numeric>
 
 #include "engine/analysis.h"
@@ -72,23 +73,40 @@ void scrollRows(QImage &image, int dx)
     }
 }
 
-// One helper thread's share of a concurrent repaint: runs `work`, then releases `done`. Not deleted by
-// the pool (the repaint owns it and waits for it).
+// Where a concurrent repaint waits for its helpers. A std::mutex and condition variable rather than a
+// QSemaphore: ThreadSanitizer sees these, so the hand-over of the lanes (set up before a helper starts,
+// read by the GUI thread after it has finished) is checked, not hidden in an uninstrumented Qt library.
+struct HelperSync {
+    std::mutex mutex;
+    std::condition_variable finished;
+    int pending = 0; // helpers started and not finished
+};
+
+// One helper thread's share of a concurrent repaint: runs `work`, then says it has finished. Not deleted
+// by the pool (the repaint owns it and waits for it).
 class LaneHelper : public QRunnable {
 public:
-    LaneHelper(std::function<void()> work, QSemaphore &done) : m_work(std::move(work)), m_done(done)
+    LaneHelper(std::function<void()> work, HelperSync &sync) : m_work(std::move(work)), m_sync(sync)
     {
         setAutoDelete(false);
     }
     void run() override
     {
+        {
+            // Acquires what the GUI thread wrote before it counted the helpers in (under this mutex).
+            std::lock_guard lock(m_sync.mutex);
+        }
         m_work();
-        m_done.release();
+        // Notified under the lock: once it is released the waiting repaint may return and destroy
+        // the sync object, so nothing here touches it after that.
+        std::lock_guard lock(m_sync.mutex);
+        --m_sync.pending;
+        m_sync.finished.notify_one();
     }
 
 private:
     std::function<void()> m_work;
-    QSemaphore &m_done;
+    HelperSync &m_sync;
 };
 
 QString qs(std::string_view s)
@@ -493,20 +511,29 @@ void TimelineView::repaintLanes(const std::vector<int> &lanes, const TimelineLay
         if (any)
             painted.fetch_add(1, std::memory_order_relaxed);
     };
-    QSemaphore done;
+    HelperSync sync;
     std::vector<std::unique_ptr<LaneHelper>> tasks;
     for (int h = 0; h < helpers; ++h) {
         const TimelinePainter *painter = m_helperPainters[std::size_t(h)].get();
-        tasks.push_back(std::make_unique<LaneHelper>([&work, painter] { work(*painter); }, done));
-        m_pool->start(tasks.back().get());
+        tasks.push_back(std::make_unique<LaneHelper>([&work, painter] { work(*painter); }, sync));
     }
+    {
+        std::lock_guard lock(sync.mutex);
+        sync.pending = helpers;
+    }
+    for (auto &task : tasks)
+        m_pool->start(task.get());
     work(*m_painter);
     // A helper the pool has not started yet has nothing left to do: take it back instead of waiting.
-    int running = helpers;
+    int notStarted = 0;
     for (auto &task : tasks)
         if (m_pool->tryTake(task.get()))
-            --running;
-    done.acquire(running);
+            ++notStarted;
+    {
+        std::unique_lock lock(sync.mutex);
+        sync.pending -= notStarted;
+        sync.finished.wait(lock, [&] { return sync.pending == 0; });
+    }
     for (int h = 0; h < helpers; ++h) {
         m_painter->addStats(m_helperPainters[std::size_t(h)]->stats());
         m_helperPainters[std::size_t(h)]->resetStats();
