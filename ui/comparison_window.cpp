@@ -292,8 +292,7 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
             .arg(c.variants.size())
             .arg(device.isEmpty() ? tr("an unknown GPU") : device.toHtmlEscaped(),
                 axes.join(QStringLiteral("; ")).toHtmlEscaped(), QString::fromStdString(c.createdUtc).toHtmlEscaped()));
-    m_displayName = displayName;
-    updateTitle();
+    setDisplayName(displayName);
     applyStyle();
 }
 
@@ -333,6 +332,12 @@ void ComparisonWindow::updateTitle()
                              : tr("%1 — comparison — StreamScope").arg(m_displayName));
 }
 
+void ComparisonWindow::setDisplayName(const QString &name)
+{
+    m_displayName = name;
+    updateTitle();
+}
+
 void ComparisonWindow::setUnsaved(bool unsaved)
 {
     m_unsaved = unsaved;
@@ -348,9 +353,8 @@ bool ComparisonWindow::saveAs(const QString &path, QString *error)
             *error = QString::fromUtf8(e.what());
         return false;
     }
-    m_displayName = QFileInfo(path).fileName();
     m_unsaved = false;
-    updateTitle();
+    setDisplayName(QFileInfo(path).fileName());
     return true;
 }
 

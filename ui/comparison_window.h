@@ -58,6 +58,8 @@ public:
     // Writes the comparison to a .sscompare (atomically); a comparison just run lives in a temporary
     // folder until saved. On failure returns false with *error.
     bool saveAs(const QString &path, QString *error = nullptr);
+    // The name in the title (a file name, or what a comparison just run is called).
+    void setDisplayName(const QString &name);
     // Marks a comparison that exists only in a temporary file: the title says so until it is saved.
     void setUnsaved(bool unsaved);
     bool isUnsaved() const { return m_unsaved; }

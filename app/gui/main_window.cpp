@@ -501,19 +501,30 @@ bool MainWindow::openFile(const QString &path)
     return openTrace(path);
 }
 
-bool MainWindow::openComparison(const QString &path)
+// A comparison window on the file, in this window's presentation mode and palette; not shown yet.
+// nullptr (and *error) when the file cannot be read.
+ui::ComparisonWindow *MainWindow::newComparisonWindow(const QString &path, QString *error)
 {
     auto *window = new ui::ComparisonWindow(this);
     window->setAttribute(Qt::WA_DeleteOnClose);
-    QString error;
-    if (!window->openFile(path, &error)) {
+    if (!window->openFile(path, error)) {
         delete window;
-        showError(tr("Could not open the comparison %1").arg(QFileInfo(path).fileName()), error);
-        return false;
+        return nullptr;
     }
     window->setPresentationMode(m_presentation);
     window->setDarkPalette(m_dark);
     m_lastComparison = window;
+    return window;
+}
+
+bool MainWindow::openComparison(const QString &path)
+{
+    QString error;
+    ui::ComparisonWindow *window = newComparisonWindow(path, &error);
+    if (!window) {
+        showError(tr("Could not open the comparison %1").arg(QFileInfo(path).fileName()), error);
+        return false;
+    }
     addRecentFile(path);
     clearError();
     window->show();
@@ -810,22 +821,18 @@ void MainWindow::onRunFinished(const QString &outputPath)
     m_progress->setValue(100);
     if (m_runner->job() == ui::RunController::Job::Compare) {
         m_runStatus->setText(tr("Comparison finished"));
-        auto *window = new ui::ComparisonWindow(this);
-        window->setAttribute(Qt::WA_DeleteOnClose);
         QString error;
-        QString name = m_comparisonName;
-        if (name.endsWith(QLatin1String(".json")))
-            name.chop(5);
-        if (!window->openFile(outputPath, &error)) {
-            delete window;
+        ui::ComparisonWindow *window = newComparisonWindow(outputPath, &error);
+        if (!window) {
             showError(tr("The comparison finished but its file could not be read"), error);
             return;
         }
-        window->setComparison(window->comparison(), tr("%1 comparison %2").arg(name).arg(m_runCount));
+        QString name = m_comparisonName;
+        if (name.endsWith(QLatin1String(".json")))
+            name.chop(5);
+        // It lives in the run folder until saved: named after the workload, and marked so.
+        window->setDisplayName(tr("%1 comparison %2").arg(name).arg(m_runCount));
         window->setUnsaved(true);
-        window->setPresentationMode(m_presentation);
-        window->setDarkPalette(m_dark);
-        m_lastComparison = window;
         window->show();
         return;
     }

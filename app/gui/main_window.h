@@ -134,6 +134,7 @@ private:
     void clearError();
     void showBanner(const QString &text);
     void onOpSelected(int repetition, int op);
+    ui::ComparisonWindow *newComparisonWindow(const QString &path, QString *error);
     bool checkRunnable(const QString &cannot);
     bool prepareWorkloadFile(const QString &cannot, QString *workloadPath);
     void onRunFinished(const QString &outputPath);
