@@ -6,6 +6,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <functional>
 
 #include "app/gui/app_options.h"
 #include "app/gui/headless_export.h"
@@ -29,6 +30,40 @@ void chooseHeadlessPlatform(int argc, char **argv)
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
         && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
+using streamscope::gui::AppOptions;
+using streamscope::gui::MainWindow;
+using streamscope::ui::RunController;
+
+// What a screenshot shows: the comparison window when one was opened, else the main window.
+QWidget *shownWindow(MainWindow &window)
+{
+    return window.lastComparison() ? static_cast<QWidget *>(window.lastComparison()) : static_cast<QWidget *>(&window);
+}
+
+// --run and --compare: check the GPU, then `start` as the button does; `finish` learns whether it ran,
+// from the end of the child or from a start that was refused (no GPU, an invalid workload).
+int startAtOnce(QApplication &app, MainWindow &window, const AppOptions &options, std::function<bool()> start,
+                std::function<void(bool)> finish)
+{
+    RunController *runner = window.runController();
+    QObject::connect(runner, &RunController::devicesChecked, &window,
+                     [&window, start, finish](bool usable, const QString &message) {
+                         if (!usable)
+                             std::fprintf(stderr, "streamscope: no usable GPU: %s\n", qPrintable(message));
+                         QTimer::singleShot(0, &window, [start, finish] {
+                             if (!start())
+                                 finish(false);
+                         });
+                     }, Qt::SingleShotConnection);
+    QObject::connect(runner, &RunController::runFinished, &window, [finish] { finish(true); });
+    QObject::connect(runner, &RunController::runFailed, &window, [finish] { finish(false); });
+    if (!options.screenshotPath.isEmpty())
+        window.resize(options.size);
+    window.show();
+    window.checkGpu();
+    return app.exec();
 }
 
 } // namespace
@@ -69,27 +104,31 @@ int main(int argc, char **argv)
     if (options.compare) {
         // The lesson's comparison from the GUI, as a user starts it: the experiment dialog (its answers are
         // the workload's own axes, accepted as shown), progress, then the comparison window. With
-        // --screenshot, the dialog goes to NAME-dialog.png and the comparison window to NAME.png.
-        auto *runner = window.findChild<streamscope::ui::RunController *>();
+        // --screenshot, the dialog goes to NAME-dialog.png, the comparison window to NAME.png and the
+        // comparison to NAME.sscompare.
         window.setExperimentQuestion([&options](streamscope::ui::ExperimentDialog &dialog) {
             std::fprintf(stderr, "streamscope: comparing %s\n", qPrintable(dialog.varyOptions().join(QLatin1Char(' '))));
             if (!options.screenshotPath.isEmpty()) {
+                const QFileInfo shot(options.screenshotPath);
                 dialog.show();
-                QString path = options.screenshotPath;
-                path.insert(path.lastIndexOf(QLatin1Char('.')) < 0 ? path.size() : path.lastIndexOf(QLatin1Char('.')),
-                            QStringLiteral("-dialog"));
-                dialog.grab().save(path);
+                const QString suffix = shot.suffix().isEmpty() ? QString() : QLatin1Char('.') + shot.suffix();
+                dialog.grab().save(shot.dir().filePath(shot.completeBaseName() + QStringLiteral("-dialog") + suffix));
                 dialog.hide();
             }
             return true;
         });
+        if (!options.screenshotPath.isEmpty()) {
+            // Queued: the main window opens the comparison window on the same signal first.
+            QObject::connect(window.runController(), &RunController::runFinished, &window, [&window, &options] {
+                if (window.lastComparison())
+                    window.lastComparison()->resize(options.size);
+            }, Qt::QueuedConnection);
+        }
         auto finish = [&window, &options](bool ran) {
             QTimer::singleShot(1000, &window, [&window, &options, ran] {
                 bool ok = true;
                 if (!options.screenshotPath.isEmpty()) {
-                    QWidget *shown = window.lastComparison() ? static_cast<QWidget *>(window.lastComparison())
-                                                             : static_cast<QWidget *>(&window);
-                    ok = shown->grab().save(options.screenshotPath);
+                    ok = shownWindow(window)->grab().save(options.screenshotPath);
                     std::fprintf(stderr, "streamscope: comparison %s; %s %s\n", ran ? "finished" : "failed",
                                  ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
                     // The comparison itself beside the screenshot (File > Save comparison as, done for the user).
@@ -109,33 +148,11 @@ int main(int argc, char **argv)
                     QApplication::exit(ok && ran ? 0 : 4);
             });
         };
-        QObject::connect(runner, &streamscope::ui::RunController::devicesChecked, &window,
-                         [&window, finish](bool usable, const QString &message) {
-                             if (!usable)
-                                 std::fprintf(stderr, "streamscope: no usable GPU: %s\n", qPrintable(message));
-                             QTimer::singleShot(0, &window, [&window, finish] {
-                                 if (!window.compareWorkload())
-                                     finish(false);
-                             });
-                         }, Qt::SingleShotConnection);
-        QObject::connect(runner, &streamscope::ui::RunController::runFinished, &window, [finish] { finish(true); });
-        QObject::connect(runner, &streamscope::ui::RunController::runFailed, &window, [finish] { finish(false); });
-        if (!options.screenshotPath.isEmpty()) {
-            window.resize(options.size);
-            // Queued: the main window opens the comparison window on the same signal first.
-            QObject::connect(runner, &streamscope::ui::RunController::runFinished, &window, [&window, &options] {
-                if (window.lastComparison())
-                    window.lastComparison()->resize(options.size);
-            }, Qt::QueuedConnection);
-        }
-        window.show();
-        window.checkGpu();
-        return app.exec();
+        return startAtOnce(app, window, options, [&window] { return window.compareWorkload(); }, finish);
     }
     if (options.run) {
-        // Check the GPU, run the workload through streamscope-cli as the Run button does, and with
-        // --screenshot grab the window once the run has ended (a demo, or a record of a real run).
-        auto *runner = window.findChild<streamscope::ui::RunController *>();
+        // Run the workload through streamscope-cli as the Run button does, and with --screenshot grab the
+        // window once the run has ended (a demo, or a record of a real run).
         auto finish = [&window, &options](bool ran) {
             if (options.screenshotPath.isEmpty())
                 return;
@@ -146,22 +163,7 @@ int main(int argc, char **argv)
                 QApplication::exit(ok && ran ? 0 : 4);
             });
         };
-        QObject::connect(runner, &streamscope::ui::RunController::devicesChecked, &window,
-                         [&window, finish](bool usable, const QString &message) {
-                             if (!usable)
-                                 std::fprintf(stderr, "streamscope: no usable GPU: %s\n", qPrintable(message));
-                             QTimer::singleShot(0, &window, [&window, finish] {
-                                 if (!window.runWorkload())
-                                     finish(false);
-                             });
-                         }, Qt::SingleShotConnection);
-        QObject::connect(runner, &streamscope::ui::RunController::runFinished, &window, [finish] { finish(true); });
-        QObject::connect(runner, &streamscope::ui::RunController::runFailed, &window, [finish] { finish(false); });
-        if (!options.screenshotPath.isEmpty())
-            window.resize(options.size);
-        window.show();
-        window.checkGpu();
-        return app.exec();
+        return startAtOnce(app, window, options, [&window] { return window.runWorkload(); }, finish);
     }
     if (!options.screenshotPath.isEmpty()) {
         // Documentation screenshots: a fixed size, no GPU check (its banner would depend on the machine).
@@ -171,9 +173,7 @@ int main(int argc, char **argv)
         if (window.lastComparison())
             window.lastComparison()->resize(options.size);
         QTimer::singleShot(300, &window, [&window, &options] {
-            QWidget *shown = window.lastComparison() ? static_cast<QWidget *>(window.lastComparison())
-                                                     : static_cast<QWidget *>(&window);
-            const bool ok = shown->grab().save(options.screenshotPath);
+            const bool ok = shownWindow(window)->grab().save(options.screenshotPath);
             std::fprintf(stderr, "streamscope: %s %s\n", ok ? "wrote" : "could not write",
                          qPrintable(options.screenshotPath));
             QApplication::exit(ok ? 0 : 4);
