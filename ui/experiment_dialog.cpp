@@ -10,7 +10,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -50,9 +49,10 @@ QString axisName(engine::Axis axis) { return QString::fromUtf8(engine::toString(
 // The values part of a --vary option, as the dialog shows it ("pageable, pinned").
 QString shownValues(const std::string &option)
 {
-    const auto eq = option.find('=');
-    return QString::fromStdString(option.substr(eq + 1)).split(QLatin1Char(',')).replaceInStrings(
-        QRegularExpression(QStringLiteral("^\\s+|\\s+$")), QString()).join(QStringLiteral(", "));
+    QStringList values = QString::fromStdString(option.substr(option.find('=') + 1)).split(QLatin1Char(','));
+    for (QString &v : values)
+        v = v.trimmed();
+    return values.join(QStringLiteral(", "));
 }
 
 } // namespace
