@@ -2,6 +2,7 @@
 // chosen so that every lane has known ink at known times (and known gaps).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "engine/trace.h"
@@ -62,6 +63,36 @@ inline std::shared_ptr<engine::Trace> makeTimelineTrace()
     add(OpKind::HostSync, "sync", -1, kNoTime, kNoTime, 400'000, 410'000, 0);
     trace->repetitions.push_back(std::move(rep));
     return trace;
+}
+
+// Nested intervals on one stream, as imports have: until `endNs`, every `periodNs` an outer kernel
+// `outerNs` long, with copies every `innerStepNs` from 1 µs into it up to `innerSpanNs` (their lengths
+// drawn from `innerLength`). The ops get the next op indices in order.
+template <class Rng, class Distribution>
+inline void appendNestedRanges(engine::Repetition &rep, int stream, std::uint32_t outerName, std::uint32_t innerName,
+                               std::int64_t endNs, std::int64_t periodNs, std::int64_t outerNs,
+                               std::int64_t innerSpanNs, std::int64_t innerStepNs, Distribution &innerLength,
+                               Rng &rng)
+{
+    for (std::int64_t t = 0; t < endNs; t += periodNs) {
+        engine::OpRecord outer;
+        outer.stream = stream;
+        outer.kind = engine::OpKind::Kernel;
+        outer.nameId = outerName;
+        outer.gpuStartNs = t;
+        outer.gpuEndNs = t + outerNs;
+        outer.opIndex = int(rep.ops.size());
+        rep.ops.push_back(outer);
+        for (std::int64_t u = t + 1'000; u < t + innerSpanNs; u += innerStepNs) {
+            engine::OpRecord inner = outer;
+            inner.kind = engine::OpKind::CopyH2D;
+            inner.nameId = innerName;
+            inner.gpuStartNs = u;
+            inner.gpuEndNs = u + innerLength(rng);
+            inner.opIndex = int(rep.ops.size());
+            rep.ops.push_back(inner);
+        }
+    }
 }
 
 } // namespace streamscope::test

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine/trace.h"
+#include "timeline_test_trace.h"
 #include "ui/lane_model.h"
 #include "ui/op_palette.h"
 #include "ui/timeline_painter.h"
@@ -58,26 +59,7 @@ std::shared_ptr<engine::Trace> mixedTrace(int n)
         rep.ops.push_back(op);
     }
     // Nested intervals on stream 4: an outer range every 40 µs with short ops inside it.
-    const std::int64_t end = host;
-    for (std::int64_t t = 0; t < end; t += 40'000) {
-        engine::OpRecord outer;
-        outer.stream = 4;
-        outer.kind = engine::OpKind::Kernel;
-        outer.nameId = names[1];
-        outer.gpuStartNs = t;
-        outer.gpuEndNs = t + 30'000;
-        outer.opIndex = int(rep.ops.size());
-        rep.ops.push_back(outer);
-        for (std::int64_t u = t + 1'000; u < t + 35'000; u += 700) {
-            engine::OpRecord inner = outer;
-            inner.kind = engine::OpKind::CopyH2D;
-            inner.nameId = names[0];
-            inner.gpuStartNs = u;
-            inner.gpuEndNs = u + shortOp(rng);
-            inner.opIndex = int(rep.ops.size());
-            rep.ops.push_back(inner);
-        }
-    }
+    streamscope::test::appendNestedRanges(rep, 4, names[1], names[0], host, 40'000, 30'000, 35'000, 700, shortOp, rng);
     std::stable_sort(rep.ops.begin(), rep.ops.end(),
                      [](const engine::OpRecord &a, const engine::OpRecord &b) { return a.gpuStartNs < b.gpuStartNs; });
     trace->repetitions.push_back(std::move(rep));

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "engine/trace.h"
+#include "timeline_test_trace.h"
 #include "ui/lane_model.h"
 #include "ui/timeline_painter.h"
 #include "ui/timeline_view.h"
@@ -69,26 +70,8 @@ std::shared_ptr<engine::Trace> bigTrace(int n)
         host[std::size_t(thread)] = op.hostEndNs + 50;
         rep.ops.push_back(op);
     }
-    const std::int64_t end = std::max(host[0], host[1]);
-    for (std::int64_t t = 0; t < end; t += 60'000) {
-        engine::OpRecord outer;
-        outer.stream = kStreams;
-        outer.kind = engine::OpKind::Kernel;
-        outer.nameId = names[1];
-        outer.gpuStartNs = t;
-        outer.gpuEndNs = t + 45'000;
-        outer.opIndex = int(rep.ops.size());
-        rep.ops.push_back(outer);
-        for (std::int64_t u = t + 1'000; u < t + 50'000; u += 900) {
-            engine::OpRecord inner = outer;
-            inner.kind = engine::OpKind::CopyH2D;
-            inner.nameId = names[0];
-            inner.gpuStartNs = u;
-            inner.gpuEndNs = u + shortOp(rng);
-            inner.opIndex = int(rep.ops.size());
-            rep.ops.push_back(inner);
-        }
-    }
+    streamscope::test::appendNestedRanges(rep, kStreams, names[1], names[0], std::max(host[0], host[1]), 60'000,
+                                          45'000, 50'000, 900, shortOp, rng);
     std::stable_sort(rep.ops.begin(), rep.ops.end(),
                      [](const engine::OpRecord &a, const engine::OpRecord &b) { return a.gpuStartNs < b.gpuStartNs; });
     for (int i = 0; i < int(rep.ops.size()); ++i)
