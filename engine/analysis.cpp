@@ -3,6 +3,7 @@
 #include "engine/analysis.h"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <limits>
 
@@ -287,6 +288,38 @@ std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition)
         steps.push_back(cur);
     }
     return steps;
+}
+
+std::vector<EventTimingError> eventTimingErrors(const Trace &trace)
+{
+    std::vector<EventTimingError> result;
+    if (trace.timing != TimingSource::Cupti)
+        return result;
+    struct Samples {
+        std::vector<double> excess, fraction, queued;
+    };
+    std::map<OpKind, Samples> byKind;
+    for (const Repetition &rep : trace.repetitions)
+        for (const OpRecord &op : rep.ops) {
+            if (!isGpuWork(op.kind) || !op.hasGpu() || op.eventDurationNs() <= 0 || (op.flags & OpFlagEventTimed))
+                continue;
+            const double exec = double(op.gpuDurationNs());
+            const double excess = double(op.eventDurationNs()) - exec;
+            Samples &s = byKind[op.kind];
+            s.excess.push_back(excess);
+            if (exec > 0)
+                s.fraction.push_back(excess / exec);
+            s.queued.push_back(double(op.queuedDurationNs()));
+        }
+    for (auto &[kind, s] : byKind) {
+        EventTimingError e;
+        e.kind = kind;
+        e.excessNs = spreadOf(std::move(s.excess));
+        e.excessFraction = spreadOf(std::move(s.fraction));
+        e.queuedNs = spreadOf(std::move(s.queued));
+        result.push_back(e);
+    }
+    return result;
 }
 
 } // namespace streamscope::engine

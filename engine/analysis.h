@@ -80,6 +80,17 @@ struct BandwidthStep {
 std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition);
 
 // Length of the union of [start, end) intervals (they need not be sorted).
+// How wrong event timing would have been, per op kind, in a trace that has both (CUPTI-timed runs keep
+// the event pair as stream-ready..event end): the event pair's duration minus the execution's, and that
+// as a share of the execution; and the queued time that events count as execution.
+struct EventTimingError {
+    OpKind kind = OpKind::Other;
+    Spread excessNs;        // event duration - execution duration
+    Spread excessFraction;  // excessNs / execution duration
+    Spread queuedNs;        // OpRecord::queuedDurationNs
+};
+std::vector<EventTimingError> eventTimingErrors(const Trace &trace);
+
 std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals);
 
 } // namespace streamscope::engine

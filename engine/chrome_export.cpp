@@ -388,6 +388,13 @@ void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs
     j.string(trace.createdUtc);
     j.raw(",\"originNs\":");
     j.integer(originNs);
+    j.raw(",\"timing\":\"");
+    j.raw(toString(trace.timing));
+    j.ch('"');
+    if (!trace.timingNote.empty()) {
+        j.raw(",\"timingNote\":");
+        j.string(trace.timingNote);
+    }
     j.raw(",\n\"streams\":[");
     for (std::size_t i = 0; i < trace.streams.size(); ++i) {
         const auto &s = trace.streams[i];
@@ -689,6 +696,41 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                 if (op.flags != OpFlagNone) {
                     j.raw(",\"flags\":");
                     j.unsignedInteger(op.flags);
+                }
+                // The measurement's other intervals, in absolute ns on the trace's clock (as the
+                // native format keeps them), so that a round trip loses nothing.
+                auto time = [&](const char *key, std::int64_t v) {
+                    if (v == kNoTime)
+                        return;
+                    j.raw(key);
+                    j.integer(v);
+                };
+                time(",\"ready_ns\":", op.readyNs);
+                time(",\"event_end_ns\":", op.eventEndNs);
+                time(",\"queued_ns\":", op.queuedNs);
+                time(",\"submitted_ns\":", op.submittedNs);
+                if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
+                    j.raw(",\"queued_us\":");
+                    j.thousandths(double(q) / 1e3);
+                }
+                if (op.channel >= 0) {
+                    j.raw(",\"channel\":");
+                    j.integer(op.channel);
+                }
+                if (op.channelType != ChannelType::Unknown) {
+                    j.raw(",\"channel_type\":\"");
+                    j.raw(toString(op.channelType));
+                    j.ch('"');
+                }
+                if (op.driverSrcMem != MemKind::None) {
+                    j.raw(",\"driver_src_mem\":\"");
+                    j.raw(toString(op.driverSrcMem));
+                    j.ch('"');
+                }
+                if (op.driverDstMem != MemKind::None) {
+                    j.raw(",\"driver_dst_mem\":\"");
+                    j.raw(toString(op.driverDstMem));
+                    j.ch('"');
                 }
             };
             // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,

@@ -258,6 +258,8 @@ public:
             m_r.wrongType("/", m_root, "an object with a traceEvents array, or an array of events");
         }
         m_trace.source = m_ours ? m_trace.source : "chrome-json";
+        if (!m_ours)
+            m_trace.timing = TimingSource::Profiler; // Kineto's GPU events are CUPTI executions
         m_trace.sourcePath = m_r.file();
         if (m_trace.title.empty())
             m_trace.title = std::filesystem::path(m_r.file()).filename().string();
@@ -290,6 +292,15 @@ private:
         m_origin = m_r.integer(*block, "originNs", p);
         m_trace.formatVersion = static_cast<int>(m_r.optionalInteger(*block, "traceFormatVersion", p).value_or(kTraceFormatVersion));
         m_trace.source = m_r.optionalText(*block, "source", p).value_or("streamscope");
+        if (const auto timing = m_r.optionalText(*block, "timing", p)) {
+            const auto t = timingSourceFromString(*timing);
+            if (!t)
+                m_r.fail(p + "/timing", "expected \"cupti\", \"events\" or \"profiler\"");
+            m_trace.timing = *t;
+        } else {
+            m_trace.timing = m_trace.source == "streamscope" ? TimingSource::Events : TimingSource::Profiler;
+        }
+        m_trace.timingNote = m_r.optionalText(*block, "timingNote", p).value_or("");
         m_trace.title = m_r.optionalText(*block, "title", p).value_or("");
         m_trace.toolVersion = m_r.optionalText(*block, "toolVersion", p).value_or("");
         m_trace.hostName = m_r.optionalText(*block, "hostName", p).value_or("");
@@ -517,6 +528,19 @@ private:
             op.api = *c;
         }
         op.flags = static_cast<std::uint32_t>(m_r.optionalInteger(a, "flags", ap).value_or(0));
+        op.readyNs = m_r.optionalInteger(a, "ready_ns", ap).value_or(kNoTime);
+        op.eventEndNs = m_r.optionalInteger(a, "event_end_ns", ap).value_or(kNoTime);
+        op.queuedNs = m_r.optionalInteger(a, "queued_ns", ap).value_or(kNoTime);
+        op.submittedNs = m_r.optionalInteger(a, "submitted_ns", ap).value_or(kNoTime);
+        op.channel = static_cast<std::int32_t>(m_r.optionalInteger(a, "channel", ap).value_or(-1));
+        if (const auto t = m_r.optionalText(a, "channel_type", ap)) {
+            const auto c = channelTypeFromString(*t);
+            if (!c)
+                m_r.fail(ap + "/channel_type", "unknown channel type \"" + *t + "\"");
+            op.channelType = *c;
+        }
+        op.driverSrcMem = mem("driver_src_mem");
+        op.driverDstMem = mem("driver_dst_mem");
         if (const auto s = m_r.optionalInteger(a, "ss_stream", ap)) {
             if (*s < 0 || *s >= static_cast<std::int64_t>(m_trace.streams.size()))
                 m_r.fail(ap + "/ss_stream", "no stream " + std::to_string(*s) + " in /streamscope/streams");

@@ -18,7 +18,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr std::string_view kAxisNames[] = {"memory", "api", "streams", "order", "chunks", "size"};
+constexpr std::string_view kAxisNames[] = {"memory", "api", "streams", "order", "chunks", "size", "connections"};
 
 [[noreturn]] void fail(const std::string &fileName, const std::string &path, const std::string &message)
 {
@@ -73,7 +73,7 @@ Axis axisAt(const Json &v, const std::string &fileName, const std::string &path)
     const auto axis = axisFromString(v.get<std::string>());
     if (!axis)
         fail(fileName, path,
-             "unknown axis \"" + v.get<std::string>() + "\" (memory, api, streams, order, chunks or size)");
+             "unknown axis \"" + v.get<std::string>() + "\" (memory, api, streams, order, chunks, size or connections)");
     return *axis;
 }
 

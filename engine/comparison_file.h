@@ -28,6 +28,7 @@ enum class Axis : std::uint8_t {
     Order,   // depth-first | breadth-first: the pipeline's order
     Chunks,  // a count: the pipeline's chunks
     Size,    // a byte size: the pipeline's bytes, or every copy's bytes (buffers grown to fit)
+    Connections, // 1..32: the workload's maxConnections (hardware queues); each variant runs in a process of its own
 };
 
 std::string_view toString(Axis axis);

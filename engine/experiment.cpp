@@ -119,6 +119,9 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
         else
             (*pipeline)[axis] = std::stoi(s.value);
         return;
+    case Axis::Connections:
+        root["maxConnections"] = std::stoi(s.value);
+        return;
     case Axis::Size: {
         const std::uint64_t bytes = parseByteSize(s.value).value_or(0);
         if (isPipeline) {
@@ -198,6 +201,17 @@ std::string checkedValue(Axis axis, std::string value, const std::string &where)
         value = std::to_string(n);
         break;
     }
+    case Axis::Connections: {
+        const bool digits = !value.empty() && value.size() <= 2 && std::all_of(value.begin(), value.end(), [](char c) {
+            return c >= '0' && c <= '9';
+        });
+        const int n = digits ? std::stoi(value) : 0;
+        if (n < 1 || n > 32)
+            throw Error(ErrorKind::InvalidInput,
+                        where + "\"" + value + "\" is not a count of hardware queues (1..32, CUDA_DEVICE_MAX_CONNECTIONS)");
+        value = std::to_string(n);
+        break;
+    }
     case Axis::Size: {
         const auto bytes = parseByteSize(value);
         if (!bytes || *bytes == 0)
@@ -221,12 +235,12 @@ AxisValues parseVaryOption(std::string_view text)
     if (eq == std::string_view::npos)
         throw Error(ErrorKind::InvalidInput,
                     "--vary " + option + ": expected AXIS=VALUE,VALUE,... (axes: memory, api, streams, order, chunks, "
-                                         "size), e.g. --vary memory=pageable,pinned");
+                                         "size, connections), e.g. --vary memory=pageable,pinned");
     const std::string name(text.substr(0, eq));
     const auto axis = axisFromString(name);
     if (!axis)
         throw Error(ErrorKind::InvalidInput, "--vary " + option + ": unknown axis \"" + name +
-                                                 "\" (memory, api, streams, order, chunks or size)");
+                                                 "\" (memory, api, streams, order, chunks, size or connections)");
     AxisValues out;
     out.axis = *axis;
     std::string_view rest = text.substr(eq + 1);

@@ -19,10 +19,18 @@ using nlohmann::json;
 
 namespace {
 
-// The order of the values in each op row. Written into the file so readers can check it.
-constexpr std::array<std::string_view, 15> kOpColumns = {
+// The order of the values in each op row. Written into the file so readers can check it. Format 1's
+// rows are the first 15 columns; format 2 appended the rest (gpu_* became execution, see trace.h).
+constexpr std::array<std::string_view, 23> kOpColumns = {
     "name", "kind", "stream", "host_thread", "op_index", "gpu_start_ns", "gpu_end_ns", "host_start_ns",
-    "host_end_ns", "bytes", "src_mem", "dst_mem", "api", "flags", "correlation"};
+    "host_end_ns", "bytes", "src_mem", "dst_mem", "api", "flags", "correlation",
+    "ready_ns", "event_end_ns", "queued_ns", "submitted_ns", "channel", "channel_type", "driver_src_mem",
+    "driver_dst_mem"};
+constexpr std::size_t kOpColumnsV1 = 15;
+
+constexpr std::size_t opColumnsFor(int version) { return version <= 1 ? kOpColumnsV1 : kOpColumns.size(); }
+
+bool isTextColumn(std::size_t col) { return col == 1 || (col >= 10 && col <= 12) || col >= 20; }
 
 json deviceToJson(const DeviceInfo &d)
 {
@@ -276,7 +284,7 @@ private:
             for (auto cell : row) {
                 if (col >= kOpColumns.size())
                     rowFail(path, i, col, "too many values");
-                if (col == 1 || (col >= 10 && col <= 12)) {
+                if (isTextColumn(col)) {
                     std::string_view text;
                     if (const auto err = cell.get_string().get(text))
                         err == simdjson::INCORRECT_TYPE ? rowFail(path, i, col, "expected a string") : syntax(err, size);
@@ -291,14 +299,22 @@ private:
                 }
                 ++col;
             }
-            if (col != kOpColumns.size())
+            // Every row has the same width: format 1's or format 2's (checked against /version later).
+            if (rowWidth == 0 && (col == kOpColumnsV1 || col == kOpColumns.size()))
+                rowWidth = col;
+            if (col != rowWidth)
                 rowFail(path, i, col,
-                        "expected " + std::to_string(kOpColumns.size()) + " values, found " + std::to_string(col));
+                        "expected " + std::to_string(rowWidth ? rowWidth : kOpColumns.size()) + " values, found " +
+                            std::to_string(col));
             ops.push_back(op);
             ++i;
         }
     }
 
+public:
+    std::size_t rowWidth = 0; // values per op row, 0 before the first row
+
+private:
     [[noreturn]] void rowFail(const std::string &path, std::size_t row, std::size_t col, const std::string &what) const
     {
         const std::string name = col < kOpColumns.size() ? std::string(kOpColumns[col]) : "?";
@@ -327,6 +343,11 @@ private:
             break;
         case 13: op.flags = static_cast<std::uint32_t>(v); break;
         case 14: op.correlation = static_cast<std::uint64_t>(v); break;
+        case 15: op.readyNs = v; break;
+        case 16: op.eventEndNs = v; break;
+        case 17: op.queuedNs = v; break;
+        case 18: op.submittedNs = v; break;
+        case 19: op.channel = static_cast<std::int32_t>(v); break;
         default: rowFail(path, row, col, "expected a string, found a number");
         }
     }
@@ -352,6 +373,19 @@ private:
                 op.api = *a;
             else
                 rowFail(path, row, col, "unknown copy API \"" + std::string(v) + "\"");
+            break;
+        case 20:
+            if (auto t = channelTypeFromString(v))
+                op.channelType = *t;
+            else
+                rowFail(path, row, col, "unknown channel type \"" + std::string(v) + "\"");
+            break;
+        case 21:
+        case 22:
+            if (auto k = memKindFromString(v))
+                (col == 21 ? op.driverSrcMem : op.driverDstMem) = *k;
+            else
+                rowFail(path, row, col, "unknown memory kind \"" + std::string(v) + "\"");
             break;
         default: rowFail(path, row, col, "expected a number, found a string");
         }
@@ -384,6 +418,9 @@ std::string toNativeJson(const Trace &trace)
     if (!trace.sourcePath.empty())
         head["source_path"] = trace.sourcePath;
     head["metadata"] = trace.metadata;
+    head["timing"] = toString(trace.timing);
+    if (!trace.timingNote.empty())
+        head["timing_note"] = trace.timingNote;
     head["devices"] = json::array();
     for (const auto &d : trace.devices)
         head["devices"].push_back(deviceToJson(d));
@@ -456,6 +493,22 @@ std::string toNativeJson(const Trace &trace)
             appendUInt(out, op.flags);
             out += ',';
             appendUInt(out, op.correlation);
+            out += ',';
+            appendInt(out, op.readyNs);
+            out += ',';
+            appendInt(out, op.eventEndNs);
+            out += ',';
+            appendInt(out, op.queuedNs);
+            out += ',';
+            appendInt(out, op.submittedNs);
+            out += ',';
+            appendInt(out, op.channel);
+            out += ',';
+            appendQuoted(out, toString(op.channelType));
+            out += ',';
+            appendQuoted(out, toString(op.driverSrcMem));
+            out += ',';
+            appendQuoted(out, toString(op.driverDstMem));
             out += ']';
         }
         out += "]}";
@@ -481,13 +534,41 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
     if (trace.formatVersion < 1 || trace.formatVersion > kTraceFormatVersion)
         r.fail("/version", "this StreamScope reads trace format versions 1.." + std::to_string(kTraceFormatVersion) +
                                ", the file has version " + std::to_string(trace.formatVersion));
+    const std::size_t columns = opColumnsFor(trace.formatVersion);
     if (h.contains("op_columns")) {
         const json &cols = h["op_columns"];
-        bool same = cols.is_array() && cols.size() == kOpColumns.size();
-        for (std::size_t i = 0; same && i < kOpColumns.size(); ++i)
+        bool same = cols.is_array() && cols.size() == columns;
+        for (std::size_t i = 0; same && i < columns; ++i)
             same = cols[i].is_string() && cols[i].get<std::string>() == kOpColumns[i];
         if (!same)
-            r.fail("/op_columns", "unexpected op columns " + cols.dump());
+            r.fail("/op_columns", "unexpected op columns " + cols.dump() + " for format version " +
+                                      std::to_string(trace.formatVersion));
+    }
+    if (reader.rowWidth != 0 && reader.rowWidth != columns)
+        r.fail("/repetitions", "op rows have " + std::to_string(reader.rowWidth) + " values, but format version " +
+                                   std::to_string(trace.formatVersion) + " has " + std::to_string(columns));
+    if (trace.formatVersion >= 2) {
+        std::string timing;
+        r.get(h, "", "timing", timing, true);
+        const auto source = timingSourceFromString(timing);
+        if (!source)
+            r.fail("/timing", "expected \"cupti\", \"events\" or \"profiler\", found \"" + timing + "\"");
+        trace.timing = *source;
+        r.get(h, "", "timing_note", trace.timingNote);
+    } else {
+        // Format 1 had only the event pair: execution and stream-ready are the same moment.
+        if (trace.source == "streamscope") {
+            trace.timing = TimingSource::Events;
+            trace.timingNote = "trace format 1: timed by CUDA events only (recorded before StreamScope timed "
+                               "execution with CUPTI), so queued time is drawn as execution";
+            for (Repetition &rep : trace.repetitions)
+                for (OpRecord &op : rep.ops) {
+                    op.readyNs = op.gpuStartNs;
+                    op.eventEndNs = op.gpuEndNs;
+                }
+        } else {
+            trace.timing = TimingSource::Profiler;
+        }
     }
     r.get(h, "", "source", trace.source);
     r.get(h, "", "title", trace.title);

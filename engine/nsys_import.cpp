@@ -356,6 +356,7 @@ public:
     {
         readTableList();
         m_trace.source = "nsys-sqlite";
+        m_trace.timing = TimingSource::Profiler; // Nsight Systems times GPU work with CUPTI
         m_trace.sourcePath = m_path;
         m_trace.title = std::filesystem::path(m_path).filename().string();
         m_trace.metadata["importer"] = "nsys-sqlite";

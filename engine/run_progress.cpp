@@ -1,4 +1,4 @@
-// Names of the runner's progress phases (shared by the CUDA and the no-CUDA runner).
+// Names of the runner's progress phases and timing modes (shared by the CUDA and the no-CUDA runner).
 #include "engine/runner.h"
 
 namespace streamscope::engine {
@@ -13,6 +13,17 @@ std::string_view toString(RunProgress::Phase phase)
     case RunProgress::Phase::Done: return "done";
     }
     return "unknown";
+}
+
+std::string_view toString(TimingMode mode) { return mode == TimingMode::Cupti ? "cupti" : "events"; }
+
+std::optional<TimingMode> timingModeFromString(std::string_view s)
+{
+    if (s == "cupti")
+        return TimingMode::Cupti;
+    if (s == "events")
+        return TimingMode::Events;
+    return std::nullopt;
 }
 
 } // namespace streamscope::engine

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,13 +14,22 @@
 
 namespace streamscope::engine {
 
+// What times the GPU part of each op (see TimingSource in trace.h).
+enum class TimingMode { Cupti, Events };
+
 struct RunOptions {
     int device = -1;       // -1: the workload's device
     int repetitions = -1;  // -1: the workload's
     int warmup = -1;       // -1: the workload's
     bool instrument = true; // CUDA event pairs per op; off only for the overhead benchmark
     bool nvtx = true;       // NVTX ranges per op and stream names
+    // Cupti: execution from CUPTI activity records, stream-ready from events; falls back to Events,
+    // saying why in Trace::timingNote, where CUPTI cannot be enabled or fails during the run.
+    TimingMode timing = TimingMode::Cupti;
 };
+
+std::string_view toString(TimingMode mode);
+std::optional<TimingMode> timingModeFromString(std::string_view s);
 
 struct RunProgress {
     enum class Phase { Preparing, Calibrating, Warmup, Measuring, Done };

@@ -1,6 +1,9 @@
 // The CUDA runner: runs a Workload on one device from one host thread and records every op of every
-// measured repetition (GPU begin/end from a CUDA event pair on the op's own stream, the host API call's
-// begin/end on the steady clock), plus the device's properties and the spin kernel's calibration.
+// measured repetition with three intervals (trace.h): the host API call on the steady clock; stream-ready
+// and the event end from a CUDA event pair on the op's own stream; and execution as the GPU ran it, from
+// CUPTI activity records tied to the op by external correlation (runner_cupti.h). Where CUPTI cannot be
+// enabled or fails, execution falls back to the event pair and the trace says why. Plus the device's
+// properties and the spin kernel's calibration.
 //
 // Measurement, in short (bench/NOTES.md has the long version):
 //  - Everything is allocated and created before the first timed op; what the workload needs is
@@ -22,9 +25,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -45,6 +50,7 @@
 #include "engine/hold_policy.h"
 #include "engine/op_colors.h"
 #include "engine/pcie_link.h"
+#include "engine/runner_cupti.h"
 #include "engine/units.h"
 #include "kernels/kernels.cuh"
 
@@ -311,6 +317,8 @@ public:
     Trace run()
     {
         const int deviceIndex = m_options.device >= 0 ? m_options.device : m_workload.device;
+        applyMaxConnections();
+        startTiming();
         report(RunProgress::Phase::Preparing, 0, 1, "selecting device " + std::to_string(deviceIndex));
         m_trace.devices = queryDevices();
         if (deviceIndex < 0 || deviceIndex >= int(m_trace.devices.size()))
@@ -371,6 +379,128 @@ private:
     {
         if (m_cancel && m_cancel->load(std::memory_order_relaxed))
             throw Error(ErrorKind::Cancelled, "run of workload " + quoted(m_workload.name) + " cancelled");
+    }
+
+    // -- hardware queues ----------------------------------------------------------------------------
+
+    // CUDA reads CUDA_DEVICE_MAX_CONNECTIONS once, when it starts in the process: the first run sets
+    // it, a later run in the same process can only have the same value (a run in a fresh process, as
+    // streamscope-cli run and the app's runs are, always gets what it asks for).
+    void applyMaxConnections()
+    {
+        static int s_inForce = 0; // the value CUDA started with in this process, 0 before it started
+        auto fromEnvironment = [] {
+            const char *env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+            const int v = env ? std::atoi(env) : 0;
+            return v >= 1 && v <= 32 ? v : 8;
+        };
+        const int asked = m_workload.maxConnections;
+        if (s_inForce == 0) {
+            if (asked > 0)
+                setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(asked).c_str(), 1);
+            s_inForce = fromEnvironment();
+        } else if (asked > 0 && asked != s_inForce) {
+            throw Error(ErrorKind::InvalidInput,
+                        "workload " + quoted(m_workload.name) + ": maxConnections " + std::to_string(asked) +
+                            " cannot take effect: CUDA already started in this process with " +
+                            std::to_string(s_inForce) +
+                            " hardware queues, and reads CUDA_DEVICE_MAX_CONNECTIONS only when it starts; run it in "
+                            "a process of its own (streamscope-cli run)");
+        }
+        m_connections = s_inForce;
+    }
+
+    // -- timing source ------------------------------------------------------------------------------
+
+    // CUPTI first, before CUDA starts, so that kernels get their queued/submitted timestamps.
+    void startTiming()
+    {
+        if (m_options.timing == TimingMode::Events || !m_options.instrument) {
+            m_trace.timing = TimingSource::Events;
+            m_trace.timingNote = m_options.instrument ? "timed by CUDA events, as asked (--timing events)"
+                                                      : "not instrumented (overhead benchmark)";
+            return;
+        }
+        std::string why;
+        m_tracer = cupti::Tracer::start(why);
+        if (!m_tracer) {
+            fallBackToEvents("CUPTI could not be enabled: " + why);
+            return;
+        }
+        m_trace.timing = TimingSource::Cupti;
+        m_cuptiDescription = m_tracer->description();
+    }
+
+    // Execution from the event pairs from now on, and for the repetitions already recorded: every op
+    // keeps its events (stream-ready and event end), so nothing measured is lost.
+    void fallBackToEvents(const std::string &why)
+    {
+        m_tracer.reset();
+        m_trace.timing = TimingSource::Events;
+        m_trace.timingNote = why + "; timed by CUDA events instead (queued time counts as execution)";
+        report(RunProgress::Phase::Preparing, 0, 1, m_trace.timingNote);
+        for (Repetition &rep : m_trace.repetitions)
+            for (OpRecord &r : rep.ops)
+                if (r.readyNs != kNoTime) {
+                    r.gpuStartNs = r.readyNs;
+                    r.gpuEndNs = r.eventEndNs;
+                }
+    }
+
+    // Ops whose API call makes a kernel, memcpy or memset record. Event records and waits, prefetches
+    // (unified-memory traffic, not a memcpy) and attaches keep their event timing.
+    static bool expectsRecord(OpKind kind) { return isCopy(kind) || kind == OpKind::Kernel || kind == OpKind::Memset; }
+
+    // The op instance CUPTI carries: which repetition (counted over warm-ups too) and which op.
+    std::uint64_t externalId(const PreparedOp &op) const
+    {
+        return (std::uint64_t(m_repSeq) << 32) | std::uint64_t(&op - m_ops.data() + 1);
+    }
+
+    // Takes the repetition's records and makes them the ops' execution intervals.
+    void applyRecords(Repetition &rep, const std::string &context)
+    {
+        cupti::Batch batch;
+        std::string why;
+        if (!m_tracer->flush(batch, why)) {
+            fallBackToEvents("CUPTI failed during " + context + ": " + why);
+            return;
+        }
+        if (batch.dropped > 0)
+            throw Error(ErrorKind::Cuda, context + ": CUPTI dropped " + std::to_string(batch.dropped) +
+                                             " activity records, so some ops have no execution time; "
+                                             "run with fewer ops per repetition, or --timing events");
+        std::vector<int> seen(rep.ops.size(), 0);
+        for (const cupti::GpuRecord &g : batch.records) {
+            if ((g.externalId >> 32) != m_repSeq)
+                continue; // the runner's own work (hold, calibration) or an earlier repetition
+            const std::uint64_t index = (g.externalId & 0xffffffffu) - 1;
+            if (index >= rep.ops.size())
+                continue;
+            OpRecord &r = rep.ops[index];
+            if (seen[index]++ == 0) {
+                r.gpuStartNs = g.startNs;
+                r.gpuEndNs = g.endNs;
+            } else { // one API call, several records (a copy the driver split): their span
+                r.gpuStartNs = std::min(r.gpuStartNs, g.startNs);
+                r.gpuEndNs = std::max(r.gpuEndNs, g.endNs);
+            }
+            r.correlation = g.correlationId;
+            r.channel = g.channel;
+            r.channelType = g.channelType;
+            if (g.kind == cupti::GpuRecord::Kind::Kernel) {
+                r.queuedNs = g.queuedNs;
+                r.submittedNs = g.submittedNs;
+            } else if (g.kind == cupti::GpuRecord::Kind::Memcpy) {
+                r.driverSrcMem = g.srcKind;
+                r.driverDstMem = g.dstKind;
+            }
+        }
+        for (std::size_t i = 0; i < rep.ops.size(); ++i)
+            if (seen[i] == 0 && m_ops[i].begin.get() && expectsRecord(m_ops[i].kind)) {
+                m_missingRecords += 1;
+                rep.ops[i].flags |= OpFlagEventTimed;
+            }
     }
 
     // -- setup --------------------------------------------------------------------------------------
@@ -695,6 +825,7 @@ private:
             resetManagedBuffers();
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
         anchor();
+        m_repSeq += 1;
 
         NvtxRange range(m_options.nvtx, label.c_str(), kRepetitionColor);
         // Every stream waits on the repetition's start event; when held, that event follows the hold kernel.
@@ -745,8 +876,15 @@ private:
 
         if (m_hold && static_cast<volatile int *>(m_holdFlags.get())[1] != 0)
             m_holdTimeouts += 1;
-        if (!measured)
+        if (!measured) {
+            if (m_tracer) { // the warm-up's records are not kept, but must not pile up
+                cupti::Batch discarded;
+                std::string why;
+                if (!m_tracer->flush(discarded, why))
+                    fallBackToEvents("CUPTI failed during " + context + ": " + why);
+            }
             return;
+        }
 
         // The repetition's GPU span from one start event to the last stream's end event: the only GPU
         // timing when ops are not instrumented, and the like-for-like figure for the overhead benchmark.
@@ -758,16 +896,23 @@ private:
             end = std::max(end, gpuTime(e, context));
         m_repetitionSpans.push_back(end - start);
 
+        // Stream-ready and the event end from the events; execution from them too until CUPTI's
+        // records replace it.
         for (std::size_t i = 0; i < m_ops.size(); ++i) {
             PreparedOp &op = m_ops[i];
             OpRecord &r = rep.ops[i];
             if (op.begin.get()) {
-                r.gpuStartNs = gpuTime(op.beginUsed, op.context);
-                r.gpuEndNs = gpuTime(op.end.get(), op.context);
+                r.readyNs = gpuTime(op.beginUsed, op.context);
+                r.eventEndNs = gpuTime(op.end.get(), op.context);
+                r.gpuStartNs = r.readyNs;
+                r.gpuEndNs = r.eventEndNs;
             }
+        }
+        if (m_tracer)
+            applyRecords(rep, context);
+        for (OpRecord &r : rep.ops)
             if (isHostBlocking(r))
                 r.flags |= OpFlagHostBlocking;
-        }
         m_trace.repetitions.push_back(std::move(rep));
     }
 
@@ -795,9 +940,22 @@ private:
         }
         {
             NvtxRange range(m_options.nvtx, op.name.c_str(), opColor(op.kind));
+            const bool traced = m_tracer && op.begin.get() && expectsRecord(op.kind);
+            std::string why;
+            if (traced && !m_tracer->push(externalId(op), why))
+                fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
+            const bool pushed = traced && m_tracer;
             r.hostStartNs = hostNowNs();
-            call(op);
+            try {
+                call(op);
+            } catch (...) {
+                if (pushed)
+                    m_tracer->pop(why);
+                throw;
+            }
             r.hostEndNs = hostNowNs();
+            if (pushed && !m_tracer->pop(why))
+                fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
         }
         if (op.end.get()) {
             STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.end.get(), op.gpuStream));
@@ -949,6 +1107,19 @@ private:
             spans += (spans.empty() ? "" : ",") + std::to_string(s);
         md["repetition_gpu_span_ns"] = spans;
         md["default_stream"] = m_workload.defaultStream == DefaultStreamMode::PerThread ? "per-thread" : "legacy";
+        md["timing"] = std::string(toString(m_trace.timing));
+        md["max_connections"] = std::to_string(m_connections) +
+                                (m_workload.maxConnections > 0 ? " (the workload's maxConnections)"
+                                 : std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? " (CUDA_DEVICE_MAX_CONNECTIONS)"
+                                                                               : " (CUDA's default)");
+        if (m_trace.timing == TimingSource::Cupti) {
+            md["cupti"] = m_cuptiDescription;
+            if (m_missingRecords > 0) {
+                md["cupti_missing_records"] = std::to_string(m_missingRecords);
+                m_trace.timingNote = std::to_string(m_missingRecords) +
+                                     " ops had no CUPTI record and keep their event timing (flagged event-timed)";
+            }
+        }
     }
 
     const Workload &m_workload;
@@ -958,6 +1129,13 @@ private:
 
     Trace m_trace;
     DeviceInfo m_device;
+
+    // Destroyed last: tracing stops after everything the run queued has finished.
+    std::unique_ptr<cupti::Tracer> m_tracer;
+    std::string m_cuptiDescription;
+    std::uint32_t m_repSeq = 0;  // repetitions issued so far, warm-ups included: the high half of external ids
+    int m_missingRecords = 0;
+    int m_connections = 8;       // CUDA_DEVICE_MAX_CONNECTIONS in force
 
     // Declaration order is release order reversed: events and streams go before the buffers.
     std::map<std::string, Buffer> m_buffers;

@@ -23,11 +23,20 @@ constexpr std::array<std::string_view, 14> kOpKindNames = {
 constexpr std::array<std::string_view, 7> kMemKindNames = {"none", "pageable", "pinned", "registered",
                                                            "managed", "device", "unknown"};
 constexpr std::array<std::string_view, 3> kCopyApiNames = {"none", "sync", "async"};
+constexpr std::array<std::string_view, 3> kChannelTypeNames = {"unknown", "compute", "async_copy"};
+constexpr std::array<std::string_view, 3> kTimingSourceNames = {"events", "cupti", "profiler"};
 } // namespace
 
 std::string_view toString(OpKind kind) { return kOpKindNames.at(static_cast<std::size_t>(kind)); }
 std::string_view toString(MemKind kind) { return kMemKindNames.at(static_cast<std::size_t>(kind)); }
 std::string_view toString(CopyApi api) { return kCopyApiNames.at(static_cast<std::size_t>(api)); }
+std::string_view toString(ChannelType type) { return kChannelTypeNames.at(static_cast<std::size_t>(type)); }
+std::string_view toString(TimingSource source) { return kTimingSourceNames.at(static_cast<std::size_t>(source)); }
+std::optional<ChannelType> channelTypeFromString(std::string_view s) { return lookup<ChannelType>(kChannelTypeNames, s); }
+std::optional<TimingSource> timingSourceFromString(std::string_view s)
+{
+    return lookup<TimingSource>(kTimingSourceNames, s);
+}
 std::optional<OpKind> opKindFromString(std::string_view s) { return lookup<OpKind>(kOpKindNames, s); }
 std::optional<MemKind> memKindFromString(std::string_view s) { return lookup<MemKind>(kMemKindNames, s); }
 std::optional<CopyApi> copyApiFromString(std::string_view s) { return lookup<CopyApi>(kCopyApiNames, s); }
@@ -40,6 +49,29 @@ bool isCopy(OpKind kind)
 bool isGpuWork(OpKind kind)
 {
     return isCopy(kind) || kind == OpKind::Kernel || kind == OpKind::Memset || kind == OpKind::Prefetch;
+}
+
+std::int64_t OpRecord::readyToRunNs() const
+{
+    std::int64_t t = readyNs;
+    if (hostEndNs != kNoTime && (t == kNoTime || hostEndNs > t))
+        t = hostEndNs;
+    return t;
+}
+
+std::int64_t OpRecord::queuedDurationNs() const
+{
+    const std::int64_t ready = readyToRunNs();
+    if (!hasGpu() || ready == kNoTime || ready >= gpuStartNs)
+        return 0;
+    return gpuStartNs - ready;
+}
+
+std::int64_t OpRecord::eventDurationNs() const
+{
+    if (readyNs == kNoTime || eventEndNs == kNoTime || eventEndNs < readyNs)
+        return 0;
+    return eventEndNs - readyNs;
 }
 
 double OpRecord::gbPerSecond() const

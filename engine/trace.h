@@ -13,7 +13,9 @@
 
 namespace streamscope::engine {
 
-inline constexpr int kTraceFormatVersion = 1;
+// 2: execution timed by CUPTI, with stream-ready, the event end, kernel queued/submitted, the channel
+//    and the driver's memory kinds per op, and the trace's timing source. 1 is still read (events only).
+inline constexpr int kTraceFormatVersion = 2;
 inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
 
 // What an operation is. Copies carry their direction in the kind so that lanes and analysis need
@@ -38,6 +40,17 @@ enum class OpKind : std::uint8_t {
 // Where the bytes of a copy live, as CUDA sees them.
 enum class MemKind : std::uint8_t { None, Pageable, Pinned, Registered, Managed, Device, Unknown };
 
+// The hardware channel that ran an op, as CUPTI reports it (CUpti_ChannelType).
+enum class ChannelType : std::uint8_t { Unknown, Compute, AsyncCopy };
+
+// What timed the GPU part of the ops of a trace.
+//  - Cupti: execution as the GPU ran it (CUPTI activity records); stream-ready from CUDA events.
+//  - Events: a CUDA event pair on the op's own stream: from when the stream reached the op to when it
+//    finished, so time spent waiting for a busy copy engine, a shared hardware queue or a full GPU is
+//    counted as execution. The fallback where CUPTI cannot be enabled, and every trace of format 1.
+//  - Profiler: imported from a profiler's capture (Nsight Systems and Kineto record CUPTI executions).
+enum class TimingSource : std::uint8_t { Events, Cupti, Profiler };
+
 // Which copy API issued a copy: cudaMemcpy (synchronous) or cudaMemcpyAsync.
 enum class CopyApi : std::uint8_t { None, Sync, Async };
 
@@ -47,40 +60,67 @@ enum OpFlag : std::uint32_t {
     OpFlagHostBlocking = 1u << 0, // the host call lasted at least as long as most of its GPU part
     OpFlagWarmup = 1u << 1,
     OpFlagImported = 1u << 2,
+    OpFlagEventTimed = 1u << 3, // a CUPTI-timed trace's op whose record never came: execution from its events
 };
 
 std::string_view toString(OpKind kind);
 std::string_view toString(MemKind kind);
 std::string_view toString(CopyApi api);
+std::string_view toString(ChannelType type);
+std::string_view toString(TimingSource source);
+std::optional<ChannelType> channelTypeFromString(std::string_view s);
+std::optional<TimingSource> timingSourceFromString(std::string_view s);
 std::optional<OpKind> opKindFromString(std::string_view s);
 std::optional<MemKind> memKindFromString(std::string_view s);
 std::optional<CopyApi> copyApiFromString(std::string_view s);
 bool isCopy(OpKind kind);
 bool isGpuWork(OpKind kind); // copies, kernels, memsets, prefetches: occupy an engine of the GPU
 
-// One operation of one repetition. Kept small and flat: a million of them must fit in ~100 MB.
+// One operation of one repetition. Kept small and flat: a million of them must fit in ~150 MB.
+// Three intervals on one host steady-clock axis:
+//  - host call: the API call that issued the op (hostStartNs..hostEndNs);
+//  - stream-ready: when the op's stream reached it (readyNs, a CUDA event recorded just before it);
+//  - execution: when the GPU ran it (gpuStartNs..gpuEndNs): CUPTI's record where the trace is timed by
+//    CUPTI, the event pair otherwise (see TimingSource).
+// Queued time, from the later of stream-ready and host-call end to execution start, is the op waiting
+// for a copy engine, a hardware queue or room on the GPU: it is drawn apart, never as execution.
 struct OpRecord {
-    std::int64_t gpuStartNs = kNoTime;  // from a CUDA event pair on the op's own stream (or a profiler)
+    std::int64_t gpuStartNs = kNoTime;  // execution (CUPTI, a profiler, or the event pair)
     std::int64_t gpuEndNs = kNoTime;
     std::int64_t hostStartNs = kNoTime; // the API call that issued the op, on the host thread
     std::int64_t hostEndNs = kNoTime;
+    std::int64_t readyNs = kNoTime;     // stream-ready: the event recorded on the op's stream before it
+    std::int64_t eventEndNs = kNoTime;  // the event recorded after it: what event timing calls its end
+    std::int64_t queuedNs = kNoTime;    // kernels: launch queued / submitted to the GPU (CUPTI latency timestamps)
+    std::int64_t submittedNs = kNoTime;
     std::uint64_t bytes = 0;
-    std::uint64_t correlation = 0;      // ties a host call to its GPU op (imports); 0 = none
+    std::uint64_t correlation = 0;      // ties a host call to its GPU op (CUPTI or an importer); 0 = none
     std::uint32_t nameId = 0;           // index into Trace::strings
     std::int32_t stream = -1;           // index into Trace::streams, -1 for host-only ops
     std::int32_t hostThread = -1;       // index into Trace::hostThreads, -1 when unknown
     std::int32_t opIndex = -1;          // position of the op in the workload's issue order
+    std::int32_t channel = -1;          // the hardware channel that ran it (CUPTI channelID), -1 unknown
     std::uint32_t flags = OpFlagNone;
     OpKind kind = OpKind::Other;
-    MemKind srcMem = MemKind::None;
+    MemKind srcMem = MemKind::None;     // as the workload declared the buffers
     MemKind dstMem = MemKind::None;
     CopyApi api = CopyApi::None;
+    ChannelType channelType = ChannelType::Unknown;
+    MemKind driverSrcMem = MemKind::None; // as the driver saw them (CUPTI), None when not recorded
+    MemKind driverDstMem = MemKind::None;
 
     bool hasGpu() const { return gpuStartNs != kNoTime && gpuEndNs != kNoTime; }
     bool hasHost() const { return hostStartNs != kNoTime && hostEndNs != kNoTime; }
     std::int64_t gpuDurationNs() const { return hasGpu() ? gpuEndNs - gpuStartNs : 0; }
     std::int64_t hostDurationNs() const { return hasHost() ? hostEndNs - hostStartNs : 0; }
-    // Achieved bandwidth in GB/s (1e9 bytes per second) over the GPU interval; 0 when undefined.
+    // When the op could have started: the later of stream-ready and the end of its host call (kNoTime
+    // when neither is known).
+    std::int64_t readyToRunNs() const;
+    // Execution start minus readyToRunNs(), never negative; 0 when unknown.
+    std::int64_t queuedDurationNs() const;
+    // The event pair's duration where both events are known (readyNs..eventEndNs), else 0.
+    std::int64_t eventDurationNs() const;
+    // Achieved bandwidth in GB/s (1e9 bytes per second) over the execution interval; 0 when undefined.
     double gbPerSecond() const;
 };
 
@@ -153,6 +193,8 @@ struct Trace {
     std::vector<std::string> strings;   // op names; OpRecord::nameId indexes here
     std::vector<Repetition> repetitions;
     std::map<std::string, std::string> metadata; // free-form provenance (importer, schema version, ...)
+    TimingSource timing = TimingSource::Events;  // what timed the ops' execution
+    std::string timingNote;             // why: e.g. the CUPTI call and result that forced the fallback to events
 
     std::uint32_t intern(std::string_view name);
     const std::string &name(const OpRecord &op) const;

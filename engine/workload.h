@@ -119,6 +119,9 @@ struct Workload {
     std::vector<std::string> compare;
     int device = 0;
     DefaultStreamMode defaultStream = DefaultStreamMode::Legacy;
+    // Hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 1..32) the device gives this run's streams; 0 leaves
+    // CUDA's default (8). Set before CUDA starts in the process, so a run in a fresh process honours it.
+    int maxConnections = 0;
     IssueOrder issueOrder = IssueOrder::RoundRobin;
     int warmup = 1;
     int repetitions = 5;

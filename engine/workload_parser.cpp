@@ -542,8 +542,8 @@ void WorkloadReader::readTop(const Json &root)
     }
 
     checkKeys(root, path,
-              {"version", "name", "description", "device", "defaultStream", "issueOrder", "warmup", "repetitions",
-               "buffers", "streams", "schedule", "pipeline", "compare"},
+              {"version", "name", "description", "device", "defaultStream", "maxConnections", "issueOrder", "warmup",
+               "repetitions", "buffers", "streams", "schedule", "pipeline", "compare"},
               "a workload");
     m_w.version = kWorkloadFormatVersion;
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -555,6 +555,7 @@ void WorkloadReader::readTop(const Json &root)
     m_w.device = static_cast<int>(readInt(root, path, "device", 0, kMaxDevice, false, "a workload").value_or(0));
     m_w.defaultStream =
         readEnum<DefaultStreamMode>(root, path, "defaultStream", false, "a workload").value_or(DefaultStreamMode::Legacy);
+    m_w.maxConnections = static_cast<int>(readInt(root, path, "maxConnections", 1, 32, false, "a workload").value_or(0));
     m_w.issueOrder = readEnum<IssueOrder>(root, path, "issueOrder", false, "a workload").value_or(IssueOrder::RoundRobin);
     m_w.warmup = static_cast<int>(readInt(root, path, "warmup", 0, kMaxWarmup, false, "a workload").value_or(1));
     m_w.repetitions =
@@ -1299,6 +1300,8 @@ std::string workloadToJson(const Workload &w)
         j["compare"] = w.compare;
     j["device"] = w.device;
     j["defaultStream"] = enumName(w.defaultStream);
+    if (w.maxConnections > 0)
+        j["maxConnections"] = w.maxConnections;
     j["issueOrder"] = enumName(w.issueOrder);
     j["warmup"] = w.warmup;
     j["repetitions"] = w.repetitions;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/analysis.h"
+#include "engine/queue_analysis.h"
 #include "ui/format_units.h"
 #include "ui/time_mapping.h"
 
@@ -74,21 +75,52 @@ void DetailsPanel::showOp(int repetition, int opIndex)
         row(tr("Stream"), text);
     }
     row(tr("Repetition / op"), tr("%1 / %2").arg(repetition + 1).arg(op.opIndex >= 0 ? op.opIndex : opIndex));
-    if (op.hasGpu()) {
-        row(tr("GPU start"), formatDuration(op.gpuStartNs - origin));
-        row(tr("GPU end"), formatDuration(op.gpuEndNs - origin));
-        row(tr("GPU time"), formatDuration(op.gpuDurationNs()));
-    }
+    // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
+    const bool cupti = m_trace->timing == engine::TimingSource::Cupti && !(op.flags & engine::OpFlagEventTimed);
     if (op.hasHost()) {
-        row(tr("Host call start"), formatDuration(op.hostStartNs - origin));
-        row(tr("Host call held the thread"), formatDuration(op.hostDurationNs()));
+        row(tr("Host call"), tr("%1 → %2 (held the thread %3)")
+                                 .arg(formatDuration(op.hostStartNs - origin), formatDuration(op.hostEndNs - origin),
+                                      formatDuration(op.hostDurationNs())));
     }
+    if (op.readyNs != engine::kNoTime && cupti)
+        row(tr("Stream ready"), tr("%1 (CUDA event)").arg(formatDuration(op.readyNs - origin)));
+    if (op.hasGpu()) {
+        const QString source = cupti ? tr("CUPTI")
+            : m_trace->timing == engine::TimingSource::Profiler ? QString::fromStdString(m_trace->source)
+                                                                : tr("CUDA events");
+        row(cupti ? tr("Executed") : tr("GPU"), tr("%1 → %2 (%3, %4)")
+                                                    .arg(formatDuration(op.gpuStartNs - origin),
+                                                         formatDuration(op.gpuEndNs - origin),
+                                                         formatDuration(op.gpuDurationNs()), source));
+    }
+    if (cupti && op.hasGpu()) {
+        const engine::QueueExplanation q = engine::explainQueued(*m_trace, repetition, opIndex);
+        row(tr("Queued"), q.cause == engine::QueueCause::None ? formatDuration(op.queuedDurationNs())
+                                                                : QString::fromStdString(q.text));
+        if (op.eventDurationNs() > 0)
+            row(tr("Events would say"), tr("%1 (%2 more than execution)")
+                                            .arg(formatDuration(op.eventDurationNs()),
+                                                 formatDuration(op.eventDurationNs() - op.gpuDurationNs())));
+    }
+    if (op.queuedNs != engine::kNoTime && op.submittedNs != engine::kNoTime && op.hasGpu())
+        row(tr("Kernel launch"), tr("queued %1, submitted %2, started %3 later")
+                                     .arg(formatDuration(op.queuedNs - origin), formatDuration(op.submittedNs - origin),
+                                          formatDuration(op.gpuStartNs - op.queuedNs)));
+    if (op.channel >= 0)
+        row(tr("Channel"), tr("%1 (%2)").arg(op.channel).arg(op.channelType == engine::ChannelType::AsyncCopy
+                                                                 ? tr("copy engine")
+                                                                 : op.channelType == engine::ChannelType::Compute
+                                                                 ? tr("compute")
+                                                                 : tr("unknown")));
     if (op.bytes > 0)
         row(tr("Bytes"), tr("%1 (%2 B)").arg(formatBytes(op.bytes)).arg(op.bytes));
     if (engine::isCopy(op.kind) && op.gbPerSecond() > 0)
         row(tr("Achieved bandwidth"), formatGBs(op.gbPerSecond()));
     if (op.srcMem != engine::MemKind::None || op.dstMem != engine::MemKind::None)
         row(tr("Memory"), tr("%1 → %2").arg(qs(engine::toString(op.srcMem)), qs(engine::toString(op.dstMem))));
+    if (op.driverSrcMem != engine::MemKind::None || op.driverDstMem != engine::MemKind::None)
+        row(tr("Memory as the driver saw it"),
+            tr("%1 → %2").arg(qs(engine::toString(op.driverSrcMem)), qs(engine::toString(op.driverDstMem))));
     if (op.api != engine::CopyApi::None)
         row(tr("Copy API"), op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy")
                                                             : QStringLiteral("cudaMemcpyAsync"));

@@ -42,6 +42,8 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
      QT_TRANSLATE_NOOP("ExperimentDialog", "counts, 1..4096"), "8,16,64,4,1"},
     {engine::Axis::Size, QT_TRANSLATE_NOOP("ExperimentDialog", "Transfer size"), "1 MiB, 16 MiB, 64 MiB",
      QT_TRANSLATE_NOOP("ExperimentDialog", "sizes: 4096, 64 KiB, 1 GiB"), "1 MiB"},
+    {engine::Axis::Connections, QT_TRANSLATE_NOOP("ExperimentDialog", "Hardware queues"), "8, 32",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "CUDA_DEVICE_MAX_CONNECTIONS, 1..32"), "8"},
 }};
 
 QString axisName(engine::Axis axis) { return QString::fromUtf8(engine::toString(axis).data(), qsizetype(engine::toString(axis).size())); }

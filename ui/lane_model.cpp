@@ -196,6 +196,10 @@ void LaneModel::buildIntervalLanes()
     const int streams = int(m_trace->streams.size());
     const int threads = int(m_trace->hostThreads.size());
     std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
+    std::vector<IntervalLane> queuedByStream(static_cast<std::size_t>(streams));
+    // Queued time is drawn only where execution was timed apart from stream-ready: with events the
+    // waiting is inside the bar, and an import knows no stream-ready.
+    const bool drawQueued = m_trace->timing == engine::TimingSource::Cupti;
     std::vector<IntervalLane> byThread(std::size_t(threads) + 1); // slot 0: unknown thread
     std::vector<std::size_t> blocking(std::size_t(threads) + 1, 0);
     std::vector<bool> kindSeen(engine::kOpKindCount, false);
@@ -220,8 +224,12 @@ void LaneModel::buildIntervalLanes()
         const auto &o = ops[std::size_t(i)];
         kindSeen[std::size_t(o.kind)] = true;
         const auto kind = std::uint8_t(std::uint8_t(o.kind) & IntervalLane::kKindMask);
-        if (o.hasGpu() && o.stream >= 0 && o.stream < streams)
+        if (o.hasGpu() && o.stream >= 0 && o.stream < streams) {
             append(byStream[std::size_t(o.stream)], o.gpuStartNs - m_originNs, o.gpuEndNs - m_originNs, i, kind);
+            if (drawQueued && o.queuedDurationNs() > 0)
+                append(queuedByStream[std::size_t(o.stream)], o.readyToRunNs() - m_originNs, o.gpuStartNs - m_originNs,
+                       i, kind);
+        }
         if (o.hasHost()) {
             const auto slot = threadSlot(o);
             const bool blocks = engine::isHostBlocking(o);
@@ -278,6 +286,8 @@ void LaneModel::buildIntervalLanes()
         lane.subtitle = flags.join(QStringLiteral(" · "));
         lane.intervals = std::move(byStream[std::size_t(s)]);
         finishIntervals(lane.intervals);
+        lane.queued = std::move(queuedByStream[std::size_t(s)]);
+        finishIntervals(lane.queued);
         m_streamLane[std::size_t(s)] = int(m_lanes.size());
         m_lanes.push_back(std::move(lane));
     }
@@ -377,6 +387,14 @@ int LaneModel::opAt(int laneIndex, qint64 ns, qint64 toleranceNs) const
             bestDistance = distance;
             bestLength = length;
         }
+    }
+    // The pointer on an op's queued segment (not on any bar) picks that op: its tooltip says why it waited.
+    if (bestDistance > 0) {
+        const auto &q = m_lanes[std::size_t(laneIndex)].queued;
+        const auto [qFirst, qLast] = q.visible(ns, ns + 1);
+        for (std::size_t k = qFirst; k < qLast; ++k)
+            if (q.starts[k] <= ns && ns < q.ends[k])
+                return q.ops[k];
     }
     return best;
 }

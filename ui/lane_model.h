@@ -70,6 +70,9 @@ struct Lane {
     QString title;     // "copy0", "host thread 1", "H2D copies", ...
     QString subtitle;  // "prio -1 · non-blocking", "12 calls", "peak 3 active", ...
     IntervalLane intervals;        // HostThread, Stream
+    // Stream lanes of a trace that times execution (CUPTI, a profiler): [ready to run, execution start)
+    // of each op that queued, drawn apart from execution. Empty for event-timed traces.
+    IntervalLane queued;
     StepSeries counts;             // *Activity: number of active ops; Bandwidth: H2D GB/s
     StepSeries d2hBandwidth;       // Bandwidth: D2H GB/s
 };

@@ -151,6 +151,9 @@ private:
     void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
     bool paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
                         int clipX1) const;
+    // A stream lane's queued time: light, outlined segments before the bars (drawn under them).
+    void paintQueued(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                     const TimeMapping &mapping, int clipX0, int clipX1) const;
     void paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                       const TimeMapping &mapping, int clipX0, int clipX1) const;
     void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,

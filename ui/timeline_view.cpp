@@ -25,6 +25,7 @@
 #include <numeric>
 
 #include "engine/analysis.h"
+#include "engine/queue_analysis.h"
 #include "engine/errors.h"
 #include "ui/format_units.h"
 #include "ui/lane_model.h"
@@ -293,9 +294,18 @@ QString TimelineView::toolTipText(int opIndex) const
     if (op.opIndex >= 0)
         what += QStringLiteral(" · op #%1").arg(op.opIndex);
     lines << what;
-    if (op.hasGpu())
-        lines << QStringLiteral("GPU: start %1 · duration %2")
-                     .arg(formatDuration(m_model->gpuStart(op)), formatDuration(op.gpuDurationNs()));
+    if (op.hasGpu()) {
+        const bool cupti = trace.timing == engine::TimingSource::Cupti && !(op.flags & engine::OpFlagEventTimed);
+        lines << QStringLiteral("%1: start %2 · duration %3")
+                     .arg(cupti ? QStringLiteral("executed") : QStringLiteral("GPU"), formatDuration(m_model->gpuStart(op)),
+                          formatDuration(op.gpuDurationNs()));
+        if (cupti) {
+            const engine::QueueExplanation q =
+                engine::explainQueued(trace, m_model->repetition(), opIndex);
+            if (q.cause != engine::QueueCause::None)
+                lines << QString::fromStdString(q.text);
+        }
+    }
     if (op.bytes > 0) {
         QString bytes = formatBytes(op.bytes);
         const double gbs = op.gbPerSecond();

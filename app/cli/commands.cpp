@@ -4,6 +4,7 @@
 #include "app/cli/table_format.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -101,6 +102,31 @@ void printOpTable(const engine::Trace &trace, int rows, std::ostream &out)
     }
 }
 
+// What timed the run, why where it fell back, and in a CUPTI-timed run how wrong events would have been.
+void printTiming(const engine::Trace &trace, std::ostream &out)
+{
+    out << "\n  timing: ";
+    switch (trace.timing) {
+    case engine::TimingSource::Cupti: out << "CUPTI (execution as the GPU ran it; stream-ready from CUDA events)"; break;
+    case engine::TimingSource::Events: out << "CUDA events (time queued behind other work counts as execution)"; break;
+    case engine::TimingSource::Profiler: out << "the profiler that recorded it"; break;
+    }
+    out << "\n";
+    if (!trace.timingNote.empty())
+        out << "  " << trace.timingNote << "\n";
+    const auto errors = engine::eventTimingErrors(trace);
+    if (errors.empty())
+        return;
+    out << "\n  event timing vs execution (what events would have reported), per op kind:\n  " << padRight("kind", 10)
+        << padRight("ops", 7) << padRight("events longer by", 28) << padRight("relative", 24) << "queued\n";
+    for (const auto &e : errors) {
+        auto us = [](double ns) { return engine::formatDuration(std::llround(ns)); };
+        out << "  " << padRight(std::string(engine::toString(e.kind)), 10) << padRight(std::to_string(e.excessNs.count), 7)
+            << padRight(spreadText(e.excessNs, us), 28) << padRight(spreadText(e.excessFraction, pct), 24)
+            << spreadText(e.queuedNs, us) << "\n";
+    }
+}
+
 void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
 {
     const engine::TraceSummary s = engine::summarize(trace);
@@ -132,6 +158,7 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
                 << spreadText(s.streamBusyFraction[i], pct) << "\n";
         }
     }
+    printTiming(trace, out);
     printOpTable(trace, opRows, out);
 }
 
@@ -206,6 +233,7 @@ int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &o
         options.repetitions = args.repetitions.value_or(-1);
         options.warmup = args.warmup.value_or(-1);
         options.nvtx = args.nvtx;
+        options.timing = engine::timingModeFromString(args.timing).value_or(engine::TimingMode::Cupti);
         if (jsonMode)
             emit(out, {{"event", "start"},
                        {"workload", workload.name},

@@ -29,6 +29,7 @@ struct RunArgs {
     std::string progress = "none";   // none | json
     std::optional<int> device, repetitions, warmup;
     bool nvtx = true;
+    std::string timing = "cupti";    // cupti | events
     int opRows = 40;
 };
 

@@ -3,10 +3,20 @@
 #include "app/cli/compare_commands.h"
 
 #include <algorithm>
+#include <chrono>
+#include <fcntl.h>
+#include <filesystem>
+#include <cstring>
 #include <cmath>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "app/cli/commands.h"
 #include "app/cli/table_format.h"
@@ -28,6 +38,86 @@ using engine::ErrorKind;
 using nlohmann::json;
 
 namespace {
+
+// One variant in a process of its own: `streamscope-cli run` of the variant's workload, its trace read
+// back. For grids that vary the hardware queues, which CUDA fixes when it starts in a process.
+engine::Trace runInChildProcess(const engine::Workload &workload, const engine::RunOptions &options,
+                                const engine::ProgressCallback &, const std::atomic<bool> *cancel)
+{
+    char pattern[] = "/tmp/streamscope-variant-XXXXXX";
+    if (!mkdtemp(pattern))
+        throw Error(ErrorKind::Io, std::string("cannot make a temporary folder for a variant's run: ") + std::strerror(errno));
+    const std::string dir = pattern;
+    struct Cleanup {
+        std::string dir;
+        ~Cleanup() { std::filesystem::remove_all(dir); }
+    } cleanup{dir};
+    const std::string workloadFile = dir + "/workload.json";
+    const std::string traceFile = dir + "/trace.sstrace";
+    const std::string logFile = dir + "/run.log";
+    engine::writeFileAtomically(workloadFile, engine::workloadToJson(workload));
+
+    std::vector<std::string> args = {"streamscope-cli", "run", workloadFile, "-o", traceFile, "--progress", "none",
+                                     "--ops", "0", "--timing", std::string(engine::toString(options.timing))};
+    if (options.device >= 0)
+        args.insert(args.end(), {"--device", std::to_string(options.device)});
+    if (options.repetitions >= 0)
+        args.insert(args.end(), {"--repeat", std::to_string(options.repetitions)});
+    if (options.warmup >= 0)
+        args.insert(args.end(), {"--warmup", std::to_string(options.warmup)});
+    if (!options.nvtx)
+        args.push_back("--no-nvtx");
+    std::vector<char *> argv;
+    for (std::string &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, logFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = 0;
+    const int spawned = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (spawned != 0)
+        throw Error(ErrorKind::Io, "cannot start streamscope-cli for variant '" + workload.name + "': " + std::strerror(spawned));
+    int status = 0;
+    for (;;) {
+        const pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid)
+            break;
+        if (done < 0)
+            throw Error(ErrorKind::Io, "lost the run of variant '" + workload.name + "': " + std::strerror(errno));
+        if (cancel && cancel->load()) {
+            kill(pid, SIGTERM);
+            waitpid(pid, &status, 0);
+            throw Error(ErrorKind::Cancelled, "cancelled during variant '" + workload.name + "'");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        std::string log = engine::readFile(logFile);
+        while (!log.empty() && (log.back() == '\n' || log.back() == ' '))
+            log.pop_back();
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        const auto newline = log.rfind('\n');
+        const std::string last = newline == std::string::npos ? log : log.substr(newline + 1);
+        ErrorKind kind = ErrorKind::Cuda;
+        for (const ErrorKind k : {ErrorKind::InvalidInput, ErrorKind::Io, ErrorKind::NoGpu, ErrorKind::Cuda,
+                                  ErrorKind::OutOfMemory, ErrorKind::Cancelled})
+            if (exitCodeOf(k) == code)
+                kind = k;
+        throw Error(kind, "variant '" + workload.name + "' (run in its own process, exit " + std::to_string(code) +
+                              "): " + (last.empty() ? std::string("no message") : last));
+    }
+    return engine::readNativeTrace(traceFile);
+}
+
+bool variesConnections(const engine::ExperimentSpec &spec)
+{
+    return std::any_of(spec.axes.begin(), spec.axes.end(),
+                       [](const engine::AxisValues &a) { return a.axis == engine::Axis::Connections; });
+}
 
 std::string signedMs(double ns) { return (ns < 0 ? "-" : "+") + ms(std::abs(ns)); }
 
@@ -209,8 +299,10 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
                        {"fraction", p.fraction},
                        {"message", p.run.message}});
         };
-        engine::Comparison c =
-            engine::runExperiment(spec, variants, options, engine::runWorkload, onProgress, &cancel);
+        // CUDA reads CUDA_DEVICE_MAX_CONNECTIONS once per process: a grid over it runs each variant apart.
+        const engine::WorkloadRunner runner =
+            variesConnections(spec) ? engine::WorkloadRunner(runInChildProcess) : engine::WorkloadRunner(engine::runWorkload);
+        engine::Comparison c = engine::runExperiment(spec, variants, options, runner, onProgress, &cancel);
         if (cancel.load())
             throw Error(ErrorKind::Cancelled, "cancelled; nothing was written");
         if (!args.output.empty())

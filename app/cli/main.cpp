@@ -61,6 +61,11 @@ int main(int argc, char **argv)
         ->check(CLI::IsMember({"none", "json"}))
         ->capture_default_str();
     runCmd->add_flag("!--no-nvtx", run.nvtx, "Do not emit NVTX ranges and stream names");
+    runCmd->add_option("--timing", run.timing,
+                       "What times each op's execution: 'cupti' (as the GPU ran it; falls back to events where "
+                       "CUPTI cannot be enabled, and says why) or 'events' (a CUDA event pair on the op's stream)")
+        ->check(CLI::IsMember({"cupti", "events"}))
+        ->capture_default_str();
     runCmd->add_option("--ops", run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
 
     std::string summaryFile;

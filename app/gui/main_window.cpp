@@ -142,6 +142,16 @@ void MainWindow::createWidgets()
     m_banner->setStyleSheet(QStringLiteral("background:#f0e442; color:#000; border-radius:4px;"));
     m_banner->hide();
 
+    // What timed the trace on screen, where that changes how to read it (a run that could not use
+    // CUPTI, a recording from before CUPTI timing).
+    m_timingBanner = new QLabel(this);
+    m_timingBanner->setObjectName(QStringLiteral("timingBanner"));
+    m_timingBanner->setWordWrap(true);
+    m_timingBanner->setTextFormat(Qt::PlainText);
+    m_timingBanner->setMargin(6);
+    m_timingBanner->setStyleSheet(QStringLiteral("background:#fbe3c4; color:#000; border-radius:4px;"));
+    m_timingBanner->hide();
+
     m_errorBar = new QWidget(this);
     m_errorBar->setObjectName(QStringLiteral("errorBar"));
     m_errorBar->setStyleSheet(QStringLiteral("#errorBar { background:#d55e00; border-radius:4px; } "
@@ -187,6 +197,7 @@ void MainWindow::createWidgets()
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
     layout->addWidget(m_banner);
+    layout->addWidget(m_timingBanner);
     layout->addWidget(m_errorBar);
     layout->addWidget(split, 1);
     setCentralWidget(central);
@@ -487,6 +498,11 @@ void MainWindow::showBanner(const QString &text)
     m_banner->setVisible(!text.isEmpty());
 }
 
+QString MainWindow::timingBannerText() const
+{
+    return m_timingBanner->isHidden() ? QString() : m_timingBanner->text();
+}
+
 QString MainWindow::bannerText() const
 {
     return m_banner->isHidden() ? QString() : m_banner->text();
@@ -592,6 +608,14 @@ void MainWindow::showTrace(std::shared_ptr<const engine::Trace> trace, const QSt
     m_opTable->resizeColumnsToContents();
     if (m_trace && m_trace->opCount() == 0)
         statusBar()->showMessage(tr("%1 holds no operations").arg(displayName), 10000);
+    QString timing;
+    if (m_trace && m_trace->source == "streamscope" && m_trace->timing == engine::TimingSource::Events
+        && !m_trace->timingNote.empty())
+        timing = tr("Timed by CUDA events, not CUPTI: %1. Each bar runs from when its stream reached the op, so "
+                    "time spent waiting for a copy engine or a hardware queue is drawn as execution.")
+                     .arg(QString::fromStdString(m_trace->timingNote));
+    m_timingBanner->setText(timing);
+    m_timingBanner->setVisible(!timing.isEmpty());
     updateTitle();
     updateRunActions();
     updateExplanation();

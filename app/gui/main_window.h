@@ -105,6 +105,7 @@ public:
 
     QString lastError() const { return m_lastError; }
     QString bannerText() const;
+    QString timingBannerText() const; // empty when hidden
     QStringList recentFiles() const;
 
     ui::TimelineView *timeline() const { return m_timeline; }
@@ -165,6 +166,7 @@ private:
     ui::RunController *m_runner = nullptr;
 
     QLabel *m_banner = nullptr;       // no GPU, examples shown
+    QLabel *m_timingBanner = nullptr; // the trace on screen was timed by events (CUPTI refused, or format 1)
     QWidget *m_errorBar = nullptr;    // the last failure, until dismissed
     QLabel *m_errorText = nullptr;
     QSplitter *m_centralSplit = nullptr;

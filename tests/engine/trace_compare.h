@@ -58,6 +58,13 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
                 return where + "stream/thread " + s(x.stream) + "/" + s(x.hostThread) + " vs " + s(y.stream) + "/" + s(y.hostThread);
             if (x.opIndex != y.opIndex || x.flags != y.flags)
                 return where + "op index/flags " + s(x.opIndex) + "/" + s(x.flags) + " vs " + s(y.opIndex) + "/" + s(y.flags);
+            if (x.readyNs != y.readyNs || x.eventEndNs != y.eventEndNs)
+                return where + "stream-ready/event end " + s(x.readyNs) + "/" + s(x.eventEndNs) + " vs " + s(y.readyNs) + "/" + s(y.eventEndNs);
+            if (x.queuedNs != y.queuedNs || x.submittedNs != y.submittedNs)
+                return where + "queued/submitted " + s(x.queuedNs) + "/" + s(x.submittedNs) + " vs " + s(y.queuedNs) + "/" + s(y.submittedNs);
+            if (x.channel != y.channel || x.channelType != y.channelType || x.driverSrcMem != y.driverSrcMem
+                || x.driverDstMem != y.driverDstMem)
+                return where + "channel/driver memory kinds " + s(x.channel) + " vs " + s(y.channel);
             if (x.kind != y.kind || x.srcMem != y.srcMem || x.dstMem != y.dstMem || x.api != y.api)
                 return where + "kind/memory/api " + QString::fromUtf8(engine::toString(x.kind).data(), engine::toString(x.kind).size())
                        + " vs " + QString::fromUtf8(engine::toString(y.kind).data(), engine::toString(y.kind).size());

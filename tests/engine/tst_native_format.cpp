@@ -2,6 +2,7 @@
 // each give an error naming the file and the JSON path.
 #include <QtTest>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +11,7 @@
 #include "engine/errors.h"
 #include "engine/file_util.h"
 #include "engine/native_format.h"
+#include "trace_compare.h"
 #include "trace_fixture.h"
 
 using namespace streamscope;
@@ -19,6 +21,9 @@ class TestNativeFormat : public QObject {
 private slots:
     void roundTrip();
     void roundTripKeepsAnalysis();
+    void measurementFieldsRoundTrip();
+    void formatOneReadsAsEventTimed();
+    void formatTwoNeedsItsTiming();
     void writeIsAtomic();
     void unwritableFolder();
     void missingFile();
@@ -115,6 +120,88 @@ void TestNativeFormat::roundTripKeepsAnalysis()
     const auto r = engine::fromNativeJson(engine::toNativeJson(t), "mem");
     QCOMPARE(engine::summarize(r).makespanNs.median, engine::summarize(t).makespanNs.median);
     QCOMPARE(engine::summarize(r).overlapFraction.median, 0.75);
+}
+
+// Format 2's per-op measurement (stream-ready, event end, kernel latency, channel, the driver's memory
+// kinds) and the trace's timing source survive a write and a read.
+void TestNativeFormat::measurementFieldsRoundTrip()
+{
+    auto t = richTrace();
+    t.timing = engine::TimingSource::Cupti;
+    t.timingNote = "3 ops had no CUPTI record";
+    engine::OpRecord &op = t.repetitions[1].ops[1];
+    op.readyNs = op.gpuStartNs - 4'000;
+    op.eventEndNs = op.gpuEndNs + 1'500;
+    op.queuedNs = op.gpuStartNs - 9'000;
+    op.submittedNs = op.gpuStartNs - 6'000;
+    op.channel = 17;
+    op.channelType = engine::ChannelType::Compute;
+    engine::OpRecord &copy = t.repetitions[0].ops[0];
+    copy.channel = 3;
+    copy.channelType = engine::ChannelType::AsyncCopy;
+    copy.driverSrcMem = engine::MemKind::Pageable;
+    copy.driverDstMem = engine::MemKind::Device;
+    copy.flags |= engine::OpFlagEventTimed;
+    const auto r = engine::fromNativeJson(engine::toNativeJson(t), "mem.sstrace");
+    QCOMPARE(r.formatVersion, 2);
+    QVERIFY(r.timing == engine::TimingSource::Cupti);
+    QCOMPARE(r.timingNote, t.timingNote);
+    QCOMPARE(test::traceDifference(t, r), QString());
+    QCOMPARE(r.repetitions[1].ops[1].queuedDurationNs(), std::int64_t(4'000));
+    QCOMPARE(r.repetitions[1].ops[1].eventDurationNs(), op.gpuDurationNs() + 5'500);
+}
+
+// A trace written before CUPTI timing (format 1, 15 values per op row) opens as timed by events, with
+// stream-ready and the event end being its GPU interval, and says so.
+void TestNativeFormat::formatOneReadsAsEventTimed()
+{
+    const std::string v1 = R"({"format": "streamscope-trace", "version": 1, "source": "streamscope", "title": "old",
+ "op_columns": ["name", "kind", "stream", "host_thread", "op_index", "gpu_start_ns", "gpu_end_ns", "host_start_ns",
+                "host_end_ns", "bytes", "src_mem", "dst_mem", "api", "flags", "correlation"],
+ "strings": ["k"], "streams": [{"name": "s0"}], "host_threads": [{"name": "main"}],
+ "repetitions": [{"index": 0, "ops": [[0, "kernel", 0, 0, 0, 1000, 5000, 0, 800, 0, "none", "none", "none", 0, 0]]}]})";
+    const auto t = engine::fromNativeJson(v1, "old.sstrace");
+    QCOMPARE(t.formatVersion, 1);
+    QVERIFY(t.timing == engine::TimingSource::Events);
+    QVERIFY2(t.timingNote.find("format 1") != std::string::npos, t.timingNote.c_str());
+    const auto &op = t.repetitions[0].ops[0];
+    QCOMPARE(op.readyNs, std::int64_t(1000));
+    QCOMPARE(op.eventEndNs, std::int64_t(5000));
+    QCOMPARE(op.channel, -1);
+    // Written again, it is format 2 and still says events.
+    const auto again = engine::fromNativeJson(engine::toNativeJson(t), "again.sstrace");
+    QCOMPARE(again.formatVersion, engine::kTraceFormatVersion);
+    QVERIFY(again.timing == engine::TimingSource::Events);
+    QCOMPARE(test::traceDifference(t, again), QString());
+    // Every bundled example opens (whatever format it was recorded in).
+    const QDir examples(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples"));
+    const QStringList files = examples.entryList({"*.sstrace"}, QDir::Files);
+    QVERIFY(files.size() >= 10);
+    for (const QString &f : files)
+        QVERIFY(!engine::readNativeTrace(examples.filePath(f).toStdString()).repetitions.empty());
+}
+
+void TestNativeFormat::formatTwoNeedsItsTiming()
+{
+    auto text = engine::toNativeJson(test::handTrace(1));
+    const std::size_t timing = text.find("\"timing\": \"events\"");
+    QVERIFY(timing != std::string::npos);
+    std::string bad = text;
+    bad.replace(timing, std::strlen("\"timing\": \"events\""), "\"timing\": \"guessed\"");
+    try {
+        engine::fromNativeJson(bad, "bad.sstrace");
+        QFAIL("an unknown timing source was accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY2(QByteArray(e.what()).contains("bad.sstrace: /timing"), e.what());
+    }
+    std::string missing = text;
+    missing.replace(timing, std::strlen("\"timing\": \"events\""), "\"timing_was\": \"events\"");
+    try {
+        engine::fromNativeJson(missing, "missing.sstrace");
+        QFAIL("a format 2 file without its timing source was accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY2(QByteArray(e.what()).contains("missing.sstrace: /timing"), e.what());
+    }
 }
 
 void TestNativeFormat::writeIsAtomic()

@@ -16,6 +16,7 @@
 #include "engine/analysis.h"
 #include "engine/errors.h"
 #include "engine/hold_policy.h"
+#include "engine/native_format.h"
 #include "engine/runner.h"
 #include "engine/workload.h"
 #include "engine/workload_parser.h"
@@ -473,6 +474,145 @@ private slots:
     }
 
     // Without per-op events only the repetition's span is timed; ops keep their host times.
+    // The overlap lesson timed by CUPTI: every copy and kernel has its execution from a record (with
+    // the channel that ran it), the H2D chunks run one after another on the host link (the staircase
+    // the lesson asks for), no copy is faster than the link, and events would have been too long.
+    void cuptiTimesExecution()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const Workload w = loadWorkloadFile((sourceDir() / "resources" / "workloads" / "overlap.json").string());
+        RunOptions options;
+        options.repetitions = 5;
+        const Trace t = runWorkload(w, options);
+        QVERIFY2(t.timing == TimingSource::Cupti, t.timingNote.c_str());
+        QVERIFY2(t.metadata.count("cupti_missing_records") == 0, t.timingNote.c_str());
+        const double peak = t.devices.at(0).linkPeakGBs;
+        std::vector<double> h2dOverlapUs;
+        for (const Repetition &r : t.repetitions) {
+            std::vector<std::pair<std::int64_t, std::int64_t>> h2d;
+            for (const OpRecord &op : r.ops) {
+                if (!isGpuWork(op.kind))
+                    continue;
+                const QByteArray what = QByteArray::fromStdString(t.name(op));
+                QVERIFY2(!(op.flags & OpFlagEventTimed), what);
+                QVERIFY2(op.hasGpu() && op.gpuEndNs > op.gpuStartNs, what);
+                QVERIFY2(op.channel >= 0 && op.channelType != ChannelType::Unknown, what);
+                QVERIFY2(op.readyNs != kNoTime && op.eventEndNs != kNoTime, what);
+                if (isCopy(op.kind)) {
+                    QVERIFY2(op.driverSrcMem == (op.kind == OpKind::CopyH2D ? MemKind::Pinned : MemKind::Device),
+                             qPrintable(what + ": the driver saw the source as " +
+                                        QString::fromStdString(std::string(toString(op.driverSrcMem)))));
+                    if (peak > 0)
+                        QVERIFY2(op.gbPerSecond() <= peak * 1.02,
+                                 qPrintable(what + QStringLiteral(": %1 GB/s above the link's %2").arg(op.gbPerSecond()).arg(peak)));
+                }
+                if (op.kind == OpKind::CopyH2D)
+                    h2d.emplace_back(op.gpuStartNs, op.gpuEndNs);
+            }
+            QCOMPARE(h2d.size(), std::size_t(4));
+            std::sort(h2d.begin(), h2d.end());
+            std::int64_t overlap = 0;
+            for (std::size_t i = 1; i < h2d.size(); ++i)
+                overlap += std::max<std::int64_t>(0, h2d[i - 1].second - h2d[i].first);
+            h2dOverlapUs.push_back(double(overlap) / 1e3);
+        }
+        const auto errors = eventTimingErrors(t);
+        QVERIFY(!errors.empty());
+        for (const EventTimingError &e : errors)
+            qInfo("%s: events longer than execution by %.1f us median (%.1f%%), queued %.1f us median",
+                  std::string(toString(e.kind)).c_str(), e.excessNs.median / 1e3, e.excessFraction.median * 100,
+                  e.queuedNs.median / 1e3);
+        qInfo("H2D chunks overlapping each other: %.2f us median per repetition; H2D %.1f GB/s, link peak %.1f GB/s",
+              median(h2dOverlapUs), summarize(t).h2dGBs.median, peak);
+        QVERIFY2(median(h2dOverlapUs) < 2.0, "the H2D chunks share one link: they run one after another");
+    }
+
+    // 32 streams of one 1 ms kernel. With CUDA's 8 hardware queues they run in four waves; with 32 (in a
+    // process of its own, through the CLI) in one. Every kernel executes for 1 ms either way: the
+    // waiting is queued time, not execution.
+    void hyperQWaves()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        if (const char *env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"); env && std::string(env) != "8")
+            QSKIP("CUDA_DEVICE_MAX_CONNECTIONS is set in this environment");
+        const std::filesystem::path file = sourceDir() / "resources" / "workloads" / "hyperq.json";
+        Workload w = loadWorkloadFile(file.string());
+        auto waves = [](const Trace &t, const char *label) {
+            std::vector<double> counts, durations;
+            for (const Repetition &r : t.repetitions) {
+                std::vector<std::int64_t> starts;
+                for (const OpRecord &op : r.ops)
+                    if (op.kind == OpKind::Kernel) {
+                        starts.push_back(op.gpuStartNs);
+                        durations.push_back(double(op.gpuDurationNs()));
+                    }
+                std::sort(starts.begin(), starts.end());
+                int n = starts.empty() ? 0 : 1;
+                for (std::size_t i = 1; i < starts.size(); ++i)
+                    if (starts[i] - starts[i - 1] > 500'000)
+                        ++n;
+                counts.push_back(n);
+            }
+            const Spread d = spreadOf(durations);
+            qInfo("%s: %.0f waves (median over repetitions); kernel execution %.3f ms median [%.3f .. %.3f]", label,
+                  median(counts), d.median / 1e6, d.min / 1e6, d.max / 1e6);
+            return std::make_pair(median(counts), d);
+        };
+        RunOptions options;
+        options.repetitions = 5;
+        const Trace t8 = runWorkload(w, options);
+        QVERIFY2(t8.timing == TimingSource::Cupti, t8.timingNote.c_str());
+        const auto [waves8, d8] = waves(t8, "maxConnections 8");
+        QCOMPARE(waves8, 4.0);
+        QVERIFY2(d8.min > 0.98e6 && d8.max < 1.02e6, "every kernel executes for 1 ms +- 2 %");
+        const auto queued = eventTimingErrors(t8);
+        QVERIFY(!queued.empty());
+
+        w.maxConnections = 32;
+        const std::filesystem::path dir = std::filesystem::temp_directory_path() / "streamscope-hyperq-test";
+        std::filesystem::create_directories(dir);
+        const std::string workloadFile = (dir / "hyperq-32.json").string();
+        const std::string traceFile = (dir / "hyperq-32.sstrace").string();
+        {
+            QFile f(QString::fromStdString(workloadFile));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(workloadToJson(w)));
+        }
+        QProcess cli;
+        cli.start(QStringLiteral(STREAMSCOPE_CLI), {"run", QString::fromStdString(workloadFile), "-o",
+                                                    QString::fromStdString(traceFile), "--repeat", "5", "--ops", "0"});
+        QVERIFY(cli.waitForFinished(120'000));
+        QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+        const Trace t32 = readNativeTrace(traceFile);
+        QCOMPARE(t32.metadata.at("max_connections").rfind("32", 0), std::size_t(0));
+        const auto [waves32, d32] = waves(t32, "maxConnections 32");
+        QCOMPARE(waves32, 1.0);
+        QVERIFY2(d32.min > 0.98e6 && d32.max < 1.02e6, "every kernel executes for 1 ms +- 2 %");
+        std::filesystem::remove_all(dir);
+    }
+
+    // --timing events: the event pair is the execution, as before CUPTI, and the trace says so.
+    void eventTimingOnRequest()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        RunOptions options;
+        options.timing = TimingMode::Events;
+        const Trace t = runWorkload(workload("events", {}, {stream("s0", {computeOp(200'000)})}, IssueOrder::StreamOrder, 3, 1),
+                                    options);
+        QVERIFY(t.timing == TimingSource::Events);
+        QVERIFY(!t.timingNote.empty());
+        for (const Repetition &r : t.repetitions) {
+            const OpRecord &op = r.ops.at(0);
+            QCOMPARE(op.gpuStartNs, op.readyNs);
+            QCOMPARE(op.gpuEndNs, op.eventEndNs);
+            QCOMPARE(op.channel, -1);
+        }
+        QVERIFY(eventTimingErrors(t).empty());
+    }
+
     void uninstrumentedRunKeepsSpan()
     {
         if (!haveGpu())

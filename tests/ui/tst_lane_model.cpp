@@ -88,6 +88,48 @@ private slots:
         QCOMPARE(bw.counts.indexAt(-5), std::ptrdiff_t(-1));
     }
 
+    // A CUPTI-timed trace: an op that waited between ready and execution gets a queued segment in its
+    // stream's lane, and the pointer on it picks the op. Event-timed: none (the wait is in the bar).
+    void queuedSegments()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(2);
+        engine::Repetition rep;
+        auto add = [&](int stream, qint64 ready, qint64 start, qint64 end) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::CopyH2D;
+            op.stream = stream;
+            op.readyNs = ready;
+            op.hostStartNs = ready - 10;
+            op.hostEndNs = ready - 5;
+            op.gpuStartNs = start;
+            op.gpuEndNs = end;
+            op.bytes = 1000;
+            rep.ops.push_back(op);
+        };
+        add(0, 100, 100, 200); // ran at once
+        add(1, 100, 200, 300); // queued 100..200 behind it
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        const int s0 = model.streamLane(0), s1 = model.streamLane(1);
+        QCOMPARE(model.lane(s0).queued.size(), std::size_t(0));
+        const IntervalLane &q = model.lane(s1).queued;
+        QCOMPARE(q.size(), std::size_t(1));
+        const qint64 origin = model.originNs(); // the first host call, at 90
+        QCOMPARE(origin, 90);
+        QCOMPARE(q.starts[0], 100 - origin); // ready to run (the later of stream-ready and host-call end)
+        QCOMPARE(q.ends[0], 200 - origin);   // execution start
+        QCOMPARE(q.ops[0], 1);
+        QCOMPARE(model.opAt(s1, 150 - origin, 0), 1); // on the queued segment
+        QCOMPARE(model.opAt(s1, 250 - origin, 0), 1); // on the bar
+        QCOMPARE(model.opAt(s0, 250 - origin, 0), -1);
+
+        trace.timing = engine::TimingSource::Events;
+        const LaneModel events(trace, 0);
+        QCOMPARE(events.lane(events.streamLane(1)).queued.size(), std::size_t(0));
+    }
+
     void overlappingCounts()
     {
         // Three H2D copies on three streams, overlapping: the count climbs to 3 and comes back.

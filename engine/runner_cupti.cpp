@@ -1,0 +1,299 @@
+// CUPTI activity tracing for the runner (see runner_cupti.h). CUPTI hands completed activity buffers
+// to a callback, possibly on its own worker thread; the callback parses them into plain records under
+// a mutex, and flush() forces every pending buffer out and takes what was gathered.
+#include "engine/runner_cupti.h"
+
+#include <cstdlib>
+#include <ctime>
+#include <mutex>
+#include <unordered_map>
+
+#include <cupti.h>
+
+namespace streamscope::engine::cupti {
+
+namespace {
+
+constexpr std::size_t kBufferBytes = 4u << 20;
+constexpr std::size_t kBufferAlign = 8;
+constexpr CUpti_ExternalCorrelationKind kOurKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+
+// The kinds a run enables. RUNTIME is there because CUPTI writes external correlation records only
+// alongside API records; it costs little next to the ops themselves.
+constexpr CUpti_ActivityKind kKinds[] = {
+    CUPTI_ACTIVITY_KIND_RUNTIME,    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,     CUPTI_ACTIVITY_KIND_MEMCPY2,              CUPTI_ACTIVITY_KIND_MEMSET,
+};
+
+std::string resultText(CUptiResult r)
+{
+    const char *text = nullptr;
+    if (cuptiGetResultString(r, &text) != CUPTI_SUCCESS || !text)
+        return "CUPTI error " + std::to_string(int(r));
+    return text;
+}
+
+std::string failed(const char *call, CUptiResult r) { return std::string(call) + ": " + resultText(r); }
+
+// The runner's clock: what hostNowNs() reads (std::chrono::steady_clock is CLOCK_MONOTONIC on Linux).
+uint64_t CUPTIAPI steadyClockNs()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+}
+
+MemKind memKindOf(std::uint8_t kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return MemKind::Pageable;
+    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return MemKind::Pinned;
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+    case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return MemKind::Device;
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+    case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return MemKind::Managed;
+    default: return MemKind::Unknown;
+    }
+}
+
+ChannelType channelTypeOf(CUpti_ChannelType type)
+{
+    switch (type) {
+    case CUPTI_CHANNEL_TYPE_COMPUTE: return ChannelType::Compute;
+    case CUPTI_CHANNEL_TYPE_ASYNC_MEMCPY: return ChannelType::AsyncCopy;
+    default: return ChannelType::Unknown;
+    }
+}
+
+std::int64_t timeOrNone(std::uint64_t t) { return t == 0 ? kNoTime : std::int64_t(t); }
+
+// What the buffer callbacks gathered since the last flush.
+struct Gathered {
+    std::mutex mutex;
+    std::vector<GpuRecord> records;
+    std::unordered_map<std::uint32_t, std::uint64_t> external; // correlation id -> our external id
+    std::uint64_t dropped = 0;
+};
+
+Gathered &gathered()
+{
+    static Gathered g;
+    return g;
+}
+
+void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
+{
+    *buffer = static_cast<uint8_t *>(std::aligned_alloc(kBufferAlign, kBufferBytes));
+    *size = *buffer ? kBufferBytes : 0;
+    *maxNumRecords = 0;
+}
+
+void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buffer, size_t /*size*/, size_t validSize)
+{
+    std::vector<GpuRecord> records;
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> external;
+    CUpti_Activity *record = nullptr;
+    while (validSize > 0 && cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+        switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        case CUPTI_ACTIVITY_KIND_KERNEL: {
+            const auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(record);
+            GpuRecord r;
+            r.kind = GpuRecord::Kind::Kernel;
+            r.correlationId = k->correlationId;
+            r.startNs = timeOrNone(k->start);
+            r.endNs = timeOrNone(k->end);
+            r.queuedNs = timeOrNone(k->queued);
+            r.submittedNs = timeOrNone(k->submitted);
+            r.channel = std::int32_t(k->channelID);
+            r.channelType = channelTypeOf(k->channelType);
+            r.streamId = k->streamId;
+            records.push_back(r);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            const auto *m = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(record);
+            GpuRecord r;
+            r.kind = GpuRecord::Kind::Memcpy;
+            r.correlationId = m->correlationId;
+            r.startNs = timeOrNone(m->start);
+            r.endNs = timeOrNone(m->end);
+            r.bytes = m->bytes;
+            r.channel = std::int32_t(m->channelID);
+            r.channelType = channelTypeOf(m->channelType);
+            r.srcKind = memKindOf(m->srcKind);
+            r.dstKind = memKindOf(m->dstKind);
+            r.streamId = m->streamId;
+            records.push_back(r);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+            const auto *m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record);
+            GpuRecord r;
+            r.kind = GpuRecord::Kind::Memcpy;
+            r.correlationId = m->correlationId;
+            r.startNs = timeOrNone(m->start);
+            r.endNs = timeOrNone(m->end);
+            r.bytes = m->bytes;
+            r.channel = std::int32_t(m->channelID);
+            r.channelType = channelTypeOf(m->channelType);
+            r.srcKind = memKindOf(m->srcKind);
+            r.dstKind = memKindOf(m->dstKind);
+            r.streamId = m->streamId;
+            records.push_back(r);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+            const auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(record);
+            GpuRecord r;
+            r.kind = GpuRecord::Kind::Memset;
+            r.correlationId = m->correlationId;
+            r.startNs = timeOrNone(m->start);
+            r.endNs = timeOrNone(m->end);
+            r.bytes = m->bytes;
+            r.channel = std::int32_t(m->channelID);
+            r.channelType = channelTypeOf(m->channelType);
+            r.streamId = m->streamId;
+            records.push_back(r);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+            const auto *e = reinterpret_cast<const CUpti_ActivityExternalCorrelation *>(record);
+            if (e->externalKind == kOurKind)
+                external.emplace_back(e->correlationId, e->externalId);
+            break;
+        }
+        default: break; // runtime API records: needed only for the external correlation records
+        }
+    }
+    std::size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, streamId, &dropped) != CUPTI_SUCCESS)
+        dropped = 0;
+    std::free(buffer);
+
+    Gathered &g = gathered();
+    const std::lock_guard lock(g.mutex);
+    g.records.insert(g.records.end(), records.begin(), records.end());
+    for (const auto &[correlation, id] : external)
+        g.external[correlation] = id;
+    g.dropped += dropped;
+}
+
+// Callbacks and the clock are registered once per process; CUPTI keeps them across enable/disable.
+bool registerOnce(std::string &whyNot)
+{
+    static std::once_flag once;
+    static std::string error;
+    std::call_once(once, [] {
+        if (const CUptiResult r = cuptiActivityRegisterTimestampCallback(steadyClockNs); r != CUPTI_SUCCESS) {
+            error = failed("cuptiActivityRegisterTimestampCallback", r);
+            return;
+        }
+        if (const CUptiResult r = cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted); r != CUPTI_SUCCESS)
+            error = failed("cuptiActivityRegisterCallbacks", r);
+    });
+    whyNot = error;
+    return error.empty();
+}
+
+void disableAll()
+{
+    for (const CUpti_ActivityKind kind : kKinds)
+        cuptiActivityDisable(kind);
+}
+
+} // namespace
+
+std::unique_ptr<Tracer> Tracer::start(std::string &whyNot)
+{
+    std::unique_ptr<Tracer> tracer(new Tracer);
+    if (const CUptiResult r = cuptiGetVersion(&tracer->m_version); r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiGetVersion", r);
+        return nullptr;
+    }
+    if (!registerOnce(whyNot))
+        return nullptr;
+    // Queued/submitted timestamps need to be asked for before CUDA starts; where CUDA already runs in
+    // this process (a second run), kernels go without them.
+    tracer->m_latency = cuptiActivityEnableLatencyTimestamps(1) == CUPTI_SUCCESS;
+    for (const CUpti_ActivityKind kind : kKinds) {
+        if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
+            whyNot = failed("cuptiActivityEnable", r);
+            if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+                whyNot += " (another profiler, such as Nsight Systems, already holds CUPTI in this process)";
+            disableAll();
+            return nullptr;
+        }
+    }
+    // Start from nothing: records of an earlier run in this process are not ours.
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    Gathered &g = gathered();
+    const std::lock_guard lock(g.mutex);
+    g.records.clear();
+    g.external.clear();
+    g.dropped = 0;
+    return tracer;
+}
+
+Tracer::~Tracer()
+{
+    disableAll();
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    Gathered &g = gathered();
+    const std::lock_guard lock(g.mutex);
+    g.records.clear();
+    g.external.clear();
+    g.dropped = 0;
+}
+
+bool Tracer::push(std::uint64_t externalId, std::string &whyNot)
+{
+    if (const CUptiResult r = cuptiActivityPushExternalCorrelationId(kOurKind, externalId); r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiActivityPushExternalCorrelationId", r);
+        return false;
+    }
+    return true;
+}
+
+bool Tracer::pop(std::string &whyNot)
+{
+    std::uint64_t last = 0;
+    if (const CUptiResult r = cuptiActivityPopExternalCorrelationId(kOurKind, &last); r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiActivityPopExternalCorrelationId", r);
+        return false;
+    }
+    return true;
+}
+
+bool Tracer::flush(Batch &out, std::string &whyNot)
+{
+    if (const CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiActivityFlushAll", r);
+        return false;
+    }
+    Gathered &g = gathered();
+    const std::lock_guard lock(g.mutex);
+    out.records = std::move(g.records);
+    g.records.clear();
+    out.dropped = g.dropped;
+    g.dropped = 0;
+    for (GpuRecord &r : out.records) {
+        const auto it = g.external.find(r.correlationId);
+        r.externalId = it == g.external.end() ? 0 : it->second;
+    }
+    // Correlation ids of this batch are done with: a record's external correlation always arrives in
+    // an earlier or the same flush as the GPU record (the API call precedes the work it enqueues).
+    g.external.clear();
+    return true;
+}
+
+std::string Tracer::description() const
+{
+    return "CUPTI " + std::to_string(m_version) +
+           ": concurrent kernel, memcpy, peer memcpy and memset records tied to ops by external correlation; "
+           "timestamps on the host steady clock (timestamp callback)" +
+           (m_latency ? "; kernel queued/submitted timestamps" : "");
+}
+
+} // namespace streamscope::engine::cupti

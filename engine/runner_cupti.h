@@ -1,0 +1,75 @@
+// CUPTI activity tracing for the runner: what the GPU did, as it did it. Kernels (concurrent kernel
+// records, with queued/submitted timestamps where the driver gives them), memcpy, peer memcpy and
+// memset records, each tied to the workload op instance that issued it through CUPTI's external
+// correlation: the runner pushes an id around each op's API call, CUPTI pairs the id with the call's
+// correlation id, and every GPU record carries that correlation id. Nothing is matched by order.
+//
+// Timestamps come out on the runner's clock: a timestamp callback hands CUPTI the host steady clock
+// (CLOCK_MONOTONIC, as std::chrono::steady_clock on Linux), and CUPTI maps the GPU's timestamps onto
+// it. Part of the runner library (it needs the CUDA toolkit); the engine never sees CUPTI's types.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/trace.h"
+
+namespace streamscope::engine::cupti {
+
+// One GPU activity record, reduced to what the trace keeps.
+struct GpuRecord {
+    enum class Kind : std::uint8_t { Kernel, Memcpy, Memset };
+    Kind kind = Kind::Kernel;
+    std::uint64_t externalId = 0; // the op instance the runner pushed; 0 when none (the runner's own work)
+    std::uint32_t correlationId = 0;
+    std::int64_t startNs = kNoTime;
+    std::int64_t endNs = kNoTime;
+    std::int64_t queuedNs = kNoTime;    // kernels, where latency timestamps are on
+    std::int64_t submittedNs = kNoTime;
+    std::uint64_t bytes = 0;
+    std::int32_t channel = -1;
+    ChannelType channelType = ChannelType::Unknown;
+    MemKind srcKind = MemKind::None;    // memcpy: as the driver saw the memory
+    MemKind dstKind = MemKind::None;
+    std::uint32_t streamId = 0;         // CUPTI's stream id (cudaStreamGetId)
+};
+
+// What one flush delivered.
+struct Batch {
+    std::vector<GpuRecord> records;     // external ids resolved
+    std::uint64_t dropped = 0;          // records CUPTI dropped since the previous flush
+};
+
+// A tracing session: enables the activity kinds on construction and disables them on destruction.
+// Create it before the CUDA context, so that the latency timestamps can be switched on. One at a time
+// per process (CUPTI's activity buffers are process-wide).
+class Tracer {
+public:
+    // Starts tracing, or returns null with `whyNot` naming the CUPTI call and its result (another
+    // profiler such as Nsight Systems holds CUPTI, the library is too old for the driver, ...).
+    static std::unique_ptr<Tracer> start(std::string &whyNot);
+    ~Tracer();
+    Tracer(const Tracer &) = delete;
+    Tracer &operator=(const Tracer &) = delete;
+
+    // Around one op's API call: everything CUDA records for that call carries `externalId`.
+    // Return false when CUPTI refused (the caller falls back to events and says so).
+    bool push(std::uint64_t externalId, std::string &whyNot);
+    bool pop(std::string &whyNot);
+
+    // Flushes every completed record (call after the GPU is idle) and returns them with their
+    // external ids. False, with `whyNot`, when the flush failed.
+    bool flush(Batch &out, std::string &whyNot);
+
+    bool latencyTimestamps() const { return m_latency; }
+    std::string description() const; // the CUPTI version and what is collected, for the trace
+
+private:
+    Tracer() = default;
+    bool m_latency = false;
+    std::uint32_t m_version = 0;
+};
+
+} // namespace streamscope::engine::cupti
