@@ -36,7 +36,9 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
     const QCommandLineOption exportImage(
         QStringLiteral("export-image"),
         QCoreApplication::translate("main", "Render the trace's timeline to an image (.png or .svg) without "
-                                            "showing a window, then exit."),
+                                            "showing a window, then exit. Without a trace: the main window as it "
+                                            "opens (the GPU check, and without a GPU the bundled example traces), "
+                                            "saved as a PNG."),
         QStringLiteral("out.png"));
     const QCommandLineOption size(QStringLiteral("size"),
                                   QCoreApplication::translate("main", "Image size for --export-image (default 1920x1080)."),
@@ -126,11 +128,6 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
             return false;
         }
         options.repetition = n - 1;
-    }
-    if (!options.exportImagePath.isEmpty() && options.tracePath.isEmpty()) {
-        if (error)
-            *error = QCoreApplication::translate("main", "--export-image needs a trace file to render.");
-        return false;
     }
     return true;
 }

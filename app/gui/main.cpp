@@ -86,8 +86,29 @@ int main(int argc, char **argv)
     }
     if (options.helpShown)
         return 0;
-    if (!options.exportImagePath.isEmpty())
+    if (!options.exportImagePath.isEmpty() && !options.tracePath.isEmpty())
         return exportImageHeadless(options);
+
+    if (!options.exportImagePath.isEmpty()) {
+        // No trace: what a plain launch shows, saved and done (README's first command, proven on a clean
+        // machine): the window, the GPU check, and without a GPU its banner and the example traces.
+        MainWindow window;
+        applyTheme(window.darkTheme() ? Theme::Dark : Theme::Light);
+        window.resize(options.size);
+        window.show();
+        QObject::connect(window.runController(), &RunController::devicesChecked, &window, [&window, &options] {
+            // After MainWindow's own handler has opened an example.
+            QTimer::singleShot(500, &window, [&window, &options] {
+                const bool ok = window.grab().save(options.exportImagePath);
+                std::fprintf(stderr, "streamscope: %s %s (%s)\n", ok ? "wrote" : "could not write",
+                             qPrintable(options.exportImagePath),
+                             window.bannerText().isEmpty() ? "GPU usable" : qPrintable(window.bannerText().section(QLatin1Char('\n'), 0, 0)));
+                QApplication::exit(ok ? 0 : 4);
+            });
+        }, Qt::QueuedConnection);
+        window.checkGpu();
+        return app.exec();
+    }
 
     MainWindow window;
     if (options.dark)

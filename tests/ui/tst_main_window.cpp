@@ -443,8 +443,9 @@ private slots:
                                 << true << QStringLiteral("o.png") << QSize(800, 600) << 1;
         QTest::newRow("bad size") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--size"), QStringLiteral("huge")}
                                   << false << QString() << QSize() << -1;
+        // Without a trace: the window as a plain launch opens it, saved (README's launch command on a clean machine).
         QTest::newRow("export without trace") << QStringList{QStringLiteral("--export-image"), QStringLiteral("o.png")}
-                                              << false << QString() << QSize() << -1;
+                                              << true << QStringLiteral("o.png") << QSize(1920, 1080) << -1;
         QTest::newRow("repetition 0") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--repetition"), QStringLiteral("0")}
                                       << false << QString() << QSize() << -1;
         QTest::newRow("compare") << QStringList{QStringLiteral("w.json"), QStringLiteral("--compare")} << true << QString()
