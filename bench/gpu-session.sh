@@ -4,7 +4,8 @@
 # Systems profile + SQLite export of presets for the Nsight comparison.
 #
 #   bench/gpu-session.sh BUILD_DIR OUT_DIR [steps...]
-#     steps: tests presets bench nsys compare gui guicompare quietbench (default: tests presets bench nsys)
+#     steps: tests cupti presets bench nsys compare gui guicompare quietbench (default: tests presets bench nsys)
+#     cupti: overlap, hyperq and concurrent-kernels timed by events too, for what events get wrong
 #     compare: the three lesson comparisons; gui: a real run from the desktop app, screenshot;
 #     guicompare: the three lesson comparisons started from the desktop app (--compare), screenshots;
 #     quietbench: the CPU-only benchmarks (timeline scale, formats) on this quieter machine
@@ -24,6 +25,15 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used,clocks.sm,pc
 
 has() { [[ " $steps " == *" $1 "* ]]; }
 
+if has cupti; then
+  # The same preset timed both ways, one after the other, for what events get wrong; and under nsys, where
+  # CUPTI is taken and the run must fall back to events and say so.
+  echo "== CUPTI vs events"
+  for name in overlap hyperq concurrent-kernels; do
+    "$cli" run "resources/workloads/$name.json" --timing events -o "$out/examples/$name-events.sstrace" --ops 0 | grep -E "makespan|timing|H2D band|D2H band" || echo "FAILED events $name"
+  done
+fi
+
 if has tests; then
   echo "== GPU tests"
   for t in "$build"/tests/tst_runner_gpu "$build"/tests/tst_cli "$build"/tests/tst_cli_compare \
@@ -38,7 +48,7 @@ if has presets; then
   for w in resources/workloads/*.json; do
     name=$(basename "$w" .json)
     echo "-- $name"
-    /usr/bin/time -f "wall %es" "$cli" run "$w" -o "$out/examples/$name.sstrace" --ops 24 || echo "FAILED: $name rc=$?"
+    /usr/bin/time -f "wall %es" "$cli" run "$w" -o "$out/examples/$name.sstrace" --ops 40 || echo "FAILED: $name rc=$?"
   done
 fi
 
@@ -55,6 +65,13 @@ if has nsys && [ -x .gpu/nsys-profile.sh ]; then
     .gpu/nsys-profile.sh .gpu/nsyslibs "$out/nsys/$name" "$cli" run "resources/workloads/$name.json" \
       -o "$out/nsys/$name.sstrace" --ops 0 > "$out/nsys/$name.log" 2>&1 && echo "ok $name" || { echo "FAILED nsys $name"; tail -5 "$out/nsys/$name.log"; }
     rm -f "$out/nsys/$name.nsys-rep"
+    # Under nsys, CUPTI is taken: the run must say it fell back to events.
+    grep -A1 "  timing:" "$out/nsys/$name.log" | head -2
+    # Against the separate CUPTI-timed run of the presets step: per-op medians of two runs.
+    if [ -f "$out/examples/$name.sstrace" ] && [ -f "$out/nsys/$name.sqlite" ]; then
+      "$cli" nsight-compare "$out/examples/$name.sstrace" "$out/nsys/$name.sqlite" --separate-runs --ops 0 |
+        grep -E "Agreement|outside|^  (all|h2d|d2h|kernel|memset) "
+    fi
   done
 fi
 
@@ -64,6 +81,7 @@ if has compare; then
   "$cli" compare resources/workloads/sync-vs-async.json --vary api=sync,async -o "$out/bench/sync-vs-async.sscompare" || echo "FAILED compare sync-vs-async"
   "$cli" compare resources/workloads/overlap.json --vary chunks=8 --vary streams=1,2,4,8 --vary order=depth-first,breadth-first \
     -o "$out/bench/overlap.sscompare" || echo "FAILED compare overlap"
+  "$cli" compare resources/workloads/hyperq.json -o "$out/bench/hyperq.sscompare" || echo "FAILED compare hyperq"
 fi
 
 if has gui; then

@@ -32,9 +32,11 @@ std::vector<Edge> edgesOf(const Trace &trace, int repetition, bool copiesOnly)
             continue;
         if (copiesOnly && cls != EngineClass::H2D && cls != EngineClass::D2H)
             continue;
+        // A staged (pageable) copy is in flight from its host call's start: the CPU copies through the
+        // staging buffer there. So the link's busy time and bandwidth count it from then.
         const double gbs = op.gbPerSecond();
-        edges.push_back({op.gpuStartNs, +1, cls, gbs});
-        edges.push_back({op.gpuEndNs, -1, cls, gbs});
+        edges.push_back({op.transferStartNs(), +1, cls, gbs});
+        edges.push_back({op.transferEndNs(), -1, cls, gbs});
     }
     // Ends before starts at the same instant: back-to-back ops do not count as concurrent.
     std::sort(edges.begin(), edges.end(), [](const Edge &a, const Edge &b) {

@@ -2,6 +2,7 @@
 #include "engine/nsight_compare.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -86,8 +87,9 @@ struct SlotAccumulator {
 
 } // namespace
 
-NsightComparison compareWithNsight(const Trace &own, const Trace &nsight)
+NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, NsightPairing pairing)
 {
+    const bool separate = pairing == NsightPairing::SeparateRuns;
     if (own.repetitions.empty())
         throw Error(ErrorKind::InvalidInput, "nsight comparison: the StreamScope trace '" + own.title + "' has no repetitions");
     if (nsight.repetitions.empty())
@@ -231,8 +233,10 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight)
                 slot.nsight.push_back(durB);
                 slot.durationDelta.push_back(durB - durA);
                 slot.startDelta.push_back(startDelta);
-                byKind[a.kind].add(durB - durA, durA, startDelta);
-                overall.add(durB - durA, durA, startDelta);
+                if (!separate) {
+                    byKind[a.kind].add(durB - durA, durA, startDelta);
+                    overall.add(durB - durA, durA, startDelta);
+                }
             }
         }
     }
@@ -260,6 +264,26 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight)
             d.nsightDurationNs = median(slot->nsight);
             d.durationDeltaNs = median(slot->durationDelta);
             d.startDeltaNs = median(slot->startDelta);
+            if (separate && d.samples > 0) {
+                // Two runs: the medians are what can be compared, not one repetition with another.
+                d.durationDeltaNs = d.nsightDurationNs - d.ownDurationNs;
+                byKind[d.kind].add(d.durationDeltaNs, d.ownDurationNs, d.startDeltaNs);
+                overall.add(d.durationDeltaNs, d.ownDurationNs, d.startDeltaNs);
+            }
+            const bool timedWork = isCopy(d.kind) || d.kind == OpKind::Kernel || d.kind == OpKind::Memset;
+            if (timedWork && d.samples > 0 && d.ownDurationNs >= 20'000) {
+                ++result.targetOps;
+                const double allowed = std::max(1'000.0, 0.02 * d.ownDurationNs);
+                const double delta = d.nsightDurationNs - d.ownDurationNs;
+                if (std::abs(delta) <= allowed) {
+                    ++result.targetMet;
+                } else {
+                    char buf[160];
+                    std::snprintf(buf, sizeof buf, ": %.1f us vs Nsight %.1f us (%+.1f %%)", d.ownDurationNs / 1e3,
+                                  d.nsightDurationNs / 1e3, 100.0 * delta / d.ownDurationNs);
+                    result.targetMisses.push_back(d.lane + ": " + d.name + buf);
+                }
+            }
             result.ops.push_back(std::move(d));
         }
     }

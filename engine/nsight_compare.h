@@ -51,7 +51,18 @@ struct NsightComparison {
     std::vector<NsightOpDelta> ops;          // by lane, then position in the lane
     std::vector<NsightDeltaSummary> kinds;   // in OpKind order, kinds that occur
     NsightDeltaSummary overall;
+    // Agreement target: copies, kernels and memsets whose StreamScope median is at least 20 us agree
+    // with Nsight's median within max(1 us, 2 %).
+    int targetOps = 0;
+    int targetMet = 0;
+    std::vector<std::string> targetMisses; // "lane: name: 61.2 us vs 63.0 us (+2.9 %)"
 };
+
+// How the two traces relate. SameRun: Nsight captured the very run StreamScope recorded (events
+// timing, since nsys holds CUPTI): deltas per op and repetition. SeparateRuns: two runs of the same
+// workload (StreamScope timed by CUPTI alone, Nsight on another run): each op slot's median against the
+// other's, one sample per slot.
+enum class NsightPairing { SameRun, SeparateRuns };
 
 // Repetitions are paired by Repetition::index when both traces hold the same indices, else by
 // position. Within a pair, ops are grouped into lanes (GPU ops by stream name, host-only ops in
@@ -60,6 +71,7 @@ struct NsightComparison {
 // named); what is still left in a lane is paired in order. GPU ops
 // compare GPU intervals, host-only ops their host calls. Throws Error{InvalidInput} when either trace
 // has no repetitions.
-NsightComparison compareWithNsight(const Trace &own, const Trace &nsight);
+NsightComparison compareWithNsight(const Trace &own, const Trace &nsight,
+                                   NsightPairing pairing = NsightPairing::SameRun);
 
 } // namespace streamscope::engine

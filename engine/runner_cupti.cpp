@@ -205,8 +205,16 @@ void disableAll()
 
 } // namespace
 
-std::unique_ptr<Tracer> Tracer::start(std::string &whyNot)
+std::unique_ptr<Tracer> Tracer::start(std::string &whyNot, bool kernelLatency)
 {
+    // A CUPTI tool injected into the process (Nsight Systems, Nsight Compute: CUDA loads it through
+    // CUDA_INJECTION64_PATH when it starts) needs CUPTI's activity buffers itself. Enabling ours first
+    // would take them: nsys then exports no CUDA activity at all (seen on the GPU host). So step aside.
+    if (const char *injected = std::getenv("CUDA_INJECTION64_PATH"); injected && *injected) {
+        whyNot = std::string("another CUDA profiler is injected into this process (CUDA_INJECTION64_PATH=") + injected +
+                 ", e.g. Nsight Systems) and CUPTI is its own; StreamScope leaves CUPTI to it";
+        return nullptr;
+    }
     std::unique_ptr<Tracer> tracer(new Tracer);
     if (const CUptiResult r = cuptiGetVersion(&tracer->m_version); r != CUPTI_SUCCESS) {
         whyNot = failed("cuptiGetVersion", r);
@@ -216,7 +224,7 @@ std::unique_ptr<Tracer> Tracer::start(std::string &whyNot)
         return nullptr;
     // Queued/submitted timestamps need to be asked for before CUDA starts; where CUDA already runs in
     // this process (a second run), kernels go without them.
-    tracer->m_latency = cuptiActivityEnableLatencyTimestamps(1) == CUPTI_SUCCESS;
+    tracer->m_latency = kernelLatency && cuptiActivityEnableLatencyTimestamps(1) == CUPTI_SUCCESS;
     for (const CUpti_ActivityKind kind : kKinds) {
         if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) {
             whyNot = failed("cuptiActivityEnable", r);

@@ -74,9 +74,30 @@ std::int64_t OpRecord::eventDurationNs() const
     return eventEndNs - readyNs;
 }
 
+bool OpRecord::stagedThroughHost() const
+{
+    auto pageable = [](MemKind k) { return k == MemKind::Pageable; };
+    return isCopy(kind) &&
+           (pageable(srcMem) || pageable(dstMem) || pageable(driverSrcMem) || pageable(driverDstMem));
+}
+
+std::int64_t OpRecord::transferStartNs() const
+{
+    if (stagedThroughHost() && hasHost() && hasGpu())
+        return std::min(gpuStartNs, hostStartNs);
+    return gpuStartNs;
+}
+
+std::int64_t OpRecord::transferEndNs() const
+{
+    if (stagedThroughHost() && hasHost() && hasGpu())
+        return std::max(gpuEndNs, hostEndNs);
+    return gpuEndNs;
+}
+
 double OpRecord::gbPerSecond() const
 {
-    const std::int64_t ns = gpuDurationNs();
+    const std::int64_t ns = hasGpu() ? transferEndNs() - transferStartNs() : 0;
     if (bytes == 0 || ns <= 0)
         return 0;
     return static_cast<double>(bytes) / static_cast<double>(ns); // bytes per ns == GB/s

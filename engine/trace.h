@@ -120,7 +120,14 @@ struct OpRecord {
     std::int64_t queuedDurationNs() const;
     // The event pair's duration where both events are known (readyNs..eventEndNs), else 0.
     std::int64_t eventDurationNs() const;
-    // Achieved bandwidth in GB/s (1e9 bytes per second) over the execution interval; 0 when undefined.
+    // A copy from or to pageable host memory: the driver stages it through a pinned buffer with the CPU
+    // inside the host call, so the transfer spans the host call as well as the DMA that CUPTI times.
+    bool stagedThroughHost() const;
+    // The interval the bytes were in flight: execution, or for a staged copy the union of its host call
+    // and its execution (what a hand-written loop timed with events around the call measures).
+    std::int64_t transferStartNs() const;
+    std::int64_t transferEndNs() const;
+    // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.
     double gbPerSecond() const;
 };
 
@@ -166,7 +173,8 @@ struct DeviceInfo {
 // How GPU time was anchored to host time and how the compute kernel was calibrated.
 struct Calibration {
     double smClockHz = 0;              // measured clock64 rate used by the spin kernel
-    double spinOverheadNs = 0;         // launch + event cost of an empty spin kernel
+    double spinOverheadNs = 0;         // an empty spin kernel's duration as the timing source sees it
+                                       // (CUPTI: its execution; events: launch and kernel, less the event pair)
     double eventPairOverheadNs = 0;    // median duration of an empty event pair
     std::int64_t gpuToHostOffsetNs = 0;// host_ns = gpu_event_ns + offset (informational)
 };

@@ -2,6 +2,8 @@
 #include "ui/lane_model.h"
 
 #include <algorithm>
+#include <set>
+#include <map>
 #include <future>
 #include <limits>
 #include <numeric>
@@ -197,6 +199,9 @@ void LaneModel::buildIntervalLanes()
     const int threads = int(m_trace->hostThreads.size());
     std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> queuedByStream(static_cast<std::size_t>(streams));
+    // Copies by the hardware channel that ran them (CUPTI-timed traces): one lane per copy engine.
+    std::map<int, IntervalLane> byChannel;
+    std::map<int, std::set<engine::OpKind>> channelKinds;
     // Queued time is drawn only where execution was timed apart from stream-ready: with events the
     // waiting is inside the bar, and an import knows no stream-ready.
     const bool drawQueued = m_trace->timing == engine::TimingSource::Cupti;
@@ -229,6 +234,10 @@ void LaneModel::buildIntervalLanes()
             if (drawQueued && o.queuedDurationNs() > 0)
                 append(queuedByStream[std::size_t(o.stream)], o.readyToRunNs() - m_originNs, o.gpuStartNs - m_originNs,
                        i, kind);
+            if (engine::isCopy(o.kind) && o.channel >= 0 && o.channelType == engine::ChannelType::AsyncCopy) {
+                append(byChannel[o.channel], o.gpuStartNs - m_originNs, o.gpuEndNs - m_originNs, i, kind);
+                channelKinds[o.channel].insert(o.kind);
+            }
         }
         if (o.hasHost()) {
             const auto slot = threadSlot(o);
@@ -291,6 +300,20 @@ void LaneModel::buildIntervalLanes()
         m_streamLane[std::size_t(s)] = int(m_lanes.size());
         m_lanes.push_back(std::move(lane));
     }
+
+    for (auto &[channel, intervals] : byChannel) {
+        Lane lane;
+        lane.kind = LaneKind::CopyEngine;
+        lane.source = channel;
+        lane.title = QStringLiteral("copy engine %1").arg(channel);
+        QStringList kinds;
+        for (const engine::OpKind k : channelKinds[channel])
+            kinds << fromStd(std::string(engine::toString(k))).toUpper();
+        lane.subtitle = QStringLiteral("%1 · %2 copies").arg(kinds.join(QStringLiteral("+"))).arg(intervals.size());
+        lane.intervals = std::move(intervals);
+        finishIntervals(lane.intervals);
+        m_channelLanes.push_back(std::move(lane));
+    }
 }
 
 namespace {
@@ -336,6 +359,12 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
         lane->subtitle = QStringLiteral("active: up to %1").arg(int(lane->counts.maxValue));
         lane->counts.finish();
         m_lanes.push_back(std::move(*lane));
+        // Which copy engine ran what, right under the counts of active copies.
+        if (lane == &d2h) {
+            for (Lane &channel : m_channelLanes)
+                m_lanes.push_back(std::move(channel));
+            m_channelLanes.clear();
+        }
     }
 
     Lane bw;

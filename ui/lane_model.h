@@ -18,7 +18,9 @@
 
 namespace streamscope::ui {
 
-enum class LaneKind : std::uint8_t { HostThread, Stream, H2DActivity, D2HActivity, ComputeActivity, Bandwidth };
+// CopyEngine: the copies one hardware copy channel ran (CUPTI names it), drawn as intervals like a
+// stream: where the H2D/D2H counters say how many copies were active, these say which engine ran what.
+enum class LaneKind : std::uint8_t { HostThread, Stream, H2DActivity, D2HActivity, ComputeActivity, Bandwidth, CopyEngine };
 
 // Intervals of one stream or host thread, sorted by start.
 struct IntervalLane {
@@ -125,6 +127,7 @@ private:
     qint64 m_durationNs = 0;
     double m_linkPeakGBs = 0;
     std::vector<Lane> m_lanes;
+    std::vector<Lane> m_channelLanes; // CopyEngine lanes, built with the interval lanes, placed among the derived ones
     std::vector<int> m_streamLane;  // stream index -> lane
     std::vector<int> m_hostLane;    // host thread index + 1 -> lane (slot 0: unknown thread)
     std::vector<engine::OpKind> m_kinds;

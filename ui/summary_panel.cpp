@@ -86,6 +86,14 @@ void SummaryPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
     if (!trace->devices.empty())
         heading += QStringLiteral(" — ") + QString::fromStdString(trace->devices.front().name);
     heading += tr(" — %n repetition(s)", nullptr, int(summary.repetitions.size()));
+    switch (trace->timing) {
+    case engine::TimingSource::Cupti: heading += tr(" — timed by CUPTI"); break;
+    case engine::TimingSource::Events:
+        if (trace->source == "streamscope")
+            heading += tr(" — timed by CUDA events");
+        break;
+    case engine::TimingSource::Profiler: break;
+    }
     m_heading->setText(heading);
 }
 

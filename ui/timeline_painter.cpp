@@ -139,7 +139,7 @@ long long TimelinePainter::laneWorkEstimate(int laneIndex, const TimeMapping &ma
         return 0;
     const Lane &lane = m_model->lane(laneIndex);
     long long work = clipX1 - clipX0;
-    if (lane.kind == LaneKind::HostThread || lane.kind == LaneKind::Stream) {
+    if (lane.kind == LaneKind::HostThread || lane.kind == LaneKind::Stream || lane.kind == LaneKind::CopyEngine) {
         const auto [first, last] =
             lane.intervals.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
         work += (long long)(last - first);
@@ -164,6 +164,7 @@ int TimelinePainter::nominalHeight(const Lane &lane) const
     case LaneKind::HostThread:
         return m_metrics.hostLaneHeight;
     case LaneKind::Stream:
+    case LaneKind::CopyEngine:
         return m_metrics.streamLaneHeight;
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:
@@ -267,6 +268,7 @@ bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
     switch (lane.kind) {
     case LaneKind::HostThread:
     case LaneKind::Stream:
+    case LaneKind::CopyEngine:
         if (lane.queued.size() > 0)
             paintQueued(p, lane, rect, background, mapping, clipX0, clipX1);
         edgeDependent = paintIntervals(p, lane, rect, mapping, clipX0, clipX1);

@@ -270,7 +270,7 @@ TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
     if (lane < 0)
         return {};
     const LaneKind kind = m_model->lane(lane).kind;
-    if (kind != LaneKind::Stream && kind != LaneKind::HostThread)
+    if (kind != LaneKind::Stream && kind != LaneKind::HostThread && kind != LaneKind::CopyEngine)
         return {};
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
     const qint64 tolerance = qint64(std::ceil(kPickPixels * mapping.nsPerPixel()));

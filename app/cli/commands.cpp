@@ -234,6 +234,7 @@ int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &o
         options.warmup = args.warmup.value_or(-1);
         options.nvtx = args.nvtx;
         options.timing = engine::timingModeFromString(args.timing).value_or(engine::TimingMode::Cupti);
+        options.kernelLatency = args.kernelLatency;
         if (jsonMode)
             emit(out, {{"event", "start"},
                        {"workload", workload.name},

@@ -66,6 +66,9 @@ int main(int argc, char **argv)
                        "CUPTI cannot be enabled, and says why) or 'events' (a CUDA event pair on the op's stream)")
         ->check(CLI::IsMember({"cupti", "events"}))
         ->capture_default_str();
+    runCmd->add_flag("--kernel-latency", run.kernelLatency,
+                     "With CUPTI: record each kernel's queued and submitted times too (launch latency; costs about "
+                     "1% of the GPU time)");
     runCmd->add_option("--ops", run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
 
     std::string summaryFile;
@@ -127,6 +130,9 @@ int main(int argc, char **argv)
         ->required()
         ->check(CLI::ExistingFile);
     nsightCmd->add_option("--ops", nsightCompare.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
+    nsightCmd->add_flag("--separate-runs", nsightCompare.separateRuns,
+                        "NSYS captured another run of the workload (StreamScope timed by CUPTI, which nsys would have "
+                        "taken): compare each op's median with the other's");
 
     // CLI11 would only say "a subcommand is required" for a mistyped command; name it instead.
     if (argc > 1 && argv[1][0] != '-') {

@@ -57,7 +57,8 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
         if (nsight.source != "nsys-sqlite")
             err << "streamscope-cli nsight-compare: warning: " << args.nsys << " is not an Nsight Systems export ("
                 << nsight.source << "); comparing anyway\n";
-        const engine::NsightComparison c = engine::compareWithNsight(own, nsight);
+        const engine::NsightComparison c = engine::compareWithNsight(
+            own, nsight, args.separateRuns ? engine::NsightPairing::SeparateRuns : engine::NsightPairing::SameRun);
 
         out << "\nStreamScope: " << args.trace << " (" << own.repetitions.size() << " repetitions)\n"
             << "Nsight:      " << args.nsys << " (" << nsight.repetitions.size() << " repetitions"
@@ -69,7 +70,19 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
                                        : std::string())
             << ", "
             << c.unmatchedOwn << " only in StreamScope, " << c.unmatchedNsight << " only in Nsight\n"
-            << "Deltas are Nsight - StreamScope; starts from each repetition's first GPU start.\n\n";
+            << (args.separateRuns ? "Two runs: each op's median against the other's (one sample per op); "
+                                    "deltas are Nsight - StreamScope.\n"
+                                  : "Deltas are Nsight - StreamScope; starts from each repetition's first GPU start.\n")
+            << "StreamScope timed by " << engine::toString(own.timing)
+            << (own.timingNote.empty() ? std::string() : " (" + own.timingNote + ")") << "\n";
+        if (c.targetOps > 0) {
+            out << "Agreement (copies, kernels, memsets of 20 us or more, within max(1 us, 2 %)): " << c.targetMet << " of "
+                << c.targetOps << " ops\n";
+            if (args.opRows > 0)
+                for (const std::string &miss : c.targetMisses)
+                    out << "  outside: " << miss << "\n";
+        }
+        out << "\n";
         out << "  " << padRight("kind", 12) << padRight("samples", 9) << padRight("med |dur d|", 13)
             << padRight("med %", 10) << padRight("max |dur d|", 13) << padRight("max %", 10)
             << padRight("med |start d|", 15) << "max |start d|\n";

@@ -11,6 +11,7 @@ struct NsightCompareArgs {
     std::string trace;   // the .sstrace StreamScope wrote
     std::string nsys;    // `nsys export --type sqlite` of the same run
     int opRows = 40;     // rows of the per-op table (0: none)
+    bool separateRuns = false; // Nsight captured another run of the workload: compare per-op medians
 };
 
 // Returns the process exit code (docs/cli-protocol.md).

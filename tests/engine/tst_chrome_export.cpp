@@ -388,9 +388,10 @@ void TestChromeExport::checkTouchingSlices(const engine::Trace &trace)
 
 void TestChromeExport::touchingSlicesInTheOverlapExample()
 {
-    // Consecutive ops of a stream share a CUDA event: 11 of its 120 GPU slices used to end one ulp past
-    // the next one's ts in speedscope's sums (docs/formats.md, "Checked offline in speedscope").
-    const auto t = engine::loadTrace(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace");
+    // Timed by events, consecutive ops of a stream share a CUDA event: 11 of its 120 GPU slices used to
+    // end one ulp past the next one's ts in speedscope's sums (docs/formats.md, "Checked offline in
+    // speedscope"). The overlap example as recorded on the H200 on 2026-11-22, before CUPTI timing.
+    const auto t = engine::loadTrace(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/overlap-events-h200.sstrace");
     checkTouchingSlices(t);
     const SliceEnds ends = sliceEnds(parse(engine::toChromeJson(t)));
     QCOMPARE(ends.exactWouldFail, 11);

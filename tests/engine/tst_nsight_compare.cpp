@@ -20,7 +20,37 @@ private slots:
     void handMadeDeltas();
     void orderFallbackAndUnmatched();
     void emptyTraceIsInvalid();
+    void separateRunsCompareMedians();
 };
+
+// Two runs of one workload (StreamScope timed by CUPTI, Nsight on another run): each op slot's median
+// against the other's, one sample per slot, and the agreement target of max(1 us, 2 %) for ops of 20 us
+// or more.
+void TestNsightCompare::separateRunsCompareMedians()
+{
+    const auto own = test::handTrace(3);
+    auto other = test::handTrace(3);
+    // The other run: its kernel 1 us longer every time, its D2H 10 % longer.
+    for (auto &rep : other.repetitions) {
+        rep.ops[1].gpuEndNs += 1'000;
+        rep.ops[3].gpuEndNs += rep.ops[3].gpuDurationNs() / 10;
+    }
+    const auto c = engine::compareWithNsight(own, other, engine::NsightPairing::SeparateRuns);
+    QCOMPARE(c.overall.samples, 4); // one per op slot, not per repetition
+    for (const auto &o : c.ops) {
+        QCOMPARE(o.samples, 3);
+        QCOMPARE(o.durationDeltaNs, o.nsightDurationNs - o.ownDurationNs);
+        if (o.name == "B: kernel")
+            QCOMPARE(o.durationDeltaNs, 1'000.0);
+    }
+    QCOMPARE(c.targetOps, 4);
+    QCOMPARE(c.targetMet, 3); // the kernel's +1 us is inside max(1 us, 2 % of 400 us)
+    QCOMPARE(c.targetMisses.size(), std::size_t(1));
+    QVERIFY2(c.targetMisses[0].find("D: D2H") != std::string::npos, c.targetMisses[0].c_str());
+    QVERIFY2(c.targetMisses[0].find("+10.0 %") != std::string::npos, c.targetMisses[0].c_str());
+    // Paired as the same run, the statistics are per op and repetition.
+    QCOMPARE(engine::compareWithNsight(own, other).overall.samples, 12);
+}
 
 void TestNsightCompare::realCaptures_data()
 {

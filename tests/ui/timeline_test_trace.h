@@ -52,7 +52,7 @@ inline std::shared_ptr<engine::Trace> makeTimelineTrace()
         return rep.ops.back();
     };
     auto &h2d = add(OpKind::CopyH2D, "h2d A", 0, 20'000, 120'000, 0, 10'000, 2'000'000);
-    h2d.srcMem = MemKind::Pageable;
+    h2d.srcMem = MemKind::Pinned;
     h2d.dstMem = MemKind::Device;
     h2d.api = CopyApi::Async;
     add(OpKind::Kernel, "kern B", 1, 130'000, 330'000, 12'000, 15'000, 0);

@@ -130,6 +130,82 @@ private slots:
         QCOMPARE(events.lane(events.streamLane(1)).queued.size(), std::size_t(0));
     }
 
+    // A copy from pageable memory is staged through a pinned buffer by the CPU inside its host call, so
+    // it is in flight from the call's start: the H2D counts and the bandwidth lane include the staging,
+    // at bytes over the whole transfer (what a loop timed around the call measures), while its stream
+    // bar stays the DMA that CUPTI timed.
+    void stagedCopyIsInFlightFromItsHostCall()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        engine::OpRecord op;
+        op.kind = engine::OpKind::CopyH2D;
+        op.stream = 0;
+        op.srcMem = engine::MemKind::Pageable;
+        op.dstMem = engine::MemKind::Device;
+        op.hostStartNs = 0;
+        op.hostEndNs = 900;  // the CPU staged the bytes for 900 ns
+        op.gpuStartNs = 800; // the DMA that CUPTI saw
+        op.gpuEndNs = 1000;
+        op.bytes = 10'000;
+        rep.ops.push_back(op);
+        trace.repetitions.push_back(rep);
+        QCOMPARE(trace.repetitions[0].ops[0].gbPerSecond(), 10.0); // 10 kB over 1000 ns, not over the 200 ns DMA
+        const LaneModel model(trace, 0);
+        const int stream = model.streamLane(0);
+        QCOMPARE(model.lane(stream).intervals.starts[0], 800); // the bar: the DMA
+        const auto &h2d = model.lane(stream + 1).counts;
+        QCOMPARE(h2d.valueAt(100), 1.0f); // in flight while the CPU stages it
+        QCOMPARE(h2d.valueAt(1000), 0.0f);
+        QCOMPARE(model.lane(model.laneCount() - 1).counts.valueAt(500), 10.0f);
+        // Pinned, the transfer is the DMA alone.
+        trace.repetitions[0].ops[0].srcMem = engine::MemKind::Pinned;
+        QCOMPARE(trace.repetitions[0].ops[0].gbPerSecond(), 50.0);
+    }
+
+    // Copies with the channel CUPTI saw run them get one lane per copy engine, under the D2H counts,
+    // holding the copies of every stream that engine ran.
+    void copyEngineLanes()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(2);
+        engine::Repetition rep;
+        auto add = [&](engine::OpKind kind, int stream, qint64 start, qint64 end, int channel) {
+            engine::OpRecord op;
+            op.kind = kind;
+            op.stream = stream;
+            op.gpuStartNs = start;
+            op.gpuEndNs = end;
+            op.bytes = 1000;
+            op.channel = channel;
+            op.channelType = engine::ChannelType::AsyncCopy;
+            rep.ops.push_back(op);
+        };
+        add(engine::OpKind::CopyH2D, 0, 0, 100, 7);
+        add(engine::OpKind::CopyH2D, 1, 100, 200, 7);
+        add(engine::OpKind::CopyD2H, 0, 150, 250, 9);
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        // 2 streams, H2D, D2H, engine 7, engine 9, compute, bandwidth
+        QCOMPARE(model.laneCount(), 8);
+        QVERIFY(model.lane(3).kind == LaneKind::D2HActivity);
+        QVERIFY(model.lane(4).kind == LaneKind::CopyEngine);
+        QCOMPARE(model.lane(4).title, QStringLiteral("copy engine 7"));
+        QCOMPARE(model.lane(4).subtitle, QStringLiteral("H2D · 2 copies"));
+        QCOMPARE(model.lane(4).intervals.ops, (std::vector<qint32>{0, 1}));
+        QCOMPARE(model.lane(5).title, QStringLiteral("copy engine 9"));
+        QCOMPARE(model.opAt(4, 150, 0), 1);
+        QVERIFY(model.lane(6).kind == LaneKind::ComputeActivity);
+        // Without channels (events, imports), no engine lanes.
+        trace.repetitions[0].ops[0].channel = -1;
+        trace.repetitions[0].ops[1].channel = -1;
+        trace.repetitions[0].ops[2].channel = -1;
+        QCOMPARE(LaneModel(trace, 0).laneCount(), 6);
+    }
+
     void overlappingCounts()
     {
         // Three H2D copies on three streams, overlapping: the count climbs to 3 and comes back.

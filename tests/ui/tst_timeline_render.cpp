@@ -286,7 +286,7 @@ private slots:
         setUpView(view);
         const QString h2d = view.toolTipText(0);
         for (const char *part : {"h2d A", "H2D copy", "stream 'copy'", "start 20.0 µs", "duration 100 µs",
-                                 "1.91 MiB", "20.0 GB/s", "pageable → device", "cudaMemcpyAsync",
+                                 "1.91 MiB", "20.0 GB/s", "pinned → device", "cudaMemcpyAsync",
                                  "host call: start 0 ns", "held the thread 10.0 µs"})
             QVERIFY2(h2d.contains(QString::fromUtf8(part)), qPrintable(part + QStringLiteral(" not in:\n") + h2d));
         QVERIFY(!h2d.contains(QStringLiteral("blocking")));
