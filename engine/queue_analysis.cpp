@@ -5,10 +5,13 @@
 //  2. An op that started within kHandOverNs of an op of another stream finishing, while its own stream
 //     had nothing else pending, waited for that op although nothing ordered them: its stream shares a
 //     hardware queue with the other (CUDA_DEVICE_MAX_CONNECTIONS), false serialisation.
-//  3. Otherwise other work occupied the GPU (the executing op that ended last before it started is named).
+//  3. Otherwise other work occupied the GPU (the executing op that ended last before it started is named),
+//     or, for a short wait that no op explains, the GPU's own latency in starting it.
 #include "engine/queue_analysis.h"
 
 #include <algorithm>
+
+#include "engine/units.h"
 #include <cstdio>
 
 namespace streamscope::engine {
@@ -25,13 +28,7 @@ std::string streamName(const Trace &trace, const OpRecord &op)
     return "another stream";
 }
 
-std::string microseconds(std::int64_t ns)
-{
-    const double us = double(ns) / 1e3;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, us >= 100 ? "%.0f us" : "%.1f us", us);
-    return buf;
-}
+std::string microseconds(std::int64_t ns) { return formatDuration(ns); }
 
 } // namespace
 
@@ -42,11 +39,13 @@ std::string_view toString(QueueCause cause)
     case QueueCause::CopyEngine: return "copy engine";
     case QueueCause::HardwareQueue: return "hardware queue";
     case QueueCause::GpuBusy: return "GPU busy";
+    case QueueCause::Latency: return "latency";
     }
     return "none";
 }
 
-QueueExplanation explainQueued(const Trace &trace, int repetition, int opIndex, std::int64_t minimumNs)
+QueueExplanation explainQueued(const Trace &trace, int repetition, int opIndex, std::int64_t minimumNs,
+                               std::int64_t latencyNs)
 {
     QueueExplanation e;
     if (trace.timing == TimingSource::Events || repetition < 0 || std::size_t(repetition) >= trace.repetitions.size())
@@ -85,7 +84,7 @@ QueueExplanation explainQueued(const Trace &trace, int repetition, int opIndex, 
             const OpRecord &o = ops[std::size_t(b)];
             e.cause = QueueCause::CopyEngine;
             e.blockerOp = b;
-            e.text = "Queued " + microseconds(e.queuedNs) + ": its copy engine (channel " + std::to_string(op.channel) +
+            e.text = "Queued " + microseconds(e.queuedNs) + ": its copy channel (" + std::to_string(op.channel) +
                      ") was busy with '" + trace.name(o) + "' on " + streamName(trace, o) + ".";
             return e;
         }
@@ -121,6 +120,13 @@ QueueExplanation explainQueued(const Trace &trace, int repetition, int opIndex, 
         return e;
     }
     const int busy = lastBefore([](const OpRecord &) { return true; });
+    if (busy < 0 && e.queuedNs < latencyNs) {
+        e.cause = QueueCause::Latency;
+        e.text = "Queued " + microseconds(e.queuedNs) +
+                 ": nothing else held it; the GPU took that long to start it once its stream was ready "
+                 "(launch and dependency latency).";
+        return e;
+    }
     e.cause = QueueCause::GpuBusy;
     e.blockerOp = busy;
     e.text = "Queued " + microseconds(e.queuedNs) + ": the GPU was busy with other work" +

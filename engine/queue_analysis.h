@@ -12,10 +12,12 @@ namespace streamscope::engine {
 
 enum class QueueCause : std::uint8_t {
     None,          // it did not queue (or the trace cannot tell)
-    CopyEngine,    // its copy engine (the same channel) was busy with another copy
+    CopyEngine,    // its copy channel was busy with another copy, or its direction of the host link
     HardwareQueue, // false serialisation: it started the moment an op of another stream finished, while
                    // its own stream had nothing pending: the two streams share a hardware queue
     GpuBusy,       // other work occupied the GPU
+    Latency,       // a short wait with nothing else running in it: the GPU starting the op once its
+                   // stream was ready (launch and cross-engine dependency latency)
 };
 
 struct QueueExplanation {
@@ -26,8 +28,9 @@ struct QueueExplanation {
 };
 
 // What op `opIndex` of repetition `repetition` waited for. Ops queued for less than `minimumNs` are
-// taken as not queued (launch latency).
-QueueExplanation explainQueued(const Trace &trace, int repetition, int opIndex, std::int64_t minimumNs = 2'000);
+// taken as not queued; waits under `latencyNs` that no other op explains are latency.
+QueueExplanation explainQueued(const Trace &trace, int repetition, int opIndex, std::int64_t minimumNs = 2'000,
+                               std::int64_t latencyNs = 20'000);
 
 std::string_view toString(QueueCause cause);
 

@@ -108,7 +108,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
                                           formatDuration(op.gpuStartNs - op.queuedNs)));
     if (op.channel >= 0)
         row(tr("Channel"), tr("%1 (%2)").arg(op.channel).arg(op.channelType == engine::ChannelType::AsyncCopy
-                                                                 ? tr("copy engine")
+                                                                 ? tr("copy")
                                                                  : op.channelType == engine::ChannelType::Compute
                                                                  ? tr("compute")
                                                                  : tr("unknown")));

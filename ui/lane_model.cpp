@@ -199,9 +199,12 @@ void LaneModel::buildIntervalLanes()
     const int threads = int(m_trace->hostThreads.size());
     std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> queuedByStream(static_cast<std::size_t>(streams));
-    // Copies by the hardware channel that ran them (CUPTI-timed traces): one lane per copy engine.
+    // Copies by the hardware channel that ran them (CUPTI-timed traces). On the H200 every stream's
+    // copies went through a channel of their own, so a lane per channel would only repeat the stream
+    // lanes: a channel gets a lane only where it carried the copies of several streams.
     std::map<int, IntervalLane> byChannel;
     std::map<int, std::set<engine::OpKind>> channelKinds;
+    std::map<int, std::set<int>> channelStreams;
     // Queued time is drawn only where execution was timed apart from stream-ready: with events the
     // waiting is inside the bar, and an import knows no stream-ready.
     const bool drawQueued = m_trace->timing == engine::TimingSource::Cupti;
@@ -237,6 +240,7 @@ void LaneModel::buildIntervalLanes()
             if (engine::isCopy(o.kind) && o.channel >= 0 && o.channelType == engine::ChannelType::AsyncCopy) {
                 append(byChannel[o.channel], o.gpuStartNs - m_originNs, o.gpuEndNs - m_originNs, i, kind);
                 channelKinds[o.channel].insert(o.kind);
+                channelStreams[o.channel].insert(o.stream);
             }
         }
         if (o.hasHost()) {
@@ -302,14 +306,19 @@ void LaneModel::buildIntervalLanes()
     }
 
     for (auto &[channel, intervals] : byChannel) {
+        if (channelStreams[channel].size() < 2)
+            continue;
         Lane lane;
         lane.kind = LaneKind::CopyEngine;
         lane.source = channel;
-        lane.title = QStringLiteral("copy engine %1").arg(channel);
+        lane.title = QStringLiteral("copy channel %1").arg(channel);
         QStringList kinds;
         for (const engine::OpKind k : channelKinds[channel])
             kinds << fromStd(std::string(engine::toString(k))).toUpper();
-        lane.subtitle = QStringLiteral("%1 · %2 copies").arg(kinds.join(QStringLiteral("+"))).arg(intervals.size());
+        lane.subtitle = QStringLiteral("%1 · %2 copies · %3 streams")
+                            .arg(kinds.join(QStringLiteral("+")))
+                            .arg(intervals.size())
+                            .arg(channelStreams[channel].size());
         lane.intervals = std::move(intervals);
         finishIntervals(lane.intervals);
         m_channelLanes.push_back(std::move(lane));

@@ -18,8 +18,8 @@
 
 namespace streamscope::ui {
 
-// CopyEngine: the copies one hardware copy channel ran (CUPTI names it), drawn as intervals like a
-// stream: where the H2D/D2H counters say how many copies were active, these say which engine ran what.
+// CopyEngine: the copies one hardware copy channel ran (CUPTI names it) when it ran the copies of
+// several streams, drawn as intervals like a stream: what shared a channel.
 enum class LaneKind : std::uint8_t { HostThread, Stream, H2DActivity, D2HActivity, ComputeActivity, Bandwidth, CopyEngine };
 
 // Intervals of one stream or host thread, sorted by start.

@@ -1061,8 +1061,17 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
             p.setPen(m_palette->mutedText());
             p.drawText(QRect(textLeft, y0 + fm.height(), textWidth, sm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                        sm.elidedText(lane.subtitle, Qt::ElideRight, textWidth));
-        } else {
+        } else if (r.height() >= fm.height()) {
             p.drawText(QRect(textLeft, r.top(), textWidth, r.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
+        } else {
+            // Lanes squeezed below the font (32 streams in presentation mode at 720p): a title sized to
+            // its lane, so that neighbouring titles never overprint each other.
+            QFont tight = m_metrics.font;
+            tight.setPixelSize(std::max(6, r.height() - 1));
+            const QFontMetrics tm(tight, p.device());
+            p.setFont(tight);
+            p.drawText(QRect(textLeft, r.top(), textWidth, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                       tm.elidedText(lane.title, Qt::ElideRight, textWidth));
         }
         if (lane.kind == LaneKind::Bandwidth && twoLines) {
             // The scale of the lane: its top in GB/s.

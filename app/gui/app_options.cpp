@@ -54,6 +54,9 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Grab the window into a PNG and exit."),
                                   QStringLiteral("out.png"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption select(QStringLiteral("select"), QStringLiteral("Select op N of the repetition shown."),
+                              QStringLiteral("N"));
+    select.setFlags(QCommandLineOption::HiddenFromHelp);
     const QCommandLineOption run(
         QStringLiteral("run"),
         QCoreApplication::translate("main", "Run the workload file given at once (needs a GPU); with --screenshot, "
@@ -63,7 +66,7 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         QCoreApplication::translate("main", "Run the workload file's own comparison (its \"compare\" axes) at once, "
                                             "as Run > Compare variants does (needs a GPU); the result opens in a "
                                             "comparison window."));
-    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot, run, compare});
+    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot, select, run, compare});
 
     if (!parser.parse(arguments)) {
         if (error)
@@ -92,6 +95,16 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         options.tracePath = positional.first();
     options.exportImagePath = parser.value(exportImage);
     options.screenshotPath = parser.value(screenshot);
+    if (parser.isSet(select)) {
+        bool ok = false;
+        options.selectOp = parser.value(select).toInt(&ok);
+        if (!ok || options.selectOp < 0) {
+            if (error)
+                *error = QCoreApplication::translate("main", "--select expects an op index (0 or more), not \"%1\".")
+                             .arg(parser.value(select));
+            return false;
+        }
+    }
     options.run = parser.isSet(run);
     if (options.run && options.tracePath.isEmpty()) {
         if (error)

@@ -16,6 +16,7 @@ struct AppOptions {
     int repetition = -1;      // --repetition N (1-based on the command line; -1 here = the median)
     bool dark = false;        // --dark
     QString screenshotPath;   // hidden: grab the whole window into a PNG and exit (docs, tests)
+    int selectOp = -1;        // hidden --select N: select op N of the repetition shown, as a click would (docs)
     bool run = false;         // --run: run the opened workload at once (through streamscope-cli)
     bool compare = false;     // --compare: run the opened workload's own comparison at once
     bool helpShown = false;   // --help or --version was handled: exit 0

@@ -119,6 +119,8 @@ int main(int argc, char **argv)
         window.openFile(options.tracePath);
     if (options.repetition >= 0)
         window.setRepetition(options.repetition);
+    if (options.selectOp >= 0)
+        window.selectOp(options.selectOp);
     if (options.presentation)
         window.setPresentationMode(true);
 

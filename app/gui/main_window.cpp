@@ -498,6 +498,11 @@ void MainWindow::showBanner(const QString &text)
     m_banner->setVisible(!text.isEmpty());
 }
 
+void MainWindow::selectOp(int op)
+{
+    m_timeline->selectOp(op);
+}
+
 QString MainWindow::timingBannerText() const
 {
     return m_timingBanner->isHidden() ? QString() : m_timingBanner->text();

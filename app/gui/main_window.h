@@ -106,6 +106,7 @@ public:
     QString lastError() const { return m_lastError; }
     QString bannerText() const;
     QString timingBannerText() const; // empty when hidden
+    void selectOp(int op);            // op of the repetition shown, as a click on it would
     QStringList recentFiles() const;
 
     ui::TimelineView *timeline() const { return m_timeline; }

@@ -32,6 +32,7 @@ engine::OpRecord op(engine::Trace &t, const char *name, OpKind kind, int stream,
 //  5 F: kern s5  ready 0   exec [1003, 2003)  -> started 3 us after E ended, s5 idle: shares E's hardware queue
 //  6 G: kern s6  ready 500 exec [700, 710)    -> E busy, nothing handed over: GPU busy
 //  7 H: kern s6  ready 710 exec [711, 720)    -> 1 us: launch latency, not queued
+//  8 I: kern s6  ready 3000 exec [3008, 3100) -> 8 us with nothing running: latency
 engine::Trace queuedTrace()
 {
     engine::Trace t;
@@ -44,7 +45,8 @@ engine::Trace queuedTrace()
     rep.ops = {op(t, "A", OpKind::CopyH2D, 0, 0, 0, 100, 5),     op(t, "B", OpKind::CopyH2D, 1, 0, 100, 200, 5),
                op(t, "C", OpKind::CopyD2H, 2, 0, 100, 150, 6),   op(t, "D", OpKind::CopyD2H, 3, 0, 0, 100, 7),
                op(t, "E", OpKind::Kernel, 4, 0, 0, 1000, 1),     op(t, "F", OpKind::Kernel, 5, 0, 1003, 2003, 2),
-               op(t, "G", OpKind::Kernel, 6, 500, 700, 710, 3),  op(t, "H", OpKind::Kernel, 6, 710, 711, 720, 3)};
+               op(t, "G", OpKind::Kernel, 6, 500, 700, 710, 3),  op(t, "H", OpKind::Kernel, 6, 710, 711, 720, 3),
+               op(t, "I", OpKind::Kernel, 6, 3000, 3008, 3100, 3)};
     for (int i = 0; i < int(rep.ops.size()); ++i)
         rep.ops[std::size_t(i)].opIndex = i;
     t.repetitions.push_back(rep);
@@ -65,7 +67,7 @@ private slots:
         QTest::addColumn<QString>("says");
         QTest::newRow("first copy: no wait") << 0 << int(QueueCause::None) << -1 << qint64(0) << "";
         QTest::newRow("same copy engine") << 1 << int(QueueCause::CopyEngine) << 0 << qint64(100'000)
-                                          << "its copy engine (channel 5) was busy with 'A' on stream 's0'";
+                                          << "its copy channel (5) was busy with 'A' on stream 's0'";
         QTest::newRow("same direction") << 2 << int(QueueCause::CopyEngine) << 3 << qint64(100'000)
                                         << "the host link's d2h direction was busy with 'D' on stream 's3'";
         QTest::newRow("shared hardware queue") << 5 << int(QueueCause::HardwareQueue) << 4 << qint64(1'003'000)
@@ -73,6 +75,8 @@ private slots:
         QTest::newRow("GPU busy") << 6 << int(QueueCause::GpuBusy) << -1 << qint64(200'000)
                                   << "the GPU was busy with other work";
         QTest::newRow("launch latency") << 7 << int(QueueCause::None) << -1 << qint64(1'000) << "";
+        QTest::newRow("short wait, nothing else") << 8 << int(QueueCause::Latency) << -1 << qint64(8'000)
+                                                  << "nothing else held it";
     }
 
     void causes()

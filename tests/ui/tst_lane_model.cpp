@@ -165,8 +165,8 @@ private slots:
         QCOMPARE(trace.repetitions[0].ops[0].gbPerSecond(), 50.0);
     }
 
-    // Copies with the channel CUPTI saw run them get one lane per copy engine, under the D2H counts,
-    // holding the copies of every stream that engine ran.
+    // A channel that ran the copies of several streams gets a lane under the D2H counts, holding them
+    // all; a channel of one stream's copies does not (its lane would repeat the stream's).
     void copyEngineLanes()
     {
         engine::Trace trace;
@@ -189,16 +189,15 @@ private slots:
         add(engine::OpKind::CopyD2H, 0, 150, 250, 9);
         trace.repetitions.push_back(rep);
         const LaneModel model(trace, 0);
-        // 2 streams, H2D, D2H, engine 7, engine 9, compute, bandwidth
-        QCOMPARE(model.laneCount(), 8);
+        // 2 streams, H2D, D2H, channel 7 (two streams' copies), compute, bandwidth; channel 9 has one stream's
+        QCOMPARE(model.laneCount(), 7);
         QVERIFY(model.lane(3).kind == LaneKind::D2HActivity);
         QVERIFY(model.lane(4).kind == LaneKind::CopyEngine);
-        QCOMPARE(model.lane(4).title, QStringLiteral("copy engine 7"));
-        QCOMPARE(model.lane(4).subtitle, QStringLiteral("H2D · 2 copies"));
+        QCOMPARE(model.lane(4).title, QStringLiteral("copy channel 7"));
+        QCOMPARE(model.lane(4).subtitle, QStringLiteral("H2D · 2 copies · 2 streams"));
         QCOMPARE(model.lane(4).intervals.ops, (std::vector<qint32>{0, 1}));
-        QCOMPARE(model.lane(5).title, QStringLiteral("copy engine 9"));
         QCOMPARE(model.opAt(4, 150, 0), 1);
-        QVERIFY(model.lane(6).kind == LaneKind::ComputeActivity);
+        QVERIFY(model.lane(5).kind == LaneKind::ComputeActivity);
         // Without channels (events, imports), no engine lanes.
         trace.repetitions[0].ops[0].channel = -1;
         trace.repetitions[0].ops[1].channel = -1;
