@@ -26,9 +26,11 @@ struct RunOptions {
     // Cupti: execution from CUPTI activity records, stream-ready from events; falls back to Events,
     // saying why in Trace::timingNote, where CUPTI cannot be enabled or fails during the run.
     TimingMode timing = TimingMode::Cupti;
-    // With CUPTI: also each kernel's queued and submitted timestamps (launch latency). Off by default:
-    // they cost about 1.3 % of the overlap lesson's makespan on an H200 (bench_overhead).
-    bool kernelLatency = false;
+    // With CUPTI: also each kernel's queued and submitted timestamps (launch latency). On by default:
+    // they cost about 1.3 % of the overlap lesson's makespan on an H200 (bench_overhead), but without
+    // them CUPTI slowed pageable copies of 4 MiB and more by a further 20-27 % there (measured twice,
+    // alternating; the cause is inside CUPTI), and the bandwidth lesson is the one that measures those.
+    bool kernelLatency = true;
 };
 
 std::string_view toString(TimingMode mode);

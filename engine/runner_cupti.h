@@ -49,8 +49,8 @@ class Tracer {
 public:
     // Starts tracing, or returns null with `whyNot` naming the CUPTI call and its result (another
     // profiler such as Nsight Systems holds CUPTI, the library is too old for the driver, ...).
-    // `kernelLatency`: ask for kernels' queued/submitted timestamps too (they cost the GPU about 1.3 % of
-    // the overlap lesson's makespan on an H200, so a run asks for them only when told).
+    // `kernelLatency`: ask for kernels' queued/submitted timestamps too (RunOptions::kernelLatency says
+    // what they cost and why a run asks for them by default).
     static std::unique_ptr<Tracer> start(std::string &whyNot, bool kernelLatency = false);
     ~Tracer();
     Tracer(const Tracer &) = delete;

@@ -30,7 +30,7 @@ struct RunArgs {
     std::optional<int> device, repetitions, warmup;
     bool nvtx = true;
     std::string timing = "cupti";    // cupti | events
-    bool kernelLatency = false;      // CUPTI: kernels' queued/submitted timestamps too
+    bool kernelLatency = true;       // CUPTI: kernels' queued/submitted timestamps too (RunOptions)
     int opRows = 40;
 };
 

@@ -66,9 +66,9 @@ int main(int argc, char **argv)
                        "CUPTI cannot be enabled, and says why) or 'events' (a CUDA event pair on the op's stream)")
         ->check(CLI::IsMember({"cupti", "events"}))
         ->capture_default_str();
-    runCmd->add_flag("--kernel-latency", run.kernelLatency,
-                     "With CUPTI: record each kernel's queued and submitted times too (launch latency; costs about "
-                     "1% of the GPU time)");
+    runCmd->add_flag("!--no-kernel-latency", run.kernelLatency,
+                     "With CUPTI: do not record kernels' queued and submitted times (saves about 1% of the GPU time, "
+                     "but CUPTI then slowed pageable copies by a fifth on an H200)");
     runCmd->add_option("--ops", run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
 
     std::string summaryFile;
