@@ -152,9 +152,11 @@ bool RunController::start(const QString &workloadPath, const QString &outputPath
         return false;
     }
     m_outputPath = outputPath;
-    launch({QStringLiteral("run"), workloadPath, QStringLiteral("-o"), outputPath,
-            QStringLiteral("--progress"), QStringLiteral("json")},
-           State::Running, Job::Run);
+    QStringList arguments{QStringLiteral("run"), workloadPath, QStringLiteral("-o"), outputPath,
+                          QStringLiteral("--progress"), QStringLiteral("json")};
+    if (m_timing != QLatin1String("cupti"))
+        arguments << QStringLiteral("--timing") << m_timing;
+    launch(arguments, State::Running, Job::Run);
     return true;
 }
 
@@ -174,6 +176,8 @@ bool RunController::startComparison(const QString &workloadPath, const QStringLi
     if (warmup >= 0)
         arguments << QStringLiteral("--warmup") << QString::number(warmup);
     arguments << QStringLiteral("-o") << outputPath << QStringLiteral("--progress") << QStringLiteral("json");
+    if (m_timing != QLatin1String("cupti"))
+        arguments << QStringLiteral("--timing") << m_timing;
     launch(arguments, State::Running, Job::Compare);
     return true;
 }

@@ -70,6 +70,10 @@ public:
     // runFinished(the .sscompare) or runFailed; progress covers the whole grid. False when busy.
     bool startComparison(const QString &workloadPath, const QStringList &varyOptions, const QString &outputPath,
                          int repetitions = -1, int warmup = -1);
+    // What times the runs and comparisons started from now on: "cupti" (the CLI's default) or "events";
+    // passed to the child as --timing when it is not the default.
+    void setTiming(const QString &timing) { m_timing = timing; }
+    QString timing() const { return m_timing; }
     // What the current (or last) child does.
     enum class Job { Devices, Run, Compare };
     Job job() const { return m_job; }
@@ -110,6 +114,7 @@ private:
     QByteArray m_stdoutBuffer;
     QString m_stderr;
     QString m_outputPath;
+    QString m_timing = QStringLiteral("cupti");
     // What the child has told us so far; decides the one signal emitted when it ends.
     bool m_sawDone = false;
     bool m_cancelRequested = false;

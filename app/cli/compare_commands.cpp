@@ -268,6 +268,7 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
         options.repetitions = args.repetitions.value_or(-1);
         options.warmup = args.warmup.value_or(-1);
         options.nvtx = args.nvtx;
+        options.timing = engine::timingModeFromString(args.timing).value_or(engine::TimingMode::Cupti);
         if (jsonMode) {
             json labels = json::array();
             for (const auto &v : variants)

@@ -18,6 +18,7 @@ struct CompareArgs {
     std::optional<int> device, repetitions, warmup;
     std::string progress = "none";   // none | json
     bool nvtx = true;
+    std::string timing = "cupti";    // cupti | events
 };
 
 struct DiffArgs {

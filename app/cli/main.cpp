@@ -109,6 +109,9 @@ int main(int argc, char **argv)
         ->check(CLI::IsMember({"none", "json"}))
         ->capture_default_str();
     compareCmd->add_flag("!--no-nvtx", compare.nvtx, "Do not emit NVTX ranges and stream names");
+    compareCmd->add_option("--timing", compare.timing, "What times each op's execution: 'cupti' or 'events' (as run's)")
+        ->check(CLI::IsMember({"cupti", "events"}))
+        ->capture_default_str();
 
     DiffArgs diff;
     auto *diffCmd = app.add_subcommand("diff", "Compare two traces (any format StreamScope reads) op by op: start, "

@@ -333,6 +333,25 @@ void MainWindow::createActions()
     m_cancelAction = run->addAction(tr("&Cancel run"), this, &MainWindow::cancelRun);
     m_cancelAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
     run->addSeparator();
+    // What times the runs: CUPTI (execution as the GPU ran it) or CUDA events, remembered.
+    QMenu *timing = run->addMenu(tr("&Timing"));
+    auto *timingGroup = new QActionGroup(this);
+    const QString chosen = QSettings().value(QStringLiteral("run/timing"), QStringLiteral("cupti")).toString();
+    const std::pair<QString, QString> sources[] = {
+        {QStringLiteral("cupti"), tr("&CUPTI: each op as the GPU ran it")},
+        {QStringLiteral("events"), tr("CUDA &events: from when its stream reached it (queued time counts)")}};
+    for (const auto &[key, label] : sources) {
+        QAction *a = timing->addAction(label);
+        a->setCheckable(true);
+        a->setChecked(key == chosen);
+        a->setData(key);
+        timingGroup->addAction(a);
+    }
+    m_runner->setTiming(chosen == QLatin1String("events") ? chosen : QStringLiteral("cupti"));
+    connect(timingGroup, &QActionGroup::triggered, this, [this](QAction *a) {
+        m_runner->setTiming(a->data().toString());
+        QSettings().setValue(QStringLiteral("run/timing"), a->data().toString());
+    });
     run->addAction(tr("Check for a &GPU"), this, &MainWindow::checkGpu);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));

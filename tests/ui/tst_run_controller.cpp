@@ -247,6 +247,25 @@ private slots:
     }
 
     // The real CLI on this machine: built without CUDA or without a device, it must say so (exit 5).
+    // The timing chosen in the app reaches the child as --timing; the default (CUPTI) adds nothing.
+    void timingReachesTheChild()
+    {
+        RunController controller;
+        QCOMPARE(controller.timing(), QStringLiteral("cupti"));
+        QTemporaryDir dir;
+        const QString argsFile = dir.filePath(QStringLiteral("args"));
+        useScript(controller, QStringLiteral("printf '%s\\n' \"$@\" > '") + argsFile +
+                                  QStringLiteral("'; printf '{\"event\":\"done\",\"output\":\"%s\"}' \"$4\"; exit 0"));
+        controller.setTiming(QStringLiteral("events"));
+        QSignalSpy finished(&controller, &RunController::runFinished);
+        QVERIFY(controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/t.sstrace")));
+        QVERIFY(finished.wait(15000));
+        QFile args(argsFile);
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+                 QStringList({"run", "w.json", "-o", "/tmp/t.sstrace", "--progress", "json", "--timing", "events"}));
+    }
+
     // A comparison: the arguments reach the child as the CLI takes them, the start event's labels come
     // out as comparisonStarted, and progress follows the experiment's fraction, variant by variant.
     void comparisonReportsVariantsAndProgress()
