@@ -82,6 +82,24 @@ Gathered &gathered()
     return g;
 }
 
+// A memcpy or peer memcpy record (their fields carry the same names).
+template <typename Record>
+GpuRecord copyRecord(const Record *m)
+{
+    GpuRecord r;
+    r.kind = GpuRecord::Kind::Memcpy;
+    r.correlationId = m->correlationId;
+    r.startNs = timeOrNone(m->start);
+    r.endNs = timeOrNone(m->end);
+    r.bytes = m->bytes;
+    r.channel = std::int32_t(m->channelID);
+    r.channelType = channelTypeOf(m->channelType);
+    r.srcKind = memKindOf(m->srcKind);
+    r.dstKind = memKindOf(m->dstKind);
+    r.streamId = m->streamId;
+    return r;
+}
+
 void CUPTIAPI bufferRequested(uint8_t **buffer, size_t *size, size_t *maxNumRecords)
 {
     *buffer = static_cast<uint8_t *>(std::aligned_alloc(kBufferAlign, kBufferBytes));
@@ -112,38 +130,12 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
             records.push_back(r);
             break;
         }
-        case CUPTI_ACTIVITY_KIND_MEMCPY: {
-            const auto *m = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(record);
-            GpuRecord r;
-            r.kind = GpuRecord::Kind::Memcpy;
-            r.correlationId = m->correlationId;
-            r.startNs = timeOrNone(m->start);
-            r.endNs = timeOrNone(m->end);
-            r.bytes = m->bytes;
-            r.channel = std::int32_t(m->channelID);
-            r.channelType = channelTypeOf(m->channelType);
-            r.srcKind = memKindOf(m->srcKind);
-            r.dstKind = memKindOf(m->dstKind);
-            r.streamId = m->streamId;
-            records.push_back(r);
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+            records.push_back(copyRecord(reinterpret_cast<const CUpti_ActivityMemcpy6 *>(record)));
             break;
-        }
-        case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-            const auto *m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record);
-            GpuRecord r;
-            r.kind = GpuRecord::Kind::Memcpy;
-            r.correlationId = m->correlationId;
-            r.startNs = timeOrNone(m->start);
-            r.endNs = timeOrNone(m->end);
-            r.bytes = m->bytes;
-            r.channel = std::int32_t(m->channelID);
-            r.channelType = channelTypeOf(m->channelType);
-            r.srcKind = memKindOf(m->srcKind);
-            r.dstKind = memKindOf(m->dstKind);
-            r.streamId = m->streamId;
-            records.push_back(r);
+        case CUPTI_ACTIVITY_KIND_MEMCPY2: // peer copies: the same fields, between two devices
+            records.push_back(copyRecord(reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record)));
             break;
-        }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(record);
             GpuRecord r;
