@@ -678,21 +678,18 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                     j.raw(",\"GB/s\":");
                     j.thousandths(op.gbPerSecond());
                 }
-                if (op.srcMem != MemKind::None) {
-                    j.raw(",\"src_mem\":\"");
-                    j.raw(toString(op.srcMem));
+                // An enum-valued arg, left out at its "none"/"unknown" value (the importer's default).
+                auto name = [&](const char *key, auto value, auto absent) {
+                    if (value == absent)
+                        return;
+                    j.raw(key);
                     j.ch('"');
-                }
-                if (op.dstMem != MemKind::None) {
-                    j.raw(",\"dst_mem\":\"");
-                    j.raw(toString(op.dstMem));
+                    j.raw(toString(value));
                     j.ch('"');
-                }
-                if (op.api != CopyApi::None) {
-                    j.raw(",\"api\":\"");
-                    j.raw(toString(op.api));
-                    j.ch('"');
-                }
+                };
+                name(",\"src_mem\":", op.srcMem, MemKind::None);
+                name(",\"dst_mem\":", op.dstMem, MemKind::None);
+                name(",\"api\":", op.api, CopyApi::None);
                 if (op.flags != OpFlagNone) {
                     j.raw(",\"flags\":");
                     j.unsignedInteger(op.flags);
@@ -717,21 +714,9 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                     j.raw(",\"channel\":");
                     j.integer(op.channel);
                 }
-                if (op.channelType != ChannelType::Unknown) {
-                    j.raw(",\"channel_type\":\"");
-                    j.raw(toString(op.channelType));
-                    j.ch('"');
-                }
-                if (op.driverSrcMem != MemKind::None) {
-                    j.raw(",\"driver_src_mem\":\"");
-                    j.raw(toString(op.driverSrcMem));
-                    j.ch('"');
-                }
-                if (op.driverDstMem != MemKind::None) {
-                    j.raw(",\"driver_dst_mem\":\"");
-                    j.raw(toString(op.driverDstMem));
-                    j.ch('"');
-                }
+                name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
+                name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
+                name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
             };
             // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,
             // which costs no extra events. bind_id also pairs the two slices for the importer, so it is

@@ -457,15 +457,22 @@ private:
         return (std::uint64_t(m_repSeq) << 32) | std::uint64_t(&op - m_ops.data() + 1);
     }
 
+    // Flushes CUPTI's records into `batch`; on failure falls back to events naming it, and returns false.
+    bool flushRecords(cupti::Batch &batch, const std::string &context)
+    {
+        std::string why;
+        if (m_tracer->flush(batch, why))
+            return true;
+        fallBackToEvents("CUPTI failed during " + context + ": " + why);
+        return false;
+    }
+
     // Takes the repetition's records and makes them the ops' execution intervals.
     void applyRecords(Repetition &rep, const std::string &context)
     {
         cupti::Batch batch;
-        std::string why;
-        if (!m_tracer->flush(batch, why)) {
-            fallBackToEvents("CUPTI failed during " + context + ": " + why);
+        if (!flushRecords(batch, context))
             return;
-        }
         if (batch.dropped > 0)
             throw Error(ErrorKind::Cuda, context + ": CUPTI dropped " + std::to_string(batch.dropped) +
                                              " activity records, so some ops have no execution time; "
@@ -780,15 +787,17 @@ private:
                 return;
             }
             const cudaError_t launched = kernels::launchSpin(0, 1, 32, m_control.get());
-            m_tracer->pop(why);
+            const bool popped = m_tracer->pop(why);
             STREAMSCOPE_CUDA_CHECK(context, launched);
+            if (!popped) {
+                fallBackToEvents("CUPTI failed during " + context + ": " + why);
+                return;
+            }
         }
         STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(m_control.get()));
         cupti::Batch batch;
-        if (!m_tracer->flush(batch, why)) {
-            fallBackToEvents("CUPTI failed during " + context + ": " + why);
+        if (!flushRecords(batch, context))
             return;
-        }
         std::vector<double> ns;
         for (const cupti::GpuRecord &g : batch.records)
             if (g.externalId == 1 && g.kind == cupti::GpuRecord::Kind::Kernel && g.endNs > g.startNs)
@@ -920,9 +929,7 @@ private:
         if (!measured) {
             if (m_tracer) { // the warm-up's records are not kept, but must not pile up
                 cupti::Batch discarded;
-                std::string why;
-                if (!m_tracer->flush(discarded, why))
-                    fallBackToEvents("CUPTI failed during " + context + ": " + why);
+                flushRecords(discarded, context);
             }
             return;
         }

@@ -82,21 +82,29 @@ Gathered &gathered()
     return g;
 }
 
-// A memcpy or peer memcpy record (their fields carry the same names).
+// The fields every kernel, memcpy, peer memcpy and memset record carries under the same names.
+template <typename Record>
+GpuRecord gpuRecord(GpuRecord::Kind kind, const Record *a)
+{
+    GpuRecord r;
+    r.kind = kind;
+    r.correlationId = a->correlationId;
+    r.startNs = timeOrNone(a->start);
+    r.endNs = timeOrNone(a->end);
+    r.channel = std::int32_t(a->channelID);
+    r.channelType = channelTypeOf(a->channelType);
+    r.streamId = a->streamId;
+    return r;
+}
+
+// A memcpy or a peer memcpy: bytes and the memory kinds as the driver saw them too.
 template <typename Record>
 GpuRecord copyRecord(const Record *m)
 {
-    GpuRecord r;
-    r.kind = GpuRecord::Kind::Memcpy;
-    r.correlationId = m->correlationId;
-    r.startNs = timeOrNone(m->start);
-    r.endNs = timeOrNone(m->end);
+    GpuRecord r = gpuRecord(GpuRecord::Kind::Memcpy, m);
     r.bytes = m->bytes;
-    r.channel = std::int32_t(m->channelID);
-    r.channelType = channelTypeOf(m->channelType);
     r.srcKind = memKindOf(m->srcKind);
     r.dstKind = memKindOf(m->dstKind);
-    r.streamId = m->streamId;
     return r;
 }
 
@@ -117,16 +125,9 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         case CUPTI_ACTIVITY_KIND_KERNEL: {
             const auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(record);
-            GpuRecord r;
-            r.kind = GpuRecord::Kind::Kernel;
-            r.correlationId = k->correlationId;
-            r.startNs = timeOrNone(k->start);
-            r.endNs = timeOrNone(k->end);
+            GpuRecord r = gpuRecord(GpuRecord::Kind::Kernel, k);
             r.queuedNs = timeOrNone(k->queued);
             r.submittedNs = timeOrNone(k->submitted);
-            r.channel = std::int32_t(k->channelID);
-            r.channelType = channelTypeOf(k->channelType);
-            r.streamId = k->streamId;
             records.push_back(r);
             break;
         }
@@ -138,15 +139,8 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
             break;
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(record);
-            GpuRecord r;
-            r.kind = GpuRecord::Kind::Memset;
-            r.correlationId = m->correlationId;
-            r.startNs = timeOrNone(m->start);
-            r.endNs = timeOrNone(m->end);
+            GpuRecord r = gpuRecord(GpuRecord::Kind::Memset, m);
             r.bytes = m->bytes;
-            r.channel = std::int32_t(m->channelID);
-            r.channelType = channelTypeOf(m->channelType);
-            r.streamId = m->streamId;
             records.push_back(r);
             break;
         }

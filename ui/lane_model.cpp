@@ -202,9 +202,12 @@ void LaneModel::buildIntervalLanes()
     // Copies by the hardware channel that ran them (CUPTI-timed traces). On the H200 every stream's
     // copies went through a channel of their own, so a lane per channel would only repeat the stream
     // lanes: a channel gets a lane only where it carried the copies of several streams.
-    std::map<int, IntervalLane> byChannel;
-    std::map<int, std::set<engine::OpKind>> channelKinds;
-    std::map<int, std::set<int>> channelStreams;
+    struct ChannelCopies {
+        IntervalLane intervals;
+        std::set<engine::OpKind> kinds;
+        std::set<int> streams;
+    };
+    std::map<int, ChannelCopies> byChannel;
     // Queued time is drawn only where execution was timed apart from stream-ready: with events the
     // waiting is inside the bar, and an import knows no stream-ready.
     const bool drawQueued = m_trace->timing == engine::TimingSource::Cupti;
@@ -238,9 +241,10 @@ void LaneModel::buildIntervalLanes()
                 append(queuedByStream[std::size_t(o.stream)], o.readyToRunNs() - m_originNs, o.gpuStartNs - m_originNs,
                        i, kind);
             if (engine::isCopy(o.kind) && o.channel >= 0 && o.channelType == engine::ChannelType::AsyncCopy) {
-                append(byChannel[o.channel], o.gpuStartNs - m_originNs, o.gpuEndNs - m_originNs, i, kind);
-                channelKinds[o.channel].insert(o.kind);
-                channelStreams[o.channel].insert(o.stream);
+                ChannelCopies &c = byChannel[o.channel];
+                append(c.intervals, o.gpuStartNs - m_originNs, o.gpuEndNs - m_originNs, i, kind);
+                c.kinds.insert(o.kind);
+                c.streams.insert(o.stream);
             }
         }
         if (o.hasHost()) {
@@ -305,21 +309,21 @@ void LaneModel::buildIntervalLanes()
         m_lanes.push_back(std::move(lane));
     }
 
-    for (auto &[channel, intervals] : byChannel) {
-        if (channelStreams[channel].size() < 2)
+    for (auto &[channel, copies] : byChannel) {
+        if (copies.streams.size() < 2)
             continue;
         Lane lane;
         lane.kind = LaneKind::CopyEngine;
         lane.source = channel;
         lane.title = QStringLiteral("copy channel %1").arg(channel);
         QStringList kinds;
-        for (const engine::OpKind k : channelKinds[channel])
+        for (const engine::OpKind k : copies.kinds)
             kinds << fromStd(std::string(engine::toString(k))).toUpper();
         lane.subtitle = QStringLiteral("%1 · %2 copies · %3 streams")
                             .arg(kinds.join(QStringLiteral("+")))
-                            .arg(intervals.size())
-                            .arg(channelStreams[channel].size());
-        lane.intervals = std::move(intervals);
+                            .arg(copies.intervals.size())
+                            .arg(copies.streams.size());
+        lane.intervals = std::move(copies.intervals);
         finishIntervals(lane.intervals);
         m_channelLanes.push_back(std::move(lane));
     }
@@ -368,7 +372,7 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
         lane->subtitle = QStringLiteral("active: up to %1").arg(int(lane->counts.maxValue));
         lane->counts.finish();
         m_lanes.push_back(std::move(*lane));
-        // Which copy engine ran what, right under the counts of active copies.
+        // Which shared copy channel ran what, right under the counts of active copies.
         if (lane == &d2h) {
             for (Lane &channel : m_channelLanes)
                 m_lanes.push_back(std::move(channel));

@@ -50,7 +50,11 @@ engine::Trace runInChildProcess(const engine::Workload &workload, const engine::
     const std::string dir = pattern;
     struct Cleanup {
         std::string dir;
-        ~Cleanup() { std::filesystem::remove_all(dir); }
+        ~Cleanup()
+        {
+            std::error_code ignored; // a folder left in /tmp must not end the process from a destructor
+            std::filesystem::remove_all(dir, ignored);
+        }
     } cleanup{dir};
     const std::string workloadFile = dir + "/workload.json";
     const std::string traceFile = dir + "/trace.sstrace";

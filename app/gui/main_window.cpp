@@ -134,23 +134,21 @@ void MainWindow::createWidgets()
     m_timeline = new ui::TimelineView(this);
     m_timeline->setObjectName(QStringLiteral("timeline"));
 
-    m_banner = new QLabel(this);
-    m_banner->setObjectName(QStringLiteral("banner"));
-    m_banner->setWordWrap(true);
-    m_banner->setTextFormat(Qt::PlainText);
-    m_banner->setMargin(8);
-    m_banner->setStyleSheet(QStringLiteral("background:#f0e442; color:#000; border-radius:4px;"));
-    m_banner->hide();
-
+    // A line of plain text above the timeline, hidden until it has something to say.
+    auto banner = [this](const QString &name, const QString &background, int margin) {
+        auto *label = new QLabel(this);
+        label->setObjectName(name);
+        label->setWordWrap(true);
+        label->setTextFormat(Qt::PlainText);
+        label->setMargin(margin);
+        label->setStyleSheet(QStringLiteral("background:%1; color:#000; border-radius:4px;").arg(background));
+        label->hide();
+        return label;
+    };
+    m_banner = banner(QStringLiteral("banner"), QStringLiteral("#f0e442"), 8);
     // What timed the trace on screen, where that changes how to read it (a run that could not use
     // CUPTI, a recording from before CUPTI timing).
-    m_timingBanner = new QLabel(this);
-    m_timingBanner->setObjectName(QStringLiteral("timingBanner"));
-    m_timingBanner->setWordWrap(true);
-    m_timingBanner->setTextFormat(Qt::PlainText);
-    m_timingBanner->setMargin(6);
-    m_timingBanner->setStyleSheet(QStringLiteral("background:#fbe3c4; color:#000; border-radius:4px;"));
-    m_timingBanner->hide();
+    m_timingBanner = banner(QStringLiteral("timingBanner"), QStringLiteral("#fbe3c4"), 6);
 
     m_errorBar = new QWidget(this);
     m_errorBar->setObjectName(QStringLiteral("errorBar"));

@@ -184,24 +184,23 @@ void TestNativeFormat::formatOneReadsAsEventTimed()
 void TestNativeFormat::formatTwoNeedsItsTiming()
 {
     auto text = engine::toNativeJson(test::handTrace(1));
-    const std::size_t timing = text.find("\"timing\": \"events\"");
+    const std::string field = "\"timing\": \"events\"";
+    const std::size_t timing = text.find(field);
     QVERIFY(timing != std::string::npos);
-    std::string bad = text;
-    bad.replace(timing, std::strlen("\"timing\": \"events\""), "\"timing\": \"guessed\"");
-    try {
-        engine::fromNativeJson(bad, "bad.sstrace");
-        QFAIL("an unknown timing source was accepted");
-    } catch (const engine::Error &e) {
-        QVERIFY2(QByteArray(e.what()).contains("bad.sstrace: /timing"), e.what());
-    }
-    std::string missing = text;
-    missing.replace(timing, std::strlen("\"timing\": \"events\""), "\"timing_was\": \"events\"");
-    try {
-        engine::fromNativeJson(missing, "missing.sstrace");
-        QFAIL("a format 2 file without its timing source was accepted");
-    } catch (const engine::Error &e) {
-        QVERIFY2(QByteArray(e.what()).contains("missing.sstrace: /timing"), e.what());
-    }
+    // The file with its timing field replaced, read: refused, naming the file and /timing.
+    auto refused = [&](const std::string &replacement, const std::string &file) {
+        std::string bad = text;
+        bad.replace(timing, field.size(), replacement);
+        try {
+            engine::fromNativeJson(bad, file);
+        } catch (const engine::Error &e) {
+            return QByteArray(e.what()).contains(QByteArray::fromStdString(file + ": /timing"));
+        }
+        return false;
+    };
+    QVERIFY2(refused("\"timing\": \"guessed\"", "bad.sstrace"), "an unknown timing source was accepted");
+    QVERIFY2(refused("\"timing_was\": \"events\"", "missing.sstrace"),
+             "a format 2 file without its timing source was accepted");
 }
 
 void TestNativeFormat::writeIsAtomic()
