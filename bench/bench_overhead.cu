@@ -32,6 +32,11 @@ int main(int argc, char **argv)
         RunOptions plain = instrumented;
         plain.instrument = false;
         plain.nvtx = false;
+        plain.timing = TimingMode::Events;
+        // CUPTI's records alone, without the per-op events that give stream-ready: what CUPTI itself costs.
+        RunOptions cuptiAlone = plain;
+        cuptiAlone.timing = TimingMode::Cupti;
+        std::vector<double> cuptiSpans;
         // The same instrumentation timed by events alone: what CUPTI adds on top of the event pairs.
         RunOptions eventsOnly = instrumented;
         eventsOnly.timing = TimingMode::Events;
@@ -53,6 +58,9 @@ int main(int argc, char **argv)
             const Trace e = runWorkload(w, eventsOnly);
             for (double s : bench::repetitionSpans(e))
                 eventSpans.push_back(s);
+            const Trace c = runWorkload(w, cuptiAlone);
+            for (double s : bench::repetitionSpans(c))
+                cuptiSpans.push_back(s);
             last = std::move(a);
         }
 
@@ -73,12 +81,16 @@ int main(int argc, char **argv)
                     with / 1e3, bench::minOf(withSpans) / 1e3, bench::maxOf(withSpans) / 1e3);
         std::printf("%-34s %12.1f %12.1f %12.1f\n", "events + NVTX per op", events / 1e3, bench::minOf(eventSpans) / 1e3,
                     bench::maxOf(eventSpans) / 1e3);
+        const double cupti = bench::median(cuptiSpans);
+        std::printf("%-34s %12.1f %12.1f %12.1f\n", "CUPTI alone (no per-op events)", cupti / 1e3,
+                    bench::minOf(cuptiSpans) / 1e3, bench::maxOf(cuptiSpans) / 1e3);
         std::printf("%-34s %12.1f %12.1f %12.1f\n", "one event pair per repetition", without / 1e3,
                     bench::minOf(withoutSpans) / 1e3, bench::maxOf(withoutSpans) / 1e3);
         std::printf("\nevents alone %+.2f%%; CUPTI on top of them %+.2f%%%s\n", without > 0 ? (events - without) / without * 100 : 0,
                     events > 0 ? (with - events) / events * 100 : 0,
                     last.metadata.count("cupti") && last.metadata.at("cupti").find("queued/submitted") != std::string::npos
                         ? " (kernel latency timestamps on)" : " (kernel latency timestamps off)");
+        std::printf("CUPTI alone %+.2f%%\n", without > 0 ? (cupti - without) / without * 100 : 0);
         std::printf("overhead %+.2f%% (target <= 2%% %s)\n", overhead * 100,
                     applies ? (pass ? "met" : "MISSED") : "does not apply: ops shorter than 50 us");
 
@@ -91,6 +103,7 @@ int main(int argc, char **argv)
                                         {"instrumented_span_ns", {{"median", with}, {"min", bench::minOf(withSpans)}, {"max", bench::maxOf(withSpans)}}},
                                         {"plain_span_ns", {{"median", without}, {"min", bench::minOf(withoutSpans)}, {"max", bench::maxOf(withoutSpans)}}},
                                         {"events_span_ns", {{"median", events}, {"min", bench::minOf(eventSpans)}, {"max", bench::maxOf(eventSpans)}}},
+                                        {"cupti_alone_span_ns", {{"median", cupti}, {"min", bench::minOf(cuptiSpans)}, {"max", bench::maxOf(cuptiSpans)}}},
                                         {"timing", std::string(toString(last.timing))},
                                         {"shortest_op_ns", shortestOp},
                                         {"median_op_ns", medianOp},

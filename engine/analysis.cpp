@@ -113,6 +113,49 @@ std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> inte
     return total;
 }
 
+bool UnifiedMemoryStats::any() const
+{
+    return h2dMigrations + d2hMigrations + gpuFaultGroups + cpuPageFaults + thrashing + throttling + remoteMaps > 0;
+}
+
+UnifiedMemoryStats unifiedMemoryStats(const Repetition &rep, int op)
+{
+    UnifiedMemoryStats u;
+    std::vector<std::pair<std::int64_t, std::int64_t>> h2d, d2h, faults;
+    for (const ActivityRecord &a : rep.activities) {
+        if (op >= 0 && a.op != op)
+            continue;
+        switch (a.kind) {
+        case ActivityKind::MigrationH2D:
+            u.h2dBytes += a.value;
+            u.h2dMigrations += 1;
+            h2d.emplace_back(a.startNs, a.endNs);
+            break;
+        case ActivityKind::MigrationD2H:
+            u.d2hBytes += a.value;
+            u.d2hMigrations += 1;
+            d2h.emplace_back(a.startNs, a.endNs);
+            break;
+        case ActivityKind::GpuPageFaults:
+            u.gpuFaultGroups += 1;
+            u.gpuPageFaults += a.value;
+            faults.emplace_back(a.startNs, a.endNs);
+            break;
+        case ActivityKind::CpuPageFault: u.cpuPageFaults += 1; break;
+        case ActivityKind::Thrashing: u.thrashing += 1; break;
+        case ActivityKind::Throttling: u.throttling += 1; break;
+        case ActivityKind::RemoteMap: u.remoteMaps += 1; break;
+        case ActivityKind::Synchronization: break;
+        }
+    }
+    u.h2dBusyNs = unionLength(std::move(h2d));
+    u.d2hBusyNs = unionLength(std::move(d2h));
+    u.gpuFaultNs = unionLength(std::move(faults));
+    u.h2dGBs = u.h2dBusyNs > 0 ? static_cast<double>(u.h2dBytes) / static_cast<double>(u.h2dBusyNs) : 0;
+    u.d2hGBs = u.d2hBusyNs > 0 ? static_cast<double>(u.d2hBytes) / static_cast<double>(u.d2hBusyNs) : 0;
+    return u;
+}
+
 RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
 {
     RepetitionStats st;
@@ -202,6 +245,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     st.h2dGBs = gbs(st.h2dBytes, st.h2dBusyNs);
     st.d2hGBs = gbs(st.d2hBytes, st.d2hBusyNs);
     st.d2dGBs = gbs(st.d2dBytes, d2dBusy);
+    st.unifiedMemory = unifiedMemoryStats(trace.repetitions[repetition]);
     return st;
 }
 
@@ -211,6 +255,7 @@ TraceSummary summarize(const Trace &trace)
     const int n = static_cast<int>(trace.repetitions.size());
     std::vector<double> makespan, gpuSpan, concurrent, overlap, bound, eff, h2d, d2h, d2d, hostCall, hostBlocked;
     std::vector<std::vector<double>> busy(trace.streams.size());
+    std::vector<double> umH2DBytes, umD2HBytes, umH2DGBs, umD2HGBs, umFaults, umFaultNs;
     for (int r = 0; r < n; ++r) {
         RepetitionStats st = analyzeRepetition(trace, r);
         makespan.push_back(static_cast<double>(st.makespanNs));
@@ -230,6 +275,16 @@ TraceSummary summarize(const Trace &trace)
         hostBlocked.push_back(static_cast<double>(st.hostBlockedNs));
         for (std::size_t i = 0; i < busy.size(); ++i)
             busy[i].push_back(st.streams[i].busyFraction);
+        if (const UnifiedMemoryStats &u = st.unifiedMemory; u.any()) {
+            umH2DBytes.push_back(static_cast<double>(u.h2dBytes));
+            umD2HBytes.push_back(static_cast<double>(u.d2hBytes));
+            if (u.h2dBytes)
+                umH2DGBs.push_back(u.h2dGBs);
+            if (u.d2hBytes)
+                umD2HGBs.push_back(u.d2hGBs);
+            umFaults.push_back(static_cast<double>(u.gpuPageFaults));
+            umFaultNs.push_back(static_cast<double>(u.gpuFaultNs));
+        }
         s.repetitions.push_back(std::move(st));
     }
     s.makespanNs = spreadOf(makespan);
@@ -245,6 +300,12 @@ TraceSummary summarize(const Trace &trace)
     s.hostBlockedNs = spreadOf(hostBlocked);
     for (auto &b : busy)
         s.streamBusyFraction.push_back(spreadOf(std::move(b)));
+    s.umH2DBytes = spreadOf(std::move(umH2DBytes));
+    s.umD2HBytes = spreadOf(std::move(umD2HBytes));
+    s.umH2DGBs = spreadOf(std::move(umH2DGBs));
+    s.umD2HGBs = spreadOf(std::move(umD2HGBs));
+    s.umGpuPageFaults = spreadOf(std::move(umFaults));
+    s.umGpuFaultNs = spreadOf(std::move(umFaultNs));
     double best = std::numeric_limits<double>::max();
     for (int r = 0; r < n; ++r) {
         const double d = std::abs(makespan[r] - s.makespanNs.median);

@@ -32,6 +32,23 @@ EngineClass engineClassOf(const OpRecord &op);
 // An op's host call held the host thread for most of its GPU time (or it was a synchronisation).
 bool isHostBlocking(const OpRecord &op);
 
+// Unified memory in one repetition, from the driver's records (all zero where none were recorded).
+struct UnifiedMemoryStats {
+    std::uint64_t h2dBytes = 0, d2hBytes = 0;
+    int h2dMigrations = 0, d2hMigrations = 0;
+    std::int64_t h2dBusyNs = 0, d2hBusyNs = 0; // union of the migrations in each direction
+    double h2dGBs = 0, d2hGBs = 0;             // bytes over that union
+    int gpuFaultGroups = 0;
+    std::uint64_t gpuPageFaults = 0;           // faults, summed over the groups
+    std::int64_t gpuFaultNs = 0;               // union of the groups, from the driver taking them to the replay
+    int cpuPageFaults = 0;
+    int thrashing = 0, throttling = 0, remoteMaps = 0;
+
+    bool any() const;
+};
+// Over every activity of `rep`, or only over those of op `op` (an index into rep.ops) when op >= 0.
+UnifiedMemoryStats unifiedMemoryStats(const Repetition &rep, int op = -1);
+
 struct RepetitionStats {
     int repetition = 0;
     std::int64_t startNs = 0;
@@ -51,6 +68,7 @@ struct RepetitionStats {
     std::int64_t hostCallNs = 0;      // time the host thread spent inside API calls
     std::int64_t hostBlockedNs = 0;   // the part of that spent in blocking calls
     std::vector<StreamStats> streams; // one per Trace::streams entry
+    UnifiedMemoryStats unifiedMemory;
 };
 
 RepetitionStats analyzeRepetition(const Trace &trace, int repetition);
@@ -60,6 +78,8 @@ struct TraceSummary {
     Spread makespanNs, gpuSpanNs, concurrentNs, overlapFraction, idealBoundNs, efficiency;
     Spread h2dGBs, d2hGBs, d2dGBs, hostCallNs, hostBlockedNs;
     std::vector<Spread> streamBusyFraction; // per stream
+    // Unified memory, over the repetitions that recorded any (count 0 where none did).
+    Spread umH2DBytes, umD2HBytes, umH2DGBs, umD2HGBs, umGpuPageFaults, umGpuFaultNs;
     int medianRepetition = 0;               // the repetition whose makespan is the median
 };
 

@@ -20,6 +20,7 @@
 #include "engine/api_names.h"
 #include "engine/errors.h"
 #include "engine/file_util.h"
+#include "engine/units.h"
 
 namespace streamscope::engine {
 
@@ -372,6 +373,87 @@ std::string_view gpuCategory(OpKind kind)
     return "gpu_op";
 }
 
+// The driver's unified-memory records (Repetition::activities) as slices on tracks of the GPU's
+// process, after its streams (tids from firstTid): H2D migrations, D2H migrations, GPU page-fault
+// groups, and the instants (CPU faults, thrashing, remote maps) as zero-length slices. Each group is
+// spread over as many tracks as its records overlap. Synchronisation records are left out: the host
+// call of the op they belong to is already there.
+void writeUnifiedMemory(JsonOut &j, const Trace &trace, std::int64_t origin, int pid, int firstTid)
+{
+    struct Group {
+        const char *track;
+        bool (*holds)(ActivityKind);
+    };
+    static constexpr Group kGroups[] = {
+        {"page migration H2D", [](ActivityKind k) { return k == ActivityKind::MigrationH2D; }},
+        {"page migration D2H", [](ActivityKind k) { return k == ActivityKind::MigrationD2H; }},
+        {"GPU page faults", [](ActivityKind k) { return k == ActivityKind::GpuPageFaults; }},
+        {"unified memory events", [](ActivityKind k) {
+             return k == ActivityKind::CpuPageFault || k == ActivityKind::Thrashing || k == ActivityKind::Throttling ||
+                    k == ActivityKind::RemoteMap;
+         }},
+    };
+    int tid = firstTid;
+    for (const Group &group : kGroups) {
+        std::vector<const ActivityRecord *> records;
+        std::vector<int> repOf;
+        std::vector<Interval> intervals;
+        for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
+            for (const ActivityRecord &a : trace.repetitions[r].activities)
+                if (group.holds(a.kind)) {
+                    intervals.push_back({a.startNs, a.endNs, static_cast<std::uint32_t>(records.size())});
+                    records.push_back(&a);
+                    repOf.push_back(trace.repetitions[r].index);
+                }
+        if (records.empty())
+            continue;
+        std::vector<std::uint32_t> trackOf(records.size(), 0);
+        std::vector<std::uint8_t> touchesNext(records.size(), 0);
+        const TrackPlan plan = assignTracks(intervals, trackOf, touchesNext);
+        for (int k = 0; k < plan.tracks; ++k)
+            nameThread(j, pid, tid + k,
+                       k == 0 ? std::string(group.track) : std::string(group.track) + " (" + std::to_string(k + 1) + ")",
+                       1000 + tid + k);
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            const ActivityRecord &a = *records[i];
+            std::string name;
+            switch (a.kind) {
+            case ActivityKind::MigrationH2D: name = "UM H2D " + formatBytes(a.value); break;
+            case ActivityKind::MigrationD2H: name = "UM D2H " + formatBytes(a.value); break;
+            case ActivityKind::GpuPageFaults: name = std::to_string(a.value) + " GPU page faults"; break;
+            default: name = std::string(toString(a.kind)); break;
+            }
+            j.raw("{\"ph\":\"X\",\"cat\":\"unified_memory\",\"name\":");
+            j.string(name);
+            j.raw(",\"pid\":");
+            j.integer(pid);
+            j.raw(",\"tid\":");
+            j.integer(tid + static_cast<int>(trackOf[i]));
+            j.raw(",\"ts\":");
+            j.micros(a.startNs - origin);
+            j.raw(",\"dur\":");
+            if (touchesNext[i])
+                writeDurationBeforeNext(j, a.startNs - origin, a.durationNs(), plan.firstStart[trackOf[i]] - origin);
+            else
+                j.micros(a.durationNs());
+            j.raw(",\"args\":{\"kind\":");
+            j.string(toString(a.kind));
+            j.raw(",\"detail\":");
+            j.string(toString(a.detail));
+            j.raw(",\"value\":");
+            j.unsignedInteger(a.value);
+            j.raw(",\"address\":");
+            j.unsignedInteger(a.address);
+            j.raw(",\"op\":");
+            j.integer(a.op);
+            j.raw(",\"repetition\":");
+            j.integer(repOf[i]);
+            j.raw("}},\n");
+        }
+        tid += plan.tracks;
+    }
+}
+
 void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs)
 {
     j.raw("\"streamscope\":{\"format\":\"streamscope-chrome\",\"version\":1,\"traceFormatVersion\":");
@@ -607,6 +689,14 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
         for (int k = 0; k < std::max(streamTracks[s], 1); ++k)
             nameThread(j, pid, streamTidBase[s] + k, k == 0 ? base : base + " (" + std::to_string(k + 1) + ")",
                        streamSort++);
+    }
+
+    {
+        int nextTid = 1;
+        for (std::size_t s = 0; s < streamTracks.size(); ++s)
+            nextTid = std::max(nextTid, streamTidBase[s] + std::max(streamTracks[s], 1));
+        writeUnifiedMemory(j, trace, origin, kGpuPidBase + (trace.devices.empty() ? 0 : trace.devices.front().index),
+                           nextTid);
     }
 
     // The importer finds an op's stream by (device, native id); only where two streams share those

@@ -404,6 +404,10 @@ private:
         if (ph != "X")
             return; // instants, counters, async events: nothing StreamScope models
         const auto cat = m_r.optionalText(e, "cat", path);
+        if (m_ours && cat && *cat == "unified_memory") {
+            readActivity(e, path);
+            return;
+        }
         const Category category = cat ? categoryOf(*cat) : Category::Ignored;
         if (category == Category::Ignored)
             return;
@@ -487,6 +491,45 @@ private:
                 m_gpuFlowPending.push_back({m_gpuOps.size(), LaneKey{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), ts}});
         }
         m_gpuOps.push_back({op, link, m_eventIndex, false, repetition});
+    }
+
+    // A unified-memory slice of StreamScope's export: a driver record of a repetition.
+    void readActivity(const json &e, const std::string &path)
+    {
+        const std::string ap = path + "/args";
+        const json *args = m_r.find(e, "args");
+        if (!args || !args->is_object())
+            m_r.fail(ap, "a unified_memory slice needs its args (kind, detail, value, address, op, repetition)");
+        ActivityRecord a;
+        const std::string kind = m_r.text(*args, "kind", ap);
+        const auto k = activityKindFromString(kind);
+        if (!k)
+            m_r.fail(ap + "/kind", "unknown activity kind \"" + kind + "\"");
+        a.kind = *k;
+        const std::string detail = m_r.text(*args, "detail", ap);
+        const auto d = activityDetailFromString(detail);
+        if (!d)
+            m_r.fail(ap + "/detail", "unknown activity detail \"" + detail + "\"");
+        a.detail = *d;
+        const std::int64_t value = m_r.integer(*args, "value", ap);
+        const std::int64_t address = m_r.integer(*args, "address", ap);
+        if (value < 0 || address < 0)
+            m_r.fail(ap, "value and address must not be negative");
+        a.value = static_cast<std::uint64_t>(value);
+        a.address = static_cast<std::uint64_t>(address);
+        const std::int64_t op = m_r.integer(*args, "op", ap);
+        if (op < -1 || op > std::numeric_limits<std::int32_t>::max())
+            m_r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
+        a.op = static_cast<std::int32_t>(op);
+        const std::int64_t repetition = m_r.integer(*args, "repetition", ap);
+        if (repetition < 0 || repetition > std::numeric_limits<int>::max())
+            m_r.fail(ap + "/repetition", "repetition " + std::to_string(repetition) + " is not valid");
+        a.startNs = m_r.micros(e, "ts", path) + m_origin;
+        const std::int64_t dur = m_r.micros(e, "dur", path);
+        if (dur < 0)
+            m_r.fail(path + "/dur", "negative duration");
+        a.endNs = a.startNs + dur;
+        m_activities.emplace_back(static_cast<int>(repetition), a);
     }
 
     // StreamScope's own args: kind, op_index, repetition, memory kinds, api, flags.
@@ -692,6 +735,20 @@ private:
             }
             m_trace.repetitions[it->second].ops.push_back(c.op);
         }
+        for (auto &[repetition, a] : m_activities) {
+            const auto it = repIndex.find(repetition);
+            if (it == repIndex.end())
+                continue; // a repetition without ops: nothing to tie the record to
+            Repetition &rep = m_trace.repetitions[it->second];
+            if (a.op >= static_cast<std::int64_t>(rep.ops.size()))
+                throw Error(ErrorKind::InvalidInput, m_r.file() + ": a unified_memory slice of repetition " +
+                                                         std::to_string(repetition) + " names op " + std::to_string(a.op) +
+                                                         ", which that repetition does not have");
+            rep.activities.push_back(a);
+        }
+        for (Repetition &rep : m_trace.repetitions)
+            std::stable_sort(rep.activities.begin(), rep.activities.end(),
+                             [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
         std::sort(m_trace.repetitions.begin(), m_trace.repetitions.end(),
                   [](const Repetition &a, const Repetition &b) { return a.index < b.index; });
     }
@@ -706,6 +763,7 @@ private:
     std::vector<PendingOp> m_gpuOps;
     std::vector<PendingOp> m_calls;
     std::vector<PendingOp> m_hostOnly;
+    std::vector<std::pair<int, ActivityRecord>> m_activities; // (repetition, record), StreamScope's own files
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_streamIndex;
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_ourStreams; // (device, nativeId) -> index, first wins
     std::vector<ImportedStream> m_streamKeys;

@@ -30,6 +30,10 @@ constexpr std::size_t kOpColumnsV1 = 15;
 
 constexpr std::size_t opColumnsFor(int version) { return version <= 1 ? kOpColumnsV1 : kOpColumns.size(); }
 
+// The values of each activity row (format 3): driver records of unified memory and synchronisation.
+constexpr std::array<std::string_view, 7> kActivityColumns = {"kind", "start_ns", "end_ns", "value",
+                                                              "address", "op", "detail"};
+
 bool isTextColumn(std::size_t col) { return col == 1 || (col >= 10 && col <= 12) || col >= 20; }
 
 json deviceToJson(const DeviceInfo &d)
@@ -262,6 +266,11 @@ private:
                     if (field.value().get_array().get(ops))
                         fail(path + "/ops", "expected an array of op rows");
                     readRows(ops, path + "/ops", out.ops, size);
+                } else if (key == "activities") {
+                    od::array rows;
+                    if (field.value().get_array().get(rows))
+                        fail(path + "/activities", "expected an array of activity rows");
+                    readActivities(rows, path + "/activities", out.activities, size);
                 }
             }
             ++r;
@@ -307,6 +316,73 @@ private:
                         "expected " + std::to_string(rowWidth ? rowWidth : kOpColumns.size()) + " values, found " +
                             std::to_string(col));
             ops.push_back(op);
+            ++i;
+        }
+    }
+
+    void readActivities(simdjson::ondemand::array &rows, const std::string &path, std::vector<ActivityRecord> &out,
+                        std::size_t size)
+    {
+        namespace od = simdjson::ondemand;
+        std::size_t i = 0;
+        for (auto rowValue : rows) {
+            const std::string rowPath = path + "/" + std::to_string(i);
+            od::array row;
+            if (const auto err = rowValue.get_array().get(row)) {
+                if (err == simdjson::INCORRECT_TYPE)
+                    fail(rowPath, "expected an activity row (an array), found something else");
+                syntax(err, size);
+            }
+            ActivityRecord a;
+            std::size_t col = 0;
+            for (auto cell : row) {
+                const std::string cellPath = rowPath + "/" + std::to_string(col) + " (" +
+                                             std::string(col < kActivityColumns.size() ? kActivityColumns[col] : "?") + ")";
+                if (col >= kActivityColumns.size())
+                    fail(cellPath, "too many values: an activity row has " + std::to_string(kActivityColumns.size()));
+                if (col == 0 || col == 6) {
+                    std::string_view text;
+                    if (const auto err = cell.get_string().get(text))
+                        err == simdjson::INCORRECT_TYPE ? fail(cellPath, "expected a string") : syntax(err, size);
+                    if (col == 0) {
+                        const auto kind = activityKindFromString(text);
+                        if (!kind)
+                            fail(cellPath, "unknown activity kind \"" + std::string(text) + "\"");
+                        a.kind = *kind;
+                    } else {
+                        const auto detail = activityDetailFromString(text);
+                        if (!detail)
+                            fail(cellPath, "unknown activity detail \"" + std::string(text) + "\"");
+                        a.detail = *detail;
+                    }
+                } else if (col == 3 || col == 4) {
+                    std::uint64_t v = 0;
+                    if (const auto err = cell.get_uint64().get(v))
+                        err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
+                            ? fail(cellPath, "expected an unsigned integer")
+                            : syntax(err, size);
+                    (col == 3 ? a.value : a.address) = v;
+                } else {
+                    std::int64_t v = 0;
+                    if (const auto err = cell.get_int64().get(v))
+                        err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
+                            ? fail(cellPath, "expected an integer")
+                            : syntax(err, size);
+                    if (col == 1)
+                        a.startNs = v;
+                    else if (col == 2)
+                        a.endNs = v;
+                    else if (v < -1 || v > std::numeric_limits<std::int32_t>::max())
+                        fail(cellPath, "op index " + std::to_string(v) + " is not valid");
+                    else
+                        a.op = static_cast<std::int32_t>(v);
+                }
+                ++col;
+            }
+            if (col != kActivityColumns.size())
+                fail(rowPath, "expected " + std::to_string(kActivityColumns.size()) + " values, found " +
+                                  std::to_string(col));
+            out.push_back(a);
             ++i;
         }
     }
@@ -447,6 +523,7 @@ std::string toNativeJson(const Trace &trace)
     for (const auto &t : trace.hostThreads)
         head["host_threads"].push_back({{"name", t.name}, {"native_id", t.nativeId}});
     head["op_columns"] = kOpColumns;
+    head["activity_columns"] = kActivityColumns;
     head["strings"] = trace.strings;
 
     // The header, less its closing brace, then the repetitions written by hand.
@@ -511,7 +588,30 @@ std::string toNativeJson(const Trace &trace)
             appendQuoted(out, toString(op.driverDstMem));
             out += ']';
         }
-        out += "]}";
+        out += ']';
+        if (!rep.activities.empty()) {
+            out += ", \"activities\": [";
+            for (std::size_t i = 0; i < rep.activities.size(); ++i) {
+                const ActivityRecord &a = rep.activities[i];
+                out += i ? ",\n   [" : "\n   [";
+                appendQuoted(out, toString(a.kind));
+                out += ',';
+                appendInt(out, a.startNs);
+                out += ',';
+                appendInt(out, a.endNs);
+                out += ',';
+                appendUInt(out, a.value);
+                out += ',';
+                appendUInt(out, a.address);
+                out += ',';
+                appendInt(out, a.op);
+                out += ',';
+                appendQuoted(out, toString(a.detail));
+                out += ']';
+            }
+            out += ']';
+        }
+        out += '}';
     }
     out += "\n ]\n}\n";
     return out;
@@ -647,6 +747,18 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             if (op.hasHost() && op.hostEndNs < op.hostStartNs)
                 r.fail(p + "/8", "host end is before host start");
         }
+    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
+        const Repetition &rep = trace.repetitions[r2];
+        for (std::size_t i = 0; i < rep.activities.size(); ++i) {
+            const ActivityRecord &a = rep.activities[i];
+            const std::string p = "/repetitions/" + std::to_string(r2) + "/activities/" + std::to_string(i);
+            if (a.op >= static_cast<std::int64_t>(rep.ops.size()))
+                r.fail(p + "/5", "op " + std::to_string(a.op) + " is not an op of this repetition (" +
+                                     std::to_string(rep.ops.size()) + " ops)");
+            if (a.startNs == kNoTime || a.endNs < a.startNs)
+                r.fail(p + "/2", "an activity needs a start, and an end no earlier than it");
+        }
+    }
     rebuildStringIndex(trace);
     return trace;
 }

@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -332,6 +333,7 @@ public:
         checkMemoryFits(m_workload, m_device);
         report(RunProgress::Phase::Preparing, 0, 1, "allocating " + std::to_string(m_workload.buffers.size()) + " buffers");
         allocateBuffers();
+        startUnifiedMemoryRecords();
         createStreams();
         STREAMSCOPE_CUDA_CHECK("loading the runner's kernels", kernels::preloadKernels());
         prepareOps();
@@ -415,7 +417,7 @@ private:
     // CUPTI first, before CUDA starts, so that kernels get their queued/submitted timestamps.
     void startTiming()
     {
-        if (m_options.timing == TimingMode::Events || !m_options.instrument) {
+        if (m_options.timing == TimingMode::Events) {
             m_trace.timing = TimingSource::Events;
             m_trace.timingNote = m_options.instrument ? "timed by CUDA events, as asked (--timing events)"
                                                       : "not instrumented (overhead benchmark)";
@@ -429,6 +431,26 @@ private:
         }
         m_trace.timing = TimingSource::Cupti;
         m_cuptiDescription = m_tracer->description();
+        if (!m_options.instrument)
+            m_trace.timingNote = "CUPTI alone, without the per-op events (overhead benchmark): no stream-ready, "
+                                 "no event end, so queued time counts from the host call";
+    }
+
+    // Unified-memory migrations and page faults where the workload has managed memory. CUPTI
+    // configures the counters through the driver, so CUDA must have started. Where the platform cannot
+    // count them, the run goes on without and says so.
+    void startUnifiedMemoryRecords()
+    {
+        if (!m_tracer || !m_hasManaged)
+            return;
+        std::string why;
+        if (m_tracer->enableUnifiedMemory(m_device.index, why)) {
+            m_cuptiDescription = m_tracer->description();
+            return;
+        }
+        m_trace.metadata["unified_memory_records"] = "not collected: " + why;
+        report(RunProgress::Phase::Preparing, 0, 1,
+               "unified-memory migrations and page faults are not recorded (" + why + ")");
     }
 
     // Execution from the event pairs from now on, and for the repetitions already recorded: every op
@@ -450,6 +472,99 @@ private:
     // Ops whose API call makes a kernel, memcpy or memset record. Event records and waits, prefetches
     // (unified-memory traffic, not a memcpy) and attaches keep their event timing.
     static bool expectsRecord(OpKind kind) { return isCopy(kind) || kind == OpKind::Kernel || kind == OpKind::Memset; }
+
+    // Ops whose API call CUPTI is told about: those above, and the synchronisation calls whose waits
+    // the driver records (cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize,
+    // cudaStreamWaitEvent).
+    bool tiedToCupti(const PreparedOp &op) const
+    {
+        return m_tracer && ((!op.hostOnly && expectsRecord(op.kind)) || op.kind == OpKind::HostSync ||
+                            op.kind == OpKind::EventWait);
+    }
+
+    // Whether an op reads or writes the page at `address`: its buffer, or a copy's source or destination.
+    static bool touches(const PreparedOp &op, std::uint64_t address)
+    {
+        auto within = [&](const unsigned char *base) {
+            const auto b = reinterpret_cast<std::uintptr_t>(base);
+            return base && address >= b && address - b < op.bytes;
+        };
+        return within(op.target) || within(op.src) || within(op.dst);
+    }
+
+    // A unified-memory record carries no correlation id: it belongs to the op that touches its pages
+    // (a prefetch, a kernel, a copy of that buffer) and ran when it started: the op's host call, its
+    // event pair and its execution, with a little slack for the event clock's anchor. -1 when none did.
+    int unifiedMemoryOwner(const Repetition &rep, const cupti::GpuRecord &g) const
+    {
+        constexpr std::int64_t kSlackNs = 20'000;
+        int best = -1;
+        std::int64_t bestDistance = kSlackNs + 1;
+        for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+            if (!touches(m_ops[i], g.address))
+                continue;
+            const OpRecord &r = rep.ops[i];
+            std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+            for (const std::int64_t t : {r.hostStartNs, r.readyNs, r.gpuStartNs})
+                if (t != kNoTime)
+                    lo = std::min(lo, t);
+            for (const std::int64_t t : {r.hostEndNs, r.eventEndNs, r.gpuEndNs})
+                if (t != kNoTime)
+                    hi = std::max(hi, t);
+            if (lo > hi)
+                continue;
+            const std::int64_t distance = g.startNs < lo ? lo - g.startNs : g.startNs > hi ? g.startNs - hi : 0;
+            if (distance < bestDistance) {
+                best = int(i);
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    // The repetition's unified-memory and synchronisation records, tied to their ops. A prefetch that
+    // moved data gets its migrations' span as its execution (CUDA makes no memcpy record for it).
+    void applyActivities(Repetition &rep, const std::vector<const cupti::GpuRecord *> &records, std::int64_t repStartNs)
+    {
+        for (const cupti::GpuRecord *g : records) {
+            ActivityRecord a;
+            a.kind = g->activity;
+            a.detail = g->detail;
+            a.startNs = g->startNs;
+            a.endNs = g->endNs;
+            a.value = g->value;
+            a.address = g->address;
+            if (g->kind == cupti::GpuRecord::Kind::Synchronization) {
+                if ((g->externalId >> 32) != m_repSeq)
+                    continue; // the runner's own synchronisation
+                const std::uint64_t index = (g->externalId & 0xffffffffu) - 1;
+                if (index >= rep.ops.size())
+                    continue;
+                a.op = int(index);
+            } else {
+                a.op = unifiedMemoryOwner(rep, *g);
+                // Before the repetition: the runner moving managed buffers back to the host.
+                if (a.op < 0 && a.startNs < repStartNs)
+                    continue;
+            }
+            rep.activities.push_back(a);
+        }
+        std::stable_sort(rep.activities.begin(), rep.activities.end(),
+                         [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
+        std::vector<std::pair<std::int64_t, std::int64_t>> span(rep.ops.size(), {kNoTime, kNoTime});
+        for (const ActivityRecord &a : rep.activities) {
+            if (!a.isMigration() || a.op < 0 || rep.ops[std::size_t(a.op)].kind != OpKind::Prefetch)
+                continue;
+            auto &[lo, hi] = span[std::size_t(a.op)];
+            lo = lo == kNoTime ? a.startNs : std::min(lo, a.startNs);
+            hi = hi == kNoTime ? a.endNs : std::max(hi, a.endNs);
+        }
+        for (std::size_t i = 0; i < rep.ops.size(); ++i)
+            if (span[i].first != kNoTime) {
+                rep.ops[i].gpuStartNs = span[i].first;
+                rep.ops[i].gpuEndNs = std::max(span[i].first, span[i].second);
+            }
+    }
 
     // The op instance CUPTI carries: which repetition (counted over warm-ups too) and which op.
     std::uint64_t externalId(const PreparedOp &op) const
@@ -478,7 +593,12 @@ private:
                                              " activity records, so some ops have no execution time; "
                                              "run with fewer ops per repetition, or --timing events");
         std::vector<int> seen(rep.ops.size(), 0);
+        std::vector<const cupti::GpuRecord *> activities;
         for (const cupti::GpuRecord &g : batch.records) {
+            if (g.kind == cupti::GpuRecord::Kind::UnifiedMemory || g.kind == cupti::GpuRecord::Kind::Synchronization) {
+                activities.push_back(&g);
+                continue;
+            }
             if ((g.externalId >> 32) != m_repSeq)
                 continue; // the runner's own work (hold, calibration) or an earlier repetition
             const std::uint64_t index = (g.externalId & 0xffffffffu) - 1;
@@ -504,10 +624,11 @@ private:
             }
         }
         for (std::size_t i = 0; i < rep.ops.size(); ++i)
-            if (seen[i] == 0 && m_ops[i].begin.get() && expectsRecord(m_ops[i].kind)) {
+            if (seen[i] == 0 && !m_ops[i].hostOnly && expectsRecord(m_ops[i].kind)) {
                 m_missingRecords += 1;
                 rep.ops[i].flags |= OpFlagEventTimed;
             }
+        applyActivities(rep, activities, m_repHostStartNs);
     }
 
     // -- setup --------------------------------------------------------------------------------------
@@ -876,6 +997,7 @@ private:
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
         anchor();
         m_repSeq += 1;
+        m_repHostStartNs = hostNowNs();
 
         NvtxRange range(m_options.nvtx, label.c_str(), kRepetitionColor);
         // Every stream waits on the repetition's start event; when held, that event follows the hold kernel.
@@ -988,7 +1110,7 @@ private:
         }
         {
             NvtxRange range(m_options.nvtx, op.name.c_str(), opColor(op.kind));
-            const bool traced = m_tracer && op.begin.get() && expectsRecord(op.kind);
+            const bool traced = tiedToCupti(op);
             std::string why;
             if (traced && !m_tracer->push(externalId(op), why))
                 fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
@@ -1204,6 +1326,7 @@ private:
     std::vector<PreparedOp> m_ops;
 
     bool m_hasManaged = false;
+    std::int64_t m_repHostStartNs = 0; // when the current repetition began on the host
     bool m_hold = false;
     bool m_holding = false;
     std::string m_holdReason;

@@ -23,6 +23,7 @@ constexpr CUpti_ExternalCorrelationKind kOurKind = CUPTI_EXTERNAL_CORRELATION_KI
 constexpr CUpti_ActivityKind kKinds[] = {
     CUPTI_ACTIVITY_KIND_RUNTIME,    CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,     CUPTI_ACTIVITY_KIND_MEMCPY2,              CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
 };
 
 std::string resultText(CUptiResult r)
@@ -67,6 +68,94 @@ ChannelType channelTypeOf(CUpti_ChannelType type)
 }
 
 std::int64_t timeOrNone(std::uint64_t t) { return t == 0 ? kNoTime : std::int64_t(t); }
+
+// The unified-memory counters a run with managed memory asks for.
+constexpr CUpti_ActivityUnifiedMemoryCounterKind kUnifiedMemoryCounters[] = {
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING,
+    CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP,
+};
+
+ActivityDetail migrationCause(std::uint32_t flags)
+{
+    switch (flags) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER: return ActivityDetail::User;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE: return ActivityDetail::Coherence;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH: return ActivityDetail::Prefetch;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION: return ActivityDetail::Eviction;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_ACCESS_COUNTERS: return ActivityDetail::AccessCounters;
+    default: return ActivityDetail::Unknown;
+    }
+}
+
+ActivityDetail faultAccess(std::uint32_t flags)
+{
+    switch (flags) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_READ: return ActivityDetail::Read;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_WRITE: return ActivityDetail::Write;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_ATOMIC: return ActivityDetail::Atomic;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_ACCESS_TYPE_PREFETCH: return ActivityDetail::Prefetch;
+    default: return ActivityDetail::Unknown;
+    }
+}
+
+// A unified-memory counter record, or false for a counter kind the trace does not keep.
+bool unifiedMemoryRecord(const CUpti_ActivityUnifiedMemoryCounter3 *u, GpuRecord &r)
+{
+    r.kind = GpuRecord::Kind::UnifiedMemory;
+    r.startNs = timeOrNone(u->start);
+    r.endNs = timeOrNone(u->end);
+    r.value = u->value;
+    r.address = u->address;
+    bool instant = false;
+    switch (u->counterKind) {
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD:
+        r.activity = ActivityKind::MigrationH2D;
+        r.detail = migrationCause(u->flags);
+        break;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH:
+        r.activity = ActivityKind::MigrationD2H;
+        r.detail = migrationCause(u->flags);
+        break;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT:
+        r.activity = ActivityKind::GpuPageFaults;
+        r.detail = faultAccess(u->flags);
+        break;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_CPU_PAGE_FAULT_COUNT:
+        r.activity = ActivityKind::CpuPageFault;
+        r.value = 1; // the record's value is the faulting instruction's address
+        instant = true;
+        break;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING:
+        r.activity = ActivityKind::Thrashing;
+        instant = true;
+        break;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING: r.activity = ActivityKind::Throttling; break;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_REMOTE_MAP:
+        r.activity = ActivityKind::RemoteMap;
+        instant = true;
+        break;
+    default: return false;
+    }
+    if (instant || r.endNs < r.startNs)
+        r.endNs = r.startNs; // CUPTI says to ignore the end of instants
+    return r.startNs != kNoTime;
+}
+
+ActivityDetail synchronizationType(CUpti_ActivitySynchronizationType type)
+{
+    switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return ActivityDetail::EventSynchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return ActivityDetail::StreamWaitEvent;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return ActivityDetail::StreamSynchronize;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return ActivityDetail::ContextSynchronize;
+    default: return ActivityDetail::Unknown;
+    }
+}
 
 // What the buffer callbacks gathered since the last flush.
 struct Gathered {
@@ -144,6 +233,25 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
             records.push_back(r);
             break;
         }
+        case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: {
+            GpuRecord r;
+            if (unifiedMemoryRecord(reinterpret_cast<const CUpti_ActivityUnifiedMemoryCounter3 *>(record), r))
+                records.push_back(r);
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+            const auto *y = reinterpret_cast<const CUpti_ActivitySynchronization2 *>(record);
+            GpuRecord r;
+            r.kind = GpuRecord::Kind::Synchronization;
+            r.activity = ActivityKind::Synchronization;
+            r.detail = synchronizationType(y->type);
+            r.correlationId = y->correlationId;
+            r.startNs = timeOrNone(y->start);
+            r.endNs = timeOrNone(y->end);
+            if (r.startNs != kNoTime && r.endNs >= r.startNs)
+                records.push_back(r);
+            break;
+        }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
             const auto *e = reinterpret_cast<const CUpti_ActivityExternalCorrelation *>(record);
             if (e->externalKind == kOurKind)
@@ -187,6 +295,7 @@ void disableAll()
 {
     for (const CUpti_ActivityKind kind : kKinds)
         cuptiActivityDisable(kind);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
 }
 
 } // namespace
@@ -241,6 +350,32 @@ Tracer::~Tracer()
     g.dropped = 0;
 }
 
+bool Tracer::enableUnifiedMemory(int device, std::string &whyNot)
+{
+    if (m_unifiedMemory)
+        return true;
+    std::vector<CUpti_ActivityUnifiedMemoryCounterConfig> config;
+    for (const CUpti_ActivityUnifiedMemoryCounterKind kind : kUnifiedMemoryCounters) {
+        CUpti_ActivityUnifiedMemoryCounterConfig c{};
+        c.scope = CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_SCOPE_PROCESS_SINGLE_DEVICE;
+        c.kind = kind;
+        c.deviceId = std::uint32_t(device);
+        c.enable = 1;
+        config.push_back(c);
+    }
+    if (const CUptiResult r = cuptiActivityConfigureUnifiedMemoryCounter(config.data(), std::uint32_t(config.size()));
+        r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiActivityConfigureUnifiedMemoryCounter", r);
+        return false;
+    }
+    if (const CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER); r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiActivityEnable(UNIFIED_MEMORY_COUNTER)", r);
+        return false;
+    }
+    m_unifiedMemory = true;
+    return true;
+}
+
 bool Tracer::push(std::uint64_t externalId, std::string &whyNot)
 {
     if (const CUptiResult r = cuptiActivityPushExternalCorrelationId(kOurKind, externalId); r != CUPTI_SUCCESS) {
@@ -285,9 +420,10 @@ bool Tracer::flush(Batch &out, std::string &whyNot)
 std::string Tracer::description() const
 {
     return "CUPTI " + std::to_string(m_version) +
-           ": concurrent kernel, memcpy, peer memcpy and memset records tied to ops by external correlation; "
-           "timestamps on the host steady clock (timestamp callback)" +
-           (m_latency ? "; kernel queued/submitted timestamps" : "");
+           ": concurrent kernel, memcpy, peer memcpy, memset and synchronisation records tied to ops by external "
+           "correlation; timestamps on the host steady clock (timestamp callback)" +
+           (m_latency ? "; kernel queued/submitted timestamps" : "") +
+           (m_unifiedMemory ? "; unified-memory migrations and page faults, tied to ops by address and time" : "");
 }
 
 } // namespace streamscope::engine::cupti

@@ -20,7 +20,10 @@ namespace streamscope::engine::cupti {
 
 // One GPU activity record, reduced to what the trace keeps.
 struct GpuRecord {
-    enum class Kind : std::uint8_t { Kernel, Memcpy, Memset };
+    // UnifiedMemory: a unified-memory counter record (migration, page-fault group, ...), which CUDA
+    // ties to no API call: the runner finds its op by address and time. Synchronization: a
+    // synchronisation call's wait, tied to its call like the others.
+    enum class Kind : std::uint8_t { Kernel, Memcpy, Memset, UnifiedMemory, Synchronization };
     Kind kind = Kind::Kernel;
     std::uint64_t externalId = 0; // the op instance the runner pushed; 0 when none (the runner's own work)
     std::uint32_t correlationId = 0;
@@ -34,6 +37,10 @@ struct GpuRecord {
     MemKind srcKind = MemKind::None;    // memcpy: as the driver saw the memory
     MemKind dstKind = MemKind::None;
     std::uint32_t streamId = 0;         // CUPTI's stream id (cudaStreamGetId)
+    ActivityKind activity = ActivityKind::MigrationH2D; // UnifiedMemory, Synchronization
+    ActivityDetail detail = ActivityDetail::Unknown;
+    std::uint64_t value = 0;            // unified memory: bytes, or faults in a fault group
+    std::uint64_t address = 0;          // unified memory: the pages' virtual address
 };
 
 // What one flush delivered.
@@ -65,12 +72,20 @@ public:
     // external ids. False, with `whyNot`, when the flush failed.
     bool flush(Batch &out, std::string &whyNot);
 
+    // Unified-memory records (migrations, GPU and CPU page faults, thrashing, throttling, remote maps)
+    // for `device`: call after CUDA started (CUPTI configures the counters through the driver), only
+    // for work that has managed memory (they cost little, but nothing where there is none to migrate).
+    // False with `whyNot` where the platform or device cannot count them; the tracer goes on without.
+    bool enableUnifiedMemory(int device, std::string &whyNot);
+
     bool latencyTimestamps() const { return m_latency; }
+    bool unifiedMemory() const { return m_unifiedMemory; }
     std::string description() const; // the CUPTI version and what is collected, for the trace
 
 private:
     Tracer() = default;
     bool m_latency = false;
+    bool m_unifiedMemory = false;
     std::uint32_t m_version = 0;
 };
 

@@ -25,7 +25,24 @@ constexpr std::array<std::string_view, 7> kMemKindNames = {"none", "pageable", "
 constexpr std::array<std::string_view, 3> kCopyApiNames = {"none", "sync", "async"};
 constexpr std::array<std::string_view, 3> kChannelTypeNames = {"unknown", "compute", "async_copy"};
 constexpr std::array<std::string_view, 3> kTimingSourceNames = {"events", "cupti", "profiler"};
+constexpr std::array<std::string_view, 8> kActivityKindNames = {
+    "migration_h2d", "migration_d2h", "gpu_page_faults", "cpu_page_fault", "thrashing", "throttling",
+    "remote_map", "synchronization"};
+constexpr std::array<std::string_view, 13> kActivityDetailNames = {
+    "unknown", "user", "coherence", "prefetch", "eviction", "access_counters", "read", "write", "atomic",
+    "event_synchronize", "stream_wait_event", "stream_synchronize", "context_synchronize"};
 } // namespace
+
+std::string_view toString(ActivityKind kind) { return kActivityKindNames.at(static_cast<std::size_t>(kind)); }
+std::string_view toString(ActivityDetail detail) { return kActivityDetailNames.at(static_cast<std::size_t>(detail)); }
+std::optional<ActivityKind> activityKindFromString(std::string_view s)
+{
+    return lookup<ActivityKind>(kActivityKindNames, s);
+}
+std::optional<ActivityDetail> activityDetailFromString(std::string_view s)
+{
+    return lookup<ActivityDetail>(kActivityDetailNames, s);
+}
 
 std::string_view toString(OpKind kind) { return kOpKindNames.at(static_cast<std::size_t>(kind)); }
 std::string_view toString(MemKind kind) { return kMemKindNames.at(static_cast<std::size_t>(kind)); }
@@ -146,6 +163,11 @@ std::pair<std::int64_t, std::int64_t> Trace::extent(int repetition) const
             hi = std::max(hi, op.hostEndNs);
         }
     }
+    for (const auto &a : repetitions[repetition].activities)
+        if (a.startNs != kNoTime) {
+            lo = std::min(lo, a.startNs);
+            hi = std::max(hi, std::max(a.startNs, a.endNs));
+        }
     if (lo > hi)
         return {0, 0};
     return {lo, hi};

@@ -15,7 +15,9 @@ namespace streamscope::engine {
 
 // 2: execution timed by CUPTI, with stream-ready, the event end, kernel queued/submitted, the channel
 //    and the driver's memory kinds per op, and the trace's timing source. 1 is still read (events only).
-inline constexpr int kTraceFormatVersion = 2;
+// 3: per repetition, the driver's activity records: unified-memory migrations and page faults, and
+//    synchronisation waits (ActivityRecord). 1 and 2 are still read (they have none).
+inline constexpr int kTraceFormatVersion = 3;
 inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
 
 // What an operation is. Copies carry their direction in the kind so that lanes and analysis need
@@ -131,6 +133,55 @@ struct OpRecord {
     double gbPerSecond() const;
 };
 
+// A driver record that is not an op of its own (CUPTI's unified-memory counters and synchronisation
+// records): the traffic and the faults behind managed memory, and how long a synchronisation call
+// waited as the driver timed it.
+enum class ActivityKind : std::uint8_t {
+    MigrationH2D,    // managed memory moved to the GPU (value: bytes)
+    MigrationD2H,    // managed memory moved to the host (value: bytes)
+    GpuPageFaults,   // a group of GPU page faults, from when the driver took it to the replay (value: faults)
+    CpuPageFault,    // a CPU page fault on managed memory (an instant)
+    Thrashing,       // pages bouncing between processors (an instant; value: bytes)
+    Throttling,      // the driver throttled a processor that thrashed
+    RemoteMap,       // pages mapped for remote access instead of migrated (an instant; value: bytes)
+    Synchronization, // a synchronisation call's wait (detail: which call)
+};
+
+// What caused a migration, what access raised a fault, or which call a synchronisation was.
+enum class ActivityDetail : std::uint8_t {
+    Unknown,
+    User,              // migrations: an explicit request
+    Coherence,         // migrations: a page fault needed the data (on-demand migration)
+    Prefetch,          // migrations: cudaMemPrefetchAsync
+    Eviction,          // migrations: the GPU's memory was full
+    AccessCounters,    // migrations: the access counters asked for it
+    Read,              // page faults
+    Write,
+    Atomic,
+    EventSynchronize,  // synchronisation: cudaEventSynchronize
+    StreamWaitEvent,   // cudaStreamWaitEvent
+    StreamSynchronize, // cudaStreamSynchronize
+    ContextSynchronize,// cudaDeviceSynchronize
+};
+
+struct ActivityRecord {
+    std::int64_t startNs = kNoTime;
+    std::int64_t endNs = kNoTime;   // the start again for an instant
+    std::uint64_t value = 0;        // bytes, or faults in a fault group (see ActivityKind)
+    std::uint64_t address = 0;      // the virtual address of the pages (unified memory), 0 when none
+    std::int32_t op = -1;           // index into the repetition's ops of the op it belongs to, -1 when unknown
+    ActivityKind kind = ActivityKind::MigrationH2D;
+    ActivityDetail detail = ActivityDetail::Unknown;
+
+    std::int64_t durationNs() const { return startNs != kNoTime && endNs > startNs ? endNs - startNs : 0; }
+    bool isMigration() const { return kind == ActivityKind::MigrationH2D || kind == ActivityKind::MigrationD2H; }
+};
+
+std::string_view toString(ActivityKind kind);
+std::string_view toString(ActivityDetail detail);
+std::optional<ActivityKind> activityKindFromString(std::string_view s);
+std::optional<ActivityDetail> activityDetailFromString(std::string_view s);
+
 struct StreamInfo {
     std::string name;
     int device = 0;
@@ -183,6 +234,7 @@ struct Calibration {
 struct Repetition {
     int index = 0;
     std::vector<OpRecord> ops; // in issue order (imports: sorted by GPU start)
+    std::vector<ActivityRecord> activities; // sorted by start; empty where none were recorded
 };
 
 struct Trace {
@@ -207,7 +259,7 @@ struct Trace {
     std::uint32_t intern(std::string_view name);
     const std::string &name(const OpRecord &op) const;
     std::size_t opCount() const;
-    // Earliest and latest time over every op (GPU and host parts) of one repetition.
+    // Earliest and latest time over every op (GPU and host parts) and activity of one repetition.
     std::pair<std::int64_t, std::int64_t> extent(int repetition) const;
 
 private:

@@ -124,6 +124,33 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     if (op.api != engine::CopyApi::None)
         row(tr("Copy API"), op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy")
                                                             : QStringLiteral("cudaMemcpyAsync"));
+    // The driver's records that belong to this op: unified memory it moved or faulted on, and the
+    // wait of a synchronisation call.
+    if (const engine::UnifiedMemoryStats um = engine::unifiedMemoryStats(rep, opIndex); um.any()) {
+        auto migrated = [](int count, std::uint64_t bytes, std::int64_t busyNs, double gbs) {
+            return tr("%n migration(s), %1 in %2 (%3)", nullptr, count)
+                .arg(formatBytes(bytes), formatDuration(busyNs), formatGBs(gbs));
+        };
+        if (um.h2dMigrations)
+            row(tr("Migrated to the GPU"), migrated(um.h2dMigrations, um.h2dBytes, um.h2dBusyNs, um.h2dGBs));
+        if (um.d2hMigrations)
+            row(tr("Migrated to the host"), migrated(um.d2hMigrations, um.d2hBytes, um.d2hBusyNs, um.d2hGBs));
+        if (um.gpuFaultGroups)
+            row(tr("GPU page faults"), tr("%1 in %n group(s), the driver handling them for %2", nullptr, um.gpuFaultGroups)
+                                           .arg(um.gpuPageFaults)
+                                           .arg(formatDuration(um.gpuFaultNs)));
+        if (um.cpuPageFaults)
+            row(tr("CPU page faults"), QString::number(um.cpuPageFaults));
+        if (um.remoteMaps)
+            row(tr("Remote maps"), tr("%n (pages mapped where they are, not migrated)", nullptr, um.remoteMaps));
+        if (um.thrashing || um.throttling)
+            row(tr("Thrashing"), tr("%1 detected, %2 throttled").arg(um.thrashing).arg(um.throttling));
+    }
+    for (const engine::ActivityRecord &a : rep.activities)
+        if (a.op == opIndex && a.kind == engine::ActivityKind::Synchronization)
+            row(tr("Driver wait"), tr("%1 → %2 (%3, CUPTI synchronisation record)")
+                                       .arg(formatDuration(a.startNs - origin), formatDuration(a.endNs - origin),
+                                            formatDuration(a.durationNs())));
     row(tr("Blocks the host"), engine::isHostBlocking(op) ? tr("yes: the host waited for the GPU") : tr("no"));
     if (op.flags & engine::OpFlagImported)
         row(tr("Source"), tr("imported (%1)").arg(QString::fromStdString(m_trace->source)));

@@ -17,6 +17,7 @@
 #include "engine/analysis.h"
 #include "engine/errors.h"
 #include "engine/op_colors.h"
+#include "ui/format_units.h"
 
 namespace streamscope::ui {
 
@@ -379,6 +380,7 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
             m_channelLanes.clear();
         }
     }
+    buildActivityLanes();
 
     Lane bw;
     bw.kind = LaneKind::Bandwidth;
@@ -395,6 +397,65 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
     m_lanes.push_back(std::move(bw));
 }
 
+// Unified memory from the driver's records, where there are any: one lane of page migrations (H2D
+// and D2H, coloured as the copies of that direction), one of GPU page-fault groups.
+void LaneModel::buildActivityLanes()
+{
+    const auto &activities = rep().activities;
+    Lane migration, faults;
+    migration.kind = LaneKind::Migration;
+    migration.title = QStringLiteral("page migration");
+    faults.kind = LaneKind::PageFaults;
+    faults.title = QStringLiteral("GPU page faults");
+    std::uint64_t h2dBytes = 0, d2hBytes = 0, faultCount = 0;
+    for (std::size_t i = 0; i < activities.size(); ++i) {
+        const engine::ActivityRecord &a = activities[i];
+        Lane *lane = nullptr;
+        engine::OpKind style = engine::OpKind::Other;
+        switch (a.kind) {
+        case engine::ActivityKind::MigrationH2D:
+            lane = &migration;
+            style = engine::OpKind::CopyH2D;
+            h2dBytes += a.value;
+            break;
+        case engine::ActivityKind::MigrationD2H:
+            lane = &migration;
+            style = engine::OpKind::CopyD2H;
+            d2hBytes += a.value;
+            break;
+        case engine::ActivityKind::GpuPageFaults:
+            lane = &faults;
+            faultCount += a.value;
+            break;
+        default: break;
+        }
+        if (!lane)
+            continue;
+        lane->intervals.starts.push_back(a.startNs - m_originNs);
+        lane->intervals.ends.push_back(a.endNs - m_originNs);
+        lane->intervals.ops.push_back(qint32(i));
+        lane->intervals.styles.push_back(std::uint8_t(style));
+    }
+    if (migration.intervals.size() > 0) {
+        QStringList parts{QStringLiteral("%1 migrations").arg(migration.intervals.size())};
+        if (h2dBytes)
+            parts << QStringLiteral("%1 H2D").arg(formatBytes(h2dBytes));
+        if (d2hBytes)
+            parts << QStringLiteral("%1 D2H").arg(formatBytes(d2hBytes));
+        migration.subtitle = parts.join(QStringLiteral(" · "));
+        finishIntervals(migration.intervals);
+        m_lanes.push_back(std::move(migration));
+    }
+    if (faults.intervals.size() > 0) {
+        faults.subtitle = QStringLiteral("%1 faults in %2 group%3")
+                              .arg(faultCount)
+                              .arg(faults.intervals.size())
+                              .arg(faults.intervals.size() == 1 ? QString() : QStringLiteral("s"));
+        finishIntervals(faults.intervals);
+        m_lanes.push_back(std::move(faults));
+    }
+}
+
 int LaneModel::streamLane(int stream) const
 {
     return (stream >= 0 && std::size_t(stream) < m_streamLane.size()) ? m_streamLane[std::size_t(stream)] : -1;
@@ -408,14 +469,14 @@ int LaneModel::hostLane(int hostThread) const
     return m_hostLane[slot];
 }
 
-int LaneModel::opAt(int laneIndex, qint64 ns, qint64 toleranceNs) const
+int LaneModel::intervalAt(int laneIndex, qint64 ns, qint64 toleranceNs, qint64 &bestDistance) const
 {
+    bestDistance = std::numeric_limits<qint64>::max();
     if (laneIndex < 0 || laneIndex >= laneCount())
         return -1;
     const auto &iv = m_lanes[std::size_t(laneIndex)].intervals;
     const auto [first, last] = iv.visible(ns - toleranceNs, ns + toleranceNs + 1);
     int best = -1;
-    qint64 bestDistance = std::numeric_limits<qint64>::max();
     qint64 bestLength = std::numeric_limits<qint64>::max();
     for (std::size_t k = first; k < last; ++k) {
         const qint64 s = iv.starts[k], e = iv.ends[k];
@@ -430,6 +491,27 @@ int LaneModel::opAt(int laneIndex, qint64 ns, qint64 toleranceNs) const
             bestLength = length;
         }
     }
+    return best;
+}
+
+int LaneModel::activityAt(int laneIndex, qint64 ns, qint64 toleranceNs) const
+{
+    if (laneIndex < 0 || laneIndex >= laneCount() || !isActivityLane(m_lanes[std::size_t(laneIndex)].kind))
+        return -1;
+    qint64 distance = 0;
+    return intervalAt(laneIndex, ns, toleranceNs, distance);
+}
+
+int LaneModel::opAt(int laneIndex, qint64 ns, qint64 toleranceNs) const
+{
+    if (laneIndex < 0 || laneIndex >= laneCount())
+        return -1;
+    if (isActivityLane(m_lanes[std::size_t(laneIndex)].kind)) {
+        const int activity = activityAt(laneIndex, ns, toleranceNs);
+        return activity >= 0 ? rep().activities[std::size_t(activity)].op : -1;
+    }
+    qint64 bestDistance = 0;
+    const int best = intervalAt(laneIndex, ns, toleranceNs, bestDistance);
     // The pointer on an op's queued segment (not on any bar) picks that op: its tooltip says why it waited.
     if (bestDistance > 0) {
         const auto &q = m_lanes[std::size_t(laneIndex)].queued;

@@ -20,7 +20,20 @@ namespace streamscope::ui {
 
 // CopyEngine: the copies one hardware copy channel ran (CUPTI names it) when it ran the copies of
 // several streams, drawn as intervals like a stream: what shared a channel.
-enum class LaneKind : std::uint8_t { HostThread, Stream, H2DActivity, D2HActivity, ComputeActivity, Bandwidth, CopyEngine };
+// Migration / PageFaults: the driver's unified-memory records (Repetition::activities): page
+// migrations, coloured by direction, and GPU page-fault groups. Their intervals index activities, not
+// ops (see Lane::intervals).
+enum class LaneKind : std::uint8_t {
+    HostThread, Stream, H2DActivity, D2HActivity, ComputeActivity, Bandwidth, CopyEngine, Migration, PageFaults
+};
+
+// Lanes whose intervals are driver activities rather than ops.
+inline bool isActivityLane(LaneKind kind) { return kind == LaneKind::Migration || kind == LaneKind::PageFaults; }
+// Lanes drawn as bars (intervals), as opposed to step functions.
+inline bool isIntervalLane(LaneKind kind)
+{
+    return kind == LaneKind::HostThread || kind == LaneKind::Stream || kind == LaneKind::CopyEngine || isActivityLane(kind);
+}
 
 // Intervals of one stream or host thread, sorted by start.
 struct IntervalLane {
@@ -71,7 +84,7 @@ struct Lane {
     int source = -1;   // stream or host-thread index in the trace (-1: unknown thread / derived lane)
     QString title;     // "copy0", "host thread 1", "H2D copies", ...
     QString subtitle;  // "prio -1 · non-blocking", "12 calls", "peak 3 active", ...
-    IntervalLane intervals;        // HostThread, Stream
+    IntervalLane intervals;        // HostThread, Stream, CopyEngine; Migration and PageFaults (ops = activity indexes)
     // Stream lanes of a trace that times execution (CUPTI, a profiler): [ready to run, execution start)
     // of each op that queued, drawn apart from execution. Empty for event-timed traces.
     IntervalLane queued;
@@ -103,8 +116,10 @@ public:
     int hostLane(int hostThread) const;
 
     // The op of an interval lane whose interval contains ns, or else the nearest one within toleranceNs;
-    // -1 when none.
+    // -1 when none. On an activity lane: the op the activity belongs to (the faulting kernel, the prefetch).
     int opAt(int lane, qint64 ns, qint64 toleranceNs) const;
+    // On an activity lane, the activity (index into rep().activities) under ns as opAt finds it; else -1.
+    int activityAt(int lane, qint64 ns, qint64 toleranceNs) const;
     // Op kinds present in this repetition, in OpKind order (for the legend).
     const std::vector<engine::OpKind> &kindsPresent() const { return m_kinds; }
     // Bytes held by the lane arrays (not counting the trace).
@@ -120,6 +135,9 @@ private:
     void buildIntervalLanes();
     void buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
                            const std::vector<engine::BandwidthStep> &bandwidth);
+    void buildActivityLanes();
+    // The entry of an interval lane under ns: contained, else the nearest within the tolerance; -1 when none.
+    int intervalAt(int lane, qint64 ns, qint64 toleranceNs, qint64 &distance) const;
 
     const engine::Trace *m_trace;
     int m_repetition;

@@ -80,6 +80,24 @@ void SummaryModel::rebuildRows()
         add(tr("%1 bandwidth").arg(name), tr("Bytes over the union time of the copies in this direction"),
             Unit::Bandwidth, [g = kind.gbs](const RS &r) { return r.*g; });
     }
+    // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).
+    bool unified = false;
+    for (const RS &r : m_summary.repetitions)
+        unified = unified || r.unifiedMemory.any();
+    if (unified) {
+        add(tr("Migrated to the GPU"), tr("Managed memory the driver moved to the GPU (page faults and prefetches)"),
+            Unit::Bytes, [](const RS &r) { return double(r.unifiedMemory.h2dBytes); });
+        add(tr("Migration throughput to the GPU"), tr("Those bytes over the union time of the migrations"),
+            Unit::Bandwidth, [](const RS &r) { return r.unifiedMemory.h2dGBs; });
+        add(tr("Migrated to the host"), tr("Managed memory the driver moved to the host"), Unit::Bytes,
+            [](const RS &r) { return double(r.unifiedMemory.d2hBytes); });
+        add(tr("Migration throughput to the host"), tr("Those bytes over the union time of the migrations"),
+            Unit::Bandwidth, [](const RS &r) { return r.unifiedMemory.d2hGBs; });
+        add(tr("GPU page faults"), tr("Faults the GPU raised on managed memory that was not resident"), Unit::Count,
+            [](const RS &r) { return double(r.unifiedMemory.gpuPageFaults); });
+        add(tr("Page-fault handling"), tr("Union of the time the driver spent on fault groups, until their replay"),
+            Unit::Duration, [](const RS &r) { return double(r.unifiedMemory.gpuFaultNs); });
+    }
     add(tr("Host time in API calls"), tr("Time the host thread spent inside CUDA calls"), Unit::Duration,
         [](const RS &r) { return double(r.hostCallNs); });
     add(tr("Host blocked"), tr("The part of that spent in calls that waited for the GPU"), Unit::Duration,

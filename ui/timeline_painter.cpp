@@ -139,7 +139,7 @@ long long TimelinePainter::laneWorkEstimate(int laneIndex, const TimeMapping &ma
         return 0;
     const Lane &lane = m_model->lane(laneIndex);
     long long work = clipX1 - clipX0;
-    if (lane.kind == LaneKind::HostThread || lane.kind == LaneKind::Stream || lane.kind == LaneKind::CopyEngine) {
+    if (isIntervalLane(lane.kind)) {
         const auto [first, last] =
             lane.intervals.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
         work += (long long)(last - first);
@@ -166,6 +166,9 @@ int TimelinePainter::nominalHeight(const Lane &lane) const
     case LaneKind::Stream:
     case LaneKind::CopyEngine:
         return m_metrics.streamLaneHeight;
+    case LaneKind::Migration:
+    case LaneKind::PageFaults:
+        return m_metrics.counterLaneHeight;
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:
     case LaneKind::ComputeActivity:
@@ -269,6 +272,8 @@ bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
     case LaneKind::HostThread:
     case LaneKind::Stream:
     case LaneKind::CopyEngine:
+    case LaneKind::Migration:
+    case LaneKind::PageFaults:
         if (lane.queued.size() > 0)
             paintQueued(p, lane, rect, background, mapping, clipX0, clipX1);
         edgeDependent = paintIntervals(p, lane, rect, mapping, clipX0, clipX1);
@@ -333,6 +338,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         return false;
     bool edgeDependent = false;
     const bool host = lane.kind == LaneKind::HostThread;
+    const bool activities = isActivityLane(lane.kind);
     const double pad = rect.height() >= 16 ? 3 : 1;
     const double fullTop = rect.top() + pad;
     const double fullHeight = rect.height() - 2 * pad - 1;
@@ -599,7 +605,8 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         // Labels only where they fit, elided; the visible part of the bar so a long kernel that starts
         // off-screen still shows its name.
         const QRectF visible = r.intersected(QRectF(rect.left(), r.top(), rect.width(), r.height()));
-        if (visible.width() >= minLabelWidth && r.height() >= fm.height() * 0.8) {
+        // Activity lanes carry no names: their tooltips say what each record was.
+        if (!activities && visible.width() >= minLabelWidth && r.height() >= fm.height() * 0.8) {
             const QString &text = barLabel(fm, dpi, m_model->op(iv.ops[k]).nameId, int(visible.width() - 6));
             if (!text.isEmpty()) {
                 if (r.left() < rect.left() || r.right() > rect.right() + 1)

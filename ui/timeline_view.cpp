@@ -269,8 +269,7 @@ TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
     const int lane = layout.laneAt(pos.y());
     if (lane < 0)
         return {};
-    const LaneKind kind = m_model->lane(lane).kind;
-    if (kind != LaneKind::Stream && kind != LaneKind::HostThread && kind != LaneKind::CopyEngine)
+    if (!isIntervalLane(m_model->lane(lane).kind))
         return {};
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
     const qint64 tolerance = qint64(std::ceil(kPickPixels * mapping.nsPerPixel()));
@@ -791,10 +790,63 @@ void TimelineView::changeEvent(QEvent *event)
     QWidget::changeEvent(event);
 }
 
+int TimelineView::activityAt(const QPoint &pos) const
+{
+    if (!m_model)
+        return -1;
+    const TimelineLayout layout = m_painter->layout(rect());
+    if (!layout.plot.contains(pos))
+        return -1;
+    const int lane = layout.laneAt(pos.y());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
+    const qint64 tolerance = qint64(std::ceil(kPickPixels * mapping.nsPerPixel()));
+    return m_model->activityAt(lane, mapping.toNs(double(pos.x()) + 0.5), tolerance);
+}
+
+QString TimelineView::activityToolTipText(int index) const
+{
+    if (!m_model || index < 0 || std::size_t(index) >= m_model->rep().activities.size())
+        return {};
+    const engine::ActivityRecord &a = m_model->rep().activities[std::size_t(index)];
+    QStringList lines;
+    const QString cause = QString::fromStdString(std::string(engine::toString(a.detail))).replace(QLatin1Char('_'), QLatin1Char(' '));
+    switch (a.kind) {
+    case engine::ActivityKind::MigrationH2D:
+    case engine::ActivityKind::MigrationD2H: {
+        lines << tr("Page migration %1: %2")
+                     .arg(a.kind == engine::ActivityKind::MigrationH2D ? QStringLiteral("host → GPU") : QStringLiteral("GPU → host"),
+                          formatBytes(a.value));
+        lines << tr("start %1 · duration %2").arg(formatDuration(a.startNs - m_model->originNs()), formatDuration(a.durationNs()));
+        if (a.durationNs() > 0)
+            lines << tr("%1 over the migration").arg(formatGBs(double(a.value) / double(a.durationNs())));
+        lines << tr("cause: %1").arg(a.detail == engine::ActivityDetail::Coherence ? tr("a page fault (on-demand migration)")
+                                     : a.detail == engine::ActivityDetail::Prefetch ? tr("cudaMemPrefetchAsync")
+                                                                                     : cause);
+        break;
+    }
+    case engine::ActivityKind::GpuPageFaults:
+        lines << tr("%n GPU page fault(s) in one group", nullptr, int(a.value));
+        lines << tr("driver took the group at %1, replayed after %2")
+                     .arg(formatDuration(a.startNs - m_model->originNs()), formatDuration(a.durationNs()));
+        lines << tr("access: %1").arg(cause);
+        break;
+    default: lines << QString::fromStdString(std::string(engine::toString(a.kind))); break;
+    }
+    if (a.address)
+        lines << tr("address 0x%1").arg(a.address, 0, 16);
+    if (a.op >= 0 && a.op < m_model->opCount())
+        lines << tr("during '%1' (click to select it)").arg(QString::fromStdString(m_model->trace().name(m_model->op(a.op))));
+    return lines.join(QLatin1Char('\n'));
+}
+
 bool TimelineView::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
+        if (const int activity = activityAt(help->pos()); activity >= 0) {
+            QToolTip::showText(help->globalPos(), activityToolTipText(activity), this);
+            return true;
+        }
         const OpRef ref = opAt(help->pos());
         if (ref.isValid())
             QToolTip::showText(help->globalPos(), toolTipText(ref.op), this);

@@ -77,6 +77,9 @@ public:
 
     // The op drawn under a widget position (stream lanes: its GPU bar; host lanes: its API call).
     OpRef opAt(const QPoint &pos) const;
+    // The driver activity (index into the repetition's activities) under pos on an activity lane, else -1.
+    int activityAt(const QPoint &pos) const;
+    QString activityToolTipText(int activity) const;
     // The tooltip shown for an op: name, stream, start, duration, bytes, GB/s, memory kinds, host call.
     QString toolTipText(int op) const;
 

@@ -147,6 +147,16 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
         row("D2H bandwidth", spreadText(s.d2hGBs, gbs));
     if (s.d2dGBs.count)
         row("D2D bandwidth", spreadText(s.d2dGBs, gbs));
+    if (s.umGpuPageFaults.count) { // the driver's unified-memory records
+        auto bytes = [](double b) { return engine::formatBytes(static_cast<std::uint64_t>(b)); };
+        auto count = [](double n) { return std::to_string(std::llround(n)); };
+        row("UM migrated H2D", spreadText(s.umH2DBytes, bytes) +
+                                   (s.umH2DGBs.count ? ", at " + spreadText(s.umH2DGBs, gbs) : std::string()));
+        row("UM migrated D2H", spreadText(s.umD2HBytes, bytes) +
+                                   (s.umD2HGBs.count ? ", at " + spreadText(s.umD2HGBs, gbs) : std::string()));
+        row("UM GPU page faults", spreadText(s.umGpuPageFaults, count) + ", handled over " +
+                                      spreadText(s.umGpuFaultNs, ms));
+    }
     row("host time in API calls", spreadText(s.hostCallNs, ms));
     row("host blocked", spreadText(s.hostBlockedNs, ms));
     if (!trace.streams.empty()) {

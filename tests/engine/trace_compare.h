@@ -69,6 +69,15 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
                 return where + "kind/memory/api " + QString::fromUtf8(engine::toString(x.kind).data(), engine::toString(x.kind).size())
                        + " vs " + QString::fromUtf8(engine::toString(y.kind).data(), engine::toString(y.kind).size());
         }
+        if (ra.activities.size() != rb.activities.size())
+            return "repetition " + s(r) + " activity count " + s(ra.activities.size()) + " vs " + s(rb.activities.size());
+        for (std::size_t i = 0; i < ra.activities.size(); ++i) {
+            const auto &x = ra.activities[i], &y = rb.activities[i];
+            if (x.kind != y.kind || x.detail != y.detail || x.startNs != y.startNs || x.endNs != y.endNs ||
+                x.value != y.value || x.address != y.address || x.op != y.op)
+                return "repetition " + s(r) + " activity " + s(i) + " differs: " + s(x.startNs) + ".." + s(x.endNs) +
+                       " vs " + s(y.startNs) + ".." + s(y.endNs) + ", op " + s(x.op) + " vs " + s(y.op);
+        }
     }
     return {};
 }

@@ -40,6 +40,7 @@ private slots:
     void touchingSlicesAtAwkwardValues();
     void roundTripHandTrace();
     void roundTripNativeFile();
+    void unifiedMemoryTracks();
     void roundTripRealNsysExport();
     void threadsWriteTheSameBytes();
     void emptyTrace();
@@ -449,6 +450,42 @@ void TestChromeExport::roundTripHandTrace()
     QCOMPARE(back.hostName, t.hostName);
     QCOMPARE(back.title, t.title);
     QCOMPARE(back.source, t.source);
+}
+
+// The driver's unified-memory records go on tracks of their own in the GPU's process (overlapping
+// ones on overflow tracks, as Perfetto needs), and come back from StreamScope's own file unchanged.
+void TestChromeExport::unifiedMemoryTracks()
+{
+    auto t = richTrace();
+    auto add = [&](engine::ActivityKind kind, std::int64_t start, std::int64_t end, std::uint64_t value, int op) {
+        engine::ActivityRecord a;
+        a.kind = kind;
+        a.detail = kind == engine::ActivityKind::GpuPageFaults ? engine::ActivityDetail::Write
+                                                               : engine::ActivityDetail::Coherence;
+        a.startNs = start;
+        a.endNs = end;
+        a.value = value;
+        a.address = 0x7f1200000000ull + std::uint64_t(start);
+        a.op = op;
+        t.repetitions[1].activities.push_back(a);
+    };
+    add(engine::ActivityKind::GpuPageFaults, 100'000, 180'000, 12, 1);
+    add(engine::ActivityKind::GpuPageFaults, 120'000, 150'000, 3, 1); // overlaps the first group
+    add(engine::ActivityKind::MigrationH2D, 130'000, 140'000, 2u << 20, 1);
+    add(engine::ActivityKind::MigrationH2D, 140'000, 150'500, 2u << 20, 1); // touches the previous one
+    add(engine::ActivityKind::MigrationD2H, 200'000, 260'000, 64u << 20, -1);
+    add(engine::ActivityKind::RemoteMap, 270'000, 270'000, 4096, -1);
+    const std::string json = engine::toChromeJson(t);
+    QVERIFY(json.find("\"name\":\"page migration H2D\"") != std::string::npos);
+    QVERIFY(json.find("\"name\":\"GPU page faults (2)\"") != std::string::npos); // the overflow track
+    QVERIFY(json.find("\"name\":\"UM H2D 2 MiB\"") != std::string::npos);
+    const auto back = engine::chromeTraceFromJson(json, "um.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t, {});
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
 }
 
 void TestChromeExport::roundTripNativeFile()

@@ -24,6 +24,8 @@ private slots:
     void measurementFieldsRoundTrip();
     void formatOneReadsAsEventTimed();
     void formatTwoNeedsItsTiming();
+    void activitiesRoundTrip();
+    void formatTwoOpensWithoutActivities();
     void writeIsAtomic();
     void unwritableFolder();
     void missingFile();
@@ -143,7 +145,7 @@ void TestNativeFormat::measurementFieldsRoundTrip()
     copy.driverDstMem = engine::MemKind::Device;
     copy.flags |= engine::OpFlagEventTimed;
     const auto r = engine::fromNativeJson(engine::toNativeJson(t), "mem.sstrace");
-    QCOMPARE(r.formatVersion, 2);
+    QCOMPARE(r.formatVersion, engine::kTraceFormatVersion);
     QVERIFY(r.timing == engine::TimingSource::Cupti);
     QCOMPARE(r.timingNote, t.timingNote);
     QCOMPARE(test::traceDifference(t, r), QString());
@@ -168,7 +170,7 @@ void TestNativeFormat::formatOneReadsAsEventTimed()
     QCOMPARE(op.readyNs, std::int64_t(1000));
     QCOMPARE(op.eventEndNs, std::int64_t(5000));
     QCOMPARE(op.channel, -1);
-    // Written again, it is format 2 and still says events.
+    // Written again, it is the current format and still says events.
     const auto again = engine::fromNativeJson(engine::toNativeJson(t), "again.sstrace");
     QCOMPARE(again.formatVersion, engine::kTraceFormatVersion);
     QVERIFY(again.timing == engine::TimingSource::Events);
@@ -179,6 +181,91 @@ void TestNativeFormat::formatOneReadsAsEventTimed()
     QVERIFY(files.size() >= 10);
     for (const QString &f : files)
         QVERIFY(!engine::readNativeTrace(examples.filePath(f).toStdString()).repetitions.empty());
+}
+
+// A repetition's driver records (format 3): migrations, a fault group, an instant, a synchronisation.
+static engine::Trace traceWithActivities()
+{
+    auto t = richTrace();
+    t.timing = engine::TimingSource::Cupti;
+    auto add = [&](engine::ActivityKind kind, engine::ActivityDetail detail, std::int64_t start, std::int64_t end,
+                   std::uint64_t value, std::uint64_t address, int op) {
+        engine::ActivityRecord a;
+        a.kind = kind;
+        a.detail = detail;
+        a.startNs = start;
+        a.endNs = end;
+        a.value = value;
+        a.address = address;
+        a.op = op;
+        t.repetitions[0].activities.push_back(a);
+    };
+    add(engine::ActivityKind::GpuPageFaults, engine::ActivityDetail::Read, 10'000, 14'000, 37, 0x7f0000000000ull, 1);
+    add(engine::ActivityKind::MigrationH2D, engine::ActivityDetail::Coherence, 11'000, 13'000, 2u << 20, 0x7f0000000000ull, 1);
+    add(engine::ActivityKind::MigrationD2H, engine::ActivityDetail::Prefetch, 20'000, 25'000, 64u << 20, 0x7f0004000000ull, -1);
+    add(engine::ActivityKind::CpuPageFault, engine::ActivityDetail::Unknown, 30'000, 30'000, 1, 0x7f0004000000ull, -1);
+    add(engine::ActivityKind::Synchronization, engine::ActivityDetail::StreamSynchronize, 400'100, 400'900, 0, 0, 3);
+    return t;
+}
+
+void TestNativeFormat::activitiesRoundTrip()
+{
+    const auto t = traceWithActivities();
+    const std::string text = engine::toNativeJson(t);
+    QVERIFY(text.find("\"activity_columns\"") != std::string::npos);
+    const auto r = engine::fromNativeJson(text, "um.sstrace");
+    QCOMPARE(r.formatVersion, 3);
+    QCOMPARE(test::traceDifference(t, r), QString());
+    QCOMPARE(r.repetitions[0].activities.size(), std::size_t(5));
+    QVERIFY(r.repetitions[1].activities.empty());
+    // The analysis reads them back the same.
+    const auto um = engine::unifiedMemoryStats(r.repetitions[0]);
+    QCOMPARE(um.h2dBytes, std::uint64_t(2u << 20));
+    QCOMPARE(um.gpuPageFaults, std::uint64_t(37));
+    QCOMPARE(um.cpuPageFaults, 1);
+
+    // Bad activity rows are refused naming the row and the column.
+    auto refusal = [&](const std::string &from, const std::string &to) -> QString {
+        std::string bad = text;
+        const auto at = bad.find(from);
+        if (at == std::string::npos)
+            return "(pattern not found: " + QString::fromStdString(from) + ")";
+        bad.replace(at, from.size(), to);
+        try {
+            engine::fromNativeJson(bad, "um.sstrace");
+        } catch (const engine::Error &e) {
+            return QString::fromStdString(e.what());
+        }
+        return QStringLiteral("(accepted)");
+    };
+    QString msg = refusal("[\"gpu_page_faults\"", "[\"gpu_page_storm\"");
+    QVERIFY2(msg.contains("/repetitions/0/activities/0/0 (kind)") && msg.contains("gpu_page_storm"), qPrintable(msg));
+    msg = refusal("\"stream_synchronize\"", "\"stream_synchronise\"");
+    QVERIFY2(msg.contains("/activities/4/6 (detail)"), qPrintable(msg));
+    msg = refusal("400900,0,0,3,", "400900,0,0,99,");
+    QVERIFY2(msg.contains("/repetitions/0/activities/4/5") && msg.contains("op 99"), qPrintable(msg));
+    msg = refusal("[\"cpu_page_fault\",30000,30000", "[\"cpu_page_fault\",30000,29000");
+    QVERIFY2(msg.contains("/repetitions/0/activities/3"), qPrintable(msg));
+    msg = refusal("[\"cpu_page_fault\",30000,30000,1", "[\"cpu_page_fault\",30000,30000,-1");
+    QVERIFY2(msg.contains("/activities/3/3 (value)"), qPrintable(msg));
+}
+
+// A format 2 file (before the driver's records) opens, with no activities.
+void TestNativeFormat::formatTwoOpensWithoutActivities()
+{
+    std::string text = engine::toNativeJson(richTrace());
+    const std::string version = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
+    QVERIFY(text.find(version) != std::string::npos);
+    text.replace(text.find(version), version.size(), "\"version\": 2");
+    const std::string columns = "\"activity_columns\"";
+    const auto at = text.find(columns);
+    QVERIFY(at != std::string::npos);
+    text.replace(at, columns.size(), "\"not_in_format_2\""); // what a format 2 writer never wrote
+    const auto t = engine::fromNativeJson(text, "v2.sstrace");
+    QCOMPARE(t.formatVersion, 2);
+    QCOMPARE(test::traceDifference(richTrace(), t), QString());
+    for (const auto &rep : t.repetitions)
+        QVERIFY(rep.activities.empty());
 }
 
 void TestNativeFormat::formatTwoNeedsItsTiming()

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -532,6 +533,83 @@ private slots:
         QVERIFY2(median(h2dOverlapUs) < 2.0, "the H2D chunks share one link: they run one after another");
     }
 
+    // The managed-memory lesson under CUPTI: the faulting kernel shows its page faults and its many
+    // on-demand migrations, the prefetch one bulk transfer whose span is its execution, the kernel after
+    // it none; the synchronisation calls carry the driver's wait. Records are tied by address and time.
+    void unifiedMemoryRecords()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const Workload w = loadWorkloadFile((sourceDir() / "resources" / "workloads" / "managed.json").string());
+        RunOptions options;
+        options.repetitions = 3;
+        const Trace t = runWorkload(w, options);
+        QVERIFY2(t.timing == TimingSource::Cupti, t.timingNote.c_str());
+        if (const auto it = t.metadata.find("unified_memory_records"); it != t.metadata.end())
+            QSKIP(("this platform gives no unified-memory records: " + it->second).c_str());
+        auto opNamed = [&](const Repetition &r, const std::string &name) -> int {
+            for (std::size_t i = 0; i < r.ops.size(); ++i)
+                if (t.name(r.ops[i]) == name)
+                    return int(i);
+            return -1;
+        };
+        for (const Repetition &r : t.repetitions) {
+            const int faulting = opNamed(r, "kernel on faulting pages");
+            const int after = opNamed(r, "kernel after prefetch");
+            QVERIFY(faulting >= 0 && after >= 0);
+            int prefetch = -1;
+            for (std::size_t i = 0; i < r.ops.size(); ++i)
+                if (r.ops[i].kind == OpKind::Prefetch && int(i) > faulting && int(i) < after)
+                    prefetch = int(i);
+            QVERIFY(prefetch >= 0);
+            const UnifiedMemoryStats f = unifiedMemoryStats(r, faulting);
+            const UnifiedMemoryStats p = unifiedMemoryStats(r, prefetch);
+            const UnifiedMemoryStats a = unifiedMemoryStats(r, after);
+            int syncs = 0, coherence = 0, byPrefetch = 0;
+            for (const ActivityRecord &x : r.activities) {
+                syncs += x.kind == ActivityKind::Synchronization;
+                coherence += x.op == faulting && x.isMigration() && x.detail == ActivityDetail::Coherence;
+                byPrefetch += x.op == prefetch && x.isMigration() && x.detail == ActivityDetail::Prefetch;
+                QVERIFY(x.endNs >= x.startNs);
+            }
+            const OpRecord &k = r.ops[std::size_t(faulting)];
+            const OpRecord &pf = r.ops[std::size_t(prefetch)];
+            const OpRecord &ka = r.ops[std::size_t(after)];
+            qInfo("rep %d: faulting kernel %.1f us, %llu faults in %d groups, %d H2D migrations (%d on demand), "
+                  "%.1f MiB at %.1f GB/s; prefetch %.1f us, %d migrations (%d by prefetch), %.1f MiB at %.1f GB/s; "
+                  "kernel after prefetch %.1f us, %d migrations; %d synchronisation records; %zu records in all",
+                  r.index, k.gpuDurationNs() / 1e3, (unsigned long long)f.gpuPageFaults, f.gpuFaultGroups,
+                  f.h2dMigrations, coherence, f.h2dBytes / 1048576.0, f.h2dGBs, pf.gpuDurationNs() / 1e3,
+                  p.h2dMigrations, byPrefetch, p.h2dBytes / 1048576.0, p.h2dGBs, ka.gpuDurationNs() / 1e3,
+                  a.h2dMigrations, syncs, r.activities.size());
+            QVERIFY2(f.gpuFaultGroups >= 1 && f.gpuPageFaults >= 1, "the faulting kernel shows no page faults");
+            QVERIFY2(f.h2dMigrations >= 2, "the faulting kernel shows no on-demand migrations");
+            QVERIFY2(f.h2dBytes <= 64 * kMiB, "more migrated than the buffer holds");
+            QVERIFY2(p.h2dBytes >= 60 * kMiB && p.h2dBytes <= 64 * kMiB, "the prefetch did not move its 64 MiB");
+            QVERIFY2(byPrefetch >= 1, "no migration says it came from the prefetch");
+            QCOMPARE(a.h2dMigrations + a.gpuFaultGroups, 0);
+            // The prefetch's execution is its migrations' span.
+            std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = 0;
+            for (const ActivityRecord &x : r.activities)
+                if (x.op == prefetch && x.isMigration()) {
+                    lo = std::min(lo, x.startNs);
+                    hi = std::max(hi, x.endNs);
+                }
+            QCOMPARE(pf.gpuStartNs, lo);
+            QCOMPARE(pf.gpuEndNs, hi);
+            const double peak = t.devices.at(0).linkPeakGBs;
+            if (peak > 0)
+                QVERIFY2(p.h2dGBs <= peak * 1.02, qPrintable(QStringLiteral("prefetch at %1 GB/s, above the link's %2")
+                                                                 .arg(p.h2dGBs)
+                                                                 .arg(peak)));
+            QVERIFY2(syncs >= 2, "the workload's synchronisations have no driver records");
+            QVERIFY2(k.gpuDurationNs() > 2 * ka.gpuDurationNs(), "the faulting kernel is not slower than the one after the prefetch");
+        }
+        const TraceSummary s = summarize(t);
+        qInfo("summary: UM H2D %.1f MiB median at %.1f GB/s, %.0f GPU page faults, fault handling %.1f us",
+              s.umH2DBytes.median / 1048576.0, s.umH2DGBs.median, s.umGpuPageFaults.median, s.umGpuFaultNs.median / 1e3);
+    }
+
     // 32 streams of one 1 ms kernel. With CUDA's 8 hardware queues they run in four waves; with 32 (in a
     // process of its own, through the CLI) in one. Every kernel executes for 1 ms either way: the
     // waiting is queued time, not execution.
@@ -663,14 +741,23 @@ private slots:
         RunOptions options;
         options.instrument = false;
         options.nvtx = false;
-        const Trace t = runWorkload(workload("plain", {}, {stream("s0", {computeOp(1'000'000)})}, IssueOrder::StreamOrder, 3, 1),
-                                    options);
+        options.timing = TimingMode::Events;
+        const Workload w = workload("plain", {}, {stream("s0", {computeOp(1'000'000)})}, IssueOrder::StreamOrder, 3, 1);
+        const Trace t = runWorkload(w, options);
         QVERIFY(!t.repetitions.at(0).ops.at(0).hasGpu());
         QVERIFY(t.repetitions.at(0).ops.at(0).hasHost());
         const QStringList spans = QString::fromStdString(t.metadata.at("repetition_gpu_span_ns")).split(',');
         QCOMPARE(spans.size(), 3);
         for (const QString &s : spans)
             QVERIFY2(s.toLongLong() >= 900'000 && s.toLongLong() < 2'000'000, qPrintable(s));
+        // CUPTI alone (the overhead benchmark's third variant): execution from CUPTI, no events.
+        options.timing = TimingMode::Cupti;
+        const Trace c = runWorkload(w, options);
+        QVERIFY2(c.timing == TimingSource::Cupti, c.timingNote.c_str());
+        const OpRecord &k = c.repetitions.at(0).ops.at(0);
+        QVERIFY(k.hasGpu() && !(k.flags & OpFlagEventTimed));
+        QCOMPARE(k.readyNs, kNoTime);
+        QVERIFY2(k.gpuDurationNs() > 900'000 && k.gpuDurationNs() < 1'100'000, qPrintable(QString::number(k.gpuDurationNs())));
     }
 };
 

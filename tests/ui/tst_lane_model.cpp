@@ -205,6 +205,58 @@ private slots:
         QCOMPARE(LaneModel(trace, 0).laneCount(), 6);
     }
 
+    void unifiedMemoryLanes()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        engine::OpRecord kernel;
+        kernel.kind = engine::OpKind::Kernel;
+        kernel.stream = 0;
+        kernel.gpuStartNs = 1'000;
+        kernel.gpuEndNs = 9'000;
+        rep.ops.push_back(kernel);
+        auto add = [&](engine::ActivityKind kind, qint64 start, qint64 end, std::uint64_t value, int op) {
+            engine::ActivityRecord a;
+            a.kind = kind;
+            a.startNs = start;
+            a.endNs = end;
+            a.value = value;
+            a.op = op;
+            rep.activities.push_back(a);
+        };
+        add(engine::ActivityKind::GpuPageFaults, 1'500, 3'000, 40, 0);
+        add(engine::ActivityKind::MigrationH2D, 2'000, 2'500, 2u << 20, 0);
+        add(engine::ActivityKind::MigrationH2D, 2'600, 3'100, 2u << 20, 0);
+        add(engine::ActivityKind::MigrationD2H, 10'000, 12'000, 4u << 20, -1);
+        add(engine::ActivityKind::Synchronization, 100, 200, 0, -1); // not drawn: no lane for it
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        // stream, H2D, D2H, compute, page migration, GPU page faults, bandwidth
+        QCOMPARE(model.laneCount(), 7);
+        QCOMPARE(model.durationNs(), qint64(12'000 - 100)); // the extent takes the records in
+        const int migration = 4, faults = 5;
+        QVERIFY(model.lane(migration).kind == LaneKind::Migration);
+        QCOMPARE(model.lane(migration).subtitle, QStringLiteral("3 migrations · 4.00 MiB H2D · 4.00 MiB D2H"));
+        QCOMPARE(model.lane(migration).intervals.ops, (std::vector<qint32>{1, 2, 3})); // activity indexes
+        QCOMPARE(int(model.lane(migration).intervals.styles[0]), int(engine::OpKind::CopyH2D));
+        QCOMPARE(int(model.lane(migration).intervals.styles[2]), int(engine::OpKind::CopyD2H));
+        QVERIFY(model.lane(faults).kind == LaneKind::PageFaults);
+        QCOMPARE(model.lane(faults).subtitle, QStringLiteral("40 faults in 1 group"));
+        // Picking: the activity under the pointer, and the op it belongs to (none for the D2H one).
+        const qint64 o = model.originNs();
+        QCOMPARE(model.activityAt(migration, 2'700 - o, 0), 2);
+        QCOMPARE(model.opAt(migration, 2'700 - o, 0), 0);
+        QCOMPARE(model.activityAt(migration, 11'000 - o, 0), 3);
+        QCOMPARE(model.opAt(migration, 11'000 - o, 0), -1);
+        QCOMPARE(model.activityAt(faults, 2'000 - o, 0), 0);
+        QCOMPARE(model.activityAt(0, 2'000 - o, 0), -1); // a stream lane has no activities
+        // No records, no lanes.
+        trace.repetitions[0].activities.clear();
+        QCOMPARE(LaneModel(trace, 0).laneCount(), 5);
+    }
+
     void overlappingCounts()
     {
         // Three H2D copies on three streams, overlapping: the count climbs to 3 and comes back.
