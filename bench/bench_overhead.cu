@@ -37,6 +37,10 @@ int main(int argc, char **argv)
         RunOptions cuptiAlone = plain;
         cuptiAlone.timing = TimingMode::Cupti;
         std::vector<double> cuptiSpans;
+        // ... and without the kernels' queued/submitted timestamps (RunOptions::kernelLatency).
+        RunOptions cuptiLean = cuptiAlone;
+        cuptiLean.kernelLatency = false;
+        std::vector<double> leanSpans;
         // The same instrumentation timed by events alone: what CUPTI adds on top of the event pairs.
         RunOptions eventsOnly = instrumented;
         eventsOnly.timing = TimingMode::Events;
@@ -61,6 +65,9 @@ int main(int argc, char **argv)
             const Trace c = runWorkload(w, cuptiAlone);
             for (double s : bench::repetitionSpans(c))
                 cuptiSpans.push_back(s);
+            const Trace l = runWorkload(w, cuptiLean);
+            for (double s : bench::repetitionSpans(l))
+                leanSpans.push_back(s);
             last = std::move(a);
         }
 
@@ -84,13 +91,17 @@ int main(int argc, char **argv)
         const double cupti = bench::median(cuptiSpans);
         std::printf("%-34s %12.1f %12.1f %12.1f\n", "CUPTI alone (no per-op events)", cupti / 1e3,
                     bench::minOf(cuptiSpans) / 1e3, bench::maxOf(cuptiSpans) / 1e3);
+        const double lean = bench::median(leanSpans);
+        std::printf("%-34s %12.1f %12.1f %12.1f\n", "CUPTI alone, no latency timestamps", lean / 1e3,
+                    bench::minOf(leanSpans) / 1e3, bench::maxOf(leanSpans) / 1e3);
         std::printf("%-34s %12.1f %12.1f %12.1f\n", "one event pair per repetition", without / 1e3,
                     bench::minOf(withoutSpans) / 1e3, bench::maxOf(withoutSpans) / 1e3);
         std::printf("\nevents alone %+.2f%%; CUPTI on top of them %+.2f%%%s\n", without > 0 ? (events - without) / without * 100 : 0,
                     events > 0 ? (with - events) / events * 100 : 0,
                     last.metadata.count("cupti") && last.metadata.at("cupti").find("queued/submitted") != std::string::npos
                         ? " (kernel latency timestamps on)" : " (kernel latency timestamps off)");
-        std::printf("CUPTI alone %+.2f%%\n", without > 0 ? (cupti - without) / without * 100 : 0);
+        std::printf("CUPTI alone %+.2f%%, without latency timestamps %+.2f%%\n",
+                    without > 0 ? (cupti - without) / without * 100 : 0, without > 0 ? (lean - without) / without * 100 : 0);
         std::printf("overhead %+.2f%% (target <= 2%% %s)\n", overhead * 100,
                     applies ? (pass ? "met" : "MISSED") : "does not apply: ops shorter than 50 us");
 
@@ -103,6 +114,7 @@ int main(int argc, char **argv)
                                         {"instrumented_span_ns", {{"median", with}, {"min", bench::minOf(withSpans)}, {"max", bench::maxOf(withSpans)}}},
                                         {"plain_span_ns", {{"median", without}, {"min", bench::minOf(withoutSpans)}, {"max", bench::maxOf(withoutSpans)}}},
                                         {"events_span_ns", {{"median", events}, {"min", bench::minOf(eventSpans)}, {"max", bench::maxOf(eventSpans)}}},
+                                        {"cupti_alone_no_latency_span_ns", {{"median", lean}, {"min", bench::minOf(leanSpans)}, {"max", bench::maxOf(leanSpans)}}},
                                         {"cupti_alone_span_ns", {{"median", cupti}, {"min", bench::minOf(cuptiSpans)}, {"max", bench::maxOf(cuptiSpans)}}},
                                         {"timing", std::string(toString(last.timing))},
                                         {"shortest_op_ns", shortestOp},

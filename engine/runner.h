@@ -30,6 +30,7 @@ struct RunOptions {
     // they cost about 1.3 % of the overlap lesson's makespan on an H200 (bench_overhead), but without
     // them CUPTI slowed pageable copies of 4 MiB and more by a further 20-27 % there (measured twice,
     // alternating; the cause is inside CUPTI), and the bandwidth lesson is the one that measures those.
+    // Workloads with managed memory go without them: with them CUPTI lost unified-memory records.
     bool kernelLatency = true;
 };
 

@@ -27,12 +27,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -357,7 +358,21 @@ public:
         for (int i = 0; i < repetitions; ++i) {
             checkCancel();
             report(RunProgress::Phase::Measuring, i, repetitions, {});
-            runRepetition(i, /*measured=*/true);
+            // A repetition whose unified-memory records CUPTI lost runs again (it starts from the same
+            // state: the managed buffers on the host), up to kUnifiedMemoryAttempts times in all.
+            for (int attempt = 1;; ++attempt) {
+                m_unifiedMemoryLost = false;
+                runRepetition(i, /*measured=*/true);
+                if (!m_unifiedMemoryLost)
+                    break;
+                if (attempt == kUnifiedMemoryAttempts) {
+                    m_unifiedMemoryIncomplete.push_back(i);
+                    break;
+                }
+                m_trace.repetitions.pop_back();
+                m_repetitionSpans.pop_back();
+                m_unifiedMemoryRetries += 1;
+            }
         }
         finishMetadata();
         report(RunProgress::Phase::Done, repetitions, repetitions, {});
@@ -423,8 +438,14 @@ private:
                                                       : "not instrumented (overhead benchmark)";
             return;
         }
+        // Kernel latency timestamps lose unified-memory records: with them, on the H200, CUPTI delivered
+        // the whole of a repetition's migrations and fault groups in 2 runs of the managed lesson out of 6
+        // (the rest lacked their last migrations, every fault group and the prefetch after them); without
+        // them in 6 out of 6. So a workload with managed memory goes without them.
+        const bool managed = std::any_of(m_workload.buffers.begin(), m_workload.buffers.end(),
+                                         [](const BufferSpec &b) { return b.kind == BufferKind::Managed; });
         std::string why;
-        m_tracer = cupti::Tracer::start(why, m_options.kernelLatency);
+        m_tracer = cupti::Tracer::start(why, m_options.kernelLatency && !managed);
         if (!m_tracer) {
             fallBackToEvents("CUPTI could not be enabled: " + why);
             return;
@@ -434,6 +455,8 @@ private:
         if (!m_options.instrument)
             m_trace.timingNote = "CUPTI alone, without the per-op events (overhead benchmark): no stream-ready, "
                                  "no event end, so queued time counts from the host call";
+        if (managed && m_options.kernelLatency)
+            m_trace.metadata["kernel_latency"] = "off: with them CUPTI loses unified-memory records (managed memory)";
     }
 
     // Unified-memory migrations and page faults where the workload has managed memory. CUPTI
@@ -522,6 +545,36 @@ private:
         return best;
     }
 
+    // Whether CUPTI delivered the repetition's unified-memory records whole. On the H200 it sometimes
+    // did not: a repetition then lacked the tail of its records (the last migrations, every fault group,
+    // the prefetch after them), intermittently, whatever the flushing. The runner moves every managed
+    // buffer to the host before a repetition, so a prefetch to the GPU of a buffer that no earlier GPU
+    // op of the repetition touched must migrate: one with no migration record is evidence of the loss.
+    void checkUnifiedMemoryComplete(const Repetition &rep)
+    {
+        if (!m_tracer || !m_tracer->unifiedMemory())
+            return;
+        std::vector<const unsigned char *> touched;
+        auto wasTouched = [&](const unsigned char *p) { return std::find(touched.begin(), touched.end(), p) != touched.end(); };
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            const PreparedOp &op = m_ops[i];
+            const bool prefetch = op.kind == OpKind::Prefetch;
+            if (prefetch && op.spec->location < 0)
+                continue; // to the host: the buffer is there already
+            if (prefetch && op.target && !wasTouched(op.target)) {
+                const bool moved = std::any_of(rep.activities.begin(), rep.activities.end(), [&](const ActivityRecord &a) {
+                    return a.op == int(i) && a.isMigration();
+                });
+                if (!moved)
+                    m_unifiedMemoryLost = true;
+            }
+            if (!op.hostOnly)
+                for (const unsigned char *p : {op.target, op.src, op.dst})
+                    if (p)
+                        touched.push_back(p);
+        }
+    }
+
     // The repetition's unified-memory and synchronisation records, tied to their ops. A prefetch that
     // moved data gets its migrations' span as its execution (CUDA makes no memcpy record for it).
     void applyActivities(Repetition &rep, const std::vector<const cupti::GpuRecord *> &records, std::int64_t repStartNs)
@@ -551,6 +604,7 @@ private:
         }
         std::stable_sort(rep.activities.begin(), rep.activities.end(),
                          [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
+        checkUnifiedMemoryComplete(rep);
         std::vector<std::pair<std::int64_t, std::int64_t>> span(rep.ops.size(), {kNoTime, kNoTime});
         for (const ActivityRecord &a : rep.activities) {
             if (!a.isMigration() || a.op < 0 || rep.ops[std::size_t(a.op)].kind != OpKind::Prefetch)
@@ -582,12 +636,51 @@ private:
         return false;
     }
 
+    // The repetition's records. Unified-memory records come from the UVM driver on a path of their own
+    // and complete later than the others: a forced flush right after the repetition handed them over
+    // unfinished (no start time) on the H200, and they never came again. So where they are on, take
+    // the completed buffers until no unified-memory record has come for four polls 5 ms apart (half a
+    // second at most; the device is idle, nothing is measured), then force out the rest.
+    bool takeRecords(cupti::Batch &batch, const std::string &context)
+    {
+        if (m_tracer && m_tracer->unifiedMemory()) {
+            int quiet = 0;
+            for (int poll = 0; poll < 100 && quiet < 4; ++poll) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                cupti::Batch more;
+                std::string why;
+                if (!m_tracer->flush(more, why, /*forced=*/false)) {
+                    fallBackToEvents("CUPTI failed during " + context + ": " + why);
+                    return false;
+                }
+                bool any = false;
+                for (const cupti::GpuRecord &g : more.records)
+                    any = any || g.kind == cupti::GpuRecord::Kind::UnifiedMemory;
+                quiet = any ? 0 : quiet + 1;
+                batch.dropped += more.dropped;
+                batch.incomplete += more.incomplete;
+                batch.records.insert(batch.records.end(), more.records.begin(), more.records.end());
+            }
+        }
+        cupti::Batch rest;
+        if (!flushRecords(rest, context))
+            return false;
+        batch.dropped += rest.dropped;
+        batch.incomplete += rest.incomplete;
+        batch.records.insert(batch.records.end(), rest.records.begin(), rest.records.end());
+        return true;
+    }
+
     // Takes the repetition's records and makes them the ops' execution intervals.
-    void applyRecords(Repetition &rep, const std::string &context)
+    void applyRecords(Repetition &rep, const std::string &context, std::int64_t previousRepEndNs)
     {
         cupti::Batch batch;
-        if (!flushRecords(batch, context))
+        if (!takeRecords(batch, context))
             return;
+        m_incompleteUnifiedMemoryRecords += batch.incomplete;
+        for (const cupti::GpuRecord &g : batch.records)
+            if (g.kind == cupti::GpuRecord::Kind::UnifiedMemory && g.startNs < previousRepEndNs)
+                m_lateUnifiedMemoryRecords += 1; // belongs to an earlier repetition, already recorded
         if (batch.dropped > 0)
             throw Error(ErrorKind::Cuda, context + ": CUPTI dropped " + std::to_string(batch.dropped) +
                                              " activity records, so some ops have no execution time; "
@@ -596,6 +689,7 @@ private:
         std::vector<const cupti::GpuRecord *> activities;
         for (const cupti::GpuRecord &g : batch.records) {
             if (g.kind == cupti::GpuRecord::Kind::UnifiedMemory || g.kind == cupti::GpuRecord::Kind::Synchronization) {
+                m_unifiedMemoryRecords += g.kind == cupti::GpuRecord::Kind::UnifiedMemory;
                 activities.push_back(&g);
                 continue;
             }
@@ -1045,13 +1139,15 @@ private:
         releaseHold();
         // Errors of the queued work (a kernel fault, a failed copy) surface here.
         STREAMSCOPE_CUDA_CHECK(context + ": waiting for the GPU", cudaDeviceSynchronize());
+        const std::int64_t previousRepEndNs = m_repEndNs;
+        m_repEndNs = hostNowNs();
 
         if (m_hold && static_cast<volatile int *>(m_holdFlags.get())[1] != 0)
             m_holdTimeouts += 1;
         if (!measured) {
             if (m_tracer) { // the warm-up's records are not kept, but must not pile up
                 cupti::Batch discarded;
-                flushRecords(discarded, context);
+                takeRecords(discarded, context);
             }
             return;
         }
@@ -1079,7 +1175,7 @@ private:
             }
         }
         if (m_tracer)
-            applyRecords(rep, context);
+            applyRecords(rep, context, previousRepEndNs);
         for (OpRecord &r : rep.ops)
             if (isHostBlocking(r))
                 r.flags |= OpFlagHostBlocking;
@@ -1284,6 +1380,32 @@ private:
                                                                                : " (CUDA's default)");
         if (m_trace.timing == TimingSource::Cupti) {
             md["cupti"] = m_cuptiDescription;
+            // Every measured repetition moves the managed buffers (the runner sends them back to the
+            // host first), so a run with none of their records did not get them: say so.
+            if (m_tracer && m_tracer->unifiedMemory() && m_unifiedMemoryRecords == 0 && !m_trace.repetitions.empty())
+                md["unified_memory_records"] = "enabled, but CUPTI delivered none in this run";
+            if (m_unifiedMemoryRetries > 0)
+                md["unified_memory_retries"] = std::to_string(m_unifiedMemoryRetries) +
+                                               " repetitions ran again: CUPTI had lost part of their unified-memory "
+                                               "records (a prefetch to the GPU came without its migrations)";
+            if (!m_unifiedMemoryIncomplete.empty()) {
+                std::string list;
+                for (const int r : m_unifiedMemoryIncomplete)
+                    list += (list.empty() ? "" : ", ") + std::to_string(r + 1);
+                md["unified_memory_incomplete_repetitions"] =
+                    "repetitions " + list + " lack part of their unified-memory records after " +
+                    std::to_string(kUnifiedMemoryAttempts) + " attempts each (CUPTI lost them)";
+                m_trace.timingNote += (m_trace.timingNote.empty() ? "" : "; ") +
+                                      md["unified_memory_incomplete_repetitions"];
+            }
+            if (m_incompleteUnifiedMemoryRecords > 0)
+                md["unified_memory_incomplete_records"] =
+                    std::to_string(m_incompleteUnifiedMemoryRecords) +
+                    " unified-memory records came without a start time and are left out";
+            if (m_lateUnifiedMemoryRecords > 0)
+                md["unified_memory_late_records"] =
+                    std::to_string(m_lateUnifiedMemoryRecords) +
+                    " unified-memory records came after their repetition had been recorded and are left out";
             if (m_missingRecords > 0) {
                 md["cupti_missing_records"] = std::to_string(m_missingRecords);
                 m_trace.timingNote = std::to_string(m_missingRecords) +
@@ -1327,6 +1449,14 @@ private:
 
     bool m_hasManaged = false;
     std::int64_t m_repHostStartNs = 0; // when the current repetition began on the host
+    std::uint64_t m_unifiedMemoryRecords = 0; // over the measured repetitions, those dropped included
+    std::uint64_t m_lateUnifiedMemoryRecords = 0; // came after their repetition had been recorded
+    std::uint64_t m_incompleteUnifiedMemoryRecords = 0; // came without a start time
+    std::int64_t m_repEndNs = 0;                // when the last repetition's work was done, on the host
+    static constexpr int kUnifiedMemoryAttempts = 5;
+    bool m_unifiedMemoryLost = false;            // the repetition just run lacks unified-memory records
+    int m_unifiedMemoryRetries = 0;
+    std::vector<int> m_unifiedMemoryIncomplete;  // repetitions that still lacked them after every attempt
     bool m_hold = false;
     bool m_holding = false;
     std::string m_holdReason;

@@ -85,7 +85,7 @@ ActivityDetail migrationCause(std::uint32_t flags)
     switch (flags) {
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER: return ActivityDetail::User;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_COHERENCE: return ActivityDetail::Coherence;
-    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH: return ActivityDetail::Prefetch;
+    case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH: return ActivityDetail::Speculative;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_EVICTION: return ActivityDetail::Eviction;
     case CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_ACCESS_COUNTERS: return ActivityDetail::AccessCounters;
     default: return ActivityDetail::Unknown;
@@ -163,6 +163,7 @@ struct Gathered {
     std::vector<GpuRecord> records;
     std::unordered_map<std::uint32_t, std::uint64_t> external; // correlation id -> our external id
     std::uint64_t dropped = 0;
+    std::uint64_t incomplete = 0;
 };
 
 Gathered &gathered()
@@ -208,6 +209,7 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
 {
     std::vector<GpuRecord> records;
     std::vector<std::pair<std::uint32_t, std::uint64_t>> external;
+    std::uint64_t incomplete = 0;
     CUpti_Activity *record = nullptr;
     while (validSize > 0 && cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
         switch (record->kind) {
@@ -235,8 +237,11 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
         }
         case CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER: {
             GpuRecord r;
-            if (unifiedMemoryRecord(reinterpret_cast<const CUpti_ActivityUnifiedMemoryCounter3 *>(record), r))
+            const auto *u = reinterpret_cast<const CUpti_ActivityUnifiedMemoryCounter3 *>(record);
+            if (unifiedMemoryRecord(u, r))
                 records.push_back(r);
+            else if (u->start == 0)
+                incomplete += 1;
             break;
         }
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
@@ -272,6 +277,7 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
     for (const auto &[correlation, id] : external)
         g.external[correlation] = id;
     g.dropped += dropped;
+    g.incomplete += incomplete;
 }
 
 // Callbacks and the clock are registered once per process; CUPTI keeps them across enable/disable.
@@ -295,8 +301,13 @@ void disableAll()
 {
     for (const CUpti_ActivityKind kind : kKinds)
         cuptiActivityDisable(kind);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER);
 }
+
+// Unified-memory counters stay configured and enabled for the rest of the process once a run asked
+// for them: on the H200 a second configure-and-enable in one process (the GPU test that runs the
+// managed lesson after the presets) delivered no records at all. Records that come while no tracer
+// runs are dropped by the next start().
+bool g_unifiedMemoryOn = false;
 
 } // namespace
 
@@ -336,6 +347,7 @@ std::unique_ptr<Tracer> Tracer::start(std::string &whyNot, bool kernelLatency)
     g.records.clear();
     g.external.clear();
     g.dropped = 0;
+    g.incomplete = 0;
     return tracer;
 }
 
@@ -354,6 +366,10 @@ bool Tracer::enableUnifiedMemory(int device, std::string &whyNot)
 {
     if (m_unifiedMemory)
         return true;
+    if (g_unifiedMemoryOn) {
+        m_unifiedMemory = true;
+        return true;
+    }
     std::vector<CUpti_ActivityUnifiedMemoryCounterConfig> config;
     for (const CUpti_ActivityUnifiedMemoryCounterKind kind : kUnifiedMemoryCounters) {
         CUpti_ActivityUnifiedMemoryCounterConfig c{};
@@ -372,7 +388,16 @@ bool Tracer::enableUnifiedMemory(int device, std::string &whyNot)
         whyNot = failed("cuptiActivityEnable(UNIFIED_MEMORY_COUNTER)", r);
         return false;
     }
+    // CUPTI reads the UVM driver's events in its worker thread, which wakes by its own heuristics; a
+    // faulting kernel makes thousands of them in a few milliseconds, and on the H200 the tail of a
+    // repetition's (its last migrations, its fault groups, the prefetch after it) was sometimes never
+    // delivered. Waking it every millisecond keeps up with them.
+    if (const CUptiResult r = cuptiActivityFlushPeriod(1); r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiActivityFlushPeriod", r);
+        return false;
+    }
     m_unifiedMemory = true;
+    g_unifiedMemoryOn = true;
     return true;
 }
 
@@ -395,9 +420,9 @@ bool Tracer::pop(std::string &whyNot)
     return true;
 }
 
-bool Tracer::flush(Batch &out, std::string &whyNot)
+bool Tracer::flush(Batch &out, std::string &whyNot, bool forced)
 {
-    if (const CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS) {
+    if (const CUptiResult r = cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); r != CUPTI_SUCCESS) {
         whyNot = failed("cuptiActivityFlushAll", r);
         return false;
     }
@@ -407,6 +432,8 @@ bool Tracer::flush(Batch &out, std::string &whyNot)
     g.records.clear();
     out.dropped = g.dropped;
     g.dropped = 0;
+    out.incomplete = g.incomplete;
+    g.incomplete = 0;
     for (GpuRecord &r : out.records) {
         const auto it = g.external.find(r.correlationId);
         r.externalId = it == g.external.end() ? 0 : it->second;

@@ -47,6 +47,7 @@ struct GpuRecord {
 struct Batch {
     std::vector<GpuRecord> records;     // external ids resolved
     std::uint64_t dropped = 0;          // records CUPTI dropped since the previous flush
+    std::uint64_t incomplete = 0;       // unified-memory records that came without a start time (left out)
 };
 
 // A tracing session: enables the activity kinds on construction and disables them on destruction.
@@ -68,9 +69,11 @@ public:
     bool push(std::uint64_t externalId, std::string &whyNot);
     bool pop(std::string &whyNot);
 
-    // Flushes every completed record (call after the GPU is idle) and returns them with their
-    // external ids. False, with `whyNot`, when the flush failed.
-    bool flush(Batch &out, std::string &whyNot);
+    // Flushes records (call after the GPU is idle) and returns them with their external ids. `forced`
+    // takes every buffer, also those still holding records CUPTI has not completed (they come out
+    // incomplete); otherwise only buffers whose records are all complete. False, with `whyNot`, when
+    // the flush failed.
+    bool flush(Batch &out, std::string &whyNot, bool forced = true);
 
     // Unified-memory records (migrations, GPU and CPU page faults, thrashing, throttling, remote maps)
     // for `device`: call after CUDA started (CUPTI configures the counters through the driver), only

@@ -28,9 +28,9 @@ constexpr std::array<std::string_view, 3> kTimingSourceNames = {"events", "cupti
 constexpr std::array<std::string_view, 8> kActivityKindNames = {
     "migration_h2d", "migration_d2h", "gpu_page_faults", "cpu_page_fault", "thrashing", "throttling",
     "remote_map", "synchronization"};
-constexpr std::array<std::string_view, 13> kActivityDetailNames = {
-    "unknown", "user", "coherence", "prefetch", "eviction", "access_counters", "read", "write", "atomic",
-    "event_synchronize", "stream_wait_event", "stream_synchronize", "context_synchronize"};
+constexpr std::array<std::string_view, 14> kActivityDetailNames = {
+    "unknown", "user", "coherence", "speculative", "eviction", "access_counters", "read", "write", "atomic",
+    "prefetch", "event_synchronize", "stream_wait_event", "stream_synchronize", "context_synchronize"};
 } // namespace
 
 std::string_view toString(ActivityKind kind) { return kActivityKindNames.at(static_cast<std::size_t>(kind)); }
@@ -114,6 +114,10 @@ std::int64_t OpRecord::transferEndNs() const
 
 double OpRecord::gbPerSecond() const
 {
+    // A prefetch's bytes are the range it asked for, not what moved (often nothing, the pages being
+    // there already): its throughput is its migrations' (unifiedMemoryStats), where they were recorded.
+    if (kind == OpKind::Prefetch)
+        return 0;
     const std::int64_t ns = hasGpu() ? transferEndNs() - transferStartNs() : 0;
     if (bytes == 0 || ns <= 0)
         return 0;

@@ -150,14 +150,15 @@ enum class ActivityKind : std::uint8_t {
 // What caused a migration, what access raised a fault, or which call a synchronisation was.
 enum class ActivityDetail : std::uint8_t {
     Unknown,
-    User,              // migrations: an explicit request
+    User,              // migrations: an explicit request (cudaMemPrefetchAsync)
     Coherence,         // migrations: a page fault needed the data (on-demand migration)
-    Prefetch,          // migrations: cudaMemPrefetchAsync
+    Speculative,       // migrations: the driver moved pages near a fault before they were touched
     Eviction,          // migrations: the GPU's memory was full
     AccessCounters,    // migrations: the access counters asked for it
-    Read,              // page faults
+    Read,              // page faults: the access that faulted
     Write,
     Atomic,
+    Prefetch,          // page faults: raised by a prefetch
     EventSynchronize,  // synchronisation: cudaEventSynchronize
     StreamWaitEvent,   // cudaStreamWaitEvent
     StreamSynchronize, // cudaStreamSynchronize

@@ -425,6 +425,7 @@ void LaneModel::buildActivityLanes()
             break;
         case engine::ActivityKind::GpuPageFaults:
             lane = &faults;
+            style = engine::OpKind::CopyD2D; // reddish purple: apart from every kind a managed workload draws
             faultCount += a.value;
             break;
         default: break;

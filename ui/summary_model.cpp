@@ -85,14 +85,23 @@ void SummaryModel::rebuildRows()
     for (const RS &r : m_summary.repetitions)
         unified = unified || r.unifiedMemory.any();
     if (unified) {
-        add(tr("Migrated to the GPU"), tr("Managed memory the driver moved to the GPU (page faults and prefetches)"),
-            Unit::Bytes, [](const RS &r) { return double(r.unifiedMemory.h2dBytes); });
-        add(tr("Migration throughput to the GPU"), tr("Those bytes over the union time of the migrations"),
-            Unit::Bandwidth, [](const RS &r) { return r.unifiedMemory.h2dGBs; });
-        add(tr("Migrated to the host"), tr("Managed memory the driver moved to the host"), Unit::Bytes,
-            [](const RS &r) { return double(r.unifiedMemory.d2hBytes); });
-        add(tr("Migration throughput to the host"), tr("Those bytes over the union time of the migrations"),
-            Unit::Bandwidth, [](const RS &r) { return r.unifiedMemory.d2hGBs; });
+        bool toGpu = false, toHost = false; // a direction nothing moved in would only add rows of zeros
+        for (const RS &r : m_summary.repetitions) {
+            toGpu = toGpu || r.unifiedMemory.h2dBytes > 0;
+            toHost = toHost || r.unifiedMemory.d2hBytes > 0;
+        }
+        if (toGpu) {
+            add(tr("Migrated to the GPU"), tr("Managed memory the driver moved to the GPU (page faults and prefetches)"),
+                Unit::Bytes, [](const RS &r) { return double(r.unifiedMemory.h2dBytes); });
+            add(tr("Migration throughput to the GPU"), tr("Those bytes over the union time of the migrations"),
+                Unit::Bandwidth, [](const RS &r) { return r.unifiedMemory.h2dGBs; });
+        }
+        if (toHost) {
+            add(tr("Migrated to the host"), tr("Managed memory the driver moved to the host"), Unit::Bytes,
+                [](const RS &r) { return double(r.unifiedMemory.d2hBytes); });
+            add(tr("Migration throughput to the host"), tr("Those bytes over the union time of the migrations"),
+                Unit::Bandwidth, [](const RS &r) { return r.unifiedMemory.d2hGBs; });
+        }
         add(tr("GPU page faults"), tr("Faults the GPU raised on managed memory that was not resident"), Unit::Count,
             [](const RS &r) { return double(r.unifiedMemory.gpuPageFaults); });
         add(tr("Page-fault handling"), tr("Union of the time the driver spent on fault groups, until their replay"),

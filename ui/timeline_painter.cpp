@@ -1185,6 +1185,29 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
         const QColor c = m_palette->opColor(kind);
         entry(OpPalette::label(kind), [&](const QRect &s) { p.fillRect(s, c); });
     }
+    // The driver's unified-memory records, in the colours their lanes draw them with.
+    bool toGpu = false, toHost = false, faults = false;
+    for (const auto &lane : m_model->lanes()) {
+        if (lane.kind == LaneKind::PageFaults)
+            faults = true;
+        if (lane.kind != LaneKind::Migration)
+            continue;
+        for (const std::uint8_t style : lane.intervals.styles) {
+            toGpu = toGpu || OpKind(style & IntervalLane::kKindMask) == OpKind::CopyH2D;
+            toHost = toHost || OpKind(style & IntervalLane::kKindMask) == OpKind::CopyD2H;
+        }
+    }
+    const std::pair<bool, std::pair<OpKind, QString>> activityEntries[] = {
+        {toGpu, {OpKind::CopyH2D, QStringLiteral("migration to GPU")}},
+        {toHost, {OpKind::CopyD2H, QStringLiteral("migration to host")}},
+        {faults, {OpKind::CopyD2D, QStringLiteral("page-fault group")}},
+    };
+    for (const auto &[shown, what] : activityEntries) {
+        if (!shown)
+            continue;
+        const QColor c = m_palette->opColor(what.first);
+        entry(what.second, [&](const QRect &s) { p.fillRect(s, c); });
+    }
     bool anyHost = false;
     for (const auto &lane : m_model->lanes())
         anyHost = anyHost || (lane.kind == LaneKind::HostThread && lane.intervals.size() > 0);

@@ -820,8 +820,10 @@ QString TimelineView::activityToolTipText(int index) const
         if (a.durationNs() > 0)
             lines << tr("%1 over the migration").arg(formatGBs(double(a.value) / double(a.durationNs())));
         lines << tr("cause: %1").arg(a.detail == engine::ActivityDetail::Coherence ? tr("a page fault (on-demand migration)")
-                                     : a.detail == engine::ActivityDetail::Prefetch ? tr("cudaMemPrefetchAsync")
-                                                                                     : cause);
+                                     : a.detail == engine::ActivityDetail::User ? tr("an explicit request (cudaMemPrefetchAsync)")
+                                     : a.detail == engine::ActivityDetail::Speculative
+                                         ? tr("the driver's speculative prefetch near a fault")
+                                         : cause);
         break;
     }
     case engine::ActivityKind::GpuPageFaults:

@@ -57,8 +57,8 @@ void printOpTable(const engine::Trace &trace, int rows, std::ostream &out)
         const auto origin = trace.extent(r).first;
         int fallback = 0;
         for (const auto &op : trace.repetitions[r].ops) {
-            const int key = op.opIndex >= 0 ? op.opIndex : fallback;
-            ++fallback;
+            const int position = fallback++;
+            const int key = op.opIndex >= 0 ? op.opIndex : position;
             Samples &s = byIndex[key];
             if (!s.first)
                 s.first = &op;
@@ -69,6 +69,12 @@ void printOpTable(const engine::Trace &trace, int rows, std::ostream &out)
                 s.dur.push_back(static_cast<double>(op.gpuDurationNs()));
             if (op.gbPerSecond() > 0)
                 s.gbs.push_back(op.gbPerSecond());
+            // A prefetch: what its migrations moved over its execution (their span), where recorded.
+            if (op.kind == engine::OpKind::Prefetch && op.gpuDurationNs() > 0) {
+                const auto um = engine::unifiedMemoryStats(trace.repetitions[r], position);
+                if (um.h2dBytes + um.d2hBytes > 0)
+                    s.gbs.push_back(double(um.h2dBytes + um.d2hBytes) / double(op.gpuDurationNs()));
+            }
             if (op.hasHost())
                 s.host.push_back(static_cast<double>(op.hostDurationNs()));
         }
@@ -152,8 +158,9 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
         auto count = [](double n) { return std::to_string(std::llround(n)); };
         row("UM migrated H2D", spreadText(s.umH2DBytes, bytes) +
                                    (s.umH2DGBs.count ? ", at " + spreadText(s.umH2DGBs, gbs) : std::string()));
-        row("UM migrated D2H", spreadText(s.umD2HBytes, bytes) +
-                                   (s.umD2HGBs.count ? ", at " + spreadText(s.umD2HGBs, gbs) : std::string()));
+        if (s.umD2HBytes.max > 0)
+            row("UM migrated D2H", spreadText(s.umD2HBytes, bytes) +
+                                       (s.umD2HGBs.count ? ", at " + spreadText(s.umD2HGBs, gbs) : std::string()));
         row("UM GPU page faults", spreadText(s.umGpuPageFaults, count) + ", handled over " +
                                       spreadText(s.umGpuFaultNs, ms));
     }

@@ -202,7 +202,7 @@ static engine::Trace traceWithActivities()
     };
     add(engine::ActivityKind::GpuPageFaults, engine::ActivityDetail::Read, 10'000, 14'000, 37, 0x7f0000000000ull, 1);
     add(engine::ActivityKind::MigrationH2D, engine::ActivityDetail::Coherence, 11'000, 13'000, 2u << 20, 0x7f0000000000ull, 1);
-    add(engine::ActivityKind::MigrationD2H, engine::ActivityDetail::Prefetch, 20'000, 25'000, 64u << 20, 0x7f0004000000ull, -1);
+    add(engine::ActivityKind::MigrationD2H, engine::ActivityDetail::User, 20'000, 25'000, 64u << 20, 0x7f0004000000ull, -1);
     add(engine::ActivityKind::CpuPageFault, engine::ActivityDetail::Unknown, 30'000, 30'000, 1, 0x7f0004000000ull, -1);
     add(engine::ActivityKind::Synchronization, engine::ActivityDetail::StreamSynchronize, 400'100, 400'900, 0, 0, 3);
     return t;
