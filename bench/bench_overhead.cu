@@ -56,18 +56,10 @@ int main(int argc, char **argv)
                 for (const OpRecord &op : r.ops)
                     if (op.hasGpu() && isGpuWork(op.kind))
                         opDurations.push_back(double(op.gpuDurationNs()));
-            const Trace b = runWorkload(w, plain);
-            for (double s : bench::repetitionSpans(b))
-                withoutSpans.push_back(s);
-            const Trace e = runWorkload(w, eventsOnly);
-            for (double s : bench::repetitionSpans(e))
-                eventSpans.push_back(s);
-            const Trace c = runWorkload(w, cuptiAlone);
-            for (double s : bench::repetitionSpans(c))
-                cuptiSpans.push_back(s);
-            const Trace l = runWorkload(w, cuptiLean);
-            for (double s : bench::repetitionSpans(l))
-                leanSpans.push_back(s);
+            for (auto [options, spans] : {std::pair{&plain, &withoutSpans}, std::pair{&eventsOnly, &eventSpans},
+                                          std::pair{&cuptiAlone, &cuptiSpans}, std::pair{&cuptiLean, &leanSpans}})
+                for (double s : bench::repetitionSpans(runWorkload(w, *options)))
+                    spans->push_back(s);
             last = std::move(a);
         }
 
@@ -83,39 +75,40 @@ int main(int argc, char **argv)
                     reps, last.metadata["hold"].c_str());
         std::printf("GPU ops: shortest %.1f us, median %.1f us\n\n", shortestOp / 1e3, medianOp / 1e3);
         std::printf("%-34s %12s %12s %12s\n", "", "median us", "min us", "max us");
+        auto row = [](const std::string &label, const std::vector<double> &spans) {
+            std::printf("%-34s %12.1f %12.1f %12.1f\n", label.c_str(), bench::median(spans) / 1e3, bench::minOf(spans) / 1e3,
+                        bench::maxOf(spans) / 1e3);
+        };
+        row("CUPTI + events + NVTX per op (" + std::string(toString(last.timing)) + ")", withSpans);
+        row("events + NVTX per op", eventSpans);
+        row("CUPTI alone (no per-op events)", cuptiSpans);
+        row("CUPTI alone, no latency timestamps", leanSpans);
+        row("one event pair per repetition", withoutSpans);
         const double events = bench::median(eventSpans);
-        std::printf("%-34s %12.1f %12.1f %12.1f\n", ("CUPTI + events + NVTX per op (" + std::string(toString(last.timing)) + ")").c_str(),
-                    with / 1e3, bench::minOf(withSpans) / 1e3, bench::maxOf(withSpans) / 1e3);
-        std::printf("%-34s %12.1f %12.1f %12.1f\n", "events + NVTX per op", events / 1e3, bench::minOf(eventSpans) / 1e3,
-                    bench::maxOf(eventSpans) / 1e3);
         const double cupti = bench::median(cuptiSpans);
-        std::printf("%-34s %12.1f %12.1f %12.1f\n", "CUPTI alone (no per-op events)", cupti / 1e3,
-                    bench::minOf(cuptiSpans) / 1e3, bench::maxOf(cuptiSpans) / 1e3);
         const double lean = bench::median(leanSpans);
-        std::printf("%-34s %12.1f %12.1f %12.1f\n", "CUPTI alone, no latency timestamps", lean / 1e3,
-                    bench::minOf(leanSpans) / 1e3, bench::maxOf(leanSpans) / 1e3);
-        std::printf("%-34s %12.1f %12.1f %12.1f\n", "one event pair per repetition", without / 1e3,
-                    bench::minOf(withoutSpans) / 1e3, bench::maxOf(withoutSpans) / 1e3);
-        std::printf("\nevents alone %+.2f%%; CUPTI on top of them %+.2f%%%s\n", without > 0 ? (events - without) / without * 100 : 0,
-                    events > 0 ? (with - events) / events * 100 : 0,
+        auto above = [](double value, double base) { return base > 0 ? (value - base) / base * 100 : 0.0; }; // per cent
+        std::printf("\nevents alone %+.2f%%; CUPTI on top of them %+.2f%%%s\n", above(events, without), above(with, events),
                     last.metadata.count("cupti") && last.metadata.at("cupti").find("queued/submitted") != std::string::npos
                         ? " (kernel latency timestamps on)" : " (kernel latency timestamps off)");
-        std::printf("CUPTI alone %+.2f%%, without latency timestamps %+.2f%%\n",
-                    without > 0 ? (cupti - without) / without * 100 : 0, without > 0 ? (lean - without) / without * 100 : 0);
+        std::printf("CUPTI alone %+.2f%%, without latency timestamps %+.2f%%\n", above(cupti, without), above(lean, without));
         std::printf("overhead %+.2f%% (target <= 2%% %s)\n", overhead * 100,
                     applies ? (pass ? "met" : "MISSED") : "does not apply: ops shorter than 50 us");
 
+        auto spanJson = [](const std::vector<double> &spans) {
+            return nlohmann::json{{"median", bench::median(spans)}, {"min", bench::minOf(spans)}, {"max", bench::maxOf(spans)}};
+        };
         const nlohmann::json results = {{"benchmark", "bench_overhead"},
                                         {"workload", args.workload},
                                         {"device", bench::deviceJson(last)},
                                         {"rounds", kRounds},
                                         {"repetitions", reps},
                                         {"hold", last.metadata["hold"]},
-                                        {"instrumented_span_ns", {{"median", with}, {"min", bench::minOf(withSpans)}, {"max", bench::maxOf(withSpans)}}},
-                                        {"plain_span_ns", {{"median", without}, {"min", bench::minOf(withoutSpans)}, {"max", bench::maxOf(withoutSpans)}}},
-                                        {"events_span_ns", {{"median", events}, {"min", bench::minOf(eventSpans)}, {"max", bench::maxOf(eventSpans)}}},
-                                        {"cupti_alone_no_latency_span_ns", {{"median", lean}, {"min", bench::minOf(leanSpans)}, {"max", bench::maxOf(leanSpans)}}},
-                                        {"cupti_alone_span_ns", {{"median", cupti}, {"min", bench::minOf(cuptiSpans)}, {"max", bench::maxOf(cuptiSpans)}}},
+                                        {"instrumented_span_ns", spanJson(withSpans)},
+                                        {"plain_span_ns", spanJson(withoutSpans)},
+                                        {"events_span_ns", spanJson(eventSpans)},
+                                        {"cupti_alone_no_latency_span_ns", spanJson(leanSpans)},
+                                        {"cupti_alone_span_ns", spanJson(cuptiSpans)},
                                         {"timing", std::string(toString(last.timing))},
                                         {"shortest_op_ns", shortestOp},
                                         {"median_op_ns", medianOp},

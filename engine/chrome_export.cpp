@@ -331,6 +331,24 @@ void writeDurationBeforeNext(JsonOut &j, std::int64_t startNs, std::int64_t durN
         j.real(dur);
 }
 
+// A slice's place and time: ,"pid":..,"tid":..,"ts":..,"dur":.. with times relative to the file's
+// origin; a slice that touches the next one on its track gets the duration that stays before it.
+void writeSlicePlacement(JsonOut &j, int pid, int tid, std::int64_t startNs, std::int64_t durNs, bool touchesNext,
+                         std::int64_t trackFirstNs)
+{
+    j.raw(",\"pid\":");
+    j.integer(pid);
+    j.raw(",\"tid\":");
+    j.integer(tid);
+    j.raw(",\"ts\":");
+    j.micros(startNs);
+    j.raw(",\"dur\":");
+    if (touchesNext)
+        writeDurationBeforeNext(j, startNs, durNs, trackFirstNs);
+    else
+        j.micros(durNs);
+}
+
 void writeMetadataEvent(JsonOut &j, std::string_view what, int pid, int tid, std::string_view argKey,
                         std::string_view textValue, std::int64_t intValue, bool isText)
 {
@@ -425,17 +443,8 @@ void writeUnifiedMemory(JsonOut &j, const Trace &trace, std::int64_t origin, int
             }
             j.raw("{\"ph\":\"X\",\"cat\":\"unified_memory\",\"name\":");
             j.string(name);
-            j.raw(",\"pid\":");
-            j.integer(pid);
-            j.raw(",\"tid\":");
-            j.integer(tid + static_cast<int>(trackOf[i]));
-            j.raw(",\"ts\":");
-            j.micros(a.startNs - origin);
-            j.raw(",\"dur\":");
-            if (touchesNext[i])
-                writeDurationBeforeNext(j, a.startNs - origin, a.durationNs(), plan.firstStart[trackOf[i]] - origin);
-            else
-                j.micros(a.durationNs());
+            writeSlicePlacement(j, pid, tid + static_cast<int>(trackOf[i]), a.startNs - origin, a.durationNs(),
+                                touchesNext[i] != 0, plan.firstStart[trackOf[i]] - origin);
             j.raw(",\"args\":{\"kind\":");
             j.string(toString(a.kind));
             j.raw(",\"detail\":");
@@ -823,18 +832,8 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                 j.raw(gpuCategory(op.kind));
                 j.raw("\",\"name\":");
                 j.raw(quotedName(op));
-                j.raw(",\"pid\":");
-                j.integer(gpuPid);
-                j.raw(",\"tid\":");
-                j.integer(gpuTid);
-                j.raw(",\"ts\":");
-                j.micros(op.gpuStartNs - origin);
-                j.raw(",\"dur\":");
-                if (gpuTouchesNext[g])
-                    writeDurationBeforeNext(j, op.gpuStartNs - origin, op.gpuDurationNs(),
-                                            streamTrackFirst[static_cast<std::size_t>(sKey)][gpuTrack[g]] - origin);
-                else
-                    j.micros(op.gpuDurationNs());
+                writeSlicePlacement(j, gpuPid, gpuTid, op.gpuStartNs - origin, op.gpuDurationNs(), gpuTouchesNext[g] != 0,
+                                    streamTrackFirst[static_cast<std::size_t>(sKey)][gpuTrack[g]] - origin);
                 if (host)
                     bind(",\"flow_in\":true");
                 j.raw(",\"args\":{");
@@ -846,18 +845,9 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                 j.raw(op.kind == OpKind::HostWork ? "host_work" : "cuda_runtime");
                 j.raw("\",\"name\":");
                 j.string(apiNameOf(op));
-                j.raw(",\"pid\":");
-                j.integer(kHostPid);
-                j.raw(",\"tid\":");
-                j.integer(hostTid);
-                j.raw(",\"ts\":");
-                j.micros(op.hostStartNs - origin);
-                j.raw(",\"dur\":");
-                if (hostTouchesNext[g])
-                    writeDurationBeforeNext(j, op.hostStartNs - origin, op.hostDurationNs(),
-                                            threadTrackFirst[static_cast<std::size_t>(tKey)][hostTrack[g]] - origin);
-                else
-                    j.micros(op.hostDurationNs());
+                writeSlicePlacement(j, kHostPid, hostTid, op.hostStartNs - origin, op.hostDurationNs(),
+                                    hostTouchesNext[g] != 0,
+                                    threadTrackFirst[static_cast<std::size_t>(tKey)][hostTrack[g]] - origin);
                 if (gpu)
                     bind(",\"flow_out\":true");
                 // The host slice of a GPU op needs no more than its thread: the arrow leads to the GPU

@@ -428,41 +428,26 @@ private:
         }
     }
 
+    // An enum-valued column: the value its name reads back as, or an error naming the unknown name.
+    template <typename E>
+    void setEnum(E &out, std::optional<E> parsed, const std::string &path, std::size_t row, std::size_t col,
+                 std::string_view v, const char *what) const
+    {
+        if (!parsed)
+            rowFail(path, row, col, std::string("unknown ") + what + " \"" + std::string(v) + "\"");
+        out = *parsed;
+    }
+
     void setText(OpRecord &op, const std::string &path, std::size_t row, std::size_t col, std::string_view v) const
     {
         switch (col) {
-        case 1:
-            if (auto k = opKindFromString(v))
-                op.kind = *k;
-            else
-                rowFail(path, row, col, "unknown op kind \"" + std::string(v) + "\"");
-            break;
-        case 10:
-        case 11:
-            if (auto k = memKindFromString(v))
-                (col == 10 ? op.srcMem : op.dstMem) = *k;
-            else
-                rowFail(path, row, col, "unknown memory kind \"" + std::string(v) + "\"");
-            break;
-        case 12:
-            if (auto a = copyApiFromString(v))
-                op.api = *a;
-            else
-                rowFail(path, row, col, "unknown copy API \"" + std::string(v) + "\"");
-            break;
-        case 20:
-            if (auto t = channelTypeFromString(v))
-                op.channelType = *t;
-            else
-                rowFail(path, row, col, "unknown channel type \"" + std::string(v) + "\"");
-            break;
-        case 21:
-        case 22:
-            if (auto k = memKindFromString(v))
-                (col == 21 ? op.driverSrcMem : op.driverDstMem) = *k;
-            else
-                rowFail(path, row, col, "unknown memory kind \"" + std::string(v) + "\"");
-            break;
+        case 1: setEnum(op.kind, opKindFromString(v), path, row, col, v, "op kind"); break;
+        case 10: setEnum(op.srcMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
+        case 11: setEnum(op.dstMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
+        case 12: setEnum(op.api, copyApiFromString(v), path, row, col, v, "copy API"); break;
+        case 20: setEnum(op.channelType, channelTypeFromString(v), path, row, col, v, "channel type"); break;
+        case 21: setEnum(op.driverSrcMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
+        case 22: setEnum(op.driverDstMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
         default: rowFail(path, row, col, "expected a number, found a string");
         }
     }

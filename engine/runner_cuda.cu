@@ -626,11 +626,12 @@ private:
         return (std::uint64_t(m_repSeq) << 32) | std::uint64_t(&op - m_ops.data() + 1);
     }
 
-    // Flushes CUPTI's records into `batch`; on failure falls back to events naming it, and returns false.
-    bool flushRecords(cupti::Batch &batch, const std::string &context)
+    // Flushes CUPTI's records into `batch` (appending); on failure falls back to events naming it, and
+    // returns false.
+    bool flushRecords(cupti::Batch &batch, const std::string &context, bool forced = true)
     {
         std::string why;
-        if (m_tracer->flush(batch, why))
+        if (m_tracer->flush(batch, why, forced))
             return true;
         fallBackToEvents("CUPTI failed during " + context + ": " + why);
         return false;
@@ -647,28 +648,15 @@ private:
             int quiet = 0;
             for (int poll = 0; poll < 100 && quiet < 4; ++poll) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                cupti::Batch more;
-                std::string why;
-                if (!m_tracer->flush(more, why, /*forced=*/false)) {
-                    fallBackToEvents("CUPTI failed during " + context + ": " + why);
+                const std::size_t before = batch.records.size();
+                if (!flushRecords(batch, context, /*forced=*/false))
                     return false;
-                }
-                bool any = false;
-                for (const cupti::GpuRecord &g : more.records)
-                    any = any || g.kind == cupti::GpuRecord::Kind::UnifiedMemory;
+                const bool any = std::any_of(batch.records.begin() + std::ptrdiff_t(before), batch.records.end(),
+                                             [](const cupti::GpuRecord &g) { return g.kind == cupti::GpuRecord::Kind::UnifiedMemory; });
                 quiet = any ? 0 : quiet + 1;
-                batch.dropped += more.dropped;
-                batch.incomplete += more.incomplete;
-                batch.records.insert(batch.records.end(), more.records.begin(), more.records.end());
             }
         }
-        cupti::Batch rest;
-        if (!flushRecords(rest, context))
-            return false;
-        batch.dropped += rest.dropped;
-        batch.incomplete += rest.incomplete;
-        batch.records.insert(batch.records.end(), rest.records.begin(), rest.records.end());
-        return true;
+        return flushRecords(batch, context);
     }
 
     // Takes the repetition's records and makes them the ops' execution intervals.

@@ -428,13 +428,15 @@ bool Tracer::flush(Batch &out, std::string &whyNot, bool forced)
     }
     Gathered &g = gathered();
     const std::lock_guard lock(g.mutex);
-    out.records = std::move(g.records);
+    const std::size_t first = out.records.size();
+    out.records.insert(out.records.end(), g.records.begin(), g.records.end());
     g.records.clear();
-    out.dropped = g.dropped;
+    out.dropped += g.dropped;
     g.dropped = 0;
-    out.incomplete = g.incomplete;
+    out.incomplete += g.incomplete;
     g.incomplete = 0;
-    for (GpuRecord &r : out.records) {
+    for (std::size_t i = first; i < out.records.size(); ++i) {
+        GpuRecord &r = out.records[i];
         const auto it = g.external.find(r.correlationId);
         r.externalId = it == g.external.end() ? 0 : it->second;
     }

@@ -1,8 +1,10 @@
 // CUPTI activity tracing for the runner: what the GPU did, as it did it. Kernels (concurrent kernel
-// records, with queued/submitted timestamps where the driver gives them), memcpy, peer memcpy and
-// memset records, each tied to the workload op instance that issued it through CUPTI's external
-// correlation: the runner pushes an id around each op's API call, CUPTI pairs the id with the call's
-// correlation id, and every GPU record carries that correlation id. Nothing is matched by order.
+// records, with queued/submitted timestamps where the driver gives them), memcpy, peer memcpy, memset
+// and synchronisation records, each tied to the workload op instance that issued it through CUPTI's
+// external correlation: the runner pushes an id around each op's API call, CUPTI pairs the id with the
+// call's correlation id, and every record carries that correlation id. Nothing is matched by order.
+// Unified-memory records (migrations, page faults), which no API call owns, come too where asked for;
+// the runner ties them to ops by address and time.
 //
 // Timestamps come out on the runner's clock: a timestamp callback hands CUPTI the host steady clock
 // (CLOCK_MONOTONIC, as std::chrono::steady_clock on Linux), and CUPTI maps the GPU's timestamps onto
@@ -69,7 +71,8 @@ public:
     bool push(std::uint64_t externalId, std::string &whyNot);
     bool pop(std::string &whyNot);
 
-    // Flushes records (call after the GPU is idle) and returns them with their external ids. `forced`
+    // Flushes records (call after the GPU is idle) and appends them to `out` with their external ids,
+    // adding to its counts (so several flushes gather into one batch). `forced`
     // takes every buffer, also those still holding records CUPTI has not completed (they come out
     // incomplete); otherwise only buffers whose records are all complete. False, with `whyNot`, when
     // the flush failed.

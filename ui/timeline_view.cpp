@@ -259,7 +259,7 @@ void TimelineView::setHovered(OpRef ref)
     update();
 }
 
-TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
+TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
 {
     if (!m_model)
         return {};
@@ -267,13 +267,18 @@ TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
     if (!layout.plot.contains(pos))
         return {};
     const int lane = layout.laneAt(pos.y());
-    if (lane < 0)
-        return {};
-    if (!isIntervalLane(m_model->lane(lane).kind))
+    if (lane < 0 || !isIntervalLane(m_model->lane(lane).kind))
         return {};
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
-    const qint64 tolerance = qint64(std::ceil(kPickPixels * mapping.nsPerPixel()));
-    const int op = m_model->opAt(lane, mapping.toNs(double(pos.x()) + 0.5), tolerance);
+    return {lane, mapping.toNs(double(pos.x()) + 0.5), qint64(std::ceil(kPickPixels * mapping.nsPerPixel()))};
+}
+
+TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
+{
+    const Pick pick = pickAt(pos);
+    if (pick.lane < 0)
+        return {};
+    const int op = m_model->opAt(pick.lane, pick.ns, pick.toleranceNs);
     return op >= 0 ? OpRef{m_repetition, op} : OpRef{};
 }
 
@@ -792,15 +797,8 @@ void TimelineView::changeEvent(QEvent *event)
 
 int TimelineView::activityAt(const QPoint &pos) const
 {
-    if (!m_model)
-        return -1;
-    const TimelineLayout layout = m_painter->layout(rect());
-    if (!layout.plot.contains(pos))
-        return -1;
-    const int lane = layout.laneAt(pos.y());
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, m_zoom->windowStart(), m_zoom->windowEnd());
-    const qint64 tolerance = qint64(std::ceil(kPickPixels * mapping.nsPerPixel()));
-    return m_model->activityAt(lane, mapping.toNs(double(pos.x()) + 0.5), tolerance);
+    const Pick pick = pickAt(pos);
+    return pick.lane < 0 ? -1 : m_model->activityAt(pick.lane, pick.ns, pick.toleranceNs);
 }
 
 QString TimelineView::activityToolTipText(int index) const

@@ -131,6 +131,14 @@ private:
     void paintCached(QPainter &p, AreaCache &cache, const QRect &area, const std::function<void(QPainter &)> &paint);
     void setHovered(OpRef ref);
     void applyStyle();
+    // Where a pick at pos looks: an interval lane (lane -1 when pos is on none), the time under the
+    // pointer and the tolerance around it.
+    struct Pick {
+        int lane = -1;
+        qint64 ns = 0;
+        qint64 toleranceNs = 0;
+    };
+    Pick pickAt(const QPoint &pos) const;
 
     std::shared_ptr<const engine::Trace> m_trace;
     int m_repetition = 0;
