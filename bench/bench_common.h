@@ -14,17 +14,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/analysis.h"
-#include "engine/errors.h"
-#include "engine/file_util.h"
-#include "engine/trace.h"
+#include "engine/analysis/analysis.h"
+#include "engine/model/errors.h"
+#include "engine/model/trace.h"
+#include "engine/util/file_util.h"
 
 namespace streamscope::bench {
 
 struct Args {
-    std::string out;      // results file
+    std::string out; // results file
     std::string workload; // preset to run (the benchmarks that use one)
-    int reps = 0;         // 0 = the benchmark's default
+    int reps = 0; // 0 = the benchmark's default
 };
 
 inline Args parseArgs(int argc, char **argv, const std::string &name, const std::string &defaultWorkload = {})
@@ -64,10 +64,19 @@ inline Args parseArgs(int argc, char **argv, const std::string &name, const std:
     return args;
 }
 
-inline double median(std::vector<double> v) { return engine::spreadOf(std::move(v)).median; }
+inline double median(std::vector<double> v)
+{
+    return engine::spreadOf(std::move(v)).median;
+}
 
-inline double minOf(const std::vector<double> &v) { return v.empty() ? 0 : *std::min_element(v.begin(), v.end()); }
-inline double maxOf(const std::vector<double> &v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+inline double minOf(const std::vector<double> &v)
+{
+    return v.empty() ? 0 : *std::min_element(v.begin(), v.end());
+}
+inline double maxOf(const std::vector<double> &v)
+{
+    return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
 
 // The runner's per-repetition GPU span (start event to the last stream's end event), in ns.
 inline std::vector<double> repetitionSpans(const engine::Trace &trace)

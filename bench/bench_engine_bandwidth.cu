@@ -10,10 +10,10 @@
 #include <cuda_runtime.h>
 
 #include "bench/bench_common.h"
-#include "engine/cuda_check.h"
-#include "engine/cuda_raii.h"
-#include "engine/runner.h"
-#include "engine/workload.h"
+#include "engine/run/cuda_check.h"
+#include "engine/run/cuda_raii.h"
+#include "engine/run/runner.h"
+#include "engine/workload/workload.h"
 
 using namespace streamscope;
 using namespace streamscope::engine;
@@ -71,8 +71,9 @@ double plainGBs(BufferKind hostKind, CopyDirection dir, std::uint64_t bytes, int
     std::vector<double> gbs;
     for (int i = 0; i < reps + 3; ++i) {
         STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), stream.get()));
-        STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(h2d ? dev.get() : host.get(), h2d ? host.get() : dev.get(), bytes,
-                                                        h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream.get()));
+        STREAMSCOPE_CUDA_CHECK(context,
+                               cudaMemcpyAsync(h2d ? dev.get() : host.get(), h2d ? host.get() : dev.get(), bytes,
+                                               h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream.get()));
         STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), stream.get()));
         STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
         float ms = 0;
@@ -92,7 +93,8 @@ int main(int argc, char **argv)
         const std::vector<DeviceInfo> devices = listDevices();
         std::printf("device 0: %s, PCIe gen %d x%d (peak %.1f GB/s per direction)\n\n", devices.at(0).name.c_str(),
                     devices[0].pcieGeneration, devices[0].pcieWidth, devices[0].linkPeakGBs);
-        std::printf("%-9s %-4s %9s %12s %12s %7s  %s\n", "host", "dir", "size", "engine GB/s", "plain GB/s", "ratio", "target");
+        std::printf("%-9s %-4s %9s %12s %12s %7s  %s\n", "host", "dir", "size", "engine GB/s", "plain GB/s", "ratio",
+                    "target");
 
         nlohmann::json rows = nlohmann::json::array();
         bool ok = true;
@@ -125,8 +127,9 @@ int main(int argc, char **argv)
                     const bool checked = bytes >= 16 * kMiB;
                     const bool pass = !checked || ratio >= 0.98;
                     ok = ok && pass;
-                    std::printf("%-9s %-4s %5llu MiB %12.2f %12.2f %7.3f  %s\n", std::string(toString(hostKind)).c_str(),
-                                std::string(toString(dir)).c_str(), (unsigned long long)mib, engine, plain, ratio,
+                    std::printf("%-9s %-4s %5llu MiB %12.2f %12.2f %7.3f  %s\n",
+                                std::string(toString(hostKind)).c_str(), std::string(toString(dir)).c_str(),
+                                (unsigned long long)mib, engine, plain, ratio,
                                 checked ? (pass ? ">= 0.98 ok" : ">= 0.98 MISSED") : "-");
                     rows.push_back({{"host", toString(hostKind)},
                                     {"direction", toString(dir)},

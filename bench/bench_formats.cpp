@@ -11,18 +11,18 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <ctime>
-#include <thread>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_common.h"
-#include "engine/chrome_export.h"
-#include "engine/errors.h"
-#include "engine/file_util.h"
-#include "engine/nsys_import.h"
+#include "engine/formats/chrome_export.h"
+#include "engine/formats/nsys_import.h"
+#include "engine/model/errors.h"
+#include "engine/util/file_util.h"
 
 using namespace streamscope;
 using Clock = std::chrono::steady_clock;
@@ -35,9 +35,15 @@ constexpr int kRuns = 3;
 constexpr double kExportTargetS = 1.0;
 constexpr double kImportTargetS = 2.0;
 
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double>(b - a).count();
+}
 // Process CPU time: on a shared machine wall time also counts other processes' turns.
-double cpuSeconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
+double cpuSeconds()
+{
+    return double(std::clock()) / CLOCKS_PER_SEC;
+}
 
 // 4 streams x 10 repetitions x 25,000 ops: H2D, kernel, D2H rounds, every op with its host call.
 engine::Trace syntheticTrace()
@@ -50,7 +56,8 @@ engine::Trace syntheticTrace()
     t.devices.push_back(d);
     for (int s = 0; s < 4; ++s)
         t.streams.push_back({"stream " + std::to_string(s), 0, s, 0, true, false});
-    const std::uint32_t names[3] = {t.intern("H2D 1 MiB pinned"), t.intern("compute 20 us"), t.intern("D2H 1 MiB pinned")};
+    const std::uint32_t names[3] = {t.intern("H2D 1 MiB pinned"), t.intern("compute 20 us"),
+                                    t.intern("D2H 1 MiB pinned")};
     const int reps = 10, perRep = kOps / reps;
     std::int64_t now = 1'000'000;
     for (int r = 0; r < reps; ++r) {
@@ -65,7 +72,9 @@ engine::Trace syntheticTrace()
             op.hostThread = 0;
             op.opIndex = i;
             op.nameId = names[kind];
-            op.kind = kind == 0 ? engine::OpKind::CopyH2D : kind == 1 ? engine::OpKind::Kernel : engine::OpKind::CopyD2H;
+            op.kind = kind == 0   ? engine::OpKind::CopyH2D
+                      : kind == 1 ? engine::OpKind::Kernel
+                                  : engine::OpKind::CopyD2H;
             if (kind != 1) {
                 op.bytes = 1 << 20;
                 op.srcMem = kind == 0 ? engine::MemKind::Pinned : engine::MemKind::Device;
@@ -107,20 +116,31 @@ void buildNsysDatabase(const std::string &path)
         throw engine::Error(engine::ErrorKind::Io, "cannot create " + path);
     exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"
              "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
-             "INSERT INTO StringIds VALUES (1,'cudaLaunchKernel'),(2,'cudaMemcpyAsync'),(3,'gemm'),(4,'void gemm<float>(float*)');"
-             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-             " contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+             "INSERT INTO StringIds VALUES (1,'cudaLaunchKernel'),(2,'cudaMemcpyAsync'),(3,'gemm'),(4,'void "
+             "gemm<float>(float*)');"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER "
+             "NOT NULL,"
+             " contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, "
+             "globalPid INTEGER,"
              " demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER, launchType INTEGER,"
              " registersPerThread INTEGER NOT NULL, gridX INTEGER NOT NULL, blockX INTEGER NOT NULL);"
-             "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-             " contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
-             " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, srcKind INTEGER, dstKind INTEGER);"
-             "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,"
-             " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, callchainId INTEGER);");
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER "
+             "NOT NULL,"
+             " contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, "
+             "globalPid INTEGER,"
+             " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, deprecatedSrcId INTEGER, srcKind INTEGER, dstKind "
+             "INTEGER);"
+             "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass "
+             "INTEGER NOT NULL,"
+             " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, "
+             "callchainId INTEGER);");
     sqlite3_stmt *kernel = nullptr, *memcpy = nullptr, *runtime = nullptr;
-    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,0,1,0,?,?,?,4,3,NULL,1,32,1024,256)", -1, &kernel, nullptr);
-    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?,?,0,1,0,?,?,?,1048576,?,NULL,1,2)", -1, &memcpy, nullptr);
-    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,0,?,?,?,0,NULL)", -1, &runtime, nullptr);
+    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,0,1,0,?,?,?,4,3,NULL,1,32,1024,256)", -1,
+                       &kernel, nullptr);
+    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?,?,0,1,0,?,?,?,1048576,?,NULL,1,2)", -1,
+                       &memcpy, nullptr);
+    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,0,?,?,?,0,NULL)", -1, &runtime,
+                       nullptr);
     const std::int64_t pid = std::int64_t(4242) << 24, tid = pid | 4243;
     std::int64_t now = 1'000'000;
     for (int i = 0; i < kGpuRows; ++i) {
@@ -159,8 +179,10 @@ std::int64_t bareScan(const std::string &path)
     sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
     std::int64_t checksum = 0;
     const char *queries[] = {
-        "SELECT rowid, start, end, deviceId, streamId, correlationId, shortName, demangledName, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL",
-        "SELECT rowid, start, end, deviceId, streamId, bytes, copyKind, correlationId, srcKind, dstKind, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+        "SELECT rowid, start, end, deviceId, streamId, correlationId, shortName, demangledName, globalPid FROM "
+        "CUPTI_ACTIVITY_KIND_KERNEL",
+        "SELECT rowid, start, end, deviceId, streamId, bytes, copyKind, correlationId, srcKind, dstKind, globalPid "
+        "FROM CUPTI_ACTIVITY_KIND_MEMCPY",
         "SELECT rowid, start, end, nameId, globalTid, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME"};
     for (const char *sql : queries) {
         sqlite3_stmt *s = nullptr;
@@ -192,7 +214,8 @@ int main(int argc, char **argv)
 {
     const auto args = bench::parseArgs(argc, argv, "formats");
     try {
-        const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("streamscope-bench-formats-" + std::to_string(::getpid()));
+        const std::filesystem::path dir =
+            std::filesystem::temp_directory_path() / ("streamscope-bench-formats-" + std::to_string(::getpid()));
         std::filesystem::create_directories(dir);
         const std::string chromePath = (dir / "export.json").string(), rawPath = (dir / "raw.json").string();
         const std::string dbPath = (dir / "export.sqlite").string();
@@ -246,36 +269,52 @@ int main(int argc, char **argv)
         }
         std::filesystem::remove_all(dir);
         if (importedOps != std::size_t(kGpuRows))
-            throw engine::Error(engine::ErrorKind::InvalidInput, "import read " + std::to_string(importedOps) + " ops, expected "
-                                                                     + std::to_string(kGpuRows));
+            throw engine::Error(engine::ErrorKind::InvalidInput, "import read " + std::to_string(importedOps)
+                                                                     + " ops, expected " + std::to_string(kGpuRows));
 
         const double exportMedian = bench::median(exportS), importMedian = bench::median(importS);
         std::printf("\n%-44s %10s %10s %10s %8s\n", "", "median s", "baseline s", "target s", "result");
         std::printf("%-44s %10.3f %10.3f %10.1f %8s\n", "Chrome export, 1M ops (serialise + write)", exportMedian,
                     bench::median(rawS), kExportTargetS, exportMedian <= kExportTargetS ? "ok" : "MISSED");
-        std::printf("%-44s %10.3f %10s %10s %8s\n", "  serialising alone, into a string", bench::median(serializeS), "", "", "");
-        std::printf("%-44s %10.3f %10s %10s %8s\n", "  process CPU time (serialise + write)", bench::median(exportCpuS), "", "", "");
-        std::printf("%-44s %10.3f %10.3f %10.1f %8s\n", "Nsight SQLite import, 1M rows", importMedian, bench::median(scanS),
-                    kImportTargetS, importMedian <= kImportTargetS ? "ok" : "MISSED");
+        std::printf("%-44s %10.3f %10s %10s %8s\n", "  serialising alone, into a string", bench::median(serializeS), "",
+                    "", "");
+        std::printf("%-44s %10.3f %10s %10s %8s\n", "  process CPU time (serialise + write)", bench::median(exportCpuS),
+                    "", "", "");
+        std::printf("%-44s %10.3f %10.3f %10.1f %8s\n", "Nsight SQLite import, 1M rows", importMedian,
+                    bench::median(scanS), kImportTargetS, importMedian <= kImportTargetS ? "ok" : "MISSED");
         std::printf("%-44s %10.3f %10s %10s %8s\n", "  process CPU time", bench::median(importCpuS), "", "", "");
-        std::printf("(1-minute load average %.1f on %u CPUs: wall times include other processes' turns)\n", loadAverage(),
-                    std::thread::hardware_concurrency());
-        std::printf("(baselines: a raw write of the same %.1f MB; a bare sqlite3 scan of the same rows, checksum %lld)\n\n",
-                    double(bytes) / 1e6, static_cast<long long>(checksum / kRuns));
+        std::printf("(1-minute load average %.1f on %u CPUs: wall times include other processes' turns)\n",
+                    loadAverage(), std::thread::hardware_concurrency());
+        std::printf(
+            "(baselines: a raw write of the same %.1f MB; a bare sqlite3 scan of the same rows, checksum %lld)\n\n",
+            double(bytes) / 1e6, static_cast<long long>(checksum / kRuns));
 
-        nlohmann::json results = {
-            {"benchmark", "formats"},
-            {"runs", kRuns},
-            {"load_average_at_end", loadAverage()},
-            {"hardware_threads", std::thread::hardware_concurrency()},
-            {"chrome_export",
-             {{"ops", kOps}, {"bytes", bytes}, {"seconds", exportS}, {"median_s", exportMedian},
-              {"serialise_median_s", bench::median(serializeS)}, {"cpu_median_s", bench::median(exportCpuS)}, {"baseline_raw_write_s", rawS},
-              {"baseline_median_s", bench::median(rawS)}, {"target_s", kExportTargetS}, {"ok", exportMedian <= kExportTargetS}}},
-            {"nsys_import",
-             {{"rows", 2 * kGpuRows}, {"gpu_rows", kGpuRows}, {"ops", importedOps}, {"seconds", importS},
-              {"median_s", importMedian}, {"cpu_median_s", bench::median(importCpuS)}, {"baseline_sqlite_scan_s", scanS}, {"baseline_median_s", bench::median(scanS)},
-              {"target_s", kImportTargetS}, {"ok", importMedian <= kImportTargetS}}}};
+        nlohmann::json results = {{"benchmark", "formats"},
+                                  {"runs", kRuns},
+                                  {"load_average_at_end", loadAverage()},
+                                  {"hardware_threads", std::thread::hardware_concurrency()},
+                                  {"chrome_export",
+                                   {{"ops", kOps},
+                                    {"bytes", bytes},
+                                    {"seconds", exportS},
+                                    {"median_s", exportMedian},
+                                    {"serialise_median_s", bench::median(serializeS)},
+                                    {"cpu_median_s", bench::median(exportCpuS)},
+                                    {"baseline_raw_write_s", rawS},
+                                    {"baseline_median_s", bench::median(rawS)},
+                                    {"target_s", kExportTargetS},
+                                    {"ok", exportMedian <= kExportTargetS}}},
+                                  {"nsys_import",
+                                   {{"rows", 2 * kGpuRows},
+                                    {"gpu_rows", kGpuRows},
+                                    {"ops", importedOps},
+                                    {"seconds", importS},
+                                    {"median_s", importMedian},
+                                    {"cpu_median_s", bench::median(importCpuS)},
+                                    {"baseline_sqlite_scan_s", scanS},
+                                    {"baseline_median_s", bench::median(scanS)},
+                                    {"target_s", kImportTargetS},
+                                    {"ok", importMedian <= kImportTargetS}}}};
         bench::writeResults(args.out, results);
         return exportMedian <= kExportTargetS && importMedian <= kImportTargetS ? 0 : 1;
     } catch (const engine::Error &e) {

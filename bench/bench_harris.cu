@@ -12,13 +12,13 @@
 #include <cuda_runtime.h>
 
 #include "bench/bench_common.h"
-#include "engine/clock_calibration.h"
-#include "engine/cuda_check.h"
-#include "engine/cuda_raii.h"
-#include "engine/pipeline_generator.h"
-#include "engine/runner.h"
-#include "engine/workload.h"
-#include "engine/workload_parser.h"
+#include "engine/run/clock_calibration.h"
+#include "engine/run/cuda_check.h"
+#include "engine/run/cuda_raii.h"
+#include "engine/run/runner.h"
+#include "engine/workload/pipeline_generator.h"
+#include "engine/workload/workload.h"
+#include "engine/workload/workload_parser.h"
 #include "kernels/kernels.cuh"
 
 using namespace streamscope;
@@ -76,15 +76,14 @@ Workload pipelineWorkload(const Workload &preset, const PipelineSpec &spec, Pipe
 // H2D, then every kernel, then every D2H; `sequential` is his one-stream baseline.
 class HandWritten {
 public:
-    HandWritten(const PipelineSpec &spec, const Calibration &calibration)
-        : m_spec(spec),
-          m_host(spec.hostMemory, spec.totalBytes, "hand-written: host buffer"),
-          m_device(BufferKind::Device, spec.totalBytes, "hand-written: device buffer"),
-          m_start(cudaEventDefault, "hand-written: start event")
+    HandWritten(const PipelineSpec &spec, const Calibration &calibration) :
+        m_spec(spec), m_host(spec.hostMemory, spec.totalBytes, "hand-written: host buffer"),
+        m_device(BufferKind::Device, spec.totalBytes, "hand-written: device buffer"),
+        m_start(cudaEventDefault, "hand-written: start event")
     {
         for (int i = 0; i < spec.streams; ++i) {
-            m_streams.emplace_back(spec.flags == StreamFlags::NonBlocking ? cudaStreamNonBlocking : cudaStreamDefault, 0,
-                                   "hand-written: stream");
+            m_streams.emplace_back(spec.flags == StreamFlags::NonBlocking ? cudaStreamNonBlocking : cudaStreamDefault,
+                                   0, "hand-written: stream");
             m_ends.emplace_back(cudaEventDefault, "hand-written: end event");
         }
         // The same conversion from nanoseconds to clock64 cycles as the runner's.
@@ -101,19 +100,20 @@ public:
             STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(m_streams[i].get(), m_start.get(), 0));
 
         auto h2d = [&](int c, cudaStream_t s) {
-            STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(m_device.bytesAt(c * chunk), m_host.bytesAt(c * chunk), chunk,
-                                                            cudaMemcpyHostToDevice, s));
+            STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(m_device.bytesAt(c * chunk), m_host.bytesAt(c * chunk),
+                                                            chunk, cudaMemcpyHostToDevice, s));
         };
         auto kernel = [&](int c, cudaStream_t s) {
             if (m_spec.kernelType == KernelType::Compute)
-                STREAMSCOPE_CUDA_CHECK(context, kernels::launchSpin(m_cycles, m_spec.blocks, m_spec.threadsPerBlock, s));
+                STREAMSCOPE_CUDA_CHECK(context,
+                                       kernels::launchSpin(m_cycles, m_spec.blocks, m_spec.threadsPerBlock, s));
             else
                 STREAMSCOPE_CUDA_CHECK(context, kernels::launchMemory(m_device.bytesAt(c * chunk), chunk, m_spec.blocks,
                                                                       m_spec.threadsPerBlock, s));
         };
         auto d2h = [&](int c, cudaStream_t s) {
-            STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(m_host.bytesAt(c * chunk), m_device.bytesAt(c * chunk), chunk,
-                                                            cudaMemcpyDeviceToHost, s));
+            STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(m_host.bytesAt(c * chunk), m_device.bytesAt(c * chunk),
+                                                            chunk, cudaMemcpyDeviceToHost, s));
         };
         auto streamOf = [&](int c) { return m_streams[std::size_t(c % m_spec.streams)].get(); };
 
@@ -208,8 +208,8 @@ int main(int argc, char **argv)
         std::printf("workload %s (%s): %s in %d chunks on %d streams, %s host memory, kernel %s %lld ns x %d x %d\n",
                     preset.name.c_str(), args.workload.c_str(), std::to_string(spec.totalBytes).c_str(), spec.chunks,
                     spec.streams, std::string(toString(spec.hostMemory)).c_str(),
-                    spec.kernelType == KernelType::Compute ? "compute" : "memory", (long long)spec.kernelNs, spec.blocks,
-                    spec.threadsPerBlock);
+                    spec.kernelType == KernelType::Compute ? "compute" : "memory", (long long)spec.kernelNs,
+                    spec.blocks, spec.threadsPerBlock);
         std::printf("%d rounds x %d repetitions; engine hold: %s\n\n", kRounds, reps, last.metadata["hold"].c_str());
         std::printf("%-26s %14s %14s %8s  %s\n", "", "engine ms", "hand ms", "ratio", "target");
         std::printf("%-26s %14s %14.3f %8s  %s\n", "sequential (one stream)", "-", ps / 1e6, "-", "-");
@@ -219,7 +219,8 @@ int main(int argc, char **argv)
                     std::abs(r2 - 1) <= 0.05 ? "within 5% ok" : "within 5% MISSED");
 
         auto stats = [](const std::vector<double> &v) {
-            return nlohmann::json{{"median", bench::median(v)}, {"min", bench::minOf(v)}, {"max", bench::maxOf(v)}, {"n", v.size()}};
+            return nlohmann::json{
+                {"median", bench::median(v)}, {"min", bench::minOf(v)}, {"max", bench::maxOf(v)}, {"n", v.size()}};
         };
         const nlohmann::json results = {{"benchmark", "bench_harris"},
                                         {"workload", args.workload},

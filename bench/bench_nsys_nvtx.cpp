@@ -11,21 +11,24 @@
 #include <unistd.h>
 
 #include "bench_common.h"
-#include "engine/errors.h"
-#include "engine/nsys_import.h"
+#include "engine/formats/nsys_import.h"
+#include "engine/model/errors.h"
 
 using namespace streamscope;
 using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr int kGpuRows = 330'000;  // + 330,000 runtime rows + 330,000 op ranges + 3,300 repetition ranges
+constexpr int kGpuRows = 330'000; // + 330,000 runtime rows + 330,000 op ranges + 3,300 repetition ranges
 constexpr int kOpsPerRepetition = 100;
 constexpr int kWarmups = 2;
 constexpr int kRuns = 3;
 constexpr double kTargetS = 2.0;
 
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double>(b - a).count();
+}
 
 void exec(sqlite3 *db, const char *sql)
 {
@@ -44,24 +47,29 @@ void buildDatabase(const std::string &path, bool withNvtx)
     sqlite3 *db = nullptr;
     if (sqlite3_open(path.c_str(), &db) != SQLITE_OK)
         throw engine::Error(engine::ErrorKind::Io, "cannot create " + path);
-    exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"
-             "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
-             "INSERT INTO StringIds VALUES (1,'cudaLaunchKernel'),(2,'cudaMemcpyAsync'),(3,'spin'),(4,'void spin(long)'),"
-             "(10,'H2D 1 MiB pinned [c0]'),(11,'kernel 20 us [c0]'),(12,'D2H 1 MiB pinned [c0]');"
-             "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-             " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
-             " demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);"
-             "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,"
-             " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
-             " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);"
-             "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL,"
-             " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);"
-             "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,"
-             " category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
-             " domainId INTEGER);");
+    exec(db,
+         "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN;"
+         "CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+         "INSERT INTO StringIds VALUES (1,'cudaLaunchKernel'),(2,'cudaMemcpyAsync'),(3,'spin'),(4,'void spin(long)'),"
+         "(10,'H2D 1 MiB pinned [c0]'),(11,'kernel 20 us [c0]'),(12,'D2H 1 MiB pinned [c0]');"
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT "
+         "NULL,"
+         " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+         " demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);"
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT "
+         "NULL,"
+         " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+         " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);"
+         "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER "
+         "NOT NULL,"
+         " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);"
+         "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId INTEGER,"
+         " category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
+         " domainId INTEGER);");
     sqlite3_stmt *kernel = nullptr, *memcpy = nullptr, *runtime = nullptr, *range = nullptr;
     sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (?,?,0,1,?,?,?,4,3)", -1, &kernel, nullptr);
-    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?,?,0,1,?,?,?,1048576,?,1,2)", -1, &memcpy, nullptr);
+    sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (?,?,0,1,?,?,?,1048576,?,1,2)", -1, &memcpy,
+                       nullptr);
     sqlite3_prepare_v2(db, "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?,?,0,?,?,?,0)", -1, &runtime, nullptr);
     sqlite3_prepare_v2(db, "INSERT INTO NVTX_EVENTS VALUES (?,?,59,NULL,NULL,NULL,?,?,NULL,?,0)", -1, &range, nullptr);
     const std::int64_t pid = std::int64_t(4242) << 24, tid = pid | 4243;
@@ -107,7 +115,8 @@ void buildDatabase(const std::string &path, bool withNvtx)
         now += 5'000;
         if ((i + 1) % kOpsPerRepetition == 0) {
             const int group = i / kOpsPerRepetition;
-            const std::string name = group < kWarmups ? "warmup " + std::to_string(group) : "rep " + std::to_string(group - kWarmups);
+            const std::string name =
+                group < kWarmups ? "warmup " + std::to_string(group) : "rep " + std::to_string(group - kWarmups);
             if (withNvtx)
                 addRange(groupStart - 50, now - 2'000, &name, 0);
             now += 10'000;
@@ -137,8 +146,8 @@ int main(int argc, char **argv)
         buildDatabase(withoutPath, false);
         const int reps = kGpuRows / kOpsPerRepetition - kWarmups;
         const int rows = 2 * kGpuRows + kGpuRows + kGpuRows / kOpsPerRepetition;
-        std::printf("Nsight databases: %d rows with NVTX (%d GPU, %d runtime, %d ranges), built in %.2f s\n", rows, kGpuRows,
-                    kGpuRows, kGpuRows + kGpuRows / kOpsPerRepetition, seconds(t0, Clock::now()));
+        std::printf("Nsight databases: %d rows with NVTX (%d GPU, %d runtime, %d ranges), built in %.2f s\n", rows,
+                    kGpuRows, kGpuRows, kGpuRows + kGpuRows / kOpsPerRepetition, seconds(t0, Clock::now()));
         std::vector<double> withS, withoutS;
         std::size_t ops = 0, repetitions = 0;
         for (int run = 0; run < kRuns; ++run) {
@@ -157,13 +166,16 @@ int main(int argc, char **argv)
         std::filesystem::remove_all(dir);
         if (repetitions != std::size_t(reps) || ops != std::size_t(reps) * kOpsPerRepetition)
             throw engine::Error(engine::ErrorKind::InvalidInput, "the NVTX import made " + std::to_string(repetitions)
-                                                                     + " repetitions of " + std::to_string(ops) + " ops, expected "
-                                                                     + std::to_string(reps) + " of " + std::to_string(reps * kOpsPerRepetition));
+                                                                     + " repetitions of " + std::to_string(ops)
+                                                                     + " ops, expected " + std::to_string(reps) + " of "
+                                                                     + std::to_string(reps * kOpsPerRepetition));
         const double with = bench::median(withS), without = bench::median(withoutS);
         std::printf("\n%-46s %10s %10s %8s\n", "", "median s", "target s", "result");
-        std::printf("%-46s %10.3f %10.1f %8s\n", "import with NVTX ranges (~1M rows)", with, kTargetS, with <= kTargetS ? "ok" : "MISSED");
+        std::printf("%-46s %10.3f %10.1f %8s\n", "import with NVTX ranges (~1M rows)", with, kTargetS,
+                    with <= kTargetS ? "ok" : "MISSED");
         std::printf("%-46s %10.3f %10s %8s\n", "same CUDA rows without NVTX_EVENTS", without, "", "");
-        std::printf("(%zu repetitions of %d ops after dropping %d warm-ups)\n\n", repetitions, kOpsPerRepetition, kWarmups);
+        std::printf("(%zu repetitions of %d ops after dropping %d warm-ups)\n\n", repetitions, kOpsPerRepetition,
+                    kWarmups);
         nlohmann::json results = {{"benchmark", "nsys_nvtx"},
                                   {"rows", rows},
                                   {"runs", kRuns},

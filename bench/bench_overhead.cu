@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "bench/bench_common.h"
-#include "engine/runner.h"
-#include "engine/workload.h"
-#include "engine/workload_parser.h"
+#include "engine/run/runner.h"
+#include "engine/workload/workload.h"
+#include "engine/workload/workload_parser.h"
 
 using namespace streamscope;
 using namespace streamscope::engine;
@@ -71,13 +71,13 @@ int main(int argc, char **argv)
         const bool applies = shortestOp >= 50'000;
         const bool pass = !applies || overhead <= 0.02;
 
-        std::printf("workload %s (%s), %d rounds x %d repetitions, hold: %s\n", w.name.c_str(), args.workload.c_str(), kRounds,
-                    reps, last.metadata["hold"].c_str());
+        std::printf("workload %s (%s), %d rounds x %d repetitions, hold: %s\n", w.name.c_str(), args.workload.c_str(),
+                    kRounds, reps, last.metadata["hold"].c_str());
         std::printf("GPU ops: shortest %.1f us, median %.1f us\n\n", shortestOp / 1e3, medianOp / 1e3);
         std::printf("%-34s %12s %12s %12s\n", "", "median us", "min us", "max us");
         auto row = [](const std::string &label, const std::vector<double> &spans) {
-            std::printf("%-34s %12.1f %12.1f %12.1f\n", label.c_str(), bench::median(spans) / 1e3, bench::minOf(spans) / 1e3,
-                        bench::maxOf(spans) / 1e3);
+            std::printf("%-34s %12.1f %12.1f %12.1f\n", label.c_str(), bench::median(spans) / 1e3,
+                        bench::minOf(spans) / 1e3, bench::maxOf(spans) / 1e3);
         };
         row("CUPTI + events + NVTX per op (" + std::string(toString(last.timing)) + ")", withSpans);
         row("events + NVTX per op", eventSpans);
@@ -88,15 +88,19 @@ int main(int argc, char **argv)
         const double cupti = bench::median(cuptiSpans);
         const double lean = bench::median(leanSpans);
         auto above = [](double value, double base) { return base > 0 ? (value - base) / base * 100 : 0.0; }; // per cent
-        std::printf("\nevents alone %+.2f%%; CUPTI on top of them %+.2f%%%s\n", above(events, without), above(with, events),
-                    last.metadata.count("cupti") && last.metadata.at("cupti").find("queued/submitted") != std::string::npos
-                        ? " (kernel latency timestamps on)" : " (kernel latency timestamps off)");
-        std::printf("CUPTI alone %+.2f%%, without latency timestamps %+.2f%%\n", above(cupti, without), above(lean, without));
+        std::printf(
+            "\nevents alone %+.2f%%; CUPTI on top of them %+.2f%%%s\n", above(events, without), above(with, events),
+            last.metadata.count("cupti") && last.metadata.at("cupti").find("queued/submitted") != std::string::npos
+                ? " (kernel latency timestamps on)"
+                : " (kernel latency timestamps off)");
+        std::printf("CUPTI alone %+.2f%%, without latency timestamps %+.2f%%\n", above(cupti, without),
+                    above(lean, without));
         std::printf("overhead %+.2f%% (target <= 2%% %s)\n", overhead * 100,
                     applies ? (pass ? "met" : "MISSED") : "does not apply: ops shorter than 50 us");
 
         auto spanJson = [](const std::vector<double> &spans) {
-            return nlohmann::json{{"median", bench::median(spans)}, {"min", bench::minOf(spans)}, {"max", bench::maxOf(spans)}};
+            return nlohmann::json{
+                {"median", bench::median(spans)}, {"min", bench::minOf(spans)}, {"max", bench::maxOf(spans)}};
         };
         const nlohmann::json results = {{"benchmark", "bench_overhead"},
                                         {"workload", args.workload},

@@ -14,30 +14,30 @@
 // the painter leaves the pixels alone.)
 #include <QApplication>
 #include <QImage>
-#include <QThread>
 #include <QPainter>
 #include <QTemporaryDir>
+#include <QThread>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <random>
 #include <string>
-#include <ctime>
 #include <unistd.h>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "bench_common.h"
-#include "engine/native_format.h"
-#include "engine/op_colors.h"
-#include "ui/lane_model.h"
-#include "ui/timeline_view.h"
-#include "ui/zoom_control.h"
+#include "engine/formats/native_format.h"
+#include "engine/model/op_colors.h"
+#include "ui/timeline/lane_model.h"
+#include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
 
 namespace engine = streamscope::engine;
 using streamscope::ui::TimelineView;
@@ -290,9 +290,11 @@ int main(int argc, char **argv)
         for (const auto &op : ops) {
             const QColor c = QColor::fromRgba(engine::opColor(op.kind));
             p.fillRect(QRectF(180 + (op.gpuStartNs - lo) * scale, 30 + (op.stream + 1) * laneH,
-                              std::max(1.0, (op.gpuEndNs - op.gpuStartNs) * scale), laneH - 4), c);
+                              std::max(1.0, (op.gpuEndNs - op.gpuStartNs) * scale), laneH - 4),
+                       c);
             p.fillRect(QRectF(180 + (op.hostStartNs - lo) * scale, 30,
-                              std::max(1.0, (op.hostEndNs - op.hostStartNs) * scale), laneH - 4), c);
+                              std::max(1.0, (op.hostEndNs - op.hostStartNs) * scale), laneH - 4),
+                       c);
         }
         p.end();
         naiveMs.push_back(msSince(n0));
@@ -334,8 +336,8 @@ int main(int argc, char **argv)
     row("fit-all frame CPU time, min (least disturbed)", streamscope::bench::minOf(fitCpu), "ms", "", true);
     row("naive: fillRect every op, median", naive, "ms", "", true);
     std::printf("%-52s %9.1f x\n", "naive / fit-all frame", fit > 0 ? naive / fit : 0);
-    std::printf("lanes repainted by %d thread(s) (--threads %d; %d cores; CPU times are all threads')\n",
-                threadsUsed, paintThreads, QThread::idealThreadCount());
+    std::printf("lanes repainted by %d thread(s) (--threads %d; %d cores; CPU times are all threads')\n", threadsUsed,
+                paintThreads, QThread::idealThreadCount());
     for (std::size_t i = 0; i < 3 && i < slowest.size(); ++i)
         std::printf("  slow zoom frame: %.1f ms with %.3f of the trace in view\n", slowest[i].first,
                     double(slowest[i].second) / double(extent));
@@ -357,8 +359,10 @@ int main(int argc, char **argv)
         {"first_frame_ms", firstFrameMs},
         {"zoom_frame_ms", {{"median", zoomStats.median}, {"max", zoomStats.max}, {"frames", zoomStats.frames}}},
         {"pan_frame_ms", {{"median", panStats.median}, {"max", panStats.max}, {"frames", panStats.frames}}},
-        {"zoom_frame_cpu_ms", {{"median", streamscope::bench::median(zoomCpu)}, {"max", streamscope::bench::maxOf(zoomCpu)}}},
-        {"pan_frame_cpu_ms", {{"median", streamscope::bench::median(panCpu)}, {"max", streamscope::bench::maxOf(panCpu)}}},
+        {"zoom_frame_cpu_ms",
+         {{"median", streamscope::bench::median(zoomCpu)}, {"max", streamscope::bench::maxOf(zoomCpu)}}},
+        {"pan_frame_cpu_ms",
+         {{"median", streamscope::bench::median(panCpu)}, {"max", streamscope::bench::maxOf(panCpu)}}},
         {"load_average_1min", loadAverage()},
         {"fit_all_frame_ms", fit},
         {"paint_threads", threadsUsed},
@@ -372,8 +376,7 @@ int main(int argc, char **argv)
         {"lane_bytes_per_op", laneBytesPerOp},
         {"lane_build_resident_bytes_per_op", double(rssLanes - rssView) / opCount},
         {"widget_fixed_bytes", widgetBytes},
-        {"targets",
-         {{"load_total_ms", 1500}, {"frame_ms", 16}, {"bytes_per_op", 200}}},
+        {"targets", {{"load_total_ms", 1500}, {"frame_ms", 16}, {"bytes_per_op", 200}}},
         {"met", {{"load", loadOk}, {"zoom", zoomOk}, {"pan", panOk}, {"memory", memOk}}},
     };
     streamscope::bench::writeResults(out, results);

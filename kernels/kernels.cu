@@ -13,8 +13,7 @@ __global__ void spinKernel(long long cycles)
     // wave; clock64() counts SM cycles, which the runner converts from nanoseconds with the rate it
     // measured at calibration.
     const long long start = clock64();
-    while (clock64() - start < cycles) {
-    }
+    while (clock64() - start < cycles) { }
 }
 
 __device__ __forceinline__ unsigned long long globalTimerNs()
@@ -90,8 +89,9 @@ cudaError_t launchHold(const volatile int *releaseFlag, int *timedOut, std::uint
 cudaError_t preloadKernels()
 {
     cudaFuncAttributes attributes{};
-    for (const void *kernel : {reinterpret_cast<const void *>(&spinKernel), reinterpret_cast<const void *>(&memoryKernel),
-                               reinterpret_cast<const void *>(&holdKernel)}) {
+    for (const void *kernel :
+         {reinterpret_cast<const void *>(&spinKernel), reinterpret_cast<const void *>(&memoryKernel),
+          reinterpret_cast<const void *>(&holdKernel)}) {
         if (const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel); err != cudaSuccess)
             return err;
     }

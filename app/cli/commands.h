@@ -1,4 +1,4 @@
-// The subcommands of streamscope-cli. Each returns the process exit code (docs/cli-protocol.md) and
+// The subcommands of streamscope-cli. Each returns the process exit code (engine/run/cli_protocol.h) and
 // writes its human output to `out` and its errors to `err`.
 #pragma once
 
@@ -8,29 +8,23 @@
 #include <string>
 #include <vector>
 
+#include "engine/run/cli_protocol.h"
+
 namespace streamscope::cli {
 
-enum ExitCode : int {
-    ExitOk = 0,
-    ExitInternal = 1,
-    ExitUsage = 2,
-    ExitInvalidInput = 3,
-    ExitIo = 4,
-    ExitNoGpu = 5,
-    ExitCuda = 6,
-    ExitOutOfMemory = 7,
-    ExitCancelled = 130,
-};
+// Exit codes: the protocol's (ExitOk, ExitUsage, ...).
+using engine::protocol::ExitCode;
+using enum engine::protocol::ExitCode;
 
 struct RunArgs {
     std::string workload;
     std::string output;
-    std::string format = "native";   // native | csv
-    std::string progress = "none";   // none | json
+    std::string format = "native"; // native | csv
+    std::string progress = "none"; // none | json
     std::optional<int> device, repetitions, warmup;
     bool nvtx = true;
-    std::string timing = "cupti";    // cupti | events
-    bool kernelLatency = true;       // CUPTI: kernels' queued/submitted timestamps too (RunOptions)
+    std::string timing = "cupti"; // cupti | events
+    bool kernelLatency = true; // CUPTI: kernels' queued/submitted timestamps too (RunOptions)
     int opRows = 40;
 };
 

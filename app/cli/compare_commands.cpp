@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <cstring>
-#include <cmath>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -20,16 +20,16 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/table_format.h"
-#include "engine/comparison_file.h"
-#include "engine/errors.h"
-#include "engine/experiment.h"
-#include "engine/file_util.h"
-#include "engine/native_format.h"
-#include "engine/workload_parser.h"
-#include "engine/runner.h"
-#include "engine/trace_diff.h"
-#include "engine/trace_io.h"
-#include "engine/units.h"
+#include "engine/analysis/trace_diff.h"
+#include "engine/experiment/comparison_file.h"
+#include "engine/experiment/experiment.h"
+#include "engine/formats/native_format.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/errors.h"
+#include "engine/model/units.h"
+#include "engine/run/runner.h"
+#include "engine/util/file_util.h"
+#include "engine/workload/workload_parser.h"
 
 namespace streamscope::cli {
 
@@ -46,7 +46,8 @@ engine::Trace runInChildProcess(const engine::Workload &workload, const engine::
 {
     char pattern[] = "/tmp/streamscope-variant-XXXXXX";
     if (!mkdtemp(pattern))
-        throw Error(ErrorKind::Io, std::string("cannot make a temporary folder for a variant's run: ") + std::strerror(errno));
+        throw Error(ErrorKind::Io,
+                    std::string("cannot make a temporary folder for a variant's run: ") + std::strerror(errno));
     const std::string dir = pattern;
     struct Cleanup {
         std::string dir;
@@ -61,8 +62,17 @@ engine::Trace runInChildProcess(const engine::Workload &workload, const engine::
     const std::string logFile = dir + "/run.log";
     engine::writeFileAtomically(workloadFile, engine::workloadToJson(workload));
 
-    std::vector<std::string> args = {"streamscope-cli", "run", workloadFile, "-o", traceFile, "--progress", "none",
-                                     "--ops", "0", "--timing", std::string(engine::toString(options.timing))};
+    std::vector<std::string> args = {"streamscope-cli",
+                                     "run",
+                                     workloadFile,
+                                     "-o",
+                                     traceFile,
+                                     "--progress",
+                                     "none",
+                                     "--ops",
+                                     "0",
+                                     "--timing",
+                                     std::string(engine::toString(options.timing))};
     if (options.device >= 0)
         args.insert(args.end(), {"--device", std::to_string(options.device)});
     if (options.repetitions >= 0)
@@ -84,7 +94,8 @@ engine::Trace runInChildProcess(const engine::Workload &workload, const engine::
     const int spawned = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (spawned != 0)
-        throw Error(ErrorKind::Io, "cannot start streamscope-cli for variant '" + workload.name + "': " + std::strerror(spawned));
+        throw Error(ErrorKind::Io,
+                    "cannot start streamscope-cli for variant '" + workload.name + "': " + std::strerror(spawned));
     int status = 0;
     for (;;) {
         const pid_t done = waitpid(pid, &status, WNOHANG);
@@ -106,13 +117,9 @@ engine::Trace runInChildProcess(const engine::Workload &workload, const engine::
         const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         const auto newline = log.rfind('\n');
         const std::string last = newline == std::string::npos ? log : log.substr(newline + 1);
-        ErrorKind kind = ErrorKind::Cuda;
-        for (const ErrorKind k : {ErrorKind::InvalidInput, ErrorKind::Io, ErrorKind::NoGpu, ErrorKind::Cuda,
-                                  ErrorKind::OutOfMemory, ErrorKind::Cancelled})
-            if (exitCodeOf(k) == code)
-                kind = k;
-        throw Error(kind, "variant '" + workload.name + "' (run in its own process, exit " + std::to_string(code) +
-                              "): " + (last.empty() ? std::string("no message") : last));
+        const ErrorKind kind = protocol::errorKindOfExitCode(code).value_or(ErrorKind::Cuda);
+        throw Error(kind, "variant '" + workload.name + "' (run in its own process, exit " + std::to_string(code)
+                              + "): " + (last.empty() ? std::string("no message") : last));
     }
     return engine::readNativeTrace(traceFile);
 }
@@ -123,7 +130,10 @@ bool variesConnections(const engine::ExperimentSpec &spec)
                        [](const engine::AxisValues &a) { return a.axis == engine::Axis::Connections; });
 }
 
-std::string signedMs(double ns) { return (ns < 0 ? "-" : "+") + ms(std::abs(ns)); }
+std::string signedMs(double ns)
+{
+    return (ns < 0 ? "-" : "+") + ms(std::abs(ns));
+}
 
 std::string median(const engine::Spread &s, std::string (*fmt)(double))
 {
@@ -155,8 +165,9 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
     out << "\n" << (c.title.empty() ? std::string("comparison") : c.title);
     if (!c.variants.empty() && !c.variants.front().trace.devices.empty())
         out << " on " << c.variants.front().trace.devices.front().name;
-    out << "\n" << rows.size() << " variant" << (rows.size() == 1 ? "" : "s") << ", up to " << reps
-        << " repetition" << (reps == 1 ? "" : "s") << " each; makespan median [min .. max]\n\n";
+    out << "\n"
+        << rows.size() << " variant" << (rows.size() == 1 ? "" : "s") << ", up to " << reps << " repetition"
+        << (reps == 1 ? "" : "s") << " each; makespan median [min .. max]\n\n";
     std::size_t labelWidth = 9;
     for (const auto &r : rows)
         labelWidth = std::max(labelWidth, r.label.size() + 2);
@@ -166,9 +177,8 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
         makespans.push_back(spreadText(r.summary.makespanNs, ms));
         spanWidth = std::max(spanWidth, makespans.back().size() + 2);
     }
-    out << "  " << cell("variant", labelWidth) << cell("makespan", spanWidth) << cell("vs first", 17)
-        << cell("H2D", 12) << cell("D2H", 12) << cell("host blocked", 14) << cell("overlap", 10)
-        << "efficiency\n";
+    out << "  " << cell("variant", labelWidth) << cell("makespan", spanWidth) << cell("vs first", 17) << cell("H2D", 12)
+        << cell("D2H", 12) << cell("host blocked", 14) << cell("overlap", 10) << "efficiency\n";
     bool anyNoise = false;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto &r = rows[i];
@@ -221,9 +231,10 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
     try {
         const InputKind kind = inputKind(args.input);
         if (kind == InputKind::Trace)
-            throw Error(ErrorKind::InvalidInput, args.input + " is a trace, not a workload: compare runs a workload "
-                                                              "file (JSON) or shows a .sscompare; to compare two "
-                                                              "traces use 'streamscope-cli diff A B'");
+            throw Error(ErrorKind::InvalidInput, args.input
+                                                     + " is a trace, not a workload: compare runs a workload "
+                                                       "file (JSON) or shows a .sscompare; to compare two "
+                                                       "traces use 'streamscope-cli diff A B'");
         if (kind == InputKind::Comparison) {
             if (!args.vary.empty()) {
                 err << "streamscope-cli compare: " << args.input
@@ -277,11 +288,11 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
             json labels = json::array();
             for (const auto &v : variants)
                 labels.push_back(v.label);
-            emit(out, {{"event", "start"},
-                       {"command", "compare"},
-                       {"workload", variants.front().workload.name},
-                       {"file", args.input},
-                       {"variants", labels}});
+            emit(out, {{field::kEvent, event::kStart},
+                       {field::kCommand, "compare"},
+                       {field::kWorkload, variants.front().workload.name},
+                       {field::kFile, args.input},
+                       {field::kVariants, labels}});
         } else {
             human << "comparing " << variants.size() << " variant" << (variants.size() == 1 ? "" : "s") << " of '"
                   << variants.front().workload.name << "'...\n";
@@ -294,19 +305,19 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
                 lastVariant = p.variant;
                 return;
             }
-            emit(out, {{"event", "progress"},
-                       {"variant", p.variant},
-                       {"variants", p.variantCount},
-                       {"label", p.label},
-                       {"phase", std::string(engine::toString(p.run.phase))},
-                       {"repetition", p.run.repetition},
-                       {"total", p.run.total},
-                       {"fraction", p.fraction},
-                       {"message", p.run.message}});
+            emit(out, {{field::kEvent, event::kProgress},
+                       {field::kVariant, p.variant},
+                       {field::kVariants, p.variantCount},
+                       {field::kLabel, p.label},
+                       {field::kPhase, std::string(engine::toString(p.run.phase))},
+                       {field::kRepetition, p.run.repetition},
+                       {field::kTotal, p.run.total},
+                       {field::kFraction, p.fraction},
+                       {field::kMessage, p.run.message}});
         };
         // CUDA reads CUDA_DEVICE_MAX_CONNECTIONS once per process: a grid over it runs each variant apart.
-        const engine::WorkloadRunner runner =
-            variesConnections(spec) ? engine::WorkloadRunner(runInChildProcess) : engine::WorkloadRunner(engine::runWorkload);
+        const engine::WorkloadRunner runner = variesConnections(spec) ? engine::WorkloadRunner(runInChildProcess)
+                                                                      : engine::WorkloadRunner(engine::runWorkload);
         engine::Comparison c = engine::runExperiment(spec, variants, options, runner, onProgress, &cancel);
         if (cancel.load())
             throw Error(ErrorKind::Cancelled, "cancelled; nothing was written");
@@ -316,7 +327,8 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
         if (!args.output.empty())
             human << "\nwrote " << args.output << "\n";
         if (jsonMode)
-            emit(out, {{"event", "done"}, {"output", args.output}, {"variants", c.variants.size()}});
+            emit(out,
+                 {{field::kEvent, event::kDone}, {field::kOutput, args.output}, {field::kVariants, c.variants.size()}});
         return ExitOk;
     } catch (const Error &e) {
         return fail(e);
@@ -332,44 +344,46 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
         const engine::Trace b = engine::loadTrace(args.b);
         engine::DiffOptions options;
         options.statistic = args.statistic == "median-repetition" ? engine::DiffStatistic::MedianRepetition
-                                                                   : engine::DiffStatistic::PerOpMedian;
+                                                                  : engine::DiffStatistic::PerOpMedian;
         if (args.normalizeNames)
             options.normalizeName = [](std::string_view n) { return engine::normalizeOpName(n); };
         const engine::TraceDiff d = engine::diffTraces(a, b, options);
         const auto &s = d.summary;
 
         auto title = [](const engine::Trace &t, const std::string &path) {
-            return path + " (" + (t.title.empty() ? t.source : t.title) + ", " + std::to_string(t.repetitions.size()) +
-                   " repetition" + (t.repetitions.size() == 1 ? "" : "s") + ")";
+            return path + " (" + (t.title.empty() ? t.source : t.title) + ", " + std::to_string(t.repetitions.size())
+                   + " repetition" + (t.repetitions.size() == 1 ? "" : "s") + ")";
         };
         out << "\nA: " << title(a, args.a) << "\nB: " << title(b, args.b) << "\n"
             << (options.statistic == engine::DiffStatistic::PerOpMedian ? "per-op medians over every repetition"
-                                                                         : "the median repetition of each")
+                                                                        : "the median repetition of each")
             << "; deltas are B - A\n\n";
-        auto row = [&](const char *label, const std::string &value) { out << "  " << cell(label, 24) << value << "\n"; };
+        auto row = [&](const char *label, const std::string &value) {
+            out << "  " << cell(label, 24) << value << "\n";
+        };
         row("makespan A", spreadText(s.makespanA, ms));
         row("makespan B", spreadText(s.makespanB, ms));
         row("makespan delta", signedMs(s.makespanDeltaNs) + "  (B " + engine::describe(s.makespan) + ")");
-        row("ops matched", std::to_string(s.matched) + (s.matchedByOrder ? " (" + std::to_string(s.matchedByOrder) +
-                                                                                " by order, names differ)"
-                                                                          : std::string()));
+        row("ops matched",
+            std::to_string(s.matched)
+                + (s.matchedByOrder ? " (" + std::to_string(s.matchedByOrder) + " by order, names differ)"
+                                    : std::string()));
         row("only in A / only in B", std::to_string(s.unmatchedA) + " / " + std::to_string(s.unmatchedB));
         if (s.timed > 0) {
-            row("|start delta|", "mean " + ms(s.meanAbsStartDeltaNs) + ", median " + ms(s.medianAbsStartDeltaNs) +
-                                     ", max " + ms(s.maxAbsStartDeltaNs));
-            row("|duration delta|", "mean " + ms(s.meanAbsDurationDeltaNs) + ", median " +
-                                        ms(s.medianAbsDurationDeltaNs) + ", max " + ms(s.maxAbsDurationDeltaNs));
+            row("|start delta|", "mean " + ms(s.meanAbsStartDeltaNs) + ", median " + ms(s.medianAbsStartDeltaNs)
+                                     + ", max " + ms(s.maxAbsStartDeltaNs));
+            row("|duration delta|", "mean " + ms(s.meanAbsDurationDeltaNs) + ", median "
+                                        + ms(s.medianAbsDurationDeltaNs) + ", max " + ms(s.maxAbsDurationDeltaNs));
         }
 
-        out << "\n  " << cell("stream A", 18) << cell("stream B", 18) << cell("ops", 10)
-            << cell("busy A", 12) << cell("busy B", 12) << "B vs A\n";
+        out << "\n  " << cell("stream A", 18) << cell("stream B", 18) << cell("ops", 10) << cell("busy A", 12)
+            << cell("busy B", 12) << "B vs A\n";
         for (const auto &p : d.streams) {
             const std::string ops = std::to_string(p.opsA) + " -> " + std::to_string(p.opsB);
             out << "  " << cell(p.a >= 0 || !p.nameA.empty() ? shorten(p.nameA, 17) : "-", 18)
-                << cell(p.nameB.empty() ? "-" : shorten(p.nameB, 17) + (p.method == engine::MatchMethod::ByOrder
-                                                                                  ? "*"
-                                                                                  : ""),
-                            18)
+                << cell(p.nameB.empty() ? "-"
+                                        : shorten(p.nameB, 17) + (p.method == engine::MatchMethod::ByOrder ? "*" : ""),
+                        18)
                 << cell(ops, 10) << cell(median(p.busyA, ms), 12) << cell(median(p.busyB, ms), 12)
                 << (p.nameA.empty() || p.nameB.empty() ? std::string("-") : engine::describe(p.busy)) << "\n";
         }
@@ -378,9 +392,8 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
             out << "  * no stream of the same name in the other trace: paired by the order of their first ops\n";
 
         if (args.opRows > 0 && !d.ops.empty()) {
-            out << "\n  " << cell("stream", 14) << cell("op", 42) << cell("start A", 11)
-                << cell("start d", 11) << cell("time A", 11) << cell("time d", 11)
-                << cell("time B vs A", 15) << "GB/s A -> B\n";
+            out << "\n  " << cell("stream", 14) << cell("op", 42) << cell("start A", 11) << cell("start d", 11)
+                << cell("time A", 11) << cell("time d", 11) << cell("time B vs A", 15) << "GB/s A -> B\n";
             int shown = 0;
             for (const auto &o : d.ops) {
                 if (shown++ >= args.opRows) {
@@ -428,7 +441,7 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
         return ExitOk;
     } catch (const Error &e) {
         err << "streamscope-cli diff: " << e.what() << "\n";
-        return exitCodeOf(e.kind());
+        return protocol::exitCodeOf(e.kind());
     }
 }
 

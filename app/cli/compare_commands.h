@@ -12,19 +12,19 @@
 namespace streamscope::cli {
 
 struct CompareArgs {
-    std::string input;               // a workload, or a .sscompare file to show again
-    std::vector<std::string> vary;   // "memory=pageable,pinned", in the order given
-    std::string output;              // the .sscompare to write; empty: none
+    std::string input; // a workload, or a .sscompare file to show again
+    std::vector<std::string> vary; // "memory=pageable,pinned", in the order given
+    std::string output; // the .sscompare to write; empty: none
     std::optional<int> device, repetitions, warmup;
-    std::string progress = "none";   // none | json
+    std::string progress = "none"; // none | json
     bool nvtx = true;
-    std::string timing = "cupti";    // cupti | events
+    std::string timing = "cupti"; // cupti | events
 };
 
 struct DiffArgs {
     std::string a, b;
     std::string statistic = "per-op-median"; // per-op-median | median-repetition
-    bool normalizeNames = false;              // engine::normalizeOpName on both sides
+    bool normalizeNames = false; // engine::normalizeOpName on both sides
     int opRows = 40;
 };
 

@@ -12,7 +12,10 @@
 
 namespace {
 std::atomic<bool> g_cancel{false};
-extern "C" void onSignal(int) { g_cancel.store(true); }
+extern "C" void onSignal(int)
+{
+    g_cancel.store(true);
+}
 } // namespace
 
 int main(int argc, char **argv)
@@ -50,20 +53,23 @@ int main(int argc, char **argv)
         ->required()
         ->check(CLI::ExistingFile);
     runCmd->add_option("-o,--output", run.output, "Write the trace to this file");
-    runCmd->add_option("--device", run.device, "CUDA device index (default: the workload's)")->check(CLI::NonNegativeNumber);
+    runCmd->add_option("--device", run.device, "CUDA device index (default: the workload's)")
+        ->check(CLI::NonNegativeNumber);
     runCmd->add_option("--repeat", run.repetitions, "Measured repetitions (default: the workload's)")
         ->check(CLI::Range(1, 100000));
     runCmd->add_option("--warmup", run.warmup, "Warm-up repetitions, not stored (default: the workload's)")
         ->check(CLI::Range(0, 100000));
-    runCmd->add_option("--format", run.format, "Format of --output")->check(CLI::IsMember({"native", "csv"}))
+    runCmd->add_option("--format", run.format, "Format of --output")
+        ->check(CLI::IsMember({"native", "csv"}))
         ->capture_default_str();
     runCmd->add_option("--progress", run.progress, "Progress on stdout: 'json' lines for programs, 'none'")
         ->check(CLI::IsMember({"none", "json"}))
         ->capture_default_str();
     runCmd->add_flag("!--no-nvtx", run.nvtx, "Do not emit NVTX ranges and stream names");
-    runCmd->add_option("--timing", run.timing,
-                       "What times each op's execution: 'cupti' (as the GPU ran it; falls back to events where "
-                       "CUPTI cannot be enabled, and says why) or 'events' (a CUDA event pair on the op's stream)")
+    runCmd
+        ->add_option("--timing", run.timing,
+                     "What times each op's execution: 'cupti' (as the GPU ran it; falls back to events where "
+                     "CUPTI cannot be enabled, and says why) or 'events' (a CUDA event pair on the op's stream)")
         ->check(CLI::IsMember({"cupti", "events"}))
         ->capture_default_str();
     runCmd->add_flag("!--no-kernel-latency", run.kernelLatency,
@@ -93,15 +99,17 @@ int main(int argc, char **argv)
     compareCmd->add_option("input", compare.input, "Workload file (JSON), or a comparison file (.sscompare) to show")
         ->required()
         ->check(CLI::ExistingFile);
-    compareCmd->add_option("--vary", compare.vary,
-                           "AXIS=VALUE,VALUE,...: memory (pageable, pinned, registered, managed), api (sync, async), "
-                           "streams (counts), order (depth-first, breadth-first), chunks (counts), size (byte sizes); "
-                           "repeat for a grid")
+    compareCmd
+        ->add_option("--vary", compare.vary,
+                     "AXIS=VALUE,VALUE,...: memory (pageable, pinned, registered, managed), api (sync, async), "
+                     "streams (counts), order (depth-first, breadth-first), chunks (counts), size (byte sizes); "
+                     "repeat for a grid")
         ->allow_extra_args(false);
     compareCmd->add_option("-o,--output", compare.output, "Write the comparison (.sscompare) to this file");
     compareCmd->add_option("--device", compare.device, "CUDA device index (default: the workload's)")
         ->check(CLI::NonNegativeNumber);
-    compareCmd->add_option("--repeat", compare.repetitions, "Measured repetitions per variant (default: the workload's)")
+    compareCmd
+        ->add_option("--repeat", compare.repetitions, "Measured repetitions per variant (default: the workload's)")
         ->check(CLI::Range(1, 100000));
     compareCmd->add_option("--warmup", compare.warmup, "Warm-up repetitions per variant (default: the workload's)")
         ->check(CLI::Range(0, 100000));
@@ -128,7 +136,9 @@ int main(int argc, char **argv)
     NsightCompareArgs nsightCompare;
     auto *nsightCmd = app.add_subcommand("nsight-compare", "Compare a StreamScope trace with the Nsight Systems SQLite "
                                                            "export of the same run: per-op start and duration deltas");
-    nsightCmd->add_option("trace", nsightCompare.trace, "StreamScope trace of the run")->required()->check(CLI::ExistingFile);
+    nsightCmd->add_option("trace", nsightCompare.trace, "StreamScope trace of the run")
+        ->required()
+        ->check(CLI::ExistingFile);
     nsightCmd->add_option("nsys", nsightCompare.nsys, "nsys export --type sqlite of the same run")
         ->required()
         ->check(CLI::ExistingFile);

@@ -8,9 +8,9 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/table_format.h"
-#include "engine/errors.h"
-#include "engine/nsight_compare.h"
-#include "engine/trace_io.h"
+#include "engine/analysis/nsight_compare.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/errors.h"
 
 namespace streamscope::cli {
 
@@ -68,16 +68,15 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
             << (c.matchedByOrder ? " (" + std::to_string(c.matchedByOrder) + " by order)" : std::string())
             << (c.matchedAcrossStreams ? " (" + std::to_string(c.matchedAcrossStreams) + " on another stream in Nsight)"
                                        : std::string())
-            << ", "
-            << c.unmatchedOwn << " only in StreamScope, " << c.unmatchedNsight << " only in Nsight\n"
+            << ", " << c.unmatchedOwn << " only in StreamScope, " << c.unmatchedNsight << " only in Nsight\n"
             << (args.separateRuns ? "Two runs: each op's median against the other's (one sample per op); "
                                     "deltas are Nsight - StreamScope.\n"
                                   : "Deltas are Nsight - StreamScope; starts from each repetition's first GPU start.\n")
             << "StreamScope timed by " << engine::toString(own.timing)
             << (own.timingNote.empty() ? std::string() : " (" + own.timingNote + ")") << "\n";
         if (c.targetOps > 0) {
-            out << "Agreement (copies, kernels, memsets of 20 us or more, within max(1 us, 2 %)): " << c.targetMet << " of "
-                << c.targetOps << " ops\n";
+            out << "Agreement (copies, kernels, memsets of 20 us or more, within max(1 us, 2 %)): " << c.targetMet
+                << " of " << c.targetOps << " ops\n";
             if (args.opRows > 0)
                 for (const std::string &miss : c.targetMisses)
                     out << "  outside: " << miss << "\n";
@@ -91,8 +90,8 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
         summaryRow(out, c.overall);
 
         if (args.opRows > 0 && !c.ops.empty()) {
-            out << "\n  " << padRight("lane", 14) << padRight("op", 34) << padRight("n", 4) << padRight("StreamScope", 13)
-                << padRight("Nsight", 13) << padRight("dur d", 13) << "start d\n";
+            out << "\n  " << padRight("lane", 14) << padRight("op", 34) << padRight("n", 4)
+                << padRight("StreamScope", 13) << padRight("Nsight", 13) << padRight("dur d", 13) << "start d\n";
             int shown = 0;
             for (const auto &o : c.ops) {
                 if (shown++ >= args.opRows) {
@@ -101,10 +100,14 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
                     break;
                 }
                 out << "  " << padRight(shorten(o.lane, 13), 14)
-                    << padRight(shorten(o.name, 32) + (o.byOrder ? "*" : o.nsightLane != o.lane ? "+" : ""), 34)
-                    << padRight(std::to_string(o.samples), 4)
-                    << padRight(ms(o.ownDurationNs), 13) << padRight(ms(o.nsightDurationNs), 13)
-                    << padRight(micro(o.durationDeltaNs, true), 13) << micro(o.startDeltaNs, true) << "\n";
+                    << padRight(shorten(o.name, 32)
+                                    + (o.byOrder                ? "*"
+                                       : o.nsightLane != o.lane ? "+"
+                                                                : ""),
+                                34)
+                    << padRight(std::to_string(o.samples), 4) << padRight(ms(o.ownDurationNs), 13)
+                    << padRight(ms(o.nsightDurationNs), 13) << padRight(micro(o.durationDeltaNs, true), 13)
+                    << micro(o.startDeltaNs, true) << "\n";
             }
             if (c.matchedByOrder > 0)
                 out << "  * paired by order in its lane: Nsight names it differently\n";
@@ -118,7 +121,7 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
         return ExitOk;
     } catch (const engine::Error &e) {
         err << "streamscope-cli nsight-compare: " << e.what() << "\n";
-        return exitCodeOf(e.kind());
+        return protocol::exitCodeOf(e.kind());
     }
 }
 

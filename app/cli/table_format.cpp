@@ -5,53 +5,25 @@
 #include <ostream>
 #include <sstream>
 
-#include "app/cli/commands.h"
-#include "engine/units.h"
+#include "engine/model/units.h"
 
 namespace streamscope::cli {
 
 using engine::ErrorKind;
 
-int exitCodeOf(ErrorKind kind)
+std::string ms(double ns)
 {
-    switch (kind) {
-    case ErrorKind::InvalidInput: return ExitInvalidInput;
-    case ErrorKind::Io: return ExitIo;
-    case ErrorKind::NoGpu: return ExitNoGpu;
-    case ErrorKind::Cuda: return ExitCuda;
-    case ErrorKind::OutOfMemory: return ExitOutOfMemory;
-    case ErrorKind::Cancelled: return ExitCancelled;
-    }
-    return ExitInternal;
+    return engine::formatDuration(static_cast<std::int64_t>(ns));
 }
-
-const char *kindName(ErrorKind kind)
-{
-    switch (kind) {
-    case ErrorKind::InvalidInput: return "invalid_input";
-    case ErrorKind::Io: return "io";
-    case ErrorKind::NoGpu: return "no_gpu";
-    case ErrorKind::Cuda: return "cuda";
-    case ErrorKind::OutOfMemory: return "out_of_memory";
-    case ErrorKind::Cancelled: return "cancelled";
-    }
-    return "internal";
-}
-
-std::string ms(double ns) { return engine::formatDuration(static_cast<std::int64_t>(ns)); }
 
 std::string pct(double f)
 {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(1) << f * 100.0 << " %";
-    return s.str();
+    return engine::formatPercent(f);
 }
 
 std::string gbs(double v)
 {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(v >= 100 ? 0 : (v >= 10 ? 1 : 2)) << v << " GB/s";
-    return s.str();
+    return engine::formatRate(v);
 }
 
 std::string spreadText(const engine::Spread &s, std::string (*fmt)(double))
@@ -83,21 +55,24 @@ void emit(std::ostream &out, const nlohmann::json &line)
 int reportError(const engine::Error &e, const char *command, bool jsonMode, std::ostream &out, std::ostream &err)
 {
     if (jsonMode)
-        emit(out, {{"event", "error"},
-                   {"kind", kindName(e.kind())},
-                   {"exit_code", exitCodeOf(e.kind())},
-                   {"message", e.what()}});
+        emit(out, {{field::kEvent, event::kError},
+                   {field::kKind, protocol::kindName(e.kind())},
+                   {field::kExitCode, protocol::exitCodeOf(e.kind())},
+                   {field::kMessage, e.what()}});
     err << "streamscope-cli " << command << ": " << e.what() << "\n";
-    return exitCodeOf(e.kind());
+    return protocol::exitCodeOf(e.kind());
 }
 
 int reportInternalError(const std::exception &e, const char *command, bool jsonMode, std::ostream &out,
                         std::ostream &err)
 {
     if (jsonMode)
-        emit(out, {{"event", "error"}, {"kind", "internal"}, {"exit_code", ExitInternal}, {"message", e.what()}});
+        emit(out, {{field::kEvent, event::kError},
+                   {field::kKind, protocol::kInternalKindName},
+                   {field::kExitCode, protocol::ExitInternal},
+                   {field::kMessage, e.what()}});
     err << "streamscope-cli " << command << ": internal error: " << e.what() << "\n";
-    return ExitInternal;
+    return protocol::ExitInternal;
 }
 
 } // namespace streamscope::cli

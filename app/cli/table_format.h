@@ -1,23 +1,25 @@
-// Helpers shared by the CLI's commands: exit codes of engine errors, the JSON progress lines, and
-// the cells of its terminal tables (durations, percentages, rates, median [min .. max]).
+// Helpers shared by the CLI's commands: the JSON progress lines (their names and exit codes are
+// engine/run/cli_protocol.h's), error reports, and the cells of its terminal tables (durations, percentages, rates,
+// median [min .. max]).
 #pragma once
 
 #include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "engine/analysis.h"
-#include "engine/errors.h"
+#include "engine/analysis/analysis.h"
+#include "engine/model/errors.h"
+#include "engine/run/cli_protocol.h"
 
 namespace streamscope::cli {
 
-int exitCodeOf(engine::ErrorKind kind);
-// The "kind" of an {"event":"error"} line (docs/cli-protocol.md).
-const char *kindName(engine::ErrorKind kind);
+namespace protocol = engine::protocol;
+namespace event = engine::protocol::event;
+namespace field = engine::protocol::field;
 
-std::string ms(double ns);   // "1.23 ms", "447 µs"
-std::string pct(double f);   // 0.5 -> "50.0 %"
-std::string gbs(double v);   // "12.3 GB/s"
+std::string ms(double ns); // "1.23 ms", "447 µs"
+std::string pct(double f); // 0.5 -> "50.0 %"
+std::string gbs(double v); // "12.3 GB/s"
 // "median  [min .. max]", the median alone for one sample, "-" for none.
 std::string spreadText(const engine::Spread &s, std::string (*fmt)(double));
 std::string padRight(std::string s, std::size_t width);

@@ -40,9 +40,10 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
                                             "opens (the GPU check, and without a GPU the bundled example traces), "
                                             "saved as a PNG."),
         QStringLiteral("out.png"));
-    const QCommandLineOption size(QStringLiteral("size"),
-                                  QCoreApplication::translate("main", "Image size for --export-image (default 1920x1080)."),
-                                  QStringLiteral("WxH"));
+    const QCommandLineOption size(
+        QStringLiteral("size"),
+        QCoreApplication::translate("main", "Image size for --export-image (default 1920x1080)."),
+        QStringLiteral("WxH"));
     const QCommandLineOption presentation(
         QStringLiteral("presentation"),
         QCoreApplication::translate("main", "Presentation mode: larger fonts and lanes, high contrast."));

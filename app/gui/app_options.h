@@ -9,17 +9,17 @@
 namespace streamscope::gui {
 
 struct AppOptions {
-    QString tracePath;        // positional: a trace (or a workload .json) to open
-    QString exportImagePath;  // --export-image: render the trace's timeline to PNG/SVG and exit
-    QSize size{1920, 1080};   // --size WxH for --export-image and --screenshot
+    QString tracePath; // positional: a trace (or a workload .json) to open
+    QString exportImagePath; // --export-image: render the trace's timeline to PNG/SVG and exit
+    QSize size{1920, 1080}; // --size WxH for --export-image and --screenshot
     bool presentation = false;
-    int repetition = -1;      // --repetition N (1-based on the command line; -1 here = the median)
-    bool dark = false;        // --dark
-    QString screenshotPath;   // hidden: grab the whole window into a PNG and exit (docs, tests)
-    int selectOp = -1;        // hidden --select N: select op N of the repetition shown, as a click would (docs)
-    bool run = false;         // --run: run the opened workload at once (through streamscope-cli)
-    bool compare = false;     // --compare: run the opened workload's own comparison at once
-    bool helpShown = false;   // --help or --version was handled: exit 0
+    int repetition = -1; // --repetition N (1-based on the command line; -1 here = the median)
+    bool dark = false; // --dark
+    QString screenshotPath; // hidden: grab the whole window into a PNG and exit (docs, tests)
+    int selectOp = -1; // hidden --select N: select op N of the repetition shown, as a click would (docs)
+    bool run = false; // --run: run the opened workload at once (through streamscope-cli)
+    bool compare = false; // --compare: run the opened workload's own comparison at once
+    bool helpShown = false; // --help or --version was handled: exit 0
 };
 
 // Parses arguments (arguments[0] is the program). On a usage error returns false and sets *error;

@@ -7,11 +7,14 @@
 #include <utility>
 #include <vector>
 
-#include "engine/errors.h"
-#include "engine/trace_io.h"
-#include "ui/timeline_view.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/errors.h"
+#include "engine/run/cli_protocol.h"
+#include "ui/timeline/timeline_view.h"
 
 namespace streamscope::gui {
+
+using namespace engine::protocol; // the exit codes: the same as streamscope-cli's
 
 int exportImageHeadless(const AppOptions &options)
 {
@@ -20,17 +23,17 @@ int exportImageHeadless(const AppOptions &options)
         trace = std::make_shared<engine::Trace>(engine::loadTrace(options.tracePath.toStdString()));
     } catch (const engine::Error &e) {
         std::fprintf(stderr, "streamscope: %s\n", e.what());
-        return e.kind() == engine::ErrorKind::Io ? 4 : 3;
+        return exitCodeOf(e.kind());
     }
     if (trace->repetitions.empty()) {
         std::fprintf(stderr, "streamscope: %s holds no repetitions: nothing to draw\n", qPrintable(options.tracePath));
-        return 3;
+        return ExitInvalidInput;
     }
     int repetition = options.repetition;
     if (repetition >= int(trace->repetitions.size())) {
         std::fprintf(stderr, "streamscope: --repetition %d: %s has only %zu repetitions\n", repetition + 1,
                      qPrintable(options.tracePath), trace->repetitions.size());
-        return 2;
+        return ExitUsage;
     }
     if (repetition < 0) {
         // The median repetition, as the window shows first.
@@ -52,11 +55,11 @@ int exportImageHeadless(const AppOptions &options)
     QString error;
     if (!view.exportImage(options.exportImagePath, options.size, &error)) {
         std::fprintf(stderr, "streamscope: %s\n", qPrintable(error));
-        return 4;
+        return ExitIo;
     }
     std::fprintf(stderr, "streamscope: wrote %s (%dx%d)\n", qPrintable(options.exportImagePath), options.size.width(),
                  options.size.height());
-    return 0;
+    return ExitOk;
 }
 
 } // namespace streamscope::gui

@@ -12,8 +12,9 @@
 #include "app/gui/headless_export.h"
 #include "app/gui/main_window.h"
 #include "app/gui/theme.h"
-#include "ui/experiment_dialog.h"
-#include "ui/run_controller.h"
+#include "engine/run/cli_protocol.h"
+#include "ui/run/experiment_dialog.h"
+#include "ui/run/run_controller.h"
 
 namespace {
 
@@ -24,8 +25,8 @@ void chooseHeadlessPlatform(int argc, char **argv)
     bool exporting = false;
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
-        exporting = exporting || arg == "--export-image" || arg.startsWith("--export-image=")
-            || arg == "--help" || arg == "-h" || arg == "--version" || arg == "-v";
+        exporting = exporting || arg == "--export-image" || arg.startsWith("--export-image=") || arg == "--help"
+                    || arg == "-h" || arg == "--version" || arg == "-v";
     }
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
         && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
@@ -48,20 +49,22 @@ int startAtOnce(QApplication &app, MainWindow &window, const AppOptions &options
                 std::function<void(bool)> finish)
 {
     RunController *runner = window.runController();
-    QObject::connect(runner, &RunController::devicesChecked, &window,
-                     [&window, start, finish](bool usable, const QString &message) {
-                         if (!usable)
-                             std::fprintf(stderr, "streamscope: no usable GPU: %s\n", qPrintable(message));
-                         QTimer::singleShot(0, &window, [start, finish] {
-                             if (!start())
-                                 finish(false);
-                         });
-                     }, Qt::SingleShotConnection);
+    QObject::connect(
+        runner, &RunController::devicesChecked, &window,
+        [&window, start, finish](bool usable, const QString &message) {
+            if (!usable)
+                std::fprintf(stderr, "streamscope: no usable GPU: %s\n", qPrintable(message));
+            QTimer::singleShot(0, &window, [start, finish] {
+                if (!start())
+                    finish(false);
+            });
+        },
+        Qt::SingleShotConnection);
     QObject::connect(runner, &RunController::runFinished, &window, [finish] { finish(true); });
     QObject::connect(runner, &RunController::runFailed, &window, [finish] { finish(false); });
     if (!options.screenshotPath.isEmpty())
         window.resize(options.size);
-    window.show();
+    window.show(); // the workload was opened (and waited for) before
     window.checkGpu();
     return app.exec();
 }
@@ -82,10 +85,10 @@ int main(int argc, char **argv)
     QString error;
     if (!parseAppOptions(QApplication::arguments(), options, &error)) {
         std::fprintf(stderr, "streamscope: %s\nTry 'streamscope --help'.\n", qPrintable(error));
-        return 2;
+        return streamscope::engine::protocol::ExitUsage;
     }
     if (options.helpShown)
-        return 0;
+        return streamscope::engine::protocol::ExitOk;
     if (!options.exportImagePath.isEmpty() && !options.tracePath.isEmpty())
         return exportImageHeadless(options);
 
@@ -96,16 +99,30 @@ int main(int argc, char **argv)
         applyTheme(window.darkTheme() ? Theme::Dark : Theme::Light);
         window.resize(options.size);
         window.show();
-        QObject::connect(window.runController(), &RunController::devicesChecked, &window, [&window, &options] {
-            // After MainWindow's own handler has opened an example.
-            QTimer::singleShot(500, &window, [&window, &options] {
-                const bool ok = window.grab().save(options.exportImagePath);
-                std::fprintf(stderr, "streamscope: %s %s (%s)\n", ok ? "wrote" : "could not write",
-                             qPrintable(options.exportImagePath),
-                             window.bannerText().isEmpty() ? "GPU usable" : qPrintable(window.bannerText().section(QLatin1Char('\n'), 0, 0)));
-                QApplication::exit(ok ? 0 : 4);
-            });
-        }, Qt::QueuedConnection);
+        QObject::connect(
+            window.runController(), &RunController::devicesChecked, &window,
+            [&window, &options] {
+                // After MainWindow's own handler has started opening an example: once it is shown (the
+                // open runs in the background), and a moment for the window to lay it out.
+                auto *poll = new QTimer(&window);
+                poll->start(50);
+                QObject::connect(poll, &QTimer::timeout, &window, [&window, &options, poll] {
+                    if (window.isOpening())
+                        return;
+                    poll->stop();
+                    poll->deleteLater();
+                    QTimer::singleShot(500, &window, [&window, &options] {
+                        const bool ok = window.grab().save(options.exportImagePath);
+                        std::fprintf(stderr, "streamscope: %s %s (%s)\n", ok ? "wrote" : "could not write",
+                                     qPrintable(options.exportImagePath),
+                                     window.bannerText().isEmpty()
+                                         ? "GPU usable"
+                                         : qPrintable(window.bannerText().section(QLatin1Char('\n'), 0, 0)));
+                        QApplication::exit(ok ? 0 : 4);
+                    });
+                });
+            },
+            Qt::QueuedConnection);
         window.checkGpu();
         return app.exec();
     }
@@ -115,7 +132,12 @@ int main(int argc, char **argv)
         window.setDarkTheme(true);
     else
         applyTheme(window.darkTheme() ? Theme::Dark : Theme::Light);
-    if (!options.tracePath.isEmpty())
+    // Scripted launches (a repetition or op to show, a run, a comparison, a screenshot) need the file
+    // before they go on: they wait for it. A plain launch shows the window first and opens the file in
+    // the background, with its progress in the status bar.
+    const bool scripted = options.repetition >= 0 || options.selectOp >= 0 || options.compare || options.run
+                          || !options.screenshotPath.isEmpty();
+    if (!options.tracePath.isEmpty() && scripted)
         window.openFile(options.tracePath);
     if (options.repetition >= 0)
         window.setRepetition(options.repetition);
@@ -130,7 +152,8 @@ int main(int argc, char **argv)
         // --screenshot, the dialog goes to NAME-dialog.png, the comparison window to NAME.png and the
         // comparison to NAME.sscompare.
         window.setExperimentQuestion([&options](streamscope::ui::ExperimentDialog &dialog) {
-            std::fprintf(stderr, "streamscope: comparing %s\n", qPrintable(dialog.varyOptions().join(QLatin1Char(' '))));
+            std::fprintf(stderr, "streamscope: comparing %s\n",
+                         qPrintable(dialog.varyOptions().join(QLatin1Char(' '))));
             if (!options.screenshotPath.isEmpty()) {
                 const QFileInfo shot(options.screenshotPath);
                 dialog.show();
@@ -142,10 +165,13 @@ int main(int argc, char **argv)
         });
         if (!options.screenshotPath.isEmpty()) {
             // Queued: the main window opens the comparison window on the same signal first.
-            QObject::connect(window.runController(), &RunController::runFinished, &window, [&window, &options] {
-                if (window.lastComparison())
-                    window.lastComparison()->resize(options.size);
-            }, Qt::QueuedConnection);
+            QObject::connect(
+                window.runController(), &RunController::runFinished, &window,
+                [&window, &options] {
+                    if (window.lastComparison())
+                        window.lastComparison()->resize(options.size);
+                },
+                Qt::QueuedConnection);
         }
         auto finish = [&window, &options](bool ran) {
             QTimer::singleShot(1000, &window, [&window, &options, ran] {
@@ -157,7 +183,8 @@ int main(int argc, char **argv)
                     // The comparison itself beside the screenshot (File > Save comparison as, done for the user).
                     if (window.lastComparison()) {
                         const QFileInfo shot(options.screenshotPath);
-                        const QString saved = shot.dir().filePath(shot.completeBaseName() + QStringLiteral(".sscompare"));
+                        const QString saved =
+                            shot.dir().filePath(shot.completeBaseName() + QStringLiteral(".sscompare"));
                         QString error;
                         const bool savedOk = window.lastComparison()->saveAs(saved, &error);
                         std::fprintf(stderr, "streamscope: %s %s\n", savedOk ? "saved" : "could not save",
@@ -171,7 +198,8 @@ int main(int argc, char **argv)
                     QApplication::exit(ok && ran ? 0 : 4);
             });
         };
-        return startAtOnce(app, window, options, [&window] { return window.compareWorkload(); }, finish);
+        return startAtOnce(
+            app, window, options, [&window] { return window.compareWorkload(); }, finish);
     }
     if (options.run) {
         // Run the workload through streamscope-cli as the Run button does, and with --screenshot grab the
@@ -186,7 +214,8 @@ int main(int argc, char **argv)
                 QApplication::exit(ok && ran ? 0 : 4);
             });
         };
-        return startAtOnce(app, window, options, [&window] { return window.runWorkload(); }, finish);
+        return startAtOnce(
+            app, window, options, [&window] { return window.runWorkload(); }, finish);
     }
     if (!options.screenshotPath.isEmpty()) {
         // Documentation screenshots: a fixed size, no GPU check (its banner would depend on the machine).
@@ -204,6 +233,8 @@ int main(int argc, char **argv)
         return app.exec();
     }
     window.show();
+    if (!options.tracePath.isEmpty())
+        window.openFileInBackground(options.tracePath);
     window.checkGpu();
     return app.exec();
 }

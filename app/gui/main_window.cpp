@@ -11,8 +11,6 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -31,20 +29,22 @@
 
 #include "app/gui/resource_paths.h"
 #include "app/gui/theme.h"
-#include "engine/errors.h"
-#include "engine/native_format.h"
-#include "engine/trace_io.h"
-#include "ui/comparison_window.h"
-#include "ui/details_panel.h"
-#include "ui/diff_view.h"
-#include "ui/lessons_panel.h"
-#include "ui/experiment_dialog.h"
-#include "ui/nsight_compare_view.h"
-#include "ui/op_table_model.h"
-#include "ui/summary_panel.h"
-#include "ui/timeline_view.h"
-#include "ui/workload_editor.h"
-#include "ui/workload_tree_model.h"
+#include "engine/formats/native_format.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/errors.h"
+#include "engine/workload/workload_parser.h"
+#include "ui/compare/comparison_window.h"
+#include "ui/compare/diff_view.h"
+#include "ui/compare/nsight_compare_view.h"
+#include "ui/document/trace_loader.h"
+#include "ui/editor/workload_editor.h"
+#include "ui/editor/workload_tree_model.h"
+#include "ui/panels/details_panel.h"
+#include "ui/panels/lessons_panel.h"
+#include "ui/panels/op_table_model.h"
+#include "ui/panels/summary_panel.h"
+#include "ui/run/experiment_dialog.h"
+#include "ui/timeline/timeline_view.h"
 
 // The resources are compiled into the static streamscope_gui library, so they must be registered
 // explicitly; Q_INIT_RESOURCE has to be used outside any namespace.
@@ -60,31 +60,6 @@ namespace {
 constexpr int kMaxRecentFiles = 8;
 const char *const kRecentKey = "recentFiles";
 
-// A workload file is a JSON object with "streams"; everything else goes to the trace readers (which
-// also read Chrome trace JSON, so the extension alone cannot decide).
-bool looksLikeWorkload(const QString &path)
-{
-    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive))
-        return false;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        return false;
-    const QJsonDocument doc = QJsonDocument::fromJson(file.read(64 << 20));
-    if (doc.isObject()) {
-        const QJsonObject object = doc.object();
-        if (object.contains(QLatin1String("traceEvents"))
-            || object.value(QLatin1String("format")).toString() == QLatin1String("streamscope-trace"))
-            return false;
-        return object.contains(QLatin1String("streams")) || object.contains(QLatin1String("pipeline"))
-            || object.contains(QLatin1String("buffers"));
-    }
-    // Not valid JSON: only a workload being written by hand is likely to be broken and named .json
-    // while still saying "streams" or "pipeline"; let the editor show where it is broken.
-    file.seek(0);
-    const QByteArray head = file.read(4096);
-    return (head.contains("\"streams\"") || head.contains("\"pipeline\"")) && !head.contains("\"traceEvents\"");
-}
-
 } // namespace
 
 MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_runner(new ui::RunController(this))
@@ -96,10 +71,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_runner(new ui::
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
     m_experimentQuestion = [](ui::ExperimentDialog &dialog) { return dialog.exec() == QDialog::Accepted; };
     m_discardQuestion = [this] {
-        const auto button = QMessageBox::warning(
-            this, tr("Unsaved workload"),
-            tr("The workload \"%1\" has changes that are not saved.").arg(m_editor->displayName()),
-            QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+        const auto button =
+            QMessageBox::warning(this, tr("Unsaved workload"),
+                                 tr("The workload \"%1\" has changes that are not saved.").arg(m_editor->displayName()),
+                                 QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
         return button == QMessageBox::Save      ? DiscardAnswer::Save
                : button == QMessageBox::Discard ? DiscardAnswer::Discard
                                                 : DiscardAnswer::Cancel;
@@ -200,6 +175,33 @@ void MainWindow::createWidgets()
     layout->addWidget(split, 1);
     setCentralWidget(central);
 
+    // Opening a file: its own progress and Cancel, beside a run's (a run may go on while a file opens).
+    m_loader = new ui::TraceLoader(this);
+    m_loadProgress = new QProgressBar(this);
+    m_loadProgress->setObjectName(QStringLiteral("loadProgress"));
+    m_loadProgress->setRange(0, 100);
+    m_loadProgress->setMaximumWidth(320);
+    m_loadProgress->setTextVisible(true);
+    m_loadProgress->hide();
+    m_loadCancel = new QPushButton(tr("Cancel opening"), this);
+    m_loadCancel->setObjectName(QStringLiteral("loadCancelButton"));
+    m_loadCancel->hide();
+    connect(m_loadCancel, &QPushButton::clicked, this, &MainWindow::cancelOpen);
+    connect(m_loader, &ui::TraceLoader::progressChanged, this, [this](int, int percent, const QString &stage) {
+        m_loadProgress->setValue(percent);
+        m_loadProgress->setFormat(tr("Opening %1: %2 %p%").arg(QFileInfo(m_loader->currentPath()).fileName(), stage));
+    });
+    connect(m_loader, &ui::TraceLoader::loadingChanged, this, [this](bool loading) {
+        m_loadProgress->setVisible(loading);
+        m_loadCancel->setVisible(loading);
+        if (loading)
+            m_loadProgress->setValue(0);
+    });
+    connect(m_loader, &ui::TraceLoader::opened, this, &MainWindow::onFileOpened);
+    connect(m_loader, &ui::TraceLoader::failed, this, &MainWindow::onOpenFailed);
+    statusBar()->addPermanentWidget(m_loadProgress);
+    statusBar()->addPermanentWidget(m_loadCancel);
+
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 100);
     m_progress->setMaximumWidth(240);
@@ -279,8 +281,10 @@ void MainWindow::createDocks()
                     m_timeline->selectOp(op);
                 m_details->showOp(m_timeline->repetition(), op);
             });
-    connect(m_lessons, &ui::LessonsPanel::workloadOpenRequested, this, [this](const QString &path) { openWorkload(path); });
-    connect(m_lessons, &ui::LessonsPanel::exampleOpenRequested, this, [this](const QString &path) { openTrace(path); });
+    connect(m_lessons, &ui::LessonsPanel::workloadOpenRequested, this,
+            [this](const QString &path) { openWorkload(path); });
+    connect(m_lessons, &ui::LessonsPanel::exampleOpenRequested, this,
+            [this](const QString &path) { openFileInBackground(path); });
     connect(m_lessons, &ui::LessonsPanel::comparisonOpenRequested, this,
             [this](const QString &path) { openComparison(path); });
     connect(m_lessons, &ui::LessonsPanel::compareRequested, this, [this](const QString &path) {
@@ -312,8 +316,8 @@ void MainWindow::createActions()
     m_exportTraceAction = file->addAction(tr("Export t&race…"), this, &MainWindow::exportTraceDialog);
     file->addAction(tr("Compare with &Nsight Systems…"), this, &MainWindow::compareWithNsightDialog);
     file->addAction(tr("Open &comparison…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a comparison"), QString(),
-                                                          tr("Comparisons (*.sscompare)"));
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open a comparison"), QString(), tr("Comparisons (*.sscompare)"));
         if (!path.isEmpty())
             openComparison(path);
     });
@@ -379,8 +383,9 @@ void MainWindow::createActions()
                            tr("<h3>StreamScope %1</h3><p>Shows what CUDA streams really do: overlap, idle gaps, "
                               "host blocking and achieved bandwidth, measured on a real GPU.</p>"
                               "<p>Runs go through <code>streamscope-cli</code>: %2</p>")
-                               .arg(QApplication::applicationVersion(),
-                                    m_runner->program().isEmpty() ? tr("not found") : m_runner->program().toHtmlEscaped()));
+                               .arg(QApplication::applicationVersion(), m_runner->program().isEmpty()
+                                                                            ? tr("not found")
+                                                                            : m_runner->program().toHtmlEscaped()));
     });
 
     QToolBar *toolbar = addToolBar(tr("Main"));
@@ -418,8 +423,8 @@ void MainWindow::writeSettings() const
     QSettings settings;
     settings.setValue(QStringLiteral("geometry"), saveGeometry());
     // Presentation mode hides docks; keep the layout the user had outside it.
-    settings.setValue(QStringLiteral("windowState"), m_presentation ? property("stateBeforePresentation").toByteArray()
-                                                                    : saveState());
+    settings.setValue(QStringLiteral("windowState"),
+                      m_presentation ? property("stateBeforePresentation").toByteArray() : saveState());
     settings.setValue(QStringLiteral("darkTheme"), m_dark);
 }
 
@@ -450,7 +455,7 @@ void MainWindow::updateRecentMenu()
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
         QAction *action = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
-                                                  this, [this, path] { openFile(path); });
+                                                  this, [this, path] { openFileInBackground(path); });
         action->setToolTip(path);
     }
     if (!files.isEmpty()) {
@@ -480,10 +485,10 @@ void MainWindow::updateRunActions()
     const bool busy = m_runner->isBusy() && m_runner->state() != ui::RunController::State::CheckingDevices;
     m_runAction->setEnabled(!busy && m_gpuUsable && !m_editor->isEmpty());
     m_compareAction->setEnabled(!busy && m_gpuUsable && !m_editor->isEmpty());
-    m_compareAction->setToolTip(!m_gpuUsable ? tr("No usable GPU: see the banner")
+    m_compareAction->setToolTip(!m_gpuUsable          ? tr("No usable GPU: see the banner")
                                 : m_editor->isEmpty() ? tr("Open or write a workload first")
                                                       : tr("Run variants of the workload side by side"));
-    m_runAction->setToolTip(!m_gpuUsable ? tr("No usable GPU: see the banner")
+    m_runAction->setToolTip(!m_gpuUsable          ? tr("No usable GPU: see the banner")
                             : m_editor->isEmpty() ? tr("Open or write a workload first")
                                                   : tr("Run the workload in the editor on the GPU"));
     m_cancelAction->setEnabled(busy);
@@ -530,13 +535,59 @@ QString MainWindow::bannerText() const
     return m_banner->isHidden() ? QString() : m_banner->text();
 }
 
+void MainWindow::openFileInBackground(const QString &path)
+{
+    m_loader->open(path);
+}
+
 bool MainWindow::openFile(const QString &path)
 {
-    if (path.endsWith(QLatin1String(".sscompare"), Qt::CaseInsensitive))
-        return openComparison(path);
-    if (looksLikeWorkload(path))
-        return openWorkload(path);
-    return openTrace(path);
+    const int id = m_loader->open(path);
+    return m_loader->waitFor(id) && m_lastOpenOk;
+}
+
+void MainWindow::cancelOpen()
+{
+    m_loader->cancel();
+}
+
+bool MainWindow::isOpening() const
+{
+    return m_loader->isLoading();
+}
+
+void MainWindow::onFileOpened(int, const QString &path, engine::FileKind kind,
+                              std::shared_ptr<const engine::Trace> trace)
+{
+    // Read once on the loader's thread: a workload or a comparison goes to its own reader here.
+    if (kind == engine::FileKind::Workload) {
+        m_lastOpenOk = openWorkload(path);
+        return;
+    }
+    if (kind == engine::FileKind::Comparison) {
+        m_lastOpenOk = openComparison(path);
+        return;
+    }
+    const QString name = QString::fromStdString(trace->title).isEmpty() ? QFileInfo(path).fileName()
+                                                                        : QString::fromStdString(trace->title);
+    showTrace(std::move(trace), name, path);
+    addRecentFile(path);
+    // An example trace: show its lesson in the list too.
+    if (const int lesson = m_lessons->lessonForPath(path); lesson >= 0)
+        m_lessons->setCurrentLesson(lesson);
+    clearError();
+    m_lastOpenOk = true;
+}
+
+void MainWindow::onOpenFailed(int, const QString &path, const QString &message, bool cancelled)
+{
+    m_lastOpenOk = false;
+    if (cancelled) {
+        // What was shown stays shown; the status bar says the open was abandoned.
+        statusBar()->showMessage(tr("Opening %1 was cancelled").arg(QFileInfo(path).fileName()), 8000);
+        return;
+    }
+    showError(tr("Could not open %1").arg(QFileInfo(path).fileName()), message);
 }
 
 // A comparison window on the file, in this window's presentation mode and palette; not shown yet.
@@ -567,28 +618,6 @@ bool MainWindow::openComparison(const QString &path)
     clearError();
     window->show();
     return true;
-}
-
-bool MainWindow::openTrace(const QString &path)
-{
-    try {
-        auto trace = std::make_shared<engine::Trace>(engine::loadTrace(path.toStdString()));
-        const QString name = QString::fromStdString(trace->title).isEmpty() ? QFileInfo(path).fileName()
-                                                                            : QString::fromStdString(trace->title);
-        showTrace(std::move(trace), name, path);
-        addRecentFile(path);
-        // An example trace: show its lesson in the list too.
-        if (const int lesson = m_lessons->lessonForPath(path); lesson >= 0)
-            m_lessons->setCurrentLesson(lesson);
-        clearError();
-        return true;
-    } catch (const engine::Error &e) {
-        showError(tr("Could not open the trace %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
-    } catch (const std::exception &e) {
-        showError(tr("Could not open the trace %1").arg(QFileInfo(path).fileName()),
-                  tr("unexpected error: %1").arg(QString::fromUtf8(e.what())));
-    }
-    return false;
 }
 
 bool MainWindow::openWorkload(const QString &path)
@@ -655,9 +684,13 @@ void MainWindow::updateExplanation()
     QString title;
     QString text;
     if (m_trace && !m_trace->workloadJson.empty()) {
-        const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(m_trace->workloadJson));
-        text = doc.object().value(QLatin1String("description")).toString();
-        title = doc.object().value(QLatin1String("name")).toString();
+        try {
+            const engine::WorkloadHeader header = engine::readWorkloadHeader(m_trace->workloadJson);
+            text = QString::fromStdString(header.description);
+            title = QString::fromStdString(header.name);
+        } catch (const engine::Error &) {
+            // A trace whose embedded workload is broken still opens; the lesson's own text is used below.
+        }
     }
     if (text.isEmpty() && !m_trace && m_editor->isValid()) {
         // Nothing run yet: explain the workload about to be run.
@@ -781,9 +814,8 @@ bool MainWindow::checkRunnable(const QString &cannot)
         return false;
     }
     if (!m_editor->isValid()) {
-        showError(tr("The workload has problems"),
-                  tr("%n problem(s), listed under the editor; fix them and run again", nullptr,
-                     int(m_editor->issues().size())));
+        showError(tr("The workload has problems"), tr("%n problem(s), listed under the editor; fix them and run again",
+                                                      nullptr, int(m_editor->issues().size())));
         return false;
     }
     return true;
@@ -864,6 +896,9 @@ void MainWindow::checkGpu()
 
 void MainWindow::onRunFinished(const QString &outputPath)
 {
+    // The run's result is newer than a file still being opened: that open must not replace it later.
+    if (m_loader->isLoading())
+        m_loader->cancel();
     m_progress->setValue(100);
     if (m_runner->job() == ui::RunController::Job::Compare) {
         m_runStatus->setText(tr("Comparison finished"));
@@ -916,8 +951,8 @@ void MainWindow::onDevicesChecked(bool usable, const QString &message)
                    "(streamscope-cli run on a GPU machine writes them).");
     } else {
         text += tr("\nShowing example traces recorded on a real GPU: pick a lesson on the left to see its trace.");
-        if (!m_trace)
-            openTrace(examples.first());
+        if (!m_trace && !isOpening()) // a file given to the app is being opened: it wins
+            openFileInBackground(examples.first());
     }
     showBanner(text);
 }
@@ -966,8 +1001,8 @@ bool MainWindow::saveWorkload()
 
 bool MainWindow::saveWorkloadAs()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save workload"), m_editor->displayName(),
-                                                      tr("Workloads (*.json)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save workload"), m_editor->displayName(), tr("Workloads (*.json)"));
     if (path.isEmpty())
         return false;
     QString error;
@@ -984,10 +1019,11 @@ void MainWindow::openDialog()
 {
     const QString path = QFileDialog::getOpenFileName(
         this, tr("Open a trace or workload"), QString(),
-        tr("Traces and workloads (*.sstrace *.json *.json.gz *.sqlite *.sqlite3 *.gz *.sscompare);;StreamScope traces (*.sstrace);;"
+        tr("Traces and workloads (*.sstrace *.json *.json.gz *.sqlite *.sqlite3 *.gz *.sscompare);;StreamScope traces "
+           "(*.sstrace);;"
            "Nsight Systems SQLite (*.sqlite *.sqlite3);;Chrome trace JSON (*.json *.json.gz);;All files (*)"));
     if (!path.isEmpty())
-        openFile(path);
+        openFileInBackground(path);
 }
 
 void MainWindow::exportImageDialog()
@@ -1000,11 +1036,12 @@ void MainWindow::exportImageDialog()
                                                 tr("PNG image (*.png);;SVG drawing (*.svg)"), &selectedFilter);
     if (path.isEmpty())
         return;
-    if (!path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive) && !path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
+    if (!path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)
+        && !path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
         path += selectedFilter.contains(QLatin1String("svg")) ? QStringLiteral(".svg") : QStringLiteral(".png");
     // Slides want a fixed 16:9 picture, not whatever size the window happens to have.
-    const QSize size = m_presentation ? QSize(1920, 1080) : QSize(qMax(1280, m_timeline->width() * 2),
-                                                                  qMax(720, m_timeline->height() * 2));
+    const QSize size = m_presentation ? QSize(1920, 1080)
+                                      : QSize(qMax(1280, m_timeline->width() * 2), qMax(720, m_timeline->height() * 2));
     QString error;
     if (!exportImage(path, size, &error))
         showError(tr("Could not export the image"), error);
@@ -1061,10 +1098,9 @@ void MainWindow::exportTraceDialog()
     const QString chrome = tr("Chrome trace JSON for Perfetto / chrome://tracing (*.json)");
     const QString csv = tr("CSV, one row per op (*.csv)");
     QString selectedFilter = chrome;
-    QString path = QFileDialog::getSaveFileName(this, tr("Export trace"),
-                                                QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".json"),
-                                                chrome + QStringLiteral(";;") + native + QStringLiteral(";;") + csv,
-                                                &selectedFilter);
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export trace"), QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".json"),
+        chrome + QStringLiteral(";;") + native + QStringLiteral(";;") + csv, &selectedFilter);
     if (path.isEmpty())
         return;
     if (!engine::exportFormatFromPath(path.toStdString()))
@@ -1115,9 +1151,9 @@ void MainWindow::compareWithNsightDialog()
         if (ownPath.isEmpty())
             return;
     }
-    const QString nsightPath = QFileDialog::getOpenFileName(
-        this, tr("Nsight Systems export of the same run"), {},
-        tr("Nsight Systems SQLite export (*.sqlite);;All files (*)"));
+    const QString nsightPath =
+        QFileDialog::getOpenFileName(this, tr("Nsight Systems export of the same run"), {},
+                                     tr("Nsight Systems SQLite export (*.sqlite);;All files (*)"));
     if (nsightPath.isEmpty())
         return;
     QString error;
@@ -1150,7 +1186,7 @@ void MainWindow::dropEvent(QDropEvent *event)
     if (urls.isEmpty())
         return;
     event->acceptProposedAction();
-    openFile(urls.first().toLocalFile());
+    openFileInBackground(urls.first().toLocalFile());
 }
 
 } // namespace streamscope::gui

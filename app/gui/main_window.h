@@ -14,9 +14,10 @@
 #include <functional>
 #include <memory>
 
-#include "engine/trace.h"
-#include "ui/comparison_window.h"
-#include "ui/run_controller.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/trace.h"
+#include "ui/compare/comparison_window.h"
+#include "ui/run/run_controller.h"
 
 class QAction;
 class QLabel;
@@ -38,6 +39,7 @@ class TimelineView;
 class WorkloadEditor;
 class NsightCompareView;
 class ExperimentDialog;
+class TraceLoader;
 } // namespace streamscope::ui
 
 namespace streamscope::gui {
@@ -48,12 +50,18 @@ public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    // Opens a trace (any format engine::loadTrace reads), a workload (.json with "streams") or a
-    // comparison (.sscompare, in a window of its own).
-    // Failures go to the message bar; returns whether the file was opened.
+    // Opens a trace (any format engine::loadTrace reads), a workload or a comparison (in a window of its
+    // own), told apart by content (engine::detectFileKind). The file is read on a background thread
+    // (ui::TraceLoader) with its progress and a Cancel button in the status bar.
+    // openFileInBackground returns at once (File > Open, recent files, drops, lessons); openFile waits
+    // for the result while the window keeps painting (scripts, the command line, tests) and returns
+    // whether the file was opened. Failures go to the message bar.
+    void openFileInBackground(const QString &path);
     bool openFile(const QString &path);
-    bool openTrace(const QString &path);
-    // Opens a .sscompare in its own comparison window (ui/comparison_window.h).
+    // Abandons the file being opened; what it would have shown is dropped.
+    void cancelOpen();
+    bool isOpening() const;
+    // Opens a .sscompare in its own comparison window (ui/compare/comparison_window.h).
     bool openComparison(const QString &path);
     bool openWorkload(const QString &path);
     // Shows a trace that is already in memory (a finished run, a test's trace).
@@ -106,7 +114,7 @@ public:
     QString lastError() const { return m_lastError; }
     QString bannerText() const;
     QString timingBannerText() const; // empty when hidden
-    void selectOp(int op);            // op of the repetition shown, as a click on it would
+    void selectOp(int op); // op of the repetition shown, as a click on it would
     QStringList recentFiles() const;
 
     ui::TimelineView *timeline() const { return m_timeline; }
@@ -133,6 +141,8 @@ private:
     void updateTitle();
     void updateRunActions();
     void showError(const QString &what, const QString &message);
+    void onFileOpened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace);
+    void onOpenFailed(int id, const QString &path, const QString &message, bool cancelled);
     void clearError();
     void showBanner(const QString &text);
     void onOpSelected(int repetition, int op);
@@ -166,14 +176,18 @@ private:
     QTableView *m_opTable = nullptr;
     ui::RunController *m_runner = nullptr;
 
-    QLabel *m_banner = nullptr;       // no GPU, examples shown
+    QLabel *m_banner = nullptr; // no GPU, examples shown
     QLabel *m_timingBanner = nullptr; // the trace on screen was timed by events (CUPTI refused, or format 1)
-    QWidget *m_errorBar = nullptr;    // the last failure, until dismissed
+    QWidget *m_errorBar = nullptr; // the last failure, until dismissed
     QLabel *m_errorText = nullptr;
     QSplitter *m_centralSplit = nullptr;
     QWidget *m_explanation = nullptr; // "what to look for" beside the timeline
     QTextBrowser *m_explanationText = nullptr;
     QLabel *m_explanationTitle = nullptr;
+    ui::TraceLoader *m_loader = nullptr;
+    QProgressBar *m_loadProgress = nullptr;
+    QPushButton *m_loadCancel = nullptr;
+    bool m_lastOpenOk = false;
     QProgressBar *m_progress = nullptr;
     QPushButton *m_cancelButton = nullptr;
     QLabel *m_runStatus = nullptr;
@@ -192,7 +206,7 @@ private:
 
     std::unique_ptr<QTemporaryDir> m_runDir; // workloads handed to the CLI and the traces it writes
     int m_runCount = 0;
-    bool m_gpuUsable = true;      // until the CLI says otherwise
+    bool m_gpuUsable = true; // until the CLI says otherwise
     bool m_presentation = false;
     bool m_dark = false;
     QString m_lastError;

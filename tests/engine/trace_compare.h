@@ -6,7 +6,7 @@
 
 #include <map>
 
-#include "engine/trace.h"
+#include "engine/model/trace.h"
 
 namespace streamscope::test {
 
@@ -20,7 +20,8 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
         const auto &x = a.streams[i], &y = b.streams[i];
         if (x.name != y.name || x.device != y.device || x.nativeId != y.nativeId || x.priority != y.priority
             || x.nonBlocking != y.nonBlocking || x.isDefault != y.isDefault)
-            return "stream " + s(i) + " differs: " + QString::fromStdString(x.name) + " vs " + QString::fromStdString(y.name);
+            return "stream " + s(i) + " differs: " + QString::fromStdString(x.name) + " vs "
+                   + QString::fromStdString(y.name);
     }
     if (a.hostThreads.size() != b.hostThreads.size())
         return "host thread count " + s(a.hostThreads.size()) + " vs " + s(b.hostThreads.size());
@@ -43,40 +44,49 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
             return "repetition " + s(r) + " op count " + s(ra.ops.size()) + " vs " + s(rb.ops.size());
         for (std::size_t i = 0; i < ra.ops.size(); ++i) {
             const auto &x = ra.ops[i], &y = rb.ops[i];
-            const QString where = "repetition " + s(r) + " op " + s(i) + " (" + QString::fromStdString(a.name(x)) + "): ";
+            const QString where =
+                "repetition " + s(r) + " op " + s(i) + " (" + QString::fromStdString(a.name(x)) + "): ";
             if (a.name(x) != b.name(y))
                 return where + "name " + QString::fromStdString(b.name(y));
             if (x.gpuStartNs != y.gpuStartNs || x.gpuEndNs != y.gpuEndNs)
-                return where + "GPU time " + s(x.gpuStartNs) + ".." + s(x.gpuEndNs) + " vs " + s(y.gpuStartNs) + ".." + s(y.gpuEndNs);
+                return where + "GPU time " + s(x.gpuStartNs) + ".." + s(x.gpuEndNs) + " vs " + s(y.gpuStartNs) + ".."
+                       + s(y.gpuEndNs);
             if (x.hostStartNs != y.hostStartNs || x.hostEndNs != y.hostEndNs)
-                return where + "host time " + s(x.hostStartNs) + ".." + s(x.hostEndNs) + " vs " + s(y.hostStartNs) + ".." + s(y.hostEndNs);
+                return where + "host time " + s(x.hostStartNs) + ".." + s(x.hostEndNs) + " vs " + s(y.hostStartNs)
+                       + ".." + s(y.hostEndNs);
             if (x.bytes != y.bytes)
                 return where + "bytes " + s(x.bytes) + " vs " + s(y.bytes);
             if (x.correlation != y.correlation)
                 return where + "correlation " + s(x.correlation) + " vs " + s(y.correlation);
             if (x.stream != y.stream || x.hostThread != y.hostThread)
-                return where + "stream/thread " + s(x.stream) + "/" + s(x.hostThread) + " vs " + s(y.stream) + "/" + s(y.hostThread);
+                return where + "stream/thread " + s(x.stream) + "/" + s(x.hostThread) + " vs " + s(y.stream) + "/"
+                       + s(y.hostThread);
             if (x.opIndex != y.opIndex || x.flags != y.flags)
-                return where + "op index/flags " + s(x.opIndex) + "/" + s(x.flags) + " vs " + s(y.opIndex) + "/" + s(y.flags);
+                return where + "op index/flags " + s(x.opIndex) + "/" + s(x.flags) + " vs " + s(y.opIndex) + "/"
+                       + s(y.flags);
             if (x.readyNs != y.readyNs || x.eventEndNs != y.eventEndNs)
-                return where + "stream-ready/event end " + s(x.readyNs) + "/" + s(x.eventEndNs) + " vs " + s(y.readyNs) + "/" + s(y.eventEndNs);
+                return where + "stream-ready/event end " + s(x.readyNs) + "/" + s(x.eventEndNs) + " vs " + s(y.readyNs)
+                       + "/" + s(y.eventEndNs);
             if (x.queuedNs != y.queuedNs || x.submittedNs != y.submittedNs)
-                return where + "queued/submitted " + s(x.queuedNs) + "/" + s(x.submittedNs) + " vs " + s(y.queuedNs) + "/" + s(y.submittedNs);
+                return where + "queued/submitted " + s(x.queuedNs) + "/" + s(x.submittedNs) + " vs " + s(y.queuedNs)
+                       + "/" + s(y.submittedNs);
             if (x.channel != y.channel || x.channelType != y.channelType || x.driverSrcMem != y.driverSrcMem
                 || x.driverDstMem != y.driverDstMem)
                 return where + "channel/driver memory kinds " + s(x.channel) + " vs " + s(y.channel);
             if (x.kind != y.kind || x.srcMem != y.srcMem || x.dstMem != y.dstMem || x.api != y.api)
-                return where + "kind/memory/api " + QString::fromUtf8(engine::toString(x.kind).data(), engine::toString(x.kind).size())
-                       + " vs " + QString::fromUtf8(engine::toString(y.kind).data(), engine::toString(y.kind).size());
+                return where + "kind/memory/api "
+                       + QString::fromUtf8(engine::toString(x.kind).data(), engine::toString(x.kind).size()) + " vs "
+                       + QString::fromUtf8(engine::toString(y.kind).data(), engine::toString(y.kind).size());
         }
         if (ra.activities.size() != rb.activities.size())
-            return "repetition " + s(r) + " activity count " + s(ra.activities.size()) + " vs " + s(rb.activities.size());
+            return "repetition " + s(r) + " activity count " + s(ra.activities.size()) + " vs "
+                   + s(rb.activities.size());
         for (std::size_t i = 0; i < ra.activities.size(); ++i) {
             const auto &x = ra.activities[i], &y = rb.activities[i];
-            if (x.kind != y.kind || x.detail != y.detail || x.startNs != y.startNs || x.endNs != y.endNs ||
-                x.value != y.value || x.address != y.address || x.op != y.op)
-                return "repetition " + s(r) + " activity " + s(i) + " differs: " + s(x.startNs) + ".." + s(x.endNs) +
-                       " vs " + s(y.startNs) + ".." + s(y.endNs) + ", op " + s(x.op) + " vs " + s(y.op);
+            if (x.kind != y.kind || x.detail != y.detail || x.startNs != y.startNs || x.endNs != y.endNs
+                || x.value != y.value || x.address != y.address || x.op != y.op)
+                return "repetition " + s(r) + " activity " + s(i) + " differs: " + s(x.startNs) + ".." + s(x.endNs)
+                       + " vs " + s(y.startNs) + ".." + s(y.endNs) + ", op " + s(x.op) + " vs " + s(y.op);
         }
     }
     return {};
@@ -88,8 +98,7 @@ namespace streamscope::test {
 
 // QCOMPARE cannot print the engine's enums (their toString returns string_view): compare their names.
 // How many ops of every repetition satisfy pred.
-template <typename Pred>
-int countOps(const engine::Trace &t, Pred pred)
+template <typename Pred> int countOps(const engine::Trace &t, Pred pred)
 {
     int n = 0;
     for (const auto &rep : t.repetitions)
@@ -99,8 +108,7 @@ int countOps(const engine::Trace &t, Pred pred)
 }
 
 // "device:stream=count" of the ops that satisfy pred, in (device, stream) order, joined by separator.
-template <typename Pred>
-QString perStream(const engine::Trace &t, Pred pred, const QString &separator)
+template <typename Pred> QString perStream(const engine::Trace &t, Pred pred, const QString &separator)
 {
     std::map<std::pair<int, std::int64_t>, int> n;
     for (const auto &rep : t.repetitions)
@@ -113,8 +121,7 @@ QString perStream(const engine::Trace &t, Pred pred, const QString &separator)
     return parts.join(separator);
 }
 
-template <typename E>
-QString enumName(E value)
+template <typename E> QString enumName(E value)
 {
     const auto name = engine::toString(value);
     return QString::fromLatin1(name.data(), qsizetype(name.size()));

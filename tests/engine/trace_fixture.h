@@ -2,7 +2,7 @@
 // Shared by the engine tests; ui and app tests make their own.
 #pragma once
 
-#include "engine/trace.h"
+#include "engine/model/trace.h"
 
 namespace streamscope::test {
 

@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "engine/trace.h"
+#include "engine/model/trace.h"
 
 namespace streamscope::test {
 
@@ -15,7 +15,8 @@ inline std::shared_ptr<engine::Trace> makePipelineTrace(int repetitions = 3)
     auto trace = std::make_shared<engine::Trace>();
     trace->title = "pipeline-test";
     trace->toolVersion = "test";
-    trace->workloadJson = R"({"name":"pipeline-test","description":"Look for the copies of one stream overlapping the kernel of the other."})";
+    trace->workloadJson =
+        R"({"name":"pipeline-test","description":"Look for the copies of one stream overlapping the kernel of the other."})";
     engine::DeviceInfo device;
     device.name = "Test GPU";
     device.ccMajor = 9;

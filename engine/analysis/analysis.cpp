@@ -1,0 +1,388 @@
+// Analysis over a trace: sweep lines over the GPU intervals of each repetition give unions per
+// engine class, concurrency, overlap and the ideal bound; summaries keep median and spread.
+#include "engine/analysis/analysis.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace streamscope::engine {
+
+namespace {
+constexpr std::int64_t kBlockingMinNs = 5'000; // below this a host call is launch cost, not blocking
+
+struct Edge {
+    std::int64_t t;
+    int delta;
+    EngineClass cls;
+    double gbs;
+};
+
+std::vector<Edge> edgesOf(const Trace &trace, int repetition, bool copiesOnly)
+{
+    std::vector<Edge> edges;
+    if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))
+        return edges;
+    const auto &ops = trace.repetitions[repetition].ops;
+    edges.reserve(ops.size() * 2);
+    for (const OpRecord &op : ops) {
+        const EngineClass cls = engineClassOf(op);
+        if (cls == EngineClass::None || op.gpuEndNs <= op.gpuStartNs)
+            continue;
+        if (copiesOnly && cls != EngineClass::H2D && cls != EngineClass::D2H)
+            continue;
+        // A staged (pageable) copy is in flight from its host call's start: the CPU copies through the
+        // staging buffer there. So the link's busy time and bandwidth count it from then.
+        const double gbs = op.gbPerSecond();
+        edges.push_back({op.transferStartNs(), +1, cls, gbs});
+        edges.push_back({op.transferEndNs(), -1, cls, gbs});
+    }
+    // Ends before starts at the same instant: back-to-back ops do not count as concurrent.
+    std::sort(edges.begin(), edges.end(),
+              [](const Edge &a, const Edge &b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+    return edges;
+}
+} // namespace
+
+Spread spreadOf(std::vector<double> samples)
+{
+    Spread s;
+    s.count = static_cast<int>(samples.size());
+    if (samples.empty())
+        return s;
+    std::sort(samples.begin(), samples.end());
+    s.min = samples.front();
+    s.max = samples.back();
+    const std::size_t n = samples.size();
+    s.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
+    return s;
+}
+
+EngineClass engineClassOf(const OpRecord &op)
+{
+    if (!op.hasGpu())
+        return EngineClass::None;
+    switch (op.kind) {
+    case OpKind::CopyH2D: return EngineClass::H2D;
+    case OpKind::CopyD2H: return EngineClass::D2H;
+    case OpKind::Kernel:
+    case OpKind::Memset:
+    case OpKind::CopyD2D: return EngineClass::Compute;
+    case OpKind::CopyH2H:
+    case OpKind::Prefetch:
+    case OpKind::Other: return EngineClass::Other;
+    default: return EngineClass::None; // event record/wait, sync, advise: no engine time
+    }
+}
+
+bool isHostBlocking(const OpRecord &op)
+{
+    if (!op.hasHost() || op.kind == OpKind::HostWork)
+        return false;
+    const std::int64_t host = op.hostDurationNs();
+    if (host < kBlockingMinNs)
+        return false;
+    if (op.kind == OpKind::HostSync)
+        return true;
+    if (!op.hasGpu())
+        return false;
+    return 2 * host >= op.gpuDurationNs();
+}
+
+std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals)
+{
+    std::sort(intervals.begin(), intervals.end());
+    std::int64_t total = 0;
+    std::int64_t curStart = 0, curEnd = std::numeric_limits<std::int64_t>::min();
+    for (const auto &[s, e] : intervals) {
+        if (e <= s)
+            continue;
+        if (s > curEnd) {
+            if (curEnd > curStart)
+                total += curEnd - curStart;
+            curStart = s;
+            curEnd = e;
+        } else {
+            curEnd = std::max(curEnd, e);
+        }
+    }
+    if (curEnd > curStart)
+        total += curEnd - curStart;
+    return total;
+}
+
+bool UnifiedMemoryStats::any() const
+{
+    return h2dMigrations + d2hMigrations + gpuFaultGroups + cpuPageFaults + thrashing + throttling + remoteMaps > 0;
+}
+
+UnifiedMemoryStats unifiedMemoryStats(const Repetition &rep, int op)
+{
+    UnifiedMemoryStats u;
+    std::vector<std::pair<std::int64_t, std::int64_t>> h2d, d2h, faults;
+    for (const ActivityRecord &a : rep.activities) {
+        if (op >= 0 && a.op != op)
+            continue;
+        switch (a.kind) {
+        case ActivityKind::MigrationH2D:
+            u.h2dBytes += a.value;
+            u.h2dMigrations += 1;
+            h2d.emplace_back(a.startNs, a.endNs);
+            break;
+        case ActivityKind::MigrationD2H:
+            u.d2hBytes += a.value;
+            u.d2hMigrations += 1;
+            d2h.emplace_back(a.startNs, a.endNs);
+            break;
+        case ActivityKind::GpuPageFaults:
+            u.gpuFaultGroups += 1;
+            u.gpuPageFaults += a.value;
+            faults.emplace_back(a.startNs, a.endNs);
+            break;
+        case ActivityKind::CpuPageFault: u.cpuPageFaults += 1; break;
+        case ActivityKind::Thrashing: u.thrashing += 1; break;
+        case ActivityKind::Throttling: u.throttling += 1; break;
+        case ActivityKind::RemoteMap: u.remoteMaps += 1; break;
+        case ActivityKind::Synchronization: break;
+        }
+    }
+    u.h2dBusyNs = unionLength(std::move(h2d));
+    u.d2hBusyNs = unionLength(std::move(d2h));
+    u.gpuFaultNs = unionLength(std::move(faults));
+    u.h2dGBs = u.h2dBusyNs > 0 ? static_cast<double>(u.h2dBytes) / static_cast<double>(u.h2dBusyNs) : 0;
+    u.d2hGBs = u.d2hBusyNs > 0 ? static_cast<double>(u.d2hBytes) / static_cast<double>(u.d2hBusyNs) : 0;
+    return u;
+}
+
+RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
+{
+    RepetitionStats st;
+    st.repetition = repetition;
+    st.streams.resize(trace.streams.size());
+    for (std::size_t i = 0; i < st.streams.size(); ++i)
+        st.streams[i].stream = static_cast<int>(i);
+    if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))
+        return st;
+    const auto [lo, hi] = trace.extent(repetition);
+    st.startNs = lo;
+    st.endNs = hi;
+    st.makespanNs = hi - lo;
+
+    std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> perStream(trace.streams.size());
+    std::int64_t gpuLo = std::numeric_limits<std::int64_t>::max(), gpuHi = std::numeric_limits<std::int64_t>::min();
+    for (const OpRecord &op : trace.repetitions[repetition].ops) {
+        if (op.hasHost() && op.kind != OpKind::HostWork) {
+            st.hostCallNs += op.hostDurationNs();
+            if (isHostBlocking(op))
+                st.hostBlockedNs += op.hostDurationNs();
+        }
+        const EngineClass cls = engineClassOf(op);
+        if (cls == EngineClass::None)
+            continue;
+        gpuLo = std::min(gpuLo, op.gpuStartNs);
+        gpuHi = std::max(gpuHi, op.gpuEndNs);
+        if (op.stream >= 0 && op.stream < static_cast<int>(perStream.size())) {
+            perStream[op.stream].emplace_back(op.gpuStartNs, op.gpuEndNs);
+            ++st.streams[op.stream].ops;
+        }
+        switch (op.kind) {
+        case OpKind::CopyH2D: st.h2dBytes += op.bytes; break;
+        case OpKind::CopyD2H: st.d2hBytes += op.bytes; break;
+        case OpKind::CopyD2D: st.d2dBytes += op.bytes; break;
+        default: break;
+        }
+    }
+    st.gpuSpanNs = gpuHi > gpuLo ? gpuHi - gpuLo : 0;
+    for (std::size_t i = 0; i < perStream.size(); ++i) {
+        st.streams[i].busyNs = unionLength(std::move(perStream[i]));
+        st.streams[i].busyFraction =
+            st.makespanNs > 0 ? static_cast<double>(st.streams[i].busyNs) / static_cast<double>(st.makespanNs) : 0;
+    }
+
+    // One sweep: active counts per class give the unions, the overlap and the concurrency.
+    int active = 0, h2d = 0, d2h = 0, compute = 0;
+    std::int64_t prev = 0;
+    for (const Edge &e : edgesOf(trace, repetition, false)) {
+        const std::int64_t dt = e.t - prev;
+        if (dt > 0) {
+            if (active >= 2)
+                st.concurrentNs += dt;
+            if (h2d > 0)
+                st.h2dBusyNs += dt;
+            if (d2h > 0)
+                st.d2hBusyNs += dt;
+            if (compute > 0)
+                st.computeBusyNs += dt;
+            if (compute > 0 && (h2d > 0 || d2h > 0))
+                st.copyComputeOverlapNs += dt;
+        }
+        prev = e.t;
+        active += e.delta;
+        switch (e.cls) {
+        case EngineClass::H2D: h2d += e.delta; break;
+        case EngineClass::D2H: d2h += e.delta; break;
+        case EngineClass::Compute: compute += e.delta; break;
+        default: break;
+        }
+    }
+    // D2D bandwidth over the union of D2D copies alone (they share the compute class above).
+    std::vector<std::pair<std::int64_t, std::int64_t>> d2dIntervals;
+    for (const OpRecord &op : trace.repetitions[repetition].ops)
+        if (op.kind == OpKind::CopyD2D && op.hasGpu())
+            d2dIntervals.emplace_back(op.gpuStartNs, op.gpuEndNs);
+    const std::int64_t d2dBusy = unionLength(std::move(d2dIntervals));
+    const std::int64_t copyBusy = std::max(st.h2dBusyNs, st.d2hBusyNs);
+    const std::int64_t possible = std::min(copyBusy, st.computeBusyNs);
+    st.overlapFraction =
+        possible > 0 ? static_cast<double>(st.copyComputeOverlapNs) / static_cast<double>(possible) : 0;
+    st.overlapFraction = std::min(st.overlapFraction, 1.0);
+    st.idealBoundNs = std::max({st.h2dBusyNs, st.d2hBusyNs, st.computeBusyNs});
+    st.efficiency = st.makespanNs > 0 ? static_cast<double>(st.idealBoundNs) / static_cast<double>(st.makespanNs) : 0;
+    auto gbs = [](std::uint64_t bytes, std::int64_t ns) {
+        return ns > 0 ? static_cast<double>(bytes) / static_cast<double>(ns) : 0.0;
+    };
+    st.h2dGBs = gbs(st.h2dBytes, st.h2dBusyNs);
+    st.d2hGBs = gbs(st.d2hBytes, st.d2hBusyNs);
+    st.d2dGBs = gbs(st.d2dBytes, d2dBusy);
+    st.unifiedMemory = unifiedMemoryStats(trace.repetitions[repetition]);
+    return st;
+}
+
+TraceSummary summarize(const Trace &trace)
+{
+    TraceSummary s;
+    const int n = static_cast<int>(trace.repetitions.size());
+    std::vector<double> makespan, gpuSpan, concurrent, overlap, bound, eff, h2d, d2h, d2d, hostCall, hostBlocked;
+    std::vector<std::vector<double>> busy(trace.streams.size());
+    std::vector<double> umH2DBytes, umD2HBytes, umH2DGBs, umD2HGBs, umFaults, umFaultNs;
+    for (int r = 0; r < n; ++r) {
+        RepetitionStats st = analyzeRepetition(trace, r);
+        makespan.push_back(static_cast<double>(st.makespanNs));
+        gpuSpan.push_back(static_cast<double>(st.gpuSpanNs));
+        concurrent.push_back(static_cast<double>(st.concurrentNs));
+        overlap.push_back(st.overlapFraction);
+        bound.push_back(static_cast<double>(st.idealBoundNs));
+        eff.push_back(st.efficiency);
+        // Bandwidth spreads only over repetitions that moved bytes in that direction.
+        if (st.h2dBytes)
+            h2d.push_back(st.h2dGBs);
+        if (st.d2hBytes)
+            d2h.push_back(st.d2hGBs);
+        if (st.d2dBytes)
+            d2d.push_back(st.d2dGBs);
+        hostCall.push_back(static_cast<double>(st.hostCallNs));
+        hostBlocked.push_back(static_cast<double>(st.hostBlockedNs));
+        for (std::size_t i = 0; i < busy.size(); ++i)
+            busy[i].push_back(st.streams[i].busyFraction);
+        if (const UnifiedMemoryStats &u = st.unifiedMemory; u.any()) {
+            umH2DBytes.push_back(static_cast<double>(u.h2dBytes));
+            umD2HBytes.push_back(static_cast<double>(u.d2hBytes));
+            if (u.h2dBytes)
+                umH2DGBs.push_back(u.h2dGBs);
+            if (u.d2hBytes)
+                umD2HGBs.push_back(u.d2hGBs);
+            umFaults.push_back(static_cast<double>(u.gpuPageFaults));
+            umFaultNs.push_back(static_cast<double>(u.gpuFaultNs));
+        }
+        s.repetitions.push_back(std::move(st));
+    }
+    s.makespanNs = spreadOf(makespan);
+    s.gpuSpanNs = spreadOf(gpuSpan);
+    s.concurrentNs = spreadOf(concurrent);
+    s.overlapFraction = spreadOf(overlap);
+    s.idealBoundNs = spreadOf(bound);
+    s.efficiency = spreadOf(eff);
+    s.h2dGBs = spreadOf(h2d);
+    s.d2hGBs = spreadOf(d2h);
+    s.d2dGBs = spreadOf(d2d);
+    s.hostCallNs = spreadOf(hostCall);
+    s.hostBlockedNs = spreadOf(hostBlocked);
+    for (auto &b : busy)
+        s.streamBusyFraction.push_back(spreadOf(std::move(b)));
+    s.umH2DBytes = spreadOf(std::move(umH2DBytes));
+    s.umD2HBytes = spreadOf(std::move(umD2HBytes));
+    s.umH2DGBs = spreadOf(std::move(umH2DGBs));
+    s.umD2HGBs = spreadOf(std::move(umD2HGBs));
+    s.umGpuPageFaults = spreadOf(std::move(umFaults));
+    s.umGpuFaultNs = spreadOf(std::move(umFaultNs));
+    double best = std::numeric_limits<double>::max();
+    for (int r = 0; r < n; ++r) {
+        const double d = std::abs(makespan[r] - s.makespanNs.median);
+        if (d < best) {
+            best = d;
+            s.medianRepetition = r;
+        }
+    }
+    return s;
+}
+
+std::vector<ActivityStep> activityProfile(const Trace &trace, int repetition)
+{
+    std::vector<ActivityStep> steps;
+    ActivityStep cur;
+    for (const Edge &e : edgesOf(trace, repetition, false)) {
+        if (!steps.empty() && steps.back().timeNs == e.t)
+            steps.pop_back(); // several edges at one instant: keep the state after all of them
+        switch (e.cls) {
+        case EngineClass::H2D: cur.h2d += e.delta; break;
+        case EngineClass::D2H: cur.d2h += e.delta; break;
+        case EngineClass::Compute: cur.compute += e.delta; break;
+        default: cur.other += e.delta; break;
+        }
+        cur.timeNs = e.t;
+        steps.push_back(cur);
+    }
+    return steps;
+}
+
+std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition)
+{
+    std::vector<BandwidthStep> steps;
+    BandwidthStep cur;
+    for (const Edge &e : edgesOf(trace, repetition, true)) {
+        if (!steps.empty() && steps.back().timeNs == e.t)
+            steps.pop_back();
+        double &v = e.cls == EngineClass::H2D ? cur.h2dGBs : cur.d2hGBs;
+        v += e.delta * e.gbs;
+        if (std::abs(v) < 1e-9)
+            v = 0; // no drift below zero from floating-point sums
+        cur.timeNs = e.t;
+        steps.push_back(cur);
+    }
+    return steps;
+}
+
+std::vector<EventTimingError> eventTimingErrors(const Trace &trace)
+{
+    std::vector<EventTimingError> result;
+    if (trace.timing != TimingSource::Cupti)
+        return result;
+    struct Samples {
+        std::vector<double> excess, fraction, queued;
+    };
+    std::map<OpKind, Samples> byKind;
+    for (const Repetition &rep : trace.repetitions)
+        for (const OpRecord &op : rep.ops) {
+            if (!isGpuWork(op.kind) || !op.hasGpu() || op.eventDurationNs() <= 0 || (op.flags & OpFlagEventTimed))
+                continue;
+            const double exec = double(op.gpuDurationNs());
+            const double excess = double(op.eventDurationNs()) - exec;
+            Samples &s = byKind[op.kind];
+            s.excess.push_back(excess);
+            if (exec > 0)
+                s.fraction.push_back(excess / exec);
+            s.queued.push_back(double(op.queuedDurationNs()));
+        }
+    for (auto &[kind, s] : byKind) {
+        EventTimingError e;
+        e.kind = kind;
+        e.excessNs = spreadOf(std::move(s.excess));
+        e.excessFraction = spreadOf(std::move(s.fraction));
+        e.queuedNs = spreadOf(std::move(s.queued));
+        result.push_back(e);
+    }
+    return result;
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,311 @@
+// compareWithNsight(): repetition pairing, per-lane op matching and the per-kind delta summaries.
+#include "engine/analysis/nsight_compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "engine/analysis/analysis.h"
+#include "engine/model/errors.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+const std::string kHostLane = "host";
+
+using Lanes = std::map<std::string, std::vector<const OpRecord *>>;
+
+// GPU ops on their stream's lane, host-only ops (including syncs that name a stream) on the host lane:
+// StreamScope stores a stream synchronisation without a stream, Nsight ties it to the stream waited on.
+std::string laneOf(const Trace &t, const OpRecord &op)
+{
+    const bool onStream = op.hasGpu() && op.stream >= 0 && op.stream < static_cast<int>(t.streams.size());
+    return onStream ? t.streams[static_cast<std::size_t>(op.stream)].name : kHostLane;
+}
+
+Lanes lanesOf(const Trace &t, const Repetition &rep)
+{
+    Lanes lanes;
+    for (const auto &op : rep.ops)
+        lanes[laneOf(t, op)].push_back(&op);
+    return lanes;
+}
+
+// The repetition's first GPU start (its first host call when it ran nothing on the GPU).
+std::int64_t originOf(const Repetition &rep)
+{
+    std::int64_t gpu = std::numeric_limits<std::int64_t>::max(), host = gpu;
+    for (const auto &op : rep.ops) {
+        if (op.hasGpu())
+            gpu = std::min(gpu, op.gpuStartNs);
+        if (op.hasHost())
+            host = std::min(host, op.hostStartNs);
+    }
+    return gpu != std::numeric_limits<std::int64_t>::max() ? gpu : host;
+}
+
+std::int64_t startOf(const OpRecord &op)
+{
+    return op.hasGpu() ? op.gpuStartNs : op.hostStartNs;
+}
+std::int64_t durationOf(const OpRecord &op)
+{
+    return op.hasGpu() ? op.gpuDurationNs() : op.hostDurationNs();
+}
+bool hasTime(const OpRecord &op)
+{
+    return op.hasGpu() || op.hasHost();
+}
+
+double median(std::vector<double> v)
+{
+    return spreadOf(std::move(v)).median;
+}
+
+struct Samples {
+    std::vector<double> absDuration, absDurationPct, absStart;
+    void add(double durationDelta, double ownDuration, double startDelta)
+    {
+        absDuration.push_back(std::abs(durationDelta));
+        if (ownDuration > 0)
+            absDurationPct.push_back(100.0 * std::abs(durationDelta) / ownDuration);
+        absStart.push_back(std::abs(startDelta));
+    }
+    NsightDeltaSummary summary(std::string label) const
+    {
+        NsightDeltaSummary s;
+        s.label = std::move(label);
+        s.samples = static_cast<int>(absDuration.size());
+        const Spread duration = spreadOf(absDuration), durationPct = spreadOf(absDurationPct),
+                     start = spreadOf(absStart);
+        s.medianAbsDurationDeltaNs = duration.median;
+        s.maxAbsDurationDeltaNs = duration.max;
+        s.medianAbsDurationDeltaPct = durationPct.median;
+        s.maxAbsDurationDeltaPct = durationPct.max;
+        s.medianAbsStartDeltaNs = start.median;
+        s.maxAbsStartDeltaNs = start.max;
+        return s;
+    }
+};
+
+struct SlotAccumulator {
+    NsightOpDelta delta;
+    int position = 0; // first position seen in the lane, for the output order
+    std::vector<double> own, nsight, durationDelta, startDelta;
+};
+
+} // namespace
+
+NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, NsightPairing pairing)
+{
+    const bool separate = pairing == NsightPairing::SeparateRuns;
+    if (own.repetitions.empty())
+        throw Error(ErrorKind::InvalidInput,
+                    "nsight comparison: the StreamScope trace '" + own.title + "' has no repetitions");
+    if (nsight.repetitions.empty())
+        throw Error(ErrorKind::InvalidInput,
+                    "nsight comparison: the Nsight trace '" + nsight.title + "' has no repetitions");
+
+    // Pairs of repetitions: by index when both traces number them alike, else by position.
+    std::vector<std::pair<const Repetition *, const Repetition *>> pairs;
+    std::unordered_map<int, const Repetition *> nsightByIndex;
+    for (const auto &r : nsight.repetitions)
+        nsightByIndex.emplace(r.index, &r);
+    for (const auto &r : own.repetitions)
+        if (auto it = nsightByIndex.find(r.index); it != nsightByIndex.end())
+            pairs.emplace_back(&r, it->second);
+    if (pairs.size() != own.repetitions.size() || pairs.size() != nsight.repetitions.size()) {
+        pairs.clear();
+        for (std::size_t i = 0; i < std::min(own.repetitions.size(), nsight.repetitions.size()); ++i)
+            pairs.emplace_back(&own.repetitions[i], &nsight.repetitions[i]);
+    }
+
+    NsightComparison result;
+    result.repetitions = static_cast<int>(pairs.size());
+    // Slots keyed by lane, then (name, occurrence) of the StreamScope op.
+    std::map<std::string, std::map<std::pair<std::string, int>, SlotAccumulator>> slots;
+    std::map<OpKind, Samples> byKind;
+    Samples overall;
+
+    for (const auto &[repA, repB] : pairs) {
+        const std::int64_t originA = originOf(*repA), originB = originOf(*repB);
+        Lanes lanesA = lanesOf(own, *repA), lanesB = lanesOf(nsight, *repB);
+        for (const auto &[lane, ops] : lanesB)
+            lanesA.try_emplace(lane); // a lane only Nsight has: its ops may still pair in the second pass
+        static const std::vector<const OpRecord *> kNone;
+        const auto opsOf = [&](const Lanes &lanes, const std::string &lane) -> const std::vector<const OpRecord *> & {
+            const auto it = lanes.find(lane);
+            return it == lanes.end() ? kNone : it->second;
+        };
+        struct Pairing {
+            std::vector<int> partner, occurrence;
+            std::vector<char> byOrder, acrossLanes;
+            std::vector<char> bUsed;
+        };
+        std::map<std::string, Pairing> pairing;
+        // First pass, per lane: name + occurrence.
+        for (const auto &[lane, opsA] : lanesA) {
+            const auto &opsB = opsOf(lanesB, lane);
+            Pairing &p = pairing[lane];
+            p.partner.assign(opsA.size(), -1);
+            p.occurrence.assign(opsA.size(), 0);
+            p.byOrder.assign(opsA.size(), 0);
+            p.acrossLanes.assign(opsA.size(), 0);
+            p.bUsed.assign(opsB.size(), 0);
+            std::map<std::pair<std::string, int>, std::size_t> bByKey;
+            std::map<std::string, int> count;
+            for (std::size_t j = 0; j < opsB.size(); ++j)
+                bByKey.emplace(std::make_pair(nsight.name(*opsB[j]), count[nsight.name(*opsB[j])]++), j);
+            count.clear();
+            for (std::size_t i = 0; i < opsA.size(); ++i) {
+                const std::string &name = own.name(*opsA[i]);
+                p.occurrence[i] = count[name]++;
+                if (auto it = bByKey.find({name, p.occurrence[i]}); it != bByKey.end()) {
+                    p.partner[i] = static_cast<int>(it->second);
+                    p.bUsed[it->second] = 1;
+                }
+            }
+        }
+        // Second pass, across lanes: the same name among the leftovers. A synchronous cudaMemcpy issued
+        // "on" a workload stream runs on the legacy default stream, where Nsight shows it.
+        std::map<std::string, std::vector<std::pair<std::string, std::size_t>>> leftoverB;
+        for (auto &[lane, p] : pairing)
+            for (std::size_t j = 0; j < p.bUsed.size(); ++j)
+                if (!p.bUsed[j])
+                    leftoverB[nsight.name(*opsOf(lanesB, lane)[j])].emplace_back(lane, j);
+        std::map<std::string, std::size_t> leftoverNext;
+        std::map<std::pair<std::string, std::size_t>, std::pair<std::string, std::size_t>> crossPartner;
+        for (auto &[lane, p] : pairing) {
+            const auto &opsA = opsOf(lanesA, lane);
+            for (std::size_t i = 0; i < opsA.size(); ++i) {
+                if (p.partner[i] >= 0)
+                    continue;
+                const std::string &name = own.name(*opsA[i]);
+                auto it = leftoverB.find(name);
+                if (it == leftoverB.end() || leftoverNext[name] >= it->second.size())
+                    continue;
+                const auto [laneB, j] = it->second[leftoverNext[name]++];
+                pairing[laneB].bUsed[j] = 1;
+                p.acrossLanes[i] = 1;
+                crossPartner[{lane, i}] = {laneB, j};
+            }
+        }
+        // Third pass, per lane: what is left of each side in order (e.g. ops named differently by the tools).
+        for (auto &[lane, p] : pairing) {
+            const auto &opsA = opsOf(lanesA, lane);
+            std::size_t nextB = 0;
+            for (std::size_t i = 0; i < opsA.size(); ++i) {
+                if (p.partner[i] >= 0 || p.acrossLanes[i])
+                    continue;
+                while (nextB < p.bUsed.size() && p.bUsed[nextB])
+                    ++nextB;
+                if (nextB == p.bUsed.size())
+                    break;
+                p.partner[i] = static_cast<int>(nextB);
+                p.bUsed[nextB] = 1;
+                p.byOrder[i] = 1;
+            }
+        }
+        for (auto &[lane, p] : pairing) {
+            result.unmatchedNsight += static_cast<int>(std::count(p.bUsed.begin(), p.bUsed.end(), 0));
+            const auto &opsA = opsOf(lanesA, lane);
+            for (std::size_t i = 0; i < opsA.size(); ++i) {
+                const OpRecord *partner = nullptr;
+                if (p.acrossLanes[i]) {
+                    const auto &[laneB, j] = crossPartner.at({lane, i});
+                    partner = opsOf(lanesB, laneB)[j];
+                } else if (p.partner[i] >= 0) {
+                    partner = opsOf(lanesB, lane)[static_cast<std::size_t>(p.partner[i])];
+                }
+                if (!partner) {
+                    ++result.unmatchedOwn;
+                    continue;
+                }
+                const OpRecord &a = *opsA[i], &b = *partner;
+                ++result.matched;
+                result.matchedByOrder += p.byOrder[i];
+                result.matchedAcrossStreams += p.acrossLanes[i];
+                SlotAccumulator &slot = slots[lane][{own.name(a), p.occurrence[i]}];
+                if (slot.delta.name.empty()) {
+                    slot.delta.lane = lane;
+                    slot.delta.name = own.name(a);
+                    slot.delta.nsightName = nsight.name(b);
+                    slot.delta.nsightLane = laneOf(nsight, b);
+                    slot.delta.kind = a.kind;
+                    slot.delta.occurrence = p.occurrence[i];
+                    slot.position = static_cast<int>(i);
+                }
+                slot.delta.byOrder = slot.delta.byOrder || p.byOrder[i];
+                if (!hasTime(a) || !hasTime(b))
+                    continue;
+                const double durA = static_cast<double>(durationOf(a)), durB = static_cast<double>(durationOf(b));
+                const double startDelta = static_cast<double>((startOf(b) - originB) - (startOf(a) - originA));
+                slot.own.push_back(durA);
+                slot.nsight.push_back(durB);
+                slot.durationDelta.push_back(durB - durA);
+                slot.startDelta.push_back(startDelta);
+                if (!separate) {
+                    byKind[a.kind].add(durB - durA, durA, startDelta);
+                    overall.add(durB - durA, durA, startDelta);
+                }
+            }
+        }
+    }
+
+    // Lanes in the StreamScope trace's stream order, the host lane last.
+    std::vector<std::string> laneOrder;
+    for (const auto &s : own.streams)
+        if (slots.count(s.name) && std::find(laneOrder.begin(), laneOrder.end(), s.name) == laneOrder.end())
+            laneOrder.push_back(s.name);
+    for (const auto &[lane, unused] : slots)
+        if (std::find(laneOrder.begin(), laneOrder.end(), lane) == laneOrder.end() && lane != kHostLane)
+            laneOrder.push_back(lane);
+    if (slots.count(kHostLane))
+        laneOrder.push_back(kHostLane);
+    for (const auto &lane : laneOrder) {
+        std::vector<SlotAccumulator *> ordered;
+        for (auto &[key, slot] : slots[lane])
+            ordered.push_back(&slot);
+        std::stable_sort(ordered.begin(), ordered.end(),
+                         [](const SlotAccumulator *x, const SlotAccumulator *y) { return x->position < y->position; });
+        for (SlotAccumulator *slot : ordered) {
+            NsightOpDelta d = slot->delta;
+            d.samples = static_cast<int>(slot->durationDelta.size());
+            d.ownDurationNs = median(slot->own);
+            d.nsightDurationNs = median(slot->nsight);
+            d.durationDeltaNs = median(slot->durationDelta);
+            d.startDeltaNs = median(slot->startDelta);
+            if (separate && d.samples > 0) {
+                // Two runs: the medians are what can be compared, not one repetition with another.
+                d.durationDeltaNs = d.nsightDurationNs - d.ownDurationNs;
+                byKind[d.kind].add(d.durationDeltaNs, d.ownDurationNs, d.startDeltaNs);
+                overall.add(d.durationDeltaNs, d.ownDurationNs, d.startDeltaNs);
+            }
+            const bool timedWork = isCopy(d.kind) || d.kind == OpKind::Kernel || d.kind == OpKind::Memset;
+            if (timedWork && d.samples > 0 && d.ownDurationNs >= 20'000) {
+                ++result.targetOps;
+                const double allowed = std::max(1'000.0, 0.02 * d.ownDurationNs);
+                const double delta = d.nsightDurationNs - d.ownDurationNs;
+                if (std::abs(delta) <= allowed) {
+                    ++result.targetMet;
+                } else {
+                    char buf[160];
+                    std::snprintf(buf, sizeof buf, ": %.1f us vs Nsight %.1f us (%+.1f %%)", d.ownDurationNs / 1e3,
+                                  d.nsightDurationNs / 1e3, 100.0 * delta / d.ownDurationNs);
+                    result.targetMisses.push_back(d.lane + ": " + d.name + buf);
+                }
+            }
+            result.ops.push_back(std::move(d));
+        }
+    }
+    for (const auto &[kind, samples] : byKind)
+        result.kinds.push_back(samples.summary(std::string(toString(kind))));
+    result.overall = overall.summary("all");
+    return result;
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,26 @@
+// Each workload op over every repetition: the one per-op statistics call. The same op in each
+// repetition is the one with the same OpRecord::opIndex (its position in the repetition when a trace has
+// none). The CLI's op table and the app's details panel read these.
+#pragma once
+
+#include <vector>
+
+#include "engine/analysis/analysis.h"
+#include "engine/model/trace.h"
+
+namespace streamscope::engine {
+
+struct OpStatistics {
+    int index = 0; // opIndex, or the position in its repetition
+    const OpRecord *first = nullptr; // the op in the first repetition that has it (name, kind, stream, bytes)
+    Spread startNs; // start (GPU, else host call) from its repetition's start
+    Spread gpuNs; // execution
+    Spread hostNs; // the host call
+    Spread gbPerSecond; // achieved GB/s: copies, and a prefetch by the bytes its migrations moved
+    Spread queuedNs; // queued before execution (where stream-ready is known)
+};
+
+// Sorted by index. The pointers point into `trace`.
+std::vector<OpStatistics> opStatistics(const Trace &trace);
+
+} // namespace streamscope::engine

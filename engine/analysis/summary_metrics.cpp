@@ -1,0 +1,107 @@
+// The summary metric catalogue (see summary_metrics.h).
+#include "engine/analysis/summary_metrics.h"
+
+#include <cmath>
+
+#include "engine/model/units.h"
+
+namespace streamscope::engine {
+
+std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary &summary)
+{
+    using RS = RepetitionStats;
+    std::vector<SummaryMetric> m;
+    if (summary.repetitions.empty())
+        return m;
+    auto add = [&m](std::string label, std::string description, MetricUnit unit, std::function<double(const RS &)> fn) {
+        m.push_back({std::move(label), std::move(description), unit, std::move(fn), {}});
+    };
+    auto usedBy = [&summary](auto &&fn) {
+        for (const RS &r : summary.repetitions)
+            if (fn(r) > 0)
+                return true;
+        return false;
+    };
+    add("Makespan", "First host call or GPU start to the last GPU end or host return", MetricUnit::Duration,
+        [](const RS &r) { return double(r.makespanNs); });
+    add("GPU span", "First GPU start to last GPU end", MetricUnit::Duration,
+        [](const RS &r) { return double(r.gpuSpanNs); });
+    add("Ideal bound", "The busiest engine's time: the makespan if everything overlapped perfectly",
+        MetricUnit::Duration, [](const RS &r) { return double(r.idealBoundNs); });
+    add("Efficiency", "Ideal bound / makespan", MetricUnit::Fraction, [](const RS &r) { return r.efficiency; });
+    add("Copy/compute overlap",
+        "Time with a copy and a kernel both active, over the smaller of copy and compute busy time",
+        MetricUnit::Fraction, [](const RS &r) { return r.overlapFraction; });
+    add("Concurrent GPU time", "Time with two or more GPU operations active", MetricUnit::Duration,
+        [](const RS &r) { return double(r.concurrentNs); });
+    for (std::size_t s = 0; s < trace.streams.size(); ++s)
+        add("Busy: " + trace.streams[s].name, "Union of this stream's GPU intervals over the makespan",
+            MetricUnit::Fraction, [s](const RS &r) { return s < r.streams.size() ? r.streams[s].busyFraction : 0.0; });
+    struct CopyKind {
+        const char *name;
+        std::uint64_t RS::*bytes;
+        double RS::*gbs;
+    };
+    for (const CopyKind &kind :
+         {CopyKind{"H2D", &RS::h2dBytes, &RS::h2dGBs}, CopyKind{"D2H", &RS::d2hBytes, &RS::d2hGBs},
+          CopyKind{"D2D", &RS::d2dBytes, &RS::d2dGBs}}) {
+        if (!usedBy([b = kind.bytes](const RS &r) { return double(r.*b); }))
+            continue;
+        add(std::string(kind.name) + " bytes", "Bytes copied in this direction", MetricUnit::Bytes,
+            [b = kind.bytes](const RS &r) { return double(r.*b); });
+        add(std::string(kind.name) + " bandwidth", "Bytes over the union time of the copies in this direction",
+            MetricUnit::Bandwidth,
+            [b = kind.bytes, g = kind.gbs](const RS &r) { return r.*b > 0 ? r.*g : kNotApplicable; });
+    }
+    // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).
+    if (usedBy([](const RS &r) { return r.unifiedMemory.any() ? 1.0 : 0.0; })) {
+        if (usedBy([](const RS &r) { return double(r.unifiedMemory.h2dBytes); })) {
+            add("Migrated to the GPU", "Managed memory the driver moved to the GPU (page faults and prefetches)",
+                MetricUnit::Bytes, [](const RS &r) { return double(r.unifiedMemory.h2dBytes); });
+            add("Migration throughput to the GPU", "Those bytes over the union time of the migrations",
+                MetricUnit::Bandwidth,
+                [](const RS &r) { return r.unifiedMemory.h2dBytes > 0 ? r.unifiedMemory.h2dGBs : kNotApplicable; });
+        }
+        if (usedBy([](const RS &r) { return double(r.unifiedMemory.d2hBytes); })) {
+            add("Migrated to the host", "Managed memory the driver moved to the host", MetricUnit::Bytes,
+                [](const RS &r) { return double(r.unifiedMemory.d2hBytes); });
+            add("Migration throughput to the host", "Those bytes over the union time of the migrations",
+                MetricUnit::Bandwidth,
+                [](const RS &r) { return r.unifiedMemory.d2hBytes > 0 ? r.unifiedMemory.d2hGBs : kNotApplicable; });
+        }
+        add("GPU page faults", "Faults the GPU raised on managed memory that was not resident", MetricUnit::Count,
+            [](const RS &r) { return double(r.unifiedMemory.gpuPageFaults); });
+        add("Page-fault handling", "Union of the time the driver spent on fault groups, until their replay",
+            MetricUnit::Duration, [](const RS &r) { return double(r.unifiedMemory.gpuFaultNs); });
+    }
+    add("Host time in API calls", "Time the host thread spent inside CUDA calls", MetricUnit::Duration,
+        [](const RS &r) { return double(r.hostCallNs); });
+    add("Host blocked", "The part of that spent in calls that waited for the GPU", MetricUnit::Duration,
+        [](const RS &r) { return double(r.hostBlockedNs); });
+
+    for (SummaryMetric &metric : m) {
+        std::vector<double> samples;
+        samples.reserve(summary.repetitions.size());
+        for (const RS &r : summary.repetitions)
+            if (const double v = metric.value(r); !std::isnan(v))
+                samples.push_back(v);
+        metric.spread = spreadOf(std::move(samples));
+    }
+    return m;
+}
+
+std::string formatMetric(MetricUnit unit, double value)
+{
+    if (std::isnan(value))
+        return "-";
+    switch (unit) {
+    case MetricUnit::Duration: return formatDuration(static_cast<std::int64_t>(std::llround(value)));
+    case MetricUnit::Fraction: return formatPercent(value);
+    case MetricUnit::Bytes: return formatBytes(static_cast<std::uint64_t>(std::llround(value)));
+    case MetricUnit::Bandwidth: return formatRate(value);
+    case MetricUnit::Count: return std::to_string(std::llround(value));
+    }
+    return {};
+}
+
+} // namespace streamscope::engine

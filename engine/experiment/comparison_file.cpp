@@ -1,0 +1,269 @@
+// The comparison file (.sscompare): writing with each variant's native trace spliced in as it is
+// written by toNativeJson (no second encoding of the largest part), reading with every problem named
+// by file and JSON pointer.
+#include "engine/experiment/comparison_file.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "engine/formats/native_format.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/errors.h"
+#include "engine/util/file_util.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+[[noreturn]] void fail(const std::string &fileName, const std::string &path, const std::string &message)
+{
+    throw Error(ErrorKind::InvalidInput, fileName + ": " + (path.empty() ? "/" : path) + ": " + message);
+}
+
+std::string found(const Json &v)
+{
+    std::string text = v.dump();
+    if (text.size() > 40)
+        text = text.substr(0, 37) + "...";
+    return "found " + text;
+}
+
+const Json &member(const Json &obj, const std::string &key, const std::string &fileName, const std::string &path)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end())
+        fail(fileName, path + "/" + key, "missing");
+    return *it;
+}
+
+std::string stringMember(const Json &obj, const std::string &key, const std::string &fileName, const std::string &path,
+                         bool required)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end()) {
+        if (required)
+            fail(fileName, path + "/" + key, "missing (expected a string)");
+        return {};
+    }
+    if (!it->is_string())
+        fail(fileName, path + "/" + key, "expected a string, " + found(*it));
+    return it->get<std::string>();
+}
+
+int intMember(const Json &obj, const std::string &key, const std::string &fileName, const std::string &path,
+              int fallback)
+{
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null())
+        return fallback;
+    if (!it->is_number_integer())
+        fail(fileName, path + "/" + key, "expected an integer, " + found(*it));
+    return it->get<int>();
+}
+
+Axis axisAt(const Json &v, const std::string &fileName, const std::string &path)
+{
+    if (!v.is_string())
+        fail(fileName, path, "expected an axis name, " + found(v));
+    const auto axis = axisFromString(v.get<std::string>());
+    if (!axis)
+        fail(fileName, path,
+             "unknown axis \"" + v.get<std::string>()
+                 + "\" (memory, api, streams, order, chunks, size or connections)");
+    return *axis;
+}
+
+} // namespace
+
+std::string toComparisonJson(const Comparison &c)
+{
+    Json head;
+    head["format"] = kComparisonFormatName;
+    head["version"] = kComparisonFormatVersion;
+    head["title"] = c.title;
+    head["workload_file"] = c.workloadFile;
+    head["tool_version"] = c.toolVersion;
+    head["created_utc"] = c.createdUtc;
+    head["warmup"] = c.warmup >= 0 ? Json(c.warmup) : Json(nullptr);
+    head["repetitions"] = c.repetitions >= 0 ? Json(c.repetitions) : Json(nullptr);
+    head["base_workload"] = c.baseWorkloadJson;
+    Json axes = Json::array();
+    for (const auto &a : c.axes)
+        axes.push_back({{"axis", toString(a.axis)}, {"values", a.values}});
+    head["axes"] = axes;
+
+    // The header as pretty JSON without its closing brace, then the variants written by hand so that
+    // each trace's native text goes in as is.
+    std::string out = head.dump(1);
+    out.erase(out.find_last_of('}'));
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+        out.pop_back();
+    out += ",\n \"variants\": [";
+    for (std::size_t i = 0; i < c.variants.size(); ++i) {
+        const VariantResult &v = c.variants[i];
+        Json settings = Json::object();
+        for (const auto &s : v.settings)
+            settings[std::string(toString(s.axis))] = s.value;
+        out += i == 0 ? "\n  {" : ",\n  {";
+        out += "\"label\": " + Json(v.label).dump() + ", \"settings\": " + settings.dump() + ",\n   ";
+        if (!v.traceFile.empty()) {
+            out += "\"trace_file\": " + Json(v.traceFile).dump() + "}";
+        } else {
+            out += "\"trace\": ";
+            out += toNativeJson(v.trace);
+            while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+                out.pop_back();
+            out += "}";
+        }
+    }
+    out += "\n ]\n}\n";
+    return out;
+}
+
+Comparison fromComparisonJson(std::string_view text, const std::string &fileName, const std::string &baseDir)
+{
+    Json root;
+    try {
+        root = Json::parse(text.begin(), text.end());
+    } catch (const nlohmann::json::parse_error &e) {
+        throw Error(ErrorKind::InvalidInput,
+                    fileName + ": not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
+    }
+    if (!root.is_object())
+        fail(fileName, "", "expected a JSON object, " + found(root));
+    const std::string format = stringMember(root, "format", fileName, "", true);
+    if (format != kComparisonFormatName)
+        fail(fileName, "/format",
+             "expected \"" + std::string(kComparisonFormatName) + "\", found \"" + format
+                 + "\": this is not a StreamScope comparison");
+    Comparison c;
+    const Json &version = member(root, "version", fileName, "");
+    if (!version.is_number_integer())
+        fail(fileName, "/version", "expected an integer, " + found(version));
+    c.formatVersion = version.get<int>();
+    if (c.formatVersion < 1 || c.formatVersion > kComparisonFormatVersion)
+        fail(fileName, "/version",
+             "this StreamScope reads comparison format version " + std::to_string(kComparisonFormatVersion)
+                 + ", the file has version " + std::to_string(c.formatVersion));
+    c.title = stringMember(root, "title", fileName, "", false);
+    c.workloadFile = stringMember(root, "workload_file", fileName, "", false);
+    c.toolVersion = stringMember(root, "tool_version", fileName, "", false);
+    c.createdUtc = stringMember(root, "created_utc", fileName, "", false);
+    c.baseWorkloadJson = stringMember(root, "base_workload", fileName, "", false);
+    c.warmup = intMember(root, "warmup", fileName, "", -1);
+    c.repetitions = intMember(root, "repetitions", fileName, "", -1);
+
+    const Json &axes = member(root, "axes", fileName, "");
+    if (!axes.is_array())
+        fail(fileName, "/axes", "expected an array of axes, " + found(axes));
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+        const std::string path = "/axes/" + std::to_string(i);
+        if (!axes[i].is_object())
+            fail(fileName, path, "expected {\"axis\": ..., \"values\": [...]}, " + found(axes[i]));
+        AxisValues a;
+        a.axis = axisAt(member(axes[i], "axis", fileName, path), fileName, path + "/axis");
+        for (const auto &prev : c.axes)
+            if (prev.axis == a.axis)
+                fail(fileName, path + "/axis", "the axis \"" + std::string(toString(a.axis)) + "\" appears twice");
+        const Json &values = member(axes[i], "values", fileName, path);
+        if (!values.is_array() || values.empty())
+            fail(fileName, path + "/values", "expected a non-empty array of strings, " + found(values));
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            if (!values[k].is_string())
+                fail(fileName, path + "/values/" + std::to_string(k), "expected a string, " + found(values[k]));
+            a.values.push_back(values[k].get<std::string>());
+        }
+        c.axes.push_back(std::move(a));
+    }
+
+    const Json &variants = member(root, "variants", fileName, "");
+    if (!variants.is_array())
+        fail(fileName, "/variants", "expected an array of variants, " + found(variants));
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+        const std::string path = "/variants/" + std::to_string(i);
+        const Json &v = variants[i];
+        if (!v.is_object())
+            fail(fileName, path, "expected a variant object, " + found(v));
+        VariantResult r;
+        r.label = stringMember(v, "label", fileName, path, true);
+        const Json &settings = member(v, "settings", fileName, path);
+        if (!settings.is_object())
+            fail(fileName, path + "/settings", "expected an object of axis: value, " + found(settings));
+        // Settings follow the comparison's axes, one value each, from the axis's values.
+        for (const auto &a : c.axes) {
+            const std::string key(toString(a.axis));
+            const auto it = settings.find(key);
+            if (it == settings.end())
+                fail(fileName, path + "/settings/" + key, "missing (every variant sets every axis)");
+            if (!it->is_string())
+                fail(fileName, path + "/settings/" + key, "expected a string, " + found(*it));
+            const std::string value = it->get<std::string>();
+            if (std::find(a.values.begin(), a.values.end(), value) == a.values.end())
+                fail(fileName, path + "/settings/" + key,
+                     "\"" + value + "\" is not one of the values of the axis \"" + key + "\"");
+            r.settings.push_back({a.axis, value});
+        }
+        if (settings.size() != c.axes.size())
+            for (const auto &[key, value] : settings.items())
+                if (const auto axis = axisFromString(key);
+                    !axis
+                    || std::none_of(c.axes.begin(), c.axes.end(), [&](const AxisValues &a) { return a.axis == *axis; }))
+                    fail(fileName, path + "/settings/" + key, "not one of the comparison's axes");
+        const auto trace = v.find("trace");
+        const auto file = v.find("trace_file");
+        if ((trace == v.end()) == (file == v.end()))
+            fail(fileName, path, "expected either \"trace\" (an embedded trace) or \"trace_file\" (a path)");
+        if (trace != v.end()) {
+            if (!trace->is_object())
+                fail(fileName, path + "/trace", "expected a StreamScope trace object, " + found(*trace));
+            r.trace = fromNativeJson(trace->dump(), fileName + " " + path + "/trace");
+        } else {
+            if (!file->is_string() || file->get<std::string>().empty())
+                fail(fileName, path + "/trace_file", "expected a path, " + found(*file));
+            r.traceFile = file->get<std::string>();
+            const std::filesystem::path p(r.traceFile);
+            r.trace = loadTrace(p.is_absolute() ? p.string() : (std::filesystem::path(baseDir) / p).string());
+        }
+        c.variants.push_back(std::move(r));
+    }
+    return c;
+}
+
+void writeComparison(const Comparison &comparison, const std::string &path)
+{
+    std::string text;
+    try {
+        text = toComparisonJson(comparison);
+    } catch (const nlohmann::json::exception &e) {
+        // Text that cannot be JSON (a name that is not UTF-8): nothing is written, the file stays as it was.
+        throw Error(ErrorKind::InvalidInput, path + ": the comparison cannot be written as JSON: " + e.what());
+    }
+    writeFileAtomically(path, text);
+}
+
+Comparison readComparison(const std::string &path)
+{
+    const std::filesystem::path p(path);
+    const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
+    return fromComparisonJson(readFile(path), path, dir);
+}
+
+std::vector<VariantSummary> summarizeComparison(const Comparison &comparison)
+{
+    std::vector<VariantSummary> out;
+    out.reserve(comparison.variants.size());
+    for (const auto &v : comparison.variants) {
+        VariantSummary s;
+        s.label = v.label;
+        s.summary = summarize(v.trace);
+        s.vsFirst = out.empty() ? compareSpreads(s.summary.makespanNs, s.summary.makespanNs)
+                                : compareSpreads(out.front().summary.makespanNs, s.summary.makespanNs);
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+} // namespace streamscope::engine

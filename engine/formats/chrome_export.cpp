@@ -1,0 +1,1038 @@
+// Chrome Trace Event JSON export, written by hand into one string (see chrome_export.h for the layout).
+#include "engine/formats/chrome_export.h"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "engine/analysis/analysis.h"
+#include "engine/model/api_names.h"
+#include "engine/model/errors.h"
+#include "engine/model/units.h"
+#include "engine/util/file_util.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+constexpr int kHostPid = 1;
+constexpr int kCounterPid = 2;
+constexpr int kGpuPidBase = 100; // GPU d is process 100 + d: no clash with the two above
+
+// Writes JSON text through a raw pointer into a buffer that grows by doubling: std::string::append
+// per token was most of the time of a million-op export. The buffer is left uninitialised (a generous
+// reservation costs only address space: pages are touched when written), which std::string::resize
+// cannot do. Numbers go through std::to_chars; strings through a scan that copies clean runs in one piece.
+class JsonOut {
+public:
+    explicit JsonOut(std::size_t capacity) { grow(capacity); }
+
+    std::string_view view() const { return {m_data.get(), used()}; }
+    std::string take() const { return std::string(view()); }
+
+    [[gnu::always_inline]] void raw(std::string_view s)
+    {
+        room(s.size());
+        std::memcpy(m_p, s.data(), s.size());
+        m_p += s.size();
+    }
+    void ch(char c)
+    {
+        room(1);
+        *m_p++ = c;
+    }
+
+    void integer(std::int64_t v)
+    {
+        room(24);
+        m_p = std::to_chars(m_p, m_p + 24, v).ptr;
+    }
+    void unsignedInteger(std::uint64_t v)
+    {
+        room(24);
+        m_p = std::to_chars(m_p, m_p + 24, v).ptr;
+    }
+    void real(double v)
+    {
+        if (!(v == v) || v == std::numeric_limits<double>::infinity()
+            || v == -std::numeric_limits<double>::infinity()) {
+            ch('0'); // JSON has no NaN or infinity
+            return;
+        }
+        room(32);
+        m_p = std::to_chars(m_p, m_p + 32, v).ptr;
+    }
+    // A rate to three decimals (GB/s to the MB/s): the shortest round-trip form of a quotient takes 17
+    // digits, which were ~10 % of a million-op file and carry nothing a reader can use.
+    void thousandths(double v)
+    {
+        if (!(v == v) || v > 9e15 || v < -9e15) {
+            real(v); // NaN, infinities and the absurdly large keep real()'s handling
+            return;
+        }
+        micros(static_cast<std::int64_t>(std::llround(v * 1000.0)));
+    }
+    // Nanoseconds written as microseconds with the nanoseconds as an exact decimal fraction, so that
+    // the importer gets the same integer back (doubles hold these exactly up to ~104 days).
+    void micros(std::int64_t ns)
+    {
+        room(32);
+        if (ns < 0) {
+            *m_p++ = '-';
+            ns = -ns;
+        }
+        m_p = std::to_chars(m_p, m_p + 24, static_cast<std::uint64_t>(ns / 1000)).ptr;
+        int frac = static_cast<int>(ns % 1000);
+        if (frac == 0)
+            return;
+        char buf[4] = {'.', static_cast<char>('0' + frac / 100), static_cast<char>('0' + frac / 10 % 10),
+                       static_cast<char>('0' + frac % 10)};
+        int len = 4;
+        while (buf[len - 1] == '0')
+            --len;
+        std::memcpy(m_p, buf, static_cast<std::size_t>(len));
+        m_p += len;
+    }
+    void string(std::string_view s)
+    {
+        std::size_t clean = 0;
+        while (clean < s.size()) {
+            const auto c = static_cast<unsigned char>(s[clean]);
+            if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+                break;
+            ++clean;
+        }
+        room(clean + 2);
+        *m_p++ = '"';
+        std::memcpy(m_p, s.data(), clean);
+        m_p += clean;
+        if (clean < s.size())
+            escapeRest(s.substr(clean));
+        ch('"');
+    }
+    // A string as a quoted, escaped JSON token, for names written many times.
+    static std::string quoted(std::string_view s)
+    {
+        JsonOut j(s.size() + 16);
+        j.string(s);
+        return j.take();
+    }
+    // "key":
+    void key(std::string_view k)
+    {
+        ch('"');
+        raw(k);
+        raw("\":");
+    }
+
+private:
+    void escapeRest(std::string_view s)
+    {
+        static constexpr char kHex[] = "0123456789abcdef";
+        std::size_t i = 0;
+        while (i < s.size()) {
+            const auto c = static_cast<unsigned char>(s[i]);
+            if (c == '"' || c == '\\') {
+                ch('\\');
+                ch(static_cast<char>(c));
+                ++i;
+            } else if (c < 0x20) {
+                switch (c) {
+                case '\n': raw("\\n"); break;
+                case '\t': raw("\\t"); break;
+                case '\r': raw("\\r"); break;
+                case '\b': raw("\\b"); break;
+                case '\f': raw("\\f"); break;
+                default:
+                    raw("\\u00");
+                    ch(kHex[c >> 4]);
+                    ch(kHex[c & 15]);
+                }
+                ++i;
+            } else if (c < 0x80) {
+                ch(static_cast<char>(c));
+                ++i;
+            } else {
+                // Imported names may hold bytes that are not UTF-8; strict JSON readers reject those,
+                // so an invalid sequence becomes U+FFFD.
+                const std::size_t len = validUtf8Length(s.substr(i));
+                if (len == 0) {
+                    raw("\xEF\xBF\xBD");
+                    ++i;
+                } else {
+                    raw(s.substr(i, len));
+                    i += len;
+                }
+            }
+        }
+    }
+    static std::size_t validUtf8Length(std::string_view s)
+    {
+        const auto b0 = static_cast<unsigned char>(s[0]);
+        std::size_t len = 0;
+        std::uint32_t cp = 0;
+        if (b0 >= 0xC2 && b0 <= 0xDF) {
+            len = 2;
+            cp = b0 & 0x1F;
+        } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+            len = 3;
+            cp = b0 & 0x0F;
+        } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+            len = 4;
+            cp = b0 & 0x07;
+        } else {
+            return 0;
+        }
+        if (s.size() < len)
+            return 0;
+        for (std::size_t k = 1; k < len; ++k) {
+            const auto b = static_cast<unsigned char>(s[k]);
+            if ((b & 0xC0) != 0x80)
+                return 0;
+            cp = (cp << 6) | (b & 0x3F);
+        }
+        // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8 either.
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+            return 0;
+        return len;
+    }
+
+    [[gnu::always_inline]] void room(std::size_t n)
+    {
+        if (static_cast<std::size_t>(m_end - m_p) < n)
+            grow(n);
+    }
+    std::size_t used() const { return static_cast<std::size_t>(m_p - m_data.get()); }
+    void grow(std::size_t n)
+    {
+        const std::size_t size = m_data ? used() : 0;
+        const std::size_t capacity = std::max(m_capacity * 2, size + n + 4096);
+        std::unique_ptr<char[]> bigger(new char[capacity]); // deliberately not value-initialised
+        if (size)
+            std::memcpy(bigger.get(), m_data.get(), size);
+        m_data = std::move(bigger);
+        m_capacity = capacity;
+        m_p = m_data.get() + size;
+        m_end = m_data.get() + capacity;
+    }
+
+    std::unique_ptr<char[]> m_data;
+    std::size_t m_capacity = 0;
+    char *m_p = nullptr;
+    char *m_end = nullptr;
+};
+
+// Perfetto requires the slices of one track to nest; ops of one stream may overlap (imports, or
+// repetitions). Greedy interval partitioning: each slice goes on the first track whose last slice
+// ended by its start, so every track holds disjoint slices and the first track keeps the most.
+struct Interval {
+    std::int64_t start;
+    std::int64_t end;
+    std::uint32_t op; // global op index
+};
+
+// Where the slices of one stream's (or thread's) ops went.
+struct TrackPlan {
+    int tracks = 0;
+    std::vector<std::int64_t> firstStart; // per track: the start of its earliest slice
+};
+
+// Writes the track of each interval's op into trackOf, and sets touchesNext[op] where the next slice on
+// the same track begins exactly where the op's slice ends (consecutive ops of a stream that share an
+// event): those are the slices whose written durations durationBeforeNext() fits.
+TrackPlan assignTracks(std::vector<Interval> &intervals, std::vector<std::uint32_t> &trackOf,
+                       std::vector<std::uint8_t> &touchesNext)
+{
+    auto byStart = [](const Interval &a, const Interval &b) {
+        return a.start != b.start ? a.start < b.start : (a.end != b.end ? a.end > b.end : a.op < b.op);
+    };
+    if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
+        std::sort(intervals.begin(), intervals.end(), byStart);
+    TrackPlan plan;
+    std::vector<std::int64_t> lastEnd;
+    std::vector<std::uint32_t> lastOp;
+    for (const auto &iv : intervals) {
+        std::size_t t = 0;
+        while (t < lastEnd.size() && lastEnd[t] > iv.start)
+            ++t;
+        if (t == lastEnd.size()) {
+            lastEnd.push_back(iv.end);
+            lastOp.push_back(iv.op);
+            plan.firstStart.push_back(iv.start);
+        } else {
+            if (lastEnd[t] == iv.start)
+                touchesNext[lastOp[t]] = 1;
+            lastEnd[t] = iv.end;
+            lastOp[t] = iv.op;
+        }
+        trackOf[iv.op] = static_cast<std::uint32_t>(t);
+    }
+    plan.tracks = static_cast<int>(lastEnd.size());
+    return plan;
+}
+
+// The duration to write, in microseconds, for a slice [startNs, startNs + durNs] whose successor on its
+// track begins at exactly its end; times relative to the file's origin, trackFirstNs the start of the
+// track's earliest slice. Readers parse ts and dur into doubles and add them, and the sum of the two
+// roundings can land one ulp past the successor's parsed ts (2176.57 + 60.8 = 2237.3700000000003 >
+// 2237.37): speedscope then opens the successor before closing the slice, leaves the slice open to the
+// end of the profile and stacks every later slice under it. speedscope also first subtracts the track's
+// earliest ts from every ts, which rounds differently, so both sums must stay at or before the
+// successor: the exact duration where it does (nearly always), otherwise the largest double below it
+// that does. That is picoseconds short (a quarter nanosecond at most), so readers that round to the
+// nanosecond (Perfetto's llround(us * 1000), chrome_import.h) still get durNs.
+double durationBeforeNext(std::int64_t startNs, std::int64_t durNs, std::int64_t trackFirstNs)
+{
+    // A quotient of integers below 2^53 is correctly rounded, so these are the doubles a reader parses
+    // from the exact decimals that JsonOut::micros writes.
+    const double start = static_cast<double>(startNs) / 1000.0;
+    const double end = static_cast<double>(startNs + durNs) / 1000.0;
+    const double first = static_cast<double>(trackFirstNs) / 1000.0;
+    const double startRebased = start - first;
+    const double endRebased = end - first;
+    auto fits = [&](double dur) { return start + dur <= end && startRebased + dur <= endRebased; };
+    const double exact = static_cast<double>(durNs) / 1000.0;
+    if (fits(exact))
+        return exact;
+    // A quarter nanosecond short is the most we allow: well inside the half nanosecond that rounding
+    // to the nanosecond forgives. It always fits below ~5 days from the origin, where one ulp of a
+    // timestamp is still far smaller; past that the exact duration is kept.
+    const double floorDur = (static_cast<double>(durNs) - 0.25) / 1000.0;
+    if (floorDur < 0.0 || !fits(floorDur))
+        return exact;
+    // Positive doubles order like their bit patterns: bisect for the largest one that fits.
+    std::uint64_t lo = std::bit_cast<std::uint64_t>(floorDur); // fits
+    std::uint64_t hi = std::bit_cast<std::uint64_t>(exact); // does not
+    while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (fits(std::bit_cast<double>(mid)) ? lo : hi) = mid;
+    }
+    return std::bit_cast<double>(lo);
+}
+
+// A touching slice's dur: the exact decimal when it fits, else the fitted double in its shortest
+// round-trip form (66.55999999999995 for 66.56).
+void writeDurationBeforeNext(JsonOut &j, std::int64_t startNs, std::int64_t durNs, std::int64_t trackFirstNs)
+{
+    const double dur = durationBeforeNext(startNs, durNs, trackFirstNs);
+    if (dur == static_cast<double>(durNs) / 1000.0)
+        j.micros(durNs);
+    else
+        j.real(dur);
+}
+
+// A slice's place and time: ,"pid":..,"tid":..,"ts":..,"dur":.. with times relative to the file's
+// origin; a slice that touches the next one on its track gets the duration that stays before it.
+void writeSlicePlacement(JsonOut &j, int pid, int tid, std::int64_t startNs, std::int64_t durNs, bool touchesNext,
+                         std::int64_t trackFirstNs)
+{
+    j.raw(",\"pid\":");
+    j.integer(pid);
+    j.raw(",\"tid\":");
+    j.integer(tid);
+    j.raw(",\"ts\":");
+    j.micros(startNs);
+    j.raw(",\"dur\":");
+    if (touchesNext)
+        writeDurationBeforeNext(j, startNs, durNs, trackFirstNs);
+    else
+        j.micros(durNs);
+}
+
+void writeMetadataEvent(JsonOut &j, std::string_view what, int pid, int tid, std::string_view argKey,
+                        std::string_view textValue, std::int64_t intValue, bool isText)
+{
+    j.raw("{\"ph\":\"M\",\"name\":");
+    j.string(what);
+    j.raw(",\"pid\":");
+    j.integer(pid);
+    j.raw(",\"tid\":");
+    j.integer(tid);
+    j.raw(",\"args\":{");
+    j.key(argKey);
+    if (isText)
+        j.string(textValue);
+    else
+        j.integer(intValue);
+    j.raw("}},\n");
+}
+
+void nameProcess(JsonOut &j, int pid, std::string_view name, int sortIndex)
+{
+    writeMetadataEvent(j, "process_name", pid, 0, "name", name, 0, true);
+    writeMetadataEvent(j, "process_sort_index", pid, 0, "sort_index", {}, sortIndex, false);
+}
+
+void nameThread(JsonOut &j, int pid, int tid, std::string_view name, int sortIndex)
+{
+    writeMetadataEvent(j, "thread_name", pid, tid, "name", name, 0, true);
+    writeMetadataEvent(j, "thread_sort_index", pid, tid, "sort_index", {}, sortIndex, false);
+}
+
+std::string_view gpuCategory(OpKind kind)
+{
+    // Kineto's categories, so that tools written for PyTorch profiles (and our importer) know them.
+    if (isCopy(kind))
+        return "gpu_memcpy";
+    if (kind == OpKind::Kernel)
+        return "kernel";
+    if (kind == OpKind::Memset)
+        return "gpu_memset";
+    return "gpu_op";
+}
+
+// The driver's unified-memory records (Repetition::activities) as slices on tracks of the GPU's
+// process, after its streams (tids from firstTid): H2D migrations, D2H migrations, GPU page-fault
+// groups, and the instants (CPU faults, thrashing, remote maps) as zero-length slices. Each group is
+// spread over as many tracks as its records overlap. Synchronisation records are left out: the host
+// call of the op they belong to is already there.
+void writeUnifiedMemory(JsonOut &j, const Trace &trace, std::int64_t origin, int pid, int firstTid)
+{
+    struct Group {
+        const char *track;
+        bool (*holds)(ActivityKind);
+    };
+    static constexpr Group kGroups[] = {
+        {"page migration H2D", [](ActivityKind k) { return k == ActivityKind::MigrationH2D; }},
+        {"page migration D2H", [](ActivityKind k) { return k == ActivityKind::MigrationD2H; }},
+        {"GPU page faults", [](ActivityKind k) { return k == ActivityKind::GpuPageFaults; }},
+        {"unified memory events",
+         [](ActivityKind k) {
+             return k == ActivityKind::CpuPageFault || k == ActivityKind::Thrashing || k == ActivityKind::Throttling
+                    || k == ActivityKind::RemoteMap;
+         }},
+    };
+    int tid = firstTid;
+    for (const Group &group : kGroups) {
+        std::vector<const ActivityRecord *> records;
+        std::vector<int> repOf;
+        std::vector<Interval> intervals;
+        for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
+            for (const ActivityRecord &a : trace.repetitions[r].activities)
+                if (group.holds(a.kind)) {
+                    intervals.push_back({a.startNs, a.endNs, static_cast<std::uint32_t>(records.size())});
+                    records.push_back(&a);
+                    repOf.push_back(trace.repetitions[r].index);
+                }
+        if (records.empty())
+            continue;
+        std::vector<std::uint32_t> trackOf(records.size(), 0);
+        std::vector<std::uint8_t> touchesNext(records.size(), 0);
+        const TrackPlan plan = assignTracks(intervals, trackOf, touchesNext);
+        for (int k = 0; k < plan.tracks; ++k)
+            nameThread(j, pid, tid + k,
+                       k == 0 ? std::string(group.track)
+                              : std::string(group.track) + " (" + std::to_string(k + 1) + ")",
+                       1000 + tid + k);
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            const ActivityRecord &a = *records[i];
+            std::string name;
+            switch (a.kind) {
+            case ActivityKind::MigrationH2D: name = "UM H2D " + formatBytes(a.value); break;
+            case ActivityKind::MigrationD2H: name = "UM D2H " + formatBytes(a.value); break;
+            case ActivityKind::GpuPageFaults: name = std::to_string(a.value) + " GPU page faults"; break;
+            default: name = std::string(toString(a.kind)); break;
+            }
+            j.raw("{\"ph\":\"X\",\"cat\":\"unified_memory\",\"name\":");
+            j.string(name);
+            writeSlicePlacement(j, pid, tid + static_cast<int>(trackOf[i]), a.startNs - origin, a.durationNs(),
+                                touchesNext[i] != 0, plan.firstStart[trackOf[i]] - origin);
+            j.raw(",\"args\":{\"kind\":");
+            j.string(toString(a.kind));
+            j.raw(",\"detail\":");
+            j.string(toString(a.detail));
+            j.raw(",\"value\":");
+            j.unsignedInteger(a.value);
+            j.raw(",\"address\":");
+            j.unsignedInteger(a.address);
+            j.raw(",\"op\":");
+            j.integer(a.op);
+            j.raw(",\"repetition\":");
+            j.integer(repOf[i]);
+            j.raw("}},\n");
+        }
+        tid += plan.tracks;
+    }
+}
+
+void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs)
+{
+    j.raw("\"streamscope\":{\"format\":\"streamscope-chrome\",\"version\":1,\"traceFormatVersion\":");
+    j.integer(trace.formatVersion);
+    j.raw(",\"source\":");
+    j.string(trace.source);
+    j.raw(",\"title\":");
+    j.string(trace.title);
+    j.raw(",\"toolVersion\":");
+    j.string(trace.toolVersion);
+    j.raw(",\"hostName\":");
+    j.string(trace.hostName);
+    j.raw(",\"createdUtc\":");
+    j.string(trace.createdUtc);
+    j.raw(",\"originNs\":");
+    j.integer(originNs);
+    j.raw(",\"timing\":\"");
+    j.raw(toString(trace.timing));
+    j.ch('"');
+    if (!trace.timingNote.empty()) {
+        j.raw(",\"timingNote\":");
+        j.string(trace.timingNote);
+    }
+    j.raw(",\n\"streams\":[");
+    for (std::size_t i = 0; i < trace.streams.size(); ++i) {
+        const auto &s = trace.streams[i];
+        if (i)
+            j.ch(',');
+        j.raw("{\"name\":");
+        j.string(s.name);
+        j.raw(",\"device\":");
+        j.integer(s.device);
+        j.raw(",\"nativeId\":");
+        j.integer(s.nativeId);
+        j.raw(",\"priority\":");
+        j.integer(s.priority);
+        j.raw(s.nonBlocking ? ",\"nonBlocking\":true" : ",\"nonBlocking\":false");
+        j.raw(s.isDefault ? ",\"isDefault\":true}" : ",\"isDefault\":false}");
+    }
+    j.raw("],\n\"hostThreads\":[");
+    for (std::size_t i = 0; i < trace.hostThreads.size(); ++i) {
+        if (i)
+            j.ch(',');
+        j.raw("{\"name\":");
+        j.string(trace.hostThreads[i].name);
+        j.raw(",\"nativeId\":");
+        j.unsignedInteger(trace.hostThreads[i].nativeId);
+        j.ch('}');
+    }
+    j.raw("],\n\"devices\":[");
+    for (std::size_t i = 0; i < trace.devices.size(); ++i) {
+        const auto &d = trace.devices[i];
+        if (i)
+            j.ch(',');
+        j.raw("{\"index\":");
+        j.integer(d.index);
+        j.raw(",\"name\":");
+        j.string(d.name);
+        j.raw(",\"ccMajor\":");
+        j.integer(d.ccMajor);
+        j.raw(",\"ccMinor\":");
+        j.integer(d.ccMinor);
+        j.raw(",\"smCount\":");
+        j.integer(d.smCount);
+        j.raw(",\"asyncEngineCount\":");
+        j.integer(d.asyncEngineCount);
+        j.raw(",\"totalMemBytes\":");
+        j.unsignedInteger(d.totalMemBytes);
+        j.raw(",\"pciBusId\":");
+        j.string(d.pciBusId);
+        j.ch('}');
+    }
+    j.raw("],\n\"metadata\":{");
+    bool first = true;
+    for (const auto &[k, v] : trace.metadata) {
+        if (!first)
+            j.ch(',');
+        first = false;
+        j.string(k);
+        j.ch(':');
+        j.string(v);
+    }
+    j.raw("}},\n");
+}
+
+// Hands the text to a sink in order, part by part. Every event ends with ",\n"; strict JSON allows no
+// comma after the last one, so each part's final ",\n" is held back until another part follows.
+class PartEmitter {
+public:
+    explicit PartEmitter(const std::function<void(std::string_view)> &sink) : m_sink(sink) { }
+    void part(std::string_view text)
+    {
+        if (text.empty())
+            return;
+        if (m_commaPending)
+            m_sink(",\n");
+        m_commaPending = text.size() >= 2 && text.substr(text.size() - 2) == ",\n";
+        m_sink(m_commaPending ? text.substr(0, text.size() - 2) : text);
+    }
+    void finish() { m_sink(m_commaPending ? "\n]}\n" : "]}\n"); }
+
+private:
+    const std::function<void(std::string_view)> &m_sink;
+    bool m_commaPending = false;
+};
+
+// The whole export, handed to sink in order: toChromeJson appends the parts to a string,
+// writeChromeTrace writes each to the file as soon as it and every part before it are done, so that
+// writing overlaps serialising.
+void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
+                     const std::function<void(std::string_view)> &sink, bool toFile)
+{
+    const std::size_t opCount = trace.opCount();
+    if (opCount >= std::numeric_limits<std::uint32_t>::max())
+        throw Error(ErrorKind::InvalidInput, "Chrome export: too many ops (" + std::to_string(opCount) + ")");
+
+    // Times are written relative to the earliest instant of the trace: small numbers keep their
+    // nanoseconds exact, and the origin goes into the streamscope block for the way back.
+    std::int64_t origin = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
+        if (trace.repetitions[r].ops.empty())
+            continue;
+        const auto [lo, hi] = trace.extent(static_cast<int>(r));
+        if (lo != hi || lo != 0)
+            origin = std::min(origin, lo);
+    }
+    if (origin == std::numeric_limits<std::int64_t>::max())
+        origin = 0;
+
+    // Stream keys: Trace::streams, plus one pseudo stream for GPU ops that name no valid stream.
+    const int streamCount = static_cast<int>(trace.streams.size());
+    const int threadCount = static_cast<int>(trace.hostThreads.size());
+    auto streamKey = [&](const OpRecord &op) {
+        return op.stream >= 0 && op.stream < streamCount ? op.stream : streamCount;
+    };
+    auto threadKey = [&](const OpRecord &op) {
+        return op.hostThread >= 0 && op.hostThread < threadCount ? op.hostThread : threadCount;
+    };
+    // A host-only op always gets its slice: without it the op would vanish from the file.
+    auto writesHostSlice = [&](const OpRecord &op) { return op.hasHost() && (options.hostCalls || !op.hasGpu()); };
+
+    std::vector<std::vector<Interval>> streamIntervals(static_cast<std::size_t>(streamCount) + 1);
+    std::vector<std::vector<Interval>> threadIntervals(static_cast<std::size_t>(threadCount) + 1);
+    {
+        std::uint32_t g = 0;
+        for (const auto &rep : trace.repetitions)
+            for (const auto &op : rep.ops) {
+                if (op.hasGpu())
+                    streamIntervals[static_cast<std::size_t>(streamKey(op))].push_back({op.gpuStartNs, op.gpuEndNs, g});
+                if (writesHostSlice(op))
+                    threadIntervals[static_cast<std::size_t>(threadKey(op))].push_back(
+                        {op.hostStartNs, op.hostEndNs, g});
+                ++g;
+            }
+    }
+    std::vector<std::uint32_t> gpuTrack(opCount, 0), hostTrack(opCount, 0);
+    std::vector<std::uint8_t> gpuTouchesNext(opCount, 0), hostTouchesNext(opCount, 0);
+    std::vector<int> streamTracks(streamIntervals.size(), 0), threadTracks(threadIntervals.size(), 0);
+    std::vector<std::vector<std::int64_t>> streamTrackFirst(streamIntervals.size()),
+        threadTrackFirst(threadIntervals.size());
+    for (std::size_t s = 0; s < streamIntervals.size(); ++s) {
+        auto plan = assignTracks(streamIntervals[s], gpuTrack, gpuTouchesNext);
+        streamTracks[s] = plan.tracks;
+        streamTrackFirst[s] = std::move(plan.firstStart);
+    }
+    for (std::size_t t = 0; t < threadIntervals.size(); ++t) {
+        auto plan = assignTracks(threadIntervals[t], hostTrack, hostTouchesNext);
+        threadTracks[t] = plan.tracks;
+        threadTrackFirst[t] = std::move(plan.firstStart);
+    }
+    streamIntervals.clear();
+    threadIntervals.clear();
+
+    auto deviceOfKey = [&](int key) {
+        return key < streamCount ? trace.streams[static_cast<std::size_t>(key)].device : 0;
+    };
+    // Track ids: the first track of each stream (and thread) in order, then its overflow tracks.
+    std::vector<int> streamTidBase(streamTracks.size()), threadTidBase(threadTracks.size());
+    {
+        int next = 1;
+        for (std::size_t s = 0; s < streamTracks.size(); ++s) {
+            streamTidBase[s] = next;
+            next += std::max(streamTracks[s], 1);
+        }
+        next = 1;
+        for (std::size_t t = 0; t < threadTracks.size(); ++t) {
+            threadTidBase[t] = next;
+            next += std::max(threadTracks[t], 1);
+        }
+    }
+
+    // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op).
+    JsonOut j(opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536);
+    j.raw("{\"displayTimeUnit\":\"ns\",\n");
+    writeStreamscopeBlock(j, trace, origin);
+    j.raw("\"traceEvents\":[\n");
+
+    // Processes and tracks.
+    std::set<int> devices;
+    for (const auto &d : trace.devices)
+        devices.insert(d.index);
+    for (std::size_t s = 0; s < streamTracks.size(); ++s)
+        if (streamTracks[s] > 0 || static_cast<int>(s) < streamCount)
+            devices.insert(deviceOfKey(static_cast<int>(s)));
+    nameProcess(j, kHostPid, trace.hostName.empty() ? std::string("host") : "host " + trace.hostName, 0);
+    int sortIndex = 1;
+    for (int d : devices) {
+        std::string name = "GPU " + std::to_string(d);
+        for (const auto &info : trace.devices)
+            if (info.index == d && !info.name.empty())
+                name += ": " + info.name;
+        nameProcess(j, kGpuPidBase + d, name, sortIndex++);
+    }
+    if (options.counters)
+        nameProcess(j, kCounterPid, "StreamScope analysis", sortIndex++);
+
+    int threadSort = 0;
+    for (std::size_t t = 0; t < threadTracks.size(); ++t) {
+        if (threadTracks[t] == 0)
+            continue;
+        const std::string base =
+            t < static_cast<std::size_t>(threadCount)
+                ? (trace.hostThreads[t].name.empty() ? "thread " + std::to_string(trace.hostThreads[t].nativeId)
+                                                     : trace.hostThreads[t].name)
+                : std::string("host (thread not recorded)");
+        for (int k = 0; k < threadTracks[t]; ++k)
+            nameThread(j, kHostPid, threadTidBase[t] + k, k == 0 ? base : base + " (" + std::to_string(k + 1) + ")",
+                       threadSort++);
+    }
+    int streamSort = 0;
+    for (std::size_t s = 0; s < streamTracks.size(); ++s) {
+        const bool real = static_cast<int>(s) < streamCount;
+        if (!real && streamTracks[s] == 0)
+            continue;
+        const std::string base = real ? trace.streams[s].name : std::string("(no stream)");
+        const int pid = kGpuPidBase + deviceOfKey(static_cast<int>(s));
+        // A stream with no GPU op still gets its named track, so that every stream of the workload shows.
+        for (int k = 0; k < std::max(streamTracks[s], 1); ++k)
+            nameThread(j, pid, streamTidBase[s] + k, k == 0 ? base : base + " (" + std::to_string(k + 1) + ")",
+                       streamSort++);
+    }
+
+    {
+        int nextTid = 1;
+        for (std::size_t s = 0; s < streamTracks.size(); ++s)
+            nextTid = std::max(nextTid, streamTidBase[s] + std::max(streamTracks[s], 1));
+        writeUnifiedMemory(j, trace, origin, kGpuPidBase + (trace.devices.empty() ? 0 : trace.devices.front().index),
+                           nextTid);
+    }
+
+    // The importer finds an op's stream by (device, native id); only where two streams share those
+    // (hand-made traces) does every op carry its stream index too.
+    bool ambiguousStreams = false;
+    {
+        std::set<std::pair<int, std::int64_t>> seen;
+        for (const auto &st : trace.streams)
+            ambiguousStreams |= !seen.insert({st.device, st.nativeId}).second;
+    }
+
+    // Op names are few and written many times: escape each once.
+    std::vector<std::string> quotedNames;
+    quotedNames.reserve(trace.strings.size());
+    for (const auto &name : trace.strings)
+        quotedNames.push_back(JsonOut::quoted(name));
+    const std::string emptyName = "\"\"";
+    auto quotedName = [&](const OpRecord &op) -> const std::string & {
+        return op.nameId < quotedNames.size() ? quotedNames[op.nameId] : emptyName;
+    };
+
+    // Ops, in trace order (so that the importer gets them back in the same order), op g of the whole
+    // trace being op g - repStart[r] of repetition r.
+    std::vector<std::size_t> repStart(trace.repetitions.size() + 1, 0);
+    for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
+        repStart[r + 1] = repStart[r] + trace.repetitions[r].ops.size();
+    auto writeOps = [&](JsonOut &j, std::size_t gBegin, std::size_t gEnd) {
+        std::size_t r =
+            static_cast<std::size_t>(std::upper_bound(repStart.begin(), repStart.end(), gBegin) - repStart.begin()) - 1;
+        for (std::size_t g = gBegin; g < gEnd; ++g) {
+            while (g >= repStart[r + 1])
+                ++r;
+            const Repetition &rep = trace.repetitions[r];
+            const OpRecord &op = rep.ops[g - repStart[r]];
+            const auto link =
+                static_cast<std::uint32_t>(g + 1); // pairs an op's host and GPU slices; unique in the file
+            const int sKey = streamKey(op);
+            const int tKey = threadKey(op);
+            const int gpuPid = kGpuPidBase + deviceOfKey(sKey);
+            const int gpuTid = streamTidBase[static_cast<std::size_t>(sKey)] + static_cast<int>(gpuTrack[g]);
+            const int hostTid = threadTidBase[static_cast<std::size_t>(tKey)] + static_cast<int>(hostTrack[g]);
+            const bool gpu = op.hasGpu();
+            const bool host = writesHostSlice(op);
+
+            auto opArgs = [&] {
+                if (op.stream >= 0 && op.stream < streamCount) {
+                    j.raw("\"stream\":");
+                    j.integer(trace.streams[static_cast<std::size_t>(op.stream)].nativeId);
+                    j.raw(",\"device\":");
+                    j.integer(trace.streams[static_cast<std::size_t>(op.stream)].device);
+                    if (ambiguousStreams) {
+                        j.raw(",\"ss_stream\":");
+                        j.integer(op.stream);
+                    }
+                    j.ch(',');
+                }
+                if (op.correlation != 0) {
+                    j.raw("\"correlation\":");
+                    j.unsignedInteger(op.correlation);
+                    j.ch(',');
+                }
+                j.raw("\"kind\":\"");
+                j.raw(toString(op.kind));
+                j.raw("\",\"op_index\":");
+                j.integer(op.opIndex);
+                j.raw(",\"repetition\":");
+                j.integer(rep.index);
+                if (op.bytes != 0 || isCopy(op.kind) || op.kind == OpKind::Memset) {
+                    j.raw(",\"bytes\":");
+                    j.unsignedInteger(op.bytes);
+                    j.raw(",\"GB/s\":");
+                    j.thousandths(op.gbPerSecond());
+                }
+                // An enum-valued arg, left out at its "none"/"unknown" value (the importer's default).
+                auto name = [&](const char *key, auto value, auto absent) {
+                    if (value == absent)
+                        return;
+                    j.raw(key);
+                    j.ch('"');
+                    j.raw(toString(value));
+                    j.ch('"');
+                };
+                name(",\"src_mem\":", op.srcMem, MemKind::None);
+                name(",\"dst_mem\":", op.dstMem, MemKind::None);
+                name(",\"api\":", op.api, CopyApi::None);
+                if (op.flags != OpFlagNone) {
+                    j.raw(",\"flags\":");
+                    j.unsignedInteger(op.flags);
+                }
+                // The measurement's other intervals, in absolute ns on the trace's clock (as the
+                // native format keeps them), so that a round trip loses nothing.
+                auto time = [&](const char *key, std::int64_t v) {
+                    if (v == kNoTime)
+                        return;
+                    j.raw(key);
+                    j.integer(v);
+                };
+                time(",\"ready_ns\":", op.readyNs);
+                time(",\"event_end_ns\":", op.eventEndNs);
+                time(",\"queued_ns\":", op.queuedNs);
+                time(",\"submitted_ns\":", op.submittedNs);
+                if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
+                    j.raw(",\"queued_us\":");
+                    j.thousandths(double(q) / 1e3);
+                }
+                if (op.channel >= 0) {
+                    j.raw(",\"channel\":");
+                    j.integer(op.channel);
+                }
+                name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
+                name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
+                name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
+            };
+            // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,
+            // which costs no extra events. bind_id also pairs the two slices for the importer, so it is
+            // written even when arrows are off.
+            auto bind = [&](const char *direction) {
+                j.raw(",\"bind_id\":");
+                j.unsignedInteger(link);
+                if (options.flows)
+                    j.raw(direction);
+            };
+
+            if (gpu) {
+                j.raw("{\"ph\":\"X\",\"cat\":\"");
+                j.raw(gpuCategory(op.kind));
+                j.raw("\",\"name\":");
+                j.raw(quotedName(op));
+                writeSlicePlacement(j, gpuPid, gpuTid, op.gpuStartNs - origin, op.gpuDurationNs(),
+                                    gpuTouchesNext[g] != 0,
+                                    streamTrackFirst[static_cast<std::size_t>(sKey)][gpuTrack[g]] - origin);
+                if (host)
+                    bind(",\"flow_in\":true");
+                j.raw(",\"args\":{");
+                opArgs();
+                j.raw("}},\n");
+            }
+            if (host) {
+                j.raw("{\"ph\":\"X\",\"cat\":\"");
+                j.raw(op.kind == OpKind::HostWork ? "host_work" : "cuda_runtime");
+                j.raw("\",\"name\":");
+                j.string(apiNameOf(op));
+                writeSlicePlacement(j, kHostPid, hostTid, op.hostStartNs - origin, op.hostDurationNs(),
+                                    hostTouchesNext[g] != 0,
+                                    threadTrackFirst[static_cast<std::size_t>(tKey)][hostTrack[g]] - origin);
+                if (gpu)
+                    bind(",\"flow_out\":true");
+                // The host slice of a GPU op needs no more than its thread: the arrow leads to the GPU
+                // slice that carries the op's name and args. A host-only op carries them itself.
+                j.raw(",\"args\":{\"ss_thread\":");
+                j.integer(op.hostThread >= 0 && op.hostThread < threadCount ? op.hostThread : -1);
+                if (gpu) {
+                    if (op.correlation != 0) {
+                        j.raw(",\"correlation\":");
+                        j.unsignedInteger(op.correlation);
+                    }
+                } else {
+                    j.raw(",\"op_name\":");
+                    j.raw(quotedName(op));
+                    j.ch(',');
+                    opArgs();
+                }
+                j.raw("}},\n");
+            }
+        }
+    };
+
+    // One counter event per step of either profile, carrying every series (Perfetto draws a track
+    // per arg); a step where nothing changed is left out, a counter holds until its next step.
+    auto writeCounters = [&](JsonOut &j, std::size_t r) {
+        {
+            if (trace.repetitions[r].ops.empty())
+                return;
+            const auto bandwidth = bandwidthProfile(trace, static_cast<int>(r));
+            const auto activity = activityProfile(trace, static_cast<int>(r));
+            BandwidthStep bw;
+            ActivityStep act;
+            bool first = true;
+            std::size_t b = 0, a = 0;
+            while (b < bandwidth.size() || a < activity.size()) {
+                const std::int64_t t =
+                    std::min(b < bandwidth.size() ? bandwidth[b].timeNs : std::numeric_limits<std::int64_t>::max(),
+                             a < activity.size() ? activity[a].timeNs : std::numeric_limits<std::int64_t>::max());
+                bool changed = first;
+                first = false;
+                for (; b < bandwidth.size() && bandwidth[b].timeNs == t; ++b) {
+                    changed |= bandwidth[b].h2dGBs != bw.h2dGBs || bandwidth[b].d2hGBs != bw.d2hGBs;
+                    bw = bandwidth[b];
+                }
+                for (; a < activity.size() && activity[a].timeNs == t; ++a) {
+                    const auto &s = activity[a];
+                    changed |= s.h2d != act.h2d || s.d2h != act.d2h || s.compute != act.compute || s.other != act.other;
+                    act = s;
+                }
+                if (!changed)
+                    continue;
+                // Counters belong to their process: a tid would be ignored by every viewer.
+                j.raw("{\"ph\":\"C\",\"name\":\"GPU\",\"pid\":");
+                j.integer(kCounterPid);
+                j.raw(",\"ts\":");
+                j.micros(t - origin);
+                j.raw(",\"args\":{\"H2D GB/s\":");
+                j.thousandths(bw.h2dGBs);
+                j.raw(",\"D2H GB/s\":");
+                j.thousandths(bw.d2hGBs);
+                j.raw(",\"active H2D\":");
+                j.integer(act.h2d);
+                j.raw(",\"active D2H\":");
+                j.integer(act.d2h);
+                j.raw(",\"active compute\":");
+                j.integer(act.compute);
+                j.raw(",\"active other\":");
+                j.integer(act.other);
+                j.raw("}},\n");
+            }
+        }
+    };
+
+    // Big traces are written by several threads, in chunks of ops and one part per repetition's
+    // counters: tracks and names are decided above, so the parts are independent. Into a string they
+    // are joined in order, which costs one copy of the text: with fewer than 4 cores that copy eats the
+    // gain, so small machines (and small traces) write in place. Into a file nothing is copied and the
+    // writing overlaps the serialising, which pays from 2 cores.
+    const std::size_t repCount = trace.repetitions.size();
+    const unsigned hardware = std::thread::hardware_concurrency();
+    const unsigned cores = options.threads > 0 ? static_cast<unsigned>(options.threads)
+                                               : (hardware >= (toFile ? 2u : 4u) ? std::min(16u, hardware) : 1u);
+    const std::size_t opChunks = std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
+    PartEmitter emit(sink);
+    if (cores == 1 || opChunks == 1) {
+        writeOps(j, 0, opCount);
+        if (options.counters)
+            for (std::size_t r = 0; r < repCount; ++r)
+                writeCounters(j, r);
+        emit.part(j.view());
+    } else {
+        emit.part(j.view());
+        const std::size_t tasks = opChunks + (options.counters ? repCount : 0);
+        std::vector<std::unique_ptr<JsonOut>> parts(tasks);
+        std::vector<std::exception_ptr> errors(tasks);
+        std::vector<char> done(tasks, 0); // guarded by doneMutex
+        std::mutex doneMutex;
+        std::condition_variable doneChanged;
+        std::atomic<std::size_t> next{0};
+        std::atomic<bool> stop{false}; // the sink failed: the workers need not finish
+        auto worker = [&] {
+            for (std::size_t t; !stop && (t = next.fetch_add(1)) < tasks;) {
+                try {
+                    if (t < opChunks) {
+                        const std::size_t begin = opCount * t / opChunks, end = opCount * (t + 1) / opChunks;
+                        parts[t] =
+                            std::make_unique<JsonOut>((end - begin) * (360 + (options.hostCalls ? 180 : 0)) + 4096);
+                        writeOps(*parts[t], begin, end);
+                    } else {
+                        const std::size_t r = t - opChunks;
+                        parts[t] = std::make_unique<JsonOut>(trace.repetitions[r].ops.size() * 360 + 4096);
+                        writeCounters(*parts[t], r);
+                    }
+                } catch (...) {
+                    errors[t] = std::current_exception();
+                }
+                {
+                    const std::lock_guard lock(doneMutex);
+                    done[t] = 1;
+                }
+                doneChanged.notify_all();
+            }
+        };
+        // The workers take parts in order; this thread hands each finished part to the sink (writes it)
+        // while the later ones are being serialised.
+        std::vector<std::thread> pool;
+        for (std::size_t i = 0; i < std::min<std::size_t>(cores, tasks); ++i)
+            pool.emplace_back(worker);
+        std::exception_ptr failure;
+        for (std::size_t t = 0; t < tasks && !failure; ++t) {
+            {
+                std::unique_lock lock(doneMutex);
+                doneChanged.wait(lock, [&] { return done[t] != 0; });
+            }
+            try {
+                if (errors[t])
+                    std::rethrow_exception(errors[t]);
+                emit.part(parts[t]->view());
+            } catch (...) {
+                failure = std::current_exception();
+                stop = true;
+            }
+            parts[t].reset(); // give the memory back as we go
+        }
+        for (auto &thread : pool)
+            thread.join();
+        if (failure)
+            std::rethrow_exception(failure);
+    }
+    emit.finish();
+}
+
+} // namespace
+
+std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
+{
+    std::string text;
+    buildChromeJson(
+        trace, options,
+        [&](std::string_view part) {
+            if (text.empty())
+                text.reserve(part.size() + trace.opCount() * 560); // one allocation for the usual size
+            text.append(part);
+        },
+        false);
+    return text;
+}
+
+void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeExportOptions &options)
+{
+    AtomicFileWriter file(path);
+    buildChromeJson(
+        trace, options, [&](std::string_view part) { file.write(part); }, true);
+    file.commit();
+}
+
+} // namespace streamscope::engine

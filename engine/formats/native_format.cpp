@@ -1,0 +1,773 @@
+// The native trace file: versioned JSON. The header (device, workload, calibration, streams) is
+// ordinary JSON through nlohmann; the ops, which can number in the millions, are written as compact
+// rows with std::to_chars and read back with simdjson's On-Demand parser straight into OpRecords,
+// so a million-op trace never exists as a JSON DOM.
+#include "engine/formats/native_format.h"
+
+#include <array>
+#include <charconv>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <simdjson.h>
+
+#include "engine/model/errors.h"
+#include "engine/util/file_util.h"
+
+namespace streamscope::engine {
+
+using nlohmann::json;
+
+namespace {
+
+// The order of the values in each op row. Written into the file so readers can check it. Format 1's
+// rows are the first 15 columns; format 2 appended the rest (gpu_* became execution, see trace.h).
+constexpr std::array<std::string_view, 23> kOpColumns = {
+    "name",         "kind",          "stream",       "host_thread",    "op_index",      "gpu_start_ns",
+    "gpu_end_ns",   "host_start_ns", "host_end_ns",  "bytes",          "src_mem",       "dst_mem",
+    "api",          "flags",         "correlation",  "ready_ns",       "event_end_ns",  "queued_ns",
+    "submitted_ns", "channel",       "channel_type", "driver_src_mem", "driver_dst_mem"};
+constexpr std::size_t kOpColumnsV1 = 15;
+
+constexpr std::size_t opColumnsFor(int version)
+{
+    return version <= 1 ? kOpColumnsV1 : kOpColumns.size();
+}
+
+// The values of each activity row (format 3): driver records of unified memory and synchronisation.
+constexpr std::array<std::string_view, 7> kActivityColumns = {"kind",    "start_ns", "end_ns", "value",
+                                                              "address", "op",       "detail"};
+
+bool isTextColumn(std::size_t col)
+{
+    return col == 1 || (col >= 10 && col <= 12) || col >= 20;
+}
+
+json deviceToJson(const DeviceInfo &d)
+{
+    return json{{"index", d.index},
+                {"name", d.name},
+                {"compute_capability", std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor)},
+                {"sm_count", d.smCount},
+                {"async_engine_count", d.asyncEngineCount},
+                {"concurrent_kernels", d.concurrentKernels},
+                {"managed_memory", d.managedMemory},
+                {"concurrent_managed_access", d.concurrentManagedAccess},
+                {"total_mem_bytes", d.totalMemBytes},
+                {"l2_bytes", d.l2Bytes},
+                {"sm_clock_khz", d.smClockKHz},
+                {"mem_clock_khz", d.memClockKHz},
+                {"mem_bus_width_bits", d.memBusWidthBits},
+                {"pci_bus_id", d.pciBusId},
+                {"pcie_generation", d.pcieGeneration},
+                {"pcie_width", d.pcieWidth},
+                {"link_peak_gbs", d.linkPeakGBs},
+                {"priority_least", d.priorityLeast},
+                {"priority_greatest", d.priorityGreatest},
+                {"driver_version", d.driverVersion},
+                {"runtime_version", d.runtimeVersion}};
+}
+
+// Reads a header value with a clear error naming the file and JSON path.
+class HeaderReader {
+public:
+    explicit HeaderReader(const std::string &file) : m_file(file) { }
+
+    [[noreturn]] void fail(const std::string &path, const std::string &what) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_file + ": " + path + ": " + what);
+    }
+
+    template <typename T>
+    void get(const json &obj, const std::string &path, const char *key, T &out, bool required = false) const
+    {
+        auto it = obj.find(key);
+        if (it == obj.end() || it->is_null()) {
+            if (required)
+                fail(path + "/" + key, "missing (required)");
+            return;
+        }
+        try {
+            out = it->get<T>();
+        } catch (const json::exception &) {
+            fail(path + "/" + key, std::string("expected ") + expected<T>() + ", found " + it->type_name());
+        }
+    }
+
+private:
+    template <typename T> static const char *expected()
+    {
+        if constexpr (std::is_same_v<T, std::string>)
+            return "a string";
+        else if constexpr (std::is_same_v<T, bool>)
+            return "true or false";
+        else
+            return "a number";
+    }
+    std::string m_file;
+};
+
+DeviceInfo deviceFromJson(const json &j, const std::string &path, const HeaderReader &r)
+{
+    if (!j.is_object())
+        r.fail(path, "expected an object describing a device");
+    DeviceInfo d;
+    r.get(j, path, "index", d.index);
+    r.get(j, path, "name", d.name);
+    std::string cc;
+    r.get(j, path, "compute_capability", cc);
+    if (!cc.empty()) {
+        const auto dot = cc.find('.');
+        if (dot == std::string::npos)
+            r.fail(path + "/compute_capability", "expected \"MAJOR.MINOR\", found \"" + cc + "\"");
+        d.ccMajor = std::atoi(cc.substr(0, dot).c_str());
+        d.ccMinor = std::atoi(cc.substr(dot + 1).c_str());
+    }
+    r.get(j, path, "sm_count", d.smCount);
+    r.get(j, path, "async_engine_count", d.asyncEngineCount);
+    r.get(j, path, "concurrent_kernels", d.concurrentKernels);
+    r.get(j, path, "managed_memory", d.managedMemory);
+    r.get(j, path, "concurrent_managed_access", d.concurrentManagedAccess);
+    r.get(j, path, "total_mem_bytes", d.totalMemBytes);
+    r.get(j, path, "l2_bytes", d.l2Bytes);
+    r.get(j, path, "sm_clock_khz", d.smClockKHz);
+    r.get(j, path, "mem_clock_khz", d.memClockKHz);
+    r.get(j, path, "mem_bus_width_bits", d.memBusWidthBits);
+    r.get(j, path, "pci_bus_id", d.pciBusId);
+    r.get(j, path, "pcie_generation", d.pcieGeneration);
+    r.get(j, path, "pcie_width", d.pcieWidth);
+    r.get(j, path, "link_peak_gbs", d.linkPeakGBs);
+    r.get(j, path, "priority_least", d.priorityLeast);
+    r.get(j, path, "priority_greatest", d.priorityGreatest);
+    r.get(j, path, "driver_version", d.driverVersion);
+    r.get(j, path, "runtime_version", d.runtimeVersion);
+    return d;
+}
+
+void appendInt(std::string &out, std::int64_t v)
+{
+    char buf[24];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, p);
+}
+
+void appendUInt(std::string &out, std::uint64_t v)
+{
+    char buf[24];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, p);
+}
+
+void appendQuoted(std::string &out, std::string_view s)
+{
+    out += '"';
+    out.append(s);
+    out += '"';
+}
+
+// Reads the whole file with simdjson's On-Demand parser (GB/s, so a million-op trace loads in a
+// fraction of a second): every top-level member but /repetitions is handed to nlohmann as its raw
+// JSON text and becomes the header DOM; the op rows go straight into OpRecords. Names and stream
+// indexes are checked after the whole file is read, so the order of the members does not matter.
+class NativeReader {
+public:
+    NativeReader(Trace &trace, std::string fileName) : m_trace(trace), m_file(std::move(fileName)) { }
+
+    json header = json::object();
+
+    void read(std::string_view text)
+    {
+        namespace od = simdjson::ondemand;
+        const simdjson::padded_string padded(text);
+        od::parser parser;
+        od::document doc;
+        if (const auto err = parser.iterate(padded).get(doc))
+            syntax(err, text.size());
+        od::object root;
+        if (const auto err = doc.get_object().get(root)) {
+            // simdjson only says "not an object": tell valid JSON of another type from garbage.
+            if (err == simdjson::INCORRECT_TYPE && json::accept(text))
+                fail("/", "expected a JSON object at the top level");
+            syntax(err, text.size());
+        }
+        for (auto field : root) {
+            std::string_view key;
+            if (const auto err = field.unescaped_key().get(key))
+                syntax(err, text.size());
+            od::value value;
+            if (const auto err = field.value().get(value))
+                syntax(err, text.size());
+            if (key == "repetitions") {
+                readRepetitions(value, text.size());
+                continue;
+            }
+            std::string_view raw;
+            od::json_type type;
+            if (const auto err = value.type().get(type))
+                syntax(err, text.size());
+            simdjson::error_code err = simdjson::SUCCESS;
+            if (type == od::json_type::object) {
+                od::object o;
+                err = value.get_object().get(o);
+                if (!err)
+                    err = o.raw_json().get(raw);
+            } else if (type == od::json_type::array) {
+                od::array a;
+                err = value.get_array().get(a);
+                if (!err)
+                    err = a.raw_json().get(raw);
+            } else {
+                raw = value.raw_json_token();
+            }
+            if (err)
+                syntax(err, text.size());
+            json parsed = json::parse(raw, nullptr, false);
+            if (parsed.is_discarded())
+                fail("/" + std::string(key), "not valid JSON");
+            header[std::string(key)] = std::move(parsed);
+        }
+    }
+
+private:
+    [[noreturn]] void fail(const std::string &path, const std::string &what) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_file + ": " + path + ": " + what);
+    }
+
+    [[noreturn]] void syntax(simdjson::error_code err, std::size_t size) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_file + ": not valid JSON"
+                                                 + (size == 0 ? std::string(" (the file is empty)") : std::string())
+                                                 + ": " + simdjson::error_message(err));
+    }
+
+    void readRepetitions(simdjson::ondemand::value &value, std::size_t size)
+    {
+        namespace od = simdjson::ondemand;
+        od::array reps;
+        if (value.get_array().get(reps))
+            fail("/repetitions", "expected an array of repetitions");
+        std::size_t r = 0;
+        for (auto repValue : reps) {
+            const std::string path = "/repetitions/" + std::to_string(r);
+            od::object rep;
+            if (const auto err = repValue.get_object().get(rep)) {
+                if (err == simdjson::INCORRECT_TYPE)
+                    fail(path, "expected an object for each repetition");
+                syntax(err, size);
+            }
+            m_trace.repetitions.emplace_back();
+            Repetition &out = m_trace.repetitions.back();
+            out.index = static_cast<int>(r);
+            for (auto field : rep) {
+                std::string_view key;
+                if (const auto err = field.unescaped_key().get(key))
+                    syntax(err, size);
+                if (key == "index") {
+                    std::int64_t index = 0;
+                    if (field.value().get_int64().get(index))
+                        fail(path + "/index", "expected an integer");
+                    out.index = static_cast<int>(index);
+                } else if (key == "ops") {
+                    od::array ops;
+                    if (field.value().get_array().get(ops))
+                        fail(path + "/ops", "expected an array of op rows");
+                    readRows(ops, path + "/ops", out.ops, size);
+                } else if (key == "activities") {
+                    od::array rows;
+                    if (field.value().get_array().get(rows))
+                        fail(path + "/activities", "expected an array of activity rows");
+                    readActivities(rows, path + "/activities", out.activities, size);
+                }
+            }
+            ++r;
+        }
+    }
+
+    void readRows(simdjson::ondemand::array &rows, const std::string &path, std::vector<OpRecord> &ops,
+                  std::size_t size)
+    {
+        namespace od = simdjson::ondemand;
+        std::size_t i = 0;
+        for (auto rowValue : rows) {
+            od::array row;
+            if (const auto err = rowValue.get_array().get(row)) {
+                if (err == simdjson::INCORRECT_TYPE)
+                    fail(path + "/" + std::to_string(i), "expected an op row (an array), found something else");
+                syntax(err, size);
+            }
+            OpRecord op;
+            std::size_t col = 0;
+            for (auto cell : row) {
+                if (col >= kOpColumns.size())
+                    rowFail(path, i, col, "too many values");
+                if (isTextColumn(col)) {
+                    std::string_view text;
+                    if (const auto err = cell.get_string().get(text))
+                        err == simdjson::INCORRECT_TYPE ? rowFail(path, i, col, "expected a string")
+                                                        : syntax(err, size);
+                    setText(op, path, i, col, text);
+                } else {
+                    std::int64_t v = 0;
+                    if (const auto err = cell.get_int64().get(v))
+                        err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
+                            ? rowFail(path, i, col, "expected an integer")
+                            : syntax(err, size);
+                    setNumber(op, path, i, col, v);
+                }
+                ++col;
+            }
+            // Every row has the same width: format 1's or format 2's (checked against /version later).
+            if (rowWidth == 0 && (col == kOpColumnsV1 || col == kOpColumns.size()))
+                rowWidth = col;
+            if (col != rowWidth)
+                rowFail(path, i, col,
+                        "expected " + std::to_string(rowWidth ? rowWidth : kOpColumns.size()) + " values, found "
+                            + std::to_string(col));
+            ops.push_back(op);
+            ++i;
+        }
+    }
+
+    void readActivities(simdjson::ondemand::array &rows, const std::string &path, std::vector<ActivityRecord> &out,
+                        std::size_t size)
+    {
+        namespace od = simdjson::ondemand;
+        std::size_t i = 0;
+        for (auto rowValue : rows) {
+            const std::string rowPath = path + "/" + std::to_string(i);
+            od::array row;
+            if (const auto err = rowValue.get_array().get(row)) {
+                if (err == simdjson::INCORRECT_TYPE)
+                    fail(rowPath, "expected an activity row (an array), found something else");
+                syntax(err, size);
+            }
+            ActivityRecord a;
+            std::size_t col = 0;
+            for (auto cell : row) {
+                const std::string cellPath = rowPath + "/" + std::to_string(col) + " ("
+                                             + std::string(col < kActivityColumns.size() ? kActivityColumns[col] : "?")
+                                             + ")";
+                if (col >= kActivityColumns.size())
+                    fail(cellPath, "too many values: an activity row has " + std::to_string(kActivityColumns.size()));
+                if (col == 0 || col == 6) {
+                    std::string_view text;
+                    if (const auto err = cell.get_string().get(text))
+                        err == simdjson::INCORRECT_TYPE ? fail(cellPath, "expected a string") : syntax(err, size);
+                    if (col == 0) {
+                        const auto kind = activityKindFromString(text);
+                        if (!kind)
+                            fail(cellPath, "unknown activity kind \"" + std::string(text) + "\"");
+                        a.kind = *kind;
+                    } else {
+                        const auto detail = activityDetailFromString(text);
+                        if (!detail)
+                            fail(cellPath, "unknown activity detail \"" + std::string(text) + "\"");
+                        a.detail = *detail;
+                    }
+                } else if (col == 3 || col == 4) {
+                    std::uint64_t v = 0;
+                    if (const auto err = cell.get_uint64().get(v))
+                        err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
+                            ? fail(cellPath, "expected an unsigned integer")
+                            : syntax(err, size);
+                    (col == 3 ? a.value : a.address) = v;
+                } else {
+                    std::int64_t v = 0;
+                    if (const auto err = cell.get_int64().get(v))
+                        err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
+                            ? fail(cellPath, "expected an integer")
+                            : syntax(err, size);
+                    if (col == 1)
+                        a.startNs = v;
+                    else if (col == 2)
+                        a.endNs = v;
+                    else if (v < -1 || v > std::numeric_limits<std::int32_t>::max())
+                        fail(cellPath, "op index " + std::to_string(v) + " is not valid");
+                    else
+                        a.op = static_cast<std::int32_t>(v);
+                }
+                ++col;
+            }
+            if (col != kActivityColumns.size())
+                fail(rowPath,
+                     "expected " + std::to_string(kActivityColumns.size()) + " values, found " + std::to_string(col));
+            out.push_back(a);
+            ++i;
+        }
+    }
+
+public:
+    std::size_t rowWidth = 0; // values per op row, 0 before the first row
+
+private:
+    [[noreturn]] void rowFail(const std::string &path, std::size_t row, std::size_t col, const std::string &what) const
+    {
+        const std::string name = col < kOpColumns.size() ? std::string(kOpColumns[col]) : "?";
+        fail(path + "/" + std::to_string(row) + "/" + std::to_string(col) + " (" + name + ")", what);
+    }
+
+    void setNumber(OpRecord &op, const std::string &path, std::size_t row, std::size_t col, std::int64_t v) const
+    {
+        switch (col) {
+        case 0:
+            if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
+                rowFail(path, row, col, "name index " + std::to_string(v) + " is not valid");
+            op.nameId = static_cast<std::uint32_t>(v);
+            break;
+        case 2: op.stream = static_cast<std::int32_t>(v); break;
+        case 3: op.hostThread = static_cast<std::int32_t>(v); break;
+        case 4: op.opIndex = static_cast<std::int32_t>(v); break;
+        case 5: op.gpuStartNs = v; break;
+        case 6: op.gpuEndNs = v; break;
+        case 7: op.hostStartNs = v; break;
+        case 8: op.hostEndNs = v; break;
+        case 9:
+            if (v < 0)
+                rowFail(path, row, col, "bytes must not be negative");
+            op.bytes = static_cast<std::uint64_t>(v);
+            break;
+        case 13: op.flags = static_cast<std::uint32_t>(v); break;
+        case 14: op.correlation = static_cast<std::uint64_t>(v); break;
+        case 15: op.readyNs = v; break;
+        case 16: op.eventEndNs = v; break;
+        case 17: op.queuedNs = v; break;
+        case 18: op.submittedNs = v; break;
+        case 19: op.channel = static_cast<std::int32_t>(v); break;
+        default: rowFail(path, row, col, "expected a string, found a number");
+        }
+    }
+
+    // An enum-valued column: the value its name reads back as, or an error naming the unknown name.
+    template <typename E>
+    void setEnum(E &out, std::optional<E> parsed, const std::string &path, std::size_t row, std::size_t col,
+                 std::string_view v, const char *what) const
+    {
+        if (!parsed)
+            rowFail(path, row, col, std::string("unknown ") + what + " \"" + std::string(v) + "\"");
+        out = *parsed;
+    }
+
+    void setText(OpRecord &op, const std::string &path, std::size_t row, std::size_t col, std::string_view v) const
+    {
+        switch (col) {
+        case 1: setEnum(op.kind, opKindFromString(v), path, row, col, v, "op kind"); break;
+        case 10: setEnum(op.srcMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
+        case 11: setEnum(op.dstMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
+        case 12: setEnum(op.api, copyApiFromString(v), path, row, col, v, "copy API"); break;
+        case 20: setEnum(op.channelType, channelTypeFromString(v), path, row, col, v, "channel type"); break;
+        case 21: setEnum(op.driverSrcMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
+        case 22: setEnum(op.driverDstMem, memKindFromString(v), path, row, col, v, "memory kind"); break;
+        default: rowFail(path, row, col, "expected a number, found a string");
+        }
+    }
+
+    Trace &m_trace;
+    std::string m_file;
+};
+
+} // namespace
+
+std::string devicesToJson(const std::vector<DeviceInfo> &devices)
+{
+    json arr = json::array();
+    for (const auto &d : devices)
+        arr.push_back(deviceToJson(d));
+    return arr.dump(2);
+}
+
+std::string toNativeJson(const Trace &trace)
+{
+    json head = json::object();
+    head["format"] = kNativeFormatName;
+    head["version"] = kTraceFormatVersion;
+    head["source"] = trace.source;
+    head["title"] = trace.title;
+    head["tool_version"] = trace.toolVersion;
+    head["host"] = trace.hostName;
+    head["created_utc"] = trace.createdUtc;
+    if (!trace.sourcePath.empty())
+        head["source_path"] = trace.sourcePath;
+    head["metadata"] = trace.metadata;
+    head["timing"] = toString(trace.timing);
+    if (!trace.timingNote.empty())
+        head["timing_note"] = trace.timingNote;
+    head["devices"] = json::array();
+    for (const auto &d : trace.devices)
+        head["devices"].push_back(deviceToJson(d));
+    head["calibration"] = {{"sm_clock_hz", trace.calibration.smClockHz},
+                           {"spin_overhead_ns", trace.calibration.spinOverheadNs},
+                           {"event_pair_overhead_ns", trace.calibration.eventPairOverheadNs},
+                           {"gpu_to_host_offset_ns", trace.calibration.gpuToHostOffsetNs}};
+    json workload = nullptr;
+    if (!trace.workloadJson.empty()) {
+        workload = json::parse(trace.workloadJson, nullptr, false);
+        if (workload.is_discarded())
+            workload = trace.workloadJson; // keep it verbatim rather than lose it
+    }
+    head["workload"] = workload;
+    head["streams"] = json::array();
+    for (const auto &s : trace.streams)
+        head["streams"].push_back({{"name", s.name},
+                                   {"device", s.device},
+                                   {"native_id", s.nativeId},
+                                   {"priority", s.priority},
+                                   {"non_blocking", s.nonBlocking},
+                                   {"default", s.isDefault}});
+    head["host_threads"] = json::array();
+    for (const auto &t : trace.hostThreads)
+        head["host_threads"].push_back({{"name", t.name}, {"native_id", t.nativeId}});
+    head["op_columns"] = kOpColumns;
+    head["activity_columns"] = kActivityColumns;
+    head["strings"] = trace.strings;
+
+    // The header, less its closing brace, then the repetitions written by hand.
+    std::string out = head.dump(1);
+    out.pop_back(); // '}'
+    while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+        out.pop_back();
+    out.reserve(out.size() + trace.opCount() * 80 + 64);
+    out += ",\n \"repetitions\": [";
+    for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
+        const auto &rep = trace.repetitions[r];
+        out += r ? ",\n  {\"index\": " : "\n  {\"index\": ";
+        appendInt(out, rep.index);
+        out += ", \"ops\": [";
+        for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+            const OpRecord &op = rep.ops[i];
+            out += i ? ",\n   [" : "\n   [";
+            appendUInt(out, op.nameId);
+            out += ',';
+            appendQuoted(out, toString(op.kind));
+            out += ',';
+            appendInt(out, op.stream);
+            out += ',';
+            appendInt(out, op.hostThread);
+            out += ',';
+            appendInt(out, op.opIndex);
+            out += ',';
+            appendInt(out, op.gpuStartNs);
+            out += ',';
+            appendInt(out, op.gpuEndNs);
+            out += ',';
+            appendInt(out, op.hostStartNs);
+            out += ',';
+            appendInt(out, op.hostEndNs);
+            out += ',';
+            appendUInt(out, op.bytes);
+            out += ',';
+            appendQuoted(out, toString(op.srcMem));
+            out += ',';
+            appendQuoted(out, toString(op.dstMem));
+            out += ',';
+            appendQuoted(out, toString(op.api));
+            out += ',';
+            appendUInt(out, op.flags);
+            out += ',';
+            appendUInt(out, op.correlation);
+            out += ',';
+            appendInt(out, op.readyNs);
+            out += ',';
+            appendInt(out, op.eventEndNs);
+            out += ',';
+            appendInt(out, op.queuedNs);
+            out += ',';
+            appendInt(out, op.submittedNs);
+            out += ',';
+            appendInt(out, op.channel);
+            out += ',';
+            appendQuoted(out, toString(op.channelType));
+            out += ',';
+            appendQuoted(out, toString(op.driverSrcMem));
+            out += ',';
+            appendQuoted(out, toString(op.driverDstMem));
+            out += ']';
+        }
+        out += ']';
+        if (!rep.activities.empty()) {
+            out += ", \"activities\": [";
+            for (std::size_t i = 0; i < rep.activities.size(); ++i) {
+                const ActivityRecord &a = rep.activities[i];
+                out += i ? ",\n   [" : "\n   [";
+                appendQuoted(out, toString(a.kind));
+                out += ',';
+                appendInt(out, a.startNs);
+                out += ',';
+                appendInt(out, a.endNs);
+                out += ',';
+                appendUInt(out, a.value);
+                out += ',';
+                appendUInt(out, a.address);
+                out += ',';
+                appendInt(out, a.op);
+                out += ',';
+                appendQuoted(out, toString(a.detail));
+                out += ']';
+            }
+            out += ']';
+        }
+        out += '}';
+    }
+    out += "\n ]\n}\n";
+    return out;
+}
+
+Trace fromNativeJson(std::string_view text, const std::string &fileName)
+{
+    Trace trace;
+    NativeReader reader(trace, fileName);
+    reader.read(text);
+    const json &h = reader.header;
+    HeaderReader r(fileName);
+    std::string format;
+    r.get(h, "", "format", format);
+    if (format != kNativeFormatName)
+        r.fail("/format", "expected \"" + std::string(kNativeFormatName) + "\", found "
+                              + (h.contains("format") ? h["format"].dump() : std::string("nothing"))
+                              + ": this is not a StreamScope trace");
+    r.get(h, "", "version", trace.formatVersion, true);
+    if (trace.formatVersion < 1 || trace.formatVersion > kTraceFormatVersion)
+        r.fail("/version", "this StreamScope reads trace format versions 1.." + std::to_string(kTraceFormatVersion)
+                               + ", the file has version " + std::to_string(trace.formatVersion));
+    const std::size_t columns = opColumnsFor(trace.formatVersion);
+    if (h.contains("op_columns")) {
+        const json &cols = h["op_columns"];
+        bool same = cols.is_array() && cols.size() == columns;
+        for (std::size_t i = 0; same && i < columns; ++i)
+            same = cols[i].is_string() && cols[i].get<std::string>() == kOpColumns[i];
+        if (!same)
+            r.fail("/op_columns", "unexpected op columns " + cols.dump() + " for format version "
+                                      + std::to_string(trace.formatVersion));
+    }
+    if (reader.rowWidth != 0 && reader.rowWidth != columns)
+        r.fail("/repetitions", "op rows have " + std::to_string(reader.rowWidth) + " values, but format version "
+                                   + std::to_string(trace.formatVersion) + " has " + std::to_string(columns));
+    if (trace.formatVersion >= 2) {
+        std::string timing;
+        r.get(h, "", "timing", timing, true);
+        const auto source = timingSourceFromString(timing);
+        if (!source)
+            r.fail("/timing", "expected \"cupti\", \"events\" or \"profiler\", found \"" + timing + "\"");
+        trace.timing = *source;
+        r.get(h, "", "timing_note", trace.timingNote);
+    } else {
+        // Format 1 had only the event pair: execution and stream-ready are the same moment.
+        if (trace.source == "streamscope") {
+            trace.timing = TimingSource::Events;
+            trace.timingNote = "trace format 1: timed by CUDA events only (recorded before StreamScope timed "
+                               "execution with CUPTI), so queued time is drawn as execution";
+            for (Repetition &rep : trace.repetitions)
+                for (OpRecord &op : rep.ops) {
+                    op.readyNs = op.gpuStartNs;
+                    op.eventEndNs = op.gpuEndNs;
+                }
+        } else {
+            trace.timing = TimingSource::Profiler;
+        }
+    }
+    r.get(h, "", "source", trace.source);
+    r.get(h, "", "title", trace.title);
+    r.get(h, "", "tool_version", trace.toolVersion);
+    r.get(h, "", "host", trace.hostName);
+    r.get(h, "", "created_utc", trace.createdUtc);
+    r.get(h, "", "source_path", trace.sourcePath);
+    if (h.contains("metadata") && h["metadata"].is_object())
+        for (const auto &[k, v] : h["metadata"].items())
+            trace.metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    if (h.contains("devices")) {
+        if (!h["devices"].is_array())
+            r.fail("/devices", "expected an array");
+        for (std::size_t i = 0; i < h["devices"].size(); ++i)
+            trace.devices.push_back(deviceFromJson(h["devices"][i], "/devices/" + std::to_string(i), r));
+    }
+    if (h.contains("calibration") && h["calibration"].is_object()) {
+        const json &c = h["calibration"];
+        r.get(c, "/calibration", "sm_clock_hz", trace.calibration.smClockHz);
+        r.get(c, "/calibration", "spin_overhead_ns", trace.calibration.spinOverheadNs);
+        r.get(c, "/calibration", "event_pair_overhead_ns", trace.calibration.eventPairOverheadNs);
+        r.get(c, "/calibration", "gpu_to_host_offset_ns", trace.calibration.gpuToHostOffsetNs);
+    }
+    if (h.contains("workload") && !h["workload"].is_null())
+        trace.workloadJson = h["workload"].is_string() ? h["workload"].get<std::string>() : h["workload"].dump(2);
+    if (h.contains("streams")) {
+        if (!h["streams"].is_array())
+            r.fail("/streams", "expected an array");
+        for (std::size_t i = 0; i < h["streams"].size(); ++i) {
+            const std::string p = "/streams/" + std::to_string(i);
+            const json &s = h["streams"][i];
+            if (!s.is_object())
+                r.fail(p, "expected an object describing a stream");
+            StreamInfo info;
+            r.get(s, p, "name", info.name);
+            r.get(s, p, "device", info.device);
+            r.get(s, p, "native_id", info.nativeId);
+            r.get(s, p, "priority", info.priority);
+            r.get(s, p, "non_blocking", info.nonBlocking);
+            r.get(s, p, "default", info.isDefault);
+            trace.streams.push_back(std::move(info));
+        }
+    }
+    if (h.contains("host_threads") && h["host_threads"].is_array())
+        for (std::size_t i = 0; i < h["host_threads"].size(); ++i) {
+            const std::string p = "/host_threads/" + std::to_string(i);
+            HostThreadInfo t;
+            r.get(h["host_threads"][i], p, "name", t.name);
+            r.get(h["host_threads"][i], p, "native_id", t.nativeId);
+            trace.hostThreads.push_back(std::move(t));
+        }
+    if (h.contains("strings")) {
+        if (!h["strings"].is_array())
+            r.fail("/strings", "expected an array of op names");
+        for (std::size_t i = 0; i < h["strings"].size(); ++i) {
+            if (!h["strings"][i].is_string())
+                r.fail("/strings/" + std::to_string(i), "expected a string");
+            trace.strings.push_back(h["strings"][i].get<std::string>());
+        }
+    }
+    // Cross-references, so that every later consumer can index without checking.
+    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2)
+        for (std::size_t i = 0; i < trace.repetitions[r2].ops.size(); ++i) {
+            const OpRecord &op = trace.repetitions[r2].ops[i];
+            const std::string p = "/repetitions/" + std::to_string(r2) + "/ops/" + std::to_string(i);
+            if (op.nameId >= trace.strings.size())
+                r.fail(p + "/0", "name index " + std::to_string(op.nameId) + " is not in /strings ("
+                                     + std::to_string(trace.strings.size()) + " names)");
+            if (op.stream < -1 || op.stream >= static_cast<int>(trace.streams.size()))
+                r.fail(p + "/2", "stream " + std::to_string(op.stream) + " is not in /streams ("
+                                     + std::to_string(trace.streams.size()) + " streams)");
+            if (op.hostThread < -1 || op.hostThread >= static_cast<int>(trace.hostThreads.size()))
+                r.fail(p + "/3", "host thread " + std::to_string(op.hostThread) + " is not in /host_threads");
+            if (op.hasGpu() && op.gpuEndNs < op.gpuStartNs)
+                r.fail(p + "/6", "GPU end is before GPU start");
+            if (op.hasHost() && op.hostEndNs < op.hostStartNs)
+                r.fail(p + "/8", "host end is before host start");
+        }
+    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
+        const Repetition &rep = trace.repetitions[r2];
+        for (std::size_t i = 0; i < rep.activities.size(); ++i) {
+            const ActivityRecord &a = rep.activities[i];
+            const std::string p = "/repetitions/" + std::to_string(r2) + "/activities/" + std::to_string(i);
+            if (a.op >= static_cast<std::int64_t>(rep.ops.size()))
+                r.fail(p + "/5", "op " + std::to_string(a.op) + " is not an op of this repetition ("
+                                     + std::to_string(rep.ops.size()) + " ops)");
+            if (a.startNs == kNoTime || a.endNs < a.startNs)
+                r.fail(p + "/2", "an activity needs a start, and an end no earlier than it");
+        }
+    }
+    rebuildStringIndex(trace);
+    return trace;
+}
+
+void writeNativeTrace(const Trace &trace, const std::string &path)
+{
+    writeFileAtomically(path, toNativeJson(trace));
+}
+
+Trace readNativeTrace(const std::string &path)
+{
+    Trace t = fromNativeJson(readFile(path), path);
+    if (t.sourcePath.empty())
+        t.sourcePath = path;
+    return t;
+}
+
+} // namespace streamscope::engine

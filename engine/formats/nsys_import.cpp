@@ -1,0 +1,1219 @@
+// Nsight Systems SQLite import (see nsys_import.h). Reads with SQLite's C API through two small RAII
+// wrappers; every query names only columns that PRAGMA table_info found, optional ones read as NULL.
+#include "engine/formats/nsys_import.h"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "engine/formats/import_common.h"
+#include "engine/model/api_names.h"
+#include "engine/model/errors.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+// ---- SQLite RAII ---------------------------------------------------------------------------------
+
+class Database {
+public:
+    explicit Database(const std::string &path) : m_path(path)
+    {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))
+            throw Error(ErrorKind::Io, path + ": cannot open: " + (ec ? ec.message() : std::string("no such file")));
+        const int rc = sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY, nullptr);
+        if (rc != SQLITE_OK) {
+            const std::string why = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+            sqlite3_close(m_db);
+            m_db = nullptr;
+            throw Error(ErrorKind::Io, path + ": cannot open as SQLite: " + why);
+        }
+    }
+    ~Database() { sqlite3_close(m_db); }
+    Database(const Database &) = delete;
+    Database &operator=(const Database &) = delete;
+
+    sqlite3 *handle() const { return m_db; }
+    const std::string &path() const { return m_path; }
+
+    [[noreturn]] void fail(const std::string &what) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_path + ": " + what + ": " + sqlite3_errmsg(m_db));
+    }
+
+private:
+    std::string m_path;
+    sqlite3 *m_db = nullptr;
+};
+
+class Statement {
+public:
+    Statement(const Database &db, const std::string &sql, const std::string &what) : m_db(db), m_what(what)
+    {
+        if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &m_stmt, nullptr) != SQLITE_OK)
+            db.fail(what);
+    }
+    ~Statement() { sqlite3_finalize(m_stmt); }
+    Statement(const Statement &) = delete;
+    Statement &operator=(const Statement &) = delete;
+
+    // True while there is a row; a corrupt page or a non-database file fails here with the operation named.
+    bool step()
+    {
+        const int rc = sqlite3_step(m_stmt);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        m_db.fail(m_what);
+    }
+    void reset() { sqlite3_reset(m_stmt); }
+    void bind(int index, std::int64_t value) { sqlite3_bind_int64(m_stmt, index, value); }
+    sqlite3_stmt *get() const { return m_stmt; }
+
+private:
+    const Database &m_db;
+    std::string m_what;
+    sqlite3_stmt *m_stmt = nullptr;
+};
+
+// ---- schema look-up --------------------------------------------------------------------------------
+
+std::string joined(const std::set<std::string> &names)
+{
+    std::string s;
+    for (const auto &n : names) {
+        if (!s.empty())
+            s += ", ";
+        s += n;
+    }
+    return s;
+}
+
+// The columns a query of one table reads: required ones must exist, optional ones read as NULL where
+// the nsys version that wrote the file did not have them.
+class TableQuery {
+public:
+    TableQuery(const Database &db, std::string table, const std::vector<std::string> &required,
+               const std::vector<std::string> &optional) :
+        m_db(db),
+        m_table(std::move(table))
+    {
+        std::set<std::string> present;
+        {
+            Statement info(db, "PRAGMA table_info(\"" + m_table + "\")", "reading the columns of table " + m_table);
+            while (info.step())
+                present.insert(reinterpret_cast<const char *>(sqlite3_column_text(info.get(), 1)));
+        }
+        for (const auto &c : required)
+            if (!present.count(c))
+                throw Error(ErrorKind::InvalidInput, db.path() + ": table " + m_table + " lacks column '" + c
+                                                         + "' (it has: " + joined(present) + ")");
+        std::string sql = "SELECT rowid";
+        for (const auto &c : required) {
+            sql += ", \"" + c + "\"";
+            m_columns.push_back(c);
+        }
+        for (const auto &c : optional) {
+            sql += present.count(c) ? ", \"" + c + "\"" : ", NULL";
+            m_columns.push_back(c);
+        }
+        sql += " FROM \"" + m_table + "\"";
+        m_statement = std::make_unique<Statement>(db, sql, "reading table " + m_table);
+    }
+
+    bool step() { return m_statement->step(); }
+    std::int64_t rowid() const { return sqlite3_column_int64(m_statement->get(), 0); }
+
+    // Column i of the query (0 = first named column).
+    std::int64_t integer(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type != SQLITE_INTEGER)
+            badType(i, type, "an integer");
+        return sqlite3_column_int64(s, i + 1);
+    }
+    std::optional<std::int64_t> optionalInteger(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type == SQLITE_NULL)
+            return std::nullopt;
+        if (type != SQLITE_INTEGER)
+            badType(i, type, "an integer or NULL");
+        return sqlite3_column_int64(s, i + 1);
+    }
+    std::optional<std::string> optionalText(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type == SQLITE_NULL)
+            return std::nullopt;
+        if (type != SQLITE_TEXT)
+            badType(i, type, "text or NULL");
+        return std::string(reinterpret_cast<const char *>(sqlite3_column_text(s, i + 1)),
+                           static_cast<std::size_t>(sqlite3_column_bytes(s, i + 1)));
+    }
+    double optionalReal(int i) const
+    {
+        sqlite3_stmt *s = m_statement->get();
+        const int type = sqlite3_column_type(s, i + 1);
+        if (type == SQLITE_INTEGER || type == SQLITE_FLOAT)
+            return sqlite3_column_double(s, i + 1);
+        return 0;
+    }
+
+    [[noreturn]] void invalid(int i, const std::string &what) const
+    {
+        throw Error(ErrorKind::InvalidInput, m_db.path() + ": table " + m_table + ", row " + std::to_string(rowid())
+                                                 + ", column " + m_columns[static_cast<std::size_t>(i)] + ": " + what);
+    }
+
+private:
+    [[noreturn]] void badType(int i, int type, const char *expected) const
+    {
+        static const char *const kTypeNames[] = {"?", "INTEGER", "REAL", "TEXT", "BLOB", "NULL"};
+        invalid(i, std::string("expected ") + expected + ", found " + kTypeNames[type >= 1 && type <= 5 ? type : 0]);
+    }
+
+    const Database &m_db;
+    std::string m_table;
+    std::vector<std::string> m_columns;
+    std::unique_ptr<Statement> m_statement;
+};
+
+// ---- enum tables and their fall-backs ---------------------------------------------------------------
+
+// id -> symbol name (e.g. CUDA_MEMCPY_KIND_HTOD) from an ENUM_* table, empty when the file has none.
+std::unordered_map<std::int64_t, std::string> readEnum(const Database &db, const std::set<std::string> &tables,
+                                                       const std::string &table)
+{
+    std::unordered_map<std::int64_t, std::string> values;
+    if (!tables.count(table))
+        return values;
+    TableQuery q(db, table, {"id", "name"}, {});
+    while (q.step())
+        if (auto name = q.optionalText(1))
+            values[q.integer(0)] = *name;
+    return values;
+}
+
+// The part of an enum symbol after its last "KIND_": "CUDA_MEMCPY_KIND_UVM_HTOD" -> "UVM_HTOD",
+// "CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC" -> "DEVICE_STATIC". Nsight and CUPTI spell both this way.
+std::string_view enumSuffix(std::string_view symbol)
+{
+    const auto pos = symbol.rfind("KIND_");
+    return pos == std::string_view::npos ? symbol : symbol.substr(pos + 5);
+}
+
+// Files without ENUM tables (schema 2.9.1 and older): copyKind is CUPTI's CUpti_ActivityMemcpyKind
+// plus Nsight's three unified-memory kinds, the same numbers as every file that has the table.
+std::string_view fallbackCopyKind(std::int64_t id)
+{
+    static constexpr std::string_view kNames[] = {"UNKNOWN", "HTOD",     "DTOH",     "HTOA",    "ATOH",
+                                                  "ATOA",    "ATOD",     "DTOA",     "DTOD",    "HTOH",
+                                                  "PTOP",    "UVM_HTOD", "UVM_DTOH", "UVM_DTOD"};
+    return id >= 0 && id < 14 ? kNames[id] : "UNKNOWN";
+}
+
+// srcKind/dstKind follow Nsight's own numbering in every version (0 = Pageable), not CUPTI's
+// (0 = Unknown): HtoD rows of pre-ENUM exports are (0|1 -> 2), as the files with the table say.
+std::string_view fallbackMemKind(std::int64_t id)
+{
+    static constexpr std::string_view kNames[] = {"PAGEABLE", "PINNED",        "DEVICE",         "ARRAY",
+                                                  "MANAGED",  "DEVICE_STATIC", "MANAGED_STATIC", "UNKNOWN"};
+    return id >= 0 && id < 8 ? kNames[id] : "UNKNOWN";
+}
+
+struct CopyKindInfo {
+    OpKind kind = OpKind::Other;
+    bool unified = false; // a unified-memory migration rather than a cudaMemcpy*
+    std::string_view label; // "HtoD", ...
+};
+
+CopyKindInfo copyKindOf(std::string_view suffix)
+{
+    const bool unified = suffix.starts_with("UVM_");
+    if (unified)
+        suffix.remove_prefix(4);
+    CopyKindInfo info;
+    info.unified = unified;
+    if (suffix == "HTOD" || suffix == "HTOA")
+        info = {OpKind::CopyH2D, unified, "HtoD"};
+    else if (suffix == "DTOH" || suffix == "ATOH")
+        info = {OpKind::CopyD2H, unified, "DtoH"};
+    else if (suffix == "DTOD" || suffix == "ATOA" || suffix == "ATOD" || suffix == "DTOA")
+        info = {OpKind::CopyD2D, unified, "DtoD"};
+    else if (suffix == "PTOP")
+        info = {OpKind::CopyD2D, unified, "PtoP"};
+    else if (suffix == "HTOH")
+        info = {OpKind::CopyH2H, unified, "HtoH"};
+    else
+        info = {OpKind::Other, unified, "copy of unknown kind"};
+    return info;
+}
+
+MemKind memKindOf(std::string_view suffix)
+{
+    if (suffix == "PAGEABLE")
+        return MemKind::Pageable;
+    if (suffix == "PINNED")
+        return MemKind::Pinned;
+    if (suffix == "DEVICE" || suffix == "DEVICE_STATIC" || suffix == "ARRAY")
+        return MemKind::Device;
+    if (suffix == "MANAGED" || suffix == "MANAGED_STATIC")
+        return MemKind::Managed;
+    return MemKind::Unknown;
+}
+
+std::string_view memLabel(MemKind kind)
+{
+    switch (kind) {
+    case MemKind::Pageable: return "Pageable";
+    case MemKind::Pinned: return "Pinned";
+    case MemKind::Registered: return "Registered";
+    case MemKind::Managed: return "Managed";
+    case MemKind::Device: return "Device";
+    case MemKind::None:
+    case MemKind::Unknown: break;
+    }
+    return "Unknown";
+}
+
+// ---- the importer --------------------------------------------------------------------------------
+
+constexpr std::int64_t kNoStream = 0xFFFFFFFFll; // CUPTI's "no stream" in SYNCHRONIZATION rows
+
+// Correlation ids are per process (CUPTI numbers each process's calls from 1): a multi-process export
+// such as a torchrun capture repeats them, so calls and GPU ops are matched on (pid, correlation).
+std::uint64_t pidOf(std::int64_t globalId)
+{
+    return static_cast<std::uint64_t>((globalId >> 24) & 0xFFFFFF);
+}
+std::uint64_t correlationKey(std::uint64_t pid, std::uint64_t correlation)
+{
+    return (pid << 40) ^ correlation;
+}
+
+struct RuntimeCall {
+    std::int64_t start = 0, end = 0;
+    std::int64_t globalTid = 0;
+    std::uint64_t correlation = 0;
+    std::int64_t nameId = 0;
+    bool used = false;
+};
+
+struct SyncRow {
+    std::int64_t start = 0, end = 0;
+    std::int64_t device = 0, context = -1, stream = kNoStream;
+    std::uint64_t correlation = 0;
+    std::optional<std::uint64_t> pid;
+    std::int64_t syncType = -1;
+};
+
+struct StreamKey {
+    std::int64_t device;
+    std::int64_t stream;
+    bool operator<(const StreamKey &o) const { return device != o.device ? device < o.device : stream < o.stream; }
+};
+
+struct StreamAttrs {
+    int priority = 0;
+    std::int64_t flag = -1;
+};
+
+// One NVTX range: push/pop ranges nest on their thread; start/end ranges are placed on the thread
+// that started them.
+struct NvtxRange {
+    std::int64_t start = 0, end = 0;
+    std::int64_t globalTid = 0;
+    std::uint32_t name = 0; // index into NsysImporter::m_rangeNames
+};
+
+// StreamScope's CLI brackets each repetition in "rep N", each warm-up in "warmup N" and each op's
+// API call in a range named after the op; any other text is an op (or user) range.
+enum class RangeRole : std::uint8_t { Op, Repetition, Warmup };
+
+// "rep 12" -> 12 when text is prefix followed by digits only.
+std::optional<int> numberAfter(std::string_view text, std::string_view prefix)
+{
+    if (!text.starts_with(prefix) || text.size() == prefix.size() || text.size() > prefix.size() + 9)
+        return std::nullopt;
+    int n = 0;
+    for (char c : text.substr(prefix.size())) {
+        if (c < '0' || c > '9')
+            return std::nullopt;
+        n = n * 10 + (c - '0');
+    }
+    return n;
+}
+
+class NsysImporter {
+public:
+    explicit NsysImporter(const std::string &path) : m_db(path), m_path(path) { }
+
+    Trace run()
+    {
+        readTableList();
+        m_trace.source = "nsys-sqlite";
+        m_trace.timing = TimingSource::Profiler; // Nsight Systems times GPU work with CUPTI
+        m_trace.sourcePath = m_path;
+        m_trace.title = std::filesystem::path(m_path).filename().string();
+        m_trace.metadata["importer"] = "nsys-sqlite";
+        readMetadata();
+        readEnums();
+        readDevices();
+        readStreamAttributes();
+        readKernels();
+        readMemcpys();
+        readMemsets();
+        readRuntime();
+        readSynchronization();
+        linkHostCalls();
+        readNvtx();
+        applyNvtx();
+        finishStreams();
+        finishOps();
+        rebuildStringIndex(m_trace);
+        return std::move(m_trace);
+    }
+
+private:
+    void readTableList()
+    {
+        // The first read of the file: a file that is not a database (or is damaged) fails here.
+        Statement s(m_db, "SELECT name FROM sqlite_master WHERE type = 'table'", "reading the list of tables");
+        while (s.step())
+            m_tables.insert(reinterpret_cast<const char *>(sqlite3_column_text(s.get(), 0)));
+        if (!m_tables.count("StringIds"))
+            throw Error(ErrorKind::InvalidInput,
+                        m_path + ": not an Nsight Systems export: it has no StringIds table (tables: "
+                            + (m_tables.empty() ? std::string("none") : joined(m_tables)) + ")");
+        static const char *const kActivity[] = {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                                "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_RUNTIME"};
+        if (std::none_of(std::begin(kActivity), std::end(kActivity),
+                         [&](const char *t) { return m_tables.count(t) > 0; }))
+            throw Error(ErrorKind::InvalidInput,
+                        m_path
+                            + ": this Nsight Systems export holds no CUDA activity (no CUPTI_ACTIVITY_KIND_KERNEL, "
+                              "_MEMCPY, _MEMSET or _RUNTIME table): profile with `nsys profile -t cuda`");
+    }
+
+    bool has(const char *table) const { return m_tables.count(table) > 0; }
+
+    // max(rowid): what to reserve for a table's rows (exact for Nsight's append-only tables).
+    std::size_t rowEstimate(const char *table) const
+    {
+        Statement s(m_db, std::string("SELECT max(rowid) FROM \"") + table + "\"",
+                    std::string("reading table ") + table);
+        return s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
+    }
+
+    void readMetadata()
+    {
+        // META_DATA_EXPORT from 2023.3 (schema 3.4), EXPORT_META_DATA before, nothing in 2021.2 and older.
+        const char *table = has("META_DATA_EXPORT")   ? "META_DATA_EXPORT"
+                            : has("EXPORT_META_DATA") ? "EXPORT_META_DATA"
+                                                      : nullptr;
+        if (!table) {
+            m_trace.metadata["nsys.version"] = "unknown (the export has no metadata table: nsys 2021.2 or older)";
+            return;
+        }
+        TableQuery q(m_db, table, {"name"}, {"value"});
+        while (q.step()) {
+            const auto name = q.optionalText(0);
+            const auto value = q.optionalText(1);
+            if (!name || !value)
+                continue;
+            if (*name == "EXPORT_PRODUCT_VERSION") {
+                m_trace.metadata["nsys.version"] = *value;
+                m_trace.toolVersion = "Nsight Systems " + *value;
+            } else if (*name == "EXPORT_SCHEMA_VERSION") {
+                m_trace.metadata["nsys.schema"] = *value;
+            } else if (*name == "EXPORT_TIME_UTC") {
+                m_trace.createdUtc = *value;
+            } else if (*name == "EXPORT_HOST") {
+                m_trace.hostName = *value;
+            } else if (*name == "DERIVED_WINDOW_NS" || *name == "DERIVED_FROM") {
+                m_trace.metadata["nsys." + *name] = *value;
+            }
+        }
+    }
+
+    void readEnums()
+    {
+        m_copyKinds = readEnum(m_db, m_tables, "ENUM_CUDA_MEMCPY_OPER");
+        m_memKinds = readEnum(m_db, m_tables, "ENUM_CUDA_MEM_KIND");
+        m_trace.metadata["nsys.enums"] =
+            m_copyKinds.empty() || m_memKinds.empty()
+                ? "not in the file: copy and memory kinds read with Nsight's fixed numbering"
+                : "read from ENUM_CUDA_MEMCPY_OPER and ENUM_CUDA_MEM_KIND";
+    }
+
+    CopyKindInfo copyKind(std::int64_t id) const
+    {
+        auto it = m_copyKinds.find(id);
+        return copyKindOf(it != m_copyKinds.end() ? enumSuffix(it->second) : fallbackCopyKind(id));
+    }
+
+    MemKind memKind(std::optional<std::int64_t> id) const
+    {
+        if (!id)
+            return MemKind::Unknown;
+        auto it = m_memKinds.find(*id);
+        return memKindOf(it != m_memKinds.end() ? enumSuffix(it->second) : fallbackMemKind(*id));
+    }
+
+    void readDevices()
+    {
+        if (has("TARGET_INFO_GPU")) {
+            TableQuery q(m_db, "TARGET_INFO_GPU", {"id"},
+                         {"name", "busLocation", "l2CacheSize", "totalMemory", "clockRate", "smCount", "asyncEngines",
+                          "computeMajor", "computeMinor"});
+            while (q.step()) {
+                DeviceInfo d;
+                d.index = static_cast<int>(q.integer(0));
+                d.name = q.optionalText(1).value_or("");
+                d.pciBusId = q.optionalText(2).value_or("");
+                d.l2Bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(3).value_or(0)));
+                d.totalMemBytes =
+                    static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(4).value_or(0)));
+                d.smClockKHz = static_cast<int>(q.optionalInteger(5).value_or(0) / 1000);
+                d.smCount = static_cast<int>(q.optionalInteger(6).value_or(0));
+                d.asyncEngineCount = static_cast<int>(q.optionalInteger(7).value_or(0));
+                d.ccMajor = static_cast<int>(q.optionalInteger(8).value_or(0));
+                d.ccMinor = static_cast<int>(q.optionalInteger(9).value_or(0));
+                // Several VMs or processes may list the same GPU: keep one entry per device id.
+                if (std::none_of(m_trace.devices.begin(), m_trace.devices.end(),
+                                 [&](const DeviceInfo &e) { return e.index == d.index; }))
+                    m_trace.devices.push_back(std::move(d));
+            }
+        }
+        if (has("TARGET_INFO_CUDA_DEVICE")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_DEVICE", {"cudaId"}, {"numMultiprocessors"});
+            while (q.step())
+                for (auto &d : m_trace.devices)
+                    if (d.index == q.integer(0) && d.smCount == 0)
+                        d.smCount = static_cast<int>(q.optionalInteger(1).value_or(0));
+        }
+        std::sort(m_trace.devices.begin(), m_trace.devices.end(),
+                  [](const DeviceInfo &a, const DeviceInfo &b) { return a.index < b.index; });
+    }
+
+    void readStreamAttributes()
+    {
+        if (has("TARGET_INFO_CUDA_STREAM")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_STREAM", {"streamId"}, {"priority", "flag"});
+            while (q.step())
+                m_streamAttrs[q.integer(0)] = {static_cast<int>(q.optionalInteger(1).value_or(0)),
+                                               q.optionalInteger(2).value_or(-1)};
+        }
+        if (has("TARGET_INFO_CUDA_NULL_STREAM")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_NULL_STREAM", {"streamId"}, {});
+            while (q.step())
+                m_nullStreams.insert(q.integer(0));
+        }
+        if (has("TARGET_INFO_CUDA_CONTEXT_INFO")) {
+            TableQuery q(m_db, "TARGET_INFO_CUDA_CONTEXT_INFO", {}, {"nullStreamId"});
+            while (q.step())
+                if (auto id = q.optionalInteger(0))
+                    m_nullStreams.insert(*id);
+        }
+        // Names given with nvtxNameCudaStream. Older exports keep them in this table; see docs/formats.md.
+        if (has("TARGET_INFO_NVTX_CUDA_STREAM")) {
+            TableQuery q(m_db, "TARGET_INFO_NVTX_CUDA_STREAM", {"name", "streamId"}, {"deviceId"});
+            while (q.step())
+                if (auto name = q.optionalText(0))
+                    m_nvtxStreamNames[{q.optionalInteger(2).value_or(-1), q.integer(1)}] = *name;
+        }
+    }
+
+    std::uint32_t stringId(std::int64_t id)
+    {
+        auto it = m_stringCache.find(id);
+        if (it != m_stringCache.end())
+            return it->second;
+        const std::uint32_t sid = m_trace.intern(stringValue(id));
+        m_stringCache.emplace(id, sid);
+        return sid;
+    }
+
+    // The text of a StringIds row, or a placeholder naming the id when the row is missing.
+    std::string stringValue(std::int64_t id)
+    {
+        if (!m_stringQuery)
+            m_stringQuery = std::make_unique<Statement>(m_db, "SELECT value FROM StringIds WHERE id = ?",
+                                                        "reading table StringIds");
+        m_stringQuery->reset();
+        m_stringQuery->bind(1, id);
+        std::string value;
+        if (m_stringQuery->step() && sqlite3_column_type(m_stringQuery->get(), 0) == SQLITE_TEXT)
+            value = reinterpret_cast<const char *>(sqlite3_column_text(m_stringQuery->get(), 0));
+        else
+            value = "[string " + std::to_string(id) + " missing from StringIds]";
+        return value;
+    }
+
+    int streamIndex(std::int64_t device, std::int64_t stream)
+    {
+        const StreamKey key{device, stream};
+        if (m_lastStream >= 0 && m_lastKey.device == device && m_lastKey.stream == stream)
+            return m_lastStream;
+        auto it = m_streamIndex.find(key);
+        int index;
+        if (it != m_streamIndex.end()) {
+            index = it->second;
+        } else {
+            index = static_cast<int>(m_streamKeys.size());
+            m_streamKeys.push_back(key);
+            m_streamIndex.emplace(key, index);
+        }
+        m_lastKey = key;
+        m_lastStream = index;
+        return index;
+    }
+
+    void addGpuOp(OpRecord op, std::int64_t device, std::int64_t stream, std::optional<std::int64_t> correlation,
+                  std::optional<std::int64_t> globalPid)
+    {
+        op.stream = streamIndex(device, stream);
+        op.correlation = correlation && *correlation > 0 ? static_cast<std::uint64_t>(*correlation) : 0;
+        op.flags |= OpFlagImported;
+        m_ops.push_back(op);
+        m_opPid.push_back(globalPid ? std::optional(pidOf(*globalPid)) : std::nullopt);
+    }
+
+    // The runtime call with this correlation id, in this process when the row says which process it is.
+    RuntimeCall *findCall(std::uint64_t correlation, std::optional<std::uint64_t> pid)
+    {
+        if (correlation == 0)
+            return nullptr;
+        if (pid) {
+            auto it = m_callByCorrelation.find(correlationKey(*pid, correlation));
+            return it == m_callByCorrelation.end() ? nullptr : &m_calls[it->second];
+        }
+        // Rows that name no process (old exports) match on the id alone; built only when first needed.
+        if (m_callByBareCorrelation.empty())
+            for (std::uint32_t i = 0; i < m_calls.size(); ++i)
+                if (m_calls[i].correlation != 0)
+                    m_callByBareCorrelation.emplace(m_calls[i].correlation, i);
+        auto it = m_callByBareCorrelation.find(correlation);
+        return it == m_callByBareCorrelation.end() ? nullptr : &m_calls[it->second];
+    }
+
+    void checkTimes(const TableQuery &q, std::int64_t start, std::int64_t end)
+    {
+        if (end < start)
+            q.invalid(1, "end (" + std::to_string(end) + ") is before start (" + std::to_string(start) + ")");
+    }
+
+    void readKernels()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_KERNEL"))
+            return;
+        m_ops.reserve(rowEstimate("CUPTI_ACTIVITY_KIND_KERNEL")
+                      + (has("CUPTI_ACTIVITY_KIND_MEMCPY") ? rowEstimate("CUPTI_ACTIVITY_KIND_MEMCPY") : 0));
+        m_opPid.reserve(m_ops.capacity());
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_KERNEL", {"start", "end", "deviceId", "streamId"},
+                     {"correlationId", "shortName", "demangledName", "globalPid"});
+        while (q.step()) {
+            OpRecord op;
+            op.gpuStartNs = q.integer(0);
+            op.gpuEndNs = q.integer(1);
+            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            op.kind = OpKind::Kernel;
+            // The short name ("add_parallel") keeps lanes readable; the demangled one only when it is all there is.
+            auto name = q.optionalInteger(5);
+            if (!name)
+                name = q.optionalInteger(6);
+            if (!name)
+                q.invalid(5, "neither shortName nor demangledName is set");
+            op.nameId = stringId(*name);
+            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(4), q.optionalInteger(7));
+        }
+    }
+
+    void readMemcpys()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_MEMCPY"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMCPY", {"start", "end", "deviceId", "streamId", "bytes", "copyKind"},
+                     {"correlationId", "srcKind", "dstKind", "globalPid"});
+        std::map<std::tuple<int, int, int, bool>, std::uint32_t> names;
+        while (q.step()) {
+            OpRecord op;
+            op.gpuStartNs = q.integer(0);
+            op.gpuEndNs = q.integer(1);
+            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            const std::int64_t bytes = q.integer(4);
+            if (bytes < 0)
+                q.invalid(4, "negative byte count " + std::to_string(bytes));
+            op.bytes = static_cast<std::uint64_t>(bytes);
+            const CopyKindInfo info = copyKind(q.integer(5));
+            op.kind = info.kind;
+            op.srcMem = memKind(q.optionalInteger(7));
+            op.dstMem = memKind(q.optionalInteger(8));
+            if (info.unified) {
+                // Page migrations of managed memory: Nsight records both sides as Unknown (7).
+                op.srcMem = MemKind::Managed;
+                op.dstMem = MemKind::Managed;
+            }
+            const auto key = std::make_tuple(static_cast<int>(op.kind), static_cast<int>(op.srcMem),
+                                             static_cast<int>(op.dstMem), info.unified);
+            auto it = names.find(key);
+            if (it == names.end()) {
+                const std::string name = info.unified ? "UVM " + std::string(info.label) + " migration"
+                                                      : "Memcpy " + std::string(info.label) + " ("
+                                                            + std::string(memLabel(op.srcMem)) + " -> "
+                                                            + std::string(memLabel(op.dstMem)) + ")";
+                it = names.emplace(key, m_trace.intern(name)).first;
+            }
+            op.nameId = it->second;
+            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(6), q.optionalInteger(9));
+        }
+    }
+
+    void readMemsets()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_MEMSET"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMSET", {"start", "end", "deviceId", "streamId", "bytes"},
+                     {"correlationId", "memKind", "globalPid"});
+        while (q.step()) {
+            OpRecord op;
+            op.gpuStartNs = q.integer(0);
+            op.gpuEndNs = q.integer(1);
+            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            const std::int64_t bytes = q.integer(4);
+            if (bytes < 0)
+                q.invalid(4, "negative byte count " + std::to_string(bytes));
+            op.bytes = static_cast<std::uint64_t>(bytes);
+            op.kind = OpKind::Memset;
+            op.dstMem = memKind(q.optionalInteger(6));
+            op.nameId = m_trace.intern("Memset (" + std::string(memLabel(op.dstMem)) + ")");
+            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(5), q.optionalInteger(7));
+        }
+    }
+
+    void readRuntime()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_RUNTIME"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "nameId"}, {"globalTid", "correlationId"});
+        const std::size_t rows = rowEstimate("CUPTI_ACTIVITY_KIND_RUNTIME");
+        m_calls.reserve(rows);
+        m_callByCorrelation.reserve(rows);
+        while (q.step()) {
+            RuntimeCall c;
+            c.start = q.integer(0);
+            c.end = q.integer(1);
+            checkTimes(q, c.start, c.end);
+            c.nameId = q.integer(2);
+            c.globalTid = q.optionalInteger(3).value_or(0);
+            c.correlation = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(4).value_or(0)));
+            const auto index = static_cast<std::uint32_t>(m_calls.size());
+            m_calls.push_back(c);
+            if (c.correlation == 0)
+                continue;
+            // Some versions record one call twice under one correlationId (cudaLaunchKernel and
+            // cudaLaunchKernel_v7000): the longer one is the call as the application made it.
+            auto [it, inserted] = m_callByCorrelation.emplace(correlationKey(pidOf(c.globalTid), c.correlation), index);
+            if (!inserted) {
+                RuntimeCall &other = m_calls[it->second];
+                if (c.end - c.start > other.end - other.start) {
+                    other.used = true; // hidden behind the outer call
+                    it->second = index;
+                } else {
+                    m_calls.back().used = true;
+                }
+            }
+        }
+    }
+
+    void readSynchronization()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {"start", "end", "streamId"},
+                     {"deviceId", "contextId", "correlationId", "syncType", "globalPid"});
+        while (q.step()) {
+            SyncRow s;
+            s.start = q.integer(0);
+            s.end = q.integer(1);
+            checkTimes(q, s.start, s.end);
+            s.stream = q.integer(2);
+            s.device = q.optionalInteger(3).value_or(0);
+            s.context = q.optionalInteger(4).value_or(-1);
+            s.correlation = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(5).value_or(0)));
+            s.syncType = q.optionalInteger(6).value_or(-1);
+            if (const auto pid = q.optionalInteger(7))
+                s.pid = pidOf(*pid);
+            m_syncs.push_back(s);
+        }
+    }
+
+    int hostThread(std::int64_t globalTid)
+    {
+        auto it = m_threadIndex.find(globalTid);
+        if (it != m_threadIndex.end())
+            return it->second;
+        const int index = static_cast<int>(m_trace.hostThreads.size());
+        HostThreadInfo t;
+        // Nsight's serialized GlobalId: bits 24..47 hold the pid, bits 0..23 the tid.
+        t.nativeId = static_cast<std::uint64_t>(globalTid & 0xFFFFFF);
+        const auto pid = (globalTid >> 24) & 0xFFFFFF;
+        t.name = "pid " + std::to_string(pid) + " tid " + std::to_string(t.nativeId);
+        m_trace.hostThreads.push_back(t);
+        m_threadIndex.emplace(globalTid, index);
+        m_threadTids.push_back(globalTid);
+        return index;
+    }
+
+    void linkHostCalls()
+    {
+        // GPU ops take the host interval of the API call that issued them.
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            OpRecord &op = m_ops[i];
+            RuntimeCall *call = findCall(op.correlation, m_opPid[i]);
+            if (!call)
+                continue; // e.g. a windowed export that cut the call off
+            RuntimeCall &c = *call;
+            c.used = true;
+            op.hostStartNs = c.start;
+            op.hostEndNs = c.end;
+            op.hostThread = hostThread(c.globalTid);
+            if (isCopy(op.kind)) {
+                const std::string &api = m_trace.strings[stringId(c.nameId)];
+                op.api = api.find("Async") != std::string::npos ? CopyApi::Async : CopyApi::Sync;
+            }
+        }
+        std::unordered_map<std::uint64_t, const SyncRow *> syncByCorrelation; // by correlationKey
+        for (const auto &s : m_syncs)
+            if (s.correlation != 0 && s.pid)
+                syncByCorrelation.emplace(correlationKey(*s.pid, s.correlation), &s);
+        std::set<const SyncRow *> syncsUsed;
+        // Every other API call becomes a host-only op on its thread: synchronisations matter most, but
+        // cudaMalloc and friends also hold the host, and the timeline should show it.
+        for (const auto &c : m_calls) {
+            if (c.used)
+                continue;
+            OpRecord op;
+            op.hostStartNs = c.start;
+            op.hostEndNs = c.end;
+            op.hostThread = hostThread(c.globalTid);
+            op.nameId = stringId(c.nameId);
+            op.kind = opKindOfApiCall(m_trace.strings[op.nameId]);
+            op.correlation = c.correlation;
+            op.flags = OpFlagImported;
+            if (auto it = syncByCorrelation.find(correlationKey(pidOf(c.globalTid), c.correlation));
+                c.correlation != 0 && it != syncByCorrelation.end()) {
+                op.kind = OpKind::HostSync;
+                op.stream = knownStream(*it->second);
+                syncsUsed.insert(it->second);
+            }
+            m_ops.push_back(op);
+        }
+        // Synchronisations whose API call is not in the file (a windowed export): still host time spent waiting.
+        const std::uint32_t syncName = m_syncs.empty() ? 0 : m_trace.intern("synchronization");
+        for (const auto &s : m_syncs) {
+            if (syncsUsed.count(&s) || findCall(s.correlation, s.pid))
+                continue;
+            OpRecord op;
+            op.hostStartNs = s.start;
+            op.hostEndNs = s.end;
+            op.kind = OpKind::HostSync;
+            op.nameId = syncName;
+            op.correlation = s.correlation;
+            op.stream = knownStream(s);
+            op.flags = OpFlagImported;
+            m_ops.push_back(op);
+        }
+    }
+
+    std::uint32_t rangeName(std::string text)
+    {
+        auto it = m_rangeNameIndex.find(text);
+        if (it != m_rangeNameIndex.end())
+            return it->second;
+        const auto index = static_cast<std::uint32_t>(m_rangeNames.size());
+        RangeRole role = RangeRole::Op;
+        int number = -1;
+        if (const auto n = numberAfter(text, "rep ")) {
+            role = RangeRole::Repetition;
+            number = *n;
+        } else if (const auto w = numberAfter(text, "warmup ")) {
+            role = RangeRole::Warmup;
+            number = *w;
+        }
+        m_rangeRoles.push_back(role);
+        m_rangeRepNumbers.push_back(number);
+        m_rangeNameIndex.emplace(text, index);
+        m_rangeNames.push_back(std::move(text));
+        return index;
+    }
+
+    void readNvtx()
+    {
+        if (!has("NVTX_EVENTS"))
+            return;
+        // NvtxPushPopRange and NvtxStartEndRange: 59 and 60 in every export that lists ENUM_NSYS_EVENT_TYPE,
+        // read from the table where it exists in case a version renumbers them.
+        std::int64_t pushPop = 59, startEnd = 60;
+        for (const auto &[id, name] : readEnum(m_db, m_tables, "ENUM_NSYS_EVENT_TYPE")) {
+            if (name == "NvtxPushPopRange")
+                pushPop = id;
+            else if (name == "NvtxStartEndRange")
+                startEnd = id;
+        }
+        // Before 2021.x the text was inline only; later versions intern repeated texts through textId.
+        TableQuery q(m_db, "NVTX_EVENTS", {"start", "eventType"}, {"end", "text", "textId", "globalTid"});
+        while (q.step()) {
+            const std::int64_t type = q.integer(1);
+            if (type != pushPop && type != startEnd)
+                continue;
+            const auto end = q.optionalInteger(2);
+            if (!end)
+                continue; // a range still open when the capture stopped encloses nothing we can place
+            NvtxRange r;
+            r.start = q.integer(0);
+            r.end = *end;
+            checkTimes(q, r.start, r.end);
+            r.globalTid = q.optionalInteger(5).value_or(0);
+            if (auto text = q.optionalText(3)) {
+                r.name = rangeName(std::move(*text));
+            } else if (const auto textId = q.optionalInteger(4)) {
+                auto it = m_rangeNameByTextId.find(*textId);
+                if (it == m_rangeNameByTextId.end())
+                    it = m_rangeNameByTextId.emplace(*textId, rangeName(stringValue(*textId))).first;
+                r.name = it->second;
+            } else {
+                continue; // an unnamed range cannot name an op
+            }
+            m_ranges.push_back(r);
+        }
+        m_trace.metadata["nvtx.ranges"] = std::to_string(m_ranges.size());
+    }
+
+    // For each op with a host call: the innermost NVTX range on the call's thread that encloses the
+    // call's start, and the "rep N"/"warmup N" range around it. Then names ops after their ranges and,
+    // for StreamScope's own runs, decides which repetition each op belongs to.
+    void applyNvtx()
+    {
+        if (m_ranges.empty())
+            return;
+        struct Query {
+            std::int64_t time;
+            std::uint32_t index;
+            bool isRange; // a range's own start (to find the repetition a call-less range lies in)
+        };
+        struct ThreadWork {
+            std::vector<std::uint32_t> ranges;
+            std::vector<Query> queries;
+        };
+        std::unordered_map<std::int64_t, ThreadWork> threads;
+        for (std::uint32_t i = 0; i < m_ranges.size(); ++i) {
+            ThreadWork &w = threads[m_ranges[i].globalTid];
+            w.ranges.push_back(i);
+            w.queries.push_back({m_ranges[i].start, i, true});
+        }
+        for (std::uint32_t i = 0; i < m_ops.size(); ++i) {
+            const OpRecord &op = m_ops[i];
+            if (!op.hasHost() || op.hostThread < 0)
+                continue;
+            auto it = threads.find(m_threadTids[static_cast<std::size_t>(op.hostThread)]);
+            if (it != threads.end())
+                it->second.queries.push_back({op.hostStartNs, i, false});
+        }
+
+        constexpr std::int32_t kNone = -1;
+        std::vector<std::int32_t> opRange(m_ops.size(), kNone), opRep(m_ops.size(), kNone),
+            rangeRep(m_ranges.size(), kNone);
+        const auto role = [&](std::uint32_t range) { return m_rangeRoles[m_ranges[range].name]; };
+        for (auto &[tid, w] : threads) {
+            // One sweep per thread over ranges sorted by start (outer first on ties) and queries sorted by
+            // time: the stack holds every range that may still enclose a later query, innermost on top.
+            std::sort(w.ranges.begin(), w.ranges.end(), [&](std::uint32_t a, std::uint32_t b) {
+                const NvtxRange &ra = m_ranges[a], &rb = m_ranges[b];
+                return ra.start != rb.start ? ra.start < rb.start : ra.end > rb.end;
+            });
+            std::sort(w.queries.begin(), w.queries.end(),
+                      [](const Query &a, const Query &b) { return a.time < b.time; });
+            std::vector<std::uint32_t> stack;
+            std::size_t next = 0;
+            for (const Query &q : w.queries) {
+                while (next < w.ranges.size() && m_ranges[w.ranges[next]].start <= q.time) {
+                    const std::uint32_t r = w.ranges[next++];
+                    while (!stack.empty() && m_ranges[stack.back()].end < m_ranges[r].start)
+                        stack.pop_back();
+                    stack.push_back(r);
+                }
+                while (!stack.empty() && m_ranges[stack.back()].end < q.time)
+                    stack.pop_back();
+                if (stack.empty())
+                    continue;
+                // Start/end ranges need not nest, so an entry under the top may have ended: check each.
+                std::int32_t rep = kNone;
+                for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
+                    const NvtxRange &r = m_ranges[*s];
+                    if (r.start <= q.time && q.time <= r.end && role(*s) != RangeRole::Op) {
+                        rep = static_cast<std::int32_t>(*s);
+                        break;
+                    }
+                }
+                if (q.isRange) {
+                    rangeRep[q.index] = rep;
+                } else {
+                    opRange[q.index] = static_cast<std::int32_t>(stack.back());
+                    opRep[q.index] = rep;
+                }
+            }
+        }
+
+        m_splitByRepetition = std::any_of(m_ranges.begin(), m_ranges.end(), [&](const NvtxRange &r) {
+            return m_rangeRoles[r.name] == RangeRole::Repetition;
+        });
+        std::unordered_map<std::uint32_t, std::uint32_t> internedName; // range name -> Trace::strings index
+        const auto opName = [&](std::uint32_t rangeNameIndex) {
+            auto it = internedName.find(rangeNameIndex);
+            if (it == internedName.end())
+                it = internedName.emplace(rangeNameIndex, m_trace.intern(m_rangeNames[rangeNameIndex])).first;
+            return it->second;
+        };
+        std::size_t named = 0;
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            if (opRange[i] != kNone && role(static_cast<std::uint32_t>(opRange[i])) == RangeRole::Op) {
+                m_ops[i].nameId = opName(m_ranges[static_cast<std::size_t>(opRange[i])].name);
+                ++named;
+            }
+        if (named > 0)
+            m_trace.metadata["op_names"] = "nvtx";
+        m_trace.metadata["nvtx.named_ops"] = std::to_string(named);
+        if (!m_splitByRepetition)
+            return;
+
+        // A StreamScope run: one op per op range. A range that issued GPU work is that work (helper calls
+        // in it, such as cuKernelGetName, are dropped); a range without GPU work keeps its longest call (the
+        // cudaStreamSynchronize of a "sync" op); a range without any call is host work done on purpose.
+        std::vector<char> rangeHasGpu(m_ranges.size(), 0);
+        std::vector<std::int32_t> rangeLongestCall(m_ranges.size(), kNone);
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            if (opRange[i] == kNone)
+                continue;
+            const auto r = static_cast<std::size_t>(opRange[i]);
+            if (m_ops[i].hasGpu()) {
+                rangeHasGpu[r] = 1;
+            } else if (rangeLongestCall[r] == kNone
+                       || m_ops[i].hostDurationNs()
+                              > m_ops[static_cast<std::size_t>(rangeLongestCall[r])].hostDurationNs()) {
+                rangeLongestCall[r] = static_cast<std::int32_t>(i);
+            }
+        }
+        std::size_t warmup = 0, outside = 0, runner = 0, helpers = 0;
+        m_opRepetition.assign(m_ops.size(), -1);
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            if (opRep[i] == kNone) {
+                ++outside;
+                continue;
+            }
+            const NvtxRange &rep = m_ranges[static_cast<std::size_t>(opRep[i])];
+            if (m_rangeRoles[rep.name] == RangeRole::Warmup) {
+                ++warmup;
+                continue;
+            }
+            if (opRange[i] == kNone || role(static_cast<std::uint32_t>(opRange[i])) != RangeRole::Op) {
+                ++runner; // the runner's own calls between ops: timing events, the hold kernel, the final sync
+                continue;
+            }
+            const auto r = static_cast<std::size_t>(opRange[i]);
+            if (!m_ops[i].hasGpu() && (rangeHasGpu[r] || rangeLongestCall[r] != static_cast<std::int32_t>(i))) {
+                ++helpers;
+                continue;
+            }
+            m_opRepetition[i] = m_rangeRepNumbers[rep.name];
+        }
+        std::vector<char> rangeHasOp(m_ranges.size(), 0);
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            if (opRange[i] != kNone)
+                rangeHasOp[static_cast<std::size_t>(opRange[i])] = 1;
+        for (std::size_t r = 0; r < m_ranges.size(); ++r) {
+            if (rangeHasOp[r] || rangeRep[r] == kNone || role(static_cast<std::uint32_t>(r)) != RangeRole::Op)
+                continue;
+            const NvtxRange &rep = m_ranges[static_cast<std::size_t>(rangeRep[r])];
+            if (m_rangeRoles[rep.name] != RangeRole::Repetition)
+                continue;
+            OpRecord op;
+            op.hostStartNs = m_ranges[r].start;
+            op.hostEndNs = m_ranges[r].end;
+            op.hostThread = hostThread(m_ranges[r].globalTid);
+            op.nameId = opName(m_ranges[r].name);
+            op.kind = OpKind::HostWork;
+            op.flags = OpFlagImported;
+            m_ops.push_back(op);
+            m_opRepetition.push_back(m_rangeRepNumbers[rep.name]);
+        }
+        m_trace.metadata["nvtx.repetitions"] = "split by StreamScope's \"rep N\" ranges";
+        m_trace.metadata["nvtx.dropped_warmup_ops"] = std::to_string(warmup);
+        m_trace.metadata["nvtx.dropped_outside_repetitions"] = std::to_string(outside);
+        m_trace.metadata["nvtx.dropped_runner_calls"] = std::to_string(runner);
+        m_trace.metadata["nvtx.dropped_helper_calls"] = std::to_string(helpers);
+    }
+
+    // The stream a synchronisation waited on, when that stream ran GPU work in this file.
+    int knownStream(const SyncRow &s) const
+    {
+        if (s.stream == kNoStream || s.stream < 0)
+            return -1;
+        auto it = m_streamIndex.find({s.device, s.stream});
+        return it == m_streamIndex.end() ? -1 : it->second;
+    }
+
+    void finishStreams()
+    {
+        // Lanes in (device, stream id) order, whatever order the tables listed them in.
+        std::vector<ImportedStream> keys;
+        std::set<std::int64_t> devices;
+        for (const auto &k : m_streamKeys) {
+            keys.emplace_back(k.device, k.stream);
+            devices.insert(k.device);
+        }
+        const std::size_t first = m_trace.streams.size();
+        const std::vector<int> remap = addStreamsInOrder(m_trace, keys, [&](std::int64_t device, std::int64_t stream) {
+            auto named = m_nvtxStreamNames.find({device, stream});
+            if (named == m_nvtxStreamNames.end())
+                named = m_nvtxStreamNames.find({-1, stream});
+            if (named != m_nvtxStreamNames.end())
+                return named->second;
+            return stream == 0 ? std::string("unified memory")
+                               : std::string(); // Nsight's pseudo-stream of page migrations
+        });
+        for (std::size_t i = first; i < m_trace.streams.size(); ++i) {
+            StreamInfo &s = m_trace.streams[i];
+            if (auto a = m_streamAttrs.find(s.nativeId); a != m_streamAttrs.end()) {
+                s.priority = a->second.priority;
+                s.nonBlocking = a->second.flag == 2; // ENUM_CUPTI_STREAM_TYPE: 2 = non-blocking, 3 = NULL stream
+                s.isDefault = a->second.flag == 3;
+            }
+            if (m_nullStreams.count(s.nativeId))
+                s.isDefault = true;
+        }
+        for (auto &op : m_ops)
+            if (op.stream >= 0)
+                op.stream = remap[static_cast<std::size_t>(op.stream)];
+        // Devices that ran work but are not described (TARGET_INFO_GPU is missing in some exports).
+        for (std::int64_t d : devices)
+            if (std::none_of(m_trace.devices.begin(), m_trace.devices.end(),
+                             [&](const DeviceInfo &e) { return e.index == d; })) {
+                DeviceInfo info;
+                info.index = static_cast<int>(d);
+                m_trace.devices.push_back(info);
+            }
+        std::sort(m_trace.devices.begin(), m_trace.devices.end(),
+                  [](const DeviceInfo &a, const DeviceInfo &b) { return a.index < b.index; });
+
+        // Thread names from ThreadNames where the export has them.
+        if (has("ThreadNames") && !m_threadIndex.empty()) {
+            TableQuery q(m_db, "ThreadNames", {"nameId"}, {"globalTid"});
+            while (q.step()) {
+                const auto tid = q.optionalInteger(1);
+                if (!tid)
+                    continue;
+                auto it = m_threadIndex.find(*tid);
+                if (it != m_threadIndex.end())
+                    m_trace.hostThreads[static_cast<std::size_t>(it->second)].name =
+                        m_trace.strings[stringId(q.integer(0))];
+            }
+        }
+    }
+
+    void finishOps()
+    {
+        // By GPU start; host-only ops by the start of their call, among the GPU ops.
+        const auto byStart = [](const OpRecord &a, const OpRecord &b) { return importOrderKey(a) < importOrderKey(b); };
+        if (!m_splitByRepetition) {
+            std::stable_sort(m_ops.begin(), m_ops.end(), byStart);
+            Repetition rep;
+            rep.index = 0;
+            rep.ops = std::move(m_ops);
+            m_trace.repetitions.push_back(std::move(rep));
+            return;
+        }
+        std::map<int, std::vector<OpRecord>> byRepetition;
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            if (m_opRepetition[i] >= 0)
+                byRepetition[m_opRepetition[i]].push_back(m_ops[i]);
+        m_ops.clear();
+        for (auto &[number, ops] : byRepetition) {
+            std::stable_sort(ops.begin(), ops.end(), byStart);
+            Repetition rep;
+            rep.index = number;
+            rep.ops = std::move(ops);
+            m_trace.repetitions.push_back(std::move(rep));
+        }
+        // The runner's control stream (hold kernel, timing events) ran nothing that was kept: no empty lane.
+        std::vector<int> remap(m_trace.streams.size(), -1);
+        for (const auto &rep : m_trace.repetitions)
+            for (const auto &op : rep.ops)
+                if (op.stream >= 0)
+                    remap[static_cast<std::size_t>(op.stream)] = 0;
+        std::vector<StreamInfo> kept;
+        for (std::size_t s = 0; s < m_trace.streams.size(); ++s)
+            if (remap[s] == 0) {
+                remap[s] = static_cast<int>(kept.size());
+                kept.push_back(std::move(m_trace.streams[s]));
+            }
+        m_trace.streams = std::move(kept);
+        for (auto &rep : m_trace.repetitions)
+            for (auto &op : rep.ops)
+                if (op.stream >= 0)
+                    op.stream = remap[static_cast<std::size_t>(op.stream)];
+    }
+
+    Database m_db;
+    std::string m_path;
+    Trace m_trace;
+    std::set<std::string> m_tables;
+    std::unordered_map<std::int64_t, std::string> m_copyKinds, m_memKinds;
+    std::unordered_map<std::int64_t, StreamAttrs> m_streamAttrs;
+    std::set<std::int64_t> m_nullStreams;
+    std::map<StreamKey, std::string> m_nvtxStreamNames;
+    std::unordered_map<std::int64_t, std::uint32_t> m_stringCache;
+    std::unique_ptr<Statement> m_stringQuery;
+    std::map<StreamKey, int> m_streamIndex;
+    std::vector<StreamKey> m_streamKeys;
+    StreamKey m_lastKey{0, 0};
+    int m_lastStream = -1;
+    std::vector<OpRecord> m_ops;
+    std::vector<std::optional<std::uint64_t>> m_opPid; // per m_ops entry: the process that issued it, when known
+    std::vector<RuntimeCall> m_calls;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_callByCorrelation; // by correlationKey(pid, id)
+    std::unordered_map<std::uint64_t, std::uint32_t> m_callByBareCorrelation; // for rows that name no process
+    std::vector<SyncRow> m_syncs;
+    std::unordered_map<std::int64_t, int> m_threadIndex;
+    std::vector<std::int64_t> m_threadTids; // globalTid of each Trace::hostThreads entry
+    // NVTX ranges (push/pop and start/end) and what their texts mean to a StreamScope run.
+    std::vector<NvtxRange> m_ranges;
+    std::vector<std::string> m_rangeNames;
+    std::vector<RangeRole> m_rangeRoles; // per m_rangeNames entry
+    std::vector<int> m_rangeRepNumbers; // per m_rangeNames entry: N of "rep N" / "warmup N"
+    std::unordered_map<std::string, std::uint32_t> m_rangeNameIndex;
+    std::unordered_map<std::int64_t, std::uint32_t> m_rangeNameByTextId;
+    bool m_splitByRepetition = false;
+    std::vector<int> m_opRepetition; // per m_ops entry when split: rep number, -1 = dropped
+};
+
+} // namespace
+
+Trace importNsysSqlite(const std::string &path)
+{
+    return NsysImporter(path).run();
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,269 @@
+// Format detection for loading, and format dispatch for export (see trace_io.h).
+#include "engine/formats/trace_io.h"
+
+#include <cctype>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "engine/formats/chrome_export.h"
+#include "engine/formats/chrome_import.h"
+#include "engine/formats/csv_export.h"
+#include "engine/formats/native_format.h"
+#include "engine/formats/nsys_import.h"
+#include "engine/model/errors.h"
+#include "engine/util/file_util.h"
+#include "engine/util/gzip.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
+
+bool isSpace(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+// A "format" key whose value is `format`, anywhere in the text. The native and comparison writers put
+// no such pair anywhere but at the top level (traces embedded in a comparison are objects inside it, so
+// a comparison is looked for first), and a Chrome trace has none (ours says "streamscope-chrome").
+bool hasFormatKey(std::string_view text, std::string_view format)
+{
+    constexpr std::string_view key = "\"format\"";
+    std::size_t pos = 0;
+    while ((pos = text.find(key, pos)) != std::string_view::npos) {
+        std::size_t i = pos + key.size();
+        while (i < text.size() && isSpace(text[i]))
+            ++i;
+        if (i < text.size() && text[i] == ':') {
+            ++i;
+            while (i < text.size() && isSpace(text[i]))
+                ++i;
+            const std::string value = "\"" + std::string(format) + "\"";
+            if (text.substr(i, value.size()) == value)
+                return true;
+        }
+        pos += key.size();
+    }
+    return false;
+}
+
+bool hasNativeFormatKey(std::string_view text)
+{
+    return hasFormatKey(text, kNativeFormatName);
+}
+
+// Workloads are a few kilobytes; anything larger is parsed by its own reader only.
+constexpr std::size_t kMaxWorkloadBytes = 4 << 20;
+
+std::string describeStart(std::string_view content)
+{
+    std::string shown;
+    for (std::size_t i = 0; i < content.size() && i < 16; ++i) {
+        const auto c = static_cast<unsigned char>(content[i]);
+        if (std::isprint(c))
+            shown.push_back(static_cast<char>(c));
+        else {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            shown += buf;
+        }
+    }
+    return shown;
+}
+
+} // namespace
+
+TraceFileKind detectTraceFileKind(std::string_view content, const std::string &fileName)
+{
+    if (content.substr(0, kSqliteMagic.size()) == kSqliteMagic)
+        return TraceFileKind::NsysSqlite;
+    std::size_t i = 0;
+    // A UTF-8 byte order mark is allowed before JSON by some writers.
+    if (content.substr(0, 3) == "\xEF\xBB\xBF")
+        i = 3;
+    while (i < content.size() && isSpace(content[i]))
+        ++i;
+    if (i == content.size())
+        throw Error(ErrorKind::InvalidInput, fileName + ": empty file: not a trace");
+    if (content[i] == '{' || content[i] == '[')
+        return hasNativeFormatKey(content) ? TraceFileKind::Native : TraceFileKind::ChromeJson;
+    throw Error(ErrorKind::InvalidInput,
+                fileName
+                    + ": not a trace StreamScope reads (expected a StreamScope .sstrace, an Nsight Systems "
+                      "SQLite export or a Chrome/Kineto JSON trace, optionally gzip-compressed); it starts with \""
+                    + describeStart(content) + "\"");
+}
+
+std::string_view toString(FileKind kind)
+{
+    switch (kind) {
+    case FileKind::Workload: return "workload";
+    case FileKind::Comparison: return "comparison";
+    case FileKind::NativeTrace: return "native trace";
+    case FileKind::NsysSqlite: return "Nsight Systems SQLite export";
+    case FileKind::ChromeJson: return "Chrome trace JSON";
+    case FileKind::Unknown: break;
+    }
+    return "unknown";
+}
+
+FileKind detectFileKindOfContent(std::string_view content, std::string_view fileName)
+{
+    if (content.substr(0, kSqliteMagic.size()) == kSqliteMagic)
+        return FileKind::NsysSqlite;
+    std::string inflated;
+    if (isGzip(content)) {
+        try {
+            inflated = gunzip(content, std::string(fileName));
+        } catch (const Error &) {
+            return FileKind::Unknown;
+        }
+        content = inflated;
+    }
+    if (hasFormatKey(content, kComparisonFormatName))
+        return FileKind::Comparison;
+    if (hasNativeFormatKey(content))
+        return FileKind::NativeTrace;
+    std::size_t i = content.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
+    while (i < content.size() && isSpace(content[i]))
+        ++i;
+    const bool startsLikeJson = i < content.size() && (content[i] == '{' || content[i] == '[' || content[i] == '/');
+    if (!startsLikeJson)
+        return FileKind::Unknown;
+    if (content.size() <= kMaxWorkloadBytes) {
+        const auto json = nlohmann::json::parse(content.substr(i), nullptr, /*allow_exceptions=*/false,
+                                                /*ignore_comments=*/true);
+        if (json.is_object()) {
+            if (json.contains("traceEvents"))
+                return FileKind::ChromeJson;
+            if (json.contains("streams") || json.contains("pipeline") || json.contains("buffers"))
+                return FileKind::Workload;
+            return FileKind::ChromeJson;
+        }
+        if (json.is_discarded()) {
+            const bool workloadWords = content.find("\"streams\"") != std::string_view::npos
+                                       || content.find("\"pipeline\"") != std::string_view::npos;
+            if (workloadWords && content.find("\"traceEvents\"") == std::string_view::npos)
+                return FileKind::Workload;
+        }
+    }
+    return content[i] == '/' ? FileKind::Unknown : FileKind::ChromeJson;
+}
+
+FileKind detectFileKind(const std::string &path)
+{
+    return detectFileKindOfContent(readFile(path), path);
+}
+
+namespace {
+
+// A trace from content already read (and inflated); `path` for SQLite, which reads the file itself, and
+// for messages. Progress runs from 0.1 (the file read) to 1.
+Trace traceFromContent(std::string &content, const std::string &path, bool wasGzip, const LoadControl &control)
+{
+    control.checkCancelled();
+    Trace trace;
+    switch (detectTraceFileKind(content, path)) {
+    case TraceFileKind::Native:
+        control.report("parsing", 0.15);
+        trace = fromNativeJson(content, path);
+        break;
+    case TraceFileKind::ChromeJson: trace = chromeTraceFromJson(content, path, control, 0.15, 0.95); break;
+    case TraceFileKind::NsysSqlite:
+        if (wasGzip) // SQLite cannot open it from memory
+            throw Error(ErrorKind::InvalidInput,
+                        path + ": a gzip-compressed SQLite file: decompress it first (gunzip) and open the .sqlite");
+        content.clear();
+        content.shrink_to_fit(); // SQLite reads the file itself
+        control.report("importing", 0.15);
+        trace = importNsysSqlite(path);
+        break;
+    }
+    control.checkCancelled();
+    control.report("done", 1.0);
+    if (trace.sourcePath.empty())
+        trace.sourcePath = path;
+    return trace;
+}
+
+} // namespace
+
+OpenedFile openFile(const std::string &path, const LoadControl &control)
+{
+    control.report("reading", 0.0);
+    std::string content = readFile(path);
+    control.checkCancelled();
+    const bool wasGzip = isGzip(content);
+    if (wasGzip) {
+        control.report("decompressing", 0.05);
+        content = gunzip(content, path);
+        control.checkCancelled();
+    }
+    control.report("detecting", 0.1);
+    OpenedFile opened;
+    opened.kind = content.substr(0, kSqliteMagic.size()) == kSqliteMagic ? FileKind::NsysSqlite
+                                                                         : detectFileKindOfContent(content, path);
+    if (opened.kind == FileKind::Workload || opened.kind == FileKind::Comparison)
+        return opened;
+    // Traces, and anything else: the trace readers say what is wrong with it.
+    opened.trace = traceFromContent(content, path, wasGzip, control);
+    return opened;
+}
+
+Trace loadTrace(const std::string &path, const LoadControl &control)
+{
+    control.report("reading", 0.0);
+    std::string content = readFile(path);
+    const bool wasGzip = isGzip(content);
+    if (wasGzip) {
+        control.checkCancelled();
+        control.report("decompressing", 0.05);
+        content = gunzip(content, path);
+    }
+    return traceFromContent(content, path, wasGzip, control);
+}
+
+void exportTrace(const Trace &trace, ExportFormat format, const std::string &path)
+{
+    switch (format) {
+    case ExportFormat::Native: writeNativeTrace(trace, path); return;
+    case ExportFormat::Chrome: writeChromeTrace(trace, path); return;
+    case ExportFormat::Csv: writeCsv(trace, path); return;
+    }
+}
+
+std::optional<ExportFormat> exportFormatFromString(std::string_view name)
+{
+    if (name == "native" || name == "sstrace")
+        return ExportFormat::Native;
+    if (name == "chrome" || name == "json" || name == "perfetto")
+        return ExportFormat::Chrome;
+    if (name == "csv")
+        return ExportFormat::Csv;
+    return std::nullopt;
+}
+
+std::optional<ExportFormat> exportFormatFromPath(std::string_view path)
+{
+    if (path.ends_with(".sstrace"))
+        return ExportFormat::Native;
+    if (path.ends_with(".json"))
+        return ExportFormat::Chrome;
+    if (path.ends_with(".csv"))
+        return ExportFormat::Csv;
+    return std::nullopt;
+}
+
+std::string_view toString(ExportFormat format)
+{
+    switch (format) {
+    case ExportFormat::Native: return "native";
+    case ExportFormat::Chrome: return "chrome";
+    case ExportFormat::Csv: return "csv";
+    }
+    return "native";
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,184 @@
+// Names of the trace enums and the small helpers of Trace.
+#include "engine/model/trace.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+
+#include "engine/model/enum_names.h"
+
+namespace streamscope::engine {
+
+namespace {
+constexpr std::array<std::string_view, 3> kChannelTypeNames = {"unknown", "compute", "async_copy"};
+constexpr std::array<std::string_view, 3> kTimingSourceNames = {"events", "cupti", "profiler"};
+constexpr std::array<std::string_view, 8> kActivityKindNames = {"migration_h2d",  "migration_d2h",  "gpu_page_faults",
+                                                                "cpu_page_fault", "thrashing",      "throttling",
+                                                                "remote_map",     "synchronization"};
+constexpr std::array<std::string_view, 14> kActivityDetailNames = {"unknown",
+                                                                   "user",
+                                                                   "coherence",
+                                                                   "speculative",
+                                                                   "eviction",
+                                                                   "access_counters",
+                                                                   "read",
+                                                                   "write",
+                                                                   "atomic",
+                                                                   "prefetch",
+                                                                   "event_synchronize",
+                                                                   "stream_wait_event",
+                                                                   "stream_synchronize",
+                                                                   "context_synchronize"};
+} // namespace
+
+std::string_view toString(ActivityKind kind)
+{
+    return kActivityKindNames.at(static_cast<std::size_t>(kind));
+}
+std::string_view toString(ActivityDetail detail)
+{
+    return kActivityDetailNames.at(static_cast<std::size_t>(detail));
+}
+std::optional<ActivityKind> activityKindFromString(std::string_view s)
+{
+    return enumFromNames<ActivityKind>(kActivityKindNames, s);
+}
+std::optional<ActivityDetail> activityDetailFromString(std::string_view s)
+{
+    return enumFromNames<ActivityDetail>(kActivityDetailNames, s);
+}
+
+std::string_view toString(ChannelType type)
+{
+    return kChannelTypeNames.at(static_cast<std::size_t>(type));
+}
+std::string_view toString(TimingSource source)
+{
+    return kTimingSourceNames.at(static_cast<std::size_t>(source));
+}
+std::optional<ChannelType> channelTypeFromString(std::string_view s)
+{
+    return enumFromNames<ChannelType>(kChannelTypeNames, s);
+}
+std::optional<TimingSource> timingSourceFromString(std::string_view s)
+{
+    return enumFromNames<TimingSource>(kTimingSourceNames, s);
+}
+
+std::int64_t OpRecord::readyToRunNs() const
+{
+    std::int64_t t = readyNs;
+    if (hostEndNs != kNoTime && (t == kNoTime || hostEndNs > t))
+        t = hostEndNs;
+    return t;
+}
+
+std::int64_t OpRecord::queuedDurationNs() const
+{
+    const std::int64_t ready = readyToRunNs();
+    if (!hasGpu() || ready == kNoTime || ready >= gpuStartNs)
+        return 0;
+    return gpuStartNs - ready;
+}
+
+std::int64_t OpRecord::eventDurationNs() const
+{
+    if (readyNs == kNoTime || eventEndNs == kNoTime || eventEndNs < readyNs)
+        return 0;
+    return eventEndNs - readyNs;
+}
+
+bool OpRecord::stagedThroughHost() const
+{
+    auto pageable = [](MemKind k) { return k == MemKind::Pageable; };
+    return isCopy(kind) && (pageable(srcMem) || pageable(dstMem) || pageable(driverSrcMem) || pageable(driverDstMem));
+}
+
+std::int64_t OpRecord::transferStartNs() const
+{
+    if (stagedThroughHost() && hasHost() && hasGpu())
+        return std::min(gpuStartNs, hostStartNs);
+    return gpuStartNs;
+}
+
+std::int64_t OpRecord::transferEndNs() const
+{
+    if (stagedThroughHost() && hasHost() && hasGpu())
+        return std::max(gpuEndNs, hostEndNs);
+    return gpuEndNs;
+}
+
+double OpRecord::gbPerSecond() const
+{
+    // A prefetch's bytes are the range it asked for, not what moved (often nothing, the pages being
+    // there already): its throughput is its migrations' (unifiedMemoryStats), where they were recorded.
+    if (kind == OpKind::Prefetch)
+        return 0;
+    const std::int64_t ns = hasGpu() ? transferEndNs() - transferStartNs() : 0;
+    if (bytes == 0 || ns <= 0)
+        return 0;
+    return static_cast<double>(bytes) / static_cast<double>(ns); // bytes per ns == GB/s
+}
+
+std::uint32_t Trace::intern(std::string_view name)
+{
+    if (m_stringIndex.size() != strings.size())
+        rebuildStringIndex(*this);
+    auto it = m_stringIndex.find(std::string(name));
+    if (it != m_stringIndex.end())
+        return it->second;
+    const auto id = static_cast<std::uint32_t>(strings.size());
+    strings.emplace_back(name);
+    m_stringIndex.emplace(strings.back(), id);
+    return id;
+}
+
+const std::string &Trace::name(const OpRecord &op) const
+{
+    static const std::string empty;
+    return op.nameId < strings.size() ? strings[op.nameId] : empty;
+}
+
+std::size_t Trace::opCount() const
+{
+    std::size_t n = 0;
+    for (const auto &rep : repetitions)
+        n += rep.ops.size();
+    return n;
+}
+
+std::pair<std::int64_t, std::int64_t> Trace::extent(int repetition) const
+{
+    if (repetition < 0 || repetition >= static_cast<int>(repetitions.size()))
+        return {0, 0};
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+    std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+    for (const auto &op : repetitions[repetition].ops) {
+        if (op.hasGpu()) {
+            lo = std::min(lo, op.gpuStartNs);
+            hi = std::max(hi, op.gpuEndNs);
+        }
+        if (op.hasHost()) {
+            lo = std::min(lo, op.hostStartNs);
+            hi = std::max(hi, op.hostEndNs);
+        }
+    }
+    for (const auto &a : repetitions[repetition].activities)
+        if (a.startNs != kNoTime) {
+            lo = std::min(lo, a.startNs);
+            hi = std::max(hi, std::max(a.startNs, a.endNs));
+        }
+    if (lo > hi)
+        return {0, 0};
+    return {lo, hi};
+}
+
+void rebuildStringIndex(Trace &trace)
+{
+    trace.m_stringIndex.clear();
+    trace.m_stringIndex.reserve(trace.strings.size());
+    for (std::uint32_t i = 0; i < trace.strings.size(); ++i)
+        trace.m_stringIndex.emplace(trace.strings[i], i);
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,243 @@
+// The trace model: what a run (or an imported profile) recorded, as flat arrays.
+// Everything here is plain data with no Qt and no CUDA, shared by the runner, the analysis, the
+// importers/exporters, the CLI and the GUI. Times are nanoseconds on one host steady-clock axis.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/model/op_vocabulary.h"
+
+namespace streamscope::engine {
+
+// 2: execution timed by CUPTI, with stream-ready, the event end, kernel queued/submitted, the channel
+//    and the driver's memory kinds per op, and the trace's timing source. 1 is still read (events only).
+// 3: per repetition, the driver's activity records: unified-memory migrations and page faults, and
+//    synchronisation waits (ActivityRecord). 1 and 2 are still read (they have none).
+inline constexpr int kTraceFormatVersion = 3;
+inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
+
+// The hardware channel that ran an op, as CUPTI reports it (CUpti_ChannelType).
+enum class ChannelType : std::uint8_t { Unknown, Compute, AsyncCopy };
+
+// What timed the GPU part of the ops of a trace.
+//  - Cupti: execution as the GPU ran it (CUPTI activity records); stream-ready from CUDA events.
+//  - Events: a CUDA event pair on the op's own stream: from when the stream reached the op to when it
+//    finished, so time spent waiting for a busy copy engine, a shared hardware queue or a full GPU is
+//    counted as execution. The fallback where CUPTI cannot be enabled, and every trace of format 1.
+//  - Profiler: imported from a profiler's capture (Nsight Systems and Kineto record CUPTI executions).
+enum class TimingSource : std::uint8_t { Events, Cupti, Profiler };
+
+// Bit flags on an op.
+enum OpFlag : std::uint32_t {
+    OpFlagNone = 0,
+    OpFlagHostBlocking = 1u << 0, // the host call lasted at least as long as most of its GPU part
+    OpFlagWarmup = 1u << 1,
+    OpFlagImported = 1u << 2,
+    OpFlagEventTimed = 1u << 3, // a CUPTI-timed trace's op whose record never came: execution from its events
+};
+
+std::string_view toString(ChannelType type);
+std::string_view toString(TimingSource source);
+std::optional<ChannelType> channelTypeFromString(std::string_view s);
+std::optional<TimingSource> timingSourceFromString(std::string_view s);
+
+// One operation of one repetition. Kept small and flat: a million of them must fit in ~150 MB.
+// Three intervals on one host steady-clock axis:
+//  - host call: the API call that issued the op (hostStartNs..hostEndNs);
+//  - stream-ready: when the op's stream reached it (readyNs, a CUDA event recorded just before it);
+//  - execution: when the GPU ran it (gpuStartNs..gpuEndNs): CUPTI's record where the trace is timed by
+//    CUPTI, the event pair otherwise (see TimingSource).
+// Queued time, from the later of stream-ready and host-call end to execution start, is the op waiting
+// for a copy engine, a hardware queue or room on the GPU: it is drawn apart, never as execution.
+struct OpRecord {
+    std::int64_t gpuStartNs = kNoTime; // execution (CUPTI, a profiler, or the event pair)
+    std::int64_t gpuEndNs = kNoTime;
+    std::int64_t hostStartNs = kNoTime; // the API call that issued the op, on the host thread
+    std::int64_t hostEndNs = kNoTime;
+    std::int64_t readyNs = kNoTime; // stream-ready: the event recorded on the op's stream before it
+    std::int64_t eventEndNs = kNoTime; // the event recorded after it: what event timing calls its end
+    std::int64_t queuedNs = kNoTime; // kernels: launch queued / submitted to the GPU (CUPTI latency timestamps)
+    std::int64_t submittedNs = kNoTime;
+    std::uint64_t bytes = 0;
+    std::uint64_t correlation = 0; // ties a host call to its GPU op (CUPTI or an importer); 0 = none
+    std::uint32_t nameId = 0; // index into Trace::strings
+    std::int32_t stream = -1; // index into Trace::streams, -1 for host-only ops
+    std::int32_t hostThread = -1; // index into Trace::hostThreads, -1 when unknown
+    std::int32_t opIndex = -1; // position of the op in the workload's issue order
+    std::int32_t channel = -1; // the hardware channel that ran it (CUPTI channelID), -1 unknown
+    std::uint32_t flags = OpFlagNone;
+    OpKind kind = OpKind::Other;
+    MemKind srcMem = MemKind::None; // as the workload declared the buffers
+    MemKind dstMem = MemKind::None;
+    CopyApi api = CopyApi::None;
+    ChannelType channelType = ChannelType::Unknown;
+    MemKind driverSrcMem = MemKind::None; // as the driver saw them (CUPTI), None when not recorded
+    MemKind driverDstMem = MemKind::None;
+
+    bool hasGpu() const { return gpuStartNs != kNoTime && gpuEndNs != kNoTime; }
+    bool hasHost() const { return hostStartNs != kNoTime && hostEndNs != kNoTime; }
+    std::int64_t gpuDurationNs() const { return hasGpu() ? gpuEndNs - gpuStartNs : 0; }
+    std::int64_t hostDurationNs() const { return hasHost() ? hostEndNs - hostStartNs : 0; }
+    // When the op could have started: the later of stream-ready and the end of its host call (kNoTime
+    // when neither is known).
+    std::int64_t readyToRunNs() const;
+    // Execution start minus readyToRunNs(), never negative; 0 when unknown.
+    std::int64_t queuedDurationNs() const;
+    // The event pair's duration where both events are known (readyNs..eventEndNs), else 0.
+    std::int64_t eventDurationNs() const;
+    // A copy from or to pageable host memory: the driver stages it through a pinned buffer with the CPU
+    // inside the host call, so the transfer spans the host call as well as the DMA that CUPTI times.
+    bool stagedThroughHost() const;
+    // The interval the bytes were in flight: execution, or for a staged copy the union of its host call
+    // and its execution (what a hand-written loop timed with events around the call measures).
+    std::int64_t transferStartNs() const;
+    std::int64_t transferEndNs() const;
+    // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.
+    double gbPerSecond() const;
+};
+
+// A driver record that is not an op of its own (CUPTI's unified-memory counters and synchronisation
+// records): the traffic and the faults behind managed memory, and how long a synchronisation call
+// waited as the driver timed it.
+enum class ActivityKind : std::uint8_t {
+    MigrationH2D, // managed memory moved to the GPU (value: bytes)
+    MigrationD2H, // managed memory moved to the host (value: bytes)
+    GpuPageFaults, // a group of GPU page faults, from when the driver took it to the replay (value: faults)
+    CpuPageFault, // a CPU page fault on managed memory (an instant)
+    Thrashing, // pages bouncing between processors (an instant; value: bytes)
+    Throttling, // the driver throttled a processor that thrashed
+    RemoteMap, // pages mapped for remote access instead of migrated (an instant; value: bytes)
+    Synchronization, // a synchronisation call's wait (detail: which call)
+};
+
+// What caused a migration, what access raised a fault, or which call a synchronisation was.
+enum class ActivityDetail : std::uint8_t {
+    Unknown,
+    User, // migrations: an explicit request (cudaMemPrefetchAsync)
+    Coherence, // migrations: a page fault needed the data (on-demand migration)
+    Speculative, // migrations: the driver moved pages near a fault before they were touched
+    Eviction, // migrations: the GPU's memory was full
+    AccessCounters, // migrations: the access counters asked for it
+    Read, // page faults: the access that faulted
+    Write,
+    Atomic,
+    Prefetch, // page faults: raised by a prefetch
+    EventSynchronize, // synchronisation: cudaEventSynchronize
+    StreamWaitEvent, // cudaStreamWaitEvent
+    StreamSynchronize, // cudaStreamSynchronize
+    ContextSynchronize, // cudaDeviceSynchronize
+};
+
+struct ActivityRecord {
+    std::int64_t startNs = kNoTime;
+    std::int64_t endNs = kNoTime; // the start again for an instant
+    std::uint64_t value = 0; // bytes, or faults in a fault group (see ActivityKind)
+    std::uint64_t address = 0; // the virtual address of the pages (unified memory), 0 when none
+    std::int32_t op = -1; // index into the repetition's ops of the op it belongs to, -1 when unknown
+    ActivityKind kind = ActivityKind::MigrationH2D;
+    ActivityDetail detail = ActivityDetail::Unknown;
+
+    std::int64_t durationNs() const { return startNs != kNoTime && endNs > startNs ? endNs - startNs : 0; }
+    bool isMigration() const { return kind == ActivityKind::MigrationH2D || kind == ActivityKind::MigrationD2H; }
+};
+
+std::string_view toString(ActivityKind kind);
+std::string_view toString(ActivityDetail detail);
+std::optional<ActivityKind> activityKindFromString(std::string_view s);
+std::optional<ActivityDetail> activityDetailFromString(std::string_view s);
+
+struct StreamInfo {
+    std::string name;
+    int device = 0;
+    std::int64_t nativeId = -1; // CUDA stream id as seen by a profiler, or the workload's index
+    int priority = 0;
+    bool nonBlocking = false;
+    bool isDefault = false; // the legacy or per-thread default stream
+};
+
+struct HostThreadInfo {
+    std::string name;
+    std::uint64_t nativeId = 0; // OS thread id
+};
+
+struct DeviceInfo {
+    int index = 0;
+    std::string name;
+    int ccMajor = 0;
+    int ccMinor = 0;
+    int smCount = 0;
+    int asyncEngineCount = 0;
+    bool concurrentKernels = false;
+    bool managedMemory = false;
+    bool concurrentManagedAccess = false;
+    std::uint64_t totalMemBytes = 0;
+    std::uint64_t l2Bytes = 0;
+    int smClockKHz = 0;
+    int memClockKHz = 0;
+    int memBusWidthBits = 0;
+    std::string pciBusId;
+    int pcieGeneration = 0; // 0 = unknown
+    int pcieWidth = 0;
+    double linkPeakGBs = 0; // theoretical per-direction host link peak, 0 = unknown
+    int priorityLeast = 0;
+    int priorityGreatest = 0;
+    int driverVersion = 0; // cudaDriverGetVersion, e.g. 13000
+    int runtimeVersion = 0; // cudaRuntimeGetVersion
+};
+
+// How GPU time was anchored to host time and how the compute kernel was calibrated.
+struct Calibration {
+    double smClockHz = 0; // measured clock64 rate used by the spin kernel
+    double spinOverheadNs = 0; // an empty spin kernel's duration as the timing source sees it
+                               // (CUPTI: its execution; events: launch and kernel, less the event pair)
+    double eventPairOverheadNs = 0; // median duration of an empty event pair
+    std::int64_t gpuToHostOffsetNs = 0; // host_ns = gpu_event_ns + offset (informational)
+};
+
+// One repetition of the workload (warm-ups are not stored).
+struct Repetition {
+    int index = 0;
+    std::vector<OpRecord> ops; // in issue order (imports: sorted by GPU start)
+    std::vector<ActivityRecord> activities; // sorted by start; empty where none were recorded
+};
+
+struct Trace {
+    int formatVersion = kTraceFormatVersion;
+    std::string source = "streamscope"; // streamscope | nsys-sqlite | chrome-json
+    std::string sourcePath; // where it was read from, when it was read
+    std::string title; // workload name or imported file name
+    std::string toolVersion;
+    std::string hostName;
+    std::string createdUtc; // ISO 8601
+    std::string workloadJson; // the workload as run (normalised JSON text), may be empty
+    std::vector<DeviceInfo> devices;
+    Calibration calibration;
+    std::vector<StreamInfo> streams;
+    std::vector<HostThreadInfo> hostThreads;
+    std::vector<std::string> strings; // op names; OpRecord::nameId indexes here
+    std::vector<Repetition> repetitions;
+    std::map<std::string, std::string> metadata; // free-form provenance (importer, schema version, ...)
+    TimingSource timing = TimingSource::Events; // what timed the ops' execution
+    std::string timingNote; // why: e.g. the CUPTI call and result that forced the fallback to events
+
+    std::uint32_t intern(std::string_view name);
+    const std::string &name(const OpRecord &op) const;
+    std::size_t opCount() const;
+    // Earliest and latest time over every op (GPU and host parts) and activity of one repetition.
+    std::pair<std::int64_t, std::int64_t> extent(int repetition) const;
+
+private:
+    std::unordered_map<std::string, std::uint32_t> m_stringIndex;
+    friend void rebuildStringIndex(Trace &trace);
+};
+
+// Call after filling Trace::strings directly (readers do) so that intern() finds existing names.
+void rebuildStringIndex(Trace &trace);
+
+} // namespace streamscope::engine

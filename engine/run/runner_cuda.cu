@@ -1,0 +1,1510 @@
+// The CUDA runner: runs a Workload on one device from one host thread and records every op of every
+// measured repetition with three intervals (trace.h): the host API call on the steady clock; stream-ready
+// and the event end from a CUDA event pair on the op's own stream; and execution as the GPU ran it, from
+// CUPTI activity records tied to the op by external correlation (runner_cupti.h). Where CUPTI cannot be
+// enabled or fails, execution falls back to the event pair and the trace says why. Plus the device's
+// properties and the spin kernel's calibration.
+//
+// Measurement, in short (bench/NOTES.md has the long version):
+//  - Everything is allocated and created before the first timed op; what the workload needs is
+//    compared with the free device memory and the host's MemAvailable first.
+//  - Each repetition starts from an idle device. A base event is recorded and waited for; the host
+//    time of that event is taken as the midpoint of [just before cudaEventRecord, just after
+//    cudaEventSynchronize returned], over the narrowest of kAnchorTries tries. Every GPU time is
+//    host_ns_at_base + cudaEventElapsedTime(base, ev) * 1e6, so GPU and host times share one axis with
+//    an error of at most half that window (recorded in Trace::metadata) plus the ~0.5 us resolution of
+//    cudaEventElapsedTime. Relative GPU times within a repetition only carry the latter.
+//  - Where it cannot change what the lesson shows (every op only enqueues work), the streams are held
+//    on a spin kernel until the whole repetition is queued, as nvbandwidth does; otherwise (pageable or
+//    synchronous copies, host syncs, host work, managed memory) ops are issued in Workload::schedule
+//    order exactly as a real program would, and the host's own blocking is part of the picture.
+#include "engine/run/runner.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtCudaRt.h>
+
+#include "engine/analysis/analysis.h"
+#include "engine/model/errors.h"
+#include "engine/model/op_colors.h"
+#include "engine/model/units.h"
+#include "engine/run/clock_calibration.h"
+#include "engine/run/cuda_check.h"
+#include "engine/run/cuda_raii.h"
+#include "engine/run/hold_policy.h"
+#include "engine/run/pcie_link.h"
+#include "engine/run/runner_cupti.h"
+#include "kernels/kernels.cuh"
+
+// cudaMemcpy as a program built with --default-stream per-thread calls it (cuda_runtime_api.h renames
+// cudaMemcpy to this under CUDA_API_PER_THREAD_DEFAULT_STREAM; cudart exports both). Declared here so
+// that one build honours both DefaultStreamModes at run time.
+extern "C" cudaError_t CUDARTAPI cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind);
+
+namespace streamscope::engine {
+
+namespace {
+
+using cuda::Buffer;
+using cuda::Event;
+using cuda::Stream;
+
+constexpr int kAnchorTries = 5;
+constexpr int kCalibrationSamples = 15;
+// A held repetition is released by the host at once after queueing (see hold_policy.h for when
+// streams are held); the time-out only guards against a host that blocked anyway, so that nothing can hang.
+constexpr std::uint64_t kHoldTimeoutNs = 2'000'000'000;
+// Device memory kept free for the CUDA runtime, the kernels' modules and the runner's own events.
+constexpr std::uint64_t kDeviceReserveBytes = 256ull << 20;
+
+std::int64_t hostNowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string quoted(const std::string &name)
+{
+    return "'" + name + "'";
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Devices
+
+[[noreturn]] void throwNoGpu(cudaError_t err)
+{
+    int driver = 0;
+    cudaDriverGetVersion(&driver);
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaGetLastError();
+    auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    std::string reason;
+    if (err == cudaErrorNoDevice) {
+        reason = "no CUDA-capable device is detected";
+    } else if (driver == 0) {
+        reason = "no NVIDIA driver is installed (the CUDA driver library libcuda.so could not be loaded)";
+    } else if (err == cudaErrorInsufficientDriver || err == cudaErrorCallRequiresNewerDriver) {
+        reason = "the NVIDIA driver is too old: it supports CUDA " + version(driver) + " but this build needs CUDA "
+                 + version(runtime);
+    } else {
+        reason = "the CUDA driver could not be initialised";
+    }
+    throw Error(ErrorKind::NoGpu, "no usable GPU: " + reason + " (cudaGetDeviceCount: " + cuda::errorText(err) + ")");
+}
+
+int deviceCount()
+{
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess)
+        throwNoGpu(err);
+    if (count == 0)
+        throwNoGpu(cudaErrorNoDevice);
+    return count;
+}
+
+DeviceInfo queryDevice(int index)
+{
+    const std::string context = "device " + std::to_string(index);
+    cudaDeviceProp prop{};
+    STREAMSCOPE_CUDA_CHECK(context, cudaGetDeviceProperties(&prop, index));
+    auto attribute = [&](cudaDeviceAttr attr) {
+        int value = 0;
+        STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetAttribute(&value, attr, index));
+        return value;
+    };
+
+    DeviceInfo info;
+    info.index = index;
+    info.name = prop.name;
+    info.ccMajor = prop.major;
+    info.ccMinor = prop.minor;
+    info.smCount = prop.multiProcessorCount;
+    info.asyncEngineCount = prop.asyncEngineCount;
+    info.concurrentKernels = prop.concurrentKernels != 0;
+    info.managedMemory = prop.managedMemory != 0;
+    info.concurrentManagedAccess = prop.concurrentManagedAccess != 0;
+    info.totalMemBytes = prop.totalGlobalMem;
+    info.l2Bytes = std::uint64_t(prop.l2CacheSize);
+    // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes remain.
+    info.smClockKHz = attribute(cudaDevAttrClockRate);
+    info.memClockKHz = attribute(cudaDevAttrMemoryClockRate);
+    info.memBusWidthBits = attribute(cudaDevAttrGlobalMemoryBusWidth);
+
+    char busId[32] = {};
+    STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetPCIBusId(busId, sizeof busId, index));
+    info.pciBusId = busId;
+    const PcieLink link = readPcieLink(info.pciBusId);
+    info.pcieGeneration = link.generation;
+    info.pcieWidth = link.width;
+    info.linkPeakGBs = link.peakGBs;
+
+    STREAMSCOPE_CUDA_CHECK(context, cudaDeviceGetStreamPriorityRange(&info.priorityLeast, &info.priorityGreatest));
+    STREAMSCOPE_CUDA_CHECK(context, cudaDriverGetVersion(&info.driverVersion));
+    STREAMSCOPE_CUDA_CHECK(context, cudaRuntimeGetVersion(&info.runtimeVersion));
+    return info;
+}
+
+std::vector<DeviceInfo> queryDevices()
+{
+    const int count = deviceCount();
+    std::vector<DeviceInfo> devices;
+    devices.reserve(std::size_t(count));
+    for (int i = 0; i < count; ++i)
+        devices.push_back(queryDevice(i));
+    return devices;
+}
+
+std::string describeDevices(const std::vector<DeviceInfo> &devices)
+{
+    std::string text =
+        "this host has " + std::to_string(devices.size()) + (devices.size() == 1 ? " CUDA device:" : " CUDA devices:");
+    for (const DeviceInfo &d : devices) {
+        text += " " + std::to_string(d.index) + " " + quoted(d.name) + " (cc " + std::to_string(d.ccMajor) + "."
+                + std::to_string(d.ccMinor) + ", " + formatBytes(d.totalMemBytes) + ")";
+        if (&d != &devices.back())
+            text += ";";
+    }
+    return text;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Memory check
+
+std::uint64_t hostMemAvailableBytes()
+{
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t value = 0;
+    std::string unit;
+    while (in >> key >> value) {
+        std::getline(in, unit);
+        if (key == "MemAvailable:")
+            return value * 1024; // reported in kB
+    }
+    return 0; // unknown: no check
+}
+
+void checkMemoryFits(const Workload &workload, const DeviceInfo &device)
+{
+    std::uint64_t deviceBytes = 0, managedBytes = 0, hostBytes = 0;
+    for (const BufferSpec &b : workload.buffers) {
+        switch (b.kind) {
+        case BufferKind::Device: deviceBytes += b.bytes; break;
+        case BufferKind::Managed: managedBytes += b.bytes; break;
+        case BufferKind::Pageable:
+        case BufferKind::Pinned:
+        case BufferKind::Registered: hostBytes += b.bytes; break;
+        }
+    }
+
+    std::size_t freeBytes = 0, totalBytes = 0;
+    STREAMSCOPE_CUDA_CHECK("device " + std::to_string(device.index) + ": free memory",
+                           cudaMemGetInfo(&freeBytes, &totalBytes));
+    // Managed memory may be oversubscribed on some systems, but a lesson that pages its managed buffers
+    // to death measures the pager, not streams: managed memory counts against the card's free memory.
+    const std::uint64_t needDevice = deviceBytes + managedBytes;
+    if (needDevice + kDeviceReserveBytes > freeBytes) {
+        throw Error(ErrorKind::OutOfMemory,
+                    "workload " + quoted(workload.name) + " does not fit in device memory: it needs "
+                        + formatBytes(needDevice) + " (device buffers " + formatBytes(deviceBytes)
+                        + " + managed buffers " + formatBytes(managedBytes) + ", plus "
+                        + formatBytes(kDeviceReserveBytes) + " kept free for the CUDA runtime) but device "
+                        + std::to_string(device.index) + " " + quoted(device.name) + " has " + formatBytes(freeBytes)
+                        + " free of " + formatBytes(totalBytes));
+    }
+    // Managed buffers start each repetition resident on the host, so they need host memory too.
+    const std::uint64_t needHost = hostBytes + managedBytes;
+    const std::uint64_t available = hostMemAvailableBytes();
+    if (available != 0 && needHost > available) {
+        throw Error(ErrorKind::OutOfMemory,
+                    "workload " + quoted(workload.name) + " does not fit in host memory: it needs "
+                        + formatBytes(needHost) + " (pageable, pinned and registered buffers " + formatBytes(hostBytes)
+                        + " + managed buffers " + formatBytes(managedBytes) + ") but the host has "
+                        + formatBytes(available) + " available (MemAvailable in /proc/meminfo)");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// NVTX: ranges are pushed only when RunOptions::nvtx asks for them.
+
+class NvtxRange {
+public:
+    NvtxRange(bool enabled, const char *name, std::uint32_t argb) : m_enabled(enabled)
+    {
+        if (!m_enabled)
+            return;
+        nvtxEventAttributes_t attributes{};
+        attributes.version = NVTX_VERSION;
+        attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+        attributes.colorType = NVTX_COLOR_ARGB;
+        attributes.color = argb;
+        attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+        attributes.message.ascii = name;
+        nvtxRangePushEx(&attributes);
+    }
+    ~NvtxRange()
+    {
+        if (m_enabled)
+            nvtxRangePop();
+    }
+    NvtxRange(const NvtxRange &) = delete;
+    NvtxRange &operator=(const NvtxRange &) = delete;
+
+private:
+    bool m_enabled;
+};
+
+constexpr std::uint32_t kRepetitionColor = 0xff999999;
+
+// ---------------------------------------------------------------------------------------------------
+// One run
+
+// What the runner prepared for one op of Workload::schedule.
+struct PreparedOp {
+    const OpSpec *spec = nullptr;
+    int stream = 0; // workload stream index
+    int opInStream = 0;
+    std::string context; // "stream 'copy0' op 3 (/streams/0/ops/3): H2D 256 MiB pinned"
+    std::string name; // display name, as Trace::strings holds it
+    std::uint32_t nameId = 0;
+    OpKind kind = OpKind::Other;
+    MemKind srcMem = MemKind::None, dstMem = MemKind::None;
+    std::uint64_t bytes = 0;
+    bool hostOnly = false; // sync, host work, advise: no GPU part, no events
+    cudaStream_t gpuStream = nullptr; // where the op runs (and its events are recorded)
+    unsigned char *src = nullptr;
+    unsigned char *dst = nullptr;
+    unsigned char *target = nullptr; // buffer of a kernel, memset, prefetch, advise, attach
+    cudaEvent_t namedEvent = nullptr; // record / wait / event sync
+    cudaEvent_t beginUsed = nullptr; // `begin`, or an earlier event on the same stream it shares
+    cudaStream_t syncStream = nullptr;
+    std::int64_t spinCycles = 0;
+    Event begin, end;
+};
+
+class CudaRun {
+public:
+    CudaRun(const Workload &workload, const RunOptions &options, const ProgressCallback &progress,
+            const std::atomic<bool> *cancel) :
+        m_workload(workload),
+        m_options(options), m_progress(progress), m_cancel(cancel)
+    {
+    }
+
+    ~CudaRun()
+    {
+        // Let queued work finish before the RAII members free the buffers it uses (a failed run can
+        // leave work queued); errors here were or will be reported by the code that threw.
+        releaseHold();
+        cudaDeviceSynchronize();
+        cudaGetLastError();
+    }
+
+    Trace run()
+    {
+        const int deviceIndex = m_options.device >= 0 ? m_options.device : m_workload.device;
+        applyMaxConnections();
+        startTiming();
+        report(RunProgress::Phase::Preparing, 0, 1, "selecting device " + std::to_string(deviceIndex));
+        m_trace.devices = queryDevices();
+        if (deviceIndex < 0 || deviceIndex >= int(m_trace.devices.size()))
+            throw Error(ErrorKind::InvalidInput, "device " + std::to_string(deviceIndex)
+                                                     + " does not exist: " + describeDevices(m_trace.devices));
+        m_device = m_trace.devices[std::size_t(deviceIndex)];
+        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(deviceIndex), cudaSetDevice(deviceIndex));
+        // Create the context now, so that its cost lands in no measurement and cudaMemGetInfo sees it.
+        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(deviceIndex) + ": creating the CUDA context",
+                               cudaFree(nullptr));
+
+        checkMemoryFits(m_workload, m_device);
+        report(RunProgress::Phase::Preparing, 0, 1,
+               "allocating " + std::to_string(m_workload.buffers.size()) + " buffers");
+        allocateBuffers();
+        startUnifiedMemoryRecords();
+        createStreams();
+        STREAMSCOPE_CUDA_CHECK("loading the runner's kernels", kernels::preloadKernels());
+        prepareOps();
+        decideHold();
+        checkCancel();
+
+        report(RunProgress::Phase::Calibrating, 0, 1, "calibrating the spin kernel");
+        calibrate();
+        for (PreparedOp &op : m_ops) {
+            if (op.kind == OpKind::Kernel && op.spec->kernelType == KernelType::Compute)
+                op.spinCycles = spinCyclesFor(op.spec->durationNs, m_trace.calibration);
+        }
+
+        const int warmup = m_options.warmup >= 0 ? m_options.warmup : m_workload.warmup;
+        const int repetitions = m_options.repetitions >= 0 ? m_options.repetitions : m_workload.repetitions;
+        for (int i = 0; i < warmup; ++i) {
+            checkCancel();
+            report(RunProgress::Phase::Warmup, i, warmup, {});
+            runRepetition(i, /*measured=*/false);
+        }
+        for (int i = 0; i < repetitions; ++i) {
+            checkCancel();
+            report(RunProgress::Phase::Measuring, i, repetitions, {});
+            // A repetition whose unified-memory records CUPTI lost runs again (it starts from the same
+            // state: the managed buffers on the host), up to kUnifiedMemoryAttempts times in all.
+            for (int attempt = 1;; ++attempt) {
+                m_unifiedMemoryLost = false;
+                runRepetition(i, /*measured=*/true);
+                if (!m_unifiedMemoryLost)
+                    break;
+                if (attempt == kUnifiedMemoryAttempts) {
+                    m_unifiedMemoryIncomplete.push_back(i);
+                    break;
+                }
+                m_trace.repetitions.pop_back();
+                m_repetitionSpans.pop_back();
+                m_unifiedMemoryRetries += 1;
+            }
+        }
+        finishMetadata();
+        report(RunProgress::Phase::Done, repetitions, repetitions, {});
+        return std::move(m_trace);
+    }
+
+private:
+    void report(RunProgress::Phase phase, int repetition, int total, std::string message)
+    {
+        if (!m_progress)
+            return;
+        RunProgress p;
+        p.phase = phase;
+        p.repetition = repetition;
+        p.total = total;
+        p.message = std::move(message);
+        m_progress(p);
+    }
+
+    void checkCancel() const
+    {
+        if (m_cancel && m_cancel->load(std::memory_order_relaxed))
+            throw Error(ErrorKind::Cancelled, "run of workload " + quoted(m_workload.name) + " cancelled");
+    }
+
+    // -- hardware queues ----------------------------------------------------------------------------
+
+    // CUDA reads CUDA_DEVICE_MAX_CONNECTIONS once, when it starts in the process: the first run sets
+    // it, a later run in the same process can only have the same value (a run in a fresh process, as
+    // streamscope-cli run and the app's runs are, always gets what it asks for).
+    void applyMaxConnections()
+    {
+        static int s_inForce = 0; // the value CUDA started with in this process, 0 before it started
+        auto fromEnvironment = [] {
+            const char *env = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+            const int v = env ? std::atoi(env) : 0;
+            return v >= 1 && v <= 32 ? v : 8;
+        };
+        const int asked = m_workload.maxConnections;
+        if (s_inForce == 0) {
+            if (asked > 0)
+                setenv("CUDA_DEVICE_MAX_CONNECTIONS", std::to_string(asked).c_str(), 1);
+            s_inForce = fromEnvironment();
+        } else if (asked > 0 && asked != s_inForce) {
+            throw Error(ErrorKind::InvalidInput,
+                        "workload " + quoted(m_workload.name) + ": maxConnections " + std::to_string(asked)
+                            + " cannot take effect: CUDA already started in this process with "
+                            + std::to_string(s_inForce)
+                            + " hardware queues, and reads CUDA_DEVICE_MAX_CONNECTIONS only when it starts; run it in "
+                              "a process of its own (streamscope-cli run)");
+        }
+        m_connections = s_inForce;
+    }
+
+    // -- timing source ------------------------------------------------------------------------------
+
+    // CUPTI first, before CUDA starts, so that kernels get their queued/submitted timestamps.
+    void startTiming()
+    {
+        if (m_options.timing == TimingMode::Events) {
+            m_trace.timing = TimingSource::Events;
+            m_trace.timingNote = m_options.instrument ? "timed by CUDA events, as asked (--timing events)"
+                                                      : "not instrumented (overhead benchmark)";
+            return;
+        }
+        // Kernel latency timestamps lose unified-memory records: with them, on the H200, CUPTI delivered
+        // the whole of a repetition's migrations and fault groups in 2 runs of the managed lesson out of 6
+        // (the rest lacked their last migrations, every fault group and the prefetch after them); without
+        // them in 6 out of 6. So a workload with managed memory goes without them.
+        const bool managed = std::any_of(m_workload.buffers.begin(), m_workload.buffers.end(),
+                                         [](const BufferSpec &b) { return b.kind == BufferKind::Managed; });
+        std::string why;
+        m_tracer = cupti::Tracer::start(why, m_options.kernelLatency && !managed);
+        if (!m_tracer) {
+            fallBackToEvents("CUPTI could not be enabled: " + why);
+            return;
+        }
+        m_trace.timing = TimingSource::Cupti;
+        m_cuptiDescription = m_tracer->description();
+        if (!m_options.instrument)
+            m_trace.timingNote = "CUPTI alone, without the per-op events (overhead benchmark): no stream-ready, "
+                                 "no event end, so queued time counts from the host call";
+        if (managed && m_options.kernelLatency)
+            m_trace.metadata["kernel_latency"] = "off: with them CUPTI loses unified-memory records (managed memory)";
+    }
+
+    // Unified-memory migrations and page faults where the workload has managed memory. CUPTI
+    // configures the counters through the driver, so CUDA must have started. Where the platform cannot
+    // count them, the run goes on without and says so.
+    void startUnifiedMemoryRecords()
+    {
+        if (!m_tracer || !m_hasManaged)
+            return;
+        std::string why;
+        if (m_tracer->enableUnifiedMemory(m_device.index, why)) {
+            m_cuptiDescription = m_tracer->description();
+            return;
+        }
+        m_trace.metadata["unified_memory_records"] = "not collected: " + why;
+        report(RunProgress::Phase::Preparing, 0, 1,
+               "unified-memory migrations and page faults are not recorded (" + why + ")");
+    }
+
+    // Execution from the event pairs from now on, and for the repetitions already recorded: every op
+    // keeps its events (stream-ready and event end), so nothing measured is lost.
+    void fallBackToEvents(const std::string &why)
+    {
+        m_tracer.reset();
+        m_trace.timing = TimingSource::Events;
+        m_trace.timingNote = why + "; timed by CUDA events instead (queued time counts as execution)";
+        report(RunProgress::Phase::Preparing, 0, 1, m_trace.timingNote);
+        for (Repetition &rep : m_trace.repetitions)
+            for (OpRecord &r : rep.ops)
+                if (r.readyNs != kNoTime) {
+                    r.gpuStartNs = r.readyNs;
+                    r.gpuEndNs = r.eventEndNs;
+                }
+    }
+
+    // Ops whose API call makes a kernel, memcpy or memset record. Event records and waits, prefetches
+    // (unified-memory traffic, not a memcpy) and attaches keep their event timing.
+    static bool expectsRecord(OpKind kind) { return isCopy(kind) || kind == OpKind::Kernel || kind == OpKind::Memset; }
+
+    // Ops whose API call CUPTI is told about: those above, and the synchronisation calls whose waits
+    // the driver records (cudaStreamSynchronize, cudaEventSynchronize, cudaDeviceSynchronize,
+    // cudaStreamWaitEvent).
+    bool tiedToCupti(const PreparedOp &op) const
+    {
+        return m_tracer
+               && ((!op.hostOnly && expectsRecord(op.kind)) || op.kind == OpKind::HostSync
+                   || op.kind == OpKind::EventWait);
+    }
+
+    // Whether an op reads or writes the page at `address`: its buffer, or a copy's source or destination.
+    static bool touches(const PreparedOp &op, std::uint64_t address)
+    {
+        auto within = [&](const unsigned char *base) {
+            const auto b = reinterpret_cast<std::uintptr_t>(base);
+            return base && address >= b && address - b < op.bytes;
+        };
+        return within(op.target) || within(op.src) || within(op.dst);
+    }
+
+    // A unified-memory record carries no correlation id: it belongs to the op that touches its pages
+    // (a prefetch, a kernel, a copy of that buffer) and ran when it started: the op's host call, its
+    // event pair and its execution, with a little slack for the event clock's anchor. -1 when none did.
+    int unifiedMemoryOwner(const Repetition &rep, const cupti::GpuRecord &g) const
+    {
+        constexpr std::int64_t kSlackNs = 20'000;
+        int best = -1;
+        std::int64_t bestDistance = kSlackNs + 1;
+        for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+            if (!touches(m_ops[i], g.address))
+                continue;
+            const OpRecord &r = rep.ops[i];
+            std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+            for (const std::int64_t t : {r.hostStartNs, r.readyNs, r.gpuStartNs})
+                if (t != kNoTime)
+                    lo = std::min(lo, t);
+            for (const std::int64_t t : {r.hostEndNs, r.eventEndNs, r.gpuEndNs})
+                if (t != kNoTime)
+                    hi = std::max(hi, t);
+            if (lo > hi)
+                continue;
+            const std::int64_t distance = g.startNs < lo ? lo - g.startNs : g.startNs > hi ? g.startNs - hi : 0;
+            if (distance < bestDistance) {
+                best = int(i);
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    // Whether CUPTI delivered the repetition's unified-memory records whole. On the H200 it sometimes
+    // did not: a repetition then lacked the tail of its records (the last migrations, every fault group,
+    // the prefetch after them), intermittently, whatever the flushing. The runner moves every managed
+    // buffer to the host before a repetition, so a prefetch to the GPU of a buffer that no earlier GPU
+    // op of the repetition touched must migrate: one with no migration record is evidence of the loss.
+    void checkUnifiedMemoryComplete(const Repetition &rep)
+    {
+        if (!m_tracer || !m_tracer->unifiedMemory())
+            return;
+        std::vector<const unsigned char *> touched;
+        auto wasTouched = [&](const unsigned char *p) {
+            return std::find(touched.begin(), touched.end(), p) != touched.end();
+        };
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            const PreparedOp &op = m_ops[i];
+            const bool prefetch = op.kind == OpKind::Prefetch;
+            if (prefetch && op.spec->location < 0)
+                continue; // to the host: the buffer is there already
+            if (prefetch && op.target && !wasTouched(op.target)) {
+                const bool moved =
+                    std::any_of(rep.activities.begin(), rep.activities.end(),
+                                [&](const ActivityRecord &a) { return a.op == int(i) && a.isMigration(); });
+                if (!moved)
+                    m_unifiedMemoryLost = true;
+            }
+            if (!op.hostOnly)
+                for (const unsigned char *p : {op.target, op.src, op.dst})
+                    if (p)
+                        touched.push_back(p);
+        }
+    }
+
+    // The repetition's unified-memory and synchronisation records, tied to their ops. A prefetch that
+    // moved data gets its migrations' span as its execution (CUDA makes no memcpy record for it).
+    void applyActivities(Repetition &rep, const std::vector<const cupti::GpuRecord *> &records, std::int64_t repStartNs)
+    {
+        for (const cupti::GpuRecord *g : records) {
+            ActivityRecord a;
+            a.kind = g->activity;
+            a.detail = g->detail;
+            a.startNs = g->startNs;
+            a.endNs = g->endNs;
+            a.value = g->value;
+            a.address = g->address;
+            if (g->kind == cupti::GpuRecord::Kind::Synchronization) {
+                if ((g->externalId >> 32) != m_repSeq)
+                    continue; // the runner's own synchronisation
+                const std::uint64_t index = (g->externalId & 0xffffffffu) - 1;
+                if (index >= rep.ops.size())
+                    continue;
+                a.op = int(index);
+            } else {
+                a.op = unifiedMemoryOwner(rep, *g);
+                // Before the repetition: the runner moving managed buffers back to the host.
+                if (a.op < 0 && a.startNs < repStartNs)
+                    continue;
+            }
+            rep.activities.push_back(a);
+        }
+        std::stable_sort(rep.activities.begin(), rep.activities.end(),
+                         [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
+        checkUnifiedMemoryComplete(rep);
+        std::vector<std::pair<std::int64_t, std::int64_t>> span(rep.ops.size(), {kNoTime, kNoTime});
+        for (const ActivityRecord &a : rep.activities) {
+            if (!a.isMigration() || a.op < 0 || rep.ops[std::size_t(a.op)].kind != OpKind::Prefetch)
+                continue;
+            auto &[lo, hi] = span[std::size_t(a.op)];
+            lo = lo == kNoTime ? a.startNs : std::min(lo, a.startNs);
+            hi = hi == kNoTime ? a.endNs : std::max(hi, a.endNs);
+        }
+        for (std::size_t i = 0; i < rep.ops.size(); ++i)
+            if (span[i].first != kNoTime) {
+                rep.ops[i].gpuStartNs = span[i].first;
+                rep.ops[i].gpuEndNs = std::max(span[i].first, span[i].second);
+            }
+    }
+
+    // The op instance CUPTI carries: which repetition (counted over warm-ups too) and which op.
+    std::uint64_t externalId(const PreparedOp &op) const
+    {
+        return (std::uint64_t(m_repSeq) << 32) | std::uint64_t(&op - m_ops.data() + 1);
+    }
+
+    // Flushes CUPTI's records into `batch` (appending); on failure falls back to events naming it, and
+    // returns false.
+    bool flushRecords(cupti::Batch &batch, const std::string &context, bool forced = true)
+    {
+        std::string why;
+        if (m_tracer->flush(batch, why, forced))
+            return true;
+        fallBackToEvents("CUPTI failed during " + context + ": " + why);
+        return false;
+    }
+
+    // The repetition's records. Unified-memory records come from the UVM driver on a path of their own
+    // and complete later than the others: a forced flush right after the repetition handed them over
+    // unfinished (no start time) on the H200, and they never came again. So where they are on, take
+    // the completed buffers until no unified-memory record has come for four polls 5 ms apart (half a
+    // second at most; the device is idle, nothing is measured), then force out the rest.
+    bool takeRecords(cupti::Batch &batch, const std::string &context)
+    {
+        if (m_tracer && m_tracer->unifiedMemory()) {
+            int quiet = 0;
+            for (int poll = 0; poll < 100 && quiet < 4; ++poll) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                const std::size_t before = batch.records.size();
+                if (!flushRecords(batch, context, /*forced=*/false))
+                    return false;
+                const bool any = std::any_of(
+                    batch.records.begin() + std::ptrdiff_t(before), batch.records.end(),
+                    [](const cupti::GpuRecord &g) { return g.kind == cupti::GpuRecord::Kind::UnifiedMemory; });
+                quiet = any ? 0 : quiet + 1;
+            }
+        }
+        return flushRecords(batch, context);
+    }
+
+    // Takes the repetition's records and makes them the ops' execution intervals.
+    void applyRecords(Repetition &rep, const std::string &context, std::int64_t previousRepEndNs)
+    {
+        cupti::Batch batch;
+        if (!takeRecords(batch, context))
+            return;
+        m_incompleteUnifiedMemoryRecords += batch.incomplete;
+        for (const cupti::GpuRecord &g : batch.records)
+            if (g.kind == cupti::GpuRecord::Kind::UnifiedMemory && g.startNs < previousRepEndNs)
+                m_lateUnifiedMemoryRecords += 1; // belongs to an earlier repetition, already recorded
+        if (batch.dropped > 0)
+            throw Error(ErrorKind::Cuda, context + ": CUPTI dropped " + std::to_string(batch.dropped)
+                                             + " activity records, so some ops have no execution time; "
+                                               "run with fewer ops per repetition, or --timing events");
+        std::vector<int> seen(rep.ops.size(), 0);
+        std::vector<const cupti::GpuRecord *> activities;
+        for (const cupti::GpuRecord &g : batch.records) {
+            if (g.kind == cupti::GpuRecord::Kind::UnifiedMemory || g.kind == cupti::GpuRecord::Kind::Synchronization) {
+                m_unifiedMemoryRecords += g.kind == cupti::GpuRecord::Kind::UnifiedMemory;
+                activities.push_back(&g);
+                continue;
+            }
+            if ((g.externalId >> 32) != m_repSeq)
+                continue; // the runner's own work (hold, calibration) or an earlier repetition
+            const std::uint64_t index = (g.externalId & 0xffffffffu) - 1;
+            if (index >= rep.ops.size())
+                continue;
+            OpRecord &r = rep.ops[index];
+            if (seen[index]++ == 0) {
+                r.gpuStartNs = g.startNs;
+                r.gpuEndNs = g.endNs;
+            } else { // one API call, several records (a copy the driver split): their span
+                r.gpuStartNs = std::min(r.gpuStartNs, g.startNs);
+                r.gpuEndNs = std::max(r.gpuEndNs, g.endNs);
+            }
+            r.correlation = g.correlationId;
+            r.channel = g.channel;
+            r.channelType = g.channelType;
+            if (g.kind == cupti::GpuRecord::Kind::Kernel) {
+                r.queuedNs = g.queuedNs;
+                r.submittedNs = g.submittedNs;
+            } else if (g.kind == cupti::GpuRecord::Kind::Memcpy) {
+                r.driverSrcMem = g.srcKind;
+                r.driverDstMem = g.dstKind;
+            }
+        }
+        for (std::size_t i = 0; i < rep.ops.size(); ++i)
+            if (seen[i] == 0 && !m_ops[i].hostOnly && expectsRecord(m_ops[i].kind)) {
+                m_missingRecords += 1;
+                rep.ops[i].flags |= OpFlagEventTimed;
+            }
+        applyActivities(rep, activities, m_repHostStartNs);
+    }
+
+    // -- setup --------------------------------------------------------------------------------------
+
+    void allocateBuffers()
+    {
+        for (const BufferSpec &spec : m_workload.buffers) {
+            const std::string context = "buffer " + quoted(spec.name) + " (" + std::string(toString(spec.kind)) + ", "
+                                        + formatBytes(spec.bytes) + ")";
+            m_buffers.emplace(spec.name, Buffer(spec.kind, spec.bytes, context));
+            if (spec.kind == BufferKind::Managed)
+                m_hasManaged = true;
+        }
+    }
+
+    const Buffer &buffer(const std::string &name, const std::string &context) const
+    {
+        const auto it = m_buffers.find(name);
+        if (it == m_buffers.end())
+            throw Error(ErrorKind::InvalidInput, context + ": no buffer named " + quoted(name));
+        return it->second;
+    }
+
+    cudaStream_t defaultStream() const
+    {
+        return m_workload.defaultStream == DefaultStreamMode::PerThread ? cudaStreamPerThread : cudaStreamLegacy;
+    }
+
+    void createStreams()
+    {
+        m_control = Stream(cudaStreamNonBlocking, 0, "the runner's control stream");
+        // Named, so that in Nsight Systems the calibration and hold kernels sit on a lane that says what it is.
+        if (m_options.nvtx)
+            nvtxNameCudaStreamA(m_control.get(), "streamscope control");
+        for (int i = 0; i < kAnchorTries; ++i)
+            m_anchorEvents.emplace_back(cudaEventDefault, "the runner's clock anchor event");
+        m_repStart = Event(cudaEventDefault, "the runner's repetition start event");
+
+        const int tid = int(syscall(SYS_gettid));
+        m_trace.hostThreads.push_back({"main", std::uint64_t(tid)});
+        if (m_options.nvtx)
+            nvtxNameOsThreadA(std::uint32_t(tid), "main");
+
+        for (std::size_t i = 0; i < m_workload.streams.size(); ++i) {
+            const StreamSpec &spec = m_workload.streams[i];
+            const std::string context = "stream " + quoted(spec.name);
+            StreamInfo info;
+            info.name = spec.name;
+            info.device = m_device.index;
+            if (spec.useDefaultStream) {
+                m_streams.push_back(Stream::borrow(defaultStream()));
+                info.isDefault = true;
+                info.nonBlocking = false;
+            } else {
+                const unsigned flags =
+                    spec.flags == StreamFlags::NonBlocking ? cudaStreamNonBlocking : cudaStreamDefault;
+                m_streams.emplace_back(flags, spec.priority, context);
+                info.nonBlocking = spec.flags == StreamFlags::NonBlocking;
+            }
+            const cudaStream_t handle = m_streams.back().get();
+            // The priority CUDA actually gave (it clamps to the device's range).
+            STREAMSCOPE_CUDA_CHECK(context, cudaStreamGetPriority(handle, &info.priority));
+            unsigned long long id = 0;
+            info.nativeId = cudaStreamGetId(handle, &id) == cudaSuccess ? std::int64_t(id) : std::int64_t(i);
+            cudaGetLastError();
+            if (m_options.nvtx)
+                nvtxNameCudaStreamA(handle, spec.name.c_str());
+            m_trace.streams.push_back(info);
+            m_streamEnds.emplace_back(cudaEventDefault, context + ": repetition end event");
+        }
+        // The default stream ends a repetition too: synchronous copies run there whichever stream
+        // the workload lists them under.
+        m_streamEnds.emplace_back(cudaEventDefault, "the default stream's repetition end event");
+
+        m_holdFlags = Buffer(BufferKind::Pinned, 2 * sizeof(int), "the runner's hold flag (pinned, 8 B)");
+    }
+
+    cudaEvent_t namedEvent(const std::string &name, const std::string &context)
+    {
+        if (name.empty())
+            throw Error(ErrorKind::InvalidInput, context + ": the op names no event");
+        auto it = m_namedEvents.find(name);
+        if (it == m_namedEvents.end())
+            it = m_namedEvents.emplace(name, Event(cudaEventDisableTiming, context + ": event " + quoted(name))).first;
+        return it->second.get();
+    }
+
+    void prepareOps()
+    {
+        // The parser always fills the schedule; a Workload built in code must call buildSchedule().
+        if (m_workload.schedule.size() != m_workload.opCount())
+            throw Error(ErrorKind::InvalidInput,
+                        "workload " + quoted(m_workload.name) + ": the schedule lists "
+                            + std::to_string(m_workload.schedule.size()) + " ops but the streams hold "
+                            + std::to_string(m_workload.opCount()) + " (call buildSchedule after changing the ops)");
+        m_ops.reserve(m_workload.schedule.size());
+        for (std::size_t index = 0; index < m_workload.schedule.size(); ++index) {
+            const ScheduledOp &at = m_workload.schedule[index];
+            if (at.stream < 0 || std::size_t(at.stream) >= m_workload.streams.size() || at.op < 0
+                || std::size_t(at.op) >= m_workload.streams[std::size_t(at.stream)].ops.size())
+                throw Error(ErrorKind::InvalidInput, "workload " + quoted(m_workload.name) + ": schedule entry "
+                                                         + std::to_string(index) + " names no op");
+            const StreamSpec &stream = m_workload.streams[std::size_t(at.stream)];
+            const OpSpec &spec = stream.ops[std::size_t(at.op)];
+
+            PreparedOp &op = m_ops.emplace_back();
+            op.spec = &spec;
+            op.stream = at.stream;
+            op.opInStream = at.op;
+            op.name = spec.name.empty() ? describe(spec, m_workload) : spec.name;
+            op.nameId = m_trace.intern(op.name);
+            op.context = "stream " + quoted(stream.name) + " op " + std::to_string(at.op);
+            if (!spec.jsonPath.empty() || spec.line > 0) {
+                op.context += " (" + spec.jsonPath;
+                if (spec.line > 0)
+                    op.context += std::string(spec.jsonPath.empty() ? "" : ", ") + "line " + std::to_string(spec.line);
+                op.context += ")";
+            }
+            op.context += ": " + op.name;
+            op.kind = opKindOf(spec);
+            op.gpuStream = m_streams[std::size_t(at.stream)].get();
+
+            switch (spec.type) {
+            case OpType::Copy: {
+                const Buffer &src = buffer(spec.src, op.context);
+                const Buffer &dst = buffer(spec.dst, op.context);
+                if (spec.srcOffset + spec.bytes > src.size() || spec.dstOffset + spec.bytes > dst.size())
+                    throw Error(ErrorKind::InvalidInput,
+                                op.context + ": the copy runs past the end of "
+                                    + quoted(spec.srcOffset + spec.bytes > src.size() ? spec.src : spec.dst));
+                op.src = src.bytesAt(spec.srcOffset);
+                op.dst = dst.bytesAt(spec.dstOffset);
+                op.srcMem = memKindOf(src.kind());
+                op.dstMem = memKindOf(dst.kind());
+                op.bytes = spec.bytes;
+                // cudaMemcpy runs on the default stream whatever stream the workload lists it under.
+                if (spec.api == CopyApi::Sync)
+                    op.gpuStream = defaultStream();
+                break;
+            }
+            case OpType::Kernel:
+            case OpType::Memset:
+            case OpType::Prefetch:
+            case OpType::Advise:
+            case OpType::Attach: {
+                const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType == KernelType::Compute);
+                if (needsBuffer) {
+                    const Buffer &target = buffer(spec.buffer, op.context);
+                    // Buffer ops keep their offset into the buffer in dstOffset. Attach always names the
+                    // whole allocation (CUDA requires it for cudaMallocManaged memory).
+                    const std::uint64_t offset = spec.type == OpType::Attach ? 0 : spec.dstOffset;
+                    if (offset >= target.size())
+                        throw Error(ErrorKind::InvalidInput, op.context + ": offset " + std::to_string(offset)
+                                                                 + " is past the end of buffer " + quoted(spec.buffer));
+                    op.target = target.bytesAt(offset);
+                    op.bytes = spec.bytes == 0 || spec.type == OpType::Attach ? target.size() - offset : spec.bytes;
+                    if (offset + op.bytes > target.size())
+                        throw Error(ErrorKind::InvalidInput, op.context + ": " + formatBytes(op.bytes) + " at offset "
+                                                                 + std::to_string(offset)
+                                                                 + " runs past the end of buffer " + quoted(spec.buffer)
+                                                                 + " (" + formatBytes(target.size()) + ")");
+                    op.dstMem = memKindOf(target.kind());
+                }
+                op.hostOnly = spec.type == OpType::Advise; // cudaMemAdvise is not stream-ordered
+                break;
+            }
+            case OpType::EventRecord:
+            case OpType::EventWait: op.namedEvent = namedEvent(spec.event, op.context); break;
+            case OpType::Sync:
+                op.hostOnly = true;
+                if (spec.syncTarget == SyncTarget::Event) {
+                    op.namedEvent = namedEvent(spec.event, op.context);
+                } else if (spec.syncTarget == SyncTarget::Stream) {
+                    int target = at.stream;
+                    if (!spec.syncStream.empty()) {
+                        target = m_workload.findStream(spec.syncStream);
+                        if (target < 0)
+                            throw Error(ErrorKind::InvalidInput,
+                                        op.context + ": no stream named " + quoted(spec.syncStream));
+                    }
+                    op.syncStream = m_streams[std::size_t(target)].get();
+                }
+                break;
+            case OpType::HostWork: op.hostOnly = true; break;
+            }
+
+            if (!op.hostOnly && m_options.instrument) {
+                op.begin = Event(cudaEventDefault, op.context + ": begin event");
+                op.end = Event(cudaEventDefault, op.context + ": end event");
+            }
+        }
+    }
+
+    void decideHold()
+    {
+        const HoldDecision d = engine::decideHold(m_workload);
+        m_hold = d.hold;
+        m_holdReason = d.reason;
+    }
+
+    // -- calibration --------------------------------------------------------------------------------
+
+    // Median duration (ns) of `samples` event pairs around `body` on the control stream.
+    template <typename Body> double timeOnControl(const char *what, int samples, Body body)
+    {
+        const std::string context = std::string("calibration: ") + what;
+        Event a(cudaEventDefault, context), b(cudaEventDefault, context);
+        std::vector<double> ns;
+        for (int i = 0; i < samples; ++i) {
+            // Queue the events and the body behind a busy spin, so that the GPU finds them all waiting
+            // (as it does in a held repetition) and the host's launch latency is not part of what is
+            // timed: an isolated launch measures ~5 us of overhead on an H200, a queued one ~2.5 us.
+            if (m_calibrationQueueCycles > 0)
+                spinOnControl(m_calibrationQueueCycles);
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), m_control.get()));
+            body();
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), m_control.get()));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
+            float ms = 0;
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, a.get(), b.get()));
+            ns.push_back(double(ms) * 1e6);
+        }
+        std::nth_element(ns.begin(), ns.begin() + std::ptrdiff_t(ns.size() / 2), ns.end());
+        return ns[ns.size() / 2];
+    }
+
+    void spinOnControl(std::int64_t cycles)
+    {
+        STREAMSCOPE_CUDA_CHECK("calibration: spin kernel", kernels::launchSpin(cycles, 1, 32, m_control.get()));
+    }
+
+    // The spin kernel's duration as events see it is overhead + cycles / rate. The rate comes from the
+    // slope between a short and a long spin (so the fixed cost cancels), the overhead from an empty one.
+    void calibrate()
+    {
+        const double nominalHz = double(m_device.smClockKHz > 0 ? m_device.smClockKHz : 1'500'000) * 1e3;
+        // Bring the clocks up from idle before measuring them.
+        timeOnControl("warm-up", 1, [&] { spinOnControl(std::int64_t(nominalHz * 0.05)); });
+        m_calibrationQueueCycles = std::int64_t(nominalHz * 100e-6);
+
+        Calibration &c = m_trace.calibration;
+        c.eventPairOverheadNs = timeOnControl("empty event pair", kCalibrationSamples, [] {});
+        c.spinOverheadNs = timeOnControl("empty spin kernel", kCalibrationSamples, [&] { spinOnControl(0); });
+        const auto shortCycles = std::int64_t(nominalHz * 1e-3);
+        const auto longCycles = std::int64_t(nominalHz * 20e-3);
+        std::vector<double> rates;
+        for (int i = 0; i < 5; ++i) {
+            const double tShort = timeOnControl("short spin", 3, [&] { spinOnControl(shortCycles); });
+            const double tLong = timeOnControl("long spin", 1, [&] { spinOnControl(longCycles); });
+            if (const double rate = clockRateFromSlope(shortCycles, tShort, longCycles, tLong); rate > 0)
+                rates.push_back(rate);
+        }
+        if (rates.empty())
+            throw Error(ErrorKind::Cuda, "calibration: the spin kernel's duration does not grow with its cycle count; "
+                                         "clock64() or the event timer misbehaves on device "
+                                             + std::to_string(m_device.index));
+        std::nth_element(rates.begin(), rates.begin() + std::ptrdiff_t(rates.size() / 2), rates.end());
+        c.smClockHz = rates[rates.size() / 2];
+        if (m_tracer) {
+            calibrateExecutionOverhead();
+        } else {
+            // Events see an empty spin as its execution plus the event pair around it; what is left
+            // after the pair is as close to the kernel's own cost as events can tell (on an H200: 1.7 us,
+            // where CUPTI sees 0.64 us). So a kernel of N us executes for about N us under events too,
+            // and a run under nsys (events) runs the same work as a CUPTI-timed one.
+            c.spinOverheadNs = std::max(0.0, c.spinOverheadNs - c.eventPairOverheadNs);
+        }
+    }
+
+    // Timed by CUPTI, a kernel's duration is its execution alone: the launch and the event pair that the
+    // event-timed overhead above holds are not in it. So the spin kernel's fixed cost is what CUPTI sees
+    // of an empty one (external id 0 << 32: no repetition uses it), and a 10 us kernel executes for 10 us.
+    void calibrateExecutionOverhead()
+    {
+        const std::string context = "calibration: empty spin kernel (CUPTI)";
+        std::string why;
+        for (int i = 0; i < kCalibrationSamples; ++i) {
+            if (!m_tracer->push(1, why)) {
+                fallBackToEvents("CUPTI failed during " + context + ": " + why);
+                return;
+            }
+            const cudaError_t launched = kernels::launchSpin(0, 1, 32, m_control.get());
+            const bool popped = m_tracer->pop(why);
+            STREAMSCOPE_CUDA_CHECK(context, launched);
+            if (!popped) {
+                fallBackToEvents("CUPTI failed during " + context + ": " + why);
+                return;
+            }
+        }
+        STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(m_control.get()));
+        cupti::Batch batch;
+        if (!flushRecords(batch, context))
+            return;
+        std::vector<double> ns;
+        for (const cupti::GpuRecord &g : batch.records)
+            if (g.externalId == 1 && g.kind == cupti::GpuRecord::Kind::Kernel && g.endNs > g.startNs)
+                ns.push_back(double(g.endNs - g.startNs));
+        if (ns.empty())
+            return; // keep the event-timed figure; the trace's kernels will say how they came out
+        std::nth_element(ns.begin(), ns.begin() + std::ptrdiff_t(ns.size() / 2), ns.end());
+        m_trace.calibration.spinOverheadNs = ns[ns.size() / 2];
+    }
+
+    // -- repetitions --------------------------------------------------------------------------------
+
+    // Host time (ns) of the GPU moment at which m_anchorEvents[m_base] completed; see the file comment.
+    void anchor()
+    {
+        const std::string context = "clock anchor";
+        std::vector<AnchorWindow> windows;
+        for (std::size_t i = 0; i < m_anchorEvents.size(); ++i) {
+            AnchorWindow w;
+            w.beforeNs = hostNowNs();
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_anchorEvents[i].get(), m_control.get()));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(m_anchorEvents[i].get()));
+            w.afterNs = hostNowNs();
+            windows.push_back(w);
+        }
+        const ClockAnchor a = narrowestAnchor(windows);
+        m_base = a.index;
+        m_baseHostNs = a.hostNs;
+        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, a.maxErrorNs);
+    }
+
+    std::int64_t gpuTime(cudaEvent_t event, const std::string &context) const
+    {
+        float ms = 0;
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, m_anchorEvents[m_base].get(), event));
+        return m_baseHostNs + std::llround(double(ms) * 1e6);
+    }
+
+    // Managed buffers start every repetition resident on the host, as a freshly initialised program's
+    // data would be, so that each repetition shows the same migrations.
+    void resetManagedBuffers()
+    {
+        for (auto &[name, buf] : m_buffers) {
+            if (buf.kind() != BufferKind::Managed)
+                continue;
+            const std::string context = "buffer " + quoted(name) + ": moving it back to the host between repetitions";
+            if (m_device.concurrentManagedAccess) {
+                cudaMemLocation host{};
+                host.type = cudaMemLocationTypeHost;
+                host.id = 0;
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemPrefetchAsync(buf.get(), buf.size(), host, 0, m_control.get()));
+                STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(m_control.get()));
+            } else {
+                // Without concurrent managed access a host write migrates the page back.
+                volatile unsigned char *p = buf.bytesAt(0);
+                for (std::uint64_t i = 0; i < buf.size(); i += 4096)
+                    p[i] = p[i];
+            }
+        }
+    }
+
+    void releaseHold()
+    {
+        if (m_holding) {
+            *static_cast<volatile int *>(m_holdFlags.get()) = 1;
+            m_holding = false;
+        }
+    }
+
+    void runRepetition(int index, bool measured)
+    {
+        const std::string label = (measured ? "rep " : "warmup ") + std::to_string(index);
+        const std::string context = (measured ? "repetition " : "warm-up ") + std::to_string(index);
+        if (m_hasManaged)
+            resetManagedBuffers();
+        STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
+        anchor();
+        m_repSeq += 1;
+        m_repHostStartNs = hostNowNs();
+
+        NvtxRange range(m_options.nvtx, label.c_str(), kRepetitionColor);
+        // Every stream waits on the repetition's start event; when held, that event follows the hold kernel.
+        if (m_hold) {
+            auto *flags = static_cast<volatile int *>(m_holdFlags.get());
+            flags[0] = 0;
+            flags[1] = 0;
+            STREAMSCOPE_CUDA_CHECK(context, kernels::launchHold(const_cast<int *>(flags), const_cast<int *>(flags + 1),
+                                                                kHoldTimeoutNs, m_control.get()));
+            m_holding = true;
+        }
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_repStart.get(), m_control.get()));
+        m_lastEvent.clear();
+        if (m_hold) {
+            for (const Stream &s : m_streams)
+                STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(s.get(), m_repStart.get(), 0));
+            STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(defaultStream(), m_repStart.get(), 0));
+            // A held stream reaches its first op when the start event fires.
+            for (const Stream &s : m_streams)
+                if (canShareEvents(s.get()))
+                    m_lastEvent[s.get()] = m_repStart.get();
+            if (canShareEvents(defaultStream()))
+                m_lastEvent[defaultStream()] = m_repStart.get();
+        }
+
+        Repetition rep;
+        rep.index = index;
+        rep.ops.resize(m_ops.size());
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            checkCancel();
+            issue(m_ops[i], rep.ops[i]);
+        }
+        // Each stream's end: its last op's end event where that is the last thing on it.
+        m_streamEndUsed.assign(m_streamEnds.size(), nullptr);
+        for (std::size_t s = 0; s < m_streamEnds.size(); ++s) {
+            const cudaStream_t handle = s < m_streams.size() ? m_streams[s].get() : defaultStream();
+            const auto last = m_lastEvent.find(handle);
+            if (last != m_lastEvent.end() && last->second != m_repStart.get()) {
+                m_streamEndUsed[s] = last->second;
+            } else {
+                STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_streamEnds[s].get(), handle));
+                m_streamEndUsed[s] = m_streamEnds[s].get();
+            }
+        }
+        releaseHold();
+        // Errors of the queued work (a kernel fault, a failed copy) surface here.
+        STREAMSCOPE_CUDA_CHECK(context + ": waiting for the GPU", cudaDeviceSynchronize());
+        const std::int64_t previousRepEndNs = m_repEndNs;
+        m_repEndNs = hostNowNs();
+
+        if (m_hold && static_cast<volatile int *>(m_holdFlags.get())[1] != 0)
+            m_holdTimeouts += 1;
+        if (!measured) {
+            if (m_tracer) { // the warm-up's records are not kept, but must not pile up
+                cupti::Batch discarded;
+                takeRecords(discarded, context);
+            }
+            return;
+        }
+
+        // The repetition's GPU span from one start event to the last stream's end event: the only GPU
+        // timing when ops are not instrumented, and the like-for-like figure for the overhead benchmark.
+        if (m_repetitionSpans.empty())
+            m_firstBaseHostNs = m_baseHostNs;
+        const std::int64_t start = gpuTime(m_repStart.get(), context);
+        std::int64_t end = start;
+        for (const cudaEvent_t e : m_streamEndUsed)
+            end = std::max(end, gpuTime(e, context));
+        m_repetitionSpans.push_back(end - start);
+
+        // Stream-ready and the event end from the events; execution from them too until CUPTI's
+        // records replace it.
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            PreparedOp &op = m_ops[i];
+            OpRecord &r = rep.ops[i];
+            if (op.begin.get()) {
+                r.readyNs = gpuTime(op.beginUsed, op.context);
+                r.eventEndNs = gpuTime(op.end.get(), op.context);
+                r.gpuStartNs = r.readyNs;
+                r.gpuEndNs = r.eventEndNs;
+            }
+        }
+        if (m_tracer)
+            applyRecords(rep, context, previousRepEndNs);
+        for (OpRecord &r : rep.ops)
+            if (isHostBlocking(r))
+                r.flags |= OpFlagHostBlocking;
+        m_trace.repetitions.push_back(std::move(rep));
+    }
+
+    void issue(PreparedOp &op, OpRecord &r)
+    {
+        const OpSpec &spec = *op.spec;
+        r.nameId = op.nameId;
+        r.kind = op.kind;
+        r.srcMem = op.srcMem;
+        r.dstMem = op.dstMem;
+        r.api = spec.type == OpType::Copy ? spec.api : CopyApi::None;
+        r.bytes = op.bytes;
+        r.opIndex = int(&op - m_ops.data());
+        r.stream = op.hostOnly ? -1 : op.stream;
+        r.hostThread = 0;
+
+        if (op.begin.get()) {
+            const auto last = m_lastEvent.find(op.gpuStream);
+            if (last != m_lastEvent.end()) {
+                op.beginUsed = last->second;
+            } else {
+                STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.begin.get(), op.gpuStream));
+                op.beginUsed = op.begin.get();
+            }
+        }
+        {
+            NvtxRange range(m_options.nvtx, op.name.c_str(), opColor(op.kind));
+            const bool traced = tiedToCupti(op);
+            std::string why;
+            if (traced && !m_tracer->push(externalId(op), why))
+                fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
+            const bool pushed = traced && m_tracer;
+            r.hostStartNs = hostNowNs();
+            try {
+                call(op);
+            } catch (...) {
+                if (pushed)
+                    m_tracer->pop(why);
+                throw;
+            }
+            r.hostEndNs = hostNowNs();
+            if (pushed && !m_tracer->pop(why))
+                fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
+        }
+        if (op.end.get()) {
+            STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.end.get(), op.gpuStream));
+            if (canShareEvents(op.gpuStream))
+                m_lastEvent[op.gpuStream] = op.end.get();
+            else
+                m_lastEvent.erase(op.gpuStream);
+        } else if (!op.hostOnly) {
+            m_lastEvent.erase(op.gpuStream); // uninstrumented work was enqueued there
+        }
+    }
+
+    // Whether an event recorded earlier on `stream` marks the moment its next op starts. Not on the
+    // legacy default stream, nor on blocking streams in legacy mode: there the next op may also wait
+    // for other streams (implicit synchronisation), which only an event recorded just before it sees.
+    bool canShareEvents(cudaStream_t stream) const
+    {
+        if (stream == cudaStreamLegacy || stream == nullptr)
+            return false;
+        if (m_workload.defaultStream == DefaultStreamMode::PerThread)
+            return true;
+        for (std::size_t i = 0; i < m_streams.size(); ++i)
+            if (m_streams[i].get() == stream)
+                return m_trace.streams[i].nonBlocking;
+        return stream == m_control.get();
+    }
+
+    // The op's one API call (or host spin), exactly as a program would make it.
+    void call(PreparedOp &op)
+    {
+        const OpSpec &spec = *op.spec;
+        const std::string &context = op.context;
+        switch (spec.type) {
+        case OpType::Copy: {
+            cudaMemcpyKind kind = cudaMemcpyDefault;
+            switch (spec.direction) {
+            case CopyDirection::H2D: kind = cudaMemcpyHostToDevice; break;
+            case CopyDirection::D2H: kind = cudaMemcpyDeviceToHost; break;
+            case CopyDirection::D2D: kind = cudaMemcpyDeviceToDevice; break;
+            case CopyDirection::H2H: kind = cudaMemcpyHostToHost; break;
+            }
+            if (spec.api == CopyApi::Async)
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(op.dst, op.src, spec.bytes, kind, op.gpuStream));
+            else if (m_workload.defaultStream == DefaultStreamMode::PerThread)
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemcpy_ptds(op.dst, op.src, spec.bytes, kind));
+            else
+                STREAMSCOPE_CUDA_CHECK(context, cudaMemcpy(op.dst, op.src, spec.bytes, kind));
+            break;
+        }
+        case OpType::Kernel:
+            if (spec.kernelType == KernelType::Compute)
+                STREAMSCOPE_CUDA_CHECK(
+                    context, kernels::launchSpin(op.spinCycles, spec.blocks, spec.threadsPerBlock, op.gpuStream));
+            else
+                STREAMSCOPE_CUDA_CHECK(context, kernels::launchMemory(op.target, op.bytes, spec.blocks,
+                                                                      spec.threadsPerBlock, op.gpuStream));
+            break;
+        case OpType::Memset:
+            STREAMSCOPE_CUDA_CHECK(context, cudaMemsetAsync(op.target, spec.value, op.bytes, op.gpuStream));
+            break;
+        case OpType::EventRecord: STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(op.namedEvent, op.gpuStream)); break;
+        case OpType::EventWait:
+            STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(op.gpuStream, op.namedEvent, 0));
+            break;
+        case OpType::Sync:
+            switch (spec.syncTarget) {
+            case SyncTarget::Stream: STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(op.syncStream)); break;
+            case SyncTarget::Event: STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(op.namedEvent)); break;
+            case SyncTarget::Device: STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize()); break;
+            }
+            break;
+        case OpType::Prefetch:
+            STREAMSCOPE_CUDA_CHECK(context,
+                                   cudaMemPrefetchAsync(op.target, op.bytes, location(spec.location), 0, op.gpuStream));
+            break;
+        case OpType::Advise:
+            STREAMSCOPE_CUDA_CHECK(context,
+                                   cudaMemAdvise(op.target, op.bytes, adviceOf(spec.advise), location(spec.location)));
+            break;
+        case OpType::Attach: {
+            unsigned flags = cudaMemAttachSingle;
+            if (spec.attach == AttachKind::Global)
+                flags = cudaMemAttachGlobal;
+            else if (spec.attach == AttachKind::Host)
+                flags = cudaMemAttachHost;
+            // Length 0: the whole allocation, which is what cudaMallocManaged memory requires.
+            STREAMSCOPE_CUDA_CHECK(context, cudaStreamAttachMemAsync(op.gpuStream, op.target, 0, flags));
+            break;
+        }
+        case OpType::HostWork: {
+            const std::int64_t until = hostNowNs() + spec.hostNs;
+            while (hostNowNs() < until) { }
+            break;
+        }
+        }
+    }
+
+    static cudaMemLocation location(int where)
+    {
+        cudaMemLocation loc{};
+        if (where < 0) {
+            loc.type = cudaMemLocationTypeHost;
+            loc.id = 0;
+        } else {
+            loc.type = cudaMemLocationTypeDevice;
+            loc.id = where;
+        }
+        return loc;
+    }
+
+    static cudaMemoryAdvise adviceOf(AdviseKind kind)
+    {
+        switch (kind) {
+        case AdviseKind::SetReadMostly: return cudaMemAdviseSetReadMostly;
+        case AdviseKind::UnsetReadMostly: return cudaMemAdviseUnsetReadMostly;
+        case AdviseKind::SetPreferredLocation: return cudaMemAdviseSetPreferredLocation;
+        case AdviseKind::UnsetPreferredLocation: return cudaMemAdviseUnsetPreferredLocation;
+        case AdviseKind::SetAccessedBy: return cudaMemAdviseSetAccessedBy;
+        case AdviseKind::UnsetAccessedBy: return cudaMemAdviseUnsetAccessedBy;
+        }
+        return cudaMemAdviseSetReadMostly;
+    }
+
+    void finishMetadata()
+    {
+        m_trace.source = "streamscope";
+        m_trace.title = m_workload.name;
+        m_trace.toolVersion = STREAMSCOPE_VERSION;
+        char host[256] = {};
+        if (gethostname(host, sizeof host - 1) == 0)
+            m_trace.hostName = host;
+        const std::time_t now = std::time(nullptr);
+        std::tm utc{};
+        gmtime_r(&now, &utc);
+        char stamp[32];
+        std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
+        m_trace.createdUtc = stamp;
+        // host_ns = ns since the first measured repetition's base event + this offset.
+        m_trace.calibration.gpuToHostOffsetNs = m_firstBaseHostNs;
+
+        auto &md = m_trace.metadata;
+        md["device"] = std::to_string(m_device.index);
+        md["instrumented"] = m_options.instrument ? "yes" : "no";
+        md["nvtx"] = m_options.nvtx ? "yes" : "no";
+        md["hold"] = std::string(m_hold ? "yes: " : "no: ") + m_holdReason;
+        if (m_holdTimeouts > 0)
+            md["hold_timeouts"] = std::to_string(m_holdTimeouts);
+        md["clock_anchor"] = "per repetition: base event after cudaDeviceSynchronize; host time = midpoint of "
+                             "[cudaEventRecord, cudaEventSynchronize return], narrowest of "
+                             + std::to_string(kAnchorTries) + " tries";
+        md["clock_anchor_max_error_ns"] = std::to_string(m_maxAnchorErrorNs);
+        std::string spans;
+        for (std::int64_t s : m_repetitionSpans)
+            spans += (spans.empty() ? "" : ",") + std::to_string(s);
+        md["repetition_gpu_span_ns"] = spans;
+        md["default_stream"] = m_workload.defaultStream == DefaultStreamMode::PerThread ? "per-thread" : "legacy";
+        md["timing"] = std::string(toString(m_trace.timing));
+        md["max_connections"] = std::to_string(m_connections)
+                                + (m_workload.maxConnections > 0                ? " (the workload's maxConnections)"
+                                   : std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? " (CUDA_DEVICE_MAX_CONNECTIONS)"
+                                                                                : " (CUDA's default)");
+        if (m_trace.timing == TimingSource::Cupti) {
+            md["cupti"] = m_cuptiDescription;
+            // Every measured repetition moves the managed buffers (the runner sends them back to the
+            // host first), so a run with none of their records did not get them: say so.
+            if (m_tracer && m_tracer->unifiedMemory() && m_unifiedMemoryRecords == 0 && !m_trace.repetitions.empty())
+                md["unified_memory_records"] = "enabled, but CUPTI delivered none in this run";
+            if (m_unifiedMemoryRetries > 0)
+                md["unified_memory_retries"] = std::to_string(m_unifiedMemoryRetries)
+                                               + " repetitions ran again: CUPTI had lost part of their unified-memory "
+                                                 "records (a prefetch to the GPU came without its migrations)";
+            if (!m_unifiedMemoryIncomplete.empty()) {
+                std::string list;
+                for (const int r : m_unifiedMemoryIncomplete)
+                    list += (list.empty() ? "" : ", ") + std::to_string(r + 1);
+                md["unified_memory_incomplete_repetitions"] =
+                    "repetitions " + list + " lack part of their unified-memory records after "
+                    + std::to_string(kUnifiedMemoryAttempts) + " attempts each (CUPTI lost them)";
+                m_trace.timingNote +=
+                    (m_trace.timingNote.empty() ? "" : "; ") + md["unified_memory_incomplete_repetitions"];
+            }
+            if (m_incompleteUnifiedMemoryRecords > 0)
+                md["unified_memory_incomplete_records"] =
+                    std::to_string(m_incompleteUnifiedMemoryRecords)
+                    + " unified-memory records came without a start time and are left out";
+            if (m_lateUnifiedMemoryRecords > 0)
+                md["unified_memory_late_records"] =
+                    std::to_string(m_lateUnifiedMemoryRecords)
+                    + " unified-memory records came after their repetition had been recorded and are left out";
+            if (m_missingRecords > 0) {
+                md["cupti_missing_records"] = std::to_string(m_missingRecords);
+                m_trace.timingNote = std::to_string(m_missingRecords)
+                                     + " ops had no CUPTI record and keep their event timing (flagged event-timed)";
+            }
+        }
+    }
+
+    const Workload &m_workload;
+    const RunOptions &m_options;
+    const ProgressCallback &m_progress;
+    const std::atomic<bool> *m_cancel;
+
+    Trace m_trace;
+    DeviceInfo m_device;
+
+    // Destroyed last: tracing stops after everything the run queued has finished.
+    std::unique_ptr<cupti::Tracer> m_tracer;
+    std::string m_cuptiDescription;
+    std::uint32_t m_repSeq = 0; // repetitions issued so far, warm-ups included: the high half of external ids
+    int m_missingRecords = 0;
+    int m_connections = 8; // CUDA_DEVICE_MAX_CONNECTIONS in force
+
+    // Declaration order is release order reversed: events and streams go before the buffers.
+    std::map<std::string, Buffer> m_buffers;
+    Buffer m_holdFlags;
+    Stream m_control;
+    std::vector<Stream> m_streams;
+    std::vector<Event> m_anchorEvents;
+    Event m_repStart;
+    std::vector<Event> m_streamEnds; // one per workload stream, then the default stream
+    std::int64_t m_calibrationQueueCycles = 0;
+    // Event sharing: a timing event costs ~1.5 us of GPU time on the stream that records it, so an
+    // op's begin reuses the last event recorded on its stream when nothing was enqueued there since
+    // (the previous op's end, or the held repetition's start). Only on streams that cannot be held up
+    // by the legacy default stream's implicit synchronisation, where a fresh begin event would differ.
+    std::unordered_map<cudaStream_t, cudaEvent_t> m_lastEvent;
+    std::vector<cudaEvent_t> m_streamEndUsed;
+    std::unordered_map<std::string, Event> m_namedEvents;
+    std::vector<PreparedOp> m_ops;
+
+    bool m_hasManaged = false;
+    std::int64_t m_repHostStartNs = 0; // when the current repetition began on the host
+    std::uint64_t m_unifiedMemoryRecords = 0; // over the measured repetitions, those dropped included
+    std::uint64_t m_lateUnifiedMemoryRecords = 0; // came after their repetition had been recorded
+    std::uint64_t m_incompleteUnifiedMemoryRecords = 0; // came without a start time
+    std::int64_t m_repEndNs = 0; // when the last repetition's work was done, on the host
+    static constexpr int kUnifiedMemoryAttempts = 5;
+    bool m_unifiedMemoryLost = false; // the repetition just run lacks unified-memory records
+    int m_unifiedMemoryRetries = 0;
+    std::vector<int> m_unifiedMemoryIncomplete; // repetitions that still lacked them after every attempt
+    bool m_hold = false;
+    bool m_holding = false;
+    std::string m_holdReason;
+    int m_holdTimeouts = 0;
+    std::size_t m_base = 0;
+    std::int64_t m_baseHostNs = 0;
+    std::int64_t m_firstBaseHostNs = 0;
+    std::int64_t m_maxAnchorErrorNs = 0;
+    std::vector<std::int64_t> m_repetitionSpans;
+};
+
+} // namespace
+
+bool runnerHasCuda()
+{
+    return true;
+}
+
+std::vector<DeviceInfo> listDevices()
+{
+    return queryDevices();
+}
+
+Trace runWorkload(const Workload &workload, const RunOptions &options, const ProgressCallback &progress,
+                  const std::atomic<bool> *cancel)
+{
+    try {
+        CudaRun run(workload, options, progress, cancel);
+        return run.run();
+    } catch (const Error &e) {
+        // Everything the run created is released by now. A sticky error (a kernel fault) leaves the
+        // context unusable: reset the device so that the next run in this process starts clean.
+        if (e.kind() == ErrorKind::Cuda) {
+            const cudaError_t state = cudaDeviceSynchronize();
+            cudaGetLastError();
+            if (state != cudaSuccess)
+                cudaDeviceReset();
+        }
+        throw;
+    }
+}
+
+} // namespace streamscope::engine

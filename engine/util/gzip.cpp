@@ -1,0 +1,90 @@
+// gzip decompression with zlib (see gzip.h).
+#include "engine/util/gzip.h"
+
+#include <algorithm>
+
+#include <zlib.h>
+
+#include "engine/model/errors.h"
+
+namespace streamscope::engine {
+
+bool isGzip(std::string_view data)
+{
+    return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f
+           && static_cast<unsigned char>(data[1]) == 0x8b;
+}
+
+namespace {
+// RAII for a z_stream set up by inflateInit2.
+class Inflater {
+public:
+    Inflater()
+    {
+        // 16 + MAX_WBITS: expect a gzip header and trailer rather than raw zlib.
+        if (inflateInit2(&m_stream, 16 + MAX_WBITS) != Z_OK)
+            throw Error(ErrorKind::Io, "gzip: zlib could not be initialised");
+    }
+    ~Inflater() { inflateEnd(&m_stream); }
+    Inflater(const Inflater &) = delete;
+    Inflater &operator=(const Inflater &) = delete;
+    z_stream *get() { return &m_stream; }
+
+private:
+    z_stream m_stream{};
+};
+} // namespace
+
+std::string gunzip(std::string_view data, const std::string &fileName)
+{
+    std::string out;
+    out.reserve(data.size() * 6);
+    std::size_t offset = 0;
+    while (offset < data.size()) {
+        Inflater inflater;
+        z_stream *zs = inflater.get();
+        // zlib takes at most 4 GiB of input per call (uInt); feed it in pieces of up to 1 GiB, refilled as
+        // it consumes them, so that a member of any size inflates.
+        std::size_t fed = 0; // bytes of this member handed to zlib so far
+        auto feed = [&] {
+            const std::size_t piece = std::min<std::size_t>(data.size() - offset - fed, 1u << 30);
+            zs->next_in = reinterpret_cast<Bytef *>(const_cast<char *>(data.data() + offset + fed));
+            zs->avail_in = static_cast<uInt>(piece);
+            fed += piece;
+        };
+        feed();
+        int rc = Z_OK;
+        while (rc != Z_STREAM_END) {
+            if (zs->avail_in == 0 && offset + fed < data.size())
+                feed();
+            if (out.size() == out.capacity())
+                out.reserve(out.capacity() * 2 + (1u << 16));
+            const std::size_t before = out.size();
+            out.resize(out.capacity());
+            zs->next_out = reinterpret_cast<Bytef *>(out.data() + before);
+            zs->avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - before, 1u << 30));
+            const uInt availBefore = zs->avail_out;
+            rc = inflate(zs, Z_NO_FLUSH);
+            out.resize(before + (availBefore - zs->avail_out));
+            if (rc == Z_STREAM_END)
+                break;
+            if (rc == Z_BUF_ERROR && zs->avail_in == 0)
+                throw Error(ErrorKind::InvalidInput, fileName + ": gzip data is truncated (ends after "
+                                                         + std::to_string(out.size()) + " decompressed bytes)");
+            if (rc != Z_OK && rc != Z_BUF_ERROR)
+                throw Error(ErrorKind::InvalidInput, fileName + ": corrupt gzip data at compressed byte "
+                                                         + std::to_string(offset + zs->total_in) + ": "
+                                                         + (zs->msg ? zs->msg : "zlib error " + std::to_string(rc)));
+        }
+        offset += zs->total_in;
+        // gzip(1) pads nothing, but some writers leave zero bytes after the last member.
+        while (offset < data.size() && data[offset] == '\0')
+            ++offset;
+        if (offset < data.size() && !isGzip(data.substr(offset)))
+            throw Error(ErrorKind::InvalidInput,
+                        fileName + ": unexpected bytes after the gzip data at byte " + std::to_string(offset));
+    }
+    return out;
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,73 @@
+// JsonLocator: a JSON document parsed by nlohmann::json together with where every value and every
+// object key starts in the text (line and column), addressed by JSON pointer ("/streams/1/ops/3").
+// nlohmann's DOM keeps no positions, so the text goes through its SAX parser with an input iterator
+// that counts the characters the lexer has consumed; each SAX event is then located in the text.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace streamscope::engine {
+
+struct TextPosition {
+    int line = 0; // 1-based; 0 = unknown
+    int column = 0; // 1-based, in characters (UTF-8 code points), not bytes
+};
+
+class JsonLocator {
+public:
+    // Parses `text`. Comments (// and /* */) are allowed when `allowComments`, since teachers annotate
+    // workload files. Returns false on a syntax error (see syntaxError()/syntaxErrorPosition()).
+    bool parse(std::string_view text, bool allowComments = true);
+
+    // The document, objects keeping the key order of the file. Null after a failed parse.
+    const nlohmann::ordered_json &root() const { return m_root; }
+
+    // Where the value at `pointer` starts. For a pointer with no value (a missing key) the position
+    // of the nearest enclosing value that exists, so that "missing key" issues point at the object.
+    TextPosition valuePosition(const std::string &pointer) const;
+    // Where the key of the object member at `pointer` starts (for unknown or misspelled keys); the
+    // value's position when `pointer` is not an object member.
+    TextPosition keyPosition(const std::string &pointer) const;
+    // Byte offsets [begin, end) of the value at `pointer` in the text (a string's quotes and a container's
+    // brackets included); none when the pointer has no value.
+    std::optional<std::pair<std::size_t, std::size_t>> valueRange(const std::string &pointer) const;
+    // Byte offset of the opening quote of the key of the object member at `pointer`.
+    std::optional<std::size_t> keyOffset(const std::string &pointer) const;
+    const std::string &text() const { return m_text; }
+    // Position of a byte offset into the parsed text.
+    TextPosition positionOfOffset(std::size_t offset) const;
+
+    // Members whose key appeared twice in the same object (the later value wins, as in nlohmann).
+    const std::vector<std::string> &duplicateKeys() const { return m_duplicateKeys; }
+
+    const std::string &syntaxError() const { return m_syntaxError; }
+    TextPosition syntaxErrorPosition() const { return m_syntaxErrorPosition; }
+
+    // JSON pointer helpers (RFC 6901 escaping of '~' and '/').
+    static std::string child(const std::string &pointer, std::string_view key);
+    static std::string child(const std::string &pointer, std::size_t index);
+    static std::string parent(const std::string &pointer);
+
+private:
+    friend class JsonLocatorSax;
+
+    std::string m_text; // kept: positions are computed on demand
+    std::vector<std::size_t> m_lineStarts; // byte offset where each line starts
+    nlohmann::ordered_json m_root;
+    std::unordered_map<std::string, std::size_t> m_valueOffsets;
+    std::unordered_map<std::string, std::size_t> m_valueEnds;
+    std::unordered_map<std::string, std::size_t> m_keyOffsets;
+    std::vector<std::string> m_duplicateKeys;
+    std::string m_syntaxError;
+    TextPosition m_syntaxErrorPosition;
+};
+
+} // namespace streamscope::engine

@@ -1,0 +1,1416 @@
+// Workload format v1: reading (structure, then meaning) with located issues, and normalised writing.
+// The reader walks the document from JsonLocator and collects every issue it finds; it carries on
+// after an issue wherever the rest can still be checked, and stays silent about consequences of an
+// issue already reported (an op naming a buffer whose own entry was invalid, for example).
+#include "engine/workload/workload_parser.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <optional>
+#include <set>
+#include <unordered_set>
+
+#include "engine/model/units.h"
+#include "engine/util/file_util.h"
+#include "engine/util/json_locator.h"
+#include "engine/util/name_suggestion.h"
+#include "engine/workload/pipeline_generator.h"
+#include "engine/workload/variation_axes.h"
+#include "engine/workload/workload_names.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::size_t kMaxOps = 1'000'000; // after expanding repeats: a trace of 1e6 ops per repetition
+constexpr std::int64_t kMaxRepeat = 1'000'000;
+constexpr int kMaxGroupDepth = 16;
+constexpr int kMaxThreadsPerBlock = 1024; // every CUDA GPU since Fermi
+constexpr std::int64_t kMaxBlocks = std::numeric_limits<std::int32_t>::max(); // gridDim.x limit
+constexpr int kMinPriority = -10; // CUDA clamps to the device's range, typically -5..0
+constexpr int kMaxDevice = 63;
+constexpr int kMaxChunks = 4096;
+
+std::string quote(std::string_view s)
+{
+    return "\"" + std::string(s) + "\"";
+}
+
+std::string joinNames(const std::vector<std::string> &names)
+{
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        if (i > 0)
+            out += i + 1 == names.size() ? " or " : ", ";
+        out += names[i];
+    }
+    return out;
+}
+
+// " (did you mean \"h_in\"?)", or when nothing is close and the names are few, what there is:
+// "; the buffers are h_in, d_in".
+std::string suggestName(const std::string &name, const std::vector<std::string> &names, std::string_view what)
+{
+    if (std::string near = didYouMean(name, names); !near.empty())
+        return near;
+    if (names.empty())
+        return "; there are no " + std::string(what);
+    if (names.size() == 1)
+        return "; the only one is " + quote(names.front());
+    if (names.size() <= 8) {
+        std::vector<std::string> quoted;
+        quoted.reserve(names.size());
+        for (const std::string &n : names)
+            quoted.push_back(quote(n));
+        return "; the " + std::string(what) + " are " + joinNames(quoted);
+    }
+    return {};
+}
+
+// "a string", "the number 12", ... for "got ..." in messages.
+std::string describeValue(const Json &v)
+{
+    std::string text = v.dump();
+    if (text.size() > 40)
+        text = text.substr(0, 37) + "...";
+    switch (v.type()) {
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "the string " + text;
+    case Json::value_t::boolean: return text;
+    case Json::value_t::null: return "null";
+    default: return "the number " + text;
+    }
+}
+
+bool isHostKind(BufferKind k)
+{
+    return k == BufferKind::Pageable || k == BufferKind::Pinned || k == BufferKind::Registered;
+}
+
+std::string kindPhrase(const BufferSpec &b)
+{
+    return quote(b.name) + " is " + std::string(toString(b.kind)) + " memory";
+}
+
+CopyDirection inferDirection(BufferKind src, BufferKind dst)
+{
+    const bool srcHost = isHostKind(src), dstHost = isHostKind(dst);
+    if (srcHost && dstHost)
+        return CopyDirection::H2H;
+    if (srcHost)
+        return CopyDirection::H2D;
+    if (dstHost)
+        return CopyDirection::D2H;
+    return CopyDirection::D2D;
+}
+
+std::string fileStem(std::string_view fileName)
+{
+    if (fileName.empty() || fileName.front() == '<')
+        return "workload";
+    std::string_view s = fileName;
+    if (const auto slash = s.find_last_of("/\\"); slash != std::string_view::npos)
+        s.remove_prefix(slash + 1);
+    if (const auto dot = s.rfind('.'); dot != std::string_view::npos && dot > 0)
+        s = s.substr(0, dot);
+    return std::string(s);
+}
+
+class WorkloadReader {
+public:
+    explicit WorkloadReader(std::string_view fileName) : m_fileName(fileName) { }
+
+    Workload read(std::string_view text);
+    std::vector<WorkloadIssue> takeIssues();
+
+private:
+    // ---- issues
+    void issueAt(const std::string &path, std::string message)
+    {
+        const TextPosition p = m_doc.valuePosition(path);
+        m_issues.push_back({path, p.line, p.column, std::move(message)});
+    }
+    void issueAtKey(const std::string &path, std::string message)
+    {
+        const TextPosition p = m_doc.keyPosition(path);
+        m_issues.push_back({path, p.line, p.column, std::move(message)});
+    }
+    int lineOf(const std::string &path) const { return m_doc.valuePosition(path).line; }
+
+    // ---- typed access; each returns nullopt when the key is absent or its value is invalid (then
+    // an issue has been added). `required` adds a "missing" issue when absent.
+    static const Json *member(const Json &obj, std::string_view key)
+    {
+        const auto it = obj.find(std::string(key));
+        return it == obj.end() ? nullptr : &*it;
+    }
+    bool expectObject(const Json &v, const std::string &path, std::string_view what);
+    void readCompare(const Json &v, const std::string &path);
+    void checkKeys(const Json &obj, const std::string &path, const std::vector<std::string> &allowed,
+                   std::string_view what, const std::vector<std::string> &otherKnown = {});
+    void missing(const std::string &path, std::string_view key, std::string_view what, std::string_view hint);
+    std::optional<std::string> readString(const Json &obj, const std::string &path, std::string_view key, bool required,
+                                          std::string_view what, std::string_view hint = {});
+    std::optional<std::int64_t> readInt(const Json &obj, const std::string &path, std::string_view key,
+                                        std::int64_t min, std::int64_t max, bool required, std::string_view what,
+                                        std::string_view rangeHint = {});
+    std::optional<bool> readBool(const Json &obj, const std::string &path, std::string_view key);
+    std::optional<std::uint64_t> readBytes(const Json &obj, const std::string &path, std::string_view key,
+                                           bool required, bool allowZero, std::string_view what);
+    std::optional<std::int64_t> readDuration(const Json &obj, const std::string &path, std::string_view key,
+                                             bool required, std::string_view what);
+    template <typename E>
+    std::optional<E> readEnum(const Json &obj, const std::string &path, std::string_view key, bool required,
+                              std::string_view what, const std::vector<E> &excluded = {});
+    std::optional<int> readLocation(const Json &obj, const std::string &path, std::string_view key);
+    const BufferSpec *readBufferRef(const Json &obj, const std::string &path, std::string_view key,
+                                    std::string_view what);
+
+    // ---- sections
+    void readTop(const Json &root);
+    void readBuffers(const Json &v, const std::string &path);
+    void readPipeline(const Json &v, const std::string &path);
+    void readStreams(const Json &v, const std::string &path);
+    void readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth);
+    std::optional<OpSpec> readOp(const Json &o, const std::string &path);
+    void readCopy(const Json &o, const std::string &path, OpSpec &op);
+    void readKernel(const Json &o, const std::string &path, OpSpec &op);
+    // memset, prefetch, advise: a buffer, an offset into it and a byte count (default: to its end)
+    void readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what, bool managedOnly);
+    void readSync(const Json &o, const std::string &path, OpSpec &op);
+    void readSchedule(const Json &v, const std::string &path);
+    void checkStreamReferences();
+    void checkEvents();
+    bool checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &path,
+                   std::string_view role);
+    std::vector<std::string> bufferNames() const;
+    std::vector<std::string> streamNames() const;
+
+    std::string m_fileName;
+    JsonLocator m_doc;
+    std::vector<WorkloadIssue> m_issues;
+    Workload m_w;
+    std::set<std::string> m_declaredBuffers; // includes buffers whose entry was invalid
+    std::set<std::string> m_declaredStreams;
+    std::set<std::string> m_suggestedKeys; // pointers of keys offered as "did you mean"
+    std::size_t m_opsInFinishedStreams = 0;
+    bool m_tooManyOps = false;
+};
+
+// ------------------------------------------------------------------------------------------------
+// typed access
+
+bool WorkloadReader::expectObject(const Json &v, const std::string &path, std::string_view what)
+{
+    if (v.is_object())
+        return true;
+    issueAt(path, "expected " + std::string(what) + " (a JSON object), got " + describeValue(v));
+    return false;
+}
+
+void WorkloadReader::checkKeys(const Json &obj, const std::string &path, const std::vector<std::string> &allowed,
+                               std::string_view what, const std::vector<std::string> &otherKnown)
+{
+    for (const auto &[key, value] : obj.items()) {
+        if (std::find(allowed.begin(), allowed.end(), key) != allowed.end())
+            continue;
+        const std::string keyPath = JsonLocator::child(path, key);
+        if (std::find(otherKnown.begin(), otherKnown.end(), key) != otherKnown.end()) {
+            issueAtKey(keyPath,
+                       quote(key) + " does not apply to " + std::string(what) + ", which takes " + joinNames(allowed));
+            continue;
+        }
+        std::string message = "unknown key " + quote(key) + " in " + std::string(what);
+        if (const auto near = nearestName(key, allowed)) {
+            message += " (did you mean " + quote(*near) + "?)";
+            m_suggestedKeys.insert(JsonLocator::child(path, *near));
+        } else
+            message += "; expected " + joinNames(allowed);
+        issueAtKey(keyPath, message);
+    }
+}
+
+void WorkloadReader::missing(const std::string &path, std::string_view key, std::string_view what,
+                             std::string_view hint)
+{
+    // A misspelled key already reported with this key as the suggestion says it all.
+    if (m_suggestedKeys.count(JsonLocator::child(path, key)))
+        return;
+    std::string message = "missing " + quote(key) + ": " + std::string(what) + " needs it";
+    if (!hint.empty())
+        message += " (" + std::string(hint) + ")";
+    issueAt(JsonLocator::child(path, key), message);
+}
+
+std::optional<std::string> WorkloadReader::readString(const Json &obj, const std::string &path, std::string_view key,
+                                                      bool required, std::string_view what, std::string_view hint)
+{
+    const Json *v = member(obj, key);
+    if (!v) {
+        if (required)
+            missing(path, key, what, hint);
+        return std::nullopt;
+    }
+    const std::string p = JsonLocator::child(path, key);
+    if (!v->is_string()) {
+        issueAt(p, "expected a string" + (hint.empty() ? std::string() : " (" + std::string(hint) + ")") + ", got "
+                       + describeValue(*v));
+        return std::nullopt;
+    }
+    std::string s = v->get<std::string>();
+    if (s.empty()) {
+        issueAt(p, "must not be empty");
+        return std::nullopt;
+    }
+    return s;
+}
+
+std::optional<std::int64_t> WorkloadReader::readInt(const Json &obj, const std::string &path, std::string_view key,
+                                                    std::int64_t min, std::int64_t max, bool required,
+                                                    std::string_view what, std::string_view rangeHint)
+{
+    const Json *v = member(obj, key);
+    if (!v) {
+        if (required)
+            missing(path, key, what, {});
+        return std::nullopt;
+    }
+    const std::string p = JsonLocator::child(path, key);
+    const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+    std::optional<std::int64_t> value;
+    if (v->is_number_unsigned()) {
+        const auto u = v->get<std::uint64_t>();
+        value = u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                    ? std::numeric_limits<std::int64_t>::max()
+                    : static_cast<std::int64_t>(u);
+    } else if (v->is_number_integer()) {
+        value = v->get<std::int64_t>();
+    }
+    if (!value) {
+        issueAt(p, "expected " + range + ", got " + describeValue(*v));
+        return std::nullopt;
+    }
+    if (*value < min || *value > max) {
+        std::string message = std::to_string(*value) + " is out of range: expected " + range;
+        if (!rangeHint.empty())
+            message += " (" + std::string(rangeHint) + ")";
+        issueAt(p, message);
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::optional<bool> WorkloadReader::readBool(const Json &obj, const std::string &path, std::string_view key)
+{
+    const Json *v = member(obj, key);
+    if (!v)
+        return std::nullopt;
+    if (!v->is_boolean()) {
+        issueAt(JsonLocator::child(path, key), "expected true or false, got " + describeValue(*v));
+        return std::nullopt;
+    }
+    return v->get<bool>();
+}
+
+std::optional<std::uint64_t> WorkloadReader::readBytes(const Json &obj, const std::string &path, std::string_view key,
+                                                       bool required, bool allowZero, std::string_view what)
+{
+    const Json *v = member(obj, key);
+    if (!v) {
+        if (required)
+            missing(path, key, what, "a byte size such as 4096 or \"16 MiB\"");
+        return std::nullopt;
+    }
+    const std::string p = JsonLocator::child(path, key);
+    std::optional<std::uint64_t> bytes;
+    if (v->is_number_unsigned()) {
+        bytes = v->get<std::uint64_t>();
+    } else if (v->is_number_integer()) { // only negative integers land here
+        issueAt(p, "a size cannot be negative, got " + v->dump());
+        return std::nullopt;
+    } else if (v->is_string()) {
+        const std::string s = v->get<std::string>();
+        bytes = parseByteSize(s);
+        if (!bytes) {
+            if (s.find('-') != std::string::npos)
+                issueAt(p, "a size cannot be negative, got " + quote(s));
+            else
+                issueAt(p, "expected a byte size such as 4096, \"64 KiB\", \"1.5 GiB\" or \"16 MB\" (a whole number "
+                           "of bytes), got "
+                               + quote(s));
+            return std::nullopt;
+        }
+    } else {
+        issueAt(p, "expected a byte size such as 4096 or \"16 MiB\", got " + describeValue(*v));
+        return std::nullopt;
+    }
+    if (*bytes == 0 && !allowZero) {
+        issueAt(p, "must be more than 0 bytes");
+        return std::nullopt;
+    }
+    return bytes;
+}
+
+std::optional<std::int64_t> WorkloadReader::readDuration(const Json &obj, const std::string &path, std::string_view key,
+                                                         bool required, std::string_view what)
+{
+    const Json *v = member(obj, key);
+    if (!v) {
+        if (required)
+            missing(path, key, what, "a duration such as \"60 us\" or \"1 ms\"");
+        return std::nullopt;
+    }
+    const std::string p = JsonLocator::child(path, key);
+    std::optional<std::int64_t> ns;
+    if (v->is_number_unsigned()) {
+        const auto u = v->get<std::uint64_t>();
+        if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+            ns = static_cast<std::int64_t>(u);
+    } else if (v->is_number_integer()) {
+        issueAt(p, "a duration cannot be negative, got " + v->dump());
+        return std::nullopt;
+    } else if (v->is_string()) {
+        const std::string s = v->get<std::string>();
+        ns = parseDuration(s);
+        if (!ns && s.find('-') != std::string::npos) {
+            issueAt(p, "a duration cannot be negative, got " + quote(s));
+            return std::nullopt;
+        }
+        std::string lower = s;
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (!ns && parseDuration(lower)) {
+            issueAt(p, "duration units are lower case (ns, us, ms, s), got " + quote(s));
+            return std::nullopt;
+        }
+    }
+    if (!ns) {
+        issueAt(p, "expected a duration such as \"60 us\", \"1.5 ms\", \"2 s\" or a whole number of nanoseconds, got "
+                       + describeValue(*v));
+        return std::nullopt;
+    }
+    if (*ns == 0) {
+        issueAt(p, "must be longer than 0 ns");
+        return std::nullopt;
+    }
+    return ns;
+}
+
+template <typename E>
+std::optional<E> WorkloadReader::readEnum(const Json &obj, const std::string &path, std::string_view key, bool required,
+                                          std::string_view what, const std::vector<E> &excluded)
+{
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < enumNames<E>().size(); ++i)
+        if (std::find(excluded.begin(), excluded.end(), static_cast<E>(i)) == excluded.end())
+            names.emplace_back(enumNames<E>()[i]);
+    const Json *v = member(obj, key);
+    if (!v) {
+        if (required)
+            missing(path, key, what, "one of " + joinNames(names));
+        return std::nullopt;
+    }
+    const std::string p = JsonLocator::child(path, key);
+    if (!v->is_string()) {
+        issueAt(p, "expected one of " + joinNames(names) + ", got " + describeValue(*v));
+        return std::nullopt;
+    }
+    const std::string s = v->get<std::string>();
+    if (std::find(names.begin(), names.end(), s) != names.end())
+        return enumFromName<E>(s);
+    if (enumFromName<E>(s)) {
+        issueAt(p, quote(s) + " is not allowed for " + std::string(key) + " in " + std::string(what) + "; expected "
+                       + joinNames(names));
+        return std::nullopt;
+    }
+    std::string message = "unknown " + std::string(key) + " " + quote(s);
+    if (const auto near = nearestName(s, names))
+        message += " (did you mean " + quote(*near) + "?)";
+    else
+        message += "; expected " + joinNames(names);
+    issueAt(p, message);
+    return std::nullopt;
+}
+
+std::optional<int> WorkloadReader::readLocation(const Json &obj, const std::string &path, std::string_view key)
+{
+    const Json *v = member(obj, key);
+    if (!v)
+        return std::nullopt;
+    const std::string p = JsonLocator::child(path, key);
+    if (v->is_string()) {
+        const std::string s = v->get<std::string>();
+        if (s == "device")
+            return m_w.device;
+        if (s == "host")
+            return -1;
+        issueAt(p, "unknown location " + quote(s) + didYouMean(s, {"device", "host"})
+                       + "; expected \"device\" (the workload's GPU), \"host\" or a device index");
+        return std::nullopt;
+    }
+    if (v->is_number_integer() && v->get<std::int64_t>() >= -1 && v->get<std::int64_t>() <= kMaxDevice)
+        return static_cast<int>(v->get<std::int64_t>());
+    issueAt(p, "expected \"device\", \"host\" or a device index from 0 to " + std::to_string(kMaxDevice)
+                   + " (-1 = host), got " + describeValue(*v));
+    return std::nullopt;
+}
+
+const BufferSpec *WorkloadReader::readBufferRef(const Json &obj, const std::string &path, std::string_view key,
+                                                std::string_view what)
+{
+    const auto name = readString(obj, path, key, true, what, "the name of a buffer");
+    if (!name)
+        return nullptr;
+    if (const BufferSpec *b = m_w.findBuffer(*name))
+        return b;
+    if (m_declaredBuffers.count(*name) == 0) // an invalid buffer entry was reported already
+        issueAt(JsonLocator::child(path, key),
+                "no buffer named " + quote(*name) + suggestName(*name, bufferNames(), "buffers"));
+    return nullptr;
+}
+
+bool WorkloadReader::checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &path,
+                               std::string_view role)
+{
+    if (offset <= b.bytes && bytes <= b.bytes - offset)
+        return true;
+    issueAt(path, formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes) at offset " + std::to_string(offset)
+                      + " runs past the end of " + std::string(role) + " " + quote(b.name) + ", which has "
+                      + formatBytes(b.bytes) + " (" + std::to_string(b.bytes) + " bytes)");
+    return false;
+}
+
+std::vector<std::string> WorkloadReader::bufferNames() const
+{
+    return {m_declaredBuffers.begin(), m_declaredBuffers.end()};
+}
+
+std::vector<std::string> WorkloadReader::streamNames() const
+{
+    std::vector<std::string> names;
+    for (const StreamSpec &s : m_w.streams)
+        names.push_back(s.name);
+    return names;
+}
+
+// ------------------------------------------------------------------------------------------------
+// sections
+
+Workload WorkloadReader::read(std::string_view text)
+{
+    if (!m_doc.parse(text)) {
+        const TextPosition p = m_doc.syntaxErrorPosition();
+        m_issues.push_back({"", p.line, p.column, "invalid JSON: " + m_doc.syntaxError()});
+        return m_w;
+    }
+    for (const std::string &dup : m_doc.duplicateKeys())
+        issueAtKey(dup, "duplicate key " + quote(dup.substr(dup.rfind('/') + 1))
+                            + ": it is already set earlier in this object");
+    readTop(m_doc.root());
+    return m_w;
+}
+
+std::vector<WorkloadIssue> WorkloadReader::takeIssues()
+{
+    // Repeated ops report the same issue once per copy: keep one.
+    std::vector<WorkloadIssue> out;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (WorkloadIssue &i : m_issues)
+        if (seen.insert({i.jsonPath, i.message}).second)
+            out.push_back(std::move(i));
+    std::stable_sort(out.begin(), out.end(), [](const WorkloadIssue &a, const WorkloadIssue &b) {
+        const int la = a.line > 0 ? a.line : std::numeric_limits<int>::max();
+        const int lb = b.line > 0 ? b.line : std::numeric_limits<int>::max();
+        return la != lb ? la < lb : a.column < b.column;
+    });
+    return out;
+}
+
+void WorkloadReader::readTop(const Json &root)
+{
+    const std::string path;
+    if (!expectObject(root, path, "a workload"))
+        return;
+    // The version decides how the rest reads: check it alone first, and stop if it is not ours.
+    const Json *version = member(root, "version");
+    if (!version) {
+        issueAt("/version", "missing \"version\": a workload file must say which format it uses, "
+                            "\"version\": 1");
+        return;
+    }
+    if (!version->is_number_integer() || version->get<std::int64_t>() != kWorkloadFormatVersion) {
+        issueAt("/version", "unsupported version " + version->dump() + ": this StreamScope reads workload format "
+                                + "version " + std::to_string(kWorkloadFormatVersion));
+        return;
+    }
+
+    checkKeys(root, path,
+              {"version", "name", "description", "device", "defaultStream", "maxConnections", "issueOrder", "warmup",
+               "repetitions", "buffers", "streams", "schedule", "pipeline", "compare"},
+              "a workload");
+    m_w.version = kWorkloadFormatVersion;
+    m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
+    if (const Json *d = member(root, "description"); d && !d->is_string())
+        issueAt("/description", "expected a string (the lesson's \"what to look for\" text), got " + describeValue(*d));
+    else if (d)
+        m_w.description = d->get<std::string>();
+    m_w.device = static_cast<int>(readInt(root, path, "device", 0, kMaxDevice, false, "a workload").value_or(0));
+    m_w.defaultStream = readEnum<DefaultStreamMode>(root, path, "defaultStream", false, "a workload")
+                            .value_or(DefaultStreamMode::Legacy);
+    m_w.maxConnections =
+        static_cast<int>(readInt(root, path, "maxConnections", 1, 32, false, "a workload").value_or(0));
+    m_w.issueOrder =
+        readEnum<IssueOrder>(root, path, "issueOrder", false, "a workload").value_or(IssueOrder::RoundRobin);
+    m_w.warmup = static_cast<int>(readInt(root, path, "warmup", 0, kMaxWarmup, false, "a workload").value_or(1));
+    m_w.repetitions =
+        static_cast<int>(readInt(root, path, "repetitions", 1, kMaxRepetitions, false, "a workload").value_or(5));
+
+    if (const Json *compare = member(root, "compare"))
+        readCompare(*compare, "/compare");
+
+    if (const Json *pipeline = member(root, "pipeline")) {
+        for (const char *key : {"buffers", "streams", "issueOrder", "schedule"})
+            if (member(root, key))
+                issueAtKey(JsonLocator::child("", key),
+                           quote(key)
+                               + " cannot be combined with \"pipeline\", which generates its own buffers, "
+                                 "streams and issue order");
+        readPipeline(*pipeline, "/pipeline");
+        return;
+    }
+
+    if (const Json *buffers = member(root, "buffers"))
+        readBuffers(*buffers, "/buffers");
+    const Json *streams = member(root, "streams");
+    if (!streams) {
+        issueAt("/streams", "missing \"streams\": a workload needs a list of streams with their ops, or a "
+                            "\"pipeline\"");
+        return;
+    }
+    readStreams(*streams, "/streams");
+    if (m_tooManyOps)
+        return;
+    if (const Json *schedule = member(root, "schedule"))
+        readSchedule(*schedule, "/schedule");
+    else
+        buildSchedule(m_w);
+    checkStreamReferences();
+    // Event order is only meaningful once every op is right (an invalid record would show up as a
+    // wait on an event never recorded).
+    if (m_issues.empty())
+        checkEvents();
+}
+
+void WorkloadReader::readCompare(const Json &v, const std::string &path)
+{
+    if (!v.is_array()) {
+        issueAt(path, "expected an array of comparison axes like [\"memory=pageable,pinned\", \"api=sync,async\"] "
+                      "(what `streamscope-cli compare --vary` takes), got "
+                          + describeValue(v));
+        return;
+    }
+    std::vector<Axis> seen;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string at = path + "/" + std::to_string(i);
+        if (!v[i].is_string()) {
+            issueAt(at, "expected a string such as \"streams=1,2,4\", got " + describeValue(v[i]));
+            continue;
+        }
+        try {
+            AxisValues axis = parseVaryOption(v[i].get<std::string>());
+            if (std::find(seen.begin(), seen.end(), axis.axis) != seen.end()) {
+                issueAt(at, "the axis " + std::string(toString(axis.axis))
+                                + " is already varied; give all its "
+                                  "values in one entry");
+                continue;
+            }
+            seen.push_back(axis.axis);
+            m_w.compare.push_back(v[i].get<std::string>());
+        } catch (const Error &e) {
+            issueAt(at, e.what());
+        }
+    }
+}
+
+void WorkloadReader::readBuffers(const Json &v, const std::string &path)
+{
+    if (!v.is_array()) {
+        issueAt(path, "expected an array of buffers like [{\"name\": \"h_in\", \"kind\": \"pinned\", \"bytes\": "
+                      "\"16 MiB\"}], got "
+                          + describeValue(v));
+        return;
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string p = JsonLocator::child(path, i);
+        const Json &b = v[i];
+        if (!expectObject(b, p, "a buffer like {\"name\": \"h_in\", \"kind\": \"pinned\", \"bytes\": \"16 MiB\"}"))
+            continue;
+        checkKeys(b, p, {"name", "kind", "bytes"}, "a buffer");
+        const auto name = readString(b, p, "name", true, "a buffer");
+        const auto kind = readEnum<BufferKind>(b, p, "kind", true, "a buffer");
+        const auto bytes = readBytes(b, p, "bytes", true, false, "a buffer");
+        if (name && !m_declaredBuffers.insert(*name).second) {
+            issueAt(p + "/name", "a buffer named " + quote(*name) + " is already declared");
+            continue;
+        }
+        if (name && kind && bytes)
+            m_w.buffers.push_back({*name, *kind, *bytes});
+    }
+}
+
+void WorkloadReader::readPipeline(const Json &v, const std::string &path)
+{
+    if (!expectObject(v, path, "a pipeline"))
+        return;
+    checkKeys(v, path, {"bytes", "chunks", "streams", "order", "hostMemory", "api", "flags", "kernel"}, "a pipeline");
+    PipelineSpec spec;
+    bool ok = true;
+    const auto bytes = readBytes(v, path, "bytes", true, false, "a pipeline");
+    const auto chunks = readInt(v, path, "chunks", 1, kMaxChunks, true, "a pipeline");
+    const auto streams = readInt(v, path, "streams", 1, kMaxChunks, false, "a pipeline");
+    ok = bytes && chunks && (streams || !member(v, "streams"));
+    if (const Json *order = member(v, "order")) {
+        const std::string p = path + "/order";
+        const std::vector<std::string> names = {"depth-first", "breadth-first"};
+        if (order->is_string() && order->get<std::string>() == names[0]) {
+            spec.order = PipelineOrder::DepthFirst;
+        } else if (order->is_string() && order->get<std::string>() == names[1]) {
+            spec.order = PipelineOrder::BreadthFirst;
+        } else {
+            ok = false;
+            const std::string s = order->is_string() ? order->get<std::string>() : std::string();
+            issueAt(p, "unknown order " + (order->is_string() ? quote(s) : describeValue(*order)) + didYouMean(s, names)
+                           + "; expected \"depth-first\" (per chunk: H2D, kernel, D2H) or "
+                             "\"breadth-first\" (all H2D, all kernels, all D2H)");
+        }
+    }
+    const Json *hostMemory = member(v, "hostMemory");
+    const auto host =
+        readEnum<BufferKind>(v, path, "hostMemory", false, "a pipeline", {BufferKind::Managed, BufferKind::Device});
+    ok = ok && (host || !hostMemory);
+    spec.hostMemory = host.value_or(BufferKind::Pinned);
+    const auto api = readEnum<CopyApi>(v, path, "api", false, "a pipeline", {CopyApi::None});
+    ok = ok && (api || !member(v, "api"));
+    spec.api = api.value_or(CopyApi::Async);
+    const auto flags = readEnum<StreamFlags>(v, path, "flags", false, "a pipeline");
+    ok = ok && (flags || !member(v, "flags"));
+    spec.flags = flags.value_or(StreamFlags::NonBlocking);
+
+    const Json *kernel = member(v, "kernel");
+    const std::string kp = path + "/kernel";
+    if (!kernel) {
+        missing(path, "kernel", "a pipeline",
+                "{\"type\": \"compute\", \"duration\": \"60 us\"} or {\"type\": \"memory\"}");
+        ok = false;
+    } else if (!expectObject(*kernel, kp, "a pipeline kernel")) {
+        ok = false;
+    } else {
+        const auto type = readEnum<KernelType>(*kernel, kp, "type", true, "a pipeline kernel");
+        ok = ok && type;
+        spec.kernelType = type.value_or(KernelType::Compute);
+        if (spec.kernelType == KernelType::Compute) {
+            checkKeys(*kernel, kp, {"type", "duration", "blocks", "threads"}, "a compute kernel");
+            const auto ns = readDuration(*kernel, kp, "duration", true, "a compute kernel");
+            ok = ok && ns;
+            spec.kernelNs = ns.value_or(0);
+        } else {
+            checkKeys(*kernel, kp, {"type", "blocks", "threads"}, "a pipeline memory kernel (it streams its chunk)",
+                      {"duration"});
+        }
+        const auto blocks = readInt(*kernel, kp, "blocks", 1, kMaxBlocks, false, "a kernel");
+        const auto threads = readInt(*kernel, kp, "threads", 1, kMaxThreadsPerBlock, false, "a kernel",
+                                     "a block has at most 1024 threads");
+        ok = ok && (blocks || !member(*kernel, "blocks")) && (threads || !member(*kernel, "threads"));
+        spec.blocks = static_cast<int>(blocks.value_or(64));
+        spec.threadsPerBlock = static_cast<int>(threads.value_or(256));
+    }
+    if (!ok)
+        return;
+    spec.totalBytes = *bytes;
+    spec.chunks = static_cast<int>(*chunks);
+    spec.streams = static_cast<int>(streams.value_or(*chunks));
+    if (spec.totalBytes % static_cast<std::uint64_t>(spec.chunks) != 0) {
+        issueAt(path + "/chunks", std::to_string(spec.totalBytes) + " bytes do not split into "
+                                      + std::to_string(spec.chunks)
+                                      + " equal chunks: choose a chunk count that "
+                                        "divides \"bytes\"");
+        return;
+    }
+    if (spec.streams > spec.chunks) {
+        issueAt(path + "/streams", std::to_string(spec.streams) + " streams for " + std::to_string(spec.chunks)
+                                       + " chunks would leave streams without work: use at most "
+                                       + std::to_string(spec.chunks) + " streams");
+        return;
+    }
+    generatePipeline(m_w, spec, path, lineOf(path));
+    if (spec.kernelType == KernelType::Compute) // generated op jsonPaths point at what made them
+        for (StreamSpec &s : m_w.streams)
+            for (OpSpec &op : s.ops)
+                if (op.type == OpType::Kernel) {
+                    op.jsonPath = kp;
+                    op.line = lineOf(kp);
+                }
+}
+
+void WorkloadReader::readStreams(const Json &v, const std::string &path)
+{
+    if (!v.is_array()) {
+        issueAt(path,
+                "expected an array of streams like [{\"name\": \"s0\", \"ops\": [...]}], got " + describeValue(v));
+        return;
+    }
+    if (v.empty()) {
+        issueAt(path, "a workload needs at least one stream");
+        return;
+    }
+    int defaultStreamIndex = -1;
+    for (std::size_t i = 0; i < v.size() && !m_tooManyOps; ++i) {
+        const std::string p = JsonLocator::child(path, i);
+        const Json &s = v[i];
+        if (!expectObject(s, p, "a stream like {\"name\": \"s0\", \"ops\": [...]}"))
+            continue;
+        checkKeys(s, p, {"name", "flags", "priority", "useDefaultStream", "ops"}, "a stream");
+        StreamSpec stream;
+        stream.name = readString(s, p, "name", false, "a stream").value_or("stream" + std::to_string(i));
+        if (!m_declaredStreams.insert(stream.name).second)
+            issueAt(p + "/name", "a stream named " + quote(stream.name) + " is already declared");
+        stream.useDefaultStream = readBool(s, p, "useDefaultStream").value_or(false);
+        if (stream.useDefaultStream) {
+            if (defaultStreamIndex >= 0)
+                issueAt(p + "/useDefaultStream", "stream " + std::to_string(defaultStreamIndex)
+                                                     + " already uses the default stream: there is only one");
+            defaultStreamIndex = static_cast<int>(i);
+            for (const char *key : {"flags", "priority"})
+                if (member(s, key))
+                    issueAtKey(JsonLocator::child(p, key),
+                               quote(key) + " does not apply to the default stream, which CUDA creates itself");
+        }
+        stream.flags = readEnum<StreamFlags>(s, p, "flags", false, "a stream").value_or(StreamFlags::NonBlocking);
+        stream.priority = static_cast<int>(
+            readInt(s, p, "priority", kMinPriority, 0, false, "a stream",
+                    "CUDA priorities are 0 or negative, lower is more urgent; the device's range is typically -5..0")
+                .value_or(0));
+        const Json *ops = member(s, "ops");
+        if (!ops) {
+            missing(p, "ops", "a stream", "a list of operations");
+        } else if (!ops->is_array()) {
+            issueAt(p + "/ops", "expected an array of ops like [{\"op\": \"kernel\", \"duration\": \"1 ms\"}], got "
+                                    + describeValue(*ops));
+        } else if (ops->empty()) {
+            issueAt(p + "/ops", "a stream needs at least one op");
+        } else {
+            readOps(*ops, p + "/ops", stream.ops, 0);
+        }
+        if (stream.useDefaultStream)
+            for (const OpSpec &op : stream.ops)
+                if (op.type == OpType::Attach && op.attach == AttachKind::Single)
+                    issueAt(op.jsonPath + "/mode", "cudaStreamAttachMemAsync with \"single\" needs a stream of its "
+                                                   "own, not the default stream: use \"global\" or \"host\"");
+        m_opsInFinishedStreams += stream.ops.size();
+        m_w.streams.push_back(std::move(stream));
+    }
+}
+
+void WorkloadReader::readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth)
+{
+    for (std::size_t i = 0; i < v.size() && !m_tooManyOps; ++i) {
+        const std::string p = JsonLocator::child(path, i);
+        const Json &item = v[i];
+        if (!expectObject(item, p, "an op like {\"op\": \"copy\", ...} or a group {\"repeat\": 4, \"ops\": [...]}"))
+            continue;
+        std::vector<OpSpec> unit;
+        if (!member(item, "op") && member(item, "ops")) {
+            checkKeys(item, p, {"repeat", "ops"}, "a group of ops");
+            const Json &inner = item["ops"];
+            if (depth + 1 >= kMaxGroupDepth)
+                issueAt(p, "groups nest deeper than " + std::to_string(kMaxGroupDepth) + " levels");
+            else if (!inner.is_array() || inner.empty())
+                issueAt(p + "/ops", "expected a non-empty array of ops, got " + describeValue(inner));
+            else
+                readOps(inner, p + "/ops", unit, depth + 1);
+        } else if (auto op = readOp(item, p)) {
+            unit.push_back(std::move(*op));
+        }
+        const auto repeat = readInt(item, p, "repeat", 1, kMaxRepeat, false, "an op").value_or(1);
+        if (unit.empty())
+            continue;
+        const std::size_t already = m_opsInFinishedStreams + out.size();
+        if (unit.size() > (kMaxOps - std::min(already, kMaxOps)) / static_cast<std::size_t>(repeat)) {
+            issueAt(member(item, "repeat") ? p + "/repeat" : p,
+                    "this makes more than " + std::to_string(kMaxOps) + " ops in the workload; repeat fewer times");
+            m_tooManyOps = true;
+            return;
+        }
+        for (std::int64_t r = 0; r < repeat; ++r)
+            out.insert(out.end(), unit.begin(), unit.end());
+    }
+}
+
+std::optional<OpSpec> WorkloadReader::readOp(const Json &o, const std::string &path)
+{
+    const auto type = readEnum<OpType>(o, path, "op", true, "an op");
+    if (!type)
+        return std::nullopt; // missing or unknown, reported
+    OpSpec op;
+    op.type = *type;
+    op.jsonPath = path;
+    op.line = lineOf(path);
+    const std::size_t issuesBefore = m_issues.size();
+    const std::vector<std::string> common = {"op", "name", "repeat"};
+    const auto keys = [&](std::vector<std::string> specific) {
+        specific.insert(specific.begin(), common.begin(), common.end());
+        return specific;
+    };
+    static const std::vector<std::string> kAllOpKeys = {
+        "direction", "api",    "src",     "dst",   "srcOffset", "dstOffset", "bytes",  "type",     "duration", "buffer",
+        "offset",    "blocks", "threads", "value", "event",     "target",    "stream", "location", "advice",   "mode"};
+    const std::string what = "a " + std::string(toString(*type)) + " op";
+
+    switch (*type) {
+    case OpType::Copy:
+        checkKeys(o, path, keys({"direction", "api", "src", "dst", "srcOffset", "dstOffset", "bytes"}), what,
+                  kAllOpKeys);
+        readCopy(o, path, op);
+        break;
+    case OpType::Kernel: readKernel(o, path, op); break;
+    case OpType::Memset:
+        checkKeys(o, path, keys({"buffer", "offset", "bytes", "value"}), what, kAllOpKeys);
+        readBufferSpan(o, path, op, what, false);
+        op.value =
+            static_cast<int>(readInt(o, path, "value", 0, 255, false, what, "cudaMemset sets bytes").value_or(0));
+        break;
+    case OpType::EventRecord:
+    case OpType::EventWait:
+        checkKeys(o, path, keys({"event"}), what, kAllOpKeys);
+        op.event = readString(o, path, "event", true, what, "an event name").value_or("");
+        break;
+    case OpType::Sync:
+        checkKeys(o, path, keys({"target", "stream", "event"}), what, kAllOpKeys);
+        readSync(o, path, op);
+        break;
+    case OpType::Prefetch:
+        checkKeys(o, path, keys({"buffer", "offset", "bytes", "location"}), what, kAllOpKeys);
+        readBufferSpan(o, path, op, what, true);
+        op.location = readLocation(o, path, "location").value_or(m_w.device);
+        break;
+    case OpType::Advise:
+        checkKeys(o, path, keys({"buffer", "offset", "bytes", "advice", "location"}), what, kAllOpKeys);
+        readBufferSpan(o, path, op, what, true);
+        op.advise = readEnum<AdviseKind>(o, path, "advice", true, what).value_or(AdviseKind::SetReadMostly);
+        op.location = readLocation(o, path, "location").value_or(m_w.device);
+        break;
+    case OpType::Attach:
+        checkKeys(o, path, keys({"buffer", "mode"}), what, kAllOpKeys);
+        if (const BufferSpec *b = readBufferRef(o, path, "buffer", what)) {
+            op.buffer = b->name;
+            if (b->kind != BufferKind::Managed)
+                issueAt(path + "/buffer", "cudaStreamAttachMemAsync needs managed memory, but " + kindPhrase(*b));
+        }
+        op.attach = readEnum<AttachKind>(o, path, "mode", false, what).value_or(AttachKind::Single);
+        break;
+    case OpType::HostWork:
+        checkKeys(o, path, keys({"duration"}), what, kAllOpKeys);
+        op.hostNs = readDuration(o, path, "duration", true, what).value_or(0);
+        break;
+    }
+    if (const auto name = readString(o, path, "name", false, what))
+        op.name = *name;
+    else if (m_issues.size() == issuesBefore)
+        op.name = describe(op, m_w);
+    return op;
+}
+
+void WorkloadReader::readCopy(const Json &o, const std::string &path, OpSpec &op)
+{
+    const std::string what = "a copy";
+    const BufferSpec *src = readBufferRef(o, path, "src", what);
+    const BufferSpec *dst = readBufferRef(o, path, "dst", what);
+    op.src = src ? src->name : std::string();
+    op.dst = dst ? dst->name : std::string();
+    op.srcOffset = readBytes(o, path, "srcOffset", false, true, what).value_or(0);
+    op.dstOffset = readBytes(o, path, "dstOffset", false, true, what).value_or(0);
+    const auto bytes = readBytes(o, path, "bytes", false, false, what);
+    const auto direction = readEnum<CopyDirection>(o, path, "direction", false, what);
+    op.api = readEnum<CopyApi>(o, path, "api", false, what, {CopyApi::None}).value_or(CopyApi::Async);
+    if (!src || !dst) {
+        op.direction = direction.value_or(CopyDirection::H2D);
+        op.bytes = bytes.value_or(0);
+        return;
+    }
+    const CopyDirection inferred = inferDirection(src->kind, dst->kind);
+    op.direction = inferred;
+    if (direction && *direction != inferred) {
+        static const char *const kMeaning[] = {
+            "from host memory (pageable, pinned, registered) to device or managed memory",
+            "from device or managed memory to host memory (pageable, pinned, registered)",
+            "between device or managed buffers", "between host buffers (pageable, pinned, registered)"};
+        issueAt(path + "/direction", quote(toString(*direction)) + " copies " + kMeaning[static_cast<int>(*direction)]
+                                         + ", but src " + kindPhrase(*src) + " and dst " + kindPhrase(*dst)
+                                         + ": that copy is " + quote(toString(inferred)));
+    }
+    if (op.srcOffset > src->bytes) {
+        issueAt(path + "/srcOffset", "offset " + std::to_string(op.srcOffset) + " is past the end of "
+                                         + quote(src->name) + " (" + std::to_string(src->bytes) + " bytes)");
+        return;
+    }
+    if (op.dstOffset > dst->bytes) {
+        issueAt(path + "/dstOffset", "offset " + std::to_string(op.dstOffset) + " is past the end of "
+                                         + quote(dst->name) + " (" + std::to_string(dst->bytes) + " bytes)");
+        return;
+    }
+    if (!bytes) {
+        if (member(o, "bytes"))
+            return; // invalid, reported
+        op.bytes = std::min(src->bytes - op.srcOffset, dst->bytes - op.dstOffset);
+        if (op.bytes == 0)
+            issueAt(path, "nothing to copy: the offsets are at the end of the buffers; give \"bytes\"");
+        return;
+    }
+    op.bytes = *bytes;
+    if (checkSpan(*src, op.srcOffset, op.bytes, path + "/bytes", "src"))
+        checkSpan(*dst, op.dstOffset, op.bytes, path + "/bytes", "dst");
+}
+
+void WorkloadReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
+{
+    const std::string what = "a kernel op";
+    static const std::vector<std::string> kComputeKeys = {"op",       "name",   "repeat", "type",
+                                                          "duration", "blocks", "threads"};
+    static const std::vector<std::string> kMemoryKeys = {"op",     "name",  "repeat", "type",   "buffer",
+                                                         "offset", "bytes", "blocks", "threads"};
+    static const std::vector<std::string> kOther = {
+        "direction", "api",      "src",    "dst",  "srcOffset", "dstOffset", "value",  "event", "target",
+        "stream",    "location", "advice", "mode", "duration",  "buffer",    "offset", "bytes"};
+    const auto type = readEnum<KernelType>(o, path, "type", false, what);
+    if (type) {
+        op.kernelType = *type;
+    } else if (member(o, "type")) {
+        return; // invalid type, reported
+    } else if (member(o, "duration")) {
+        op.kernelType = KernelType::Compute;
+    } else if (member(o, "buffer")) {
+        op.kernelType = KernelType::Memory;
+    } else {
+        missing(path, "type", what, "\"compute\" with a \"duration\", or \"memory\" with a \"buffer\" to stream");
+        return;
+    }
+    if (op.kernelType == KernelType::Compute) {
+        checkKeys(o, path, kComputeKeys, "a compute kernel", kOther);
+        op.durationNs = readDuration(o, path, "duration", true, "a compute kernel").value_or(0);
+        op.blocks = 1;
+        op.threadsPerBlock = 128;
+    } else {
+        checkKeys(o, path, kMemoryKeys, "a memory kernel", kOther);
+        readBufferSpan(o, path, op, "a memory kernel", false);
+        op.blocks = 256;
+        op.threadsPerBlock = 256;
+    }
+    if (const auto blocks = readInt(o, path, "blocks", 1, kMaxBlocks, false, what))
+        op.blocks = static_cast<int>(*blocks);
+    if (const auto threads =
+            readInt(o, path, "threads", 1, kMaxThreadsPerBlock, false, what, "a block has at most 1024 threads"))
+        op.threadsPerBlock = static_cast<int>(*threads);
+}
+
+void WorkloadReader::readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what,
+                                    bool managedOnly)
+{
+    const BufferSpec *b = readBufferRef(o, path, "buffer", what);
+    const auto offset = readBytes(o, path, "offset", false, true, what);
+    const auto bytes = readBytes(o, path, "bytes", false, false, what);
+    op.dstOffset = offset.value_or(0);
+    op.bytes = bytes.value_or(0);
+    if (!b)
+        return;
+    op.buffer = b->name;
+    if (managedOnly && b->kind != BufferKind::Managed) {
+        issueAt(path + "/buffer",
+                std::string(what) + " needs managed memory (cudaMallocManaged), but " + kindPhrase(*b));
+        return;
+    }
+    if (!managedOnly && b->kind != BufferKind::Device && b->kind != BufferKind::Managed) {
+        issueAt(path + "/buffer",
+                std::string(what) + " runs on the GPU and needs device or managed memory, but " + kindPhrase(*b));
+        return;
+    }
+    if (op.dstOffset >= b->bytes) {
+        issueAt(path + "/offset", "offset " + std::to_string(op.dstOffset) + " is at or past the end of "
+                                      + quote(b->name) + " (" + std::to_string(b->bytes) + " bytes)");
+        return;
+    }
+    if (!bytes) {
+        if (!member(o, "bytes"))
+            op.bytes = b->bytes - op.dstOffset;
+        return;
+    }
+    checkSpan(*b, op.dstOffset, op.bytes, path + "/bytes", "buffer");
+}
+
+void WorkloadReader::readSync(const Json &o, const std::string &path, OpSpec &op)
+{
+    const std::string what = "a sync op";
+    const auto target = readEnum<SyncTarget>(o, path, "target", false, what);
+    if (!target && member(o, "target"))
+        return;
+    op.syncTarget = target.value_or(member(o, "event") ? SyncTarget::Event : SyncTarget::Stream);
+    if (op.syncTarget != SyncTarget::Stream && member(o, "stream"))
+        issueAtKey(path + "/stream", "\"stream\" applies to \"target\": \"stream\" only");
+    if (op.syncTarget != SyncTarget::Event && member(o, "event"))
+        issueAtKey(path + "/event", "\"event\" applies to \"target\": \"event\" only");
+    if (op.syncTarget == SyncTarget::Stream)
+        op.syncStream = readString(o, path, "stream", false, what, "a stream name").value_or("");
+    if (op.syncTarget == SyncTarget::Event)
+        op.event = readString(o, path, "event", true, "a sync on an event", "an event name").value_or("");
+}
+
+void WorkloadReader::readSchedule(const Json &v, const std::string &path)
+{
+    const std::string shape = "an array of [stream name, op index] pairs, e.g. [[\"s0\", 0], [\"s1\", 0]]";
+    if (!v.is_array()) {
+        issueAt(path, "expected " + shape + ", got " + describeValue(v));
+        return;
+    }
+    std::vector<int> nextOp(m_w.streams.size(), 0);
+    bool ok = true;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string p = JsonLocator::child(path, i);
+        const Json &e = v[i];
+        if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number_integer()) {
+            issueAt(p, "expected a [stream name, op index] pair like [\"s0\", 3], got " + describeValue(e));
+            ok = false;
+            continue;
+        }
+        const std::string name = e[0].get<std::string>();
+        const int s = m_w.findStream(name);
+        if (s < 0) {
+            issueAt(p + "/0", "no stream named " + quote(name) + suggestName(name, streamNames(), "streams"));
+            ok = false;
+            continue;
+        }
+        const auto index = e[1].get<std::int64_t>();
+        const auto count = static_cast<std::int64_t>(m_w.streams[s].ops.size());
+        if (index < 0 || index >= count) {
+            issueAt(p + "/1", "op index " + std::to_string(index) + " is out of range: stream " + quote(name) + " has "
+                                  + std::to_string(count) + " ops (after repeats), 0 to " + std::to_string(count - 1));
+            ok = false;
+            continue;
+        }
+        // A stream runs its ops in the order they are issued, so a schedule that issued them out of
+        // order would silently rewrite the stream: only their interleaving is free.
+        if (index != nextOp[s]) {
+            issueAt(p + "/1", "stream " + quote(name) + " must issue its ops in order: expected op "
+                                  + std::to_string(nextOp[s]) + " next, got " + std::to_string(index));
+            ok = false;
+            continue;
+        }
+        ++nextOp[s];
+        m_w.schedule.push_back({s, static_cast<int>(index)});
+    }
+    if (!ok)
+        return;
+    for (std::size_t s = 0; s < m_w.streams.size(); ++s)
+        if (nextOp[s] != static_cast<int>(m_w.streams[s].ops.size())) {
+            issueAt(path, "the schedule leaves out ops of stream " + quote(m_w.streams[s].name) + ": it issues "
+                              + std::to_string(nextOp[s]) + " of its " + std::to_string(m_w.streams[s].ops.size())
+                              + " ops");
+            return;
+        }
+}
+
+void WorkloadReader::checkStreamReferences()
+{
+    for (const StreamSpec &s : m_w.streams)
+        for (const OpSpec &op : s.ops)
+            if (op.type == OpType::Sync && op.syncTarget == SyncTarget::Stream && !op.syncStream.empty()
+                && m_w.findStream(op.syncStream) < 0 && m_declaredStreams.count(op.syncStream) == 0)
+                issueAt(op.jsonPath + "/stream", "no stream named " + quote(op.syncStream)
+                                                     + suggestName(op.syncStream, streamNames(), "streams"));
+}
+
+void WorkloadReader::checkEvents()
+{
+    std::set<std::string> everRecorded;
+    std::vector<std::string> recordedNames;
+    for (const StreamSpec &s : m_w.streams)
+        for (const OpSpec &op : s.ops)
+            if (op.type == OpType::EventRecord && everRecorded.insert(op.event).second)
+                recordedNames.push_back(op.event);
+    std::set<std::string> recordedSoFar;
+    for (const ScheduledOp &so : m_w.schedule) {
+        const OpSpec &op = m_w.streams[so.stream].ops[so.op];
+        if (op.event.empty())
+            continue;
+        if (op.type == OpType::EventRecord) {
+            recordedSoFar.insert(op.event);
+            continue;
+        }
+        const bool waits =
+            op.type == OpType::EventWait || (op.type == OpType::Sync && op.syncTarget == SyncTarget::Event);
+        if (!waits || recordedSoFar.count(op.event))
+            continue;
+        const std::string verb = op.type == OpType::EventWait ? "cudaStreamWaitEvent" : "cudaEventSynchronize";
+        if (!everRecorded.count(op.event)) {
+            issueAt(op.jsonPath + "/event", "event " + quote(op.event) + " is never recorded"
+                                                + didYouMean(op.event, recordedNames)
+                                                + ": add {\"op\": \"record\", \"event\": " + quote(op.event)
+                                                + "} on the stream that must finish first");
+        } else {
+            issueAt(op.jsonPath + "/event",
+                    "event " + quote(op.event) + " is waited on before any record of it is issued (\"issueOrder\": "
+                        + quote(enumName(m_w.issueOrder)) + "): " + verb
+                        + " on an event never recorded returns at once and orders nothing; issue the record first "
+                          "(move it earlier, use \"issueOrder\": \"stream-order\" with the recording stream first, "
+                          "or give a \"schedule\")");
+        }
+    }
+}
+
+} // namespace
+
+// ------------------------------------------------------------------------------------------------
+// public API
+
+namespace {
+std::string joinIssues(std::string_view fileName, const std::vector<WorkloadIssue> &issues)
+{
+    std::string out;
+    for (const WorkloadIssue &i : issues) {
+        if (!out.empty())
+            out += '\n';
+        out += WorkloadError::formatIssue(fileName, i);
+    }
+    return out;
+}
+} // namespace
+
+WorkloadError::WorkloadError(std::string fileName, std::vector<WorkloadIssue> issues) :
+    Error(ErrorKind::InvalidInput, joinIssues(fileName, issues)), m_fileName(std::move(fileName)),
+    m_issues(std::move(issues))
+{
+}
+
+std::string WorkloadError::formatIssue(std::string_view fileName, const WorkloadIssue &issue)
+{
+    std::string out(fileName);
+    if (issue.line > 0)
+        out += ":" + std::to_string(issue.line);
+    out += ": ";
+    if (!issue.jsonPath.empty())
+        out += issue.jsonPath + ": ";
+    out += issue.message;
+    return out;
+}
+
+std::vector<WorkloadIssue> validateWorkloadText(std::string_view jsonText, std::string_view fileName)
+{
+    WorkloadReader reader(fileName);
+    try {
+        reader.read(jsonText);
+    } catch (const std::exception &e) {
+        // The reader reports problems as issues; an exception here is a defect, but the editor
+        // calling this must still get an answer rather than a crash.
+        return {WorkloadIssue{"", 0, 0, std::string("internal error while validating: ") + e.what()}};
+    }
+    return reader.takeIssues();
+}
+
+Workload readWorkloadText(std::string_view jsonText, std::string_view fileName, std::vector<WorkloadIssue> &issues)
+{
+    WorkloadReader reader(fileName);
+    Workload w;
+    try {
+        w = reader.read(jsonText);
+        issues = reader.takeIssues();
+    } catch (const std::exception &e) {
+        issues = {WorkloadIssue{"", 0, 0, std::string("internal error while validating: ") + e.what()}};
+    }
+    return w;
+}
+
+Workload parseWorkload(std::string_view jsonText, std::string_view fileName)
+{
+    WorkloadReader reader(fileName);
+    Workload w = reader.read(jsonText);
+    auto issues = reader.takeIssues();
+    if (!issues.empty())
+        throw WorkloadError(std::string(fileName), std::move(issues));
+    return w;
+}
+
+Workload loadWorkloadFile(const std::string &path)
+{
+    return parseWorkload(readFile(path), path);
+}
+
+namespace {
+Json locationJson(int location)
+{
+    return location < 0 ? Json("host") : Json(location);
+}
+
+Json opToJson(const OpSpec &op)
+{
+    Json j;
+    j["op"] = enumName(op.type);
+    j["name"] = op.name;
+    const auto span = [&] {
+        j["buffer"] = op.buffer;
+        if (op.dstOffset != 0)
+            j["offset"] = op.dstOffset;
+        j["bytes"] = op.bytes;
+    };
+    switch (op.type) {
+    case OpType::Copy:
+        j["direction"] = enumName(op.direction);
+        j["api"] = enumName(op.api);
+        j["src"] = op.src;
+        j["dst"] = op.dst;
+        if (op.srcOffset != 0)
+            j["srcOffset"] = op.srcOffset;
+        if (op.dstOffset != 0)
+            j["dstOffset"] = op.dstOffset;
+        j["bytes"] = op.bytes;
+        break;
+    case OpType::Kernel:
+        j["type"] = enumName(op.kernelType);
+        if (op.kernelType == KernelType::Compute)
+            j["duration"] = op.durationNs;
+        else
+            span();
+        j["blocks"] = op.blocks;
+        j["threads"] = op.threadsPerBlock;
+        break;
+    case OpType::Memset:
+        span();
+        j["value"] = op.value;
+        break;
+    case OpType::EventRecord:
+    case OpType::EventWait: j["event"] = op.event; break;
+    case OpType::Sync:
+        j["target"] = enumName(op.syncTarget);
+        if (op.syncTarget == SyncTarget::Stream && !op.syncStream.empty())
+            j["stream"] = op.syncStream;
+        if (op.syncTarget == SyncTarget::Event)
+            j["event"] = op.event;
+        break;
+    case OpType::Prefetch:
+        span();
+        j["location"] = locationJson(op.location);
+        break;
+    case OpType::Advise:
+        span();
+        j["advice"] = enumName(op.advise);
+        j["location"] = locationJson(op.location);
+        break;
+    case OpType::Attach:
+        j["buffer"] = op.buffer;
+        j["mode"] = enumName(op.attach);
+        break;
+    case OpType::HostWork: j["duration"] = op.hostNs; break;
+    }
+    return j;
+}
+} // namespace
+
+std::string workloadToJson(const Workload &w)
+{
+    Json j;
+    j["version"] = w.version;
+    j["name"] = w.name;
+    if (!w.description.empty())
+        j["description"] = w.description;
+    if (!w.compare.empty())
+        j["compare"] = w.compare;
+    j["device"] = w.device;
+    j["defaultStream"] = enumName(w.defaultStream);
+    if (w.maxConnections > 0)
+        j["maxConnections"] = w.maxConnections;
+    j["issueOrder"] = enumName(w.issueOrder);
+    j["warmup"] = w.warmup;
+    j["repetitions"] = w.repetitions;
+    j["buffers"] = Json::array();
+    for (const BufferSpec &b : w.buffers)
+        j["buffers"].push_back(Json{{"name", b.name}, {"kind", enumName(b.kind)}, {"bytes", b.bytes}});
+    j["streams"] = Json::array();
+    for (const StreamSpec &s : w.streams) {
+        Json js;
+        js["name"] = s.name;
+        if (s.useDefaultStream) {
+            js["useDefaultStream"] = true;
+        } else {
+            js["flags"] = enumName(s.flags);
+            js["priority"] = s.priority;
+        }
+        js["ops"] = Json::array();
+        for (const OpSpec &op : s.ops)
+            js["ops"].push_back(opToJson(op));
+        j["streams"].push_back(std::move(js));
+    }
+    // Write the issue order out only when "issueOrder" cannot say it (pipelines, hand-made orders).
+    Workload rebuilt;
+    rebuilt.issueOrder = w.issueOrder;
+    rebuilt.streams = w.streams;
+    buildSchedule(rebuilt);
+    const auto sameOrder = [](const std::vector<ScheduledOp> &a, const std::vector<ScheduledOp> &b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const ScheduledOp &x, const ScheduledOp &y) {
+            return x.stream == y.stream && x.op == y.op;
+        });
+    };
+    if (!w.schedule.empty() && !sameOrder(rebuilt.schedule, w.schedule)) {
+        j["schedule"] = Json::array();
+        for (const ScheduledOp &so : w.schedule)
+            j["schedule"].push_back(Json::array({w.streams.at(so.stream).name, so.op}));
+    }
+    return j.dump(2) + "\n";
+}
+
+WorkloadHeader readWorkloadHeader(std::string_view jsonText, std::string_view fileName)
+{
+    JsonLocator locator;
+    auto fail = [&](const std::string &pointer, TextPosition at, std::string message) {
+        throw WorkloadError(std::string(fileName), {WorkloadIssue{pointer, at.line, at.column, std::move(message)}});
+    };
+    if (!locator.parse(jsonText))
+        fail("", locator.syntaxErrorPosition(), locator.syntaxError());
+    const auto &root = locator.root();
+    if (!root.is_object())
+        fail("", locator.valuePosition(""), "expected a JSON object (a workload), got " + describeValue(root));
+    WorkloadHeader header;
+    auto text = [&](const char *key, std::string &out) {
+        const auto it = root.find(key);
+        if (it == root.end())
+            return;
+        const std::string pointer = JsonLocator::child("", key);
+        if (!it->is_string())
+            fail(pointer, locator.valuePosition(pointer), std::string("expected a string, got ") + describeValue(*it));
+        out = it->get<std::string>();
+    };
+    text("name", header.name);
+    text("description", header.description);
+    if (const auto it = root.find("compare"); it != root.end()) {
+        const std::string pointer = JsonLocator::child("", "compare");
+        if (!it->is_array())
+            fail(pointer, locator.valuePosition(pointer),
+                 "expected an array of comparison axes like [\"memory=pageable,pinned\"], got " + describeValue(*it));
+        for (std::size_t i = 0; i < it->size(); ++i) {
+            const std::string at = JsonLocator::child(pointer, i);
+            const auto &v = (*it)[i];
+            if (!v.is_string())
+                fail(at, locator.valuePosition(at),
+                     "expected a string such as \"streams=1,2,4\", got " + describeValue(v));
+            try {
+                parseVaryOption(v.get<std::string>());
+            } catch (const Error &e) {
+                fail(at, locator.valuePosition(at), e.what());
+            }
+            header.compare.push_back(v.get<std::string>());
+        }
+    }
+    return header;
+}
+
+} // namespace streamscope::engine

@@ -1,0 +1,621 @@
+// Tests of the main window: open a trace written with the engine, select an op, export PNG and SVG,
+// failures reported in the window (which keeps working), the no-GPU banner, an unsaved workload kept,
+// presentation mode, and the command-line options.
+#include <QApplication>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QtTest>
+
+#include "app/gui/app_options.h"
+#include "app/gui/headless_export.h"
+#include "app/gui/main_window.h"
+#include "app/gui/resource_paths.h"
+#include "engine/experiment/comparison_file.h"
+#include "engine/formats/native_format.h"
+#include "tests/ui/test_traces.h"
+#include "ui/compare/comparison_window.h"
+#include "ui/editor/workload_editor.h"
+#include "ui/panels/details_panel.h"
+#include "ui/panels/lessons_panel.h"
+#include "ui/panels/op_table_model.h"
+#include "ui/panels/summary_panel.h"
+#include "ui/run/experiment_dialog.h"
+#include "ui/timeline/timeline_view.h"
+
+using namespace streamscope;
+using gui::MainWindow;
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_tracePath;
+
+private slots:
+    void initTestCase()
+    {
+        // Keep the developer's settings (recent files, window state) out of it.
+        QStandardPaths::setTestModeEnabled(true);
+        QApplication::setOrganizationName(QStringLiteral("StreamScopeTest"));
+        QApplication::setApplicationName(QStringLiteral("tst_main_window"));
+        QSettings().clear();
+        QVERIFY(m_dir.isValid());
+        m_tracePath = m_dir.filePath(QStringLiteral("pipeline.sstrace"));
+        engine::writeNativeTrace(*test::makePipelineTrace(3), m_tracePath.toStdString());
+    }
+
+    void opensTraceSelectsOpAndExportsImages()
+    {
+        MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY2(window.openFile(m_tracePath), qPrintable(window.lastError()));
+        QVERIFY(window.trace());
+        QCOMPARE(window.trace()->repetitions.size(), std::size_t(3));
+        QVERIFY(window.windowTitle().contains(QStringLiteral("pipeline-test")));
+        // The trace's own "what to look for" is shown beside the timeline, with a usable width.
+        auto *explanation = window.findChild<QWidget *>(QStringLiteral("explanation"));
+        QVERIFY(explanation && !explanation->isHidden());
+        QTRY_VERIFY(explanation->width() >= 200);
+        QVERIFY(window.findChild<QTextBrowser *>(QStringLiteral("explanationText"))
+                    ->toPlainText()
+                    .contains(QStringLiteral("overlapping")));
+        QCOMPARE(window.timeline()->repetition(), window.summaryPanel()->medianRepetition());
+        QCOMPARE(window.opTableModel()->rowCount(), 6);
+        QVERIFY(window.recentFiles().contains(QFileInfo(m_tracePath).absoluteFilePath()));
+
+        // Selecting an op in the timeline fills the details panel.
+        window.timeline()->selectOp(1);
+        QCOMPARE(window.timeline()->selectedOp().op, 1);
+        QTRY_VERIFY(window.detailsPanel()->plainText().contains(QStringLiteral("compute 100 us")));
+
+        // Another repetition from the summary's selector drives the timeline and the op table.
+        window.setRepetition(2);
+        QCOMPARE(window.timeline()->repetition(), 2);
+        QCOMPARE(window.opTableModel()->repetition(), 2);
+
+        const QString png = m_dir.filePath(QStringLiteral("view.png"));
+        QString error;
+        QVERIFY2(window.exportImage(png, QSize(1280, 720), &error), qPrintable(error));
+        QImage image(png);
+        QCOMPARE(image.size(), QSize(1280, 720));
+        // Non-trivial: the picture has the op colours, not one flat fill.
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4)
+                colours.insert(image.pixel(x, y));
+        QVERIFY2(colours.size() > 8, qPrintable(QString::number(colours.size())));
+        QVERIFY(QFileInfo(png).size() > 5000);
+
+        const QString svg = m_dir.filePath(QStringLiteral("view.svg"));
+        QVERIFY2(window.exportImage(svg, QSize(1280, 720), &error), qPrintable(error));
+        QFile svgFile(svg);
+        QVERIFY(svgFile.open(QIODevice::ReadOnly));
+        const QByteArray svgText = svgFile.readAll();
+        QVERIFY(svgText.contains("<svg"));
+        QVERIFY(svgText.size() > 2000);
+
+        // Save the trace again (atomic native write) and read it back.
+        const QString copy = m_dir.filePath(QStringLiteral("copy.sstrace"));
+        QVERIFY2(window.saveTrace(copy, &error), qPrintable(error));
+        QCOMPARE(engine::readNativeTrace(copy.toStdString()).opCount(), window.trace()->opCount());
+
+        // Screenshot of the window for the docs when asked (not part of the checks).
+        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty())
+            window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/main-window-test.png"));
+    }
+
+    void badFilesAreReportedAndTheWindowKeepsWorking()
+    {
+        MainWindow window;
+        QVERIFY(window.openFile(m_tracePath));
+        const auto before = window.trace();
+
+        const QString garbage = m_dir.filePath(QStringLiteral("garbage.sstrace"));
+        QFile file(garbage);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("this is not a trace at all");
+        file.close();
+        QVERIFY(!window.openFile(garbage));
+        QVERIFY2(window.lastError().contains(QStringLiteral("garbage.sstrace")), qPrintable(window.lastError()));
+        QCOMPARE(window.trace(), before); // what was shown stays
+
+        QVERIFY(!window.openFile(m_dir.filePath(QStringLiteral("missing.sstrace"))));
+        QVERIFY(window.lastError().contains(QStringLiteral("missing.sstrace")));
+
+        QString error;
+        QVERIFY(!window.exportImage(QStringLiteral("/nonexistent-dir/x.png"), QSize(640, 480), &error));
+        QVERIFY(!error.isEmpty());
+
+        // And it still opens good files.
+        QVERIFY(window.openFile(m_tracePath));
+    }
+
+    void dropOpensTheFile()
+    {
+        MainWindow window;
+        QMimeData mime;
+        mime.setUrls({QUrl::fromLocalFile(m_tracePath)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(&window, &drop);
+        // A drop opens in the background: the window returns to its event loop at once.
+        QVERIFY(window.isOpening());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isOpening(), 20000);
+        QVERIFY2(window.trace(), qPrintable(window.lastError()));
+        QCOMPARE(window.trace()->repetitions.size(), std::size_t(3));
+
+        // Something that is not a local file is not taken.
+        QMimeData remote;
+        remote.setUrls({QUrl(QStringLiteral("https://example.com/x.sstrace"))});
+        QDragEnterEvent remoteEnter(QPoint(10, 10), Qt::CopyAction, &remote, Qt::LeftButton, Qt::NoModifier);
+        remoteEnter.setAccepted(false);
+        QApplication::sendEvent(&window, &remoteEnter);
+        QVERIFY(!remoteEnter.isAccepted());
+    }
+
+    // A PyTorch-sized trace (35,000 kernels, as the 5-stream A100 Kineto trace in ../shared has) opens in
+    // the background: progress reaches the status bar, the event loop keeps running (a timer fires
+    // many times while it loads), Cancel drops it, and of two opens in a row only the second is shown.
+    void largeTraceOpensInTheBackground()
+    {
+        const QString big = m_dir.filePath(QStringLiteral("kineto-35k.json"));
+        {
+            QFile f(big);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            // Kineto's layout: runtime calls on a host thread, kernels on 5 streams, tied by correlation.
+            QJsonArray events;
+            events.append(QJsonObject{
+                {QStringLiteral("ph"), QStringLiteral("M")},
+                {QStringLiteral("name"), QStringLiteral("process_name")},
+                {QStringLiteral("pid"), 100},
+                {QStringLiteral("tid"), 0},
+                {QStringLiteral("args"), QJsonObject{{QStringLiteral("name"), QStringLiteral("python3")}}}});
+            for (int i = 0; i < 35000; ++i) {
+                const double ts = 1000.0 + i * 20.0;
+                events.append(
+                    QJsonObject{{QStringLiteral("ph"), QStringLiteral("X")},
+                                {QStringLiteral("cat"), QStringLiteral("cuda_runtime")},
+                                {QStringLiteral("name"), QStringLiteral("cudaLaunchKernel")},
+                                {QStringLiteral("pid"), 100},
+                                {QStringLiteral("tid"), 101},
+                                {QStringLiteral("ts"), ts},
+                                {QStringLiteral("dur"), 3},
+                                {QStringLiteral("args"), QJsonObject{{QStringLiteral("correlation"), i + 1}}}});
+                events.append(
+                    QJsonObject{{QStringLiteral("ph"), QStringLiteral("X")},
+                                {QStringLiteral("cat"), QStringLiteral("kernel")},
+                                {QStringLiteral("name"), QStringLiteral("void gemm_kernel<%1>()").arg(i % 7)},
+                                {QStringLiteral("pid"), 0},
+                                {QStringLiteral("tid"), 7 + i % 5},
+                                {QStringLiteral("ts"), ts + 4},
+                                {QStringLiteral("dur"), 15},
+                                {QStringLiteral("args"), QJsonObject{{QStringLiteral("device"), 0},
+                                                                     {QStringLiteral("stream"), 7 + i % 5},
+                                                                     {QStringLiteral("correlation"), i + 1}}}});
+            }
+            const QByteArray text = QJsonDocument(QJsonObject{{QStringLiteral("schemaVersion"), 1},
+                                                              {QStringLiteral("traceEvents"), events}})
+                                        .toJson(QJsonDocument::Compact);
+            QVERIFY(f.write(text) == text.size());
+        }
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *progress = window.findChild<QProgressBar *>(QStringLiteral("loadProgress"));
+        auto *cancel = window.findChild<QPushButton *>(QStringLiteral("loadCancelButton"));
+        QVERIFY(progress && cancel);
+
+        // Cancel: what was shown stays shown, nothing of the big trace arrives later.
+        QVERIFY(window.openFile(m_tracePath));
+        const auto before = window.trace();
+        window.openFileInBackground(big);
+        QVERIFY(window.isOpening());
+        QVERIFY(progress->isVisible() && cancel->isVisible());
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QVERIFY(!window.isOpening());
+        QVERIFY(!progress->isVisible());
+        QTest::qWait(300);
+        QCOMPARE(window.trace(), before);
+
+        // Two opens in a row: the first is abandoned, only the second is shown.
+        window.openFileInBackground(big);
+        window.openFileInBackground(m_tracePath);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isOpening(), 20000);
+        QTest::qWait(200);
+        QCOMPARE(window.trace()->repetitions.size(), std::size_t(3));
+
+        // The big one, to the end, with the event loop running all along: the longest the GUI thread went
+        // without running a 5 ms timer is what a user would feel as a freeze.
+        int ticks = 0;
+        int maxPercent = 0;
+        qint64 longestGap = 0;
+        QElapsedTimer clock;
+        qint64 lastTick = 0;
+        QTimer timer;
+        timer.setTimerType(Qt::PreciseTimer);
+        connect(&timer, &QTimer::timeout, this, [&] {
+            ++ticks;
+            const qint64 now = clock.elapsed();
+            longestGap = std::max(longestGap, now - lastTick);
+            lastTick = now;
+            if (progress->isVisible())
+                maxPercent = std::max(maxPercent, progress->value());
+            // With STREAMSCOPE_SCREENSHOT_DIR set: the window while it opens (docs/screenshots).
+            static bool shot = false;
+            const QString dir = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR");
+            if (!shot && !dir.isEmpty() && progress->isVisible() && progress->value() >= 40) {
+                shot = true;
+                window.grab().save(dir + QStringLiteral("/opening-large-trace.png"));
+            }
+        });
+        clock.start();
+        timer.start(5);
+        window.openFileInBackground(big);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isOpening(), 60000);
+        const qint64 ms = clock.elapsed();
+        timer.stop();
+        QVERIFY2(window.trace() && window.trace()->opCount() >= 35000, qPrintable(window.lastError()));
+        QVERIFY2(maxPercent > 0, "no progress was shown");
+        qInfo("35k-kernel trace opened in the background in %lld ms; %d timer ticks, longest gap %lld ms; progress "
+              "reached %d %%",
+              ms, ticks, longestGap, maxPercent);
+        // The event loop ran while the file was read: the timer fired during the load, not only after it.
+        // (How long the GUI thread is held is a benchmark's figure, not a test's: bench/bench_ui_open.)
+        QVERIFY2(ticks >= 3, qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(ms)));
+    }
+
+    void unsavedWorkloadIsNotDropped()
+    {
+        MainWindow window;
+        int asked = 0;
+        window.setDiscardQuestion([&asked] {
+            ++asked;
+            return MainWindow::DiscardAnswer::Cancel;
+        });
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("mine.json"));
+        window.workloadEditor()->addStream();
+        QVERIFY(window.workloadEditor()->isModified());
+        const QString edited = window.workloadEditor()->text();
+
+        const QString other = m_dir.filePath(QStringLiteral("other.json"));
+        QFile file(other);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(ui::WorkloadEditor::templateText().toUtf8());
+        file.close();
+        QVERIFY(!window.openFile(other)); // the user said Cancel
+        QCOMPARE(asked, 1);
+        QCOMPARE(window.workloadEditor()->text(), edited);
+        QVERIFY(!window.close()); // closing asks too, and Cancel keeps the window
+        QCOMPARE(asked, 2);
+
+        window.setDiscardQuestion([] { return MainWindow::DiscardAnswer::Discard; });
+        QVERIFY(window.openFile(other));
+        QCOMPARE(window.workloadEditor()->filePath(), other);
+        QVERIFY(!window.workloadEditor()->isModified());
+    }
+
+    void presetsOpenInTheEditor()
+    {
+        // Presets written as a "pipeline" (no "streams" key) are workloads too, not Chrome traces.
+        const QString preset = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json");
+        // A committed file: its absence is a broken checkout, not a reason to skip.
+        QVERIFY2(QFileInfo::exists(preset), qPrintable(preset + QStringLiteral(" is missing")));
+        MainWindow window;
+        QVERIFY2(window.openFile(preset), qPrintable(window.lastError()));
+        QCOMPARE(window.workloadEditor()->filePath(), preset);
+        QVERIFY(window.workloadEditor()->isValid());
+        QVERIFY(!window.trace());
+        // Its "what to look for" is beside the (empty) timeline before it is even run.
+        QVERIFY(!window.findChild<QWidget *>(QStringLiteral("explanation"))->isHidden());
+        QVERIFY(window.findChild<QTextBrowser *>(QStringLiteral("explanationText"))
+                    ->toPlainText()
+                    .contains(QStringLiteral("chunk")));
+    }
+
+    void exampleTracesOpenWithTheirLesson()
+    {
+        const QString example = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace");
+        QVERIFY2(QFileInfo::exists(example), qPrintable(example + QStringLiteral(" is missing")));
+        MainWindow window;
+        QVERIFY2(window.openFile(example), qPrintable(window.lastError()));
+        QVERIFY(window.trace()->opCount() > 0);
+        // The lesson list follows: the window finds the source tree's resources (STREAMSCOPE_SOURCE_DIR's
+        // fallback), so the overlap lesson is there and becomes the current one.
+        const int lesson = window.lessonsPanel()->lessonForPath(example);
+        QVERIFY2(lesson >= 0, "the overlap example's lesson is not in the lessons panel");
+        QCOMPARE(window.lessonsPanel()->currentLesson(), lesson);
+        auto *text = window.findChild<QTextBrowser *>(QStringLiteral("explanationText"));
+        QVERIFY(!text->toPlainText().isEmpty());
+    }
+
+    void runFailuresAreShown()
+    {
+        MainWindow window;
+        // A child that crashes: the window says so and stays usable.
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"), QStringLiteral("echo oops >&2; kill -SEGV $$"), QStringLiteral("sh")});
+        QVERIFY(!window.runWorkload()); // nothing in the editor yet
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("w.json"));
+        QSignalSpy failed(window.runController(), &ui::RunController::runFailed);
+        QVERIFY(window.runWorkload());
+        QVERIFY(failed.wait(10000));
+        QVERIFY2(window.lastError().contains(QStringLiteral("crashed")), qPrintable(window.lastError()));
+
+        // A child that reports no GPU: the banner explains, Run is refused until a GPU is found.
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("echo '{\"event\":\"error\",\"kind\":\"no_gpu\",\"exit_code\":5,\"message\":\"no "
+                            "CUDA-capable device is detected\"}'; exit 5"),
+             QStringLiteral("sh")});
+        failed.clear();
+        QVERIFY(window.runWorkload());
+        QVERIFY(failed.wait(10000));
+        QVERIFY2(window.bannerText().contains(QStringLiteral("no CUDA-capable device")),
+                 qPrintable(window.bannerText()));
+        QVERIFY(!window.runWorkload());
+    }
+
+    void cancelFromTheWindow()
+    {
+        MainWindow window;
+        window.runController()->setCancelGracePeriod(500);
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral(
+                 "echo '{\"event\":\"start\",\"workload\":\"w\",\"repetitions\":5,\"ops\":3}'; exec sleep 30"),
+             QStringLiteral("sh")});
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("w.json"));
+        QSignalSpy started(window.runController(), &ui::RunController::runStarted);
+        QSignalSpy failed(window.runController(), &ui::RunController::runFailed);
+        QVERIFY(window.runWorkload());
+        QVERIFY(started.wait(10000));
+        QVERIFY(!window.runWorkload()); // one run at a time
+        window.cancelRun();
+        QVERIFY(failed.wait(10000) || failed.count() > 1);
+        QVERIFY2(window.lastError().contains(QStringLiteral("cancelled")), qPrintable(window.lastError()));
+        QVERIFY(!window.runController()->isBusy());
+    }
+
+    void successfulRunShowsTheTrace()
+    {
+        MainWindow window;
+        // A fake CLI that "runs" by copying a prepared trace to the output path it is given ($4).
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("cp '%1' \"$4\" && printf '{\"event\":\"done\",\"output\":\"%s\"}\\n' \"$4\"")
+                 .arg(m_tracePath),
+             QStringLiteral("sh")});
+        window.workloadEditor()->setText(ui::WorkloadEditor::templateText(), QStringLiteral("w.json"));
+        QSignalSpy finished(window.runController(), &ui::RunController::runFinished);
+        QVERIFY(window.runWorkload());
+        QVERIFY(finished.wait(10000));
+        QVERIFY2(window.trace(), qPrintable(window.lastError()));
+        QCOMPARE(window.trace()->opCount(), std::size_t(18));
+    }
+
+    // Run > Compare variants from a lesson: the dialog starts from the lesson's axes, the CLI gets them,
+    // and the result opens in a comparison window marked unsaved, which saves to a .sscompare.
+    void lessonComparisonFromTheWindow()
+    {
+        const QString recorded =
+            QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/comparisons/overlap.sscompare");
+        const QString preset = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json");
+        QVERIFY(QFileInfo::exists(recorded));
+        MainWindow window;
+        const QString argsFile = m_dir.filePath(QStringLiteral("compare-args"));
+        // A fake CLI: records its arguments and "compares" by copying the recorded comparison to -o.
+        window.runController()->setProgram(
+            QStringLiteral("/bin/sh"),
+            {QStringLiteral("-c"),
+             QStringLiteral("printf '%s\\n' \"$@\" > '%1'; for a in \"$@\"; do [ \"$p\" = -o ] && o=$a; p=$a; done;"
+                            "cp '%2' \"$o\" && printf '{\"event\":\"done\",\"output\":\"%s\"}\\n' \"$o\"")
+                 .arg(argsFile, recorded),
+             QStringLiteral("sh")});
+        QStringList offered;
+        window.setExperimentQuestion([&offered](ui::ExperimentDialog &dialog) {
+            offered = dialog.varyOptions();
+            dialog.setRepetitions(2);
+            return true;
+        });
+        // The lesson's Compare button: loads the workload into the editor, then asks.
+        ui::LessonsPanel *lessons = window.lessonsPanel();
+        int index = -1;
+        for (int i = 0; i < int(lessons->lessons().size()); ++i)
+            if (lessons->lessons()[std::size_t(i)].workloadPath.endsWith(QStringLiteral("/overlap.json")))
+                index = i;
+        QVERIFY(index >= 0);
+        lessons->setCurrentLesson(index);
+        auto *compareButton = lessons->findChild<QPushButton *>(QStringLiteral("lessonCompare"));
+        auto *recordedButton = lessons->findChild<QPushButton *>(QStringLiteral("lessonRecordedComparison"));
+        QVERIFY(compareButton && recordedButton);
+        QVERIFY(compareButton->isEnabled());
+        QVERIFY(recordedButton->isEnabled());
+        QSignalSpy finished(window.runController(), &ui::RunController::runFinished);
+        compareButton->click();
+        QCOMPARE(offered, QStringList({QStringLiteral("chunks=8"), QStringLiteral("streams=1, 2, 4, 8"),
+                                       QStringLiteral("order=depth-first, breadth-first")}));
+        QVERIFY(finished.wait(10000));
+        QFile args(argsFile);
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        const QStringList passed = QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(passed.mid(0, 1), QStringList{QStringLiteral("compare")});
+        QVERIFY2(
+            passed.join(QLatin1Char(' '))
+                .contains(QStringLiteral(
+                    "--vary chunks=8 --vary streams=1, 2, 4, 8 --vary order=depth-first, breadth-first --repeat 2")),
+            qPrintable(passed.join(QLatin1Char(' '))));
+        ui::ComparisonWindow *comparison = window.lastComparison();
+        QVERIFY2(comparison, qPrintable(window.lastError()));
+        QCOMPARE(int(comparison->comparison().variants.size()), 8);
+        QVERIFY(comparison->isUnsaved());
+        QVERIFY(comparison->windowTitle().contains(QStringLiteral("not saved")));
+        const QString saved = m_dir.filePath(QStringLiteral("saved.sscompare"));
+        QString error;
+        QVERIFY2(comparison->saveAs(saved, &error), qPrintable(error));
+        QVERIFY(!comparison->isUnsaved());
+        QCOMPARE(int(engine::readComparison(saved.toStdString()).variants.size()), 8);
+        comparison->close();
+
+        // Without a GPU the Compare button is off and says why; the recorded comparison still opens.
+        lessons->setCanRun(false);
+        QVERIFY(!compareButton->isEnabled());
+        QVERIFY(compareButton->toolTip().contains(QStringLiteral("No usable GPU")));
+        recordedButton->click();
+        QVERIFY(window.lastComparison());
+        QCOMPARE(int(window.lastComparison()->comparison().variants.size()), 8);
+        // A lesson without a comparison has the button off.
+        for (int i = 0; i < int(lessons->lessons().size()); ++i)
+            if (lessons->lessons()[std::size_t(i)].compare.isEmpty()) {
+                lessons->setCanRun(true);
+                lessons->setCurrentLesson(i);
+                QVERIFY(!compareButton->isEnabled());
+                break;
+            }
+    }
+
+    void realCliWithoutGpuShowsBanner()
+    {
+        const QString cli = QStringLiteral(STREAMSCOPE_CLI);
+        if (!QFileInfo(cli).isExecutable())
+            QSKIP("streamscope-cli is not built");
+        MainWindow window;
+        window.runController()->setProgram(cli);
+        QSignalSpy checked(window.runController(), &ui::RunController::devicesChecked);
+        window.checkGpu();
+        QVERIFY(checked.wait(30000));
+        if (checked.first().first().toBool())
+            QSKIP("a GPU is usable here");
+        QVERIFY2(window.bannerText().contains(QStringLiteral("No usable GPU")), qPrintable(window.bannerText()));
+        // The examples recorded on a real GPU stand in for a run, when there are any.
+        if (!gui::exampleTraces().isEmpty()) {
+            // Opened in the background, so the window stays usable while it loads.
+            QTRY_VERIFY_WITH_TIMEOUT(!window.isOpening(), 20000);
+            QVERIFY2(window.trace(), qPrintable(window.lastError()));
+            QVERIFY(window.bannerText().contains(QStringLiteral("example traces")));
+        } else {
+            QVERIFY(window.bannerText().contains(QStringLiteral("No example traces")));
+        }
+        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+            window.resize(1600, 1000);
+            window.show();
+            QTest::qWait(300);
+            window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/no-gpu-test.png"));
+        }
+    }
+
+    void presentationMode()
+    {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(m_tracePath));
+        const qreal before = window.font().pointSizeF();
+        window.setPresentationMode(true);
+        QVERIFY(window.timeline()->presentationMode());
+        QVERIFY(window.font().pointSizeF() > before);
+        QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("workloadDock"))->isHidden());
+        if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+            QTest::qWait(300); // let the larger fonts lay out
+            window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/presentation-test.png"));
+        }
+        window.setPresentationMode(false);
+        QVERIFY(!window.timeline()->presentationMode());
+        QCOMPARE(window.font().pointSizeF(), before);
+        QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("summaryDock"))->isHidden());
+    }
+
+    void headlessExport()
+    {
+        gui::AppOptions options;
+        options.tracePath = m_tracePath;
+        options.exportImagePath = m_dir.filePath(QStringLiteral("headless.png"));
+        options.size = QSize(800, 450);
+        options.repetition = 2;
+        options.presentation = true;
+        QCOMPARE(gui::exportImageHeadless(options), 0);
+        const QImage image(options.exportImagePath);
+        QCOMPARE(image.size(), QSize(800, 450));
+        QVERIFY(QFileInfo(options.exportImagePath).size() > 3000);
+
+        options.repetition = 7; // the trace has 3
+        QCOMPARE(gui::exportImageHeadless(options), 2);
+        options.repetition = -1;
+        options.tracePath = m_dir.filePath(QStringLiteral("missing.sstrace"));
+        QCOMPARE(gui::exportImageHeadless(options), 4);
+    }
+
+    void commandLine_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<bool>("ok");
+        QTest::addColumn<QString>("image");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("repetition");
+        QTest::newRow("trace") << QStringList{QStringLiteral("t.sstrace")} << true << QString() << QSize(1920, 1080)
+                               << -1;
+        QTest::newRow("export") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--export-image"),
+                                               QStringLiteral("o.png"),     QStringLiteral("--size"),
+                                               QStringLiteral("800x600"),   QStringLiteral("--repetition"),
+                                               QStringLiteral("2")}
+                                << true << QStringLiteral("o.png") << QSize(800, 600) << 1;
+        QTest::newRow("bad size") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--size"),
+                                                 QStringLiteral("huge")}
+                                  << false << QString() << QSize() << -1;
+        // Without a trace: the window as a plain launch opens it, saved (README's launch command on a clean machine).
+        QTest::newRow("export without trace") << QStringList{QStringLiteral("--export-image"), QStringLiteral("o.png")}
+                                              << true << QStringLiteral("o.png") << QSize(1920, 1080) << -1;
+        QTest::newRow("repetition 0") << QStringList{QStringLiteral("t.sstrace"), QStringLiteral("--repetition"),
+                                                     QStringLiteral("0")}
+                                      << false << QString() << QSize() << -1;
+        QTest::newRow("compare") << QStringList{QStringLiteral("w.json"), QStringLiteral("--compare")} << true
+                                 << QString() << QSize(1920, 1080) << -1;
+        QTest::newRow("compare without workload")
+            << QStringList{QStringLiteral("--compare")} << false << QString() << QSize() << -1;
+        QTest::newRow("compare and run") << QStringList{QStringLiteral("w.json"), QStringLiteral("--compare"),
+                                                        QStringLiteral("--run")}
+                                         << false << QString() << QSize() << -1;
+        QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate")} << false << QString() << QSize()
+                                        << -1;
+    }
+    void commandLine()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(bool, ok);
+        gui::AppOptions options;
+        QString error;
+        QCOMPARE(gui::parseAppOptions(QStringList{QStringLiteral("streamscope")} + args, options, &error), ok);
+        if (!ok) {
+            QVERIFY(!error.isEmpty());
+            return;
+        }
+        QFETCH(QString, image);
+        QFETCH(QSize, size);
+        QFETCH(int, repetition);
+        QCOMPARE(options.exportImagePath, image);
+        QCOMPARE(options.size, size);
+        QCOMPARE(options.repetition, repetition);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,69 @@
+// Tests of engine/analysis/op_statistics.h: each op over every repetition, on the bundled examples.
+#include <QtTest>
+
+#include "engine/analysis/op_statistics.h"
+#include "engine/formats/trace_io.h"
+
+using namespace streamscope::engine;
+
+namespace {
+
+Trace example(const char *name)
+{
+    return loadTrace(std::string(STREAMSCOPE_SOURCE_DIR "/resources/examples/") + name + ".sstrace");
+}
+
+} // namespace
+
+class TestOpStatistics : public QObject {
+    Q_OBJECT
+
+private slots:
+    void overlapExample()
+    {
+        const Trace trace = example("overlap");
+        const auto ops = opStatistics(trace);
+        QCOMPARE(ops.size(), trace.repetitions.front().ops.size());
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            const OpStatistics &s = ops[i];
+            QCOMPARE(s.index, int(i));
+            QVERIFY(s.first);
+            QCOMPARE(s.gpuNs.count, trace.repetitions.size());
+            // The median over repetitions of the same op (same opIndex) in each.
+            std::vector<double> gpu;
+            for (const Repetition &rep : trace.repetitions)
+                for (const OpRecord &op : rep.ops)
+                    if (op.opIndex == s.index)
+                        gpu.push_back(double(op.gpuDurationNs()));
+            QCOMPARE(s.gpuNs.median, spreadOf(gpu).median);
+            if (isCopy(s.first->kind)) {
+                QCOMPARE(s.gbPerSecond.count, trace.repetitions.size());
+                QVERIFY(s.gbPerSecond.median > 1 && s.gbPerSecond.median < 63.1); // under the link
+            } else {
+                QCOMPARE(s.gbPerSecond.count, std::size_t(0));
+            }
+            QVERIFY(s.startNs.min >= 0);
+        }
+    }
+
+    void prefetchIsRatedByItsMigrations()
+    {
+        const Trace trace = example("managed");
+        bool seen = false;
+        for (const OpStatistics &s : opStatistics(trace)) {
+            // The prefetch to the GPU (the ones back to the host find nothing to move in this lesson).
+            if (s.first->kind != OpKind::Prefetch || trace.name(*s.first).find("-> gpu") == std::string::npos)
+                continue;
+            QCOMPARE(s.first->gbPerSecond(), 0.0); // a prefetch has no requested-size rate of its own
+            QVERIFY2(s.gbPerSecond.count > 0, trace.name(*s.first).c_str());
+            QVERIFY(s.gbPerSecond.median > 10 && s.gbPerSecond.median < 63.1);
+            seen = true;
+        }
+        QVERIFY2(seen, "the managed example has a prefetch that moved data");
+    }
+
+    void emptyTrace() { QVERIFY(opStatistics(Trace{}).empty()); }
+};
+
+QTEST_APPLESS_MAIN(TestOpStatistics)
+#include "tst_op_statistics.moc"

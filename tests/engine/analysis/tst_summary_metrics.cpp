@@ -1,0 +1,95 @@
+// Tests of engine/analysis/summary_metrics.h: the one list of summary metrics the CLI and the app show,
+// read from the bundled examples recorded on a GPU.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/analysis/summary_metrics.h"
+#include "engine/formats/trace_io.h"
+
+using namespace streamscope::engine;
+
+namespace {
+
+Trace example(const char *name)
+{
+    return loadTrace(std::string(STREAMSCOPE_SOURCE_DIR "/resources/examples/") + name + ".sstrace");
+}
+
+const SummaryMetric *find(const std::vector<SummaryMetric> &metrics, const std::string &label)
+{
+    const auto it =
+        std::find_if(metrics.begin(), metrics.end(), [&](const SummaryMetric &m) { return m.label == label; });
+    return it == metrics.end() ? nullptr : &*it;
+}
+
+} // namespace
+
+class TestSummaryMetrics : public QObject {
+    Q_OBJECT
+
+private slots:
+    void overlapExample()
+    {
+        const Trace trace = example("overlap");
+        const TraceSummary summary = summarize(trace);
+        const auto metrics = summaryMetrics(trace, summary);
+        // The same spreads summarize() gives, from the same per-repetition values.
+        const SummaryMetric *makespan = find(metrics, "Makespan");
+        QVERIFY(makespan);
+        QCOMPARE(makespan->spread.median, summary.makespanNs.median);
+        QCOMPARE(makespan->spread.min, summary.makespanNs.min);
+        QCOMPARE(makespan->spread.count, summary.repetitions.size());
+        QCOMPARE(find(metrics, "Efficiency")->spread.median, summary.efficiency.median);
+        QVERIFY(find(metrics, "H2D bandwidth") && find(metrics, "D2H bandwidth"));
+        // One busy row per stream; nothing for what the run did not do.
+        for (const auto &s : trace.streams)
+            QVERIFY2(find(metrics, "Busy: " + s.name), s.name.c_str());
+        QVERIFY(!find(metrics, "D2D bytes"));
+        QVERIFY(!find(metrics, "GPU page faults"));
+        // Every value reads back through its own unit's formatter.
+        for (const auto &m : metrics)
+            QVERIFY2(!formatMetric(m.unit, m.spread.median).empty(), m.label.c_str());
+        QCOMPARE(formatMetric(MetricUnit::Fraction, 0.5), std::string("50.0 %"));
+        QCOMPARE(formatMetric(MetricUnit::Bytes, 16.0 * 1024 * 1024), std::string("16 MiB"));
+        QCOMPARE(formatMetric(MetricUnit::Count, 177.4), std::string("177"));
+    }
+
+    void managedExampleHasUnifiedMemoryRows()
+    {
+        const Trace trace = example("managed");
+        const auto metrics = summaryMetrics(trace, summarize(trace));
+        const SummaryMetric *faults = find(metrics, "GPU page faults");
+        QVERIFY(faults);
+        QVERIFY(faults->spread.median > 100);
+        QVERIFY(find(metrics, "Migrated to the GPU"));
+        QVERIFY(!find(metrics, "H2D bytes")); // the lesson has no explicit copies
+    }
+
+    void bandwidthLeavesOutRepetitionsThatCopiedNothing()
+    {
+        // Repetition 0 copies nothing to the device: its H2D bandwidth does not apply (it is not 0 GB/s).
+        Trace trace = example("overlap");
+        for (OpRecord &op : trace.repetitions[0].ops)
+            if (op.kind == OpKind::CopyH2D)
+                op.kind = OpKind::Kernel;
+        const TraceSummary summary = summarize(trace);
+        const auto metrics = summaryMetrics(trace, summary);
+        const SummaryMetric *h2d = find(metrics, "H2D bandwidth");
+        QVERIFY(h2d);
+        QCOMPARE(h2d->spread.count, trace.repetitions.size() - 1);
+        QVERIFY(h2d->spread.min > 1);
+        QVERIFY(std::isnan(h2d->value(summary.repetitions[0])));
+        QCOMPARE(formatMetric(h2d->unit, h2d->value(summary.repetitions[0])), std::string("-"));
+    }
+
+    void emptyTraceHasNone()
+    {
+        const Trace empty;
+        QVERIFY(summaryMetrics(empty, summarize(empty)).empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSummaryMetrics)
+#include "tst_summary_metrics.moc"

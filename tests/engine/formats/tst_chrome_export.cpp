@@ -1,0 +1,619 @@
+// Chrome Trace Event export: checked by an independent parser (python3's json module, through
+// fixtures/check_chrome_trace.py) for strict JSON, Perfetto's nesting rule, named tracks and paired
+// flows; exact nanosecond timestamps; string escaping; overflow tracks; and round trips through the
+// Chrome importer (hand-made trace, native file -> Chrome -> import, and a real Nsight export); slices
+// that touch end at or before the next one in double arithmetic too, as speedscope computes it.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/formats/chrome_export.h"
+#include "engine/formats/chrome_import.h"
+#include "engine/formats/native_format.h"
+#include "engine/formats/nsys_import.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/errors.h"
+#include "tests/engine/trace_compare.h"
+#include "tests/engine/trace_fixture.h"
+
+using namespace streamscope;
+
+class TestChromeExport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void independentParserAccepts_data();
+    void independentParserAccepts();
+    void checkerCatchesBrokenFiles_data();
+    void checkerCatchesBrokenFiles();
+    void layout();
+    void exactTimestamps();
+    void escaping();
+    void overlappingOpsGoToOverflowTracks();
+    void touchingSlicesInTheOverlapExample();
+    void touchingSlicesAtAwkwardValues();
+    void roundTripHandTrace();
+    void roundTripNativeFile();
+    void unifiedMemoryTracks();
+    void roundTripRealNsysExport();
+    void threadsWriteTheSameBytes();
+    void emptyTrace();
+    void exportFormats();
+    void unwritableTarget();
+
+private:
+    void checkTouchingSlices(const engine::Trace &trace);
+    QString runChecker(const engine::Trace &trace, const engine::ChromeExportOptions &options = {});
+    QTemporaryDir m_dir;
+    QString m_python;
+};
+
+namespace {
+
+nlohmann::json parse(const std::string &text)
+{
+    return nlohmann::json::parse(text);
+}
+
+// A trace with everything the exporter handles: two devices, host-only ops, an op without a stream,
+// a second host thread, and repetitions on one time axis.
+engine::Trace richTrace()
+{
+    auto t = test::handTrace(3);
+    t.hostName = "gpu-host";
+    t.streams.push_back({"other GPU stream", 1, 9, -1, false, true});
+    engine::DeviceInfo second;
+    second.index = 1;
+    second.name = "Second GPU";
+    t.devices.push_back(second);
+    t.hostThreads.push_back({"worker", 43});
+    auto &rep = t.repetitions[1].ops;
+    engine::OpRecord sync;
+    sync.kind = engine::OpKind::HostSync;
+    sync.nameId = t.intern("sync s1");
+    sync.stream = 1;
+    sync.hostThread = 1;
+    sync.hostStartNs = 20'400'000;
+    sync.hostEndNs = 20'700'000;
+    sync.opIndex = 4;
+    rep.push_back(sync);
+    engine::OpRecord k = rep[1];
+    k.stream = 2;
+    k.nameId = t.intern("kernel on GPU 1");
+    k.correlation = 99;
+    k.opIndex = 5;
+    rep.push_back(k);
+    engine::OpRecord noStream = rep[1];
+    noStream.stream = -1;
+    noStream.hostThread = -1;
+    noStream.nameId = t.intern("imported op without a stream");
+    noStream.opIndex = 6;
+    noStream.flags = engine::OpFlagImported;
+    rep.push_back(noStream);
+    return t;
+}
+
+} // namespace
+
+void TestChromeExport::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_python = QStandardPaths::findExecutable("python3");
+}
+
+QString TestChromeExport::runChecker(const engine::Trace &trace, const engine::ChromeExportOptions &options)
+{
+    const QString path = m_dir.filePath("checked.json");
+    engine::writeChromeTrace(trace, path.toStdString(), options);
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(m_python, {QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/check_chrome_trace.py"), path});
+    if (!p.waitForFinished(120000))
+        return "python3 did not finish: " + p.errorString();
+    const QString out = QString::fromUtf8(p.readAll()).trimmed();
+    return p.exitCode() == 0 ? out : "exit " + QString::number(p.exitCode()) + ": " + out;
+}
+
+void TestChromeExport::independentParserAccepts_data()
+{
+    QTest::addColumn<int>("which");
+    QTest::addColumn<bool>("hostCalls");
+    QTest::addColumn<bool>("counters");
+    QTest::addColumn<int>("expectedFlows");
+    QTest::newRow("hand trace, everything") << 0 << true << true << 12;
+    QTest::newRow("hand trace, no host calls") << 0 << false << true << 0;
+    QTest::newRow("rich trace") << 1 << true << true << 14;
+    QTest::newRow("rich trace, no counters") << 1 << true << false << 14;
+}
+
+void TestChromeExport::independentParserAccepts()
+{
+    QFETCH(int, which);
+    QFETCH(bool, hostCalls);
+    QFETCH(bool, counters);
+    QFETCH(int, expectedFlows);
+    if (m_python.isEmpty())
+        QSKIP("python3 is not on PATH: the independent JSON check cannot run (CI installs python3)");
+    engine::ChromeExportOptions options;
+    options.hostCalls = hostCalls;
+    options.counters = counters;
+    const QString result = runChecker(which == 0 ? test::handTrace(3) : richTrace(), options);
+    QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    QVERIFY2(result.contains(QString(" flows=%1 ").arg(expectedFlows)), qPrintable(result));
+    QCOMPARE(result.contains(" counters=0 "), !counters);
+}
+
+void TestChromeExport::checkerCatchesBrokenFiles_data()
+{
+    // The independent check must be able to fail: files that break each rule it checks.
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("expected");
+    const QByteArray names = R"({"ph":"M","name":"process_name","pid":1,"tid":0,"args":{"name":"p"}},)"
+                             R"({"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},)";
+    QTest::newRow("partial overlap")
+        << "{\"traceEvents\":[" + names
+               + R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":10}]})"
+        << "partially overlaps";
+    // 2176.57 + 60.8 is 2237.3700000000003 in doubles: speedscope would open b before closing a.
+    QTest::newRow("touching slices past the next ts")
+        << "{\"traceEvents\":[" + names
+               + R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":2176.57,"dur":60.8},{"ph":"X","name":"b","pid":1,"tid":1,"ts":2237.37,"dur":1}]})"
+        << "ends after event";
+    QTest::newRow("unnamed track") << "{\"traceEvents\":[" + names
+                                          + R"({"ph":"X","name":"a","pid":1,"tid":2,"ts":0,"dur":10}]})"
+                                   << "has no thread_name";
+    QTest::newRow("unpaired flow")
+        << "{\"traceEvents\":[" + names
+               + R"({"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10,"bind_id":7,"flow_out":true}]})"
+        << "do not pair up";
+    QTest::newRow("trailing comma") << "{\"traceEvents\":[" + names + "]}"
+                                    << "not strict JSON";
+    QTest::newRow("NaN") << "{\"traceEvents\":[" + names
+                                + R"({"ph":"C","name":"c","pid":1,"tid":0,"ts":0,"args":{"v":NaN}}]})"
+                         << "non-standard constant";
+}
+
+void TestChromeExport::checkerCatchesBrokenFiles()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, expected);
+    if (m_python.isEmpty())
+        QSKIP("python3 is not on PATH: the independent JSON check cannot run (CI installs python3)");
+    const QString path = m_dir.filePath("broken.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(json);
+    f.close();
+    QProcess p;
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(m_python, {QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/check_chrome_trace.py"), path});
+    QVERIFY(p.waitForFinished(60000));
+    const QString out = QString::fromUtf8(p.readAll());
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(out.startsWith("FAIL ") && out.contains(expected), qPrintable(out));
+}
+
+void TestChromeExport::layout()
+{
+    const auto t = richTrace();
+    const auto doc = parse(engine::toChromeJson(t));
+    QCOMPARE(doc["displayTimeUnit"], "ns");
+    QCOMPARE(doc["streamscope"]["format"], "streamscope-chrome");
+    std::map<int, std::string> processes;
+    std::map<std::pair<int, int>, std::string> threads;
+    int kernels = 0, copies = 0, runtime = 0, sorts = 0, counters = 0;
+    for (const auto &e : doc["traceEvents"]) {
+        const std::string ph = e["ph"];
+        if (ph == "M" && e["name"] == "process_name")
+            processes[e["pid"]] = e["args"]["name"];
+        else if (ph == "M" && e["name"] == "thread_name")
+            threads[{e["pid"], e["tid"]}] = e["args"]["name"];
+        else if (ph == "M" && (e["name"] == "thread_sort_index" || e["name"] == "process_sort_index"))
+            ++sorts;
+        else if (ph == "C")
+            ++counters;
+        else if (ph == "X" && e["cat"] == "kernel")
+            ++kernels;
+        else if (ph == "X" && e["cat"] == "gpu_memcpy") {
+            ++copies;
+            // args carry what StreamScope knows of a copy
+            const auto &a = e["args"];
+            QVERIFY(a.contains("bytes") && a.contains("GB/s") && a.contains("src_mem") && a.contains("dst_mem"));
+            QVERIFY(a.contains("op_index") && a.contains("repetition") && a.contains("stream"));
+            QVERIFY(a["GB/s"].get<double>() > 0);
+        } else if (ph == "X" && e["cat"] == "cuda_runtime")
+            ++runtime;
+    }
+    QCOMPARE(processes.size(), std::size_t(4)); // host, analysis, GPU 0, GPU 1
+    QCOMPARE(processes[1], std::string("host gpu-host"));
+    QCOMPARE(processes[100], std::string("GPU 0: Test GPU"));
+    QCOMPARE(processes[101], std::string("GPU 1: Second GPU"));
+    QCOMPARE(kernels, 3 + 2); // one per repetition, plus two extra in repetition 1
+    QCOMPARE(copies, 9);
+    QCOMPARE(runtime, 12 + 3); // every op has a host call
+    QVERIFY(counters > 0);
+    QCOMPARE(sorts, int(processes.size() + threads.size()));
+    std::set<std::string> names;
+    for (const auto &[key, name] : threads)
+        names.insert(name);
+    QVERIFY(names.count("s0") && names.count("s1") && names.count("other GPU stream") && names.count("main")
+            && names.count("worker") && names.count("(no stream)") && names.count("host (thread not recorded)"));
+}
+
+void TestChromeExport::exactTimestamps()
+{
+    engine::Trace t = test::handTrace(1);
+    auto &op = t.repetitions[0].ops[1];
+    op.gpuStartNs = 1'000'123; // origin is 0 (op A starts at 0): 1000.123 us
+    op.gpuEndNs = 1'000'123 + 4'560; // dur 4.56 us
+    const auto doc = parse(engine::toChromeJson(t));
+    bool found = false;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X" && e["name"] == "B: kernel" && e["cat"] == "kernel") {
+            QCOMPARE(e["ts"].get<double>(), 1000.123);
+            QCOMPARE(e["dur"].get<double>(), 4.56);
+            found = true;
+        }
+    QVERIFY(found);
+    const std::string text = engine::toChromeJson(t);
+    QVERIFY(text.find("\"ts\":1000.123,\"dur\":4.56,") != std::string::npos);
+}
+
+void TestChromeExport::escaping()
+{
+    engine::Trace t = test::handTrace(1);
+    const std::string tricky = "quote \" backslash \\ newline \n tab \t bell \x07 ünï \xff\xfe end";
+    t.repetitions[0].ops[1].nameId = t.intern(tricky);
+    t.streams[0].name = "stream \"zero\"";
+    const auto doc = parse(engine::toChromeJson(t));
+    bool found = false;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X" && e["cat"] == "kernel") {
+            // invalid UTF-8 bytes become U+FFFD; everything else comes back as it was
+            QCOMPARE(e["name"].get<std::string>(),
+                     std::string("quote \" backslash \\ newline \n tab \t bell \x07 ünï \xEF\xBF\xBD\xEF\xBF\xBD end"));
+            found = true;
+        }
+    QVERIFY(found);
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+void TestChromeExport::overlappingOpsGoToOverflowTracks()
+{
+    engine::Trace t = test::handTrace(1);
+    auto &ops = t.repetitions[0].ops;
+    // C [250, 400) us overlaps B [100, 300) partially on stream 0, as imported ops or repetitions may.
+    ops[2].stream = 0;
+    ops[2].gpuStartNs = 250'000;
+    ops[2].gpuEndNs = 400'000;
+    const auto doc = parse(engine::toChromeJson(t));
+    std::map<std::pair<int, int>, std::string> names;
+    std::map<std::string, std::string> trackOf;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "thread_name")
+            names[{e["pid"], e["tid"]}] = e["args"]["name"];
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X" && e["pid"] == 100)
+            trackOf[e["name"]] = names[{e["pid"], e["tid"]}];
+    QCOMPARE(trackOf["A: H2D 1 MB"], std::string("s0"));
+    QCOMPARE(trackOf["B: kernel"], std::string("s0"));
+    QCOMPARE(trackOf["C: H2D 1 MB"], std::string("s0 (2)"));
+    QCOMPARE(trackOf["D: D2H 2 MB"], std::string("s1"));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+    // The op keeps its stream on the way back: overflow tracks are a drawing matter only.
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "overflow.json");
+    QCOMPARE(back.repetitions[0].ops[2].stream, 0);
+    QCOMPARE(back.streams.size(), t.streams.size());
+}
+
+namespace {
+
+// Consecutive slices of each track as a reader of doubles sees them. speedscope turns each X event into
+// a begin at ts and an end at ts + dur after subtracting the track's earliest ts from every ts; where
+// that end passes the next slice's ts by one ulp it opens the next slice first, cannot close this one,
+// and draws it to the end of the profile. Counts what the exporter wrote before it fitted durations:
+// the exact decimal of the duration in nanoseconds.
+struct SliceEnds {
+    int pairs = 0; // consecutive slices on one track
+    int touching = 0; // ... where the next begins at exactly this one's end, in nanoseconds
+    int exactWouldFail = 0; // ... where the exact decimal dur would end past the next ts
+    int fitted = 0; // slices whose dur is not the exact decimal
+    QString failure; // the first slice that ends past the next one, empty if none
+};
+
+SliceEnds sliceEnds(const nlohmann::json &doc)
+{
+    struct Slice {
+        double ts;
+        double dur;
+    };
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Slice>> tracks;
+    for (const auto &e : doc["traceEvents"])
+        if (e["ph"] == "X")
+            tracks[{e["pid"].get<std::int64_t>(), e["tid"].get<std::int64_t>()}].push_back(
+                {e["ts"].get<double>(), e["dur"].get<double>()});
+    SliceEnds r;
+    for (auto &[key, slices] : tracks) {
+        std::sort(slices.begin(), slices.end(),
+                  [](const Slice &a, const Slice &b) { return a.ts != b.ts ? a.ts < b.ts : a.dur > b.dur; });
+        const double first = slices.front().ts;
+        for (std::size_t i = 0; i + 1 < slices.size(); ++i) {
+            const Slice &a = slices[i], &b = slices[i + 1];
+            ++r.pairs;
+            const std::int64_t startNs = std::llround(a.ts * 1000.0), durNs = std::llround(a.dur * 1000.0);
+            const std::int64_t nextNs = std::llround(b.ts * 1000.0);
+            const double exactDur = static_cast<double>(durNs) / 1000.0;
+            r.fitted += a.dur != exactDur;
+            if (startNs + durNs == nextNs) {
+                ++r.touching;
+                r.exactWouldFail += a.ts + exactDur > b.ts || (a.ts - first) + exactDur > b.ts - first;
+            }
+            if (r.failure.isEmpty() && (a.ts + a.dur > b.ts || (a.ts - first) + a.dur > b.ts - first))
+                r.failure = QString("track (%1, %2): ts %3 + dur %4 ends past the next ts %5 (rebased on %6: %7 > %8)")
+                                .arg(key.first)
+                                .arg(key.second)
+                                .arg(a.ts, 0, 'g', 17)
+                                .arg(a.dur, 0, 'g', 17)
+                                .arg(b.ts, 0, 'g', 17)
+                                .arg(first, 0, 'g', 17)
+                                .arg((a.ts - first) + a.dur, 0, 'g', 17)
+                                .arg(b.ts - first, 0, 'g', 17);
+        }
+    }
+    return r;
+}
+
+} // namespace
+
+// The export of a trace whose slices touch: no slice ends past the next in doubles, the nanoseconds
+// still come back exact, and the trace holds touching slices that the exact decimals would have broken
+// (so that the check can fail).
+void TestChromeExport::checkTouchingSlices(const engine::Trace &trace)
+{
+    const std::string text = engine::toChromeJson(trace);
+    const SliceEnds ends = sliceEnds(parse(text));
+    QVERIFY2(ends.failure.isEmpty(), qPrintable(ends.failure));
+    QVERIFY(ends.touching > 0);
+    QVERIFY2(ends.exactWouldFail > 0, "no touching slice here that the exact decimals break: the check proves nothing");
+    QCOMPARE(ends.fitted, ends.exactWouldFail); // only the slices that need it are fitted
+    const auto back = engine::chromeTraceFromJson(text, "touching.json");
+    const QString diff = test::traceDifference(trace, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(trace);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+void TestChromeExport::touchingSlicesInTheOverlapExample()
+{
+    // Timed by events, consecutive ops of a stream share a CUDA event: 11 of its 120 GPU slices used to
+    // end one ulp past the next one's ts in speedscope's sums (docs/formats.md, "Checked offline in
+    // speedscope"). The overlap example as recorded on the H200 on 2026-11-22, before CUPTI timing.
+    const auto t = engine::loadTrace(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/overlap-events-h200.sstrace");
+    checkTouchingSlices(t);
+    const SliceEnds ends = sliceEnds(parse(engine::toChromeJson(t)));
+    QCOMPARE(ends.exactWouldFail, 11);
+}
+
+void TestChromeExport::touchingSlicesAtAwkwardValues()
+{
+    // Two back-to-back chains of ops with durations of odd nanoseconds: one near the origin, one an
+    // hour later (where one ulp of a timestamp is ~0.5 ps); host calls back to back as well.
+    using engine::OpKind;
+    engine::Trace t;
+    t.title = "touching";
+    t.streams = {{"near", 0, 1, 0, true, false}, {"late", 0, 2, 0, true, false}};
+    t.hostThreads = {{"main", 42}, {"late thread", 43}};
+    t.devices.push_back({});
+    engine::Repetition rep;
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    auto awkward = [&](std::int64_t lo, std::int64_t span) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return lo + static_cast<std::int64_t>((state >> 33) % static_cast<std::uint64_t>(span));
+    };
+    for (int s = 0; s < 2; ++s) {
+        std::int64_t gpu = s == 0 ? 54'635 : 3'600'000'000'123;
+        std::int64_t host = s == 0 ? 1'001 : 3'599'999'000'007;
+        for (int i = 0; i < 400; ++i) {
+            engine::OpRecord op;
+            op.nameId = t.intern(i % 2 ? "kernel" : "copy");
+            op.kind = i % 2 ? OpKind::Kernel : OpKind::CopyH2D;
+            op.stream = s;
+            op.hostThread = s;
+            op.opIndex = static_cast<int>(rep.ops.size());
+            op.gpuStartNs = gpu;
+            op.gpuEndNs = gpu = gpu + awkward(1, 2'000'000);
+            op.hostStartNs = host;
+            op.hostEndNs = host = host + awkward(1, 20'000);
+            if (op.kind == OpKind::CopyH2D) {
+                op.bytes = 4 << 20;
+                op.srcMem = engine::MemKind::Pinned;
+                op.dstMem = engine::MemKind::Device;
+                op.api = engine::CopyApi::Async;
+            }
+            rep.ops.push_back(op);
+        }
+    }
+    t.repetitions.push_back(std::move(rep));
+    checkTouchingSlices(t);
+}
+
+void TestChromeExport::roundTripHandTrace()
+{
+    const auto t = richTrace();
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "rich.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(back.hostName, t.hostName);
+    QCOMPARE(back.title, t.title);
+    QCOMPARE(back.source, t.source);
+}
+
+// The driver's unified-memory records go on tracks of their own in the GPU's process (overlapping
+// ones on overflow tracks, as Perfetto needs), and come back from StreamScope's own file unchanged.
+void TestChromeExport::unifiedMemoryTracks()
+{
+    auto t = richTrace();
+    auto add = [&](engine::ActivityKind kind, std::int64_t start, std::int64_t end, std::uint64_t value, int op) {
+        engine::ActivityRecord a;
+        a.kind = kind;
+        a.detail = kind == engine::ActivityKind::GpuPageFaults ? engine::ActivityDetail::Write
+                                                               : engine::ActivityDetail::Coherence;
+        a.startNs = start;
+        a.endNs = end;
+        a.value = value;
+        a.address = 0x7f1200000000ull + std::uint64_t(start);
+        a.op = op;
+        t.repetitions[1].activities.push_back(a);
+    };
+    add(engine::ActivityKind::GpuPageFaults, 100'000, 180'000, 12, 1);
+    add(engine::ActivityKind::GpuPageFaults, 120'000, 150'000, 3, 1); // overlaps the first group
+    add(engine::ActivityKind::MigrationH2D, 130'000, 140'000, 2u << 20, 1);
+    add(engine::ActivityKind::MigrationH2D, 140'000, 150'500, 2u << 20, 1); // touches the previous one
+    add(engine::ActivityKind::MigrationD2H, 200'000, 260'000, 64u << 20, -1);
+    add(engine::ActivityKind::RemoteMap, 270'000, 270'000, 4096, -1);
+    const std::string json = engine::toChromeJson(t);
+    QVERIFY(json.find("\"name\":\"page migration H2D\"") != std::string::npos);
+    QVERIFY(json.find("\"name\":\"GPU page faults (2)\"") != std::string::npos); // the overflow track
+    QVERIFY(json.find("\"name\":\"UM H2D 2 MiB\"") != std::string::npos);
+    const auto back = engine::chromeTraceFromJson(json, "um.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t, {});
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+void TestChromeExport::roundTripNativeFile()
+{
+    // native -> chrome -> import: the ops that come back are the native file's ops.
+    const auto t = richTrace();
+    const std::string native = m_dir.filePath("rt.sstrace").toStdString();
+    const std::string chrome = m_dir.filePath("rt.json").toStdString();
+    engine::exportTrace(t, engine::ExportFormat::Native, native);
+    const auto loaded = engine::loadTrace(native);
+    engine::exportTrace(loaded, engine::ExportFormat::Chrome, chrome);
+    QVERIFY(engine::detectTraceFileKind(engine::toChromeJson(loaded), chrome) == engine::TraceFileKind::ChromeJson);
+    const auto back = engine::loadTrace(chrome);
+    const QString diff = test::traceDifference(loaded, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(back.sourcePath, chrome);
+}
+
+void TestChromeExport::roundTripRealNsysExport()
+{
+    const QString file =
+        QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/nsys-2026.1.1_rtx4060ti_4streams.sqlite");
+    if (!QFileInfo::exists(file))
+        QSKIP("../shared/data/real-traces is not beside the checkout: no real Nsight export to round-trip");
+    const auto t = engine::importNsysSqlite(file.toStdString());
+    QVERIFY(t.opCount() > 16);
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "nsys.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+void TestChromeExport::threadsWriteTheSameBytes()
+{
+    // Parallel chunks are joined in order: the file is the same whatever the thread count, including
+    // chunk borders inside a repetition and repetitions shorter than a chunk.
+    engine::Trace t = richTrace();
+    for (int copy = 0; copy < 40; ++copy) {
+        engine::Repetition rep = t.repetitions[copy % 3];
+        rep.index = 3 + copy;
+        for (auto &op : rep.ops) {
+            op.gpuStartNs += (copy + 1) * 100'000'000;
+            op.gpuEndNs += (copy + 1) * 100'000'000;
+            op.hostStartNs += (copy + 1) * 100'000'000;
+            op.hostEndNs += (copy + 1) * 100'000'000;
+        }
+        t.repetitions.push_back(std::move(rep));
+    }
+    engine::ChromeExportOptions one, several;
+    one.threads = 1;
+    several.threads = 5;
+    const std::string serial = engine::toChromeJson(t, one);
+    QCOMPARE(engine::toChromeJson(t, several), serial);
+    several.counters = false;
+    one.counters = false;
+    QCOMPARE(engine::toChromeJson(t, several), engine::toChromeJson(t, one));
+    const QString diff =
+        test::traceDifference(t, engine::chromeTraceFromJson(engine::toChromeJson(t, several), "threads.json"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    // Written to a file, the parts go out as they are finished (the last one without its comma):
+    // the file holds exactly the string's bytes, whatever the thread count.
+    const QString path = m_dir.filePath("threads.json");
+    for (int threads : {1, 2, 5, 64}) {
+        engine::ChromeExportOptions options;
+        options.threads = threads;
+        engine::writeChromeTrace(t, path.toStdString(), options);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QCOMPARE(file.readAll().toStdString(), serial);
+    }
+}
+
+void TestChromeExport::emptyTrace()
+{
+    engine::Trace t;
+    const auto doc = parse(engine::toChromeJson(t));
+    QVERIFY(doc["traceEvents"].is_array());
+    QVERIFY(!doc["traceEvents"].empty()); // the host process is still named
+    const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "empty.json");
+    QCOMPARE(back.opCount(), std::size_t(0));
+}
+
+void TestChromeExport::exportFormats()
+{
+    QVERIFY(engine::exportFormatFromString("chrome") == std::optional(engine::ExportFormat::Chrome));
+    QVERIFY(engine::exportFormatFromString("perfetto") == std::optional(engine::ExportFormat::Chrome));
+    QVERIFY(engine::exportFormatFromString("native") == std::optional(engine::ExportFormat::Native));
+    QVERIFY(engine::exportFormatFromString("csv") == std::optional(engine::ExportFormat::Csv));
+    QVERIFY(!engine::exportFormatFromString("Chrome").has_value());
+    QVERIFY(!engine::exportFormatFromString("").has_value());
+    QVERIFY(engine::exportFormatFromPath("a/b.sstrace") == std::optional(engine::ExportFormat::Native));
+    QVERIFY(engine::exportFormatFromPath("x.json") == std::optional(engine::ExportFormat::Chrome));
+    QVERIFY(!engine::exportFormatFromPath("x.json.gz").has_value());
+    for (auto f : {engine::ExportFormat::Native, engine::ExportFormat::Chrome, engine::ExportFormat::Csv})
+        QVERIFY(engine::exportFormatFromString(engine::toString(f)) == std::optional(f));
+
+    const auto t = test::handTrace(2);
+    const std::string csv = m_dir.filePath("t.csv").toStdString();
+    engine::exportTrace(t, engine::ExportFormat::Csv, csv);
+    QVERIFY(std::filesystem::file_size(csv) > 100);
+}
+
+void TestChromeExport::unwritableTarget()
+{
+    const std::string path = m_dir.filePath("no/such/folder/t.json").toStdString();
+    try {
+        engine::exportTrace(test::handTrace(1), engine::ExportFormat::Chrome, path);
+        QFAIL("no error for a folder that does not exist");
+    } catch (const engine::Error &e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::Io);
+        QVERIFY2(QString(e.what()).contains("no/such/folder"), e.what());
+    }
+    QVERIFY(!std::filesystem::exists(path));
+}
+
+QTEST_GUILESS_MAIN(TestChromeExport)
+#include "tst_chrome_export.moc"

@@ -1,0 +1,414 @@
+// The native trace file and the CSV export: round trips, atomic writes, and malformed files that must
+// each give an error naming the file and the JSON path.
+#include <QtTest>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/analysis/analysis.h"
+#include "engine/formats/csv_export.h"
+#include "engine/formats/native_format.h"
+#include "engine/model/errors.h"
+#include "engine/util/file_util.h"
+#include "tests/engine/trace_compare.h"
+#include "tests/engine/trace_fixture.h"
+
+using namespace streamscope;
+
+class TestNativeFormat : public QObject {
+    Q_OBJECT
+private slots:
+    void roundTrip();
+    void roundTripKeepsAnalysis();
+    void measurementFieldsRoundTrip();
+    void formatOneReadsAsEventTimed();
+    void formatTwoNeedsItsTiming();
+    void activitiesRoundTrip();
+    void formatTwoOpensWithoutActivities();
+    void writeIsAtomic();
+    void unwritableFolder();
+    void missingFile();
+    void malformed_data();
+    void malformed();
+    void csv();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+static engine::Trace richTrace()
+{
+    auto t = test::handTrace(2);
+    t.toolVersion = "0.1.0";
+    t.hostName = "gpu-host";
+    t.createdUtc = "2026-11-22T03:00:00Z";
+    t.workloadJson = R"({"version":1,"name":"hand"})";
+    t.metadata["importer"] = "none";
+    t.calibration.smClockHz = 1.98e9;
+    t.calibration.eventPairOverheadNs = 1312;
+    t.devices[0].pciBusId = "0000:00:06.0";
+    t.devices[0].pcieGeneration = 5;
+    t.devices[0].pcieWidth = 16;
+    t.devices[0].asyncEngineCount = 3;
+    t.repetitions[1].ops[2].correlation = 77;
+    t.repetitions[1].ops[2].flags = engine::OpFlagHostBlocking;
+    t.repetitions[0].ops[0].nameId = t.intern("name with \"quotes\", commas and ünïcode");
+    engine::OpRecord hostOnly;
+    hostOnly.kind = engine::OpKind::HostSync;
+    hostOnly.nameId = t.intern("sync stream");
+    hostOnly.hostStartNs = 400'000;
+    hostOnly.hostEndNs = 401'000;
+    hostOnly.hostThread = 0;
+    t.repetitions[0].ops.push_back(hostOnly);
+    return t;
+}
+
+void TestNativeFormat::roundTrip()
+{
+    const auto t = richTrace();
+    const std::string path = m_dir.filePath("rich.sstrace").toStdString();
+    engine::writeNativeTrace(t, path);
+    const auto r = engine::readNativeTrace(path);
+    QCOMPARE(r.formatVersion, engine::kTraceFormatVersion);
+    QCOMPARE(r.title, t.title);
+    QCOMPARE(r.hostName, t.hostName);
+    QCOMPARE(r.createdUtc, t.createdUtc);
+    QCOMPARE(r.metadata.at("importer"), std::string("none"));
+    QCOMPARE(r.devices.size(), 1u);
+    QCOMPARE(r.devices[0].name, std::string("Test GPU"));
+    QCOMPARE(r.devices[0].ccMajor, 9);
+    QCOMPARE(r.devices[0].pcieGeneration, 5);
+    QCOMPARE(r.devices[0].linkPeakGBs, 63.0);
+    QCOMPARE(r.calibration.smClockHz, 1.98e9);
+    QCOMPARE(r.streams.size(), t.streams.size());
+    QCOMPARE(r.streams[1].name, std::string("s1"));
+    QCOMPARE(r.streams[1].nativeId, 2);
+    QCOMPARE(r.hostThreads[0].nativeId, 42u);
+    QVERIFY(r.workloadJson.find("\"hand\"") != std::string::npos);
+    QCOMPARE(r.strings, t.strings);
+    QCOMPARE(r.repetitions.size(), t.repetitions.size());
+    for (std::size_t i = 0; i < t.repetitions.size(); ++i) {
+        QCOMPARE(r.repetitions[i].index, t.repetitions[i].index);
+        QCOMPARE(r.repetitions[i].ops.size(), t.repetitions[i].ops.size());
+        for (std::size_t j = 0; j < t.repetitions[i].ops.size(); ++j) {
+            const auto &a = t.repetitions[i].ops[j];
+            const auto &b = r.repetitions[i].ops[j];
+            QCOMPARE(b.nameId, a.nameId);
+            QCOMPARE(int(b.kind), int(a.kind));
+            QCOMPARE(b.stream, a.stream);
+            QCOMPARE(b.hostThread, a.hostThread);
+            QCOMPARE(b.opIndex, a.opIndex);
+            QCOMPARE(b.gpuStartNs, a.gpuStartNs);
+            QCOMPARE(b.gpuEndNs, a.gpuEndNs);
+            QCOMPARE(b.hostStartNs, a.hostStartNs);
+            QCOMPARE(b.hostEndNs, a.hostEndNs);
+            QCOMPARE(b.bytes, a.bytes);
+            QCOMPARE(int(b.srcMem), int(a.srcMem));
+            QCOMPARE(int(b.dstMem), int(a.dstMem));
+            QCOMPARE(int(b.api), int(a.api));
+            QCOMPARE(b.flags, a.flags);
+            QCOMPARE(b.correlation, a.correlation);
+        }
+    }
+    // the interned names are usable again after a read
+    auto copy = r;
+    QCOMPARE(copy.intern("sync stream"), t.repetitions[0].ops.back().nameId);
+}
+
+void TestNativeFormat::roundTripKeepsAnalysis()
+{
+    const auto t = test::handTrace(3);
+    const auto r = engine::fromNativeJson(engine::toNativeJson(t), "mem");
+    QCOMPARE(engine::summarize(r).makespanNs.median, engine::summarize(t).makespanNs.median);
+    QCOMPARE(engine::summarize(r).overlapFraction.median, 0.75);
+}
+
+// Format 2's per-op measurement (stream-ready, event end, kernel latency, channel, the driver's memory
+// kinds) and the trace's timing source survive a write and a read.
+void TestNativeFormat::measurementFieldsRoundTrip()
+{
+    auto t = richTrace();
+    t.timing = engine::TimingSource::Cupti;
+    t.timingNote = "3 ops had no CUPTI record";
+    engine::OpRecord &op = t.repetitions[1].ops[1];
+    op.readyNs = op.gpuStartNs - 4'000;
+    op.eventEndNs = op.gpuEndNs + 1'500;
+    op.queuedNs = op.gpuStartNs - 9'000;
+    op.submittedNs = op.gpuStartNs - 6'000;
+    op.channel = 17;
+    op.channelType = engine::ChannelType::Compute;
+    engine::OpRecord &copy = t.repetitions[0].ops[0];
+    copy.channel = 3;
+    copy.channelType = engine::ChannelType::AsyncCopy;
+    copy.driverSrcMem = engine::MemKind::Pageable;
+    copy.driverDstMem = engine::MemKind::Device;
+    copy.flags |= engine::OpFlagEventTimed;
+    const auto r = engine::fromNativeJson(engine::toNativeJson(t), "mem.sstrace");
+    QCOMPARE(r.formatVersion, engine::kTraceFormatVersion);
+    QVERIFY(r.timing == engine::TimingSource::Cupti);
+    QCOMPARE(r.timingNote, t.timingNote);
+    QCOMPARE(test::traceDifference(t, r), QString());
+    QCOMPARE(r.repetitions[1].ops[1].queuedDurationNs(), std::int64_t(4'000));
+    QCOMPARE(r.repetitions[1].ops[1].eventDurationNs(), op.gpuDurationNs() + 5'500);
+}
+
+// A trace written before CUPTI timing (format 1, 15 values per op row) opens as timed by events, with
+// stream-ready and the event end being its GPU interval, and says so.
+void TestNativeFormat::formatOneReadsAsEventTimed()
+{
+    const std::string v1 = R"({"format": "streamscope-trace", "version": 1, "source": "streamscope", "title": "old",
+ "op_columns": ["name", "kind", "stream", "host_thread", "op_index", "gpu_start_ns", "gpu_end_ns", "host_start_ns",
+                "host_end_ns", "bytes", "src_mem", "dst_mem", "api", "flags", "correlation"],
+ "strings": ["k"], "streams": [{"name": "s0"}], "host_threads": [{"name": "main"}],
+ "repetitions": [{"index": 0, "ops": [[0, "kernel", 0, 0, 0, 1000, 5000, 0, 800, 0, "none", "none", "none", 0, 0]]}]})";
+    const auto t = engine::fromNativeJson(v1, "old.sstrace");
+    QCOMPARE(t.formatVersion, 1);
+    QVERIFY(t.timing == engine::TimingSource::Events);
+    QVERIFY2(t.timingNote.find("format 1") != std::string::npos, t.timingNote.c_str());
+    const auto &op = t.repetitions[0].ops[0];
+    QCOMPARE(op.readyNs, std::int64_t(1000));
+    QCOMPARE(op.eventEndNs, std::int64_t(5000));
+    QCOMPARE(op.channel, -1);
+    // Written again, it is the current format and still says events.
+    const auto again = engine::fromNativeJson(engine::toNativeJson(t), "again.sstrace");
+    QCOMPARE(again.formatVersion, engine::kTraceFormatVersion);
+    QVERIFY(again.timing == engine::TimingSource::Events);
+    QCOMPARE(test::traceDifference(t, again), QString());
+    // Every bundled example opens (whatever format it was recorded in).
+    const QDir examples(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples"));
+    const QStringList files = examples.entryList({"*.sstrace"}, QDir::Files);
+    QVERIFY(files.size() >= 10);
+    for (const QString &f : files)
+        QVERIFY(!engine::readNativeTrace(examples.filePath(f).toStdString()).repetitions.empty());
+}
+
+// A repetition's driver records (format 3): migrations, a fault group, an instant, a synchronisation.
+static engine::Trace traceWithActivities()
+{
+    auto t = richTrace();
+    t.timing = engine::TimingSource::Cupti;
+    auto add = [&](engine::ActivityKind kind, engine::ActivityDetail detail, std::int64_t start, std::int64_t end,
+                   std::uint64_t value, std::uint64_t address, int op) {
+        engine::ActivityRecord a;
+        a.kind = kind;
+        a.detail = detail;
+        a.startNs = start;
+        a.endNs = end;
+        a.value = value;
+        a.address = address;
+        a.op = op;
+        t.repetitions[0].activities.push_back(a);
+    };
+    add(engine::ActivityKind::GpuPageFaults, engine::ActivityDetail::Read, 10'000, 14'000, 37, 0x7f0000000000ull, 1);
+    add(engine::ActivityKind::MigrationH2D, engine::ActivityDetail::Coherence, 11'000, 13'000, 2u << 20,
+        0x7f0000000000ull, 1);
+    add(engine::ActivityKind::MigrationD2H, engine::ActivityDetail::User, 20'000, 25'000, 64u << 20, 0x7f0004000000ull,
+        -1);
+    add(engine::ActivityKind::CpuPageFault, engine::ActivityDetail::Unknown, 30'000, 30'000, 1, 0x7f0004000000ull, -1);
+    add(engine::ActivityKind::Synchronization, engine::ActivityDetail::StreamSynchronize, 400'100, 400'900, 0, 0, 3);
+    return t;
+}
+
+void TestNativeFormat::activitiesRoundTrip()
+{
+    const auto t = traceWithActivities();
+    const std::string text = engine::toNativeJson(t);
+    QVERIFY(text.find("\"activity_columns\"") != std::string::npos);
+    const auto r = engine::fromNativeJson(text, "um.sstrace");
+    QCOMPARE(r.formatVersion, 3);
+    QCOMPARE(test::traceDifference(t, r), QString());
+    QCOMPARE(r.repetitions[0].activities.size(), std::size_t(5));
+    QVERIFY(r.repetitions[1].activities.empty());
+    // The analysis reads them back the same.
+    const auto um = engine::unifiedMemoryStats(r.repetitions[0]);
+    QCOMPARE(um.h2dBytes, std::uint64_t(2u << 20));
+    QCOMPARE(um.gpuPageFaults, std::uint64_t(37));
+    QCOMPARE(um.cpuPageFaults, 1);
+
+    // Bad activity rows are refused naming the row and the column.
+    auto refusal = [&](const std::string &from, const std::string &to) -> QString {
+        std::string bad = text;
+        const auto at = bad.find(from);
+        if (at == std::string::npos)
+            return "(pattern not found: " + QString::fromStdString(from) + ")";
+        bad.replace(at, from.size(), to);
+        try {
+            engine::fromNativeJson(bad, "um.sstrace");
+        } catch (const engine::Error &e) {
+            return QString::fromStdString(e.what());
+        }
+        return QStringLiteral("(accepted)");
+    };
+    QString msg = refusal("[\"gpu_page_faults\"", "[\"gpu_page_storm\"");
+    QVERIFY2(msg.contains("/repetitions/0/activities/0/0 (kind)") && msg.contains("gpu_page_storm"), qPrintable(msg));
+    msg = refusal("\"stream_synchronize\"", "\"stream_synchronise\"");
+    QVERIFY2(msg.contains("/activities/4/6 (detail)"), qPrintable(msg));
+    msg = refusal("400900,0,0,3,", "400900,0,0,99,");
+    QVERIFY2(msg.contains("/repetitions/0/activities/4/5") && msg.contains("op 99"), qPrintable(msg));
+    msg = refusal("[\"cpu_page_fault\",30000,30000", "[\"cpu_page_fault\",30000,29000");
+    QVERIFY2(msg.contains("/repetitions/0/activities/3"), qPrintable(msg));
+    msg = refusal("[\"cpu_page_fault\",30000,30000,1", "[\"cpu_page_fault\",30000,30000,-1");
+    QVERIFY2(msg.contains("/activities/3/3 (value)"), qPrintable(msg));
+}
+
+// A format 2 file (before the driver's records) opens, with no activities.
+void TestNativeFormat::formatTwoOpensWithoutActivities()
+{
+    std::string text = engine::toNativeJson(richTrace());
+    const std::string version = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
+    QVERIFY(text.find(version) != std::string::npos);
+    text.replace(text.find(version), version.size(), "\"version\": 2");
+    const std::string columns = "\"activity_columns\"";
+    const auto at = text.find(columns);
+    QVERIFY(at != std::string::npos);
+    text.replace(at, columns.size(), "\"not_in_format_2\""); // what a format 2 writer never wrote
+    const auto t = engine::fromNativeJson(text, "v2.sstrace");
+    QCOMPARE(t.formatVersion, 2);
+    QCOMPARE(test::traceDifference(richTrace(), t), QString());
+    for (const auto &rep : t.repetitions)
+        QVERIFY(rep.activities.empty());
+}
+
+void TestNativeFormat::formatTwoNeedsItsTiming()
+{
+    auto text = engine::toNativeJson(test::handTrace(1));
+    const std::string field = "\"timing\": \"events\"";
+    const std::size_t timing = text.find(field);
+    QVERIFY(timing != std::string::npos);
+    // The file with its timing field replaced, read: refused, naming the file and /timing.
+    auto refused = [&](const std::string &replacement, const std::string &file) {
+        std::string bad = text;
+        bad.replace(timing, field.size(), replacement);
+        try {
+            engine::fromNativeJson(bad, file);
+        } catch (const engine::Error &e) {
+            return QByteArray(e.what()).contains(QByteArray::fromStdString(file + ": /timing"));
+        }
+        return false;
+    };
+    QVERIFY2(refused("\"timing\": \"guessed\"", "bad.sstrace"), "an unknown timing source was accepted");
+    QVERIFY2(refused("\"timing_was\": \"events\"", "missing.sstrace"),
+             "a format 2 file without its timing source was accepted");
+}
+
+void TestNativeFormat::writeIsAtomic()
+{
+    const std::string path = m_dir.filePath("atomic.sstrace").toStdString();
+    engine::writeFileAtomically(path, "old contents");
+    engine::writeNativeTrace(test::handTrace(1), path);
+    QVERIFY(engine::readFile(path).find("streamscope-trace") != std::string::npos);
+    // no temporary file left behind
+    int files = 0;
+    for (const auto &e : std::filesystem::directory_iterator(m_dir.path().toStdString()))
+        files += e.path().filename().string().find(".tmp") != std::string::npos;
+    QCOMPARE(files, 0);
+}
+
+void TestNativeFormat::unwritableFolder()
+{
+    try {
+        engine::writeNativeTrace(test::handTrace(1), "/nonexistent-folder/x.sstrace");
+        QFAIL("expected an I/O error");
+    } catch (const engine::Error &e) {
+        QVERIFY(e.kind() == engine::ErrorKind::Io);
+        QVERIFY2(std::string(e.what()).find("/nonexistent-folder") != std::string::npos, e.what());
+    }
+}
+
+void TestNativeFormat::missingFile()
+{
+    try {
+        engine::readNativeTrace(m_dir.filePath("nope.sstrace").toStdString());
+        QFAIL("expected an I/O error");
+    } catch (const engine::Error &e) {
+        QVERIFY(e.kind() == engine::ErrorKind::Io);
+        QVERIFY2(std::string(e.what()).find("nope.sstrace") != std::string::npos, e.what());
+    }
+}
+
+void TestNativeFormat::malformed_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("where");
+    const QString head = R"({"format":"streamscope-trace","version":1,"streams":[{"name":"s"}],"host_threads":[],)"
+                         R"("strings":["a"],"repetitions":[{"index":0,"ops":[)";
+    const QString good = R"([0,"kernel",0,-1,0,10,20,-1,-1,0,"none","none","none",0,0])";
+    QTest::newRow("empty file") << ""
+                                << "not valid JSON";
+    QTest::newRow("not JSON") << "hello"
+                              << "not valid JSON";
+    QTest::newRow("truncated") << head + good << "not valid JSON";
+    QTest::newRow("top-level array") << "[1,2]"
+                                     << "top level";
+    QTest::newRow("other format") << R"({"format":"chrome","version":1})"
+                                  << "/format";
+    QTest::newRow("no format") << R"({"version":1})"
+                               << "not a StreamScope trace";
+    QTest::newRow("future version") << R"({"format":"streamscope-trace","version":99})"
+                                    << "/version";
+    QTest::newRow("version missing") << R"({"format":"streamscope-trace"})"
+                                     << "/version";
+    QTest::newRow("version is a string") << R"({"format":"streamscope-trace","version":"1"})"
+                                         << "/version";
+    QTest::newRow("short row") << head + R"([0,"kernel",0]]}]})"
+                               << "/repetitions/0/ops/0/3";
+    QTest::newRow("unknown kind") << head + R"([0,"warp",0,-1,0,10,20,-1,-1,0,"none","none","none",0,0]]}]})"
+                                  << "/repetitions/0/ops/0/1";
+    QTest::newRow("unknown memory kind") << head + R"([0,"h2d",0,-1,0,10,20,-1,-1,0,"vram","none","none",0,0]]}]})"
+                                         << "memory kind";
+    QTest::newRow("name index out of range")
+        << head + R"([5,"kernel",0,-1,0,10,20,-1,-1,0,"none","none","none",0,0]]}]})"
+        << "/repetitions/0/ops/0/0";
+    QTest::newRow("fraction in a row") << head + R"([0,"kernel",0,-1,0,10.5,20,-1,-1,0,"none","none","none",0,0]]}]})"
+                                       << "/repetitions/0/ops/0/5";
+    QTest::newRow("stream out of range") << head + R"([0,"kernel",3,-1,0,10,20,-1,-1,0,"none","none","none",0,0]]}]})"
+                                         << "/repetitions/0/ops/0/2";
+    QTest::newRow("end before start") << head + R"([0,"kernel",0,-1,0,30,20,-1,-1,0,"none","none","none",0,0]]}]})"
+                                      << "GPU end is before GPU start";
+    QTest::newRow("object as row") << head + R"({"name":0}]}]})"
+                                   << "expected an op row";
+    QTest::newRow("device not an object") << R"({"format":"streamscope-trace","version":1,"devices":[3]})"
+                                          << "/devices/0";
+    QTest::newRow("bad compute capability")
+        << R"({"format":"streamscope-trace","version":1,"devices":[{"compute_capability":"nine"}]})"
+        << "/devices/0/compute_capability";
+    QTest::newRow("stream name is a number") << R"({"format":"streamscope-trace","version":1,"streams":[{"name":7}]})"
+                                             << "/streams/0/name";
+}
+
+void TestNativeFormat::malformed()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, where);
+    try {
+        engine::fromNativeJson(text.toStdString(), "bad.sstrace");
+        QFAIL("expected an error");
+    } catch (const engine::Error &e) {
+        QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
+        const QString msg = QString::fromStdString(e.what());
+        QVERIFY2(msg.startsWith("bad.sstrace"), qPrintable(msg));
+        QVERIFY2(msg.contains(where), qPrintable(msg));
+    }
+}
+
+void TestNativeFormat::csv()
+{
+    const auto t = richTrace();
+    const std::string csv = engine::toCsv(t);
+    const QStringList lines = QString::fromStdString(csv).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + int(t.opCount()));
+    QVERIFY(lines[0].startsWith("repetition,op_index,name,kind,stream"));
+    // the name with a comma and quotes is quoted, RFC 4180 style
+    QVERIFY2(lines[1].contains(R"("name with ""quotes"", commas and ünïcode")"), qPrintable(lines[1]));
+    // times are relative to the repetition's start; the second repetition starts at 10 ms
+    QVERIFY2(lines[6].startsWith("1,0,"), qPrintable(lines[6]));
+    QVERIFY2(lines[6].contains(",h2d,s0,main,0,200000,200000,0,4000,4000,1000000,5.000,pinned,device,async,"),
+             qPrintable(lines[6]));
+    const std::string path = m_dir.filePath("t.csv").toStdString();
+    engine::writeCsv(t, path);
+    QCOMPARE(engine::readFile(path), csv);
+}
+
+QTEST_APPLESS_MAIN(TestNativeFormat)
+#include "tst_native_format.moc"

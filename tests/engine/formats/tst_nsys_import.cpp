@@ -1,0 +1,843 @@
+// Nsight Systems SQLite import: the real exports in ../shared/data/real-traces (nsys 2021.2 to 2026.2,
+// counts from their README), fixture databases built here from the documented schema (older column
+// sets, missing tables, ENUM tables with other numberings, NVTX stream names, UVM rows), and malformed
+// files that must each give a clear Error naming the file and the table/column/row. NVTX: four real
+// captures of streamscope-cli runs (tests/engine/fixtures/nsys-streamscope) against the .sstrace of the
+// same run, and fixture databases for the innermost-range rule and the repetition split.
+#include <QtTest>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "engine/formats/native_format.h"
+#include "engine/formats/nsys_import.h"
+#include "engine/formats/trace_io.h"
+#include "engine/model/errors.h"
+#include "tests/engine/trace_compare.h"
+
+using namespace streamscope;
+using engine::MemKind;
+using engine::OpKind;
+
+class TestNsysImport : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void realExports_data();
+    void realExports();
+    void realExportLinksHostCalls();
+    void windowedExportKeepsUnlinkedKernels();
+    void modernSchemaFixture();
+    void enumTablesOverrideFallbackNumbering();
+    void olderColumnSets();
+    void nvtxStreamNames();
+    void unifiedMemoryMigrations();
+    void correlationIdsArePerProcess();
+    void loadTraceDetectsSqlite();
+    void malformed_data();
+    void malformed();
+    void missingFileIsIo();
+    void damagedDatabase_data();
+    void damagedDatabase();
+    void streamscopeCaptures_data();
+    void streamscopeCaptures();
+    void nvtxInnermostRangeNamesOps();
+    void nvtxRepetitionRanges();
+    void noNvtxKeepsCudaNames();
+
+private:
+    std::string makeDb(const QString &name, const QString &sql);
+    QTemporaryDir m_dir;
+};
+
+namespace {
+
+constexpr std::int64_t kPid = std::int64_t(1234) << 24; // Nsight's serialized GlobalId of process 1234
+constexpr std::int64_t kTid = kPid | 5678; // and of its thread 5678
+
+const QString kStrings = QStringLiteral(
+    "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+    "INSERT INTO StringIds VALUES (1,'cudaMemcpyAsync'),(2,'cudaLaunchKernel'),(3,'my_kernel'),(4,'my_kernel(float*)'),"
+    "(5,'cudaStreamSynchronize'),(6,'main thread'),(7,'cudaMalloc'),(8,'cudaLaunchKernel_v7000');");
+const QString kKernel =
+    QStringLiteral("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId "
+                   "INTEGER NOT NULL,"
+                   " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+                   " demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL);"
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2000, 5000, 0, 1, 13, 11, %1, 4, 3);")
+        .arg(kPid);
+const QString kMemcpy =
+    QStringLiteral("CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId "
+                   "INTEGER NOT NULL,"
+                   " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+                   " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);"
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1000, 1800, 0, 1, 14, 10, %1, 1048576, 1, 1, 2);")
+        .arg(kPid);
+const QString kRuntime =
+    QStringLiteral(
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER "
+        "NOT NULL,"
+        " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);"
+        "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (900, 950, 0, %1, 10, 1, 0), (1500, 1520, 0, %1, 11, 2, 0),"
+        " (1505, 1515, 0, %1, 11, 8, 0), (6000, 7000, 0, %1, 12, 5, 0), (100, 300, 0, %1, 0, 7, 0);")
+        .arg(kTid);
+const QString kSync =
+    QStringLiteral("CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+                   "deviceId INTEGER NOT NULL,"
+                   " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, "
+                   "syncType INTEGER NOT NULL,"
+                   " eventId INTEGER NOT NULL);"
+                   "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES (6010, 6990, 0, 1, 13, 12, %1, 3, 0);")
+        .arg(kPid);
+const QString kThreads =
+    QStringLiteral("CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);"
+                   "INSERT INTO ThreadNames VALUES (6, 0, %1);")
+        .arg(kTid);
+const QString kBase = kStrings + kKernel + kMemcpy + kRuntime + kSync + kThreads;
+
+QString shared(const char *file)
+{
+    return QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/") + file;
+}
+
+bool haveRealTraces()
+{
+    return QFileInfo::exists(QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/README.md"));
+}
+
+} // namespace
+
+void TestNsysImport::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+}
+
+std::string TestNsysImport::makeDb(const QString &name, const QString &sql)
+{
+    const std::string path = m_dir.filePath(name).toStdString();
+    std::filesystem::remove(path);
+    sqlite3 *db = nullptr;
+    if (sqlite3_open(path.c_str(), &db) != SQLITE_OK)
+        qFatal("cannot create %s", path.c_str());
+    char *err = nullptr;
+    if (sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, &err) != SQLITE_OK)
+        qFatal("fixture SQL failed: %s", err);
+    sqlite3_close(db);
+    return path;
+}
+
+void TestNsysImport::realExports_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("gpu"); // part of TARGET_INFO_GPU.name; empty = not recorded
+    QTest::addColumn<QString>("kernels"); // per device:stream, as README.md writes them
+    QTest::addColumn<int>("memcpys");
+    QTest::addColumn<int>("h2d");
+    QTest::addColumn<int>("d2h");
+    QTest::addColumn<int>("d2d");
+    QTest::addColumn<int>("unified"); // UVM migrations (Managed on both sides)
+    QTest::addColumn<int>("memsets");
+    QTest::addColumn<QString>("version");
+
+    QTest::newRow("2026.1.1 4 streams") << "nsys-2026.1.1_rtx4060ti_4streams.sqlite"
+                                        << "GeForce RTX 4060 Ti"
+                                        << "0:13=1,0:14=1,0:15=1,0:16=1" << 12 << 8 << 4 << 0 << 0 << 0
+                                        << "2026.1.1.204";
+    QTest::newRow("2023.2.3 T4 UVM") << "nsys-2023.2.3_t4_2streams_uvm.sqlite"
+                                     << "Tesla T4"
+                                     << "0:13=50,0:14=50" << 735 << 445 << 290 << 0 << 735 << 160 << "2023.2.3.1004";
+    QTest::newRow("2026.2.1 2xH100 windowed")
+        << "nsys-2026.2.1_2xh100_torchrun_windowed.sqlite"
+        << ""
+        << "0:7=1993,1:15=2017" << 1020 << 34 << 0 << 986 << 0 << 269 << "2026.2.1.210";
+    QTest::newRow("2025.5.1 RTX 3090 UVM") << "nsys-2025.5.1_rtx3090_uvm_and_explicit.sqlite"
+                                           << "GeForce RTX 3090"
+                                           << "0:7=6461" << 65 << -1 << -1 << -1 << 58 << 2 << "2025.5.1.121";
+    QTest::newRow("2025.5.2 RTX 3060 smoke") << "nsys-2025.5.2_rtx3060_smoke.sqlite"
+                                             << "GeForce RTX 3060"
+                                             << "0:13=3" << 1 << 1 << 0 << 0 << 0 << 0 << "2025.5.2.266";
+    QTest::newRow("2025.1.1 H200 NVTX") << "nsys-2025.1.1_h200_nvtx.sqlite"
+                                        << "H200"
+                                        << "0:7=18" << 3 << 2 << 0 << 1 << 0 << 3 << "2025.1.1.110";
+    QTest::newRow("2024.5.1 A100 cloverleaf") << "nsys-2024.5.1_a100_cloverleaf.sqlite"
+                                              << "A100-SXM4-80GB"
+                                              << "0:7=1312" << 279 << 254 << 25 << 0 << 0 << 0 << "2024.5.1.113";
+    QTest::newRow("2023.1.2 23k kernels") << "nsys-2023.1.2_rtx3060_23k_kernels.sqlite"
+                                          << "GeForce RTX 3060"
+                                          << "0:7=23419" << 5105 << 26 << 7 << 5072 << 0 << 1 << "2023.1.2.43";
+    QTest::newRow("2022.2.1 A100 saxpy") << "nsys-2022.2.1_a100_saxpy_mpi_nvtx.sqlite"
+                                         << "A100-SXM4-40GB"
+                                         << "0:7=5" << 15 << 10 << 5 << 0 << 0 << 0 << "2022.2.1.31";
+    QTest::newRow("2021.2.1 no metadata") << "nsys-2021.2.1_quadro-rtx6000_no-metadata.sqlite"
+                                          << "Quadro RTX 6000"
+                                          << "0:7=12" << 188 << 164 << 24 << 0 << 0 << 16 << "unknown";
+}
+
+void TestNsysImport::realExports()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, gpu);
+    QFETCH(QString, kernels);
+    QFETCH(int, memcpys);
+    QFETCH(int, h2d);
+    QFETCH(int, d2h);
+    QFETCH(int, d2d);
+    QFETCH(int, unified);
+    QFETCH(int, memsets);
+    QFETCH(QString, version);
+    if (!haveRealTraces())
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it): no real Nsight exports to test on");
+
+    const auto t = engine::importNsysSqlite(shared(file.toUtf8().constData()).toStdString());
+    QCOMPARE(t.source, std::string("nsys-sqlite"));
+    QCOMPARE(t.repetitions.size(), std::size_t(1));
+    QCOMPARE(test::perStream(
+                 t, [](const auto &op) { return op.kind == OpKind::Kernel; }, ","),
+             kernels);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.hasGpu(); }), memcpys);
+    if (h2d >= 0) {
+        QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::CopyH2D; }), h2d);
+        QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::CopyD2H; }), d2h);
+        QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::CopyD2D; }), d2d);
+    }
+    QCOMPARE(test::countOps(t, [](const auto &op) { return engine::isCopy(op.kind) && op.srcMem == MemKind::Managed; }),
+             unified);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::Memset; }), memsets);
+    // No copy of a known direction has unknown memory kinds (the numbering was read right).
+    QCOMPARE(test::countOps(t,
+                            [](const auto &op) {
+                                return engine::isCopy(op.kind)
+                                       && (op.srcMem == MemKind::Unknown || op.dstMem == MemKind::Unknown);
+                            }),
+             0);
+    // Ops are sorted by GPU start (host-only ops by their call's start)
+    std::int64_t last = INT64_MIN;
+    for (const auto &op : t.repetitions[0].ops) {
+        const std::int64_t key = op.hasGpu() ? op.gpuStartNs : op.hostStartNs;
+        QVERIFY(key >= last);
+        last = key;
+        QVERIFY(op.flags & engine::OpFlagImported);
+    }
+    if (gpu.isEmpty()) {
+        for (const auto &d : t.devices)
+            QVERIFY(d.name.empty());
+    } else {
+        QVERIFY(!t.devices.empty());
+        QVERIFY2(QString::fromStdString(t.devices[0].name).contains(gpu), t.devices[0].name.c_str());
+        QVERIFY(t.devices[0].smCount > 0);
+    }
+    QVERIFY2(QString::fromStdString(t.metadata.at("nsys.version")).startsWith(version),
+             t.metadata.at("nsys.version").c_str());
+}
+
+void TestNsysImport::realExportLinksHostCalls()
+{
+    if (!haveRealTraces())
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it)");
+    const auto t = engine::importNsysSqlite(shared("nsys-2026.1.1_rtx4060ti_4streams.sqlite").toStdString());
+    // Every GPU op has its runtime call: host interval, thread and the copy API it came from.
+    for (const auto &op : t.repetitions[0].ops) {
+        if (!op.hasGpu())
+            continue;
+        QVERIFY(op.hasHost());
+        QVERIFY(op.hostStartNs <= op.gpuStartNs);
+        QVERIFY(op.hostThread >= 0 && op.hostThread < int(t.hostThreads.size()));
+        QVERIFY(op.correlation != 0);
+        if (engine::isCopy(op.kind)) {
+            QVERIFY(op.api != engine::CopyApi::None);
+            QCOMPARE(test::enumName(op.srcMem),
+                     test::enumName(op.kind == OpKind::CopyH2D ? MemKind::Pinned : MemKind::Device));
+            QCOMPARE(op.bytes, std::uint64_t(100000000));
+        }
+    }
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel; }), 4);
+    QCOMPARE(t.name(*std::find_if(t.repetitions[0].ops.begin(), t.repetitions[0].ops.end(),
+                                  [](const auto &op) { return op.kind == OpKind::Kernel; })),
+             std::string("add_parallel"));
+    // The one SYNCHRONIZATION row is a host-only sync op.
+    QVERIFY(
+        test::countOps(t, [](const auto &op) { return op.kind == OpKind::HostSync && !op.hasGpu() && op.hasHost(); })
+        >= 1);
+    QCOMPARE(t.streams.size(), std::size_t(4));
+    QCOMPARE(t.streams[0].name, std::string("stream 13"));
+    QVERIFY(t.streams[0].isDefault == false);
+}
+
+void TestNsysImport::windowedExportKeepsUnlinkedKernels()
+{
+    if (!haveRealTraces())
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it)");
+    const auto t = engine::importNsysSqlite(shared("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite").toStdString());
+    // README: 24 of its 4010 kernels have no runtime row (the window cut their calls off).
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel && !op.hasHost(); }), 24);
+    QCOMPARE(t.devices.size(), std::size_t(2));
+    QCOMPARE(t.streams.size(), std::size_t(2));
+    QCOMPARE(t.streams[1].name, std::string("GPU 1 stream 15"));
+    QVERIFY(t.metadata.count("nsys.DERIVED_WINDOW_NS"));
+}
+
+void TestNsysImport::modernSchemaFixture()
+{
+    const auto t = engine::importNsysSqlite(makeDb("modern.sqlite", kBase));
+    QCOMPARE(t.metadata.at("nsys.version"),
+             std::string("unknown (the export has no metadata table: nsys 2021.2 or older)"));
+    const auto &ops = t.repetitions.at(0).ops;
+    QCOMPARE(ops.size(), std::size_t(4));
+    // cudaMalloc (host-only, host start 100), the copy (GPU 1000), the kernel (GPU 2000), the sync (host 6000)
+    QCOMPARE(test::enumName(ops[0].kind), test::enumName(OpKind::Other));
+    QCOMPARE(t.name(ops[0]), std::string("cudaMalloc"));
+    QVERIFY(!ops[0].hasGpu());
+    QCOMPARE(ops[0].hostStartNs, std::int64_t(100));
+
+    QCOMPARE(test::enumName(ops[1].kind), test::enumName(OpKind::CopyH2D));
+    QCOMPARE(ops[1].bytes, std::uint64_t(1048576));
+    QCOMPARE(test::enumName(ops[1].srcMem),
+             test::enumName(MemKind::Pinned)); // Nsight numbering without ENUM table: 1 = Pinned
+    QCOMPARE(test::enumName(ops[1].dstMem), test::enumName(MemKind::Device));
+    QCOMPARE(test::enumName(ops[1].api), test::enumName(engine::CopyApi::Async));
+    QCOMPARE(ops[1].hostStartNs, std::int64_t(900));
+    QCOMPARE(ops[1].hostEndNs, std::int64_t(950));
+    QCOMPARE(t.name(ops[1]), std::string("Memcpy HtoD (Pinned -> Device)"));
+
+    QCOMPARE(test::enumName(ops[2].kind), test::enumName(OpKind::Kernel));
+    QCOMPARE(t.name(ops[2]), std::string("my_kernel"));
+    QCOMPARE(ops[2].correlation, std::uint64_t(11));
+    // Two runtime rows share correlation 11: the outer (longer) call is the one kept.
+    QCOMPARE(ops[2].hostStartNs, std::int64_t(1500));
+    QCOMPARE(ops[2].hostEndNs, std::int64_t(1520));
+
+    QCOMPARE(test::enumName(ops[3].kind), test::enumName(OpKind::HostSync));
+    QCOMPARE(t.name(ops[3]), std::string("cudaStreamSynchronize"));
+    QCOMPARE(ops[3].stream, ops[2].stream); // it waited on the kernel's stream
+    QVERIFY(!ops[3].hasGpu());
+
+    QCOMPARE(t.streams.size(), std::size_t(2));
+    QCOMPARE(t.streams[0].nativeId, std::int64_t(13));
+    QCOMPARE(t.streams[1].nativeId, std::int64_t(14));
+    QCOMPARE(ops[1].stream, 1);
+    QCOMPARE(t.hostThreads.size(), std::size_t(1));
+    QCOMPARE(t.hostThreads[0].name, std::string("main thread"));
+    QCOMPARE(t.hostThreads[0].nativeId, std::uint64_t(5678));
+    for (const auto &op : ops)
+        QCOMPARE(op.hostThread, 0);
+    QCOMPARE(t.devices.size(), std::size_t(1)); // device 0 ran work though TARGET_INFO_GPU is missing
+}
+
+void TestNsysImport::enumTablesOverrideFallbackNumbering()
+{
+    // A file whose ENUM_CUDA_MEM_KIND uses CUPTI's numbering (0 = Unknown, 1 = Pageable, 2 = Pinned, 3 = Device):
+    // the same srcKind 1 must now read as Pageable, because the file says so.
+    const QString enums = QStringLiteral(
+        "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
+        "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0,'CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN','Unknown'),"
+        "(1,'CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE','Pageable'),(2,'CUPTI_ACTIVITY_MEMORY_KIND_PINNED','Pinned'),"
+        "(3,'CUPTI_ACTIVITY_MEMORY_KIND_DEVICE','Device');"
+        "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
+        "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (1,'CUDA_MEMCPY_KIND_DTOH','Device-to-Host');"
+        "CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);"
+        "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION','2099.1.1'),('EXPORT_SCHEMA_VERSION','9.9.9');");
+    const auto t = engine::importNsysSqlite(makeDb("enums.sqlite", kBase + enums));
+    const auto &copy = t.repetitions[0].ops[1];
+    QCOMPARE(test::enumName(copy.kind), test::enumName(OpKind::CopyD2H)); // copyKind 1 means DtoH in this file's table
+    QCOMPARE(test::enumName(copy.srcMem), test::enumName(MemKind::Pageable));
+    QCOMPARE(test::enumName(copy.dstMem), test::enumName(MemKind::Pinned));
+    QCOMPARE(t.metadata.at("nsys.version"), std::string("2099.1.1"));
+    QCOMPARE(t.metadata.at("nsys.schema"), std::string("9.9.9"));
+}
+
+void TestNsysImport::olderColumnSets()
+{
+    // No correlationId, no srcKind/dstKind, no demangledName, no runtime table: what a minimal old export has.
+    const QString sql =
+        kStrings
+        + "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, "
+          "shortName INTEGER);"
+          "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (10, 20, 0, 7, 3);"
+          "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+          " bytes INTEGER, copyKind INTEGER);"
+          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (0, 5, 0, 7, 64, 2);"
+          "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, "
+          "bytes INTEGER);"
+          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET VALUES (30, 31, 0, 7, 8);";
+    const auto t = engine::importNsysSqlite(makeDb("old.sqlite", sql));
+    const auto &ops = t.repetitions.at(0).ops;
+    QCOMPARE(ops.size(), std::size_t(3));
+    QCOMPARE(test::enumName(ops[0].kind), test::enumName(OpKind::CopyD2H));
+    QCOMPARE(test::enumName(ops[0].srcMem), test::enumName(MemKind::Unknown));
+    QCOMPARE(ops[0].correlation, std::uint64_t(0));
+    QVERIFY(!ops[0].hasHost());
+    QCOMPARE(test::enumName(ops[1].kind), test::enumName(OpKind::Kernel));
+    QCOMPARE(test::enumName(ops[2].kind), test::enumName(OpKind::Memset));
+    QCOMPARE(ops[2].bytes, std::uint64_t(8));
+    QCOMPARE(t.name(ops[2]), std::string("Memset (Unknown)"));
+}
+
+void TestNsysImport::nvtxStreamNames()
+{
+    const QString nvtx = QStringLiteral(
+        "CREATE TABLE TARGET_INFO_NVTX_CUDA_STREAM (name TEXT NOT NULL, hwId INTEGER NOT NULL, vmId INTEGER NOT NULL,"
+        " processId INTEGER NOT NULL, deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, streamId INTEGER NOT "
+        "NULL);"
+        "INSERT INTO TARGET_INFO_NVTX_CUDA_STREAM VALUES ('compute', 0, 0, 1234, 0, 1, 13);"
+        "CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER NOT NULL, hwId INTEGER NOT NULL, vmId INTEGER NOT NULL,"
+        " processId INTEGER NOT NULL, contextId INTEGER NOT NULL, priority INTEGER NOT NULL, flag INTEGER NOT NULL);"
+        "INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (13, 0, 1, 1234, 1, -2, 2), (14, 0, 1, 1234, 1, 0, 3);"
+        "CREATE TABLE TARGET_INFO_GPU (vmId INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT, busLocation TEXT,"
+        " smCount INTEGER, computeMajor INTEGER, computeMinor INTEGER);"
+        "INSERT INTO TARGET_INFO_GPU VALUES (0, 0, 'Fixture GPU', '0000:01:00.0', 132, 9, 0);");
+    const auto t = engine::importNsysSqlite(makeDb("nvtx.sqlite", kBase + nvtx));
+    QCOMPARE(t.streams[0].name, std::string("compute"));
+    QCOMPARE(t.streams[0].priority, -2);
+    QVERIFY(t.streams[0].nonBlocking);
+    QCOMPARE(t.streams[1].name, std::string("stream 14"));
+    QVERIFY(t.streams[1].isDefault);
+    QCOMPARE(t.devices.size(), std::size_t(1));
+    QCOMPARE(t.devices[0].name, std::string("Fixture GPU"));
+    QCOMPARE(t.devices[0].smCount, 132);
+    QCOMPARE(t.devices[0].ccMajor, 9);
+    QCOMPARE(t.devices[0].pciBusId, std::string("0000:01:00.0"));
+}
+
+void TestNsysImport::unifiedMemoryMigrations()
+{
+    const QString uvm =
+        QStringLiteral("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (3000, 3100, 0, 1, 0, 0, 0, 4096, 11, 7, 7),"
+                       " (3200, 3300, 0, 1, 0, 0, 0, 65536, 12, 7, 7);");
+    const auto t = engine::importNsysSqlite(makeDb("uvm.sqlite", kBase + uvm));
+    int migrations = 0;
+    for (const auto &op : t.repetitions[0].ops) {
+        if (op.srcMem != MemKind::Managed)
+            continue;
+        ++migrations;
+        QCOMPARE(test::enumName(op.dstMem), test::enumName(MemKind::Managed));
+        QVERIFY(!op.hasHost());
+        QCOMPARE(t.streams[op.stream].name, std::string("unified memory"));
+        QCOMPARE(test::enumName(op.kind), test::enumName(op.bytes == 4096 ? OpKind::CopyH2D : OpKind::CopyD2H));
+        QVERIFY(QString::fromStdString(t.name(op)).startsWith("UVM "));
+    }
+    QCOMPARE(migrations, 2);
+}
+
+void TestNsysImport::correlationIdsArePerProcess()
+{
+    // A second process whose kernel reuses correlation id 11: it must not take process 1234's call.
+    const QString other =
+        QStringLiteral("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (2100, 2200, 1, 1, 15, 11, %1, 4, 3);")
+            .arg(std::int64_t(999) << 24);
+    const auto t = engine::importNsysSqlite(makeDb("two-processes.sqlite", kBase + other));
+    int linked = 0, unlinked = 0;
+    for (const auto &op : t.repetitions[0].ops)
+        if (op.kind == OpKind::Kernel)
+            (op.hasHost() ? linked : unlinked) += 1;
+    QCOMPARE(linked, 1);
+    QCOMPARE(unlinked, 1);
+}
+
+void TestNsysImport::loadTraceDetectsSqlite()
+{
+    const std::string path = makeDb("detect.sqlite", kBase);
+    const auto t = engine::loadTrace(path);
+    QCOMPARE(t.source, std::string("nsys-sqlite"));
+    QCOMPARE(t.sourcePath, path);
+    QCOMPARE(t.opCount(), std::size_t(4));
+}
+
+void TestNsysImport::malformed_data()
+{
+    QTest::addColumn<QByteArray>("raw"); // written as the file when not empty
+    QTest::addColumn<QString>("sql"); // otherwise, the database built from this
+    QTest::addColumn<QString>("expected"); // parts of the message, '|'-separated
+    QTest::addColumn<int>("kind");
+    const int invalid = int(engine::ErrorKind::InvalidInput);
+    const QString noSql;
+    auto table = [](const QString &name, const QString &cols, const QString &values = {}) {
+        QString s = "CREATE TABLE " + name + " (" + cols + ");";
+        if (!values.isEmpty())
+            s += "INSERT INTO " + name + " VALUES " + values + ";";
+        return s;
+    };
+    const QString K = "CUPTI_ACTIVITY_KIND_KERNEL", M = "CUPTI_ACTIVITY_KIND_MEMCPY";
+    const QString kernelCols = "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, shortName INTEGER";
+    const QString goodKernel = table(K, kernelCols, "(10, 20, 0, 7, 3)");
+    const QString memcpyCols =
+        "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, bytes INTEGER, copyKind INTEGER";
+    auto row = [&](const char *tag, const QString &sql, const QString &expected) {
+        QTest::newRow(tag) << QByteArray() << sql << expected << invalid;
+    };
+
+    QTest::newRow("empty file") << QByteArray() << noSql
+                                << "not an Nsight Systems export|no StringIds table|tables: none" << invalid;
+    QTest::newRow("text file") << QByteArray("this is a text file, not a database\n") << noSql << "not a database"
+                               << invalid;
+    QByteArray binary(4096, '\0');
+    for (int i = 0; i < binary.size(); ++i)
+        binary[i] = char((i * 7919) % 251);
+    QTest::newRow("binary file") << binary << noSql << "not a database" << invalid;
+    QTest::newRow("SQLite magic, then garbage")
+        << QByteArray("SQLite format 3\0", 16) + binary << noSql << "reading the list of tables" << invalid;
+    row("SQLite but not nsys", table("people", "name TEXT", "('x')"), "not an Nsight Systems export|people");
+    row("no CUDA activity", kStrings, "holds no CUDA activity|nsys profile -t cuda");
+    row("kernel lacks start", kStrings + table(K, "end INTEGER, deviceId INTEGER, streamId INTEGER, shortName INTEGER"),
+        "table CUPTI_ACTIVITY_KIND_KERNEL lacks column 'start'|it has: deviceId, end, shortName, streamId");
+    row("kernel lacks streamId", kStrings + table(K, "start INTEGER, end INTEGER, deviceId INTEGER, shortName INTEGER"),
+        "CUPTI_ACTIVITY_KIND_KERNEL lacks column 'streamId'");
+    row("memcpy lacks copyKind",
+        kStrings + table(M, "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, bytes INTEGER"),
+        "CUPTI_ACTIVITY_KIND_MEMCPY lacks column 'copyKind'");
+    row("memcpy lacks bytes",
+        kStrings + table(M, "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, copyKind INTEGER"),
+        "CUPTI_ACTIVITY_KIND_MEMCPY lacks column 'bytes'");
+    row("memset lacks bytes",
+        kStrings
+            + table("CUPTI_ACTIVITY_KIND_MEMSET", "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER"),
+        "CUPTI_ACTIVITY_KIND_MEMSET lacks column 'bytes'");
+    row("runtime lacks nameId",
+        kStrings + table("CUPTI_ACTIVITY_KIND_RUNTIME", "start INTEGER, end INTEGER, globalTid INTEGER"),
+        "CUPTI_ACTIVITY_KIND_RUNTIME lacks column 'nameId'");
+    row("sync lacks streamId",
+        kStrings + goodKernel + table("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "start INTEGER, end INTEGER"),
+        "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION lacks column 'streamId'");
+    row("GPU table lacks id", kStrings + goodKernel + table("TARGET_INFO_GPU", "name TEXT", "('x')"),
+        "TARGET_INFO_GPU lacks column 'id'");
+    row("metadata table lacks name", kStrings + goodKernel + table("META_DATA_EXPORT", "value TEXT", "('1')"),
+        "META_DATA_EXPORT lacks column 'name'");
+    row("enum table lacks name",
+        kStrings + goodKernel + table("ENUM_CUDA_MEM_KIND", "id INTEGER, label TEXT", "(0, 'Pageable')"),
+        "ENUM_CUDA_MEM_KIND lacks column 'name'");
+    row("kernel start is text", kStrings + table(K, kernelCols, "('soon', 20, 0, 7, 3)"),
+        "table CUPTI_ACTIVITY_KIND_KERNEL, row 1, column start: expected an integer, found TEXT");
+    row("kernel end is NULL", kStrings + table(K, kernelCols, "(10, 20, 0, 7, 3), (30, NULL, 0, 7, 3)"),
+        "table CUPTI_ACTIVITY_KIND_KERNEL, row 2, column end: expected an integer, found NULL");
+    row("kernel ends before start", kStrings + table(K, kernelCols, "(10, 5, 0, 7, 3)"),
+        "row 1, column end: end (5) is before start (10)");
+    row("kernel has no name", kStrings + table(K, kernelCols, "(10, 20, 0, 7, NULL)"),
+        "column shortName: neither shortName nor demangledName is set");
+    row("kernel streamId is a blob", kStrings + table(K, kernelCols, "(10, 20, 0, x'0102', 3)"),
+        "row 1, column streamId: expected an integer, found BLOB");
+    row("memcpy negative bytes", kStrings + table(M, memcpyCols, "(0, 5, 0, 7, -64, 1)"),
+        "row 1, column bytes: negative byte count -64");
+    row("memcpy bytes is real", kStrings + table(M, memcpyCols, "(0, 5, 0, 7, 1.5, 1)"),
+        "column bytes: expected an integer, found REAL");
+    row("runtime correlationId is text",
+        kStrings + goodKernel
+            + table("CUPTI_ACTIVITY_KIND_RUNTIME", "start INTEGER, end INTEGER, nameId INTEGER, correlationId",
+                    "(1, 2, 1, 'abc')"),
+        "CUPTI_ACTIVITY_KIND_RUNTIME, row 1, column correlationId: expected an integer or NULL, found TEXT");
+    row("GPU name is a number", kStrings + goodKernel + table("TARGET_INFO_GPU", "id INTEGER, name", "(0, 42)"),
+        "TARGET_INFO_GPU, row 1, column name: expected text or NULL, found INTEGER");
+}
+
+void TestNsysImport::malformed()
+{
+    QFETCH(QByteArray, raw);
+    QFETCH(QString, sql);
+    QFETCH(QString, expected);
+    QFETCH(int, kind);
+    const QString name = QStringLiteral("malformed_%1.sqlite").arg(QTest::currentDataTag()).replace(' ', '_');
+    std::string path;
+    if (!sql.isEmpty()) {
+        path = makeDb(name, sql);
+    } else {
+        path = m_dir.filePath(name).toStdString();
+        std::ofstream(path, std::ios::binary).write(raw.constData(), raw.size());
+    }
+    try {
+        engine::importNsysSqlite(path);
+        QFAIL("no error");
+    } catch (const engine::Error &e) {
+        const QString what = QString::fromUtf8(e.what());
+        QCOMPARE(int(e.kind()), kind);
+        QVERIFY2(what.contains(QString::fromStdString(path)), qPrintable("message does not name the file: " + what));
+        for (const QString &part : expected.split('|', Qt::SkipEmptyParts))
+            QVERIFY2(what.contains(part), qPrintable("'" + part + "' not in: " + what));
+    }
+}
+
+void TestNsysImport::missingFileIsIo()
+{
+    for (const std::string &path :
+         {m_dir.filePath("does-not-exist.sqlite").toStdString(), m_dir.path().toStdString()}) {
+        try {
+            engine::importNsysSqlite(path);
+            QFAIL("no error");
+        } catch (const engine::Error &e) {
+            QCOMPARE(e.kind(), engine::ErrorKind::Io);
+            QVERIFY2(QString(e.what()).contains(QString::fromStdString(path)), e.what());
+        }
+    }
+}
+
+void TestNsysImport::damagedDatabase_data()
+{
+    QTest::addColumn<bool>("truncate");
+    QTest::newRow("pages overwritten") << false;
+    QTest::newRow("truncated to half") << true;
+}
+
+void TestNsysImport::damagedDatabase()
+{
+    QFETCH(bool, truncate);
+    // A real-sized database (many pages), then damaged the way a bad copy or a full disk does.
+    QString sql = kBase + "BEGIN;";
+    for (int i = 0; i < 3000; ++i)
+        sql += QString("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (%1, %2, 0, 1, 13, 0, 0, 4, 3);")
+                   .arg(10000 + i * 10)
+                   .arg(10005 + i * 10);
+    sql += "COMMIT;";
+    const std::string path = makeDb(QString("damaged_%1.sqlite").arg(truncate), sql);
+    const auto size = std::filesystem::file_size(path);
+    QVERIFY(size > 16 * 4096);
+    if (truncate) {
+        std::filesystem::resize_file(path, size / 2);
+    } else {
+        std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+        const std::string junk(size - 2 * 4096, '\xA5');
+        f.seekp(2 * 4096); // keep the header page and the schema page, damage the data pages
+        f.write(junk.data(), std::streamsize(junk.size()));
+    }
+    try {
+        const auto t = engine::importNsysSqlite(path);
+        QFAIL(qPrintable(QString("no error; %1 ops read").arg(t.opCount())));
+    } catch (const engine::Error &e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::InvalidInput);
+        const QString what = e.what();
+        QVERIFY2(what.contains(QString::fromStdString(path)), e.what());
+        QVERIFY2(what.contains("reading table") || what.contains("reading the"), e.what());
+    }
+}
+
+// ---- NVTX ranges ------------------------------------------------------------------------------------
+
+namespace {
+
+QString capture(const QString &name, const char *ext)
+{
+    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/nsys-streamscope/") + name + ext;
+}
+
+// A repetition's ops in the order the CLI issued them (its one thread's call starts).
+std::vector<const engine::OpRecord *> issueOrder(const engine::Repetition &rep)
+{
+    std::vector<const engine::OpRecord *> ops;
+    for (const auto &op : rep.ops)
+        ops.push_back(&op);
+    std::stable_sort(ops.begin(), ops.end(), [](auto *x, auto *y) { return x->hostStartNs < y->hostStartNs; });
+    return ops;
+}
+
+std::string streamOf(const engine::Trace &t, const engine::OpRecord &op)
+{
+    return op.hasGpu() && op.stream >= 0 ? t.streams[static_cast<std::size_t>(op.stream)].name : std::string("host");
+}
+
+std::int64_t medianOf(std::vector<std::int64_t> v)
+{
+    if (v.empty())
+        return 0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+} // namespace
+
+void TestNsysImport::streamscopeCaptures_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<int>("repetitions");
+    QTest::addColumn<int>("opsPerRepetition");
+    QTest::addColumn<QString>("defaultStream"); // where CUDA ran the workload's synchronous cudaMemcpy
+    // Rows: `nsys profile -t cuda,nvtx streamscope-cli run resources/workloads/X.json` on an H200
+    // (nsys 2025.3.2), each beside the .sstrace StreamScope wrote in the same run.
+    QTest::newRow("overlap") << "overlap" << 10 << 12 << "";
+    QTest::newRow("overlap-breadth-first") << "overlap-breadth-first" << 10 << 12 << "";
+    QTest::newRow("sync-vs-async") << "sync-vs-async" << 5 << 10 << "stream 7";
+    QTest::newRow("concurrent-kernels") << "concurrent-kernels" << 5 << 8 << "";
+}
+
+void TestNsysImport::streamscopeCaptures()
+{
+    QFETCH(QString, name);
+    QFETCH(int, repetitions);
+    QFETCH(int, opsPerRepetition);
+    QFETCH(QString, defaultStream);
+    const auto own = engine::readNativeTrace(capture(name, ".sstrace").toStdString());
+    const auto nsys = engine::importNsysSqlite(capture(name, ".sqlite").toStdString());
+
+    QCOMPARE(nsys.metadata.at("op_names"), std::string("nvtx"));
+    // Two warm-ups of every op were captured too and must not have become repetitions.
+    QVERIFY(std::stoi(nsys.metadata.at("nvtx.dropped_warmup_ops")) >= 2 * opsPerRepetition);
+    QCOMPARE(int(own.repetitions.size()), repetitions);
+    QCOMPARE(int(nsys.repetitions.size()), repetitions);
+
+    // The same lanes; a workload that issues a synchronous cudaMemcpy "on" one of its streams also has
+    // the legacy default stream, where CUDA really ran that copy (StreamScope files it under the stream
+    // the workload named).
+    std::vector<std::string> ownStreams, nsysStreams;
+    for (const auto &st : own.streams)
+        ownStreams.push_back(st.name);
+    if (!defaultStream.isEmpty())
+        ownStreams.push_back(defaultStream.toStdString());
+    for (const auto &st : nsys.streams)
+        nsysStreams.push_back(st.name);
+    std::sort(ownStreams.begin(), ownStreams.end());
+    std::sort(nsysStreams.begin(), nsysStreams.end());
+    QCOMPARE(nsysStreams, ownStreams);
+
+    std::vector<std::int64_t> durationDeltas; // StreamScope - Nsight, GPU ops
+    std::int64_t worst = 0;
+    std::string worstOp;
+    for (std::size_t r = 0; r < own.repetitions.size(); ++r) {
+        const auto &a = own.repetitions[r], &b = nsys.repetitions[r];
+        QCOMPARE(b.index, a.index);
+        QCOMPARE(int(a.ops.size()), opsPerRepetition);
+        QCOMPARE(b.ops.size(), a.ops.size());
+        // Same ops issued in the same order, each on the same stream: so also the same names per stream
+        // in the same order.
+        const auto opsA = issueOrder(a), opsB = issueOrder(b);
+        for (std::size_t i = 0; i < opsA.size(); ++i) {
+            const auto &x = *opsA[i], &y = *opsB[i];
+            QCOMPARE(nsys.name(y), own.name(x));
+            QCOMPARE(y.hasGpu(), x.hasGpu());
+            if (streamOf(nsys, y) != streamOf(own, x)) {
+                QCOMPARE(QString::fromStdString(streamOf(nsys, y)), defaultStream);
+                QCOMPARE(test::enumName(x.api), test::enumName(engine::CopyApi::Sync));
+            }
+            if (!x.hasGpu())
+                continue;
+            QCOMPARE(test::enumName(y.kind), test::enumName(x.kind));
+            QCOMPARE(y.bytes, x.bytes);
+            // StreamScope's event pair brackets the op on its stream: it opens when the stream reaches it
+            // and closes after the op, so it holds Nsight's interval of the work itself. 1 us allows for
+            // the events' timestamp resolution (~0.5 us each).
+            const std::int64_t delta = x.gpuDurationNs() - y.gpuDurationNs();
+            QVERIFY2(delta >= -1000, qPrintable(QString::fromStdString(own.name(x)) + ": " + QString::number(delta)));
+            durationDeltas.push_back(delta);
+            if (delta > worst) {
+                worst = delta;
+                worstOp = own.name(x);
+            }
+        }
+    }
+    // How much longer the event interval is: the event pair's own cost (~1.3 us), the gap between the
+    // previous op on the stream and this one, and -- where streams share a copy engine -- the time the op
+    // queued for it. A single-stream run (sync-vs-async) has no queueing: its worst op is the first
+    // kernel of a repetition, whose launch reaches an idle GPU ~15-20 us after its start event.
+    const std::int64_t median = medianOf(durationDeltas);
+    qInfo("%s: %zu GPU ops, StreamScope - Nsight duration: median %lld ns, worst %lld ns (%s)", qPrintable(name),
+          durationDeltas.size(), static_cast<long long>(median), static_cast<long long>(worst), worstOp.c_str());
+    if (own.streams.size() == 1)
+        QVERIFY2(worst <= 25000, qPrintable(QString::number(worst) + " on " + QString::fromStdString(worstOp)));
+}
+
+void TestNsysImport::nvtxInnermostRangeNamesOps()
+{
+    constexpr std::int64_t kOtherTid = kPid | 9999;
+    // Thread kTid: "outer" 800..7000 holds "copy" (inline text) around the memcpy call at 900 and
+    // "launch" (by textId) 1400..1600 around the kernel call at 1500, which itself holds "late" 1510..1590
+    // that starts after the call: not enclosing it. The sync call at 6000 lies only in "outer"; the
+    // cudaMalloc at 100 in no range. Thread kOtherTid has a range 1450..1550 around the kernel call's start
+    // time, which must not count (other thread), a mark (34) and a start/end range (60) as well.
+    const QString nvtx =
+        QStringLiteral(
+            "INSERT INTO StringIds VALUES (20, 'launch');"
+            "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, rangeId "
+            "INTEGER,"
+            " category INTEGER, color INTEGER, text TEXT, globalTid INTEGER, endGlobalTid INTEGER, textId INTEGER,"
+            " domainId INTEGER);"
+            "INSERT INTO NVTX_EVENTS VALUES (800, 7000, 59, NULL, NULL, NULL, 'outer', %1, NULL, NULL, 0),"
+            " (880, 1000, 59, NULL, NULL, NULL, 'copy', %1, NULL, NULL, 0),"
+            " (1400, 1600, 59, NULL, NULL, NULL, NULL, %1, NULL, 20, 0),"
+            " (1510, 1590, 59, NULL, NULL, NULL, 'late', %1, NULL, NULL, 0),"
+            " (1450, 1550, 59, NULL, NULL, NULL, 'other thread', %2, NULL, NULL, 0),"
+            " (1500, NULL, 34, NULL, NULL, NULL, 'a mark', %1, NULL, NULL, 0),"
+            " (5000, 9000, 60, NULL, NULL, NULL, 'other start/end', %2, NULL, NULL, 0);")
+            .arg(kTid)
+            .arg(kOtherTid);
+    const auto t = engine::importNsysSqlite(makeDb("nvtx_ranges.sqlite", kBase + nvtx));
+    QCOMPARE(t.metadata.at("op_names"), std::string("nvtx"));
+    QCOMPARE(t.repetitions.size(), std::size_t(1)); // no "rep N" ranges: one repetition as before
+    const auto &ops = t.repetitions[0].ops;
+    auto find = [&](auto pred) {
+        auto it = std::find_if(ops.begin(), ops.end(), pred);
+        return it == ops.end() ? std::string("<missing>") : t.name(*it);
+    };
+    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::CopyH2D; }), std::string("copy"));
+    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::Kernel; }), std::string("launch"));
+    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::HostSync; }), std::string("outer"));
+    QCOMPARE(find([](const auto &op) { return op.hostStartNs == 100; }), std::string("cudaMalloc"));
+    QCOMPARE(ops.size(), std::size_t(4)); // no op made of a range outside a StreamScope repetition
+}
+
+void TestNsysImport::nvtxRepetitionRanges()
+{
+    // A StreamScope-style capture on one thread: "warmup 0" and "rep 0".."rep 1", each holding an op
+    // range around one memcpy call; "rep 1" also holds "host work" with no call (a host-work op) and a
+    // "sync" range holding cudaMalloc (20 ns) and cudaStreamSynchronize (980 ns): the longer one stays.
+    // The runner's own calls (in a rep, outside any op range) and calls outside every rep are dropped.
+    const QString sql =
+        kStrings
+        + QStringLiteral(
+              "INSERT INTO StringIds VALUES (30, 'H2D 1 MiB');"
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER "
+              "NOT NULL,"
+              " contextId INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,"
+              " bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL, srcKind INTEGER, dstKind INTEGER);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (150, 160, 0, 1, 14, 1, %1, 1048576, 1, 1, 2),"
+              " (1150, 1160, 0, 1, 14, 2, %1, 1048576, 1, 1, 2), (2150, 2160, 0, 1, 14, 3, %1, 1048576, 1, 1, 2),"
+              " (2950, 2960, 0, 1, 13, 9, %1, 1048576, 1, 1, 2);"
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass "
+              "INTEGER NOT NULL,"
+              " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (110, 140, 0, %2, 1, 1, 0), (1110, 1140, 0, %2, 2, 1, 0),"
+              " (2110, 2140, 0, %2, 3, 1, 0), (2005, 2008, 0, %2, 4, 2, 0), (2500, 2520, 0, %2, 5, 7, 0),"
+              " (2530, 3510, 0, %2, 6, 5, 0), (10, 20, 0, %2, 7, 7, 0), (2050, 2060, 0, %2, 9, 1, 0);"
+              "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL, text TEXT,"
+              " globalTid INTEGER, textId INTEGER);"
+              "INSERT INTO NVTX_EVENTS VALUES (100, 900, 59, 'warmup 0', %2, NULL), (105, 145, 59, NULL, %2, 30),"
+              " (1000, 1900, 59, 'rep 0', %2, NULL), (1105, 1145, 59, NULL, %2, 30),"
+              " (2000, 4000, 59, 'rep 1', %2, NULL), (2105, 2145, 59, NULL, %2, 30),"
+              " (2200, 2400, 59, 'host work', %2, NULL), (2490, 3520, 59, 'sync', %2, NULL);")
+              .arg(kPid)
+              .arg(kTid);
+    const auto t = engine::importNsysSqlite(makeDb("nvtx_reps.sqlite", sql));
+    QCOMPARE(t.repetitions.size(), std::size_t(2));
+    QCOMPARE(t.repetitions[0].index, 0);
+    QCOMPARE(t.repetitions[1].index, 1);
+    auto names = [&](const engine::Repetition &rep) {
+        QStringList n;
+        for (const auto &op : rep.ops)
+            n << QString::fromStdString(t.name(op) + ":" + std::string(engine::toString(op.kind)));
+        return n.join(',');
+    };
+    QCOMPARE(names(t.repetitions[0]), QStringLiteral("H2D 1 MiB:h2d"));
+    QCOMPARE(names(t.repetitions[1]), QStringLiteral("H2D 1 MiB:h2d,host work:host_work,sync:sync"));
+    QCOMPARE(t.repetitions[1].ops[1].hostStartNs, std::int64_t(2200));
+    QCOMPARE(t.repetitions[1].ops[1].hostEndNs, std::int64_t(2400));
+    QCOMPARE(t.repetitions[1].ops[2].hostStartNs, std::int64_t(2530));
+    QCOMPARE(t.metadata.at("nvtx.dropped_warmup_ops"), std::string("1"));
+    QCOMPARE(t.metadata.at("nvtx.dropped_outside_repetitions"), std::string("1")); // the cudaMalloc at 10
+    // The launch call at 2005 and the copy call at 2050 (to stream 13) (the runner's control stream): no op range.
+    QCOMPARE(t.metadata.at("nvtx.dropped_runner_calls"), std::string("2"));
+    QCOMPARE(t.metadata.at("nvtx.dropped_helper_calls"), std::string("1")); // the 20 ns cudaMalloc in "sync"
+    // Stream 13 ran only the runner's copy: no lane for it.
+    QCOMPARE(t.streams.size(), std::size_t(1));
+    QCOMPARE(t.streams[0].nativeId, std::int64_t(14));
+}
+
+void TestNsysImport::noNvtxKeepsCudaNames()
+{
+    const auto t = engine::importNsysSqlite(makeDb("no_nvtx.sqlite", kBase));
+    QVERIFY(!t.metadata.count("op_names"));
+    QVERIFY(!t.metadata.count("nvtx.ranges"));
+    QCOMPARE(t.repetitions.size(), std::size_t(1));
+    const auto &ops = t.repetitions[0].ops;
+    auto kernel = std::find_if(ops.begin(), ops.end(), [](const auto &op) { return op.kind == OpKind::Kernel; });
+    QVERIFY(kernel != ops.end());
+    QCOMPARE(t.name(*kernel), std::string("my_kernel"));
+}
+
+QTEST_GUILESS_MAIN(TestNsysImport)
+#include "tst_nsys_import.moc"

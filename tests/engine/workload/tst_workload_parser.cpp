@@ -1,0 +1,1042 @@
+// Tests of the workload format v1 reader and writer (engine/workload/workload_parser.h): malformed files
+// reported at the right JSON path, line and column; the meaning of valid files (defaults, inferred
+// directions, repeats, generated names, issue order); the pipeline generator op by op; round trips
+// through workloadToJson.
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/model/units.h"
+#include "engine/workload/pipeline_generator.h"
+#include "engine/workload/workload_parser.h"
+#include "tests/engine/workload/workload_compare.h"
+
+using namespace streamscope::engine;
+using streamscope::engine::testing::compareWorkloads;
+
+namespace {
+
+// A valid workload; the malformed cases replace one of its lines. Line numbers are in the comments
+// of the tests that use them (line 1 is "{").
+const char *const kBase = R"({
+  "version": 1,
+  "name": "t",
+  "issueOrder": "stream-order",
+  "buffers": [
+    {"name": "h_in", "kind": "pinned", "bytes": "4 MiB"},
+    {"name": "d_in", "kind": "device", "bytes": "4 MiB"},
+    {"name": "m", "kind": "managed", "bytes": "1 MiB"}
+  ],
+  "streams": [
+    {"name": "s0", "ops": [
+      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": "1 MiB"},
+      {"op": "kernel", "duration": "10 us"},
+      {"op": "record", "event": "e0"}
+    ]},
+    {"name": "s1", "ops": [
+      {"op": "wait", "event": "e0"},
+      {"op": "memset", "buffer": "d_in", "bytes": "1 MiB"},
+      {"op": "sync"}
+    ]}
+  ]
+}
+)";
+
+QString baseWithLine(int line, const QString &replacement)
+{
+    QStringList lines = QString::fromUtf8(kBase).split('\n');
+    lines[line - 1] = replacement;
+    return lines.join('\n');
+}
+
+Workload parseOrFail(const QString &text)
+{
+    try {
+        return parseWorkload(text.toStdString(), "test.json");
+    } catch (const WorkloadError &e) {
+        qWarning("%s", e.what());
+        throw;
+    }
+}
+
+QString issuesText(const std::vector<WorkloadIssue> &issues)
+{
+    QString out;
+    for (const WorkloadIssue &i : issues)
+        out += QString::fromStdString(WorkloadError::formatIssue("test.json", i)) + '\n';
+    return out;
+}
+
+// (stream, op) pairs for compact expectations.
+using Order = std::vector<std::pair<int, int>>;
+Order orderOf(const Workload &w)
+{
+    Order out;
+    for (const ScheduledOp &so : w.schedule)
+        out.emplace_back(so.stream, so.op);
+    return out;
+}
+
+} // namespace
+
+class TestWorkloadParser : public QObject {
+    Q_OBJECT
+
+private slots:
+    void baseIsValid();
+    void malformed_data();
+    void malformed();
+    void malformedWholeFile_data();
+    void malformedWholeFile();
+    void everyTruncationIsReported();
+    void severalIssuesSortedByLine();
+    void errorMessageFormat();
+    void columnsCountCharacters();
+    void defaultsAndInference();
+    void repeatsAndGroups();
+    void describeNames();
+    void issueOrders();
+    void explicitSchedule();
+    void pipelineDepthFirst();
+    void pipelineBreadthFirst();
+    void pipelineFromJsonMatchesGenerator();
+    void roundTrip_data();
+    void roundTrip();
+    void workloadQueries();
+    void loadMissingFileIsIo();
+    void loadFileNamesWorkload();
+    void headerReadsCommentedLessons();
+    void headerErrorsNameLineAndPath_data();
+    void headerErrorsNameLineAndPath();
+    void headerOfEveryPreset();
+};
+
+void TestWorkloadParser::baseIsValid()
+{
+    const Workload w = parseOrFail(QString::fromUtf8(kBase));
+    QCOMPARE(w.name, std::string("t"));
+    QCOMPARE(w.streams.size(), std::size_t(2));
+    QCOMPARE(w.opCount(), std::size_t(6));
+    QCOMPARE(w.issueOrder, IssueOrder::StreamOrder);
+    const OpSpec &copy = w.streams[0].ops[0];
+    QCOMPARE(copy.type, OpType::Copy);
+    QCOMPARE(copy.direction, CopyDirection::H2D); // inferred from pinned -> device
+    QCOMPARE(copy.bytes, std::uint64_t(1) << 20);
+    QCOMPARE(copy.jsonPath, std::string("/streams/0/ops/0"));
+    QCOMPARE(copy.line, 12);
+    QCOMPARE(w.streams[0].ops[1].jsonPath, std::string("/streams/0/ops/1"));
+    QCOMPARE(w.streams[0].ops[1].line, 13);
+    QCOMPARE(w.streams[0].ops[1].durationNs, std::int64_t(10'000));
+    QCOMPARE(w.streams[1].ops[2].jsonPath, std::string("/streams/1/ops/2"));
+    QCOMPARE(w.streams[1].ops[2].line, 19);
+    QVERIFY(validateWorkloadText(kBase, "base.json").empty());
+}
+
+void TestWorkloadParser::malformed_data()
+{
+    QTest::addColumn<int>("replaceLine");
+    QTest::addColumn<QString>("replacement");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("columnAt"); // the issue's column is where this text starts on its line; "" = unchecked
+    QTest::addColumn<QString>("message"); // a part of the message
+
+    QTest::newRow("syntax: missing comma") << 13 << R"(      {"op": "kernel" "duration": "10 us"},)"
+                                           << "" << 13 << R"("duration")"
+                                           << "invalid JSON";
+    QTest::newRow("version missing") << 2 << R"(  "comment": "no version",)"
+                                     << "/version" << 1 << "{"
+                                     << "missing \"version\"";
+    QTest::newRow("version unsupported") << 2 << R"(  "version": 2,)"
+                                         << "/version" << 2 << "2"
+                                         << "unsupported version 2";
+    QTest::newRow("misspelled top-level key") << 3 << R"(  "nmae": "t",)"
+                                              << "/nmae" << 3 << R"("nmae")"
+                                              << "did you mean \"name\"";
+    QTest::newRow("misspelled op key") << 12
+                                       << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "byte": "1 MiB"},)"
+                                       << "/streams/0/ops/0/byte" << 12 << R"("byte")"
+                                       << "did you mean \"bytes\"";
+    QTest::newRow("misspelled op type") << 13 << R"(      {"op": "kernal", "duration": "10 us"},)"
+                                        << "/streams/0/ops/1/op" << 13 << R"("kernal")"
+                                        << "did you mean \"kernel\"";
+    QTest::newRow("negative bytes") << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": -5},)"
+                                    << "/streams/0/ops/0/bytes" << 12 << "-5"
+                                    << "cannot be negative";
+    QTest::newRow("zero bytes") << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": 0},)"
+                                << "/streams/0/ops/0/bytes" << 12 << "0}"
+                                << "more than 0 bytes";
+    QTest::newRow("size with unknown unit")
+        << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": "12 parsecs"},)"
+        << "/streams/0/ops/0/bytes" << 12 << R"("12 parsecs")"
+        << "expected a byte size";
+    QTest::newRow("size of wrong type") << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": true},)"
+                                        << "/streams/0/ops/0/bytes" << 12 << "true"
+                                        << "expected a byte size";
+    QTest::newRow("too many threads") << 13 << R"(      {"op": "kernel", "duration": "10 us", "threads": 2048},)"
+                                      << "/streams/0/ops/1/threads" << 13 << "2048"
+                                      << "at most 1024 threads";
+    QTest::newRow("zero blocks") << 13 << R"(      {"op": "kernel", "duration": "10 us", "blocks": 0},)"
+                                 << "/streams/0/ops/1/blocks" << 13 << "0}"
+                                 << "out of range";
+    QTest::newRow("fractional threads") << 13 << R"(      {"op": "kernel", "duration": "10 us", "threads": 1.5},)"
+                                        << "/streams/0/ops/1/threads" << 13 << "1.5"
+                                        << "expected an integer";
+    QTest::newRow("unknown buffer") << 12 << R"(      {"op": "copy", "src": "h_inn", "dst": "d_in", "bytes": "1 MiB"},)"
+                                    << "/streams/0/ops/0/src" << 12 << R"("h_inn")"
+                                    << "did you mean \"h_in\"";
+    QTest::newRow("copy past the end") << 12
+                                       << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": "5 MiB"},)"
+                                       << "/streams/0/ops/0/bytes" << 12 << R"("5 MiB")"
+                                       << "runs past the end of src \"h_in\"";
+    QTest::newRow("offset past the end")
+        << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "dstOffset": "3.5 MiB", "bytes": "1 MiB"},)"
+        << "/streams/0/ops/0/bytes" << 12 << R"("1 MiB")"
+        << "runs past the end of dst \"d_in\"";
+    QTest::newRow("direction against buffer kinds")
+        << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "direction": "d2h"},)"
+        << "/streams/0/ops/0/direction" << 12 << R"("d2h")"
+        << "that copy is \"h2d\"";
+    QTest::newRow("key of another op type")
+        << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "duration": "1 ms"},)"
+        << "/streams/0/ops/0/duration" << 12 << R"("duration")"
+        << "does not apply to a copy op";
+    QTest::newRow("wait on an event never recorded") << 17 << R"(      {"op": "wait", "event": "e1"},)"
+                                                     << "/streams/1/ops/0/event" << 17 << R"("e1")"
+                                                     << "is never recorded";
+    QTest::newRow("wait before the record in issue order") << 4 << R"(  "issueOrder": "round-robin",)"
+                                                           << "/streams/1/ops/0/event" << 17 << R"("e0")"
+                                                           << "before any record of it is issued";
+    QTest::newRow("duplicate buffer name") << 8 << R"(    {"name": "d_in", "kind": "managed", "bytes": "1 MiB"})"
+                                           << "/buffers/2/name" << 8 << R"("d_in")"
+                                           << "already declared";
+    QTest::newRow("buffer without name") << 8 << R"(    {"kind": "managed", "bytes": "1 MiB"})"
+                                         << "/buffers/2/name" << 8 << "{"
+                                         << "missing \"name\"";
+    QTest::newRow("misspelled buffer kind") << 6 << R"(    {"name": "h_in", "kind": "pinnned", "bytes": "4 MiB"},)"
+                                            << "/buffers/0/kind" << 6 << R"("pinnned")"
+                                            << "did you mean \"pinned\"";
+    QTest::newRow("duplicate stream name") << 16 << R"(    {"name": "s0", "ops": [)"
+                                           << "/streams/1/name" << 16 << R"("s0")"
+                                           << "already declared";
+    QTest::newRow("positive priority") << 11 << R"(    {"name": "s0", "priority": 1, "ops": [)"
+                                       << "/streams/0/priority" << 11 << "1,"
+                                       << "lower is more urgent";
+    QTest::newRow("misspelled stream flags") << 11 << R"(    {"name": "s0", "flags": "nonblocking", "ops": [)"
+                                             << "/streams/0/flags" << 11 << R"("nonblocking")"
+                                             << "did you mean \"non-blocking\"";
+    QTest::newRow("sync on an unknown stream") << 19 << R"(      {"op": "sync", "stream": "s2"})"
+                                               << "/streams/1/ops/2/stream" << 19 << R"("s2")"
+                                               << "no stream named \"s2\"";
+    QTest::newRow("sync key for another target") << 19 << R"(      {"op": "sync", "target": "device", "stream": "s0"})"
+                                                 << "/streams/1/ops/2/stream" << 19 << R"("stream")"
+                                                 << "applies to \"target\": \"stream\" only";
+    QTest::newRow("memory kernel on host memory")
+        << 13 << R"(      {"op": "kernel", "type": "memory", "buffer": "h_in"},)"
+        << "/streams/0/ops/1/buffer" << 13 << R"("h_in")"
+        << "needs device or managed memory";
+    QTest::newRow("prefetch of device memory") << 18 << R"(      {"op": "prefetch", "buffer": "d_in"},)"
+                                               << "/streams/1/ops/1/buffer" << 18 << R"("d_in")"
+                                               << "needs managed memory";
+    QTest::newRow("misspelled advice") << 18 << R"(      {"op": "advise", "buffer": "m", "advice": "read-mostly"},)"
+                                       << "/streams/1/ops/1/advice" << 18 << R"("read-mostly")"
+                                       << "did you mean \"set-read-mostly\"";
+    QTest::newRow("unknown location") << 18 << R"(      {"op": "prefetch", "buffer": "m", "location": "gpu"},)"
+                                      << "/streams/1/ops/1/location" << 18 << R"("gpu")"
+                                      << "unknown location";
+    QTest::newRow("duration with unknown unit") << 13 << R"(      {"op": "kernel", "duration": "10 parsecs"},)"
+                                                << "/streams/0/ops/1/duration" << 13 << R"("10 parsecs")"
+                                                << "expected a duration";
+    QTest::newRow("duration unit in upper case") << 13 << R"(      {"op": "kernel", "duration": "10 MS"},)"
+                                                 << "/streams/0/ops/1/duration" << 13 << R"("10 MS")"
+                                                 << "units are lower case";
+    QTest::newRow("unknown buffer, nothing close") << 12 << R"(      {"op": "copy", "src": "zz", "dst": "d_in"},)"
+                                                   << "/streams/0/ops/0/src" << 12 << R"("zz")"
+                                                   << "the buffers are \"d_in\", \"h_in\" or \"m\"";
+    QTest::newRow("negative duration") << 13 << R"(      {"op": "kernel", "duration": "-10 us"},)"
+                                       << "/streams/0/ops/1/duration" << 13 << R"("-10 us")"
+                                       << "cannot be negative";
+    QTest::newRow("kernel of no kind") << 13 << R"(      {"op": "kernel", "blocks": 4},)"
+                                       << "/streams/0/ops/1/type" << 13 << "{"
+                                       << "missing \"type\"";
+    QTest::newRow("op without op") << 13 << R"(      {"duration": "10 us"},)"
+                                   << "/streams/0/ops/1/op" << 13 << "{"
+                                   << "missing \"op\"";
+    QTest::newRow("repeat zero") << 13 << R"(      {"op": "kernel", "duration": "10 us", "repeat": 0},)"
+                                 << "/streams/0/ops/1/repeat" << 13 << "0}"
+                                 << "out of range";
+    QTest::newRow("too many ops")
+        << 13
+        << R"(      {"repeat": 1000000, "ops": [{"op": "kernel", "duration": 5}, {"op": "host", "duration": 5}]},)"
+        << "/streams/0/ops/1/repeat" << 13 << "1000000"
+        << "more than 1000000 ops";
+    QTest::newRow("negative device") << 3 << R"(  "device": -1,)"
+                                     << "/device" << 3 << "-1"
+                                     << "out of range";
+    QTest::newRow("misspelled default stream mode") << 3 << R"(  "defaultStream": "legacyy",)"
+                                                    << "/defaultStream" << 3 << R"("legacyy")"
+                                                    << "did you mean \"legacy\"";
+    QTest::newRow("memset value out of a byte") << 18 << R"(      {"op": "memset", "buffer": "d_in", "value": 256},)"
+                                                << "/streams/1/ops/1/value" << 18 << "256"
+                                                << "cudaMemset sets bytes";
+    QTest::newRow("duplicate key")
+        << 12 << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": "1 MiB", "bytes": "2 MiB"},)"
+        << "/streams/0/ops/0/bytes" << 12 << R"("bytes": "2)"
+        << "duplicate key \"bytes\"";
+    QTest::newRow("empty event name") << 14 << R"(      {"op": "record", "event": ""})"
+                                      << "/streams/0/ops/2/event" << 14 << R"("")"
+                                      << "must not be empty";
+    // The lesson's comparison axes ("compare", what `compare --vary` takes).
+    QTest::newRow("compare not an array") << 3 << R"(  "compare": "memory=pinned",)"
+                                          << "/compare" << 3 << R"("memory=pinned")"
+                                          << "expected an array of comparison axes";
+    QTest::newRow("compare entry not a string") << 3 << R"(  "compare": ["api=sync,async", 4],)"
+                                                << "/compare/1" << 3 << "4]"
+                                                << "expected a string";
+    QTest::newRow("compare unknown axis") << 3 << R"(  "compare": ["colour=red"],)"
+                                          << "/compare/0" << 3 << R"("colour=red")"
+                                          << "colour";
+    QTest::newRow("compare bad value") << 3 << R"(  "compare": ["api=sync,fast"],)"
+                                       << "/compare/0" << 3 << R"("api=sync,fast")"
+                                       << "fast";
+    QTest::newRow("compare axis twice") << 3 << R"(  "compare": ["streams=1,2", "streams=4"],)"
+                                        << "/compare/1" << 3 << R"("streams=4")"
+                                        << "already varied";
+    QTest::newRow("attach of device memory") << 18 << R"(      {"op": "attach", "buffer": "d_in"},)"
+                                             << "/streams/1/ops/1/buffer" << 18 << R"("d_in")"
+                                             << "needs managed memory";
+}
+
+void TestWorkloadParser::malformed()
+{
+    QFETCH(int, replaceLine);
+    QFETCH(QString, replacement);
+    QFETCH(QString, path);
+    QFETCH(int, line);
+    QFETCH(QString, columnAt);
+    QFETCH(QString, message);
+
+    const QString text = baseWithLine(replaceLine, replacement);
+    const auto issues = validateWorkloadText(text.toStdString(), "test.json");
+    QVERIFY2(issues.size() == 1, qPrintable("expected exactly one issue, got:\n" + issuesText(issues)));
+    const WorkloadIssue &issue = issues.front();
+    QCOMPARE(QString::fromStdString(issue.jsonPath), path);
+    QCOMPARE(issue.line, line);
+    QVERIFY2(QString::fromStdString(issue.message).contains(message), issue.message.c_str());
+    if (!columnAt.isEmpty()) {
+        const QString lineText = text.split('\n').at(line - 1);
+        const int expected = int(lineText.indexOf(columnAt)) + 1;
+        QVERIFY2(expected > 0, "test data: columnAt not on the line");
+        // A syntax error points at the end of the offending token, anything else at its start.
+        if (path.isEmpty())
+            QCOMPARE(issue.column, expected + int(columnAt.size()) - 1);
+        else
+            QCOMPARE(issue.column, expected);
+    }
+    // parseWorkload throws the same issues.
+    try {
+        parseWorkload(text.toStdString(), "test.json");
+        QFAIL("parseWorkload accepted a malformed workload");
+    } catch (const WorkloadError &e) {
+        QCOMPARE(e.kind(), ErrorKind::InvalidInput);
+        QCOMPARE(e.issues().size(), std::size_t(1));
+        QCOMPARE(e.issues().front().jsonPath, issue.jsonPath);
+    }
+}
+
+void TestWorkloadParser::malformedWholeFile_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("message");
+
+    QTest::newRow("not an object") << "[1, 2]"
+                                   << "" << 1 << "expected a workload";
+    QTest::newRow("empty text") << ""
+                                << "" << 1 << "invalid JSON";
+    QTest::newRow("truncated") << "{\n  \"version\": 1,\n  \"streams\": [\n"
+                               << "" << 3 << "invalid JSON";
+    QTest::newRow("unterminated string") << "{\n  \"version\": 1,\n  \"name\": \"abc\n}"
+                                         << "" << 3 << "invalid JSON";
+    QTest::newRow("streams not an array") << "{\n  \"version\": 1,\n  \"streams\": {\"s0\": []}\n}"
+                                          << "/streams" << 3 << "expected an array of streams";
+    QTest::newRow("no streams") << "{\n  \"version\": 1\n}"
+                                << "/streams" << 1 << "missing \"streams\"";
+    QTest::newRow("stream without ops")
+        << "{\n  \"version\": 1,\n  \"streams\": [\n    {\"name\": \"a\", \"ops\": []}\n  ]\n}"
+        << "/streams/0/ops" << 4 << "at least one op";
+    QTest::newRow("two default streams")
+        << "{\n  \"version\": 1,\n  \"streams\": [\n"
+           "    {\"useDefaultStream\": true, \"ops\": [{\"op\": \"kernel\", \"duration\": \"1 ms\"}]},\n"
+           "    {\"useDefaultStream\": true, \"ops\": [{\"op\": \"kernel\", \"duration\": \"1 ms\"}]}\n  ]\n}"
+        << "/streams/1/useDefaultStream" << 5 << "only one";
+    QTest::newRow("flags on the default stream") << "{\n  \"version\": 1,\n  \"streams\": [\n"
+                                                    "    {\"useDefaultStream\": true, \"flags\": \"default\", \"ops\": "
+                                                    "[{\"op\": \"host\", \"duration\": 5}]}\n  ]\n}"
+                                                 << "/streams/0/flags" << 4 << "does not apply to the default stream";
+    QTest::newRow("attach single on the default stream")
+        << "{\n  \"version\": 1,\n  \"buffers\": [{\"name\": \"m\", \"kind\": \"managed\", \"bytes\": 4096}],\n"
+           "  \"streams\": [\n    {\"useDefaultStream\": true, \"ops\": [\n"
+           "      {\"op\": \"attach\", \"buffer\": \"m\"}\n    ]}\n  ]\n}"
+        << "/streams/0/ops/0/mode" << 6 << "needs a stream of its own";
+    QTest::newRow("pipeline chunks do not divide bytes")
+        << "{\n  \"version\": 1,\n  \"pipeline\": {\n    \"bytes\": \"16 MiB\",\n    \"chunks\": 3,\n"
+           "    \"kernel\": {\"type\": \"memory\"}\n  }\n}"
+        << "/pipeline/chunks" << 5 << "do not split into 3 equal chunks";
+    QTest::newRow("pipeline with more streams than chunks")
+        << "{\n  \"version\": 1,\n  \"pipeline\": {\n    \"bytes\": \"16 MiB\",\n    \"chunks\": 2,\n"
+           "    \"streams\": 4,\n    \"kernel\": {\"type\": \"memory\"}\n  }\n}"
+        << "/pipeline/streams" << 6 << "at most 2 streams";
+    QTest::newRow("pipeline with streams") << "{\n  \"version\": 1,\n  \"pipeline\": {\"bytes\": \"16 MiB\", "
+                                              "\"chunks\": 4, \"kernel\": {\"type\": \"memory\"}},\n"
+                                              "  \"streams\": []\n}"
+                                           << "/streams" << 4 << "cannot be combined with \"pipeline\"";
+    QTest::newRow("pipeline order misspelled")
+        << "{\n  \"version\": 1,\n  \"pipeline\": {\"bytes\": \"16 MiB\", \"chunks\": 4,\n"
+           "    \"order\": \"depth-frist\", \"kernel\": {\"type\": \"memory\"}}\n}"
+        << "/pipeline/order" << 4 << "did you mean \"depth-first\"";
+    QTest::newRow("pipeline on device host memory")
+        << "{\n  \"version\": 1,\n  \"pipeline\": {\"bytes\": \"16 MiB\", \"chunks\": 4,\n"
+           "    \"hostMemory\": \"device\", \"kernel\": {\"type\": \"memory\"}}\n}"
+        << "/pipeline/hostMemory" << 4 << "\"device\" is not allowed for hostMemory in a pipeline";
+    QTest::newRow("copy api none")
+        << "{\n  \"version\": 1,\n  \"buffers\": [{\"name\": \"a\", \"kind\": \"device\", \"bytes\": 64}, "
+           "{\"name\": \"b\", \"kind\": \"device\", \"bytes\": 64}],\n  \"streams\": [{\"ops\": [\n"
+           "    {\"op\": \"copy\", \"src\": \"a\", \"dst\": \"b\", \"api\": \"none\"}\n  ]}]\n}"
+        << "/streams/0/ops/0/api" << 5 << "expected sync or async";
+    QTest::newRow("pipeline compute kernel without duration")
+        << "{\n  \"version\": 1,\n  \"pipeline\": {\"bytes\": \"16 MiB\", \"chunks\": 4,\n"
+           "    \"kernel\": {\"type\": \"compute\"}}\n}"
+        << "/pipeline/kernel/duration" << 4 << "missing \"duration\"";
+    QTest::newRow("schedule out of stream order") << "{\n  \"version\": 1,\n  \"streams\": [\n"
+                                                     "    {\"name\": \"a\", \"ops\": [{\"op\": \"host\", \"duration\": "
+                                                     "5}, {\"op\": \"host\", \"duration\": 6}]}\n  ],\n"
+                                                     "  \"schedule\": [\n    [\"a\", 1],\n    [\"a\", 0]\n  ]\n}"
+                                                  << "/schedule/0/1" << 7 << "must issue its ops in order";
+    QTest::newRow("schedule leaves ops out") << "{\n  \"version\": 1,\n  \"streams\": [\n"
+                                                "    {\"name\": \"a\", \"ops\": [{\"op\": \"host\", \"duration\": 5}, "
+                                                "{\"op\": \"host\", \"duration\": 6}]}\n  ],\n"
+                                                "  \"schedule\": [\n    [\"a\", 0]\n  ]\n}"
+                                             << "/schedule" << 6 << "leaves out ops of stream \"a\"";
+    QTest::newRow("schedule names an unknown stream")
+        << "{\n  \"version\": 1,\n  \"streams\": [\n"
+           "    {\"name\": \"a\", \"ops\": [{\"op\": \"host\", \"duration\": 5}]}\n  ],\n"
+           "  \"schedule\": [\n    [\"b\", 0]\n  ]\n}"
+        << "/schedule/0/0" << 7 << "no stream named \"b\"";
+    QTest::newRow("nested group error keeps its path")
+        << "{\n  \"version\": 1,\n  \"streams\": [\n    {\"ops\": [\n      {\"repeat\": 2, \"ops\": [\n"
+           "        {\"op\": \"host\", \"duration\": 5},\n        {\"op\": \"host\", \"durration\": 5}\n      ]}\n    "
+           "]}\n  ]\n}"
+        << "/streams/0/ops/0/ops/1/durration" << 7 << "did you mean \"duration\"";
+}
+
+void TestWorkloadParser::malformedWholeFile()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, path);
+    QFETCH(int, line);
+    QFETCH(QString, message);
+    const auto issues = validateWorkloadText(text.toStdString(), "test.json");
+    QVERIFY2(!issues.empty(), "no issue reported");
+    const WorkloadIssue &issue = issues.front();
+    QVERIFY2(QString::fromStdString(issue.jsonPath) == path && issue.line == line
+                 && QString::fromStdString(issue.message).contains(message),
+             qPrintable(issuesText(issues)));
+    // Consequences of one mistake are not reported again as further issues.
+    QVERIFY2(issues.size() == 1 || path == "/pipeline/kernel/duration", qPrintable(issuesText(issues)));
+}
+
+// Cutting a valid file anywhere must give a located syntax error, never a crash or a silent pass.
+void TestWorkloadParser::everyTruncationIsReported()
+{
+    const std::string text = kBase;
+    const std::size_t end = text.rfind('}'); // what follows the closing brace is only a newline
+    for (std::size_t n = 0; n < end; ++n) {
+        const auto issues = validateWorkloadText(text.substr(0, n), "cut.json");
+        QVERIFY2(!issues.empty(), qPrintable(QStringLiteral("accepted the first %1 characters").arg(n)));
+        QVERIFY2(issues.front().line >= 1 && issues.front().column >= 1, issuesText(issues).toUtf8().constData());
+    }
+}
+
+void TestWorkloadParser::severalIssuesSortedByLine()
+{
+    QString text = baseWithLine(18, R"(      {"op": "memset", "buffer": "d_in", "value": 300},)");
+    text = text.replace(R"("name": "t")", R"("name": "t", "warmpu": 2)");
+    const auto issues = validateWorkloadText(text.toStdString(), "test.json");
+    QCOMPARE(issues.size(), std::size_t(2));
+    QCOMPARE(issues[0].line, 3);
+    QCOMPARE(issues[0].jsonPath, std::string("/warmpu"));
+    QVERIFY(QString::fromStdString(issues[0].message).contains("did you mean \"warmup\""));
+    QCOMPARE(issues[1].line, 18);
+    QCOMPARE(issues[1].jsonPath, std::string("/streams/1/ops/1/value"));
+}
+
+void TestWorkloadParser::errorMessageFormat()
+{
+    const QString text = baseWithLine(12, R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": "5 MiB"},)");
+    try {
+        parseWorkload(text.toStdString(), "lesson.json");
+        QFAIL("accepted a copy past the end of its buffer");
+    } catch (const WorkloadError &e) {
+        const QString what = QString::fromUtf8(e.what());
+        QVERIFY2(what.startsWith("lesson.json:12: /streams/0/ops/0/bytes: 5 MiB (5242880 bytes) at offset 0 runs past "
+                                 "the end of src \"h_in\", which has 4 MiB"),
+                 qPrintable(what));
+        QCOMPARE(e.fileName(), std::string("lesson.json"));
+    }
+    try {
+        parseWorkload("{\n  \"version\": 1,,\n}", "broken.json");
+        QFAIL("accepted a syntax error");
+    } catch (const WorkloadError &e) {
+        const QString what = QString::fromUtf8(e.what());
+        QVERIFY2(what.startsWith("broken.json:2: invalid JSON: syntax error"), qPrintable(what));
+        QCOMPARE(e.issues().front().column, 16);
+    }
+}
+
+void TestWorkloadParser::columnsCountCharacters()
+{
+    // A multi-byte character before the mistake: columns count characters, as editors show them.
+    const QString text = baseWithLine(
+        13, QString::fromUtf8(R"(      {"op": "kernel", "duration": 5, "name": "µ-kernel", "threads": 0},)"));
+    const auto issues = validateWorkloadText(text.toStdString(), "test.json");
+    QCOMPARE(issues.size(), std::size_t(1));
+    QCOMPARE(issues[0].column, int(text.split('\n').at(12).indexOf("0}")) + 1);
+}
+
+void TestWorkloadParser::defaultsAndInference()
+{
+    const char *text = R"({
+  "version": 1,
+  "device": 1,
+  "buffers": [
+    {"name": "pageable", "kind": "pageable", "bytes": 8192},
+    {"name": "registered", "kind": "registered", "bytes": "8 KiB"},
+    {"name": "dev", "kind": "device", "bytes": "8 KiB"},
+    {"name": "dev2", "kind": "device", "bytes": "8 KiB"},
+    {"name": "man", "kind": "managed", "bytes": "8 KiB"}
+  ],
+  "streams": [
+    {"ops": [
+      {"op": "copy", "src": "dev", "dst": "pageable"},
+      {"op": "copy", "src": "dev", "dst": "dev2", "srcOffset": "4 KiB"},
+      {"op": "copy", "src": "pageable", "dst": "registered", "api": "sync"},
+      {"op": "copy", "src": "pageable", "dst": "man", "bytes": 100},
+      {"op": "kernel", "type": "memory", "buffer": "man", "offset": "2 KiB"},
+      {"op": "kernel", "duration": 1500},
+      {"op": "prefetch", "buffer": "man"},
+      {"op": "prefetch", "buffer": "man", "location": "host"},
+      {"op": "advise", "buffer": "man", "advice": "set-accessed-by", "location": 0},
+      {"op": "sync", "target": "device"},
+      {"op": "host", "duration": "1.5 ms"}
+    ]}
+  ]
+})";
+    const Workload w = parseOrFail(QString::fromUtf8(text));
+    QCOMPARE(w.name, std::string("test")); // from the file name "test.json"
+    QCOMPARE(w.device, 1);
+    QCOMPARE(w.warmup, 1);
+    QCOMPARE(w.repetitions, 5);
+    QCOMPARE(w.defaultStream, DefaultStreamMode::Legacy);
+    QCOMPARE(w.issueOrder, IssueOrder::RoundRobin);
+    const StreamSpec &s = w.streams.at(0);
+    QCOMPARE(s.name, std::string("stream0"));
+    QCOMPARE(s.flags, StreamFlags::NonBlocking);
+    QCOMPARE(s.priority, 0);
+    QVERIFY(!s.useDefaultStream);
+    const auto &ops = s.ops;
+    QCOMPARE(ops.size(), std::size_t(11));
+    QCOMPARE(ops[0].direction, CopyDirection::D2H);
+    QCOMPARE(ops[0].bytes, std::uint64_t(8192));
+    QCOMPARE(ops[0].api, CopyApi::Async);
+    QCOMPARE(ops[1].direction, CopyDirection::D2D);
+    QCOMPARE(ops[1].bytes, std::uint64_t(4096)); // what is left after the source offset
+    QCOMPARE(ops[1].srcOffset, std::uint64_t(4096));
+    QCOMPARE(ops[2].direction, CopyDirection::H2H);
+    QCOMPARE(ops[2].api, CopyApi::Sync);
+    QCOMPARE(ops[3].direction, CopyDirection::H2D); // managed counts as the device side
+    QCOMPARE(ops[4].kernelType, KernelType::Memory);
+    QCOMPARE(ops[4].buffer, std::string("man"));
+    QCOMPARE(ops[4].dstOffset, std::uint64_t(2048));
+    QCOMPARE(ops[4].bytes, std::uint64_t(6144));
+    QCOMPARE(ops[4].blocks, 256);
+    QCOMPARE(ops[4].threadsPerBlock, 256);
+    QCOMPARE(ops[5].kernelType, KernelType::Compute);
+    QCOMPARE(ops[5].durationNs, std::int64_t(1500)); // a bare number is nanoseconds
+    QCOMPARE(ops[5].blocks, 1);
+    QCOMPARE(ops[5].threadsPerBlock, 128);
+    QCOMPARE(ops[6].location, 1); // "device" (the default) is the workload's device
+    QCOMPARE(ops[6].bytes, std::uint64_t(8192));
+    QCOMPARE(ops[7].location, -1);
+    QCOMPARE(ops[8].advise, AdviseKind::SetAccessedBy);
+    QCOMPARE(ops[8].location, 0);
+    QCOMPARE(ops[9].syncTarget, SyncTarget::Device);
+    QCOMPARE(ops[10].type, OpType::HostWork);
+    QCOMPARE(ops[10].hostNs, std::int64_t(1'500'000));
+}
+
+void TestWorkloadParser::repeatsAndGroups()
+{
+    const char *text = R"({
+  "version": 1,
+  // comments are allowed: teachers annotate their files
+  "streams": [
+    {"name": "a", "ops": [
+      {"op": "kernel", "duration": "1 us", "repeat": 3},
+      {"repeat": 2, "ops": [
+        {"op": "host", "duration": "2 us"},
+        {"repeat": 2, "ops": [{"op": "record", "event": "x"}]}
+      ]}
+    ]}
+  ]
+})";
+    const Workload w = parseOrFail(QString::fromUtf8(text));
+    const auto &ops = w.streams.at(0).ops;
+    QCOMPARE(ops.size(), std::size_t(3 + 2 * (1 + 2)));
+    const std::vector<OpType> expected = {OpType::Kernel,   OpType::Kernel,      OpType::Kernel,
+                                          OpType::HostWork, OpType::EventRecord, OpType::EventRecord,
+                                          OpType::HostWork, OpType::EventRecord, OpType::EventRecord};
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        QCOMPARE(ops[i].type, expected[i]);
+    // Every copy of a repeated op points back at the one place it was written.
+    QCOMPARE(ops[0].jsonPath, std::string("/streams/0/ops/0"));
+    QCOMPARE(ops[2].jsonPath, std::string("/streams/0/ops/0"));
+    QCOMPARE(ops[0].line, 6);
+    QCOMPARE(ops[6].jsonPath, std::string("/streams/0/ops/1/ops/0"));
+    QCOMPARE(ops[8].jsonPath, std::string("/streams/0/ops/1/ops/1/ops/0"));
+    QCOMPARE(ops[8].line, 9);
+}
+
+void TestWorkloadParser::describeNames()
+{
+    const char *text = R"({
+  "version": 1,
+  "buffers": [
+    {"name": "h", "kind": "pinned", "bytes": "4 MiB"},
+    {"name": "p", "kind": "pageable", "bytes": "4 MiB"},
+    {"name": "d", "kind": "device", "bytes": "16 MiB"},
+    {"name": "m", "kind": "managed", "bytes": "256 MiB"}
+  ],
+  "issueOrder": "stream-order",
+  "streams": [
+    {"name": "s0", "ops": [
+      {"op": "copy", "src": "h", "dst": "d"},
+      {"op": "copy", "src": "d", "dst": "p", "api": "sync"},
+      {"op": "copy", "src": "p", "dst": "h"},
+      {"op": "copy", "src": "h", "dst": "m"},
+      {"op": "kernel", "duration": "1 ms"},
+      {"op": "kernel", "buffer": "d"},
+      {"op": "memset", "buffer": "d"},
+      {"op": "record", "event": "e0"},
+      {"op": "prefetch", "buffer": "m"},
+      {"op": "prefetch", "buffer": "m", "location": "host"},
+      {"op": "advise", "buffer": "m", "advice": "set-read-mostly"},
+      {"op": "attach", "buffer": "m", "mode": "global"},
+      {"op": "host", "duration": "50 us"},
+      {"op": "sync"},
+      {"op": "sync", "stream": "s1"},
+      {"op": "sync", "event": "e0"},
+      {"op": "sync", "target": "device"},
+      {"op": "kernel", "name": "my kernel", "duration": 5}
+    ]},
+    {"name": "s1", "ops": [{"op": "wait", "event": "e0"}]}
+  ]
+})";
+    const Workload w = parseOrFail(QString::fromUtf8(text));
+    const QStringList expected = {"H2D 4 MiB pinned",
+                                  "D2H 4 MiB pageable (sync)",
+                                  "H2H 4 MiB pageable -> pinned",
+                                  "H2D 4 MiB pinned -> managed",
+                                  "kernel 1 ms",
+                                  "memory kernel 16 MiB",
+                                  "memset 16 MiB",
+                                  "record e0",
+                                  "prefetch 256 MiB -> gpu0",
+                                  "prefetch 256 MiB -> host",
+                                  "advise set-read-mostly 256 MiB",
+                                  "attach m global",
+                                  QString::fromUtf8("host work 50 \u00b5s"),
+                                  "sync stream",
+                                  "sync stream s1",
+                                  "sync event e0",
+                                  "sync device",
+                                  "my kernel"};
+    const auto &ops = w.streams.at(0).ops;
+    QCOMPARE(ops.size(), std::size_t(expected.size()));
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        QCOMPARE(QString::fromStdString(ops[i].name), expected[int(i)]);
+    QCOMPARE(w.streams.at(1).ops.at(0).name, std::string("wait e0"));
+    QCOMPARE(opKindOf(ops[0]), OpKind::CopyH2D);
+    QCOMPARE(opKindOf(ops[1]), OpKind::CopyD2H);
+    QCOMPARE(opKindOf(ops[2]), OpKind::CopyH2H);
+    QCOMPARE(opKindOf(ops[7]), OpKind::EventRecord);
+    QCOMPARE(opKindOf(ops[13]), OpKind::HostSync);
+    QCOMPARE(opKindOf(ops[12]), OpKind::HostWork);
+    QCOMPARE(memKindOf(BufferKind::Registered), MemKind::Registered);
+    QCOMPARE(memKindOf(BufferKind::Device), MemKind::Device);
+}
+
+void TestWorkloadParser::issueOrders()
+{
+    const char *text = R"({
+  "version": 1,
+  "streams": [
+    {"name": "a", "ops": [{"op": "host", "duration": 1}, {"op": "host", "duration": 2}, {"op": "host", "duration": 3}]},
+    {"name": "b", "ops": [{"op": "host", "duration": 4}]},
+    {"name": "c", "ops": [{"op": "host", "duration": 5}, {"op": "host", "duration": 6}]}
+  ]
+})";
+    Workload w = parseOrFail(QString::fromUtf8(text));
+    QCOMPARE(orderOf(w), (Order{{0, 0}, {1, 0}, {2, 0}, {0, 1}, {2, 1}, {0, 2}}));
+    w.issueOrder = IssueOrder::StreamOrder;
+    buildSchedule(w);
+    QCOMPARE(orderOf(w), (Order{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {2, 0}, {2, 1}}));
+}
+
+void TestWorkloadParser::explicitSchedule()
+{
+    const char *text = R"({
+  "version": 1,
+  "streams": [
+    {"name": "a", "ops": [{"op": "wait", "event": "e"}, {"op": "host", "duration": 2}]},
+    {"name": "b", "ops": [{"op": "record", "event": "e"}]}
+  ],
+  "schedule": [["b", 0], ["a", 0], ["a", 1]]
+})";
+    const Workload w = parseOrFail(QString::fromUtf8(text));
+    QCOMPARE(orderOf(w), (Order{{1, 0}, {0, 0}, {0, 1}}));
+    // The order is not round-robin, so the normalised JSON must keep it.
+    const std::string json = workloadToJson(w);
+    QVERIFY(json.find("\"schedule\"") != std::string::npos);
+    compareWorkloads(parseWorkload(json), w);
+}
+
+// 4 chunks over 2 streams: stream 0 gets chunks 0 and 2, stream 1 gets chunks 1 and 3.
+void TestWorkloadParser::pipelineDepthFirst()
+{
+    Workload w;
+    PipelineSpec spec;
+    spec.totalBytes = 8ull << 20;
+    spec.chunks = 4;
+    spec.streams = 2;
+    spec.order = PipelineOrder::DepthFirst;
+    spec.kernelType = KernelType::Compute;
+    spec.kernelNs = 60'000;
+    generatePipeline(w, spec);
+
+    QCOMPARE(w.buffers.size(), std::size_t(2));
+    QCOMPARE(w.buffers[0].kind, BufferKind::Pinned);
+    QCOMPARE(w.buffers[0].bytes, std::uint64_t(8) << 20);
+    QCOMPARE(w.buffers[1].kind, BufferKind::Device);
+    QCOMPARE(w.streams.size(), std::size_t(2));
+    QCOMPARE(w.streams[0].name, std::string("stream0"));
+    QCOMPARE(w.streams[1].name, std::string("stream1"));
+    QCOMPARE(w.streams[0].ops.size(), std::size_t(6));
+    QCOMPARE(w.streams[1].ops.size(), std::size_t(6));
+
+    // Stream 0's ops: chunk 0 (H2D, K, D2H) then chunk 2; offsets follow the chunk.
+    const std::uint64_t chunk = 2ull << 20;
+    const struct {
+        int stream, op;
+        OpType type;
+        CopyDirection dir;
+        std::uint64_t offset;
+        const char *name;
+    } expected[] = {
+        {0, 0, OpType::Copy, CopyDirection::H2D, 0, "H2D 2 MiB pinned [c0]"},
+        {0, 1, OpType::Kernel, CopyDirection::H2D, 0, "kernel 60 \u00b5s [c0]"},
+        {0, 2, OpType::Copy, CopyDirection::D2H, 0, "D2H 2 MiB pinned [c0]"},
+        {1, 0, OpType::Copy, CopyDirection::H2D, chunk, "H2D 2 MiB pinned [c1]"},
+        {1, 1, OpType::Kernel, CopyDirection::H2D, chunk, "kernel 60 \u00b5s [c1]"},
+        {1, 2, OpType::Copy, CopyDirection::D2H, chunk, "D2H 2 MiB pinned [c1]"},
+        {0, 3, OpType::Copy, CopyDirection::H2D, 2 * chunk, "H2D 2 MiB pinned [c2]"},
+        {0, 4, OpType::Kernel, CopyDirection::H2D, 2 * chunk, "kernel 60 \u00b5s [c2]"},
+        {0, 5, OpType::Copy, CopyDirection::D2H, 2 * chunk, "D2H 2 MiB pinned [c2]"},
+        {1, 3, OpType::Copy, CopyDirection::H2D, 3 * chunk, "H2D 2 MiB pinned [c3]"},
+        {1, 4, OpType::Kernel, CopyDirection::H2D, 3 * chunk, "kernel 60 \u00b5s [c3]"},
+        {1, 5, OpType::Copy, CopyDirection::D2H, 3 * chunk, "D2H 2 MiB pinned [c3]"},
+    };
+    QCOMPARE(w.schedule.size(), std::size_t(12));
+    for (std::size_t i = 0; i < w.schedule.size(); ++i) {
+        const auto &e = expected[i];
+        QCOMPARE(w.schedule[i].stream, e.stream);
+        QCOMPARE(w.schedule[i].op, e.op);
+        const OpSpec &op = w.streams[e.stream].ops[e.op];
+        QCOMPARE(op.type, e.type);
+        QCOMPARE(QString::fromStdString(op.name), QString::fromUtf8(e.name));
+        if (op.type == OpType::Copy) {
+            QCOMPARE(op.direction, e.dir);
+            QCOMPARE(op.bytes, chunk);
+            QCOMPARE(op.srcOffset, e.offset);
+            QCOMPARE(op.dstOffset, e.offset);
+            QCOMPARE(op.src, std::string(e.dir == CopyDirection::H2D ? "h_data" : "d_data"));
+            QCOMPARE(op.api, CopyApi::Async);
+        } else {
+            QCOMPARE(op.durationNs, std::int64_t(60'000));
+        }
+    }
+}
+
+void TestWorkloadParser::pipelineBreadthFirst()
+{
+    Workload w;
+    PipelineSpec spec;
+    spec.totalBytes = 8ull << 20;
+    spec.chunks = 4;
+    spec.streams = 2;
+    spec.order = PipelineOrder::BreadthFirst;
+    spec.kernelType = KernelType::Memory;
+    spec.hostMemory = BufferKind::Pageable;
+    generatePipeline(w, spec);
+    // Every H2D in chunk order, then every kernel, then every D2H. Each stream's list is in the order the
+    // host issues it (a CUDA stream runs its ops in issue order): stream 0 holds H2D c0, H2D c2, kernel c0,
+    // kernel c2, D2H c0, D2H c2.
+    const Order expected = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, // H2D c0..c3
+                            {0, 2}, {1, 2}, {0, 3}, {1, 3}, // kernels c0..c3
+                            {0, 4}, {1, 4}, {0, 5}, {1, 5}}; // D2H c0..c3
+    QCOMPARE(orderOf(w), expected);
+    const OpType stageType[] = {OpType::Copy, OpType::Kernel, OpType::Copy};
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const OpSpec &op = w.streams[expected[i].first].ops[expected[i].second];
+        const int stage = int(i / 4), chunk = int(i % 4);
+        QCOMPARE(op.type, stageType[stage]);
+        QVERIFY2(QString::fromStdString(op.name).endsWith(QStringLiteral("[c%1]").arg(chunk)), op.name.c_str());
+        if (op.type == OpType::Kernel) {
+            QCOMPARE(op.kernelType, KernelType::Memory);
+            QCOMPARE(op.buffer, std::string("d_data"));
+            QCOMPARE(op.dstOffset, std::uint64_t(chunk) * (2ull << 20));
+            QCOMPARE(op.bytes, std::uint64_t(2) << 20);
+        } else {
+            QCOMPARE(op.direction, stage == 0 ? CopyDirection::H2D : CopyDirection::D2H);
+            QVERIFY(QString::fromStdString(op.name).contains("pageable"));
+        }
+    }
+    QVERIFY_THROWS_EXCEPTION(Error, [] {
+        Workload bad;
+        PipelineSpec s;
+        s.chunks = 3; // 16 MiB does not split into 3
+        generatePipeline(bad, s);
+    }());
+}
+
+void TestWorkloadParser::pipelineFromJsonMatchesGenerator()
+{
+    const char *text = R"({
+  "version": 1,
+  "name": "p",
+  "pipeline": {
+    "bytes": "8 MiB",
+    "chunks": 4,
+    "streams": 2,
+    "order": "breadth-first",
+    "hostMemory": "pageable",
+    "kernel": {"type": "memory", "blocks": 64, "threads": 256}
+  }
+})";
+    const Workload fromJson = parseOrFail(QString::fromUtf8(text));
+    Workload direct;
+    direct.name = "p";
+    PipelineSpec spec;
+    spec.totalBytes = 8ull << 20;
+    spec.chunks = 4;
+    spec.streams = 2;
+    spec.order = PipelineOrder::BreadthFirst;
+    spec.hostMemory = BufferKind::Pageable;
+    spec.kernelType = KernelType::Memory;
+    generatePipeline(direct, spec);
+    compareWorkloads(fromJson, direct);
+    QCOMPARE(fromJson.streams[0].ops[0].jsonPath, std::string("/pipeline"));
+    QCOMPARE(fromJson.streams[0].ops[0].line, 4);
+}
+
+void TestWorkloadParser::roundTrip_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("base") << QString::fromUtf8(kBase);
+    QTest::newRow("every op kind") << QString::fromUtf8(R"({
+  "version": 1, "name": "all", "description": "every op", "device": 2, "defaultStream": "per-thread",
+  "issueOrder": "stream-order",
+  "warmup": 0, "repetitions": 9,
+  "buffers": [
+    {"name": "h", "kind": "registered", "bytes": "1 MiB"},
+    {"name": "d", "kind": "device", "bytes": "1 MiB"},
+    {"name": "m", "kind": "managed", "bytes": "1 MiB"}
+  ],
+  "streams": [
+    {"name": "def", "useDefaultStream": true, "ops": [
+      {"op": "copy", "src": "h", "dst": "d", "srcOffset": 4096, "dstOffset": 8192, "bytes": 4096, "api": "sync"},
+      {"op": "record", "event": "r"}
+    ]},
+    {"name": "hi", "flags": "default", "priority": -3, "ops": [
+      {"op": "wait", "event": "r"},
+      {"op": "kernel", "type": "memory", "buffer": "m", "offset": 4096, "bytes": 4096, "blocks": 3, "threads": 96},
+      {"op": "memset", "buffer": "d", "offset": 16, "bytes": 16, "value": 7},
+      {"op": "prefetch", "buffer": "m", "location": "host"},
+      {"op": "advise", "buffer": "m", "advice": "set-preferred-location", "location": 1},
+      {"op": "attach", "buffer": "m", "mode": "host"},
+      {"op": "sync", "event": "r"},
+      {"op": "sync", "stream": "def"},
+      {"op": "host", "duration": "3 us", "repeat": 2}
+    ]}
+  ]
+})");
+    QTest::newRow("pipeline") << QString::fromUtf8(
+        R"({"version": 1, "compare": ["streams=1,2", "order=breadth-first,depth-first"],
+      "pipeline": {"bytes": "4 MiB", "chunks": 4, "streams": 3,
+      "kernel": {"type": "compute", "duration": "20 us"}}})");
+}
+
+void TestWorkloadParser::roundTrip()
+{
+    QFETCH(QString, text);
+    const Workload w = parseOrFail(text);
+    const std::string json = workloadToJson(w);
+    const Workload back = parseWorkload(json, "normalised.json");
+    compareWorkloads(back, w);
+    QCOMPARE(workloadToJson(back), json); // normalising is idempotent
+    // Sizes in bytes and durations in nanoseconds: every such field is a plain integer.
+    const auto doc = nlohmann::json::parse(json);
+    int checked = 0;
+    for (const auto &stream : doc.at("streams"))
+        for (const auto &op : stream.at("ops"))
+            for (const char *key : {"bytes", "offset", "srcOffset", "dstOffset", "duration"})
+                if (op.contains(key)) {
+                    QVERIFY2(op.at(key).is_number_unsigned(), op.dump().c_str());
+                    ++checked;
+                }
+    QVERIFY(checked > 0);
+    QCOMPARE(back.compare, w.compare);
+}
+
+void TestWorkloadParser::workloadQueries()
+{
+    const Workload w = parseOrFail(QString::fromUtf8(kBase));
+    QCOMPARE(w.deviceBytes(), std::uint64_t(5) << 20); // device + managed
+    QCOMPARE(w.managedBytes(), std::uint64_t(1) << 20);
+    QCOMPARE(w.hostBytes(), std::uint64_t(4) << 20);
+    QVERIFY(w.findBuffer("d_in") != nullptr);
+    QCOMPARE(w.findBuffer("d_in")->kind, BufferKind::Device);
+    QVERIFY(w.findBuffer("nope") == nullptr);
+    QCOMPARE(w.findStream("s1"), 1);
+    QCOMPARE(w.findStream("s9"), -1);
+    QCOMPARE(toString(BufferKind::Managed), std::string_view("managed"));
+    QCOMPARE(toString(OpType::HostWork), std::string_view("host"));
+    QCOMPARE(toString(CopyDirection::D2H), std::string_view("d2h"));
+}
+
+void TestWorkloadParser::loadMissingFileIsIo()
+{
+    try {
+        loadWorkloadFile("/nonexistent/streamscope/none.json");
+        QFAIL("loaded a file that does not exist");
+    } catch (const WorkloadError &) {
+        QFAIL("a missing file is an I/O error, not an invalid workload");
+    } catch (const Error &e) {
+        QCOMPARE(e.kind(), ErrorKind::Io);
+        QVERIFY(QString::fromUtf8(e.what()).contains("none.json"));
+    }
+}
+
+void TestWorkloadParser::loadFileNamesWorkload()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath("my-lesson.json");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"version": 1, "streams": [{"ops": [{"op": "kernel", "duration": "1 ms"}]}]})");
+    f.close();
+    const Workload w = loadWorkloadFile(path.toStdString());
+    QCOMPARE(w.name, std::string("my-lesson"));
+    QCOMPARE(w.streams.at(0).ops.at(0).durationNs, std::int64_t(1'000'000));
+
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("{\"version\": 1,\n \"streams\": 3}");
+    f.close();
+    try {
+        loadWorkloadFile(path.toStdString());
+        QFAIL("loaded an invalid workload");
+    } catch (const WorkloadError &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).startsWith(path + ":2: /streams: "), e.what());
+    }
+}
+
+void TestWorkloadParser::headerReadsCommentedLessons()
+{
+    // Comments as docs/workload-format.md allows them; only the header is read, so a body the full parser
+    // would refuse (a typo in an op) does not stop the lesson list.
+    const WorkloadHeader h = readWorkloadHeader(R"({
+  // a teacher's note
+  "name": "Annotated",
+  /* several
+     lines */
+  "description": "Look for the gap.",
+  "compare": ["memory=pageable,pinned", "api=sync,async"], // trailing comment
+  "streams": [{"name": "s0", "ops": [{"op": "copyy"}]}]
+})",
+                                                "annotated.json");
+    QCOMPARE(h.name, std::string("Annotated"));
+    QCOMPARE(h.description, std::string("Look for the gap."));
+    QCOMPARE(h.compare, (std::vector<std::string>{"memory=pageable,pinned", "api=sync,async"}));
+    // Fields left out are empty.
+    const WorkloadHeader bare = readWorkloadHeader(R"({"pipeline": {"bytes": "1 MiB"}})");
+    QVERIFY(bare.name.empty() && bare.description.empty() && bare.compare.empty());
+}
+
+void TestWorkloadParser::headerErrorsNameLineAndPath_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("expected"); // what the message must contain
+    QTest::newRow("syntax") << QStringLiteral("{\n  \"name\": \"x\",\n  oops\n}") << QStringLiteral("lesson.json:3");
+    QTest::newRow("not an object") << QStringLiteral("[1, 2]")
+                                   << QStringLiteral("lesson.json:1: expected a JSON object");
+    QTest::newRow("name not a string") << QStringLiteral("{\n\"name\": 4}")
+                                       << QStringLiteral("lesson.json:2: /name: expected a string");
+    QTest::newRow("description not a string") << QStringLiteral("{\"description\": null}")
+                                              << QStringLiteral("lesson.json:1: /description: expected a string");
+    QTest::newRow("compare not an array") << QStringLiteral("{\n\n\"compare\": \"streams=1,2\"}")
+                                          << QStringLiteral("lesson.json:3: /compare: expected an array");
+    QTest::newRow("compare entry not a string") << QStringLiteral("{\"compare\": [\"streams=1,2\",\n 7]}")
+                                                << QStringLiteral("lesson.json:2: /compare/1: expected a string");
+    QTest::newRow("unknown axis") << QStringLiteral("{\"compare\": [\n\"colour=red\"]}")
+                                  << QStringLiteral("lesson.json:2: /compare/0: --vary colour=red: unknown axis");
+}
+
+void TestWorkloadParser::headerErrorsNameLineAndPath()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, expected);
+    try {
+        readWorkloadHeader(text.toStdString(), "lesson.json");
+        QFAIL("no error");
+    } catch (const WorkloadError &e) {
+        QCOMPARE(e.kind(), ErrorKind::InvalidInput);
+        QVERIFY2(QString::fromUtf8(e.what()).contains(expected), e.what());
+    }
+}
+
+void TestWorkloadParser::headerOfEveryPreset()
+{
+    // The header reader agrees with the full parser on every bundled lesson.
+    const QDir dir(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads"));
+    const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
+    QVERIFY2(files.size() >= 10, qPrintable(dir.path()));
+    for (const QString &f : files) {
+        const std::string path = dir.filePath(f).toStdString();
+        const Workload w = loadWorkloadFile(path);
+        QFile file(dir.filePath(f));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const WorkloadHeader h = readWorkloadHeader(file.readAll().toStdString(), path);
+        QCOMPARE(h.description, w.description);
+        QCOMPARE(h.compare, w.compare);
+        if (!h.name.empty())
+            QCOMPARE(h.name, w.name);
+    }
+}
+
+QTEST_APPLESS_MAIN(TestWorkloadParser)
+#include "tst_workload_parser.moc"

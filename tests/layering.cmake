@@ -1,0 +1,66 @@
+# The design's layers, checked on every test run (ctest's "layering" test):
+#   cmake -DROOT=<source dir> -P tests/layering.cmake
+# Every #include "folder/file.h" in engine/, kernels/, ui/ and app/ must point at a folder of a lower rank
+# than the including file's own folder (or at the same folder). Folders of equal rank are siblings and
+# never include each other (engine/run and engine/formats; the ui's panels, editor, compare and run).
+# README.md's layout table lists the folders in this order.
+cmake_minimum_required(VERSION 3.25)
+if(NOT ROOT)
+  message(FATAL_ERROR "layering.cmake: pass -DROOT=<source dir>")
+endif()
+
+set(rank_kernels 0)
+set(rank_engine/model 0)
+set(rank_engine/util 1)
+set(rank_engine/workload 2)
+set(rank_engine/analysis 3)
+set(rank_engine/run 4)
+set(rank_engine/formats 4)
+set(rank_engine/experiment 5)
+set(rank_ui/common 10)
+set(rank_ui/document 11)
+set(rank_ui/timeline 11)
+set(rank_ui/panels 12)
+set(rank_ui/editor 12)
+set(rank_ui/compare 12)
+set(rank_ui/run 12)
+set(rank_app/cli 20)
+set(rank_app/gui 20)
+
+file(GLOB_RECURSE sources RELATIVE ${ROOT}
+     ${ROOT}/engine/*.h ${ROOT}/engine/*.cpp ${ROOT}/engine/*.cu
+     ${ROOT}/kernels/*.cuh ${ROOT}/kernels/*.cu
+     ${ROOT}/ui/*.h ${ROOT}/ui/*.cpp ${ROOT}/app/*.h ${ROOT}/app/*.cpp)
+set(violations "")
+set(checked 0)
+foreach(src ${sources})
+  get_filename_component(folder ${src} DIRECTORY)
+  if(NOT DEFINED rank_${folder})
+    string(APPEND violations "\n  ${src}: its folder ${folder} has no layer (add it to tests/layering.cmake and README.md)")
+    continue()
+  endif()
+  file(STRINGS ${ROOT}/${src} includes REGEX "^#include \"[^\"]+\"")
+  foreach(line ${includes})
+    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" target "${line}")
+    get_filename_component(target_folder ${target} DIRECTORY)
+    if(target_folder STREQUAL "" OR target_folder STREQUAL folder)
+      continue() # moc files, the folder's own headers
+    endif()
+    math(EXPR checked "${checked} + 1")
+    if(NOT EXISTS ${ROOT}/${target})
+      string(APPEND violations "\n  ${src}: includes ${target}, which does not exist")
+    elseif(NOT DEFINED rank_${target_folder})
+      string(APPEND violations "\n  ${src}: includes ${target} from ${target_folder}, which has no layer")
+    elseif(NOT rank_${target_folder} LESS rank_${folder})
+      string(APPEND violations "\n  ${src} (${folder}, layer ${rank_${folder}}) includes ${target} (${target_folder}, layer ${rank_${target_folder}})")
+    endif()
+  endforeach()
+endforeach()
+list(LENGTH sources files)
+if(files LESS 140 OR checked LESS 200)
+  message(FATAL_ERROR "layering: only ${files} files and ${checked} cross-folder includes found under ${ROOT}: wrong ROOT?")
+endif()
+if(violations)
+  message(FATAL_ERROR "layering: includes against the design's layers:${violations}")
+endif()
+message(STATUS "layering: ${files} files, ${checked} cross-folder includes, all downward")

@@ -1,0 +1,449 @@
+// Tests of the workload editor: its two item models under QAbstractItemModelTester, structure edits
+// rewriting the JSON, JSON edits re-parsing the structure, and issues shown on the row and field they
+// concern; every bundled preset loads without issues.
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeView>
+#include <QtTest>
+
+#include "engine/workload/workload_parser.h"
+#include "ui/editor/workload_editor.h"
+#include "ui/editor/workload_fields_model.h"
+#include "ui/editor/workload_tree_model.h"
+#include "ui/panels/lessons_panel.h"
+
+using namespace streamscope;
+using Node = ui::WorkloadTreeModel::Node;
+using NodeType = ui::WorkloadTreeModel::NodeType;
+
+class TestWorkloadEditor : public QObject {
+    Q_OBJECT
+
+private slots:
+    void modelsUnderTester()
+    {
+        ui::WorkloadEditor editor;
+        QAbstractItemModelTester treeTester(editor.treeModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester fieldTester(editor.fieldsModel(),
+                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        QVERIFY2(editor.isValid(), editor.issues().empty() ? "" : editor.issues().front().message.c_str());
+        QCOMPARE(editor.treeModel()->rowCount(), 3);
+        const QModelIndex streams = editor.treeModel()->indexOf({NodeType::StreamsGroup, -1, -1, -1});
+        QCOMPARE(editor.treeModel()->rowCount(streams), 1);
+        QCOMPARE(editor.treeModel()->rowCount(editor.treeModel()->index(0, 0, streams)), 3);
+        // Walk every kind of row through the fields model.
+        for (const Node &node :
+             {Node{NodeType::Settings, -1, -1, -1}, Node{NodeType::Buffer, 0, -1, -1},
+              Node{NodeType::Stream, -1, 0, -1}, Node{NodeType::Op, -1, 0, 0}, Node{NodeType::Op, -1, 0, 1}}) {
+            editor.selectNode(node);
+            QVERIFY(editor.fieldsModel()->rowCount() > 0);
+        }
+        editor.addStream();
+        editor.addBuffer();
+        editor.selectNode({NodeType::Stream, -1, 1, -1});
+        editor.addOp(engine::OpType::Kernel);
+        editor.moveSelected(-1);
+        editor.removeSelected();
+        editor.setText(QString());
+        QCOMPARE(editor.treeModel()->rowCount(editor.treeModel()->indexOf({NodeType::StreamsGroup, -1, -1, -1})), 0);
+    }
+
+    void structureEditsRewriteJson()
+    {
+        ui::WorkloadEditor editor;
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        QSignalSpy modified(&editor, &ui::WorkloadEditor::modifiedChanged);
+        QVERIFY(!editor.isModified());
+        editor.addStream();
+        QVERIFY(editor.isModified());
+        QCOMPARE(modified.count(), 1);
+        editor.selectNode({NodeType::Stream, -1, 1, -1});
+        editor.addOp(engine::OpType::Kernel);
+        const engine::Workload parsed = engine::parseWorkload(editor.text().toStdString(), "t.json");
+        QCOMPARE(parsed.streams.size(), std::size_t(2));
+        QCOMPARE(parsed.streams[1].ops.size(), std::size_t(1));
+        QVERIFY(parsed.streams[1].ops[0].type == engine::OpType::Kernel);
+        QVERIFY(editor.isValid());
+
+        // Reorder: the kernel of stream 0 moves before its H2D copy.
+        editor.selectNode({NodeType::Op, -1, 0, 1});
+        editor.moveSelected(-1);
+        const engine::Workload moved = engine::parseWorkload(editor.text().toStdString(), "t.json");
+        QVERIFY(moved.streams[0].ops[0].type == engine::OpType::Kernel);
+        QVERIFY(moved.streams[0].ops[1].type == engine::OpType::Copy);
+        QCOMPARE(editor.selectedNode().op, 0);
+        editor.moveSelected(-1); // already first: nothing changes
+        QVERIFY(engine::parseWorkload(editor.text().toStdString(), "t.json").streams[0].ops[0].type
+                == engine::OpType::Kernel);
+
+        editor.removeSelected();
+        QCOMPARE(engine::parseWorkload(editor.text().toStdString(), "t.json").streams[0].ops.size(), std::size_t(2));
+    }
+
+    void fieldEditsValidateInPlace()
+    {
+        ui::WorkloadEditor editor;
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        editor.selectNode({NodeType::Op, -1, 0, 0}); // the H2D copy
+        ui::WorkloadFieldsModel *fields = editor.fieldsModel();
+        const int bytes = fields->rowOf(QStringLiteral("bytes"));
+        QVERIFY(bytes >= 0);
+        QCOMPARE(fields->index(bytes, 1).data().toString(), QStringLiteral("16 MiB"));
+
+        // A value that does not parse is refused with what is expected.
+        QSignalSpy rejected(fields, &ui::WorkloadFieldsModel::editRejected);
+        QVERIFY(!fields->setData(fields->index(bytes, 1), QStringLiteral("lots")));
+        QCOMPARE(rejected.count(), 1);
+        QVERIFY(rejected.first().first().toString().contains(QStringLiteral("MiB")));
+
+        // A value that parses is applied to the JSON.
+        QVERIFY(fields->setData(fields->index(bytes, 1), QStringLiteral("4 MiB")));
+        QCOMPARE(engine::parseWorkload(editor.text().toStdString(), "t.json").streams[0].ops[0].bytes, 4ull << 20);
+
+        // A buffer that does not exist parses but is invalid: the issue lands on the op's row and field.
+        const int src = fields->rowOf(QStringLiteral("src"));
+        QVERIFY(fields->setData(fields->index(src, 1), QStringLiteral("nowhere")));
+        QVERIFY(!editor.isValid());
+        QVERIFY(!editor.issueList()->isHidden());
+        QVERIFY(editor.issueList()->count() >= 1);
+        const QModelIndex opRow = editor.treeModel()->indexOf({NodeType::Op, -1, 0, 0});
+        QVERIFY2(!opRow.data(ui::WorkloadTreeModel::IssueRole).toString().isEmpty(), "the op row shows its issue");
+        QVERIFY(!fields->index(src, 1).data(Qt::ToolTipRole).toString().isEmpty());
+        // Other rows stay clean.
+        const QModelIndex kernelRow = editor.treeModel()->indexOf({NodeType::Op, -1, 0, 1});
+        QVERIFY(kernelRow.data(ui::WorkloadTreeModel::IssueRole).toString().isEmpty());
+
+        // Changing the op type changes which fields exist.
+        const int type = fields->rowOf(QStringLiteral("op"));
+        QVERIFY(fields->setData(fields->index(type, 1), QStringLiteral("host")));
+        QCOMPARE(fields->rowOf(QStringLiteral("src")), -1);
+        QVERIFY(fields->rowOf(QStringLiteral("duration")) >= 0);
+    }
+
+    void renamingABufferRenamesItsUses()
+    {
+        ui::WorkloadEditor editor;
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        const QModelIndex buffer = editor.treeModel()->indexOf({NodeType::Buffer, 1, -1, -1}); // "dev"
+        QVERIFY(editor.treeModel()->setData(buffer, QStringLiteral("gpu")));
+        QVERIFY(editor.isValid());
+        const engine::Workload w = engine::parseWorkload(editor.text().toStdString(), "t.json");
+        QCOMPARE(w.streams[0].ops[0].dst, std::string("gpu"));
+        QCOMPARE(w.streams[0].ops[2].src, std::string("gpu"));
+    }
+
+    void jsonEditsReparse()
+    {
+        ui::WorkloadEditor editor;
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        // Broken JSON: the issue has a line, the structure keeps the last valid version.
+        QString text = editor.text();
+        text.replace(QStringLiteral("\"repetitions\": 5,"), QStringLiteral("\"repetitions\": 5"));
+        editor.jsonEdit()->setPlainText(text);
+        QVERIFY(editor.isModified());
+        editor.validateNow();
+        QVERIFY(!editor.issues().empty());
+        QVERIFY(editor.issues().front().line > 0);
+        QCOMPARE(editor.treeModel()->workload().streams.size(), std::size_t(1));
+        QVERIFY(!editor.jsonEdit()->extraSelections().isEmpty());
+
+        // Fixed, with a second stream: the structure follows.
+        text = ui::WorkloadEditor::templateText();
+        text.replace(QStringLiteral("\"streams\": ["),
+                     QStringLiteral("\"streams\": [\n    {\"name\": \"extra\", \"ops\": [{\"op\": \"kernel\", "
+                                    "\"type\": \"compute\", \"duration\": \"5 us\"}]},"));
+        editor.jsonEdit()->setPlainText(text);
+        editor.validateNow();
+        QVERIFY2(editor.issues().empty(), editor.issues().empty() ? "" : editor.issues().front().message.c_str());
+        QCOMPARE(editor.treeModel()->workload().streams.size(), std::size_t(2));
+        QCOMPARE(editor.treeModel()->workload().streams[0].name, std::string("extra"));
+        QVERIFY(editor.jsonEdit()->extraSelections().isEmpty());
+    }
+
+    void saveIsAtomicAndClearsModified()
+    {
+        QTemporaryDir dir;
+        ui::WorkloadEditor editor;
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        editor.addStream();
+        editor.selectNode({NodeType::Stream, -1, 1, -1});
+        editor.addOp(engine::OpType::Kernel);
+        QVERIFY(editor.isModified());
+        QVERIFY(editor.isValid());
+        const QString path = dir.filePath(QStringLiteral("w.json"));
+        QString error;
+        QVERIFY2(editor.saveFile(path, &error), qPrintable(error));
+        QVERIFY(!editor.isModified());
+        QCOMPARE(editor.filePath(), path);
+        ui::WorkloadEditor reopened;
+        QVERIFY(reopened.loadFile(path, &error));
+        QVERIFY(reopened.isValid());
+        QCOMPARE(reopened.treeModel()->workload().streams.size(), std::size_t(2));
+        // No temporary files left next to it.
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1);
+        // An unwritable place fails with a message that names it.
+        QVERIFY(!editor.saveFile(QStringLiteral("/nonexistent-dir/w.json"), &error));
+        QVERIFY(error.contains(QStringLiteral("/nonexistent-dir")));
+        QVERIFY(!editor.loadFile(QStringLiteral("/nonexistent-dir/w.json"), &error));
+    }
+
+    void everyPresetLoads()
+    {
+        const QDir dir(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads"));
+        const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
+        QVERIFY2(
+            files.size() >= 10,
+            qPrintable(
+                QStringLiteral("%1 presets in %2: the bundled lessons are missing").arg(files.size()).arg(dir.path())));
+        ui::LessonsPanel lessons;
+        lessons.load(dir.path(), QString());
+        QCOMPARE(int(lessons.lessons().size()), files.size());
+        for (const QString &file : files) {
+            ui::WorkloadEditor editor;
+            QString error;
+            QVERIFY2(editor.loadFile(dir.filePath(file), &error), qPrintable(error));
+            QVERIFY2(editor.isValid(), qPrintable(file));
+            const ui::Lesson lesson = ui::LessonsPanel::readLesson(dir.filePath(file), QString());
+            QVERIFY2(lesson.error.isEmpty(), qPrintable(lesson.error));
+            QVERIFY2(!lesson.description.isEmpty(), qPrintable(file + QStringLiteral(" has no description")));
+        }
+    }
+
+    void fieldEditsChangeOneLineOfALesson()
+    {
+        // The overlap lesson: 16 lines with a "pipeline" its comparison needs. An edit of one field
+        // changes that line and nothing else (it once rewrote the file as 173 lines without the pipeline).
+        ui::WorkloadEditor editor;
+        QString error;
+        QVERIFY2(editor.loadFile(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json"), &error),
+                 qPrintable(error));
+        const QStringList before = editor.text().split(QLatin1Char('\n'));
+        editor.selectNode({NodeType::Settings, -1, -1, -1});
+        ui::WorkloadFieldsModel *fields = editor.fieldsModel();
+        const int repetitions = fields->rowOf(QStringLiteral("repetitions"));
+        QVERIFY(repetitions >= 0);
+        QVERIFY(fields->setData(fields->index(repetitions, 1), QStringLiteral("20")));
+        const QStringList after = editor.text().split(QLatin1Char('\n'));
+        QCOMPARE(after.size(), before.size());
+        int changed = 0;
+        for (int i = 0; i < before.size(); ++i)
+            if (before[i] != after[i]) {
+                ++changed;
+                QCOMPARE(after[i], QStringLiteral("  \"repetitions\": 20,"));
+            }
+        QCOMPARE(changed, 1);
+        QVERIFY(editor.isValid());
+        QCOMPARE(engine::parseWorkload(editor.text().toStdString(), "overlap.json").repetitions, 20);
+
+        // Ops the pipeline makes have no text of their own: the edit is refused, saying so, and nothing
+        // changes (the tree shows the text again, not the refused value).
+        const QString text = editor.text();
+        editor.selectNode({NodeType::Op, -1, 0, 1});
+        const int duration = fields->rowOf(QStringLiteral("duration"));
+        QVERIFY(duration >= 0);
+        fields->setData(fields->index(duration, 1), QStringLiteral("80 us"));
+        QCOMPARE(editor.text(), text);
+        auto *message = editor.findChild<QLabel *>(QStringLiteral("fieldMessage"));
+        QVERIFY(message && !message->isHidden());
+        QVERIFY2(message->text().contains(QStringLiteral("pipeline")), qPrintable(message->text()));
+        QCOMPARE(editor.treeModel()->workload().streams[0].ops[1].durationNs, 60'000);
+
+        // Undo in the text takes a structured edit back.
+        editor.jsonEdit()->undo();
+        QCOMPARE(editor.text().split(QLatin1Char('\n')), before);
+    }
+
+    void structuredEditsKeepCommentsAndRepeats()
+    {
+        ui::WorkloadEditor editor;
+        editor.setText(
+            QStringLiteral(
+                "{\n"
+                "  // annotated for class\n"
+                "  \"version\": 1,\n"
+                "  \"buffers\": [\n"
+                "    {\"name\": \"h\", \"kind\": \"pinned\", \"bytes\": \"4 MiB\"},\n"
+                "    {\"name\": \"d\", \"kind\": \"device\", \"bytes\": \"4 MiB\"} /* the GPU side */\n"
+                "  ],\n"
+                "  \"streams\": [\n"
+                "    {\"name\": \"s0\", \"ops\": [\n"
+                "      {\"op\": \"copy\", \"src\": \"h\", \"dst\": \"d\", \"bytes\": \"4 MiB\"},\n"
+                "      {\"repeat\": 3, \"ops\": [{\"op\": \"kernel\", \"duration\": \"10 us\"}]} // three launches\n"
+                "    ]}\n"
+                "  ]\n"
+                "}\n"),
+            QStringLiteral("annotated.json"));
+        QVERIFY(editor.isValid());
+        QCOMPARE(editor.treeModel()->workload().streams[0].ops.size(), std::size_t(4));
+        auto comments = [&] {
+            const QString t = editor.text();
+            return t.contains(QStringLiteral("// annotated for class"))
+                   && t.contains(QStringLiteral("/* the GPU side */"))
+                   && t.contains(QStringLiteral("// three launches"));
+        };
+
+        // An op of a repeat group: its template changes, so all three launches do; the group stays.
+        editor.selectNode({NodeType::Op, -1, 0, 2});
+        ui::WorkloadFieldsModel *fields = editor.fieldsModel();
+        QVERIFY(fields->setData(fields->index(fields->rowOf(QStringLiteral("duration")), 1), QStringLiteral("25 us")));
+        QVERIFY2(editor.text().contains(
+                     QStringLiteral("{\"repeat\": 3, \"ops\": [{\"op\": \"kernel\", \"duration\": \"25 us\"}]}")),
+                 qPrintable(editor.text()));
+        QVERIFY(comments());
+        for (int i = 1; i <= 3; ++i)
+            QCOMPARE(editor.treeModel()->workload().streams[0].ops[std::size_t(i)].durationNs, 25'000);
+
+        // A renamed buffer takes its references along.
+        QVERIFY(editor.treeModel()->setData(editor.treeModel()->indexOf({NodeType::Buffer, 0, -1, -1}),
+                                            QStringLiteral("host")));
+        QVERIFY2(editor.isValid(), qPrintable(editor.text()));
+        QVERIFY(editor.text().contains(QStringLiteral("{\"op\": \"copy\", \"src\": \"host\", \"dst\": \"d\"")));
+        QVERIFY(comments());
+
+        // A new op after the copy, then removed again: the text is as it was.
+        const QString beforeAdd = editor.text();
+        editor.selectNode({NodeType::Op, -1, 0, 0});
+        editor.addOp(engine::OpType::Memset);
+        QVERIFY(editor.isValid());
+        QVERIFY(editor.treeModel()->workload().streams[0].ops[1].type == engine::OpType::Memset);
+        QVERIFY(comments());
+        editor.selectNode({NodeType::Op, -1, 0, 1});
+        editor.removeSelected();
+        QCOMPARE(editor.text(), beforeAdd);
+
+        // A new buffer and a new stream go into their lists, each on a line of its own.
+        editor.addBuffer();
+        editor.addStream();
+        QCOMPARE(editor.treeModel()->workload().buffers.size(), std::size_t(3));
+        QCOMPARE(editor.treeModel()->workload().streams.size(), std::size_t(2));
+        QVERIFY(comments());
+    }
+
+    void editsFindTheirEntryWhenTheParserLeftOneOut()
+    {
+        // The first buffer has a bad size, so the parser leaves it out and the tree's buffer 0 is the
+        // text's buffer 1: removing it must remove "d", not "h".
+        ui::WorkloadEditor editor;
+        editor.setText(QStringLiteral("{\"version\": 1,\n"
+                                      " \"buffers\": [\n"
+                                      "  {\"name\": \"h\", \"kind\": \"pinned\", \"bytes\": \"16 lots\"},\n"
+                                      "  {\"name\": \"d\", \"kind\": \"device\", \"bytes\": \"16 MiB\"}\n"
+                                      " ],\n"
+                                      " \"streams\": [{\"name\": \"s0\", \"ops\": [\n"
+                                      "  {\"op\": \"kernel\", \"duration\": \"1 ms\", \"repeat\": 4}\n"
+                                      " ]}]\n"
+                                      "}\n"),
+                       QStringLiteral("shifted.json"));
+        QCOMPARE(editor.treeModel()->workload().buffers.size(), std::size_t(1));
+        QCOMPARE(editor.treeModel()->workload().buffers[0].name, std::string("d"));
+        editor.selectNode({NodeType::Buffer, 0, -1, -1});
+        editor.removeSelected();
+        QVERIFY2(editor.text().contains(QStringLiteral("\"h\"")) && !editor.text().contains(QStringLiteral("\"d\"")),
+                 qPrintable(editor.text()));
+
+        // A repeated op whose type changes keeps its "repeat".
+        QCOMPARE(editor.treeModel()->workload().streams[0].ops.size(), std::size_t(4));
+        editor.selectNode({NodeType::Op, -1, 0, 0});
+        ui::WorkloadFieldsModel *fields = editor.fieldsModel();
+        QVERIFY(fields->setData(fields->index(fields->rowOf(QStringLiteral("op")), 1), QStringLiteral("host")));
+        QVERIFY2(editor.text().contains(QStringLiteral("\"repeat\": 4")), qPrintable(editor.text()));
+        QCOMPARE(editor.treeModel()->workload().streams[0].ops.size(), std::size_t(4));
+    }
+
+    void booleanFieldsAreWrittenAsBooleans()
+    {
+        ui::WorkloadEditor editor;
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        editor.selectNode({NodeType::Stream, -1, 0, -1});
+        ui::WorkloadFieldsModel *fields = editor.fieldsModel();
+        int row = -1;
+        for (int r = 0; r < fields->rowCount(); ++r) {
+            const QStringList choices = fields->index(r, 1).data(ui::WorkloadFieldsModel::ChoicesRole).toStringList();
+            if (choices.contains(QStringLiteral("true")))
+                row = r;
+        }
+        if (row < 0)
+            QFAIL("a stream has no true/false field");
+        QVERIFY(fields->setData(fields->index(row, 1), QStringLiteral("true")));
+        const QString key = fields->index(row, 1).data(ui::WorkloadFieldsModel::KeyRole).toString();
+        QVERIFY2(editor.text().contains(QStringLiteral("\"%1\": true").arg(key)), qPrintable(editor.text()));
+        QVERIFY2(editor.isValid(), qPrintable(editor.text()));
+    }
+
+    void lessonsPanelReportsBrokenFiles()
+    {
+        QTemporaryDir dir;
+        QFile good(dir.filePath(QStringLiteral("a.json")));
+        QVERIFY(good.open(QIODevice::WriteOnly));
+        good.write(R"({"name":"Lesson A","description":"Look at the gap."})");
+        good.close();
+        QFile bad(dir.filePath(QStringLiteral("b.json")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("{ not json");
+        bad.close();
+        QDir().mkpath(dir.filePath(QStringLiteral("examples")));
+        QFile example(dir.filePath(QStringLiteral("examples/a.sstrace")));
+        QVERIFY(example.open(QIODevice::WriteOnly));
+        example.close();
+
+        ui::LessonsPanel panel;
+        panel.load(dir.path(), dir.filePath(QStringLiteral("examples")));
+        QCOMPARE(int(panel.lessons().size()), 2);
+        QCOMPARE(panel.lessons()[0].name, QStringLiteral("Lesson A"));
+        QCOMPARE(panel.lessons()[0].description, QStringLiteral("Look at the gap."));
+        QVERIFY(panel.lessons()[0].examplePath.endsWith(QStringLiteral("examples/a.sstrace")));
+        QVERIFY(panel.lessons()[1].error.contains(QStringLiteral("b.json")));
+        QVERIFY(panel.lessons()[1].examplePath.isEmpty());
+        QCOMPARE(panel.lessonForPath(dir.filePath(QStringLiteral("examples/a.sstrace"))), 0);
+        // Missing folders are not an error, just no lessons.
+        panel.load(dir.filePath(QStringLiteral("missing")), QString());
+        QVERIFY(panel.lessons().empty());
+    }
+
+    void lessonsPanelReadsCommentedLessons()
+    {
+        // docs/workload-format.md allows comments in workload files, and teachers annotate lessons: the
+        // panel reads them as the engine does, comparison axes included (Qt's JSON reader once called
+        // such a lesson "not valid JSON" and lost its axes).
+        QTemporaryDir dir;
+        QFile lesson(dir.filePath(QStringLiteral("annotated.json")));
+        QVERIFY(lesson.open(QIODevice::WriteOnly));
+        lesson.write(R"({
+  // Shown in class on Tuesday.
+  "name": "Annotated lesson",
+  /* what the students should find */
+  "description": "Find the staircase.",
+  "compare": ["streams=1,4", /* and */ "order=depth-first,breadth-first"],
+  "pipeline": {"bytes": "16 MiB", "chunks": 4, "streams": 4, "kernel": "60 us"}
+})");
+        lesson.close();
+        QFile wrong(dir.filePath(QStringLiteral("wrong.json")));
+        QVERIFY(wrong.open(QIODevice::WriteOnly));
+        wrong.write("{\n  \"name\": \"x\",\n  \"compare\": [\"colour=red\"]\n}");
+        wrong.close();
+
+        ui::LessonsPanel panel;
+        panel.load(dir.path(), QString());
+        QCOMPARE(int(panel.lessons().size()), 2);
+        const ui::Lesson &a = panel.lessons()[0];
+        QVERIFY2(a.error.isEmpty(), qPrintable(a.error));
+        QCOMPARE(a.name, QStringLiteral("Annotated lesson"));
+        QCOMPARE(a.description, QStringLiteral("Find the staircase."));
+        QCOMPARE(a.compare,
+                 QStringList({QStringLiteral("streams=1,4"), QStringLiteral("order=depth-first,breadth-first")}));
+        // A wrong axis: the file, its line and the JSON path are named.
+        const QString error = panel.lessons()[1].error;
+        QVERIFY2(error.contains(QStringLiteral("wrong.json:3")) && error.contains(QStringLiteral("/compare/0"))
+                     && error.contains(QStringLiteral("colour")),
+                 qPrintable(error));
+    }
+};
+
+QTEST_MAIN(TestWorkloadEditor)
+#include "tst_workload_editor.moc"

@@ -1,0 +1,144 @@
+// Tests of the summary, details and op-table views over a synthetic trace: models under
+// QAbstractItemModelTester, numbers checked against hand-computed values, and the repetition selector.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "engine/analysis/analysis.h"
+#include "tests/ui/test_traces.h"
+#include "ui/panels/details_panel.h"
+#include "ui/panels/op_table_model.h"
+#include "ui/panels/summary_model.h"
+#include "ui/panels/summary_panel.h"
+
+using namespace streamscope;
+
+class TestSummaryPanel : public QObject {
+    Q_OBJECT
+
+private:
+    static int rowOf(const QAbstractItemModel &model, const QString &label)
+    {
+        for (int r = 0; r < model.rowCount(); ++r)
+            if (model.index(r, 0).data().toString() == label)
+                return r;
+        return -1;
+    }
+
+private slots:
+    void summaryModelUnderTester()
+    {
+        ui::SummaryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.rowCount(), 0);
+        model.setTrace(test::makePipelineTrace(3));
+        QVERIFY(model.rowCount() > 8);
+        model.setRepetition(2);
+        model.setRepetition(99); // clamped
+        QCOMPARE(model.repetition(), 2);
+        model.setTrace(nullptr);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void summaryNumbers()
+    {
+        auto trace = test::makePipelineTrace(3);
+        ui::SummaryModel model;
+        model.setTrace(trace);
+        const engine::TraceSummary summary = engine::summarize(*trace);
+        // The model starts on the median repetition.
+        QCOMPARE(model.repetition(), summary.medianRepetition);
+
+        const int makespan = rowOf(model, QStringLiteral("Makespan"));
+        QVERIFY(makespan >= 0);
+        auto raw = [&](int row, int column) {
+            return model.index(row, column).data(ui::SummaryModel::RawValueRole).toDouble();
+        };
+        // Per repetition the makespan grows by 10 us: min is repetition 0, max repetition 2.
+        QCOMPARE(raw(makespan, ui::SummaryModel::MinColumn), double(summary.repetitions[0].makespanNs));
+        QCOMPARE(raw(makespan, ui::SummaryModel::MaxColumn), double(summary.repetitions[2].makespanNs));
+        QCOMPARE(raw(makespan, ui::SummaryModel::MedianColumn), summary.makespanNs.median);
+        QVERIFY(raw(makespan, ui::SummaryModel::MinColumn) < raw(makespan, ui::SummaryModel::MaxColumn));
+        model.setRepetition(0);
+        QCOMPARE(raw(makespan, ui::SummaryModel::RepetitionColumn), double(summary.repetitions[0].makespanNs));
+        QCOMPARE(model.headerData(ui::SummaryModel::RepetitionColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Rep. 1"));
+
+        // Two 1 MiB copies per direction per repetition.
+        const int h2dBytes = rowOf(model, QStringLiteral("H2D bytes"));
+        QVERIFY(h2dBytes >= 0);
+        QCOMPARE(raw(h2dBytes, ui::SummaryModel::MedianColumn), double(2 << 20));
+        QCOMPARE(model.index(h2dBytes, ui::SummaryModel::MedianColumn).data().toString(), QStringLiteral("2 MiB"));
+        // The workload has no D2D copy: no row for it.
+        QCOMPARE(rowOf(model, QStringLiteral("D2D bytes")), -1);
+        // One busy row per stream, named after it.
+        QVERIFY(rowOf(model, QStringLiteral("Busy: copy0")) >= 0);
+        QVERIFY(rowOf(model, QStringLiteral("Busy: copy1")) >= 0);
+        const int efficiency = rowOf(model, QStringLiteral("Efficiency"));
+        QVERIFY(
+            model.index(efficiency, ui::SummaryModel::MedianColumn).data().toString().endsWith(QStringLiteral(" %")));
+    }
+
+    void repetitionSelector()
+    {
+        ui::SummaryPanel panel;
+        QSignalSpy selected(&panel, &ui::SummaryPanel::repetitionSelected);
+        panel.setTrace(test::makePipelineTrace(3));
+        QCOMPARE(panel.repetitionSelector()->count(), 3);
+        QCOMPARE(panel.repetitionSelector()->currentIndex(), panel.medianRepetition());
+        QVERIFY(panel.repetitionSelector()->currentText().contains(QStringLiteral("median")));
+        QCOMPARE(selected.count(), 0); // loading a trace is not a user choice
+        const int other = panel.medianRepetition() == 0 ? 2 : 0;
+        panel.repetitionSelector()->setCurrentIndex(other);
+        QCOMPARE(selected.count(), 1);
+        QCOMPARE(selected.first().first().toInt(), other);
+        QCOMPARE(panel.repetition(), other);
+        panel.setTrace(nullptr);
+        QVERIFY(!panel.repetitionSelector()->isEnabled());
+    }
+
+    void opTableModel()
+    {
+        ui::OpTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTrace(test::makePipelineTrace(2), 1);
+        QCOMPARE(model.rowCount(), 6);
+        QCOMPARE(model.index(0, ui::OpTableModel::StreamColumn).data().toString(), QStringLiteral("copy0"));
+        QCOMPARE(model.index(0, ui::OpTableModel::NameColumn).data().toString(), QStringLiteral("H2D 1 MiB pinned"));
+        // Times are relative to the repetition's start (its first host call, 5 us before the first copy).
+        QCOMPARE(model.index(0, ui::OpTableModel::StartColumn).data(ui::OpTableModel::SortRole).toLongLong(), 5000);
+        QCOMPARE(model.index(0, ui::OpTableModel::DurationColumn).data(ui::OpTableModel::SortRole).toLongLong(), 50000);
+        const double gbs =
+            model.index(0, ui::OpTableModel::BandwidthColumn).data(ui::OpTableModel::SortRole).toDouble();
+        QVERIFY(qAbs(gbs - (1 << 20) / 50000.0) < 1e-6);
+        // A kernel has no bandwidth.
+        QVERIFY(model.index(1, ui::OpTableModel::BandwidthColumn).data().isNull());
+        model.setRepetition(0);
+        QCOMPARE(model.repetition(), 0);
+        model.setTrace(nullptr, 0);
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    void detailsPanel()
+    {
+        ui::DetailsPanel panel;
+        panel.setTrace(test::makePipelineTrace(3));
+        QVERIFY(panel.plainText().contains(QStringLiteral("Click an operation")));
+        panel.showOp(0, 2); // the first D2H copy
+        const QString text = panel.plainText();
+        QVERIFY2(text.contains(QStringLiteral("D2H 1 MiB pinned")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("copy0")));
+        QVERIFY(text.contains(QStringLiteral("cudaMemcpyAsync")));
+        QVERIFY(text.contains(QStringLiteral("1 MiB")));
+        // The same op over 3 repetitions: 60, 70 and 80 us.
+        QVERIFY2(text.contains(QStringLiteral("over 3 repetitions")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("min 60 µs")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("max 80 µs")), qPrintable(text));
+        panel.showOp(0, 999);
+        QVERIFY(panel.plainText().contains(QStringLiteral("Click an operation")));
+    }
+};
+
+QTEST_MAIN(TestSummaryPanel)
+#include "tst_summary_panel.moc"

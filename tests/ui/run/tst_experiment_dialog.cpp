@@ -1,0 +1,138 @@
+// Tests of ui::ExperimentDialog on the bundled lessons: it starts from the workload's own comparison,
+// offers only the axes the workload has something for, counts the grid as the CLI will, and shows a
+// value or combination the CLI would refuse in place, with Run disabled.
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QtTest>
+
+#include "engine/util/file_util.h"
+#include "ui/run/experiment_dialog.h"
+
+using streamscope::engine::Axis;
+using streamscope::ui::ExperimentDialog;
+
+namespace {
+
+QString preset(const char *name)
+{
+    return QString::fromStdString(
+        streamscope::engine::readFile(std::string(STREAMSCOPE_SOURCE_DIR "/resources/workloads/") + name));
+}
+
+QPushButton *runButton(ExperimentDialog &dialog)
+{
+    return dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+}
+
+} // namespace
+
+class TestExperimentDialog : public QObject {
+    Q_OBJECT
+
+private slots:
+    void overlapLessonStartsFromItsAxes()
+    {
+        ExperimentDialog dialog(preset("overlap.json"), QStringLiteral("overlap.json"));
+        QVERIFY2(dialog.canRun(), qPrintable(dialog.problem()));
+        QCOMPARE(dialog.varyOptions(), QStringList({QStringLiteral("chunks=8"), QStringLiteral("streams=1, 2, 4, 8"),
+                                                    QStringLiteral("order=depth-first, breadth-first")}));
+        QCOMPARE(dialog.variantCount(), 8);
+        QCOMPARE(runButton(dialog)->text(), QStringLiteral("Run 8 variants"));
+        QVERIFY(runButton(dialog)->isEnabled());
+        // A pipeline has something for every axis.
+        for (Axis axis : ExperimentDialog::axes())
+            QVERIFY(dialog.axisAvailable(axis));
+        QCOMPARE(dialog.repetitions(), -1);
+        QCOMPARE(dialog.warmup(), -1);
+        // Adding an axis multiplies the grid; it goes after the lesson's own axes.
+        dialog.setAxis(Axis::Memory, true, QStringLiteral("pageable, pinned"));
+        QCOMPARE(dialog.variantCount(), 16);
+        QCOMPARE(dialog.varyOptions().first(), QStringLiteral("chunks=8"));
+        QCOMPARE(dialog.varyOptions().last(), QStringLiteral("memory=pageable, pinned"));
+        dialog.setRepetitions(3);
+        dialog.setWarmup(0);
+        QCOMPARE(dialog.repetitions(), 3);
+        QCOMPARE(dialog.warmup(), 0);
+        QVERIFY(dialog.findChild<QLabel *>(QStringLiteral("experimentStatus"))
+                    ->text()
+                    .contains(QStringLiteral("16 variants, 3 measured repetitions each")));
+    }
+
+    void axesWithoutAPipelineAreNotOffered()
+    {
+        ExperimentDialog dialog(preset("bandwidth.json"), QStringLiteral("bandwidth.json"));
+        QVERIFY2(dialog.canRun(), qPrintable(dialog.problem()));
+        QCOMPARE(dialog.varyOptions(), QStringList{QStringLiteral("memory=pageable, pinned")});
+        QCOMPARE(dialog.variantCount(), 2);
+        for (Axis axis : {Axis::Streams, Axis::Order, Axis::Chunks})
+            QVERIFY(!dialog.axisAvailable(axis));
+        for (Axis axis : {Axis::Memory, Axis::Api, Axis::Size})
+            QVERIFY(dialog.axisAvailable(axis));
+        // Checking an axis that is not offered changes nothing.
+        dialog.setAxis(Axis::Streams, true, QStringLiteral("1, 2"));
+        QVERIFY(!dialog.axisEnabled(Axis::Streams));
+        QCOMPARE(dialog.variantCount(), 2);
+        auto *streamsBox = dialog.findChild<QWidget *>(QStringLiteral("vary-streams"));
+        QVERIFY(!streamsBox->isEnabled());
+        QVERIFY2(streamsBox->toolTip().contains(QStringLiteral("pipeline")), qPrintable(streamsBox->toolTip()));
+    }
+
+    void badValueIsShownInPlace()
+    {
+        ExperimentDialog dialog(preset("sync-vs-async.json"), QStringLiteral("sync-vs-async.json"));
+        QCOMPARE(dialog.varyOptions(), QStringList{QStringLiteral("api=sync, async")});
+        QVERIFY(dialog.canRun());
+        dialog.setAxis(Axis::Api, true, QStringLiteral("sync, fast"));
+        QVERIFY(!dialog.canRun());
+        QVERIFY2(dialog.problem().contains(QStringLiteral("\"fast\"")), qPrintable(dialog.problem()));
+        QVERIFY(!runButton(dialog)->isEnabled());
+        QVERIFY(dialog.findChild<QLineEdit *>(QStringLiteral("values-api"))
+                    ->styleSheet()
+                    .contains(QStringLiteral("border")));
+        QCOMPARE(dialog.findChild<QLabel *>(QStringLiteral("experimentStatus"))->text(), dialog.problem());
+        dialog.setAxis(Axis::Api, true, QStringLiteral("async"));
+        QVERIFY(dialog.canRun());
+        QVERIFY(dialog.findChild<QLineEdit *>(QStringLiteral("values-api"))->styleSheet().isEmpty());
+        dialog.setAxis(Axis::Api, true, QStringLiteral("sync,,async"));
+        QVERIFY(dialog.problem().contains(QStringLiteral("empty value")));
+    }
+
+    void impossibleCombinationNamesTheVariant()
+    {
+        ExperimentDialog dialog(preset("overlap.json"), QStringLiteral("overlap.json"));
+        dialog.setAxis(Axis::Chunks, true, QStringLiteral("4"));
+        QVERIFY(!dialog.canRun());
+        QVERIFY2(dialog.problem().contains(QStringLiteral("streams=8"))
+                     && dialog.problem().contains(QStringLiteral("/pipeline/streams")),
+                 qPrintable(dialog.problem()));
+        // Unchecking the stream axis leaves a grid that can run.
+        dialog.setAxis(Axis::Streams, false, QString());
+        QVERIFY2(dialog.canRun(), qPrintable(dialog.problem()));
+        QCOMPARE(dialog.variantCount(), 2);
+    }
+
+    void workloadWithoutComparisonRunsAlone()
+    {
+        ExperimentDialog dialog(preset("concurrent-kernels.json"), QStringLiteral("concurrent-kernels.json"));
+        QVERIFY(dialog.varyOptions().isEmpty());
+        QCOMPARE(dialog.variantCount(), 1);
+        QCOMPARE(runButton(dialog)->text(), QStringLiteral("Run"));
+    }
+
+    void invalidWorkloadSaysWhy()
+    {
+        ExperimentDialog dialog(
+            QStringLiteral("{\"version\": 1, \"streams\": [{\"name\": \"s\", \"ops\": [{\"op\": \"kernal\"}]}]}"),
+            QStringLiteral("broken.json"));
+        QVERIFY(!dialog.canRun());
+        QVERIFY2(dialog.problem().contains(QStringLiteral("broken.json"))
+                     && dialog.problem().contains(QStringLiteral("kernal")),
+                 qPrintable(dialog.problem()));
+        QVERIFY(!runButton(dialog)->isEnabled());
+    }
+};
+
+QTEST_MAIN(TestExperimentDialog)
+#include "tst_experiment_dialog.moc"

@@ -1,0 +1,445 @@
+// Tests of ui::LaneModel: lane order and titles, sorted interval arrays with running max ends, the
+// visible-slice search, picking, derived activity and bandwidth lanes, and errors.
+#include <QtTest>
+
+#include "engine/model/errors.h"
+#include "tests/ui/timeline/timeline_test_trace.h"
+#include "ui/timeline/lane_model.h"
+
+using streamscope::ui::IntervalLane;
+using streamscope::ui::LaneKind;
+using streamscope::ui::LaneModel;
+namespace engine = streamscope::engine;
+
+class TestLaneModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void lanesOfHandMadeTrace()
+    {
+        const auto trace = streamscope::test::makeTimelineTrace();
+        const LaneModel model(*trace, 0);
+        QCOMPARE(model.originNs(), streamscope::test::kOrigin);
+        QCOMPARE(model.durationNs(), 410'000);
+        QCOMPARE(model.linkPeakGBs(), 25.0);
+        // host thread, 2 streams, H2D, D2H, compute, bandwidth
+        QCOMPARE(model.laneCount(), 7);
+        QVERIFY(model.lane(0).kind == LaneKind::HostThread);
+        QCOMPARE(model.lane(0).title, QStringLiteral("main"));
+        QVERIFY2(model.lane(0).subtitle.contains(QStringLiteral("4 calls")), qPrintable(model.lane(0).subtitle));
+        QVERIFY2(model.lane(0).subtitle.contains(QStringLiteral("2 blocking")), qPrintable(model.lane(0).subtitle));
+        QVERIFY(model.lane(1).kind == LaneKind::Stream);
+        QCOMPARE(model.lane(1).title, QStringLiteral("copy"));
+        QVERIFY(model.lane(1).subtitle.contains(QStringLiteral("non-blocking")));
+        QVERIFY(model.lane(1).subtitle.contains(QStringLiteral("2 ops")));
+        QCOMPARE(model.lane(2).title, QStringLiteral("compute"));
+        QVERIFY(model.lane(2).subtitle.contains(QStringLiteral("prio -1")));
+        QVERIFY(model.lane(3).kind == LaneKind::H2DActivity);
+        QVERIFY(model.lane(4).kind == LaneKind::D2HActivity);
+        QVERIFY(model.lane(5).kind == LaneKind::ComputeActivity);
+        QVERIFY(model.lane(6).kind == LaneKind::Bandwidth);
+        QCOMPARE(model.streamLane(0), 1);
+        QCOMPARE(model.streamLane(1), 2);
+        QCOMPARE(model.streamLane(2), -1);
+        QCOMPARE(model.hostLane(0), 0);
+        QCOMPARE(model.hostLane(-1), -1); // no op without a thread here
+
+        // Stream "copy": ops 0 and 2, relative GPU times.
+        const IntervalLane &copy = model.lane(1).intervals;
+        QCOMPARE(copy.size(), std::size_t(2));
+        QCOMPARE(copy.ops[0], 0);
+        QCOMPARE(copy.ops[1], 2);
+        QCOMPARE(copy.starts[0], 20'000);
+        QCOMPARE(copy.ends[1], 390'000);
+        QCOMPARE(copy.styles[0] & IntervalLane::kKindMask, int(engine::OpKind::CopyH2D));
+        // Host lane: the blocking bit marks the sync memcpy and the host sync only.
+        const IntervalLane &host = model.lane(0).intervals;
+        QCOMPARE(host.size(), std::size_t(4));
+        QCOMPARE(host.styles[0] & IntervalLane::kBlockingBit, 0);
+        QCOMPARE(host.styles[2] & IntervalLane::kBlockingBit, int(IntervalLane::kBlockingBit));
+        QCOMPARE(host.styles[3] & IntervalLane::kBlockingBit, int(IntervalLane::kBlockingBit));
+
+        const auto &kinds = model.kindsPresent();
+        QCOMPARE(kinds.size(), std::size_t(4));
+        QVERIFY(kinds.front() == engine::OpKind::CopyH2D);
+        QVERIFY(model.memoryBytes() > 0);
+    }
+
+    void derivedLanes()
+    {
+        const auto trace = streamscope::test::makeTimelineTrace();
+        const LaneModel model(*trace, 0);
+        const auto &h2d = model.lane(3).counts;
+        QCOMPARE(h2d.valueAt(10'000), 0.0f);
+        QCOMPARE(h2d.valueAt(20'000), 1.0f);
+        QCOMPARE(h2d.valueAt(119'999), 1.0f);
+        QCOMPARE(h2d.valueAt(120'000), 0.0f);
+        QCOMPARE(h2d.maxValue, 1.0f);
+        // Equal consecutive values are merged: one step up, one down.
+        QCOMPARE(h2d.size(), std::size_t(2));
+        const auto &compute = model.lane(5).counts;
+        QCOMPARE(compute.valueAt(200'000), 1.0f);
+        QCOMPARE(compute.valueAt(335'000), 0.0f);
+        const auto &bw = model.lane(6);
+        QCOMPARE(bw.counts.valueAt(50'000), 20.0f); // 2 MB in 100 µs
+        QCOMPARE(bw.counts.valueAt(200'000), 0.0f);
+        QCOMPARE(bw.d2hBandwidth.valueAt(350'000), 20.0f); // 1 MB in 50 µs
+        QCOMPARE(bw.d2hBandwidth.valueAt(50'000), 0.0f);
+        QCOMPARE(bw.counts.indexAt(-5), std::ptrdiff_t(-1));
+    }
+
+    // A CUPTI-timed trace: an op that waited between ready and execution gets a queued segment in its
+    // stream's lane, and the pointer on it picks the op. Event-timed: none (the wait is in the bar).
+    void queuedSegments()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(2);
+        engine::Repetition rep;
+        auto add = [&](int stream, qint64 ready, qint64 start, qint64 end) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::CopyH2D;
+            op.stream = stream;
+            op.readyNs = ready;
+            op.hostStartNs = ready - 10;
+            op.hostEndNs = ready - 5;
+            op.gpuStartNs = start;
+            op.gpuEndNs = end;
+            op.bytes = 1000;
+            rep.ops.push_back(op);
+        };
+        add(0, 100, 100, 200); // ran at once
+        add(1, 100, 200, 300); // queued 100..200 behind it
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        const int s0 = model.streamLane(0), s1 = model.streamLane(1);
+        QCOMPARE(model.lane(s0).queued.size(), std::size_t(0));
+        const IntervalLane &q = model.lane(s1).queued;
+        QCOMPARE(q.size(), std::size_t(1));
+        const qint64 origin = model.originNs(); // the first host call, at 90
+        QCOMPARE(origin, 90);
+        QCOMPARE(q.starts[0], 100 - origin); // ready to run (the later of stream-ready and host-call end)
+        QCOMPARE(q.ends[0], 200 - origin); // execution start
+        QCOMPARE(q.ops[0], 1);
+        QCOMPARE(model.opAt(s1, 150 - origin, 0), 1); // on the queued segment
+        QCOMPARE(model.opAt(s1, 250 - origin, 0), 1); // on the bar
+        QCOMPARE(model.opAt(s0, 250 - origin, 0), -1);
+
+        trace.timing = engine::TimingSource::Events;
+        const LaneModel events(trace, 0);
+        QCOMPARE(events.lane(events.streamLane(1)).queued.size(), std::size_t(0));
+    }
+
+    // A copy from pageable memory is staged through a pinned buffer by the CPU inside its host call, so
+    // it is in flight from the call's start: the H2D counts and the bandwidth lane include the staging,
+    // at bytes over the whole transfer (what a loop timed around the call measures), while its stream
+    // bar stays the DMA that CUPTI timed.
+    void stagedCopyIsInFlightFromItsHostCall()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        engine::OpRecord op;
+        op.kind = engine::OpKind::CopyH2D;
+        op.stream = 0;
+        op.srcMem = engine::MemKind::Pageable;
+        op.dstMem = engine::MemKind::Device;
+        op.hostStartNs = 0;
+        op.hostEndNs = 900; // the CPU staged the bytes for 900 ns
+        op.gpuStartNs = 800; // the DMA that CUPTI saw
+        op.gpuEndNs = 1000;
+        op.bytes = 10'000;
+        rep.ops.push_back(op);
+        trace.repetitions.push_back(rep);
+        QCOMPARE(trace.repetitions[0].ops[0].gbPerSecond(), 10.0); // 10 kB over 1000 ns, not over the 200 ns DMA
+        const LaneModel model(trace, 0);
+        const int stream = model.streamLane(0);
+        QCOMPARE(model.lane(stream).intervals.starts[0], 800); // the bar: the DMA
+        const auto &h2d = model.lane(stream + 1).counts;
+        QCOMPARE(h2d.valueAt(100), 1.0f); // in flight while the CPU stages it
+        QCOMPARE(h2d.valueAt(1000), 0.0f);
+        QCOMPARE(model.lane(model.laneCount() - 1).counts.valueAt(500), 10.0f);
+        // Pinned, the transfer is the DMA alone.
+        trace.repetitions[0].ops[0].srcMem = engine::MemKind::Pinned;
+        QCOMPARE(trace.repetitions[0].ops[0].gbPerSecond(), 50.0);
+    }
+
+    // A channel that ran the copies of several streams gets a lane under the D2H counts, holding them
+    // all; a channel of one stream's copies does not (its lane would repeat the stream's).
+    void copyEngineLanes()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(2);
+        engine::Repetition rep;
+        auto add = [&](engine::OpKind kind, int stream, qint64 start, qint64 end, int channel) {
+            engine::OpRecord op;
+            op.kind = kind;
+            op.stream = stream;
+            op.gpuStartNs = start;
+            op.gpuEndNs = end;
+            op.bytes = 1000;
+            op.channel = channel;
+            op.channelType = engine::ChannelType::AsyncCopy;
+            rep.ops.push_back(op);
+        };
+        add(engine::OpKind::CopyH2D, 0, 0, 100, 7);
+        add(engine::OpKind::CopyH2D, 1, 100, 200, 7);
+        add(engine::OpKind::CopyD2H, 0, 150, 250, 9);
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        // 2 streams, H2D, D2H, channel 7 (two streams' copies), compute, bandwidth; channel 9 has one stream's
+        QCOMPARE(model.laneCount(), 7);
+        QVERIFY(model.lane(3).kind == LaneKind::D2HActivity);
+        QVERIFY(model.lane(4).kind == LaneKind::CopyEngine);
+        QCOMPARE(model.lane(4).title, QStringLiteral("copy channel 7"));
+        QCOMPARE(model.lane(4).subtitle, QStringLiteral("H2D · 2 copies · 2 streams"));
+        QCOMPARE(model.lane(4).intervals.ops, (std::vector<qint32>{0, 1}));
+        QCOMPARE(model.opAt(4, 150, 0), 1);
+        QVERIFY(model.lane(5).kind == LaneKind::ComputeActivity);
+        // Without channels (events, imports), no engine lanes.
+        trace.repetitions[0].ops[0].channel = -1;
+        trace.repetitions[0].ops[1].channel = -1;
+        trace.repetitions[0].ops[2].channel = -1;
+        QCOMPARE(LaneModel(trace, 0).laneCount(), 6);
+    }
+
+    void unifiedMemoryLanes()
+    {
+        engine::Trace trace;
+        trace.timing = engine::TimingSource::Cupti;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        engine::OpRecord kernel;
+        kernel.kind = engine::OpKind::Kernel;
+        kernel.stream = 0;
+        kernel.gpuStartNs = 1'000;
+        kernel.gpuEndNs = 9'000;
+        rep.ops.push_back(kernel);
+        auto add = [&](engine::ActivityKind kind, qint64 start, qint64 end, std::uint64_t value, int op) {
+            engine::ActivityRecord a;
+            a.kind = kind;
+            a.startNs = start;
+            a.endNs = end;
+            a.value = value;
+            a.op = op;
+            rep.activities.push_back(a);
+        };
+        add(engine::ActivityKind::GpuPageFaults, 1'500, 3'000, 40, 0);
+        add(engine::ActivityKind::MigrationH2D, 2'000, 2'500, 2u << 20, 0);
+        add(engine::ActivityKind::MigrationH2D, 2'600, 3'100, 2u << 20, 0);
+        add(engine::ActivityKind::MigrationD2H, 10'000, 12'000, 4u << 20, -1);
+        add(engine::ActivityKind::Synchronization, 100, 200, 0, -1); // not drawn: no lane for it
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        // stream, H2D, D2H, compute, page migration, GPU page faults, bandwidth
+        QCOMPARE(model.laneCount(), 7);
+        QCOMPARE(model.durationNs(), qint64(12'000 - 100)); // the extent takes the records in
+        const int migration = 4, faults = 5;
+        QVERIFY(model.lane(migration).kind == LaneKind::Migration);
+        QCOMPARE(model.lane(migration).subtitle, QStringLiteral("3 migrations · 4 MiB H2D · 4 MiB D2H"));
+        QCOMPARE(model.lane(migration).intervals.ops, (std::vector<qint32>{1, 2, 3})); // activity indexes
+        QCOMPARE(int(model.lane(migration).intervals.styles[0]), int(engine::OpKind::CopyH2D));
+        QCOMPARE(int(model.lane(migration).intervals.styles[2]), int(engine::OpKind::CopyD2H));
+        QVERIFY(model.lane(faults).kind == LaneKind::PageFaults);
+        QCOMPARE(model.lane(faults).subtitle, QStringLiteral("40 faults in 1 group"));
+        // Picking: the activity under the pointer, and the op it belongs to (none for the D2H one).
+        const qint64 o = model.originNs();
+        QCOMPARE(model.activityAt(migration, 2'700 - o, 0), 2);
+        QCOMPARE(model.opAt(migration, 2'700 - o, 0), 0);
+        QCOMPARE(model.activityAt(migration, 11'000 - o, 0), 3);
+        QCOMPARE(model.opAt(migration, 11'000 - o, 0), -1);
+        QCOMPARE(model.activityAt(faults, 2'000 - o, 0), 0);
+        QCOMPARE(model.activityAt(0, 2'000 - o, 0), -1); // a stream lane has no activities
+        // No records, no lanes.
+        trace.repetitions[0].activities.clear();
+        QCOMPARE(LaneModel(trace, 0).laneCount(), 5);
+    }
+
+    void overlappingCounts()
+    {
+        // Three H2D copies on three streams, overlapping: the count climbs to 3 and comes back.
+        engine::Trace trace;
+        trace.streams.resize(3);
+        engine::Repetition rep;
+        for (int s = 0; s < 3; ++s) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::CopyH2D;
+            op.stream = s;
+            op.gpuStartNs = 100 + 10 * s;
+            op.gpuEndNs = 200 + 10 * s;
+            op.bytes = 1000;
+            rep.ops.push_back(op);
+        }
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        QCOMPARE(model.laneCount(), 3 + 4); // no host calls: no host lane
+        const auto &h2d = model.lane(3).counts;
+        QCOMPARE(h2d.maxValue, 3.0f);
+        QCOMPARE(h2d.valueAt(125 - 100), 3.0f);
+        QCOMPARE(h2d.valueAt(205 - 100), 2.0f);
+        QCOMPARE(h2d.valueAt(215 - 100), 1.0f);
+        QCOMPARE(h2d.valueAt(221 - 100), 0.0f);
+    }
+
+    void sortsUnsortedImports()
+    {
+        // Imports may list ops in any order; the lane must come out sorted with a running max end.
+        engine::Trace trace;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        const std::vector<std::pair<int, int>> spans = {{500, 600}, {100, 900}, {300, 350}, {0, 50}, {950, 1000}};
+        for (auto [s, e] : spans) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::Kernel;
+            op.stream = 0;
+            op.gpuStartNs = s;
+            op.gpuEndNs = e;
+            rep.ops.push_back(op);
+        }
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        const IntervalLane &lane = model.lane(0).intervals;
+        QCOMPARE(lane.size(), spans.size());
+        QVERIFY(std::is_sorted(lane.starts.begin(), lane.starts.end()));
+        QVERIFY(std::is_sorted(lane.maxEnds.begin(), lane.maxEnds.end()));
+        QCOMPARE(lane.maxEnds.size(), spans.size()); // overlapping: the running max is kept
+        QCOMPARE(lane.ops[0], 3);
+        QCOMPARE(lane.ops[1], 1);
+        QCOMPARE(lane.maxEnd(2), 900); // {300,350} after {100,900}
+
+        // The long op {100, 900} is visible in a window that starts after every later start.
+        auto [first, last] = lane.visible(700, 800);
+        bool sawLong = false;
+        for (std::size_t k = first; k < last; ++k)
+            sawLong = sawLong || lane.ops[k] == 1;
+        QVERIFY(sawLong);
+        std::tie(first, last) = lane.visible(60, 90); // a gap: nothing intersects
+        for (std::size_t k = first; k < last; ++k)
+            QVERIFY(!(lane.starts[k] < 90 && lane.ends[k] > 60));
+        std::tie(first, last) = lane.visible(2000, 3000);
+        QCOMPARE(first, last);
+
+        // Picking prefers the shortest op containing the time, else the nearest within tolerance.
+        QCOMPARE(model.opAt(0, 320, 0), 2);
+        QCOMPARE(model.opAt(0, 700, 0), 1);
+        QCOMPARE(model.opAt(0, 60, 5), -1);
+        QCOMPARE(model.opAt(0, 60, 15), 3);
+        QCOMPARE(model.opAt(0, 940, 15), 0 + 4); // {950, 1000} is op 4
+        QCOMPARE(model.opAt(99, 0, 0), -1);
+    }
+
+    void visibleSlice_data()
+    {
+        QTest::addColumn<qint64>("from");
+        QTest::addColumn<qint64>("to");
+        QTest::addColumn<int>("count");
+        QTest::newRow("all") << qint64(0) << qint64(1000) << 10;
+        QTest::newRow("first op") << qint64(0) << qint64(5) << 1;
+        QTest::newRow("touching end excluded") << qint64(10) << qint64(20) << 1; // [10,20) meets [0,10) only at 10
+        QTest::newRow("middle") << qint64(35) << qint64(65) << 4;
+        QTest::newRow("after") << qint64(200) << qint64(300) << 0;
+    }
+    void visibleSlice()
+    {
+        QFETCH(qint64, from);
+        QFETCH(qint64, to);
+        QFETCH(int, count);
+        // Ten back-to-back ops of 10 ns: [0,10) [10,20) ... [90,100)
+        engine::Trace trace;
+        trace.streams.resize(1);
+        engine::Repetition rep;
+        for (int i = 0; i < 10; ++i) {
+            engine::OpRecord op;
+            op.kind = engine::OpKind::Kernel;
+            op.stream = 0;
+            op.gpuStartNs = 10 * i;
+            op.gpuEndNs = 10 * i + 10;
+            rep.ops.push_back(op);
+        }
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        const auto &lane = model.lane(0).intervals;
+        QVERIFY(lane.maxEnds.empty()); // back-to-back: ends serve as the running max, no extra array
+        QCOMPARE(lane.maxEnd(9), 100);
+        const auto [first, last] = lane.visible(from, to);
+        int intersecting = 0;
+        for (std::size_t k = first; k < last; ++k)
+            if (lane.starts[k] < to && lane.ends[k] > from)
+                ++intersecting;
+        QCOMPARE(intersecting, count);
+        // The slice holds no more than one op that does not intersect on each side.
+        QVERIFY(int(last - first) <= count + 2);
+    }
+
+    void stepSeriesMinMax()
+    {
+        // A long series (several super-blocks and a ragged tail): the block summaries must give the same
+        // min/max as a plain scan over any range.
+        streamscope::ui::StepSeries s;
+        const std::size_t n = 5000;
+        for (std::size_t i = 0; i < n; ++i) {
+            s.times.push_back(qint64(i) * 10);
+            s.values.push_back(float((i * 7919) % 1000) / 10.0f);
+        }
+        s.finish();
+        QCOMPARE(s.blockMin.size(), n / streamscope::ui::StepSeries::kBlock);
+        QVERIFY(!s.superMin.empty());
+        const std::vector<std::pair<std::size_t, std::size_t>> ranges = {
+            {0, 1}, {0, 32}, {0, 5000}, {1, 4999}, {31, 33}, {100, 1200}, {1023, 3073}, {4090, 5000}, {17, 18}};
+        for (auto [a, b] : ranges) {
+            float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+            s.minMax(a, b, lo, hi);
+            const auto [mn, mx] =
+                std::minmax_element(s.values.begin() + std::ptrdiff_t(a), s.values.begin() + std::ptrdiff_t(b));
+            QCOMPARE(lo, *mn);
+            QCOMPARE(hi, *mx);
+        }
+    }
+
+    void badRepetition()
+    {
+        const auto trace = streamscope::test::makeTimelineTrace();
+        try {
+            LaneModel model(*trace, 3);
+            QFAIL("expected an error");
+        } catch (const engine::Error &e) {
+            QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("repetition 3")), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(engine::Error, LaneModel(*trace, -1));
+    }
+
+    void emptyRepetitionAndIdleStreams()
+    {
+        engine::Trace trace;
+        trace.streams.resize(2);
+        trace.repetitions.emplace_back();
+        const LaneModel model(trace, 0);
+        QCOMPARE(model.durationNs(), 1);
+        QCOMPARE(model.laneCount(), 2 + 4); // idle streams still get lanes
+        QCOMPARE(model.lane(0).title, QStringLiteral("stream 0"));
+        QCOMPARE(model.lane(0).intervals.size(), std::size_t(0));
+        QCOMPARE(model.opAt(0, 0, 100), -1);
+    }
+
+    void unknownHostThread()
+    {
+        engine::Trace trace;
+        engine::Repetition rep;
+        engine::OpRecord op;
+        op.kind = engine::OpKind::HostWork;
+        op.hostStartNs = 0;
+        op.hostEndNs = 100;
+        rep.ops.push_back(op);
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        QVERIFY(model.lane(0).kind == LaneKind::HostThread);
+        QCOMPARE(model.lane(0).title, QStringLiteral("host"));
+        QCOMPARE(model.hostLane(-1), 0);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLaneModel)
+#include "tst_lane_model.moc"

@@ -1,0 +1,148 @@
+// Tests of the derived lanes' columns (active counts, bandwidth): painted as the opaque colours their
+// translucent fills blend to (TimelinePainter's fast path), they must give exactly the pixels that
+// blending them one by one gives, in every 32-bit image format, palette and zoom, grid columns included.
+#include <QImage>
+#include <QPainter>
+#include <QtTest>
+
+#include <random>
+#include <set>
+
+#include "engine/model/trace.h"
+#include "ui/common/op_palette.h"
+#include "ui/timeline/lane_model.h"
+#include "ui/timeline/timeline_painter.h"
+
+using namespace streamscope::ui;
+namespace engine = streamscope::engine;
+
+namespace {
+
+// Three streams of H2D and D2H copies of random sizes and a stream of kernels, all overlapping, so the
+// counters take several levels and the bandwidth lane has both directions at once, often within one pixel.
+std::shared_ptr<engine::Trace> overlappingCopies(int n)
+{
+    auto trace = std::make_shared<engine::Trace>();
+    engine::DeviceInfo device;
+    device.linkPeakGBs = 25.0;
+    trace->devices.push_back(device);
+    trace->streams.resize(4);
+    trace->hostThreads.push_back({"main", 1});
+    const auto name = trace->intern("op");
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<std::int64_t> gap(0, 3'000), length(500, 60'000);
+    std::uniform_int_distribution<std::uint64_t> bytes(4 << 10, 2 << 20);
+    std::vector<std::int64_t> free(4, 0);
+    engine::Repetition rep;
+    for (int i = 0; i < n; ++i) {
+        const int s = i % 4;
+        engine::OpRecord op;
+        op.stream = s;
+        op.hostThread = 0;
+        op.nameId = name;
+        op.opIndex = i;
+        op.kind = s == 3 ? engine::OpKind::Kernel : (i / 4) % 2 ? engine::OpKind::CopyD2H : engine::OpKind::CopyH2D;
+        if (s != 3)
+            op.bytes = bytes(rng);
+        op.gpuStartNs = free[std::size_t(s)] + gap(rng);
+        op.gpuEndNs = op.gpuStartNs + length(rng);
+        free[std::size_t(s)] = op.gpuEndNs;
+        op.hostStartNs = op.gpuStartNs - 100;
+        op.hostEndNs = op.gpuStartNs - 50;
+        rep.ops.push_back(op);
+    }
+    trace->repetitions.push_back(std::move(rep));
+    return trace;
+}
+
+QImage paint(const LaneModel &model, const OpPalette &palette, QImage::Format format, bool opaqueColumns,
+             qint64 startNs, qint64 endNs)
+{
+    TimelinePainter painter;
+    painter.setModel(&model);
+    painter.setPalette(&palette);
+    painter.setMetrics(TimelineMetrics::make(palette.presentation(), QFont()));
+    painter.setOpaqueColumns(opaqueColumns);
+    QImage image(1200, 520, format);
+    image.fill(Qt::magenta);
+    QPainter p(&image);
+    const TimelineLayout layout = painter.layout(image.rect());
+    painter.paintAll(p, layout, TimelinePainter::mappingFor(layout, startNs, endNs), TimelineOverlay{});
+    return image;
+}
+
+} // namespace
+
+class TestTimelineColumns : public QObject {
+    Q_OBJECT
+
+private slots:
+    void opaqueColumnsMatchBlending_data()
+    {
+        QTest::addColumn<int>("format");
+        QTest::addColumn<bool>("dark");
+        QTest::addColumn<bool>("presentation");
+        QTest::addColumn<int>("zoom"); // the window is 1/zoom of the trace
+        for (const auto &[formatName, format] :
+             {std::pair{"argb32pm", QImage::Format_ARGB32_Premultiplied}, std::pair{"rgb32", QImage::Format_RGB32},
+              std::pair{"argb32", QImage::Format_ARGB32}})
+            for (const bool dark : {false, true})
+                for (const int zoom : {1, 40, 3000})
+                    QTest::addRow("%s %s zoom %d", formatName, dark ? "dark" : "light", zoom)
+                        << int(format) << dark << false << zoom;
+        QTest::addRow("presentation") << int(QImage::Format_ARGB32_Premultiplied) << false << true << 1;
+    }
+
+    void opaqueColumnsMatchBlending()
+    {
+        QFETCH(int, format);
+        QFETCH(bool, dark);
+        QFETCH(bool, presentation);
+        QFETCH(int, zoom);
+        const auto trace = overlappingCopies(20'000);
+        const LaneModel model(*trace, 0);
+        const OpPalette palette(dark, presentation);
+        const qint64 start = model.durationNs() / 3;
+        const qint64 end = start + model.durationNs() / zoom;
+        const QImage fast = paint(model, palette, QImage::Format(format), true, start, end);
+        const QImage slow = paint(model, palette, QImage::Format(format), false, start, end);
+
+        // The test means something only if the bandwidth lane holds many blended pixels: colours that are
+        // none of the palette's plain ones.
+        int bandwidthLane = -1;
+        for (int i = 0; i < model.laneCount(); ++i)
+            if (model.lane(i).kind == LaneKind::Bandwidth)
+                bandwidthLane = i;
+        QVERIFY(bandwidthLane >= 0);
+        TimelinePainter painter;
+        painter.setModel(&model);
+        painter.setMetrics(TimelineMetrics::make(presentation, QFont()));
+        const QRect lane = painter.layout(fast.rect()).lanes[std::size_t(bandwidthLane)];
+        const std::set<QRgb> plain{palette.laneBackground(bandwidthLane).rgb(),
+                                   palette.grid().rgb(),
+                                   palette.h2d().rgb(),
+                                   palette.d2h().rgb(),
+                                   palette.peakLine().rgb(),
+                                   palette.separator().rgb()};
+        int blended = 0;
+        for (int y = lane.top(); y <= lane.bottom(); ++y)
+            for (int x = lane.left(); x <= lane.right(); ++x)
+                blended += !plain.count(fast.pixel(x, y) | 0xff000000u);
+        QVERIFY2(blended > 200, qPrintable(QStringLiteral("%1 blended pixels in the bandwidth lane").arg(blended)));
+
+        int differ = 0, firstX = -1, firstY = -1;
+        for (int y = 0; y < fast.height(); ++y)
+            for (int x = 0; x < fast.width(); ++x)
+                if (fast.pixel(x, y) != slow.pixel(x, y) && differ++ == 0)
+                    firstX = x, firstY = y;
+        QVERIFY2(differ == 0, qPrintable(QStringLiteral("%1 pixels differ, the first at (%2, %3): %4 instead of %5")
+                                             .arg(differ)
+                                             .arg(firstX)
+                                             .arg(firstY)
+                                             .arg(fast.pixel(std::max(0, firstX), std::max(0, firstY)), 8, 16)
+                                             .arg(slow.pixel(std::max(0, firstX), std::max(0, firstY)), 8, 16)));
+    }
+};
+
+QTEST_MAIN(TestTimelineColumns)
+#include "tst_timeline_columns.moc"

@@ -1,0 +1,397 @@
+// ComparisonWindow: see comparison_window.h.
+#include "ui/compare/comparison_window.h"
+#include "ui/common/format_units.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/experiment/harris_reference.h"
+#include "engine/model/errors.h"
+#include "ui/common/image_export.h"
+#include "ui/compare/bandwidth_size_chart.h"
+#include "ui/compare/chart_style.h"
+#include "ui/compare/comparison_table_model.h"
+#include "ui/compare/makespan_chart.h"
+#include "ui/timeline/stacked_timelines.h"
+#include "ui/timeline/time_mapping.h"
+#include "ui/timeline/timeline_view.h"
+
+namespace streamscope::ui {
+
+namespace {
+
+QString ms(double ns)
+{
+    return QString::number(ns / 1e6, 'f', ns >= 1e8 ? 1 : 2);
+}
+
+// A stacked timeline is only legible with some height per lane; a row below this scrolls instead.
+constexpr int kMinTimelineHeight = 150;
+
+} // namespace
+
+ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
+{
+    resize(1600, 1000);
+
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 6);
+    m_header = new QLabel(central);
+    m_header->setTextFormat(Qt::RichText);
+    m_header->setWordWrap(true);
+    layout->addWidget(m_header);
+
+    auto *vertical = new QSplitter(Qt::Vertical, central);
+    auto *horizontal = new QSplitter(Qt::Horizontal, vertical);
+
+    auto *scroll = new QScrollArea(horizontal);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    m_timelines = new StackedTimelines(scroll);
+    scroll->setWidget(m_timelines);
+
+    m_tabs = new QTabWidget(horizontal);
+    m_makespan = new MakespanChart(m_tabs);
+    m_bandwidth = new BandwidthSizeChart(m_tabs);
+    m_harris = new QTextBrowser(m_tabs);
+    m_harris->setOpenExternalLinks(true);
+    m_tabs->addTab(m_makespan, tr("Makespan"));
+    m_tabs->addTab(m_bandwidth, tr("Bandwidth vs size"));
+    m_tabs->addTab(m_harris, tr("Harris's results"));
+    horizontal->addWidget(scroll);
+    horizontal->addWidget(m_tabs);
+    // Explicit sizes: left to their size hints the chart takes nearly all the width.
+    horizontal->setSizes({1100, 800});
+
+    m_tableModel = new ComparisonTableModel(this);
+    m_table = new QTableView(vertical);
+    m_table->setModel(m_tableModel);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setAlternatingRowColors(true);
+    vertical->addWidget(horizontal);
+    vertical->addWidget(m_table);
+    vertical->setSizes({800, 220});
+    layout->addWidget(vertical, 1);
+    setCentralWidget(central);
+
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open comparison…"), this, [this] {
+        const QString path =
+            QFileDialog::getOpenFileName(this, tr("Open comparison"), {}, tr("Comparisons (*.sscompare)"));
+        QString error;
+        if (!path.isEmpty() && !openFile(path, &error))
+            QMessageBox::warning(this, tr("Could not open the comparison"), error);
+    });
+    file->addAction(tr("&Save comparison as…"), QKeySequence::SaveAs, this, &ComparisonWindow::saveDialog);
+    file->addAction(tr("Export &timelines image…"), this, [this] { exportDialog(true); });
+    file->addAction(tr("Export &chart image…"), this, [this] { exportDialog(false); });
+    file->addSeparator();
+    file->addAction(tr("&Close"), QKeySequence::Close, this, &QWidget::close);
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Fit timelines"), QKeySequence(Qt::Key_F), m_timelines, &StackedTimelines::fitAll);
+    m_presentationAction = view->addAction(tr("&Presentation mode"));
+    m_presentationAction->setCheckable(true);
+    m_presentationAction->setShortcut(QKeySequence(Qt::Key_F11));
+    connect(m_presentationAction, &QAction::toggled, this, &ComparisonWindow::setPresentationMode);
+}
+
+ComparisonWindow::~ComparisonWindow() = default;
+
+bool ComparisonWindow::openFile(const QString &path, QString *error)
+{
+    try {
+        engine::Comparison comparison = engine::readComparison(path.toStdString());
+        setComparison(std::move(comparison), QFileInfo(path).fileName());
+        return true;
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+    }
+    return false;
+}
+
+std::vector<QString> ComparisonWindow::shortLabels(const engine::Comparison &comparison)
+{
+    // Axes with one value are the same in every variant: they say nothing about the difference.
+    std::set<engine::Axis> varying;
+    for (const engine::AxisValues &axis : comparison.axes)
+        if (axis.values.size() > 1)
+            varying.insert(axis.axis);
+    std::vector<QString> labels;
+    for (const engine::VariantResult &v : comparison.variants) {
+        std::vector<engine::AxisSetting> kept;
+        for (const engine::AxisSetting &s : v.settings)
+            if (varying.count(s.axis))
+                kept.push_back(s);
+        const std::string label = kept.empty() ? v.label : engine::variantLabel(kept);
+        labels.push_back(QString::fromStdString(label.empty() ? std::string("variant") : label));
+    }
+    return labels;
+}
+
+bool ComparisonWindow::isOverlapExperiment(const engine::Comparison &comparison)
+{
+    return std::any_of(comparison.axes.begin(), comparison.axes.end(),
+                       [](const engine::AxisValues &a) { return a.axis == engine::Axis::Order; });
+}
+
+QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
+                                     const std::vector<engine::VariantSummary> &summaries)
+{
+    QString html = QStringLiteral("<h3>%1</h3><p>%2</p>")
+                       .arg(tr("Published results: Harris, “How to Overlap Data Transfers in CUDA C/C++” (2012)"),
+                            tr("4 streams, 4 MiB per chunk, pinned memory. Times in ms. Version 1 issues "
+                               "H2D, kernel, D2H per chunk (depth-first); version 2 issues every H2D, then "
+                               "every kernel, then every D2H (breadth-first)."));
+    html += QStringLiteral("<table border=1 cellspacing=0 cellpadding=4><tr><th>%1</th><th>CC</th><th>%2</th>"
+                           "<th>%3</th><th>%4</th><th>%5</th><th>%6</th></tr>")
+                .arg(tr("GPU"), tr("copy engines"), tr("sequential"), tr("V1 depth-first"), tr("V2 breadth-first"),
+                     tr("why the order matters"));
+    for (const engine::HarrisResult &r : engine::harrisResults())
+        html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
+                               "<td align=right>%5</td><td align=right>%6</td><td>%7</td></tr>")
+                    .arg(qs(r.device), qs(r.computeCapability), QString::number(r.copyEngines),
+                         QString::number(r.sequentialMs, 'f', 2), QString::number(r.depthFirstMs, 'f', 2),
+                         QString::number(r.breadthFirstMs, 'f', 2), qs(r.why));
+    html += QStringLiteral("</table>");
+
+    // The user's run: depth-first vs breadth-first per setting of the other varying axes.
+    QString device = tr("your GPU");
+    int engines = -1;
+    for (const auto &v : comparison.variants)
+        if (!v.trace.devices.empty()) {
+            device = QString::fromStdString(v.trace.devices.front().name);
+            engines = v.trace.devices.front().asyncEngineCount;
+            break;
+        }
+    const std::vector<QString> labels = shortLabels(comparison);
+    // key: the other settings' label -> (depth-first index, breadth-first index)
+    std::map<std::string, std::pair<int, int>> pairs;
+    std::vector<std::string> order;
+    for (std::size_t i = 0; i < comparison.variants.size(); ++i) {
+        std::vector<engine::AxisSetting> others;
+        std::string value;
+        for (const engine::AxisSetting &s : comparison.variants[i].settings) {
+            if (s.axis == engine::Axis::Order)
+                value = s.value;
+            else
+                others.push_back(s);
+        }
+        const std::string key = engine::variantLabel(others);
+        if (!pairs.count(key)) {
+            pairs[key] = {-1, -1};
+            order.push_back(key);
+        }
+        if (value == "depth-first")
+            pairs[key].first = int(i);
+        else if (value == "breadth-first")
+            pairs[key].second = int(i);
+    }
+    html += QStringLiteral("<h3>%1</h3>")
+                .arg(engines >= 0 ? tr("Your run: %1, %2 copy engines").arg(device).arg(engines)
+                                  : tr("Your run: %1").arg(device));
+    html += QStringLiteral("<table border=1 cellspacing=0 cellpadding=4><tr><th>%1</th><th>%2</th><th>%3</th>"
+                           "<th>%4</th></tr>")
+                .arg(tr("settings"), tr("V1 depth-first"), tr("V2 breadth-first"), tr("V2 vs V1"));
+    auto cell = [&](int i) {
+        return i >= 0 && i < int(summaries.size()) ? ms(summaries[std::size_t(i)].summary.makespanNs.median)
+                                                   : QStringLiteral("–");
+    };
+    for (const std::string &key : order) {
+        const auto [d, b] = pairs[key];
+        QString verdict = QStringLiteral("–");
+        if (d >= 0 && b >= 0 && d < int(summaries.size()) && b < int(summaries.size()))
+            verdict = QString::fromStdString(engine::describe(engine::compareSpreads(
+                summaries[std::size_t(d)].summary.makespanNs, summaries[std::size_t(b)].summary.makespanNs)));
+        html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td>%4</td></tr>")
+                    .arg(QString::fromStdString(key).toHtmlEscaped(), cell(d), cell(b), verdict);
+    }
+    html += QStringLiteral("</table><p>%1</p>")
+                .arg(tr("Why the order matters depends on the copy engines and hardware queues: with one copy "
+                        "engine (C1060) H2D and D2H share a queue, so depth-first makes each D2H wait and "
+                        "breadth-first wins; with two engines but one hardware queue (C2050) depth-first wins; "
+                        "with Hyper-Q (K20c and every later GPU, yours included) both orders overlap alike, "
+                        "so the two columns above should differ little."));
+    return html;
+}
+
+void ComparisonWindow::setComparison(engine::Comparison comparison, const QString &displayName)
+{
+    m_comparison = std::make_shared<const engine::Comparison>(std::move(comparison));
+    const engine::Comparison &c = *m_comparison;
+    std::vector<engine::VariantSummary> summaries = engine::summarizeComparison(c);
+    const std::vector<QString> labels = shortLabels(c);
+    for (std::size_t i = 0; i < summaries.size() && i < labels.size(); ++i)
+        summaries[i].label = labels[i].toStdString();
+
+    std::vector<StackedTimelines::Entry> entries;
+    std::vector<const engine::Trace *> raw;
+    for (std::size_t i = 0; i < c.variants.size(); ++i) {
+        // The timelines share the comparison's traces without copying them (aliasing shared_ptr).
+        auto trace = std::shared_ptr<const engine::Trace>(m_comparison, &c.variants[i].trace);
+        raw.push_back(trace.get());
+        const engine::TraceSummary &s = summaries[i].summary;
+        entries.push_back({QStringLiteral("%1 — median makespan %2 (rep %3 of %4)")
+                               .arg(labels[i], formatDuration(qint64(s.makespanNs.median)))
+                               .arg(s.medianRepetition + 1)
+                               .arg(trace->repetitions.size()),
+                           trace, s.medianRepetition});
+    }
+    m_timelines->setEntries(std::move(entries));
+    m_makespan->setSummaries(summaries);
+    m_bandwidth->setTraces(raw);
+    m_tableModel->setSummaries(summaries);
+
+    const bool overlap = isOverlapExperiment(c);
+    m_harris->setHtml(overlap ? harrisHtml(c, summaries) : QString());
+    m_tabs->setTabVisible(m_tabs->indexOf(m_harris), overlap);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_bandwidth), m_bandwidth->hasData());
+    // The bandwidth lesson is about the curve; the others about the makespans.
+    const bool memoryOnly = c.axes.size() == 1 && c.axes.front().axis == engine::Axis::Memory;
+    m_tabs->setCurrentWidget(memoryOnly && m_bandwidth->hasData() ? static_cast<QWidget *>(m_bandwidth)
+                                                                  : static_cast<QWidget *>(m_makespan));
+
+    QString device;
+    if (!c.variants.empty() && !c.variants.front().trace.devices.empty())
+        device = QString::fromStdString(c.variants.front().trace.devices.front().name);
+    QStringList axes;
+    for (const engine::AxisValues &a : c.axes) {
+        QStringList values;
+        for (const std::string &v : a.values)
+            values << QString::fromStdString(v);
+        axes << QStringLiteral("%1 = %2").arg(qs(engine::toString(a.axis)), values.join(QStringLiteral(", ")));
+    }
+    m_header->setText(QStringLiteral("<b style='font-size:14pt'>%1</b>&nbsp;&nbsp; %2 variants on %3 · varying %4 · "
+                                     "%5 · noise rule: overlapping min–max ranges call no winner")
+                          .arg(QString::fromStdString(c.title).toHtmlEscaped())
+                          .arg(c.variants.size())
+                          .arg(device.isEmpty() ? tr("an unknown GPU") : device.toHtmlEscaped(),
+                               axes.join(QStringLiteral("; ")).toHtmlEscaped(),
+                               QString::fromStdString(c.createdUtc).toHtmlEscaped()));
+    setDisplayName(displayName);
+    applyStyle();
+}
+
+void ComparisonWindow::applyStyle()
+{
+    const ChartStyle style{m_dark, m_presentation ? 1.35 : 1.0};
+    applyChartStyle(m_makespan->chart(), style);
+    applyChartStyle(m_bandwidth->chart(), style);
+    // Presentation lanes are taller: each variant gets all of its lanes, and the stack scrolls.
+    m_timelines->setViewModes(m_presentation, m_dark, m_presentation ? 100000 : kMinTimelineHeight);
+}
+
+void ComparisonWindow::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    if (on)
+        m_normalFont = font();
+    m_presentation = on;
+    QFont f = m_normalFont;
+    if (on)
+        f.setPointSizeF(f.pointSizeF() * 1.35);
+    setFont(f);
+    m_presentationAction->setChecked(on);
+    applyStyle();
+}
+
+void ComparisonWindow::setDarkPalette(bool dark)
+{
+    m_dark = dark;
+    applyStyle();
+}
+
+void ComparisonWindow::updateTitle()
+{
+    setWindowTitle(m_unsaved ? tr("%1 (not saved) — comparison — StreamScope").arg(m_displayName)
+                             : tr("%1 — comparison — StreamScope").arg(m_displayName));
+}
+
+void ComparisonWindow::setDisplayName(const QString &name)
+{
+    m_displayName = name;
+    updateTitle();
+}
+
+void ComparisonWindow::setUnsaved(bool unsaved)
+{
+    m_unsaved = unsaved;
+    updateTitle();
+}
+
+bool ComparisonWindow::saveAs(const QString &path, QString *error)
+{
+    try {
+        engine::writeComparison(*m_comparison, path.toStdString());
+    } catch (const std::exception &e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    m_unsaved = false;
+    setDisplayName(QFileInfo(path).fileName());
+    return true;
+}
+
+void ComparisonWindow::saveDialog()
+{
+    QString suggested = m_displayName;
+    if (!suggested.endsWith(QLatin1String(".sscompare")))
+        suggested += QStringLiteral(".sscompare");
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save comparison"), suggested, tr("Comparisons (*.sscompare)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (saveAs(path, &error))
+        statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+    else
+        QMessageBox::warning(this, tr("Could not save the comparison"), error);
+}
+
+bool ComparisonWindow::exportTimelines(const QString &path, QSize size, QString *error)
+{
+    return m_timelines->exportImage(path, size, error);
+}
+
+bool ComparisonWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
+{
+    return exportWidgetImage(m_tabs->currentWidget(), path, size, error);
+}
+
+void ComparisonWindow::exportDialog(bool timelines)
+{
+    const QString path = QFileDialog::getSaveFileName(this, timelines ? tr("Export timelines") : tr("Export chart"), {},
+                                                      tr("PNG image (*.png);;SVG image (*.svg)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    const QSize size = timelines ? m_timelines->size() : m_tabs->currentWidget()->size();
+    const bool ok = timelines ? exportTimelines(path, size, &error) : exportCurrentChart(path, size, &error);
+    if (ok)
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+} // namespace streamscope::ui

@@ -1,0 +1,181 @@
+// DetailsPanel: an HTML table rebuilt on each selection; names from the trace are escaped.
+#include "ui/panels/details_panel.h"
+
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include <vector>
+
+#include "engine/analysis/analysis.h"
+#include "engine/analysis/op_statistics.h"
+#include "engine/analysis/queue_analysis.h"
+#include "ui/common/format_units.h"
+#include "ui/timeline/time_mapping.h"
+
+namespace streamscope::ui {
+
+namespace {
+
+} // namespace
+
+DetailsPanel::DetailsPanel(QWidget *parent) : QWidget(parent), m_text(new QTextBrowser(this))
+{
+    m_text->setObjectName(QStringLiteral("detailsText"));
+    m_text->setOpenLinks(false);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_text);
+    showOp(-1, -1);
+}
+
+void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
+{
+    m_trace = std::move(trace);
+    m_opStatistics = m_trace ? engine::opStatistics(*m_trace) : std::vector<engine::OpStatistics>{};
+    showOp(-1, -1);
+}
+
+QString DetailsPanel::plainText() const
+{
+    return m_text->toPlainText();
+}
+
+void DetailsPanel::showOp(int repetition, int opIndex)
+{
+    if (!m_trace || repetition < 0 || repetition >= int(m_trace->repetitions.size()) || opIndex < 0
+        || opIndex >= int(m_trace->repetitions[std::size_t(repetition)].ops.size())) {
+        m_text->setHtml(m_trace ? tr("<p>Click an operation in the timeline or the operations table to see "
+                                     "its details here.</p>")
+                                : tr("<p>Open a trace or run a workload.</p>"));
+        return;
+    }
+    const engine::Repetition &rep = m_trace->repetitions[std::size_t(repetition)];
+    const engine::OpRecord &op = rep.ops[std::size_t(opIndex)];
+    const std::int64_t origin = m_trace->extent(repetition).first;
+
+    QString html;
+    auto row = [&html](const QString &key, const QString &value) {
+        html += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>")
+                    .arg(key.toHtmlEscaped(), value.toHtmlEscaped());
+    };
+    html += QStringLiteral("<h3>%1</h3><table>").arg(QString::fromStdString(m_trace->name(op)).toHtmlEscaped());
+    row(tr("Kind"), qs(engine::toString(op.kind)));
+    if (op.stream >= 0 && op.stream < int(m_trace->streams.size())) {
+        const engine::StreamInfo &stream = m_trace->streams[std::size_t(op.stream)];
+        QString text = QString::fromStdString(stream.name);
+        if (stream.isDefault)
+            text += tr(" (default stream)");
+        else if (stream.nonBlocking)
+            text += tr(" (non-blocking)");
+        if (stream.priority != 0)
+            text += tr(", priority %1").arg(stream.priority);
+        row(tr("Stream"), text);
+    }
+    row(tr("Repetition / op"), tr("%1 / %2").arg(repetition + 1).arg(op.opIndex >= 0 ? op.opIndex : opIndex));
+    // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
+    const bool cupti = m_trace->timing == engine::TimingSource::Cupti && !(op.flags & engine::OpFlagEventTimed);
+    if (op.hasHost()) {
+        row(tr("Host call"), tr("%1 → %2 (held the thread %3)")
+                                 .arg(formatDuration(op.hostStartNs - origin), formatDuration(op.hostEndNs - origin),
+                                      formatDuration(op.hostDurationNs())));
+    }
+    if (op.readyNs != engine::kNoTime && cupti)
+        row(tr("Stream ready"), tr("%1 (CUDA event)").arg(formatDuration(op.readyNs - origin)));
+    if (op.hasGpu()) {
+        const QString source = cupti ? tr("CUPTI")
+                               : m_trace->timing == engine::TimingSource::Profiler
+                                   ? QString::fromStdString(m_trace->source)
+                                   : tr("CUDA events");
+        row(cupti ? tr("Executed") : tr("GPU"),
+            tr("%1 → %2 (%3, %4)")
+                .arg(formatDuration(op.gpuStartNs - origin), formatDuration(op.gpuEndNs - origin),
+                     formatDuration(op.gpuDurationNs()), source));
+    }
+    if (cupti && op.hasGpu()) {
+        const engine::QueueExplanation q = engine::explainQueued(*m_trace, repetition, opIndex);
+        row(tr("Queued"), q.cause == engine::QueueCause::None ? formatDuration(op.queuedDurationNs())
+                                                              : QString::fromStdString(q.text));
+        if (op.eventDurationNs() > 0)
+            row(tr("Events would say"), tr("%1 (%2 more than execution)")
+                                            .arg(formatDuration(op.eventDurationNs()),
+                                                 formatDuration(op.eventDurationNs() - op.gpuDurationNs())));
+    }
+    if (op.queuedNs != engine::kNoTime && op.submittedNs != engine::kNoTime && op.hasGpu())
+        row(tr("Kernel launch"), tr("queued %1, submitted %2, started %3 later")
+                                     .arg(formatDuration(op.queuedNs - origin), formatDuration(op.submittedNs - origin),
+                                          formatDuration(op.gpuStartNs - op.queuedNs)));
+    if (op.channel >= 0)
+        row(tr("Channel"), tr("%1 (%2)")
+                               .arg(op.channel)
+                               .arg(op.channelType == engine::ChannelType::AsyncCopy ? tr("copy")
+                                    : op.channelType == engine::ChannelType::Compute ? tr("compute")
+                                                                                     : tr("unknown")));
+    if (op.bytes > 0)
+        row(tr("Bytes"), tr("%1 (%2 B)").arg(formatBytes(op.bytes)).arg(op.bytes));
+    if (engine::isCopy(op.kind) && op.gbPerSecond() > 0)
+        row(tr("Achieved bandwidth"), formatGBs(op.gbPerSecond()));
+    if (op.srcMem != engine::MemKind::None || op.dstMem != engine::MemKind::None)
+        row(tr("Memory"), tr("%1 → %2").arg(qs(engine::toString(op.srcMem)), qs(engine::toString(op.dstMem))));
+    if (op.driverSrcMem != engine::MemKind::None || op.driverDstMem != engine::MemKind::None)
+        row(tr("Memory as the driver saw it"),
+            tr("%1 → %2").arg(qs(engine::toString(op.driverSrcMem)), qs(engine::toString(op.driverDstMem))));
+    if (op.api != engine::CopyApi::None)
+        row(tr("Copy API"),
+            op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy") : QStringLiteral("cudaMemcpyAsync"));
+    // The driver's records that belong to this op: unified memory it moved or faulted on, and the
+    // wait of a synchronisation call.
+    if (const engine::UnifiedMemoryStats um = engine::unifiedMemoryStats(rep, opIndex); um.any()) {
+        auto migrated = [](int count, std::uint64_t bytes, std::int64_t busyNs, double gbs) {
+            return tr("%n migration(s), %1 in %2 (%3)", nullptr, count)
+                .arg(formatBytes(bytes), formatDuration(busyNs), formatGBs(gbs));
+        };
+        if (um.h2dMigrations)
+            row(tr("Migrated to the GPU"), migrated(um.h2dMigrations, um.h2dBytes, um.h2dBusyNs, um.h2dGBs));
+        if (um.d2hMigrations)
+            row(tr("Migrated to the host"), migrated(um.d2hMigrations, um.d2hBytes, um.d2hBusyNs, um.d2hGBs));
+        if (um.gpuFaultGroups)
+            row(tr("GPU page faults"),
+                tr("%1 in %n group(s), the driver handling them for %2", nullptr, um.gpuFaultGroups)
+                    .arg(um.gpuPageFaults)
+                    .arg(formatDuration(um.gpuFaultNs)));
+        if (um.cpuPageFaults)
+            row(tr("CPU page faults"), QString::number(um.cpuPageFaults));
+        if (um.remoteMaps)
+            row(tr("Remote maps"), tr("%n (pages mapped where they are, not migrated)", nullptr, um.remoteMaps));
+        if (um.thrashing || um.throttling)
+            row(tr("Thrashing"), tr("%1 detected, %2 throttled").arg(um.thrashing).arg(um.throttling));
+    }
+    for (const engine::ActivityRecord &a : rep.activities)
+        if (a.op == opIndex && a.kind == engine::ActivityKind::Synchronization)
+            row(tr("Driver wait"), tr("%1 → %2 (%3, CUPTI synchronisation record)")
+                                       .arg(formatDuration(a.startNs - origin), formatDuration(a.endNs - origin),
+                                            formatDuration(a.durationNs())));
+    row(tr("Blocks the host"), engine::isHostBlocking(op) ? tr("yes: the host waited for the GPU") : tr("no"));
+    if (op.flags & engine::OpFlagImported)
+        row(tr("Source"), tr("imported (%1)").arg(QString::fromStdString(m_trace->source)));
+    if (op.correlation != 0)
+        row(tr("Correlation id"), QString::number(op.correlation));
+
+    // The same op in every repetition: how repeatable this measurement is (engine::opStatistics, the
+    // CLI's op table's figures too).
+    if (m_trace->repetitions.size() > 1 && op.hasGpu() && op.opIndex >= 0) {
+        for (const engine::OpStatistics &s : m_opStatistics) {
+            if (s.index != op.opIndex || s.gpuNs.count < 2)
+                continue;
+            row(tr("GPU time over %1 repetitions").arg(s.gpuNs.count),
+                tr("median %1, min %2, max %3")
+                    .arg(formatDuration(qint64(s.gpuNs.median)), formatDuration(qint64(s.gpuNs.min)),
+                         formatDuration(qint64(s.gpuNs.max))));
+            if (s.gbPerSecond.count > 1)
+                row(tr("GB/s over %1 repetitions").arg(s.gbPerSecond.count),
+                    tr("median %1, min %2, max %3")
+                        .arg(formatGBs(s.gbPerSecond.median), formatGBs(s.gbPerSecond.min),
+                             formatGBs(s.gbPerSecond.max)));
+            break;
+        }
+    }
+    html += QStringLiteral("</table>");
+    m_text->setHtml(html);
+}
+
+} // namespace streamscope::ui

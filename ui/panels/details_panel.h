@@ -1,0 +1,35 @@
+// DetailsPanel: everything known about the selected op (kind, stream, GPU and host times relative to the
+// repetition start, bytes, achieved GB/s, memory kinds, copy API, whether it blocked the host) and how the
+// same op varied across repetitions (median, min and max GPU time).
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+#include "engine/analysis/op_statistics.h"
+#include "engine/model/trace.h"
+
+class QTextBrowser;
+
+namespace streamscope::ui {
+
+class DetailsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DetailsPanel(QWidget *parent = nullptr);
+
+    void setTrace(std::shared_ptr<const engine::Trace> trace);
+    // op == -1 (or out of range) shows a hint instead.
+    void showOp(int repetition, int op);
+    // The panel's text without markup (tests, copy to clipboard).
+    QString plainText() const;
+
+private:
+    std::shared_ptr<const engine::Trace> m_trace;
+    std::vector<engine::OpStatistics> m_opStatistics; // engine::opStatistics(*m_trace), once per trace
+    QTextBrowser *m_text;
+};
+
+} // namespace streamscope::ui

@@ -1,0 +1,212 @@
+// LessonsPanel: reads only each preset's header (name, description, compare) through the engine's
+// readWorkloadHeader, comments allowed, so a preset that a newer format would reject still shows up
+// (its full validation happens when it is opened in the editor).
+#include "ui/panels/lessons_panel.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "engine/workload/workload_parser.h"
+#include "ui/common/format_units.h"
+
+namespace streamscope::ui {
+
+LessonsPanel::LessonsPanel(QWidget *parent) :
+    QWidget(parent), m_list(new QListWidget(this)), m_description(new QTextBrowser(this)),
+    m_openWorkload(new QPushButton(tr("Open in &editor"), this)),
+    m_openExample(new QPushButton(tr("Show e&xample trace"), this)),
+    m_compare(new QPushButton(tr("&Compare variants…"), this)),
+    m_openComparison(new QPushButton(tr("Show recorded co&mparison"), this))
+{
+    m_compare->setObjectName(QStringLiteral("lessonCompare"));
+    m_openComparison->setObjectName(QStringLiteral("lessonRecordedComparison"));
+    m_list->setObjectName(QStringLiteral("lessonList"));
+    // Lesson names are sentences: wrap them rather than hide their ends behind a scroll bar.
+    m_list->setWordWrap(true);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_list->setSpacing(1);
+    m_description->setObjectName(QStringLiteral("lessonDescription"));
+    m_description->setOpenExternalLinks(true);
+    m_openWorkload->setToolTip(tr("Load this workload into the editor, to run or change it"));
+    m_openExample->setToolTip(tr("Open the trace of this workload recorded on a real GPU"));
+
+    auto *buttons = new QGridLayout;
+    buttons->addWidget(m_openWorkload, 0, 0);
+    buttons->addWidget(m_openExample, 0, 1);
+    buttons->addWidget(m_compare, 1, 0);
+    buttons->addWidget(m_openComparison, 1, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_list, 2);
+    layout->addWidget(new QLabel(tr("What to look for:"), this));
+    layout->addWidget(m_description, 3);
+    layout->addLayout(buttons);
+
+    connect(m_list, &QListWidget::currentRowChanged, this, &LessonsPanel::showCurrent);
+    connect(m_list, &QListWidget::itemActivated, this, [this] {
+        const int index = currentLesson();
+        if (index < 0)
+            return;
+        const Lesson &lesson = m_lessons[std::size_t(index)];
+        // Activating a lesson shows the real GPU's answer when there is one, else the workload.
+        if (!lesson.examplePath.isEmpty())
+            emit exampleOpenRequested(lesson.examplePath);
+        else if (lesson.error.isEmpty())
+            emit workloadOpenRequested(lesson.workloadPath);
+    });
+    connect(m_openWorkload, &QPushButton::clicked, this, [this] {
+        if (const int index = currentLesson(); index >= 0)
+            emit workloadOpenRequested(m_lessons[std::size_t(index)].workloadPath);
+    });
+    connect(m_compare, &QPushButton::clicked, this, [this] {
+        if (const int index = currentLesson(); index >= 0 && !m_lessons[std::size_t(index)].compare.isEmpty())
+            emit compareRequested(m_lessons[std::size_t(index)].workloadPath);
+    });
+    connect(m_openComparison, &QPushButton::clicked, this, [this] {
+        if (const int index = currentLesson(); index >= 0 && !m_lessons[std::size_t(index)].comparisonPath.isEmpty())
+            emit comparisonOpenRequested(m_lessons[std::size_t(index)].comparisonPath);
+    });
+    connect(m_openExample, &QPushButton::clicked, this, [this] {
+        if (const int index = currentLesson(); index >= 0 && !m_lessons[std::size_t(index)].examplePath.isEmpty())
+            emit exampleOpenRequested(m_lessons[std::size_t(index)].examplePath);
+    });
+    showCurrent();
+}
+
+Lesson LessonsPanel::readLesson(const QString &workloadPath, const QString &examplesDir)
+{
+    Lesson lesson;
+    lesson.workloadPath = workloadPath;
+    const QFileInfo info(workloadPath);
+    lesson.name = info.completeBaseName();
+    if (!examplesDir.isEmpty()) {
+        const QString example = QDir(examplesDir).filePath(info.completeBaseName() + QStringLiteral(".sstrace"));
+        if (QFileInfo::exists(example))
+            lesson.examplePath = example;
+        const QString comparison =
+            QDir(examplesDir)
+                .filePath(QStringLiteral("comparisons/") + info.completeBaseName() + QStringLiteral(".sscompare"));
+        if (QFileInfo::exists(comparison))
+            lesson.comparisonPath = comparison;
+    }
+    QFile file(workloadPath);
+    if (!file.open(QIODevice::ReadOnly)) {
+        lesson.error = tr("%1: cannot be read: %2").arg(workloadPath, file.errorString());
+        return lesson;
+    }
+    const QByteArray text = file.readAll();
+    try {
+        // The engine's reader: comments allowed as in every workload file, errors with line and JSON path.
+        const engine::WorkloadHeader header = engine::readWorkloadHeader(
+            std::string_view(text.constData(), std::size_t(text.size())), workloadPath.toStdString());
+        if (!header.name.empty())
+            lesson.name = qs(header.name);
+        lesson.description = qs(header.description);
+        for (const std::string &axis : header.compare)
+            lesson.compare << qs(axis);
+    } catch (const engine::Error &e) {
+        lesson.error = qs(e.what());
+    }
+    return lesson;
+}
+
+void LessonsPanel::load(const QString &workloadsDir, const QString &examplesDir)
+{
+    m_lessons.clear();
+    m_list->clear();
+    if (!workloadsDir.isEmpty()) {
+        const QDir dir(workloadsDir);
+        const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+        for (const QString &file : files)
+            m_lessons.push_back(readLesson(dir.filePath(file), examplesDir));
+    }
+    for (const Lesson &lesson : m_lessons) {
+        auto *item = new QListWidgetItem(lesson.name, m_list);
+        item->setToolTip(lesson.name + QLatin1Char('\n') + lesson.workloadPath);
+        if (!lesson.error.isEmpty())
+            item->setForeground(QColor(0xd5, 0x5e, 0x00));
+        else if (!lesson.examplePath.isEmpty())
+            item->setText(lesson.name + QStringLiteral("  ●"));
+    }
+    if (!m_lessons.empty())
+        m_list->setCurrentRow(0);
+    showCurrent();
+}
+
+int LessonsPanel::currentLesson() const
+{
+    const int row = m_list->currentRow();
+    return row >= 0 && row < int(m_lessons.size()) ? row : -1;
+}
+
+void LessonsPanel::setCurrentLesson(int index)
+{
+    if (index >= 0 && index < int(m_lessons.size()))
+        m_list->setCurrentRow(index);
+}
+
+int LessonsPanel::lessonForPath(const QString &path) const
+{
+    const QString canonical = QFileInfo(path).canonicalFilePath();
+    if (canonical.isEmpty())
+        return -1;
+    for (std::size_t i = 0; i < m_lessons.size(); ++i) {
+        if (QFileInfo(m_lessons[i].workloadPath).canonicalFilePath() == canonical
+            || (!m_lessons[i].examplePath.isEmpty()
+                && QFileInfo(m_lessons[i].examplePath).canonicalFilePath() == canonical))
+            return int(i);
+    }
+    return -1;
+}
+
+void LessonsPanel::showCurrent()
+{
+    const int index = currentLesson();
+    if (index < 0) {
+        m_description->setPlainText(m_lessons.empty()
+                                        ? tr("No lessons were found. They live in resources/workloads/ next to "
+                                             "the application.")
+                                        : QString());
+        m_openWorkload->setEnabled(false);
+        m_openExample->setEnabled(false);
+        m_compare->setEnabled(false);
+        m_openComparison->setEnabled(false);
+        return;
+    }
+    const Lesson &lesson = m_lessons[std::size_t(index)];
+    if (!lesson.error.isEmpty())
+        m_description->setPlainText(lesson.error);
+    else if (lesson.description.isEmpty())
+        m_description->setPlainText(tr("This workload has no description."));
+    else
+        m_description->setPlainText(lesson.description);
+    m_openWorkload->setEnabled(lesson.error.isEmpty());
+    m_openExample->setEnabled(!lesson.examplePath.isEmpty());
+    m_openExample->setToolTip(lesson.examplePath.isEmpty()
+                                  ? tr("No example trace has been recorded for this lesson yet")
+                                  : tr("Open %1, recorded on a real GPU").arg(lesson.examplePath));
+    m_compare->setEnabled(lesson.error.isEmpty() && !lesson.compare.isEmpty() && m_canRun);
+    m_compare->setToolTip(lesson.compare.isEmpty() ? tr("This lesson has no comparison")
+                          : !m_canRun              ? tr("No usable GPU here: open the recorded comparison instead")
+                                                   : tr("Run this lesson's comparison on your GPU: --vary %1")
+                                            .arg(lesson.compare.join(QStringLiteral(" --vary "))));
+    m_openComparison->setEnabled(!lesson.comparisonPath.isEmpty());
+    m_openComparison->setToolTip(lesson.comparisonPath.isEmpty()
+                                     ? tr("No comparison has been recorded for this lesson")
+                                     : tr("Open %1, recorded on a real GPU").arg(lesson.comparisonPath));
+}
+
+void LessonsPanel::setCanRun(bool canRun)
+{
+    m_canRun = canRun;
+    showCurrent();
+}
+
+} // namespace streamscope::ui

@@ -1,0 +1,68 @@
+// LessonsPanel: the bundled presets and lessons (resources/workloads/*.json) with their "what to look for"
+// text, and the example trace recorded on a real GPU for each (resources/examples/NAME.sstrace) when there
+// is one. Opening a lesson loads its workload into the editor; opening its example shows the trace.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <vector>
+
+class QListWidget;
+class QPushButton;
+class QTextBrowser;
+
+namespace streamscope::ui {
+
+struct Lesson {
+    QString name; // the workload's "name"
+    QString description; // the workload's "description": what to look for
+    QString workloadPath;
+    QString examplePath; // empty when no example trace was recorded for it
+    QStringList compare; // the lesson's comparison: the workload's "compare" (--vary options)
+    QString comparisonPath; // examples/comparisons/<name>.sscompare, recorded on a real GPU; may be empty
+    QString error; // why the file could not be read, shown instead of the description
+};
+
+class LessonsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit LessonsPanel(QWidget *parent = nullptr);
+
+    // Reads every *.json of workloadsDir (sorted by file name) and pairs it with
+    // examplesDir/<basename>.sstrace. Either folder may be missing.
+    void load(const QString &workloadsDir, const QString &examplesDir);
+    const std::vector<Lesson> &lessons() const { return m_lessons; }
+    int currentLesson() const;
+    void setCurrentLesson(int index);
+    // The lesson whose workload or example is this file, or -1.
+    int lessonForPath(const QString &path) const;
+
+    static Lesson readLesson(const QString &workloadPath, const QString &examplesDir);
+
+signals:
+    void workloadOpenRequested(const QString &path);
+    void exampleOpenRequested(const QString &path);
+    // Run the lesson's comparison (the workload at path, with its "compare" axes) on this machine's GPU.
+    void compareRequested(const QString &workloadPath);
+    void comparisonOpenRequested(const QString &path);
+
+public:
+    // Whether workloads can run here (a usable GPU): the Compare button is enabled only then.
+    void setCanRun(bool canRun);
+
+private:
+    void showCurrent();
+
+    std::vector<Lesson> m_lessons;
+    QListWidget *m_list;
+    QTextBrowser *m_description;
+    QPushButton *m_openWorkload;
+    QPushButton *m_openExample;
+    QPushButton *m_compare;
+    QPushButton *m_openComparison;
+    bool m_canRun = true;
+};
+
+} // namespace streamscope::ui

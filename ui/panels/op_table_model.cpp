@@ -1,0 +1,118 @@
+// OpTableModel: a read-only table over engine::Repetition::ops, times relative to the repetition start.
+#include "ui/panels/op_table_model.h"
+
+#include "ui/common/format_units.h"
+#include "ui/timeline/time_mapping.h"
+
+namespace streamscope::ui {
+
+OpTableModel::OpTableModel(QObject *parent) : QAbstractTableModel(parent)
+{
+}
+
+void OpTableModel::setTrace(std::shared_ptr<const engine::Trace> trace, int repetition)
+{
+    beginResetModel();
+    m_trace = std::move(trace);
+    m_repetition =
+        m_trace && !m_trace->repetitions.empty() ? qBound(0, repetition, int(m_trace->repetitions.size()) - 1) : 0;
+    m_originNs = currentRepetition() ? m_trace->extent(m_repetition).first : 0;
+    endResetModel();
+}
+
+void OpTableModel::setRepetition(int repetition)
+{
+    if (!m_trace || repetition == m_repetition)
+        return;
+    setTrace(m_trace, repetition);
+}
+
+const engine::Repetition *OpTableModel::currentRepetition() const
+{
+    if (!m_trace || m_repetition < 0 || m_repetition >= int(m_trace->repetitions.size()))
+        return nullptr;
+    return &m_trace->repetitions[std::size_t(m_repetition)];
+}
+
+int OpTableModel::rowCount(const QModelIndex &parent) const
+{
+    const engine::Repetition *rep = currentRepetition();
+    return parent.isValid() || !rep ? 0 : int(rep->ops.size());
+}
+
+int OpTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant OpTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const engine::OpRecord &op = currentRepetition()->ops[std::size_t(index.row())];
+    const bool numeric = index.column() != StreamColumn && index.column() != NameColumn && index.column() != KindColumn;
+    if (role == Qt::TextAlignmentRole)
+        return numeric ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole)
+        return {};
+    const bool display = role != SortRole;
+    switch (index.column()) {
+    case IndexColumn: return display ? QVariant(index.row()) : QVariant(qint64(index.row()));
+    case StreamColumn:
+        if (op.stream >= 0 && op.stream < int(m_trace->streams.size()))
+            return QString::fromStdString(m_trace->streams[std::size_t(op.stream)].name);
+        return tr("host");
+    case NameColumn: return QString::fromStdString(m_trace->name(op));
+    case KindColumn: {
+        QString kind = QString::fromUtf8(engine::toString(op.kind).data(), qsizetype(engine::toString(op.kind).size()));
+        if (op.flags & engine::OpFlagHostBlocking)
+            kind += tr(" (blocks host)");
+        return kind;
+    }
+    case StartColumn: {
+        const std::int64_t start = op.hasGpu() ? op.gpuStartNs : op.hostStartNs;
+        if (start == engine::kNoTime)
+            return display ? QVariant() : QVariant(qint64(-1));
+        return display ? QVariant(formatDuration(start - m_originNs)) : QVariant(qint64(start - m_originNs));
+    }
+    case DurationColumn:
+        if (!op.hasGpu())
+            return display ? QVariant() : QVariant(qint64(-1));
+        return display ? QVariant(formatDuration(op.gpuDurationNs())) : QVariant(qint64(op.gpuDurationNs()));
+    case BytesColumn:
+        if (op.bytes == 0)
+            return display ? QVariant() : QVariant(qint64(0));
+        return display ? QVariant(formatBytes(op.bytes)) : QVariant(qint64(op.bytes));
+    case BandwidthColumn: {
+        const double gbs = engine::isCopy(op.kind) ? op.gbPerSecond() : 0.0;
+        if (gbs <= 0)
+            return display ? QVariant() : QVariant(0.0);
+        return display ? QVariant(formatGBs(gbs)) : QVariant(gbs);
+    }
+    case HostCallColumn:
+        if (!op.hasHost())
+            return display ? QVariant() : QVariant(qint64(-1));
+        return display ? QVariant(formatDuration(op.hostDurationNs())) : QVariant(qint64(op.hostDurationNs()));
+    default: return {};
+    }
+}
+
+QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case IndexColumn: return tr("#");
+    case StreamColumn: return tr("Stream");
+    case NameColumn: return tr("Name");
+    case KindColumn: return tr("Kind");
+    case StartColumn: return tr("Start");
+    case DurationColumn: return tr("GPU time");
+    case BytesColumn: return tr("Bytes");
+    case BandwidthColumn: return tr("GB/s");
+    case HostCallColumn: return tr("Host call");
+    default: return {};
+    }
+}
+
+} // namespace streamscope::ui

@@ -1,0 +1,51 @@
+// OpTableModel: every op of one repetition of a trace as a flat table (index, stream, name, kind, start,
+// GPU duration, bytes, GB/s, host call time), sortable through a proxy. Selecting a row selects the op
+// in the timeline; the model's rows are the repetition's ops in order, so row == op index.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include <memory>
+
+#include "engine/model/trace.h"
+
+namespace streamscope::ui {
+
+class OpTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        IndexColumn,
+        StreamColumn,
+        NameColumn,
+        KindColumn,
+        StartColumn,
+        DurationColumn,
+        BytesColumn,
+        BandwidthColumn,
+        HostCallColumn,
+        ColumnCount
+    };
+    // The raw number behind a cell (ns, bytes, GB/s), so a proxy sorts numerically.
+    static constexpr int SortRole = Qt::UserRole + 1;
+
+    explicit OpTableModel(QObject *parent = nullptr);
+
+    void setTrace(std::shared_ptr<const engine::Trace> trace, int repetition);
+    void setRepetition(int repetition);
+    int repetition() const { return m_repetition; }
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    const engine::Repetition *currentRepetition() const;
+
+    std::shared_ptr<const engine::Trace> m_trace;
+    int m_repetition = 0;
+    std::int64_t m_originNs = 0; // start of the repetition: times are shown relative to it
+};
+
+} // namespace streamscope::ui

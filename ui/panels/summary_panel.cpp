@@ -1,0 +1,117 @@
+// SummaryPanel: a heading (what was run, where), the repetition selector and the summary table.
+#include "ui/panels/summary_panel.h"
+#include "ui/common/format_units.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ui/panels/summary_model.h"
+#include "ui/timeline/time_mapping.h"
+
+namespace streamscope::ui {
+
+SummaryPanel::SummaryPanel(QWidget *parent) :
+    QWidget(parent), m_model(new SummaryModel(this)), m_heading(new QLabel(this)), m_repetitions(new QComboBox(this)),
+    m_table(new QTableView(this))
+{
+    m_heading->setWordWrap(true);
+    m_heading->setTextFormat(Qt::PlainText);
+    m_heading->setText(tr("No trace loaded."));
+    m_repetitions->setObjectName(QStringLiteral("repetitionSelector"));
+    m_repetitions->setEnabled(false);
+    m_repetitions->setToolTip(tr("Which repetition the timeline and the \"Rep.\" column show"));
+
+    m_table->setModel(m_model);
+    m_table->setObjectName(QStringLiteral("summaryTable"));
+    m_table->verticalHeader()->hide();
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setAlternatingRowColors(true);
+    // The metric names take the spare width; numbers stay next to them.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setSectionResizeMode(SummaryModel::MetricColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setStretchLastSection(false);
+    m_table->setWordWrap(false);
+    // One line per metric: the default row height wastes half the panel.
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+
+    auto *selectorRow = new QHBoxLayout;
+    auto *selectorLabel = new QLabel(tr("&Repetition:"), this);
+    selectorLabel->setBuddy(m_repetitions);
+    selectorRow->addWidget(selectorLabel);
+    selectorRow->addWidget(m_repetitions, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_heading);
+    layout->addLayout(selectorRow);
+    layout->addWidget(m_table, 1);
+
+    connect(m_repetitions, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index < 0)
+            return;
+        m_model->setRepetition(index);
+        emit repetitionSelected(index);
+    });
+}
+
+void SummaryPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
+{
+    const QSignalBlocker blocker(m_repetitions);
+    m_repetitions->clear();
+    m_model->setTrace(trace);
+    if (!trace) {
+        m_heading->setText(tr("No trace loaded."));
+        m_repetitions->setEnabled(false);
+        return;
+    }
+    const auto &summary = m_model->summary();
+    for (std::size_t i = 0; i < summary.repetitions.size(); ++i) {
+        QString text = tr("%1 of %2 — makespan %3")
+                           .arg(i + 1)
+                           .arg(summary.repetitions.size())
+                           .arg(formatDuration(summary.repetitions[i].makespanNs));
+        if (int(i) == summary.medianRepetition)
+            text += tr(" (median)");
+        m_repetitions->addItem(text);
+    }
+    m_repetitions->setEnabled(m_repetitions->count() > 1);
+    m_repetitions->setCurrentIndex(summary.repetitions.empty() ? -1 : summary.medianRepetition);
+
+    QString heading = QString::fromStdString(trace->title.empty() ? trace->sourcePath : trace->title);
+    if (!trace->devices.empty())
+        heading += QStringLiteral(" — ") + QString::fromStdString(trace->devices.front().name);
+    heading += tr(" — %n repetition(s)", nullptr, int(summary.repetitions.size()));
+    switch (trace->timing) {
+    case engine::TimingSource::Cupti: heading += tr(" — timed by CUPTI"); break;
+    case engine::TimingSource::Events:
+        if (trace->source == "streamscope")
+            heading += tr(" — timed by CUDA events");
+        break;
+    case engine::TimingSource::Profiler: break;
+    }
+    m_heading->setText(heading);
+}
+
+int SummaryPanel::repetition() const
+{
+    return m_model->repetition();
+}
+
+int SummaryPanel::medianRepetition() const
+{
+    return m_model->summary().medianRepetition;
+}
+
+void SummaryPanel::setRepetition(int repetition)
+{
+    if (repetition >= 0 && repetition < m_repetitions->count() && repetition != m_repetitions->currentIndex())
+        m_repetitions->setCurrentIndex(repetition);
+}
+
+} // namespace streamscope::ui

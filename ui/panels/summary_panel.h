@@ -1,0 +1,44 @@
+// SummaryPanel: the trace's summary table (SummaryModel) under a repetition selector. Choosing a
+// repetition here shows it in the timeline too; the median repetition is picked when a trace loads.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+#include "engine/model/trace.h"
+
+class QComboBox;
+class QLabel;
+class QTableView;
+
+namespace streamscope::ui {
+
+class SummaryModel;
+
+class SummaryPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SummaryPanel(QWidget *parent = nullptr);
+
+    void setTrace(std::shared_ptr<const engine::Trace> trace);
+    int repetition() const;
+    // The repetition whose makespan is the median (what the timeline shows first).
+    int medianRepetition() const;
+    SummaryModel *model() const { return m_model; }
+    QComboBox *repetitionSelector() const { return m_repetitions; }
+
+public slots:
+    void setRepetition(int repetition);
+
+signals:
+    void repetitionSelected(int repetition);
+
+private:
+    SummaryModel *m_model;
+    QLabel *m_heading;
+    QComboBox *m_repetitions;
+    QTableView *m_table;
+};
+
+} // namespace streamscope::ui

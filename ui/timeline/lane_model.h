@@ -1,0 +1,166 @@
+// LaneModel: the lanes of one repetition as flat sorted arrays (Qt Creator's TimelineModel style, no
+// QObject per op). Stream lanes hold GPU intervals, host-thread lanes hold API calls; both are sorted by
+// start with a running maximum of the ends, so the slice visible in a window is found by two binary
+// searches. Derived lanes hold step functions: H2D / D2H / compute active counts (engine::activityProfile)
+// and achieved bandwidth per direction (engine::bandwidthProfile) with the link's peak.
+// Times are nanoseconds relative to originNs() (the repetition's first host call or GPU start).
+#pragma once
+
+#include <QString>
+#include <QtGlobal>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "engine/analysis/analysis.h"
+#include "engine/model/trace.h"
+
+namespace streamscope::ui {
+
+// CopyEngine: the copies one hardware copy channel ran (CUPTI names it) when it ran the copies of
+// several streams, drawn as intervals like a stream: what shared a channel.
+// Migration / PageFaults: the driver's unified-memory records (Repetition::activities): page
+// migrations, coloured by direction, and GPU page-fault groups. Their intervals index activities, not
+// ops (see Lane::intervals).
+enum class LaneKind : std::uint8_t {
+    HostThread,
+    Stream,
+    H2DActivity,
+    D2HActivity,
+    ComputeActivity,
+    Bandwidth,
+    CopyEngine,
+    Migration,
+    PageFaults
+};
+
+// Lanes whose intervals are driver activities rather than ops.
+inline bool isActivityLane(LaneKind kind)
+{
+    return kind == LaneKind::Migration || kind == LaneKind::PageFaults;
+}
+// Lanes drawn as bars (intervals), as opposed to step functions.
+inline bool isIntervalLane(LaneKind kind)
+{
+    return kind == LaneKind::HostThread || kind == LaneKind::Stream || kind == LaneKind::CopyEngine
+           || isActivityLane(kind);
+}
+
+// Intervals of one stream or host thread, sorted by start.
+struct IntervalLane {
+    std::vector<qint64> starts;
+    std::vector<qint64> ends;
+    // maxEnds[i] = max(ends[0..i]): non-decreasing, so it can be searched. Left empty when the intervals
+    // do not overlap (every stream and host thread of a run): then ends is already non-decreasing and
+    // serves instead, which saves 8 bytes per op.
+    std::vector<qint64> maxEnds;
+    std::vector<qint32> ops; // index into Repetition::ops
+    // Per interval: OpKind in the low bits, kBlockingBit for a blocking host call. Painting folds
+    // thousands of ops per frame by kind; reading the kind here avoids a cache miss into the trace each.
+    std::vector<std::uint8_t> styles;
+    static constexpr std::uint8_t kBlockingBit = 0x80;
+    static constexpr std::uint8_t kKindMask = 0x7f;
+
+    std::size_t size() const { return starts.size(); }
+    const std::vector<qint64> &runningMaxEnds() const { return maxEnds.empty() ? ends : maxEnds; }
+    qint64 maxEnd(std::size_t i) const { return maxEnds.empty() ? ends[i] : maxEnds[i]; }
+    // [first, last) of the intervals that intersect [startNs, endNs).
+    std::pair<std::size_t, std::size_t> visible(qint64 startNs, qint64 endNs) const;
+};
+
+// A piecewise-constant function: values[i] holds from times[i] to times[i + 1] (the last one to the end
+// of the repetition). Consecutive equal values are merged.
+struct StepSeries {
+    std::vector<qint64> times;
+    std::vector<float> values;
+    float maxValue = 0;
+    // Min and max of values over aligned blocks of kBlock and kBlock * kBlock steps, so the min/max over
+    // the steps that fall in one pixel column costs O(kBlock + steps / kBlock^2), not O(steps), when a
+    // million steps share 2000 columns. About 0.3 bytes per step.
+    static constexpr std::size_t kBlock = 32;
+    std::vector<float> blockMin, blockMax, superMin, superMax;
+
+    std::size_t size() const { return times.size(); }
+    // Builds the block summaries; call after the last step was added.
+    void finish();
+    // Min and max of values[first, last) (first < last <= size()).
+    void minMax(std::size_t first, std::size_t last, float &lo, float &hi) const;
+    // Index of the step in force at ns (-1 before the first step).
+    std::ptrdiff_t indexAt(qint64 ns) const;
+    float valueAt(qint64 ns) const;
+};
+
+struct Lane {
+    LaneKind kind = LaneKind::Stream;
+    int source = -1; // stream or host-thread index in the trace (-1: unknown thread / derived lane)
+    QString title; // "copy0", "host thread 1", "H2D copies", ...
+    QString subtitle; // "prio -1 · non-blocking", "12 calls", "peak 3 active", ...
+    IntervalLane intervals; // HostThread, Stream, CopyEngine; Migration and PageFaults (ops = activity indexes)
+    // Stream lanes of a trace that times execution (CUPTI, a profiler): [ready to run, execution start)
+    // of each op that queued, drawn apart from execution. Empty for event-timed traces.
+    IntervalLane queued;
+    StepSeries counts; // *Activity: number of active ops; Bandwidth: H2D GB/s
+    StepSeries d2hBandwidth; // Bandwidth: D2H GB/s
+};
+
+class LaneModel {
+public:
+    // Throws engine::Error{InvalidInput} when repetition is not an index into trace.repetitions.
+    // The trace must outlive the model.
+    LaneModel(const engine::Trace &trace, int repetition);
+
+    const engine::Trace &trace() const { return *m_trace; }
+    int repetition() const { return m_repetition; }
+    const engine::Repetition &rep() const { return m_trace->repetitions[std::size_t(m_repetition)]; }
+    const engine::OpRecord &op(int index) const { return rep().ops[std::size_t(index)]; }
+    int opCount() const { return int(rep().ops.size()); }
+
+    qint64 originNs() const { return m_originNs; }
+    qint64 durationNs() const { return m_durationNs; } // extent is [0, durationNs)
+    double linkPeakGBs() const { return m_linkPeakGBs; }
+
+    int laneCount() const { return int(m_lanes.size()); }
+    const Lane &lane(int index) const { return m_lanes[std::size_t(index)]; }
+    const std::vector<Lane> &lanes() const { return m_lanes; }
+    // Lane showing a stream / host thread (-1 for the unknown thread), or -1 when there is none.
+    int streamLane(int stream) const;
+    int hostLane(int hostThread) const;
+
+    // The op of an interval lane whose interval contains ns, or else the nearest one within toleranceNs;
+    // -1 when none. On an activity lane: the op the activity belongs to (the faulting kernel, the prefetch).
+    int opAt(int lane, qint64 ns, qint64 toleranceNs) const;
+    // On an activity lane, the activity (index into rep().activities) under ns as opAt finds it; else -1.
+    int activityAt(int lane, qint64 ns, qint64 toleranceNs) const;
+    // Op kinds present in this repetition, in OpKind order (for the legend).
+    const std::vector<engine::OpKind> &kindsPresent() const { return m_kinds; }
+    // Bytes held by the lane arrays (not counting the trace).
+    std::size_t memoryBytes() const;
+
+    // Relative start/end of an op's GPU part / host call (kNoTime-safe: only call when present).
+    qint64 gpuStart(const engine::OpRecord &o) const { return o.gpuStartNs - m_originNs; }
+    qint64 gpuEnd(const engine::OpRecord &o) const { return o.gpuEndNs - m_originNs; }
+    qint64 hostStart(const engine::OpRecord &o) const { return o.hostStartNs - m_originNs; }
+    qint64 hostEnd(const engine::OpRecord &o) const { return o.hostEndNs - m_originNs; }
+
+private:
+    void buildIntervalLanes();
+    void buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
+                           const std::vector<engine::BandwidthStep> &bandwidth);
+    void buildActivityLanes();
+    // The entry of an interval lane under ns: contained, else the nearest within the tolerance; -1 when none.
+    int intervalAt(int lane, qint64 ns, qint64 toleranceNs, qint64 &distance) const;
+
+    const engine::Trace *m_trace;
+    int m_repetition;
+    qint64 m_originNs = 0;
+    qint64 m_durationNs = 0;
+    double m_linkPeakGBs = 0;
+    std::vector<Lane> m_lanes;
+    std::vector<Lane> m_channelLanes; // CopyEngine lanes, built with the interval lanes, placed among the derived ones
+    std::vector<int> m_streamLane; // stream index -> lane
+    std::vector<int> m_hostLane; // host thread index + 1 -> lane (slot 0: unknown thread)
+    std::vector<engine::OpKind> m_kinds;
+};
+
+} // namespace streamscope::ui

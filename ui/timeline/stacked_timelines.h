@@ -1,0 +1,64 @@
+// StackedTimelines: the variants of a comparison as timelines stacked on one time scale. Each
+// variant shows its median repetition, labelled with the variant's label and median makespan; every
+// timeline's extent is the longest variant's, and zooming or panning one moves all of them (their
+// ZoomControl windows mirror each other), so equal lengths on screen are equal times.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+#include "engine/model/trace.h"
+
+class QLabel;
+class QVBoxLayout;
+
+namespace streamscope::ui {
+
+class TimelineView;
+class ZoomControl;
+
+class StackedTimelines : public QWidget {
+    Q_OBJECT
+
+public:
+    struct Entry {
+        QString label; // shown above the timeline
+        std::shared_ptr<const engine::Trace> trace;
+        int repetition = 0; // the repetition shown (the median one)
+    };
+
+    explicit StackedTimelines(QWidget *parent = nullptr);
+    ~StackedTimelines() override;
+
+    void setEntries(std::vector<Entry> entries);
+    int count() const { return int(m_views.size()); }
+    TimelineView *view(int i) const { return m_views.at(std::size_t(i)); }
+    QLabel *label(int i) const { return m_labels.at(std::size_t(i)); }
+    // The common extent: the longest shown repetition, in ns.
+    qint64 extentNs() const { return m_extentNs; }
+    // The one zoom every timeline follows (one time scale: a shorter variant ends before the right edge).
+    ZoomControl *zoom() const { return m_zoom; }
+
+    // Shows [start, end) ns (from each repetition's start) in every timeline.
+    void setWindow(qint64 startNs, qint64 endNs);
+    void fitAll();
+    // Presentation mode and dark palette for every timeline. Each keeps at most its natural height
+    // (its lanes and legend in that mode) and at least minHeight, or its natural height if smaller.
+    void setViewModes(bool presentation, bool dark, int minHeight);
+
+    // Writes the stacked timelines to .png or .svg (by suffix) at size.
+    bool exportImage(const QString &path, QSize size, QString *error = nullptr);
+
+private:
+    QVBoxLayout *m_layout = nullptr;
+    std::vector<TimelineView *> m_views;
+    std::vector<QLabel *> m_labels;
+    std::vector<QWidget *> m_rows;
+    qint64 m_extentNs = 0;
+    ZoomControl *m_zoom = nullptr; // child QObject, shared by every view
+};
+
+} // namespace streamscope::ui

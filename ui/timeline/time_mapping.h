@@ -1,0 +1,103 @@
+// Time <-> pixel mapping for the timeline and the ruler's tick steps, as a small pure header (no widget
+// state) so that every view computes positions the same way and the arithmetic is tested with tables.
+// Times are nanoseconds (relative to the repetition start); pixels are logical, left edge = x0.
+#pragma once
+
+#include <QString>
+#include <QtGlobal>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace streamscope::ui {
+
+struct TimeMapping {
+    qint64 startNs = 0; // time at the left edge
+    qint64 endNs = 1; // time at the right edge
+    double x0 = 0; // left edge in pixels
+    double width = 1; // width in pixels
+
+    TimeMapping() = default;
+    TimeMapping(qint64 start, qint64 end, double left, double w) :
+        startNs(start), endNs(end > start ? end : start + 1), x0(left), width(w > 0 ? w : 1)
+    {
+    }
+
+    double durationNs() const { return double(endNs - startNs); }
+    double nsPerPixel() const { return durationNs() / width; }
+    double pixelsPerNs() const { return width / durationNs(); }
+    // Doubles keep sub-pixel precision and do not overflow for times far outside the window.
+    double toX(qint64 ns) const { return x0 + double(ns - startNs) * width / durationNs(); }
+    double toX(double ns) const { return x0 + (ns - double(startNs)) * width / durationNs(); }
+    qint64 toNs(double x) const { return startNs + qint64(std::llround((x - x0) * durationNs() / width)); }
+    // A width in pixels of a duration (no offset).
+    double toWidth(qint64 durationNs_) const { return double(durationNs_) * width / durationNs(); }
+};
+
+// A "nice" ruler step (1, 2 or 5 times a power of ten nanoseconds) so that ticks are at least
+// minPixels apart at the given scale. Never below 1 ns.
+inline qint64 rulerStepNs(double nsPerPixel, double minPixels)
+{
+    const double raw = std::max(1.0, nsPerPixel * minPixels);
+    double decade = std::pow(10.0, std::floor(std::log10(raw)));
+    for (;;) {
+        for (double m : {1.0, 2.0, 5.0}) {
+            const double step = m * decade;
+            // a small tolerance so that e.g. raw = 1000.0000001 from rounding still picks 1000
+            if (step >= raw * (1 - 1e-9))
+                return std::max<qint64>(1, qint64(std::llround(step)));
+        }
+        decade *= 10;
+    }
+}
+
+// The unit a ruler labels its ticks in, chosen from the step: ns below 1 µs, µs below 1 ms, ms below
+// 1 s, s above.
+struct TimeUnit {
+    const char *suffix;
+    double nsPerUnit;
+};
+
+inline TimeUnit timeUnitFor(qint64 stepNs)
+{
+    const qint64 a = stepNs < 0 ? -stepNs : stepNs;
+    if (a < 1000)
+        return {"ns", 1};
+    if (a < 1000000)
+        return {"µs", 1e3};
+    if (a < 1000000000)
+        return {"ms", 1e6};
+    return {"s", 1e9};
+}
+
+// Decimal places needed to tell ticks of stepNs apart in the unit for stepNs (e.g. step 200 µs in ms: 1).
+inline int decimalsFor(qint64 stepNs, TimeUnit unit)
+{
+    int decimals = 0;
+    double v = double(stepNs) / unit.nsPerUnit;
+    while (decimals < 6 && std::abs(v - std::round(v)) > 1e-9) {
+        v *= 10;
+        ++decimals;
+    }
+    return decimals;
+}
+
+// A ruler label: ns in the unit chosen for stepNs with just enough decimals ("1.5 ms", "250 µs").
+inline QString formatTickLabel(qint64 ns, qint64 stepNs)
+{
+    const TimeUnit unit = timeUnitFor(stepNs);
+    return QString::number(double(ns) / unit.nsPerUnit, 'f', decimalsFor(stepNs, unit)) + QLatin1Char(' ')
+           + QString::fromUtf8(unit.suffix);
+}
+
+// The first tick at or after ns for a step (ticks are multiples of the step, also for negative times).
+inline qint64 firstTickAtOrAfter(qint64 ns, qint64 stepNs)
+{
+    qint64 q = ns / stepNs;
+    if (q * stepNs < ns)
+        ++q;
+    return q * stepNs;
+}
+
+} // namespace streamscope::ui

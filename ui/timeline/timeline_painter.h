@@ -1,0 +1,209 @@
+// TimelinePainter: paints the timeline (lane headers, ruler, lanes, legend, selection and links) into any
+// QPainter, so the widget, a QImage, a PNG and an SVG (QSvgGenerator) share one drawing code. It holds no
+// widget state: the caller gives it the lanes, the palette, a target rectangle and the visible window.
+//
+// Pixel budget (Tracy, Qt Creator): ops narrower than kFoldPixels that touch are folded into one mark,
+// ops wholly inside pixels already painted are skipped, and step functions (active counts, bandwidth)
+// are drawn as per-pixel min/max columns; the data itself is never thinned.
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QRect>
+#include <QString>
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "ui/timeline/time_mapping.h"
+
+class QFontMetrics;
+class QPainter;
+
+namespace streamscope::ui {
+
+class LaneModel;
+class OpPalette;
+struct Lane;
+
+// Sizes that depend on the mode (presentation mode: everything larger).
+struct TimelineMetrics {
+    QFont font; // lane titles, bar labels
+    QFont smallFont; // subtitles, ruler labels, legend
+    int headerWidth = 180;
+    int rulerHeight = 26;
+    int legendHeight = 24;
+    int hostLaneHeight = 24;
+    int streamLaneHeight = 28;
+    int counterLaneHeight = 30;
+    int bandwidthLaneHeight = 64;
+    int minLaneHeight = 10;
+
+    static TimelineMetrics make(bool presentation, const QFont &base);
+};
+
+// Where everything goes inside a target rectangle.
+struct TimelineLayout {
+    QRect target;
+    QRect corner; // above the headers, left of the ruler
+    QRect ruler; // above the plot
+    QRect headers; // the column of lane headers
+    QRect plot; // the lanes' drawing area (x range shared with the ruler)
+    QRect legend; // below everything
+    std::vector<QRect> lanes; // plot-column rectangle of each lane
+
+    // Lane under a y coordinate, or -1.
+    int laneAt(int y) const;
+};
+
+// What is drawn live on top of the lanes.
+struct TimelineOverlay {
+    int selectedOp = -1;
+    int hoveredOp = -1;
+    qint64 selectionStartNs = 0;
+    qint64 selectionEndNs = 0; // == start: no range selected
+    bool drawLink = true; // host call -> GPU op for the selected op
+};
+
+class TimelinePainter {
+public:
+    // Ops narrower than this many pixels are candidates for folding.
+    static constexpr double kFoldPixels = 3.0;
+    // Narrow ops closer than this to the mark being folded join it.
+    static constexpr double kFoldGapPixels = 1.0;
+    // Minimum spacing between major ruler ticks.
+    static constexpr double kTickSpacingPixels = 90.0;
+
+    struct Stats {
+        long long barsDrawn = 0; // single ops drawn as their own bar
+        long long foldedMarks = 0; // marks standing for several narrow ops
+        long long opsVisited = 0;
+    };
+
+    TimelinePainter() = default;
+    void setModel(const LaneModel *model)
+    {
+        m_model = model;
+        m_labels = {};
+    }
+    void setPalette(const OpPalette *palette) { m_palette = palette; }
+    void setMetrics(const TimelineMetrics &metrics)
+    {
+        m_metrics = metrics;
+        m_labels = {};
+    }
+    const TimelineMetrics &metrics() const { return m_metrics; }
+    // On (the default), the derived lanes' translucent columns are painted as the opaque colours they
+    // blend to where that gives the same pixels (see drawColumnLayers); off, they are blended one fill
+    // at a time. Only for tests that compare the two.
+    void setOpaqueColumns(bool on) { m_opaqueColumns = on; }
+    // On (the default), folded marks wider than a column are collected with the one-column marks and
+    // painted late where that gives the same pixels (see paintIntervals); off, each is a fillRect at its
+    // turn. Only for tests that compare the two.
+    void setDeferredMarks(bool on) { m_deferredMarks = on; }
+    const LaneModel *model() const { return m_model; }
+
+    TimelineLayout layout(const QRect &target) const;
+    static TimeMapping mappingFor(const TimelineLayout &layout, qint64 windowStartNs, qint64 windowEndNs);
+
+    // Everything, uncached (exports, tests, and the widget's first paint of each lane goes through paintLane).
+    void paintAll(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                  const TimelineOverlay &overlay) const;
+
+    void paintBackground(QPainter &p, const TimelineLayout &layout) const;
+    void paintHeaders(QPainter &p, const TimelineLayout &layout) const;
+    void paintRuler(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                    const TimelineOverlay &overlay) const;
+    void paintLegend(QPainter &p, const TimelineLayout &layout) const;
+    // One lane's content inside rect, limited to the pixel columns [clipX0, clipX1) (the exposed strip
+    // after a pan). rect is in the painter's coordinates and the mapping's x0 must match them.
+    // Returns true when the picture depends on where the lane's edges are (a label kept inside the
+    // visible part of a bar that the edge cuts), so that a cached copy cannot simply be shifted on a pan.
+    bool paintLane(QPainter &p, int lane, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintOverlay(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                      const TimelineOverlay &overlay) const;
+
+    // The rectangle an op's GPU bar (stream lane) or host call (host lane) occupies, empty if not shown.
+    QRectF gpuBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int op) const;
+    QRectF hostBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int op) const;
+
+    const Stats &stats() const { return m_stats; }
+    void resetStats() const { m_stats = {}; }
+    void addStats(const Stats &other) const
+    {
+        m_stats.barsDrawn += other.barsDrawn;
+        m_stats.foldedMarks += other.foldedMarks;
+        m_stats.opsVisited += other.opsVisited;
+    }
+
+    // A copy for painting lanes on another thread (TimelineView paints lanes concurrently): paintLane
+    // mutates the stats, the label and blend caches, so each thread paints with its own copy; its fonts
+    // are detached so that no QFontPrivate (whose font engine data Qt swaps per thread) is shared with
+    // the original. Same model, palette, metrics and switches, so the same pixels.
+    TimelinePainter threadCopy() const;
+    // A rough cost of paintLane over [clipX0, clipX1) (ops in view plus columns), to hand the dearest
+    // lanes out first when lanes are painted concurrently.
+    long long laneWorkEstimate(int lane, const TimeMapping &mapping, int clipX0, int clipX1) const;
+
+private:
+    void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
+    bool paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                        int clipX1) const;
+    // A stream lane's queued time: light, outlined segments before the bars (drawn under them).
+    void paintQueued(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                     const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                      const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                        const TimeMapping &mapping, int clipX0, int clipX1) const;
+
+    // One step function's per-column [lo, hi] drawn as an area in `color` (see drawColumns).
+    struct ColumnLayer {
+        const std::vector<float> *lo = nullptr;
+        const std::vector<float> *hi = nullptr;
+        QColor color;
+    };
+    // Draws the layers in order over a lane filled with `background` and its grid, with the pixels that
+    // drawing them one by one with translucent fills would give, but as opaque fills (see the .cpp).
+    void drawColumnLayers(QPainter &p, const ColumnLayer *layers, int layerCount, const QColor &background,
+                          const TimeMapping &mapping, int clipX0, double baseline, double scale) const;
+    // The pixel that filling one pixel of colour `under` (opaque) with `src` gives in an image of `format`,
+    // found by letting QPainter do it once; kept in m_blends.
+    QRgb blendedPixel(int format, QRgb under, const QColor &src) const;
+    int nominalHeight(const Lane &lane) const;
+    // The label of a bar with the given name, elided to fit maxWidth pixels (see LabelCache).
+    const QString &barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId, int maxWidth) const;
+    // The narrowest bar that gets a label ("xxx" and margins), measured once per font and device DPI.
+    double labelMinWidth(const QFontMetrics &fm, int logicalDpi) const;
+
+    // Bar labels are the fixed cost of a frame with few ops in view (a thousand labels, each shaped by
+    // HarfBuzz twice: once to elide, once to draw). Traces have few distinct names, so the name as a
+    // QString, its advance and its elided forms per width are kept until the model, font or device DPI
+    // changes; a name that fits (the common case) is then never measured again.
+    struct LabelCache {
+        int logicalDpi = 0;
+        std::vector<QString> names; // by nameId, converted on first use
+        std::vector<int> advances; // by nameId; -1: not measured yet
+        std::unordered_map<std::uint64_t, QString> elided; // (nameId << 32 | width) -> elided name
+        int minWidth = -1; // labelMinWidth; -1: not measured yet
+    };
+
+    const LaneModel *m_model = nullptr;
+    const OpPalette *m_palette = nullptr;
+    TimelineMetrics m_metrics;
+    mutable Stats m_stats;
+    mutable LabelCache m_labels;
+    // blendedPixel's results: a handful of (format, under, colour) triples per palette.
+    struct BlendEntry {
+        int format;
+        QRgb under;
+        QRgba64 src;
+        QRgb result;
+    };
+    mutable std::vector<BlendEntry> m_blends;
+    bool m_opaqueColumns = true;
+    bool m_deferredMarks = true;
+};
+
+} // namespace streamscope::ui

@@ -1,0 +1,846 @@
+// TimelineView: the widget around TimelinePainter: per-lane image caches (shifted on pure pans, repainted
+// concurrently on a zoom), mouse and keyboard navigation, hover tooltips, op selection and export.
+#include "ui/timeline/timeline_view.h"
+#include "ui/common/image_export.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QRegion>
+#include <QRunnable>
+#include <QThread>
+#include <QThreadPool>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <numeric>
+
+#include "engine/analysis/analysis.h"
+#include "engine/analysis/queue_analysis.h"
+#include "engine/model/errors.h"
+#include "ui/common/format_units.h"
+#include "ui/common/op_palette.h"
+#include "ui/timeline/lane_model.h"
+#include "ui/timeline/time_mapping.h"
+#include "ui/timeline/timeline_painter.h"
+#include "ui/timeline/zoom_control.h"
+
+namespace streamscope::ui {
+
+struct TimelineView::LaneCache {
+    // A QImage, not a QPixmap: lanes are painted on other threads, where a QPixmap must not be. RGB32 is
+    // the format of an opaque raster pixmap, so drawing it into the window is the same blit.
+    QImage image;
+    QRect rect; // where the lane sits in the widget
+    double startNs = 0; // window start the image's content corresponds to
+    qint64 durationNs = -1;
+    qreal dpr = 0;
+    bool valid = false;
+    bool edgeDependent = false; // labels pinned to the lane's edges: a pan repaints rather than shifts
+};
+
+namespace {
+
+constexpr double kKeyZoomFactor = 1.25; // W / S
+constexpr double kKeyPanFraction = 0.15; // A / D: a fraction of the window
+constexpr double kPickPixels = 3; // how far from a bar a click still picks it
+// Below this many pixels in all the lanes to repaint, handing lanes to other threads costs more than it
+// saves (a wake-up is some tens of microseconds; a small lane paints in about as long).
+constexpr long long kMinConcurrentPixels = 64 * 1024;
+
+// Shifts an image's rows by dx pixels (right when positive), as QPixmap::scroll did for the lane
+// pixmaps: the columns uncovered keep their old content, to be painted over.
+void scrollRows(QImage &image, int dx)
+{
+    const int width = image.width();
+    if (dx == 0 || std::abs(dx) >= width)
+        return;
+    const auto bytes = std::size_t(width - std::abs(dx)) * sizeof(QRgb);
+    for (int y = 0; y < image.height(); ++y) {
+        auto *row = reinterpret_cast<QRgb *>(image.scanLine(y));
+        if (dx > 0)
+            std::memmove(row + dx, row, bytes);
+        else
+            std::memmove(row, row - dx, bytes);
+    }
+}
+
+// Where a concurrent repaint waits for its helpers. A std::mutex and condition variable rather than a
+// QSemaphore: ThreadSanitizer sees these, so the hand-over of the lanes (set up before a helper starts,
+// read by the GUI thread after it has finished) is checked, not hidden in an uninstrumented Qt library.
+struct HelperSync {
+    std::mutex mutex;
+    std::condition_variable finished;
+    int pending = 0; // helpers started and not finished
+};
+
+// One helper thread's share of a concurrent repaint: runs `work`, then says it has finished. Not deleted
+// by the pool (the repaint owns it and waits for it).
+class LaneHelper : public QRunnable {
+public:
+    LaneHelper(std::function<void()> work, HelperSync &sync) : m_work(std::move(work)), m_sync(sync)
+    {
+        setAutoDelete(false);
+    }
+    void run() override
+    {
+        {
+            // Acquires what the GUI thread wrote before it counted the helpers in (under this mutex).
+            std::lock_guard lock(m_sync.mutex);
+        }
+        m_work();
+        // Notified under the lock: once it is released the waiting repaint may return and destroy
+        // the sync object, so nothing here touches it after that.
+        std::lock_guard lock(m_sync.mutex);
+        --m_sync.pending;
+        m_sync.finished.notify_one();
+    }
+
+private:
+    std::function<void()> m_work;
+    HelperSync &m_sync;
+};
+
+} // namespace
+
+TimelineView::TimelineView(QWidget *parent) :
+    QWidget(parent), m_palette(std::make_unique<OpPalette>()), m_painter(std::make_unique<TimelinePainter>())
+{
+    m_zoom = new ZoomControl(this);
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(320, 160);
+    m_painter->setPalette(m_palette.get());
+    applyStyle();
+    m_ownZoom = m_zoom;
+    attachZoom();
+}
+
+TimelineView::~TimelineView() = default;
+
+void TimelineView::setTrace(std::shared_ptr<const engine::Trace> trace, int repetition)
+{
+    m_trace = std::move(trace);
+    m_repetition = repetition;
+    rebuildModel();
+}
+
+void TimelineView::setRepetition(int repetition)
+{
+    if (repetition == m_repetition && m_model)
+        return;
+    m_repetition = repetition;
+    rebuildModel();
+}
+
+void TimelineView::rebuildModel()
+{
+    const bool hadSelection = m_selected.isValid();
+    m_selected = {};
+    m_hovered = {};
+    m_model.reset();
+    m_painter->setModel(nullptr);
+    if (m_trace && !m_trace->repetitions.empty()) {
+        m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
+        m_model = std::make_unique<LaneModel>(*m_trace, m_repetition);
+    }
+    m_painter->setModel(m_model.get());
+    m_helpersStale = true;
+    if (m_zoom == m_ownZoom) { // a shared zoom's extent is its owner's (followZoom)
+        m_zoom->clearSelection();
+        m_zoom->setExtent(0, m_model ? m_model->durationNs() : 0);
+        m_zoom->fitAll();
+    }
+    invalidateCache();
+    if (hadSelection)
+        emit opSelected(m_repetition, -1);
+    update();
+}
+
+void TimelineView::attachZoom()
+{
+    m_zoomConnections[0] = connect(m_zoom, &ZoomControl::windowChanged, this, [this] { onWindowChanged(); });
+    m_zoomConnections[1] = connect(m_zoom, &ZoomControl::selectionChanged, this, [this] { update(); });
+}
+
+void TimelineView::followZoom(ZoomControl *shared, qint64 offsetNs)
+{
+    for (const QMetaObject::Connection &c : m_zoomConnections)
+        disconnect(c);
+    m_zoomConnections = {};
+    m_zoom = shared ? shared : m_ownZoom;
+    m_zoomOffsetNs = shared ? offsetNs : 0;
+    if (!shared) { // its own zoom got no extent while it followed another
+        m_ownZoom->setExtent(0, m_model ? m_model->durationNs() : 0);
+        m_ownZoom->fitAll();
+    }
+    attachZoom();
+    if (shared) // a shared zoom may go first when its owner and this view are torn down together
+        m_zoomConnections[2] = connect(shared, &QObject::destroyed, this, [this] { followZoom(nullptr); });
+    onWindowChanged();
+}
+
+qint64 TimelineView::windowStartNs() const
+{
+    return m_zoom->windowStart() + m_zoomOffsetNs;
+}
+
+qint64 TimelineView::windowEndNs() const
+{
+    return m_zoom->windowEnd() + m_zoomOffsetNs;
+}
+
+void TimelineView::setPaintThreads(int threads)
+{
+    m_paintThreads = std::max(0, threads);
+}
+
+void TimelineView::fitAll()
+{
+    m_zoom->fitAll();
+}
+
+void TimelineView::setPresentationMode(bool on)
+{
+    if (on == m_presentation)
+        return;
+    m_presentation = on;
+    applyStyle();
+}
+
+void TimelineView::setDarkPalette(bool dark)
+{
+    m_darkExplicit = true;
+    m_dark = dark;
+    applyStyle();
+}
+
+void TimelineView::applyStyle()
+{
+    if (!m_darkExplicit)
+        m_dark = palette().color(QPalette::Window).lightness() < 128;
+    m_palette->set(m_dark, m_presentation);
+    m_painter->setMetrics(TimelineMetrics::make(m_presentation, font()));
+    m_helpersStale = true;
+    invalidateCache();
+    update();
+}
+
+void TimelineView::invalidateCache()
+{
+    for (auto &c : m_caches)
+        c.valid = false;
+    m_headerCache.valid = false;
+    m_legendCache.valid = false;
+}
+
+void TimelineView::onWindowChanged()
+{
+    // No invalidation here: the caches compare their window with the new one when painted and shift
+    // on a pure pan.
+    update();
+}
+
+void TimelineView::selectOp(int op)
+{
+    OpRef ref;
+    if (m_model && op >= 0 && op < m_model->opCount())
+        ref = {m_repetition, op};
+    if (ref == m_selected)
+        return;
+    m_selected = ref;
+    if (ref.isValid()) {
+        const auto &o = m_model->op(op);
+        // Bring the op into view, keeping the zoom level unless the op is wider than the window.
+        qint64 s = o.hasGpu() ? m_model->gpuStart(o) : m_model->hostStart(o);
+        qint64 e = o.hasGpu() ? m_model->gpuEnd(o) : m_model->hostEnd(o);
+        if (o.hasHost()) {
+            s = std::min(s, m_model->hostStart(o));
+            e = std::max(e, m_model->hostEnd(o));
+        }
+        if (o.hasGpu() || o.hasHost()) {
+            if (s < windowStartNs() || e > windowEndNs()) {
+                const qint64 width = std::max(m_zoom->windowDuration(), (e - s) * 5 / 4);
+                const qint64 centre = s + (e - s) / 2;
+                m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
+            }
+        }
+    }
+    emit opSelected(m_repetition, ref.op);
+    update();
+}
+
+void TimelineView::setHovered(OpRef ref)
+{
+    if (ref == m_hovered)
+        return;
+    m_hovered = ref;
+    emit opHovered(m_repetition, ref.op);
+    update();
+}
+
+TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
+{
+    if (!m_model)
+        return {};
+    const TimelineLayout layout = m_painter->layout(rect());
+    if (!layout.plot.contains(pos))
+        return {};
+    const int lane = layout.laneAt(pos.y());
+    if (lane < 0 || !isIntervalLane(m_model->lane(lane).kind))
+        return {};
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    return {lane, mapping.toNs(double(pos.x()) + 0.5), qint64(std::ceil(kPickPixels * mapping.nsPerPixel()))};
+}
+
+TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
+{
+    const Pick pick = pickAt(pos);
+    if (pick.lane < 0)
+        return {};
+    const int op = m_model->opAt(pick.lane, pick.ns, pick.toleranceNs);
+    return op >= 0 ? OpRef{m_repetition, op} : OpRef{};
+}
+
+QString TimelineView::toolTipText(int opIndex) const
+{
+    if (!m_model || opIndex < 0 || opIndex >= m_model->opCount())
+        return {};
+    const auto &trace = m_model->trace();
+    const auto &op = m_model->op(opIndex);
+    QStringList lines;
+    lines << QString::fromStdString(trace.name(op));
+    QString what = OpPalette::label(op.kind);
+    if (op.stream >= 0 && std::size_t(op.stream) < trace.streams.size()) {
+        const auto &stream = trace.streams[std::size_t(op.stream)];
+        what += QStringLiteral(" on stream '%1'").arg(QString::fromStdString(stream.name));
+    }
+    if (op.opIndex >= 0)
+        what += QStringLiteral(" · op #%1").arg(op.opIndex);
+    lines << what;
+    if (op.hasGpu()) {
+        const bool cupti = trace.timing == engine::TimingSource::Cupti && !(op.flags & engine::OpFlagEventTimed);
+        lines << QStringLiteral("%1: start %2 · duration %3")
+                     .arg(cupti ? QStringLiteral("executed") : QStringLiteral("GPU"),
+                          formatDuration(m_model->gpuStart(op)), formatDuration(op.gpuDurationNs()));
+        if (cupti) {
+            const engine::QueueExplanation q = engine::explainQueued(trace, m_model->repetition(), opIndex);
+            if (q.cause != engine::QueueCause::None)
+                lines << QString::fromStdString(q.text);
+        }
+    }
+    if (op.bytes > 0) {
+        QString bytes = formatBytes(op.bytes);
+        const double gbs = op.gbPerSecond();
+        if (gbs > 0)
+            bytes += QStringLiteral(" · %1").arg(formatGBs(gbs));
+        lines << bytes;
+    }
+    if (engine::isCopy(op.kind) && (op.srcMem != engine::MemKind::None || op.dstMem != engine::MemKind::None)) {
+        QString mem =
+            QStringLiteral("memory: %1 → %2").arg(qs(engine::toString(op.srcMem)), qs(engine::toString(op.dstMem)));
+        if (op.api != engine::CopyApi::None)
+            mem += QStringLiteral(" (%1)").arg(op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy")
+                                                                               : QStringLiteral("cudaMemcpyAsync"));
+        lines << mem;
+    }
+    if (op.hasHost()) {
+        QString host = QStringLiteral("host call: start %1 · held the thread %2")
+                           .arg(formatDuration(m_model->hostStart(op)), formatDuration(op.hostDurationNs()));
+        if (engine::isHostBlocking(op))
+            host += QStringLiteral(" (blocking)");
+        lines << host;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void TimelineView::renderTo(QPainter &painter, const QRect &target)
+{
+    TimelinePainter painterCopy;
+    painterCopy.setModel(m_model.get());
+    painterCopy.setPalette(m_palette.get());
+    painterCopy.setMetrics(m_painter->metrics());
+    const TimelineLayout layout = painterCopy.layout(target);
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    TimelineOverlay overlay;
+    overlay.selectedOp = m_selected.op;
+    overlay.hoveredOp = -1; // exports show the selection, not where the pointer happened to be
+    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
+    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
+    if (!m_model) {
+        painter.fillRect(target, m_palette->background());
+        painter.setPen(m_palette->mutedText());
+        painter.drawText(target, Qt::AlignCenter, tr("No trace loaded: open a trace file or run a workload."));
+        return;
+    }
+    painterCopy.paintAll(painter, layout, mapping, overlay);
+}
+
+bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
+{
+    if (!size.isValid() || size.isEmpty())
+        size = this->size().isEmpty() ? QSize(1600, 900) : this->size();
+    ImageSource source;
+    source.title = m_trace ? QString::fromStdString(m_trace->title) : QStringLiteral("StreamScope timeline");
+    source.description = QStringLiteral("StreamScope timeline, repetition %1").arg(m_repetition + 1);
+    source.background = m_palette->background();
+    source.paint = [this](QPainter &painter, const QRect &target) { renderTo(painter, target); };
+    return ui::exportImage(path, size, source, error);
+}
+
+void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping)
+{
+    const qreal dpr = devicePixelRatioF();
+    m_caches.resize(layout.lanes.size());
+    m_lastPaintThreads = 0;
+    std::vector<int> whole; // lanes repainted whole, after this loop (concurrently where that pays)
+    for (std::size_t i = 0; i < layout.lanes.size(); ++i) {
+        LaneCache &c = m_caches[i];
+        const QRect lr = layout.lanes[i];
+        if (lr.isEmpty())
+            continue;
+        auto paintStrip = [&](int x0, int x1) {
+            QPainter cp(&c.image);
+            cp.translate(-lr.topLeft());
+            return m_painter->paintLane(cp, int(i), lr, mapping, x0, x1);
+        };
+        const qint64 duration = mapping.endNs - mapping.startNs;
+        if (!c.valid || c.rect != lr || c.dpr != dpr || c.durationNs != duration) {
+            // Zoom, resize, new data or style: the whole lane again, at device resolution (the image is
+            // kept when only its content changes: every pixel gets painted over).
+            if (c.image.size() != lr.size() * dpr || c.image.devicePixelRatio() != dpr) {
+                c.image = QImage(lr.size() * dpr, QImage::Format_RGB32);
+                c.image.setDevicePixelRatio(dpr);
+            }
+            c.rect = lr;
+            c.dpr = dpr;
+            c.durationNs = duration;
+            c.startNs = double(mapping.startNs);
+            c.valid = true;
+            whole.push_back(int(i));
+            continue;
+        }
+        if (c.startNs == double(mapping.startNs))
+            continue;
+        // A pure pan: shift what is drawn by whole device pixels and paint only the exposed strip. Less
+        // than half a device pixel of motion leaves the picture as it is (and the offset accumulates).
+        const double dxLogical = (c.startNs - double(mapping.startNs)) * mapping.pixelsPerNs();
+        const int dxDevice = int(std::lround(dxLogical * dpr));
+        if (dxDevice == 0)
+            continue;
+        const int exposed = int(std::ceil(std::abs(dxDevice) / dpr)) + 1;
+        if (exposed >= lr.width() || c.edgeDependent) {
+            c.startNs = double(mapping.startNs);
+            whole.push_back(int(i));
+            continue;
+        }
+        scrollRows(c.image, dxDevice);
+        // A label in the new strip that the edge cuts makes the next pan repaint this lane.
+        if (dxDevice > 0)
+            c.edgeDependent = paintStrip(lr.left(), lr.left() + exposed);
+        else
+            c.edgeDependent = paintStrip(lr.right() + 1 - exposed, lr.right() + 1);
+        c.startNs -= double(dxDevice) / dpr * mapping.nsPerPixel();
+    }
+    if (!whole.empty())
+        repaintLanes(whole, layout, mapping);
+}
+
+// Lanes are independent pictures, and a zoom repaints all of them: with a million ops in view one thread
+// took most of a frame's 16 ms. So the lanes to repaint are handed out, dearest first, to the GUI thread
+// (painting with m_painter) and helper threads (each with its own threadCopy of it: paintLane fills
+// caches as it goes), which take the next lane from a shared counter until none is left. Each lane is
+// painted by one thread with the same painter state as the sequential path, so the pixels are the same.
+void TimelineView::repaintLanes(const std::vector<int> &lanes, const TimelineLayout &layout, const TimeMapping &mapping)
+{
+    auto paintWhole = [&](const TimelinePainter &painter, int lane) {
+        LaneCache &c = m_caches[std::size_t(lane)];
+        const QRect lr = layout.lanes[std::size_t(lane)];
+        QPainter cp(&c.image);
+        cp.translate(-lr.topLeft());
+        c.edgeDependent = painter.paintLane(cp, lane, lr, mapping, lr.left(), lr.right() + 1);
+    };
+    const int count = int(lanes.size());
+    long long pixels = 0;
+    for (const int lane : lanes)
+        pixels += (long long)layout.lanes[std::size_t(lane)].width() * layout.lanes[std::size_t(lane)].height();
+    const int threads = std::min(count, m_paintThreads > 0 ? m_paintThreads : QThread::idealThreadCount());
+    if (threads < 2 || pixels < kMinConcurrentPixels) {
+        for (const int lane : lanes)
+            paintWhole(*m_painter, lane);
+        m_lastPaintThreads = 1;
+        return;
+    }
+
+    const int helpers = threads - 1;
+    if (m_helpersStale || int(m_helperPainters.size()) < helpers) {
+        m_helperPainters.clear();
+        for (int h = 0; h < helpers; ++h)
+            m_helperPainters.push_back(std::make_unique<TimelinePainter>(m_painter->threadCopy()));
+        m_helpersStale = false;
+    }
+    if (!m_pool)
+        m_pool = new QThreadPool(this);
+    if (m_pool->maxThreadCount() != helpers)
+        m_pool->setMaxThreadCount(helpers);
+
+    // Dearest first, so that the longest lane (the host thread's, with every API call) does not start last.
+    std::vector<long long> cost(lanes.size());
+    for (std::size_t j = 0; j < lanes.size(); ++j) {
+        const QRect lr = layout.lanes[std::size_t(lanes[j])];
+        cost[j] = m_painter->laneWorkEstimate(lanes[j], mapping, lr.left(), lr.right() + 1);
+    }
+    std::vector<int> order(lanes.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return cost[std::size_t(a)] > cost[std::size_t(b)]; });
+
+    std::atomic<int> next{0};
+    std::atomic<int> painted{0}; // threads that painted at least one lane
+    auto work = [&](const TimelinePainter &painter) {
+        bool any = false;
+        for (int j = next.fetch_add(1, std::memory_order_relaxed); j < count;
+             j = next.fetch_add(1, std::memory_order_relaxed)) {
+            paintWhole(painter, lanes[std::size_t(order[std::size_t(j)])]);
+            any = true;
+        }
+        if (any)
+            painted.fetch_add(1, std::memory_order_relaxed);
+    };
+    HelperSync sync;
+    std::vector<std::unique_ptr<LaneHelper>> tasks;
+    for (int h = 0; h < helpers; ++h) {
+        const TimelinePainter *painter = m_helperPainters[std::size_t(h)].get();
+        tasks.push_back(std::make_unique<LaneHelper>([&work, painter] { work(*painter); }, sync));
+    }
+    {
+        std::lock_guard lock(sync.mutex);
+        sync.pending = helpers;
+    }
+    for (auto &task : tasks)
+        m_pool->start(task.get());
+    work(*m_painter);
+    // A helper the pool has not started yet has nothing left to do: take it back instead of waiting.
+    int notStarted = 0;
+    for (auto &task : tasks)
+        if (m_pool->tryTake(task.get()))
+            ++notStarted;
+    {
+        std::unique_lock lock(sync.mutex);
+        sync.pending -= notStarted;
+        sync.finished.wait(lock, [&] { return sync.pending == 0; });
+    }
+    for (int h = 0; h < helpers; ++h) {
+        m_painter->addStats(m_helperPainters[std::size_t(h)]->stats());
+        m_helperPainters[std::size_t(h)]->resetStats();
+    }
+    m_lastPaintThreads = painted.load();
+}
+
+void TimelineView::paintCached(QPainter &p, AreaCache &cache, const QRect &area,
+                               const std::function<void(QPainter &)> &paint)
+{
+    if (area.isEmpty())
+        return;
+    const qreal dpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
+    if (!cache.valid || cache.rect != area || cache.dpr != dpr) {
+        if (cache.pixmap.size() != area.size() * dpr || cache.pixmap.devicePixelRatio() != dpr) {
+            cache.pixmap = QPixmap(area.size() * dpr);
+            cache.pixmap.setDevicePixelRatio(dpr);
+        }
+        // What lies under the area in the window: the background (paintEvent fills outside the plot).
+        cache.pixmap.fill(m_palette->background());
+        QPainter cp(&cache.pixmap);
+        cp.translate(-area.topLeft());
+        paint(cp);
+        cache.rect = area;
+        cache.dpr = dpr;
+        cache.valid = true;
+    }
+    p.drawPixmap(area.topLeft(), cache.pixmap);
+}
+
+void TimelineView::paintEvent(QPaintEvent *)
+{
+    QPainter p(this);
+    if (!m_model) {
+        renderTo(p, rect());
+        return;
+    }
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    // The background only where no lane picture goes: every lane pixmap is opaque and covers its lane
+    // (paintLane fills it first), and the lanes tile the plot, so filling under them is wasted (a
+    // fill of the whole 1920x1080 window was a tenth of a frame). That holds when the pixmaps are at the
+    // target's own resolution; drawn rescaled (QWidget::render of a high-DPI widget into a plain image)
+    // their edges may leave rows uncovered, so there the whole target is filled as before.
+    const qreal targetDpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
+    if (targetDpr == devicePixelRatioF()) {
+        const QRegion uncovered = QRegion(layout.target).subtracted(QRegion(layout.plot));
+        for (const QRect &r : uncovered)
+            p.fillRect(r, m_palette->background());
+    } else {
+        m_painter->paintBackground(p, layout);
+    }
+    updateLaneCaches(layout, mapping);
+    for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
+        if (m_caches[i].valid)
+            p.drawImage(layout.lanes[i].topLeft(), m_caches[i].image);
+
+    TimelineOverlay overlay;
+    overlay.selectedOp = m_selected.op;
+    overlay.hoveredOp = m_hovered.op;
+    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
+    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
+    // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
+    // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
+    // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend
+    // (their clips).
+    const bool cached = targetDpr == 1 && devicePixelRatioF() == 1;
+    if (cached)
+        paintCached(p, m_headerCache, layout.headers.adjusted(0, 0, 0, 1),
+                    [&](QPainter &cp) { m_painter->paintHeaders(cp, layout); });
+    else
+        m_painter->paintHeaders(p, layout);
+    m_painter->paintRuler(p, layout, mapping, overlay);
+    if (cached)
+        paintCached(p, m_legendCache, layout.legend, [&](QPainter &cp) { m_painter->paintLegend(cp, layout); });
+    else
+        m_painter->paintLegend(p, layout);
+    m_painter->paintOverlay(p, layout, mapping, overlay);
+    if (hasFocus()) {
+        // Keys (W/S/A/D/F) act only with focus: show where it is.
+        p.setPen(QPen(palette().color(QPalette::Highlight), 1));
+        p.drawRect(rect().adjusted(0, 0, -1, -1));
+    }
+}
+
+void TimelineView::resizeEvent(QResizeEvent *event)
+{
+    // No invalidation here: each lane cache compares its rectangle with the new layout when painted (and
+    // QWidget::render on a hidden widget sends a resize event every time, which must not drop the caches).
+    QWidget::resizeEvent(event);
+}
+
+void TimelineView::wheelEvent(QWheelEvent *event)
+{
+    if (!m_model)
+        return;
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    const QPoint delta = event->angleDelta();
+    const double x = std::clamp(event->position().x(), double(layout.plot.left()), double(layout.plot.right()));
+    if (delta.y() != 0) {
+        // 120 units = one notch = 20 % closer, at the cursor.
+        m_zoom->zoomAt(mapping.toNs(x) - m_zoomOffsetNs, std::pow(1.2, delta.y() / 120.0));
+    } else if (delta.x() != 0) {
+        m_zoom->pan(-qint64(delta.x() / 120.0 * kKeyPanFraction * double(m_zoom->windowDuration())));
+    }
+    event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton || !m_model) {
+        QWidget::mousePressEvent(event);
+        return;
+    }
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    m_pressPos = event->position().toPoint();
+    m_dragMoved = false;
+    const bool inRuler = layout.ruler.contains(m_pressPos);
+    if (inRuler || (event->modifiers() & Qt::ShiftModifier)) {
+        m_drag = DragMode::Select;
+        const double x =
+            std::clamp(double(m_pressPos.x()), double(layout.plot.left()), double(layout.plot.right() + 1));
+        m_selectAnchorNs = mapping.toNs(x);
+    } else {
+        m_drag = DragMode::Pan;
+        m_pressWindowStart = windowStartNs();
+        setCursor(Qt::ClosedHandCursor);
+    }
+    event->accept();
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent *event)
+{
+    const QPoint pos = event->position().toPoint();
+    if (m_drag == DragMode::None) {
+        setHovered(opAt(pos));
+        return;
+    }
+    if ((pos - m_pressPos).manhattanLength() >= QApplication::startDragDistance())
+        m_dragMoved = true;
+    if (!m_dragMoved)
+        return;
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    if (m_drag == DragMode::Pan) {
+        const qint64 delta = qint64(std::llround(double(pos.x() - m_pressPos.x()) * mapping.nsPerPixel()));
+        const qint64 start = m_pressWindowStart - delta;
+        m_zoom->setWindow(start - m_zoomOffsetNs, start - m_zoomOffsetNs + m_zoom->windowDuration());
+    } else {
+        const double x = std::clamp(double(pos.x()), double(layout.plot.left()), double(layout.plot.right() + 1));
+        m_zoom->setSelection(m_selectAnchorNs - m_zoomOffsetNs, mapping.toNs(x) - m_zoomOffsetNs);
+    }
+    event->accept();
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent *event)
+{
+    if (event->button() != Qt::LeftButton || m_drag == DragMode::None) {
+        QWidget::mouseReleaseEvent(event);
+        return;
+    }
+    const DragMode mode = m_drag;
+    m_drag = DragMode::None;
+    unsetCursor();
+    if (!m_dragMoved) {
+        // A click: select the op under the pointer, or clear everything on empty space.
+        const OpRef ref = opAt(event->position().toPoint());
+        if (mode == DragMode::Select || !ref.isValid())
+            m_zoom->clearSelection();
+        selectOp(ref.op);
+    } else if (mode == DragMode::Select && m_zoom->hasSelection()) {
+        emit rangeSelected((m_zoom->selectionStart() + m_zoomOffsetNs), (m_zoom->selectionEnd() + m_zoomOffsetNs));
+    }
+    event->accept();
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
+{
+    if (event->button() == Qt::LeftButton) {
+        fitAll();
+        event->accept();
+        return;
+    }
+    QWidget::mouseDoubleClickEvent(event);
+}
+
+void TimelineView::keyPressEvent(QKeyEvent *event)
+{
+    if (!m_model) {
+        QWidget::keyPressEvent(event);
+        return;
+    }
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    // Zoom keys act at the pointer when it is over the plot (as Perfetto does), else at the centre.
+    const QPoint cursorPos = mapFromGlobal(QCursor::pos());
+    const qint64 anchor = layout.plot.contains(cursorPos) ? mapping.toNs(double(cursorPos.x()))
+                                                          : windowStartNs() + m_zoom->windowDuration() / 2;
+    const qint64 panStep = std::max<qint64>(1, qint64(double(m_zoom->windowDuration()) * kKeyPanFraction));
+    switch (event->key()) {
+    case Qt::Key_W:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: m_zoom->zoomAt(anchor - m_zoomOffsetNs, kKeyZoomFactor); break;
+    case Qt::Key_S:
+    case Qt::Key_Minus: m_zoom->zoomAt(anchor - m_zoomOffsetNs, 1.0 / kKeyZoomFactor); break;
+    case Qt::Key_A:
+    case Qt::Key_Left: m_zoom->pan(-panStep); break;
+    case Qt::Key_D:
+    case Qt::Key_Right: m_zoom->pan(panStep); break;
+    case Qt::Key_F:
+    case Qt::Key_Home: fitAll(); break;
+    case Qt::Key_Escape:
+        m_zoom->clearSelection();
+        selectOp(-1);
+        break;
+    default: QWidget::keyPressEvent(event); return;
+    }
+    event->accept();
+}
+
+void TimelineView::leaveEvent(QEvent *event)
+{
+    setHovered({});
+    QWidget::leaveEvent(event);
+}
+
+void TimelineView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange
+        || event->type() == QEvent::StyleChange)
+        applyStyle();
+    QWidget::changeEvent(event);
+}
+
+int TimelineView::activityAt(const QPoint &pos) const
+{
+    const Pick pick = pickAt(pos);
+    return pick.lane < 0 ? -1 : m_model->activityAt(pick.lane, pick.ns, pick.toleranceNs);
+}
+
+QString TimelineView::activityToolTipText(int index) const
+{
+    if (!m_model || index < 0 || std::size_t(index) >= m_model->rep().activities.size())
+        return {};
+    const engine::ActivityRecord &a = m_model->rep().activities[std::size_t(index)];
+    QStringList lines;
+    const QString cause =
+        QString::fromStdString(std::string(engine::toString(a.detail))).replace(QLatin1Char('_'), QLatin1Char(' '));
+    switch (a.kind) {
+    case engine::ActivityKind::MigrationH2D:
+    case engine::ActivityKind::MigrationD2H: {
+        lines << tr("Page migration %1: %2")
+                     .arg(a.kind == engine::ActivityKind::MigrationH2D ? QStringLiteral("host → GPU")
+                                                                       : QStringLiteral("GPU → host"),
+                          formatBytes(a.value));
+        lines << tr("start %1 · duration %2")
+                     .arg(formatDuration(a.startNs - m_model->originNs()), formatDuration(a.durationNs()));
+        if (a.durationNs() > 0)
+            lines << tr("%1 over the migration").arg(formatGBs(double(a.value) / double(a.durationNs())));
+        lines << tr("cause: %1")
+                     .arg(a.detail == engine::ActivityDetail::Coherence ? tr("a page fault (on-demand migration)")
+                          : a.detail == engine::ActivityDetail::User ? tr("an explicit request (cudaMemPrefetchAsync)")
+                          : a.detail == engine::ActivityDetail::Speculative
+                              ? tr("the driver's speculative prefetch near a fault")
+                              : cause);
+        break;
+    }
+    case engine::ActivityKind::GpuPageFaults:
+        lines << tr("%n GPU page fault(s) in one group", nullptr, int(a.value));
+        lines << tr("driver took the group at %1, replayed after %2")
+                     .arg(formatDuration(a.startNs - m_model->originNs()), formatDuration(a.durationNs()));
+        lines << tr("access: %1").arg(cause);
+        break;
+    default: lines << QString::fromStdString(std::string(engine::toString(a.kind))); break;
+    }
+    if (a.address)
+        lines << tr("address 0x%1").arg(a.address, 0, 16);
+    if (a.op >= 0 && a.op < m_model->opCount())
+        lines << tr("during '%1' (click to select it)")
+                     .arg(QString::fromStdString(m_model->trace().name(m_model->op(a.op))));
+    return lines.join(QLatin1Char('\n'));
+}
+
+bool TimelineView::event(QEvent *event)
+{
+    if (event->type() == QEvent::ToolTip) {
+        auto *help = static_cast<QHelpEvent *>(event);
+        if (const int activity = activityAt(help->pos()); activity >= 0) {
+            QToolTip::showText(help->globalPos(), activityToolTipText(activity), this);
+            return true;
+        }
+        const OpRef ref = opAt(help->pos());
+        if (ref.isValid())
+            QToolTip::showText(help->globalPos(), toolTipText(ref.op), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+} // namespace streamscope::ui
