@@ -36,6 +36,7 @@
 #include "ui/compare/comparison_window.h"
 #include "ui/compare/diff_view.h"
 #include "ui/compare/nsight_compare_view.h"
+#include "ui/document/trace_document.h"
 #include "ui/document/trace_loader.h"
 #include "ui/editor/workload_editor.h"
 #include "ui/editor/workload_tree_model.h"
@@ -106,8 +107,10 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createWidgets()
 {
+    m_document = new ui::TraceDocument(this);
     m_timeline = new ui::TimelineView(this);
     m_timeline->setObjectName(QStringLiteral("timeline"));
+    m_timeline->setDocument(m_document);
 
     // A line of plain text above the timeline, hidden until it has something to say.
     auto banner = [this](const QString &name, const QString &background, int margin) {
@@ -216,7 +219,7 @@ void MainWindow::createWidgets()
     statusBar()->addPermanentWidget(m_progress);
     statusBar()->addPermanentWidget(m_cancelButton);
 
-    connect(m_timeline, &ui::TimelineView::opSelected, this, &MainWindow::onOpSelected);
+    connect(m_document, &ui::TraceDocument::selectionChanged, this, &MainWindow::onOpSelected);
     connect(m_timeline, &ui::TimelineView::rangeSelected, this, [this](qint64 start, qint64 end) {
         if (end > start)
             statusBar()->showMessage(tr("Selected range: %1 µs").arg(double(end - start) / 1000.0, 0, 'f', 2), 8000);
@@ -265,21 +268,14 @@ void MainWindow::createDocks()
     resizeDocks({summary}, {300}, Qt::Vertical);
     resizeDocks({summary, details}, {560, 520}, Qt::Horizontal);
 
-    connect(m_summary, &ui::SummaryPanel::repetitionSelected, this, [this](int repetition) {
-        if (!m_trace)
-            return;
-        m_timeline->setRepetition(repetition);
-        m_opModel->setRepetition(repetition);
-        m_details->showOp(-1, -1);
-    });
+    // The summary's repetition, the timeline's click, the details and the operations follow the document.
+    m_summary->setDocument(m_document);
+    m_details->setDocument(m_document);
+    m_opModel->setDocument(m_document);
     connect(m_opTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
-                if (!current.isValid() || !m_trace)
-                    return;
-                const int op = m_opProxy->mapToSource(current).row();
-                if (m_timeline->selectedOp().op != op)
-                    m_timeline->selectOp(op);
-                m_details->showOp(m_timeline->repetition(), op);
+                if (current.isValid())
+                    m_document->selectOp(m_opProxy->mapToSource(current).row());
             });
     connect(m_lessons, &ui::LessonsPanel::workloadOpenRequested, this,
             [this](const QString &path) { openWorkload(path); });
@@ -471,8 +467,8 @@ void MainWindow::updateRecentMenu()
 void MainWindow::updateTitle()
 {
     QStringList parts;
-    if (!m_traceName.isEmpty())
-        parts << m_traceName;
+    if (!m_document->name().isEmpty())
+        parts << m_document->name();
     if (!m_editor->isEmpty())
         parts << m_editor->displayName() + (m_editor->isModified() ? QStringLiteral("*") : QString());
     parts << QStringLiteral("StreamScope");
@@ -495,7 +491,7 @@ void MainWindow::updateRunActions()
     m_progress->setVisible(busy);
     m_cancelButton->setVisible(busy);
     m_cancelButton->setEnabled(m_runner->state() == ui::RunController::State::Running);
-    const bool haveTrace = m_trace != nullptr;
+    const bool haveTrace = m_document->trace() != nullptr;
     m_saveTraceAction->setEnabled(haveTrace);
     m_exportImageAction->setEnabled(haveTrace);
     m_exportTraceAction->setEnabled(haveTrace);
@@ -520,9 +516,14 @@ void MainWindow::showBanner(const QString &text)
     m_banner->setVisible(!text.isEmpty());
 }
 
+std::shared_ptr<const engine::Trace> MainWindow::trace() const
+{
+    return m_document->trace();
+}
+
 void MainWindow::selectOp(int op)
 {
-    m_timeline->selectOp(op);
+    m_document->selectOp(op);
 }
 
 QString MainWindow::timingBannerText() const
@@ -648,23 +649,17 @@ bool MainWindow::openWorkload(const QString &path)
 
 void MainWindow::showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path)
 {
-    m_trace = std::move(trace);
-    m_tracePath = path;
-    m_traceName = displayName;
-    m_summary->setTrace(m_trace);
-    m_details->setTrace(m_trace);
-    int repetition = m_summary->medianRepetition();
-    m_timeline->setTrace(m_trace, repetition);
-    m_opModel->setTrace(m_trace, repetition);
+    m_document->setTrace(std::move(trace), displayName, path);
     m_opTable->resizeColumnsToContents();
-    if (m_trace && m_trace->opCount() == 0)
+    const engine::Trace *shown = m_document->trace().get();
+    if (shown && shown->opCount() == 0)
         statusBar()->showMessage(tr("%1 holds no operations").arg(displayName), 10000);
     QString timing;
-    if (m_trace && m_trace->source == "streamscope" && m_trace->timing == engine::TimingSource::Events
-        && !m_trace->timingNote.empty())
+    if (shown && shown->source == "streamscope" && shown->timing == engine::TimingSource::Events
+        && !shown->timingNote.empty())
         timing = tr("Timed by CUDA events, not CUPTI: %1. Each bar runs from when its stream reached the op, so "
                     "time spent waiting for a copy engine or a hardware queue is drawn as execution.")
-                     .arg(QString::fromStdString(m_trace->timingNote));
+                     .arg(QString::fromStdString(shown->timingNote));
     m_timingBanner->setText(timing);
     m_timingBanner->setVisible(!timing.isEmpty());
     updateTitle();
@@ -674,7 +669,7 @@ void MainWindow::showTrace(std::shared_ptr<const engine::Trace> trace, const QSt
 
 void MainWindow::setRepetition(int repetition)
 {
-    m_summary->setRepetition(repetition);
+    m_document->setRepetition(repetition);
 }
 
 void MainWindow::updateExplanation()
@@ -683,22 +678,22 @@ void MainWindow::updateExplanation()
     // what this very run shows), else the lesson the trace or the editor's workload came from.
     QString title;
     QString text;
-    if (m_trace && !m_trace->workloadJson.empty()) {
+    if (m_document->trace() && !m_document->trace()->workloadJson.empty()) {
         try {
-            const engine::WorkloadHeader header = engine::readWorkloadHeader(m_trace->workloadJson);
+            const engine::WorkloadHeader header = engine::readWorkloadHeader(m_document->trace()->workloadJson);
             text = QString::fromStdString(header.description);
             title = QString::fromStdString(header.name);
         } catch (const engine::Error &) {
             // A trace whose embedded workload is broken still opens; the lesson's own text is used below.
         }
     }
-    if (text.isEmpty() && !m_trace && m_editor->isValid()) {
+    if (text.isEmpty() && !m_document->trace() && m_editor->isValid()) {
         // Nothing run yet: explain the workload about to be run.
         text = QString::fromStdString(m_editor->treeModel()->workload().description);
         title = QString::fromStdString(m_editor->treeModel()->workload().name);
     }
     if (text.isEmpty()) {
-        const int lesson = m_lessons->lessonForPath(m_trace ? m_tracePath : m_editor->filePath());
+        const int lesson = m_lessons->lessonForPath(m_document->trace() ? m_document->path() : m_editor->filePath());
         if (lesson >= 0) {
             text = m_lessons->lessons()[std::size_t(lesson)].description;
             title = m_lessons->lessons()[std::size_t(lesson)].name;
@@ -715,9 +710,9 @@ void MainWindow::updateExplanation()
     }
 }
 
-void MainWindow::onOpSelected(int repetition, int op)
+// The operations table follows the document's selection (the timeline and the details bind to it).
+void MainWindow::onOpSelected(int, int op)
 {
-    m_details->showOp(repetition, op);
     if (op < 0) {
         m_opTable->clearSelection();
         return;
@@ -731,7 +726,7 @@ void MainWindow::onOpSelected(int repetition, int op)
 
 bool MainWindow::exportImage(const QString &path, QSize size, QString *error)
 {
-    if (!m_trace) {
+    if (!m_document->trace()) {
         if (error)
             *error = tr("there is no trace to export");
         return false;
@@ -741,19 +736,19 @@ bool MainWindow::exportImage(const QString &path, QSize size, QString *error)
 
 bool MainWindow::saveTrace(const QString &path, QString *error)
 {
-    if (!m_trace) {
+    if (!m_document->trace()) {
         if (error)
             *error = tr("there is no trace to save");
         return false;
     }
     try {
-        engine::writeNativeTrace(*m_trace, path.toStdString());
+        engine::writeNativeTrace(*m_document->trace(), path.toStdString());
     } catch (const engine::Error &e) {
         if (error)
             *error = QString::fromUtf8(e.what());
         return false;
     }
-    m_tracePath = path;
+    m_document->setName(m_document->name(), path);
     addRecentFile(path);
     return true;
 }
@@ -951,7 +946,7 @@ void MainWindow::onDevicesChecked(bool usable, const QString &message)
                    "(streamscope-cli run on a GPU machine writes them).");
     } else {
         text += tr("\nShowing example traces recorded on a real GPU: pick a lesson on the left to see its trace.");
-        if (!m_trace && !isOpening()) // a file given to the app is being opened: it wins
+        if (!m_document->trace() && !isOpening()) // a file given to the app is being opened: it wins
             openFileInBackground(examples.first());
     }
     showBanner(text);
@@ -1028,12 +1023,12 @@ void MainWindow::openDialog()
 
 void MainWindow::exportImageDialog()
 {
-    if (!m_trace)
+    if (!m_document->trace())
         return;
     QString selectedFilter;
-    QString path = QFileDialog::getSaveFileName(this, tr("Export timeline image"),
-                                                QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".png"),
-                                                tr("PNG image (*.png);;SVG drawing (*.svg)"), &selectedFilter);
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export timeline image"), QFileInfo(m_document->name()).completeBaseName() + QStringLiteral(".png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg)"), &selectedFilter);
     if (path.isEmpty())
         return;
     if (!path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)
@@ -1051,11 +1046,11 @@ void MainWindow::exportImageDialog()
 
 void MainWindow::saveTraceDialog()
 {
-    if (!m_trace)
+    if (!m_document->trace())
         return;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save trace"),
-                                                QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".sstrace"),
-                                                tr("StreamScope traces (*.sstrace)"));
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Save trace"), QFileInfo(m_document->name()).completeBaseName() + QStringLiteral(".sstrace"),
+        tr("StreamScope traces (*.sstrace)"));
     if (path.isEmpty())
         return;
     if (!path.endsWith(QLatin1String(".sstrace")))
@@ -1069,7 +1064,7 @@ void MainWindow::saveTraceDialog()
 
 bool MainWindow::exportTrace(const QString &path, QString *error)
 {
-    if (!m_trace) {
+    if (!m_document->trace()) {
         if (error)
             *error = tr("there is no trace to export");
         return false;
@@ -1081,7 +1076,7 @@ bool MainWindow::exportTrace(const QString &path, QString *error)
         return false;
     }
     try {
-        engine::exportTrace(*m_trace, *format, path.toStdString());
+        engine::exportTrace(*m_document->trace(), *format, path.toStdString());
     } catch (const std::exception &e) {
         if (error)
             *error = QString::fromUtf8(e.what());
@@ -1092,14 +1087,14 @@ bool MainWindow::exportTrace(const QString &path, QString *error)
 
 void MainWindow::exportTraceDialog()
 {
-    if (!m_trace)
+    if (!m_document->trace())
         return;
     const QString native = tr("StreamScope trace (*.sstrace)");
     const QString chrome = tr("Chrome trace JSON for Perfetto / chrome://tracing (*.json)");
     const QString csv = tr("CSV, one row per op (*.csv)");
     QString selectedFilter = chrome;
     QString path = QFileDialog::getSaveFileName(
-        this, tr("Export trace"), QFileInfo(m_traceName).completeBaseName() + QStringLiteral(".json"),
+        this, tr("Export trace"), QFileInfo(m_document->name()).completeBaseName() + QStringLiteral(".json"),
         chrome + QStringLiteral(";;") + native + QStringLiteral(";;") + csv, &selectedFilter);
     if (path.isEmpty())
         return;
@@ -1129,7 +1124,9 @@ ui::NsightCompareView *MainWindow::compareWithNsight(const QString &nsightPath, 
             if (error)
                 *error = QString::fromUtf8(e.what());
         }
-        ok = ok && view->setTraces(m_trace, nsight, m_traceName, QFileInfo(nsightPath).fileName(), error);
+        ok = ok
+             && view->setTraces(m_document->trace(), nsight, m_document->name(), QFileInfo(nsightPath).fileName(),
+                                error);
     } else {
         ok = view->openFiles(ownPath, nsightPath, error);
     }
@@ -1145,7 +1142,7 @@ ui::NsightCompareView *MainWindow::compareWithNsight(const QString &nsightPath, 
 void MainWindow::compareWithNsightDialog()
 {
     QString ownPath;
-    if (!m_trace) {
+    if (!m_document->trace()) {
         ownPath = QFileDialog::getOpenFileName(this, tr("StreamScope trace of the run"), {},
                                                tr("StreamScope traces (*.sstrace *.sstrace.gz);;All files (*)"));
         if (ownPath.isEmpty())

@@ -40,6 +40,7 @@ class WorkloadEditor;
 class NsightCompareView;
 class ExperimentDialog;
 class TraceLoader;
+class TraceDocument;
 } // namespace streamscope::ui
 
 namespace streamscope::gui {
@@ -66,7 +67,9 @@ public:
     bool openWorkload(const QString &path);
     // Shows a trace that is already in memory (a finished run, a test's trace).
     void showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path = {});
-    std::shared_ptr<const engine::Trace> trace() const { return m_trace; }
+    std::shared_ptr<const engine::Trace> trace() const;
+    // The shown trace, its repetition and selection, which every view of the window follows.
+    ui::TraceDocument *document() const { return m_document; }
 
     // Writes the visible timeline to .png or .svg at size (pixels).
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
@@ -162,9 +165,7 @@ private:
     void exportTraceDialog();
     void compareWithNsightDialog();
 
-    std::shared_ptr<const engine::Trace> m_trace;
-    QString m_tracePath;
-    QString m_traceName;
+    ui::TraceDocument *m_document = nullptr;
 
     ui::TimelineView *m_timeline = nullptr;
     ui::SummaryPanel *m_summary = nullptr;

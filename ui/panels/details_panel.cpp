@@ -1,6 +1,8 @@
 // DetailsPanel: an HTML table rebuilt on each selection; names from the trace are escaped.
 #include "ui/panels/details_panel.h"
 
+#include "ui/document/trace_document.h"
+
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -30,9 +32,31 @@ DetailsPanel::DetailsPanel(QWidget *parent) : QWidget(parent), m_text(new QTextB
 
 void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
 {
+    std::vector<engine::OpStatistics> statistics =
+        trace ? engine::opStatistics(*trace) : std::vector<engine::OpStatistics>{};
+    setTrace(std::move(trace), std::move(statistics));
+}
+
+void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics)
+{
     m_trace = std::move(trace);
-    m_opStatistics = m_trace ? engine::opStatistics(*m_trace) : std::vector<engine::OpStatistics>{};
+    m_opStatistics = std::move(statistics);
     showOp(-1, -1);
+}
+
+void DetailsPanel::setDocument(TraceDocument *document)
+{
+    for (const auto &c : std::as_const(m_documentConnections))
+        disconnect(c);
+    m_documentConnections.clear();
+    m_document = document;
+    if (!document)
+        return;
+    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
+                                     [this] { setTrace(m_document->trace(), m_document->opStatistics()); });
+    m_documentConnections << connect(document, &TraceDocument::selectionChanged, this, &DetailsPanel::showOp);
+    setTrace(document->trace(), document->opStatistics());
+    showOp(document->repetition(), document->selectedOp());
 }
 
 QString DetailsPanel::plainText() const

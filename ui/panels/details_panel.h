@@ -3,6 +3,7 @@
 // same op varied across repetitions (median, min and max GPU time).
 #pragma once
 
+#include <QPointer>
 #include <QWidget>
 
 #include <memory>
@@ -10,6 +11,7 @@
 
 #include "engine/analysis/op_statistics.h"
 #include "engine/model/trace.h"
+#include "ui/document/trace_document.h"
 
 class QTextBrowser;
 
@@ -21,6 +23,10 @@ public:
     explicit DetailsPanel(QWidget *parent = nullptr);
 
     void setTrace(std::shared_ptr<const engine::Trace> trace);
+    // The same with the trace's per-op statistics already computed (a TraceDocument holds them).
+    void setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics);
+    // Binds the panel to a document: it shows the document's selected op. nullptr unbinds.
+    void setDocument(TraceDocument *document);
     // op == -1 (or out of range) shows a hint instead.
     void showOp(int repetition, int op);
     // The panel's text without markup (tests, copy to clipboard).
@@ -28,6 +34,8 @@ public:
 
 private:
     std::shared_ptr<const engine::Trace> m_trace;
+    QPointer<TraceDocument> m_document;
+    QList<QMetaObject::Connection> m_documentConnections;
     std::vector<engine::OpStatistics> m_opStatistics; // engine::opStatistics(*m_trace), once per trace
     QTextBrowser *m_text;
 };

@@ -1,6 +1,8 @@
 // OpTableModel: a read-only table over engine::Repetition::ops, times relative to the repetition start.
 #include "ui/panels/op_table_model.h"
 
+#include "ui/document/trace_document.h"
+
 #include "ui/common/format_units.h"
 #include "ui/timeline/time_mapping.h"
 
@@ -18,6 +20,20 @@ void OpTableModel::setTrace(std::shared_ptr<const engine::Trace> trace, int repe
         m_trace && !m_trace->repetitions.empty() ? qBound(0, repetition, int(m_trace->repetitions.size()) - 1) : 0;
     m_originNs = currentRepetition() ? m_trace->extent(m_repetition).first : 0;
     endResetModel();
+}
+
+void OpTableModel::setDocument(TraceDocument *document)
+{
+    for (const auto &c : std::as_const(m_documentConnections))
+        disconnect(c);
+    m_documentConnections.clear();
+    m_document = document;
+    if (!document)
+        return;
+    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
+                                     [this] { setTrace(m_document->trace(), m_document->repetition()); });
+    m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this, &OpTableModel::setRepetition);
+    setTrace(document->trace(), document->repetition());
 }
 
 void OpTableModel::setRepetition(int repetition)

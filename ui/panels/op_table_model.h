@@ -4,10 +4,12 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QPointer>
 
 #include <memory>
 
 #include "engine/model/trace.h"
+#include "ui/document/trace_document.h"
 
 namespace streamscope::ui {
 
@@ -34,6 +36,9 @@ public:
     void setTrace(std::shared_ptr<const engine::Trace> trace, int repetition);
     void setRepetition(int repetition);
     int repetition() const { return m_repetition; }
+    // Binds the model to a document: its rows are the ops of the document's repetition. nullptr unbinds.
+    // (Selection is the view's: the window maps the table's current row to TraceDocument::selectOp.)
+    void setDocument(TraceDocument *document);
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -44,6 +49,8 @@ private:
     const engine::Repetition *currentRepetition() const;
 
     std::shared_ptr<const engine::Trace> m_trace;
+    QPointer<TraceDocument> m_document;
+    QList<QMetaObject::Connection> m_documentConnections;
     int m_repetition = 0;
     std::int64_t m_originNs = 0; // start of the repetition: times are shown relative to it
 };

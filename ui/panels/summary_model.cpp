@@ -17,9 +17,15 @@ SummaryModel::SummaryModel(QObject *parent) : QAbstractTableModel(parent)
 
 void SummaryModel::setTrace(std::shared_ptr<const engine::Trace> trace)
 {
+    engine::TraceSummary summary = trace ? engine::summarize(*trace) : engine::TraceSummary{};
+    setTrace(std::move(trace), std::move(summary));
+}
+
+void SummaryModel::setTrace(std::shared_ptr<const engine::Trace> trace, engine::TraceSummary summary)
+{
     beginResetModel();
     m_trace = std::move(trace);
-    m_summary = m_trace ? engine::summarize(*m_trace) : engine::TraceSummary{};
+    m_summary = std::move(summary);
     m_repetition = m_summary.repetitions.empty() ? 0 : m_summary.medianRepetition;
     rebuildRows();
     endResetModel();

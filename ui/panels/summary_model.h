@@ -25,6 +25,8 @@ public:
     explicit SummaryModel(QObject *parent = nullptr);
 
     void setTrace(std::shared_ptr<const engine::Trace> trace);
+    // The same with the trace's summary already computed (engine::summarize; a TraceDocument holds it).
+    void setTrace(std::shared_ptr<const engine::Trace> trace, engine::TraceSummary summary);
     // Which repetition the "this repetition" column shows (index into Trace::repetitions).
     void setRepetition(int repetition);
     int repetition() const { return m_repetition; }

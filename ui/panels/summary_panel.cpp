@@ -1,6 +1,8 @@
 // SummaryPanel: a heading (what was run, where), the repetition selector and the summary table.
 #include "ui/panels/summary_panel.h"
+
 #include "ui/common/format_units.h"
+#include "ui/document/trace_document.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -60,11 +62,33 @@ SummaryPanel::SummaryPanel(QWidget *parent) :
     });
 }
 
+void SummaryPanel::setDocument(TraceDocument *document)
+{
+    for (const auto &c : std::as_const(m_documentConnections))
+        disconnect(c);
+    m_documentConnections.clear();
+    m_document = document;
+    if (!document)
+        return;
+    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
+                                     [this] { showTrace(m_document->trace(), m_document->summary()); });
+    m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this, &SummaryPanel::setRepetition);
+    m_documentConnections << connect(this, &SummaryPanel::repetitionSelected, document, &TraceDocument::setRepetition);
+    showTrace(document->trace(), document->summary());
+    setRepetition(document->repetition());
+}
+
 void SummaryPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
+{
+    engine::TraceSummary summary = trace ? engine::summarize(*trace) : engine::TraceSummary{};
+    showTrace(trace, std::move(summary));
+}
+
+void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, engine::TraceSummary computed)
 {
     const QSignalBlocker blocker(m_repetitions);
     m_repetitions->clear();
-    m_model->setTrace(trace);
+    m_model->setTrace(trace, std::move(computed));
     if (!trace) {
         m_heading->setText(tr("No trace loaded."));
         m_repetitions->setEnabled(false);

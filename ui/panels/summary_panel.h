@@ -2,11 +2,13 @@
 // repetition here shows it in the timeline too; the median repetition is picked when a trace loads.
 #pragma once
 
+#include <QPointer>
 #include <QWidget>
 
 #include <memory>
 
 #include "engine/model/trace.h"
+#include "ui/document/trace_document.h"
 
 class QComboBox;
 class QLabel;
@@ -22,6 +24,9 @@ public:
     explicit SummaryPanel(QWidget *parent = nullptr);
 
     void setTrace(std::shared_ptr<const engine::Trace> trace);
+    // Binds the panel to a document: it shows the document's trace (its summary computed once there) and
+    // repetition, and a repetition chosen here becomes the document's. nullptr unbinds.
+    void setDocument(TraceDocument *document);
     int repetition() const;
     // The repetition whose makespan is the median (what the timeline shows first).
     int medianRepetition() const;
@@ -35,7 +40,11 @@ signals:
     void repetitionSelected(int repetition);
 
 private:
+    void showTrace(const std::shared_ptr<const engine::Trace> &trace, engine::TraceSummary computed);
+
     SummaryModel *m_model;
+    QPointer<TraceDocument> m_document;
+    QList<QMetaObject::Connection> m_documentConnections;
     QLabel *m_heading;
     QComboBox *m_repetitions;
     QTableView *m_table;

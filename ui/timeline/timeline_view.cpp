@@ -1,7 +1,9 @@
 // TimelineView: the widget around TimelinePainter: per-lane image caches (shifted on pure pans, repainted
 // concurrently on a zoom), mouse and keyboard navigation, hover tooltips, op selection and export.
 #include "ui/timeline/timeline_view.h"
+
 #include "ui/common/image_export.h"
+#include "ui/document/trace_document.h"
 
 #include <QApplication>
 #include <QFileInfo>
@@ -133,6 +135,30 @@ void TimelineView::setTrace(std::shared_ptr<const engine::Trace> trace, int repe
     m_trace = std::move(trace);
     m_repetition = repetition;
     rebuildModel();
+}
+
+void TimelineView::setDocument(TraceDocument *document)
+{
+    for (const auto &c : std::as_const(m_documentConnections))
+        disconnect(c);
+    m_documentConnections.clear();
+    m_document = document;
+    if (!document)
+        return;
+    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
+                                     [this] { setTrace(m_document->trace(), m_document->repetition()); });
+    m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this,
+                                     [this](int repetition) { setRepetition(repetition); });
+    m_documentConnections << connect(document, &TraceDocument::selectionChanged, this, [this](int repetition, int op) {
+        if (repetition == m_repetition)
+            selectOp(op);
+    });
+    m_documentConnections << connect(this, &TimelineView::opSelected, document, [this](int repetition, int op) {
+        if (m_document && repetition == m_document->repetition())
+            m_document->selectOp(op);
+    });
+    setTrace(document->trace(), document->repetition());
+    selectOp(document->selectedOp());
 }
 
 void TimelineView::setRepetition(int repetition)

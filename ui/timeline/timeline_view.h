@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/model/trace.h"
+#include "ui/document/trace_document.h"
 
 class QPainter;
 class QThreadPool;
@@ -59,6 +60,11 @@ public:
     std::shared_ptr<const engine::Trace> trace() const { return m_trace; }
     void setRepetition(int repetition);
     int repetition() const { return m_repetition; }
+    // Binds the view to a document: it shows the document's trace and repetition and selects its
+    // selected op, and an op clicked (or cleared) here selects it in the document. One document at a
+    // time; nullptr unbinds. setTrace and the others still work for views without a document.
+    void setDocument(TraceDocument *document);
+    TraceDocument *document() const { return m_document; }
 
     // Extent (the whole repetition) ⊇ visible window ⊇ selection; drive it to zoom/pan programmatically.
     // The zoom this view follows: its own, or one shared with other views (followZoom), in that shared
@@ -154,6 +160,8 @@ private:
     Pick pickAt(const QPoint &pos) const;
 
     std::shared_ptr<const engine::Trace> m_trace;
+    QPointer<TraceDocument> m_document;
+    QList<QMetaObject::Connection> m_documentConnections;
     int m_repetition = 0;
     std::unique_ptr<LaneModel> m_model;
     std::unique_ptr<OpPalette> m_palette;

@@ -1,0 +1,67 @@
+// TraceDocument: the trace the window shows, and what the views share about it: its name and file, the
+// summary and per-op statistics (computed once per trace, here), the repetition shown and the selected
+// op. Views bind to it (TimelineView::setDocument, SummaryPanel::setDocument, ...) and both follow it and
+// change it: a click on an op in the timeline selects it in the document, and the details panel and the
+// operations table follow; a repetition chosen in the summary moves the timeline. Nobody fans setTrace
+// calls out to the views any more. The model is hotspot's and heaptrack's one parsed-data object that
+// every view reads.
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+#include "engine/analysis/analysis.h"
+#include "engine/analysis/op_statistics.h"
+#include "engine/model/trace.h"
+
+namespace streamscope::ui {
+
+class TraceDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit TraceDocument(QObject *parent = nullptr);
+
+    // Shows a trace (nullptr: none): its summary and op statistics are computed, the repetition becomes
+    // the median one and the selection is cleared. Emits traceChanged, then repetitionChanged and
+    // selectionChanged, so that a view bound to all three is consistent after the last.
+    void setTrace(std::shared_ptr<const engine::Trace> trace, const QString &name = {}, const QString &path = {});
+    const std::shared_ptr<const engine::Trace> &trace() const { return m_trace; }
+    bool hasTrace() const { return m_trace != nullptr; }
+    // What the window calls it ("overlap.sstrace", "overlap (run 2, not saved)") and where it was read
+    // or written (empty when it lives only in memory).
+    QString name() const { return m_name; }
+    QString path() const { return m_path; }
+    // Renames the shown trace without reloading it (after Save as).
+    void setName(const QString &name, const QString &path);
+
+    const engine::TraceSummary &summary() const { return m_summary; }
+    const std::vector<engine::OpStatistics> &opStatistics() const { return m_opStatistics; }
+
+    // The repetition the views show (index into Trace::repetitions); out-of-range values are clamped.
+    // Changing it clears the selection (an op index means nothing in another repetition).
+    int repetition() const { return m_repetition; }
+    void setRepetition(int repetition);
+    // The selected op of the shown repetition, -1 when none.
+    int selectedOp() const { return m_selectedOp; }
+    void selectOp(int op);
+
+signals:
+    void traceChanged(const std::shared_ptr<const engine::Trace> &trace);
+    void nameChanged(const QString &name, const QString &path);
+    void repetitionChanged(int repetition);
+    void selectionChanged(int repetition, int op); // op == -1: cleared
+
+private:
+    std::shared_ptr<const engine::Trace> m_trace;
+    QString m_name;
+    QString m_path;
+    engine::TraceSummary m_summary;
+    std::vector<engine::OpStatistics> m_opStatistics;
+    int m_repetition = 0;
+    int m_selectedOp = -1;
+};
+
+} // namespace streamscope::ui
