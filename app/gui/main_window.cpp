@@ -45,6 +45,7 @@
 #include "ui/panels/op_table_model.h"
 #include "ui/panels/summary_panel.h"
 #include "ui/run/experiment_dialog.h"
+#include "ui/run/run_session.h"
 #include "ui/timeline/timeline_view.h"
 
 // The resources are compiled into the static streamscope_gui library, so they must be registered
@@ -63,7 +64,8 @@ const char *const kRecentKey = "recentFiles";
 
 } // namespace
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_runner(new ui::RunController(this))
+MainWindow::MainWindow(QWidget *parent) :
+    QMainWindow(parent), m_session(new ui::RunSession(this)), m_runner(m_session->controller())
 {
     initStreamscopeResources();
     setObjectName(QStringLiteral("MainWindow"));
@@ -91,9 +93,10 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent), m_runner(new ui::
     connect(m_runner, &ui::RunController::deviceReported, this, [this](const QString &name, const QString &cc) {
         m_runStatus->setText(tr("Running on %1 (compute capability %2)").arg(name, cc));
     });
-    connect(m_runner, &ui::RunController::runFinished, this, &MainWindow::onRunFinished);
-    connect(m_runner, &ui::RunController::runFailed, this, &MainWindow::onRunFailed);
-    connect(m_runner, &ui::RunController::devicesChecked, this, &MainWindow::onDevicesChecked);
+    connect(m_session, &ui::RunSession::traceReady, this, &MainWindow::onRunTraceReady);
+    connect(m_session, &ui::RunSession::comparisonReady, this, &MainWindow::onRunComparisonReady);
+    connect(m_session, &ui::RunSession::failed, this, &MainWindow::onRunFailed);
+    connect(m_session, &ui::RunSession::gpuChanged, this, &MainWindow::onDevicesChecked);
     connect(m_runner, &ui::RunController::stateChanged, this, &MainWindow::updateRunActions);
 
     m_lessons->load(workloadsDir(), examplesDir());
@@ -433,7 +436,7 @@ void MainWindow::addRecentFile(const QString &path)
 {
     const QString absolute = QFileInfo(path).absoluteFilePath();
     // Files of a run live in a temporary folder that goes away: not worth remembering.
-    if (m_runDir && absolute.startsWith(m_runDir->path()))
+    if (m_session->ownsFile(absolute))
         return;
     QStringList files = recentFiles();
     files.removeAll(absolute);
@@ -479,14 +482,14 @@ void MainWindow::updateTitle()
 void MainWindow::updateRunActions()
 {
     const bool busy = m_runner->isBusy() && m_runner->state() != ui::RunController::State::CheckingDevices;
-    m_runAction->setEnabled(!busy && m_gpuUsable && !m_editor->isEmpty());
-    m_compareAction->setEnabled(!busy && m_gpuUsable && !m_editor->isEmpty());
-    m_compareAction->setToolTip(!m_gpuUsable          ? tr("No usable GPU: see the banner")
-                                : m_editor->isEmpty() ? tr("Open or write a workload first")
-                                                      : tr("Run variants of the workload side by side"));
-    m_runAction->setToolTip(!m_gpuUsable          ? tr("No usable GPU: see the banner")
-                            : m_editor->isEmpty() ? tr("Open or write a workload first")
-                                                  : tr("Run the workload in the editor on the GPU"));
+    m_runAction->setEnabled(!busy && m_session->gpuUsable() && !m_editor->isEmpty());
+    m_compareAction->setEnabled(!busy && m_session->gpuUsable() && !m_editor->isEmpty());
+    m_compareAction->setToolTip(!m_session->gpuUsable() ? tr("No usable GPU: see the banner")
+                                : m_editor->isEmpty()   ? tr("Open or write a workload first")
+                                                        : tr("Run variants of the workload side by side"));
+    m_runAction->setToolTip(!m_session->gpuUsable() ? tr("No usable GPU: see the banner")
+                            : m_editor->isEmpty()   ? tr("Open or write a workload first")
+                                                    : tr("Run the workload in the editor on the GPU"));
     m_cancelAction->setEnabled(busy);
     m_progress->setVisible(busy);
     m_cancelButton->setVisible(busy);
@@ -793,13 +796,8 @@ void MainWindow::setDarkTheme(bool dark)
 // Whether the editor's workload can run now; if not, says why (`cannot` is the message's title).
 bool MainWindow::checkRunnable(const QString &cannot)
 {
-    if (m_runner->isBusy()) {
-        showError(cannot, tr("a run is already in progress"));
-        return false;
-    }
-    if (!m_gpuUsable) {
-        showError(cannot, tr("streamscope-cli found no usable GPU (see the banner); use Run > Check for a "
-                             "GPU after fixing the driver or device"));
+    if (const QString why = m_session->whyNotRunnable(); !why.isEmpty()) {
+        showError(cannot, why);
         return false;
     }
     m_editor->validateNow();
@@ -816,40 +814,19 @@ bool MainWindow::checkRunnable(const QString &cannot)
     return true;
 }
 
-// Checks that the editor's workload can run now and writes it where the CLI reads it.
-bool MainWindow::prepareWorkloadFile(const QString &cannot, QString *workloadPath)
-{
-    if (!checkRunnable(cannot))
-        return false;
-    if (!m_runDir) {
-        m_runDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QStringLiteral("/streamscope-XXXXXX"));
-        if (!m_runDir->isValid()) {
-            showError(cannot, tr("no temporary folder could be created: %1").arg(m_runDir->errorString()));
-            m_runDir.reset();
-            return false;
-        }
-    }
-    ++m_runCount;
-    *workloadPath = m_runDir->filePath(QStringLiteral("run-%1.json").arg(m_runCount));
-    QFile file(*workloadPath);
-    if (!file.open(QIODevice::WriteOnly) || file.write(m_editor->text().toUtf8()) < 0 || !file.flush()) {
-        showError(cannot, tr("%1: %2").arg(*workloadPath, file.errorString()));
-        return false;
-    }
-    file.close();
-    return true;
-}
-
 bool MainWindow::runWorkload()
 {
-    QString workloadPath;
-    if (!prepareWorkloadFile(tr("Cannot run"), &workloadPath))
+    if (!checkRunnable(tr("Cannot run")))
         return false;
-    const QString outputPath = m_runDir->filePath(QStringLiteral("run-%1.sstrace").arg(m_runCount));
+    QString error;
+    if (!m_session->run(m_editor->text(), m_editor->displayName(), &error)) {
+        showError(tr("Cannot run"), error);
+        return false;
+    }
     clearError();
     m_progress->setValue(0);
     m_runStatus->setText(tr("Starting streamscope-cli…"));
-    return m_runner->start(workloadPath, outputPath);
+    return true;
 }
 
 bool MainWindow::compareWorkload()
@@ -865,74 +842,69 @@ bool MainWindow::compareWorkload()
 
 bool MainWindow::startComparison(const QStringList &varyOptions, int repetitions, int warmup)
 {
-    QString workloadPath;
-    if (!prepareWorkloadFile(tr("Cannot compare"), &workloadPath))
+    if (!checkRunnable(tr("Cannot compare")))
         return false;
-    const QString outputPath = m_runDir->filePath(QStringLiteral("comparison-%1.sscompare").arg(m_runCount));
+    QString error;
+    if (!m_session->compare(m_editor->text(), m_editor->displayName(), varyOptions, repetitions, warmup, &error)) {
+        showError(tr("Cannot compare"), error);
+        return false;
+    }
     clearError();
     m_progress->setValue(0);
     m_runStatus->setText(tr("Starting streamscope-cli compare…"));
-    m_comparisonName = m_editor->displayName();
-    return m_runner->startComparison(workloadPath, varyOptions, outputPath, repetitions, warmup);
+    return true;
 }
 
 void MainWindow::cancelRun()
 {
     if (m_runner->state() == ui::RunController::State::Running) {
         m_runStatus->setText(tr("Cancelling…"));
-        m_runner->cancel();
+        m_session->cancel();
     }
 }
 
 void MainWindow::checkGpu()
 {
-    m_runner->checkDevices();
+    m_session->checkDevices();
 }
 
-void MainWindow::onRunFinished(const QString &outputPath)
+void MainWindow::onRunTraceReady(std::shared_ptr<const engine::Trace> trace, const QString &displayName,
+                                 const QString &path)
 {
     // The run's result is newer than a file still being opened: that open must not replace it later.
     if (m_loader->isLoading())
         m_loader->cancel();
     m_progress->setValue(100);
-    if (m_runner->job() == ui::RunController::Job::Compare) {
-        m_runStatus->setText(tr("Comparison finished"));
-        QString error;
-        ui::ComparisonWindow *window = newComparisonWindow(outputPath, &error);
-        if (!window) {
-            showError(tr("The comparison finished but its file could not be read"), error);
-            return;
-        }
-        QString name = m_comparisonName;
-        if (name.endsWith(QLatin1String(".json")))
-            name.chop(5);
-        // It lives in the run folder until saved: named after the workload, and marked so.
-        window->setDisplayName(tr("%1 comparison %2").arg(name).arg(m_runCount));
-        window->setUnsaved(true);
-        window->show();
-        return;
-    }
     m_runStatus->setText(tr("Run finished"));
-    try {
-        auto trace = std::make_shared<engine::Trace>(engine::readNativeTrace(outputPath.toStdString()));
-        const QString name = trace->title.empty() ? m_editor->displayName() : QString::fromStdString(trace->title);
-        showTrace(std::move(trace), tr("%1 (run %2, not saved)").arg(name).arg(m_runCount), outputPath);
-    } catch (const engine::Error &e) {
-        showError(tr("The run finished but its trace could not be read"), QString::fromUtf8(e.what()));
-    }
+    showTrace(std::move(trace), displayName, path);
 }
 
-void MainWindow::onRunFailed(const ui::RunFailure &failure)
+void MainWindow::onRunComparisonReady(const QString &path, const QString &displayName)
 {
-    m_runStatus->setText(ui::failureTitle(failure.kind));
-    if (failure.kind == ui::RunFailureKind::NoGpu)
-        onDevicesChecked(false, failure.message);
-    showError(ui::failureTitle(failure.kind), failure.message);
+    if (m_loader->isLoading())
+        m_loader->cancel();
+    m_progress->setValue(100);
+    m_runStatus->setText(tr("Comparison finished"));
+    QString error;
+    ui::ComparisonWindow *window = newComparisonWindow(path, &error);
+    if (!window) {
+        showError(tr("The comparison finished but its file could not be read"), error);
+        return;
+    }
+    // It lives in the run folder until saved, and is marked so.
+    window->setDisplayName(displayName);
+    window->setUnsaved(true);
+    window->show();
+}
+
+void MainWindow::onRunFailed(const QString &title, const QString &message)
+{
+    m_runStatus->setText(title);
+    showError(title, message);
 }
 
 void MainWindow::onDevicesChecked(bool usable, const QString &message)
 {
-    m_gpuUsable = usable;
     m_lessons->setCanRun(usable);
     updateRunActions();
     if (usable) {

@@ -9,7 +9,6 @@
 #include <QMainWindow>
 #include <QPointer>
 #include <QStringList>
-#include <QTemporaryDir>
 
 #include <functional>
 #include <memory>
@@ -41,6 +40,7 @@ class NsightCompareView;
 class ExperimentDialog;
 class TraceLoader;
 class TraceDocument;
+class RunSession;
 } // namespace streamscope::ui
 
 namespace streamscope::gui {
@@ -151,9 +151,9 @@ private:
     void onOpSelected(int repetition, int op);
     ui::ComparisonWindow *newComparisonWindow(const QString &path, QString *error);
     bool checkRunnable(const QString &cannot);
-    bool prepareWorkloadFile(const QString &cannot, QString *workloadPath);
-    void onRunFinished(const QString &outputPath);
-    void onRunFailed(const ui::RunFailure &failure);
+    void onRunTraceReady(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path);
+    void onRunComparisonReady(const QString &path, const QString &displayName);
+    void onRunFailed(const QString &title, const QString &message);
     void onDevicesChecked(bool usable, const QString &message);
     void updateExplanation();
     void newWorkload();
@@ -175,7 +175,8 @@ private:
     ui::OpTableModel *m_opModel = nullptr;
     QSortFilterProxyModel *m_opProxy = nullptr;
     QTableView *m_opTable = nullptr;
-    ui::RunController *m_runner = nullptr;
+    ui::RunSession *m_session; // runs and comparisons: the CLI child, the run folder, whether a GPU is usable
+    ui::RunController *m_runner; // m_session's, for progress and state
 
     QLabel *m_banner = nullptr; // no GPU, examples shown
     QLabel *m_timingBanner = nullptr; // the trace on screen was timed by events (CUPTI refused, or format 1)
@@ -205,15 +206,11 @@ private:
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
 
-    std::unique_ptr<QTemporaryDir> m_runDir; // workloads handed to the CLI and the traces it writes
-    int m_runCount = 0;
-    bool m_gpuUsable = true; // until the CLI says otherwise
     bool m_presentation = false;
     bool m_dark = false;
     QString m_lastError;
     std::function<DiscardAnswer()> m_discardQuestion;
     std::function<bool(ui::ExperimentDialog &)> m_experimentQuestion;
-    QString m_comparisonName; // the workload's name for the comparison running now
     QPointer<ui::ComparisonWindow> m_lastComparison;
 };
 
