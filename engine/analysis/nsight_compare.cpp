@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/op_alignment.h"
 #include "engine/model/errors.h"
 
 namespace streamscope::engine {
@@ -133,125 +134,71 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
 
     for (const auto &[repA, repB] : pairs) {
         const std::int64_t originA = originOf(*repA), originB = originOf(*repB);
-        Lanes lanesA = lanesOf(own, *repA), lanesB = lanesOf(nsight, *repB);
+        // One alignment over both sides' lanes (engine/analysis/op_alignment.h): by name in the lane, then
+        // by name across lanes (a synchronous cudaMemcpy issued "on" a workload stream runs on the legacy
+        // default stream, where Nsight shows it), then what is left of a lane in order (ops the tools name
+        // differently). Lanes are numbered in name order on both sides.
+        const Lanes lanesA = lanesOf(own, *repA), lanesB = lanesOf(nsight, *repB);
+        std::map<std::string, int> laneNumber;
+        for (const Lanes *lanes : {&lanesA, &lanesB})
+            for (const auto &[lane, ops] : *lanes)
+                laneNumber.emplace(lane, 0);
+        int number = 0;
+        for (auto &[lane, n] : laneNumber)
+            n = number++;
+        std::vector<AlignItem> itemsA, itemsB;
+        std::vector<const OpRecord *> recordsA, recordsB;
+        std::vector<std::string> laneOfA;
+        for (const auto &[lane, ops] : lanesA)
+            for (const OpRecord *op : ops) {
+                itemsA.push_back({laneNumber.at(lane), own.name(*op), op->kind});
+                recordsA.push_back(op);
+                laneOfA.push_back(lane);
+            }
         for (const auto &[lane, ops] : lanesB)
-            lanesA.try_emplace(lane); // a lane only Nsight has: its ops may still pair in the second pass
-        static const std::vector<const OpRecord *> kNone;
-        const auto opsOf = [&](const Lanes &lanes, const std::string &lane) -> const std::vector<const OpRecord *> & {
-            const auto it = lanes.find(lane);
-            return it == lanes.end() ? kNone : it->second;
-        };
-        struct Pairing {
-            std::vector<int> partner, occurrence;
-            std::vector<char> byOrder, acrossLanes;
-            std::vector<char> bUsed;
-        };
-        std::map<std::string, Pairing> pairing;
-        // First pass, per lane: name + occurrence.
-        for (const auto &[lane, opsA] : lanesA) {
-            const auto &opsB = opsOf(lanesB, lane);
-            Pairing &p = pairing[lane];
-            p.partner.assign(opsA.size(), -1);
-            p.occurrence.assign(opsA.size(), 0);
-            p.byOrder.assign(opsA.size(), 0);
-            p.acrossLanes.assign(opsA.size(), 0);
-            p.bUsed.assign(opsB.size(), 0);
-            std::map<std::pair<std::string, int>, std::size_t> bByKey;
-            std::map<std::string, int> count;
-            for (std::size_t j = 0; j < opsB.size(); ++j)
-                bByKey.emplace(std::make_pair(nsight.name(*opsB[j]), count[nsight.name(*opsB[j])]++), j);
-            count.clear();
-            for (std::size_t i = 0; i < opsA.size(); ++i) {
-                const std::string &name = own.name(*opsA[i]);
-                p.occurrence[i] = count[name]++;
-                if (auto it = bByKey.find({name, p.occurrence[i]}); it != bByKey.end()) {
-                    p.partner[i] = static_cast<int>(it->second);
-                    p.bUsed[it->second] = 1;
-                }
+            for (const OpRecord *op : ops) {
+                itemsB.push_back({laneNumber.at(lane), nsight.name(*op), op->kind});
+                recordsB.push_back(op);
             }
-        }
-        // Second pass, across lanes: the same name among the leftovers. A synchronous cudaMemcpy issued
-        // "on" a workload stream runs on the legacy default stream, where Nsight shows it.
-        std::map<std::string, std::vector<std::pair<std::string, std::size_t>>> leftoverB;
-        for (auto &[lane, p] : pairing)
-            for (std::size_t j = 0; j < p.bUsed.size(); ++j)
-                if (!p.bUsed[j])
-                    leftoverB[nsight.name(*opsOf(lanesB, lane)[j])].emplace_back(lane, j);
-        std::map<std::string, std::size_t> leftoverNext;
-        std::map<std::pair<std::string, std::size_t>, std::pair<std::string, std::size_t>> crossPartner;
-        for (auto &[lane, p] : pairing) {
-            const auto &opsA = opsOf(lanesA, lane);
-            for (std::size_t i = 0; i < opsA.size(); ++i) {
-                if (p.partner[i] >= 0)
-                    continue;
-                const std::string &name = own.name(*opsA[i]);
-                auto it = leftoverB.find(name);
-                if (it == leftoverB.end() || leftoverNext[name] >= it->second.size())
-                    continue;
-                const auto [laneB, j] = it->second[leftoverNext[name]++];
-                pairing[laneB].bUsed[j] = 1;
-                p.acrossLanes[i] = 1;
-                crossPartner[{lane, i}] = {laneB, j};
+        const OpAlignment alignment = alignOps(itemsA, itemsB, {true, OrderFallback::InLane});
+        result.unmatchedNsight +=
+            static_cast<int>(std::count(alignment.partnerOfB.begin(), alignment.partnerOfB.end(), -1));
+        std::map<std::string, int> positionInLane;
+        for (std::size_t k = 0; k < itemsA.size(); ++k) {
+            const std::string &lane = laneOfA[k];
+            const int i = positionInLane[lane]++;
+            const OpAlignment::Match &m = alignment.a[k];
+            if (m.b < 0) {
+                ++result.unmatchedOwn;
+                continue;
             }
-        }
-        // Third pass, per lane: what is left of each side in order (e.g. ops named differently by the tools).
-        for (auto &[lane, p] : pairing) {
-            const auto &opsA = opsOf(lanesA, lane);
-            std::size_t nextB = 0;
-            for (std::size_t i = 0; i < opsA.size(); ++i) {
-                if (p.partner[i] >= 0 || p.acrossLanes[i])
-                    continue;
-                while (nextB < p.bUsed.size() && p.bUsed[nextB])
-                    ++nextB;
-                if (nextB == p.bUsed.size())
-                    break;
-                p.partner[i] = static_cast<int>(nextB);
-                p.bUsed[nextB] = 1;
-                p.byOrder[i] = 1;
+            const bool byOrder = m.method == MatchMethod::ByOrder;
+            const OpRecord &a = *recordsA[k], &b = *recordsB[static_cast<std::size_t>(m.b)];
+            ++result.matched;
+            result.matchedByOrder += byOrder ? 1 : 0;
+            result.matchedAcrossStreams += m.acrossLanes ? 1 : 0;
+            SlotAccumulator &slot = slots[lane][{own.name(a), m.occurrence}];
+            if (slot.delta.name.empty()) {
+                slot.delta.lane = lane;
+                slot.delta.name = own.name(a);
+                slot.delta.nsightName = nsight.name(b);
+                slot.delta.nsightLane = laneOf(nsight, b);
+                slot.delta.kind = a.kind;
+                slot.delta.occurrence = m.occurrence;
+                slot.position = i;
             }
-        }
-        for (auto &[lane, p] : pairing) {
-            result.unmatchedNsight += static_cast<int>(std::count(p.bUsed.begin(), p.bUsed.end(), 0));
-            const auto &opsA = opsOf(lanesA, lane);
-            for (std::size_t i = 0; i < opsA.size(); ++i) {
-                const OpRecord *partner = nullptr;
-                if (p.acrossLanes[i]) {
-                    const auto &[laneB, j] = crossPartner.at({lane, i});
-                    partner = opsOf(lanesB, laneB)[j];
-                } else if (p.partner[i] >= 0) {
-                    partner = opsOf(lanesB, lane)[static_cast<std::size_t>(p.partner[i])];
-                }
-                if (!partner) {
-                    ++result.unmatchedOwn;
-                    continue;
-                }
-                const OpRecord &a = *opsA[i], &b = *partner;
-                ++result.matched;
-                result.matchedByOrder += p.byOrder[i];
-                result.matchedAcrossStreams += p.acrossLanes[i];
-                SlotAccumulator &slot = slots[lane][{own.name(a), p.occurrence[i]}];
-                if (slot.delta.name.empty()) {
-                    slot.delta.lane = lane;
-                    slot.delta.name = own.name(a);
-                    slot.delta.nsightName = nsight.name(b);
-                    slot.delta.nsightLane = laneOf(nsight, b);
-                    slot.delta.kind = a.kind;
-                    slot.delta.occurrence = p.occurrence[i];
-                    slot.position = static_cast<int>(i);
-                }
-                slot.delta.byOrder = slot.delta.byOrder || p.byOrder[i];
-                if (!hasTime(a) || !hasTime(b))
-                    continue;
-                const double durA = static_cast<double>(durationOf(a)), durB = static_cast<double>(durationOf(b));
-                const double startDelta = static_cast<double>((startOf(b) - originB) - (startOf(a) - originA));
-                slot.own.push_back(durA);
-                slot.nsight.push_back(durB);
-                slot.durationDelta.push_back(durB - durA);
-                slot.startDelta.push_back(startDelta);
-                if (!separate) {
-                    byKind[a.kind].add(durB - durA, durA, startDelta);
-                    overall.add(durB - durA, durA, startDelta);
-                }
+            slot.delta.byOrder = slot.delta.byOrder || byOrder;
+            if (!hasTime(a) || !hasTime(b))
+                continue;
+            const double durA = static_cast<double>(durationOf(a)), durB = static_cast<double>(durationOf(b));
+            const double startDelta = static_cast<double>((startOf(b) - originB) - (startOf(a) - originA));
+            slot.own.push_back(durA);
+            slot.nsight.push_back(durB);
+            slot.durationDelta.push_back(durB - durA);
+            slot.startDelta.push_back(startDelta);
+            if (!separate) {
+                byKind[a.kind].add(durB - durA, durA, startDelta);
+                overall.add(durB - durA, durA, startDelta);
             }
         }
     }

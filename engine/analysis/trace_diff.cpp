@@ -8,6 +8,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "engine/analysis/op_alignment.h"
 #include "engine/model/errors.h"
 
 namespace streamscope::engine {
@@ -126,11 +127,6 @@ void addStats(const std::vector<double> &values, double &mean, double &median, d
 
 } // namespace
 
-std::string_view toString(MatchMethod method)
-{
-    return method == MatchMethod::ByName ? "name" : "order";
-}
-
 std::string normalizeOpName(std::string_view name)
 {
     std::string s(name);
@@ -199,6 +195,24 @@ TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
         }
     }
 
+    // Ops: one alignment over every lane (engine/analysis/op_alignment.h). A's lane i is lane number i,
+    // the B lane paired with it too; a B lane without a partner gets a number of its own.
+    std::vector<AlignItem> itemsA, itemsB;
+    std::vector<std::size_t> firstA(la.size()), firstB(lb.size());
+    for (std::size_t i = 0; i < la.size(); ++i) {
+        firstA[i] = itemsA.size();
+        for (const auto &op : la[i].ops)
+            itemsA.push_back({static_cast<int>(i), norm(op.name), op.kind});
+    }
+    for (std::size_t j = 0; j < lb.size(); ++j) {
+        firstB[j] = itemsB.size();
+        const int lane = pairOfB[j] >= 0 ? pairOfB[j] : static_cast<int>(la.size() + j);
+        for (const auto &op : lb[j].ops)
+            itemsB.push_back({lane, norm(op.name), op.kind});
+    }
+    const OpAlignment alignment = alignOps(
+        itemsA, itemsB, {false, options.fallbackToOrder ? OrderFallback::InLaneSameKind : OrderFallback::None});
+
     std::vector<double> absStart, absDuration;
     auto unmatched = [&](char side, const Lane &lane, const DiffOp &op) {
         diff.unmatched.push_back({side, lane.name, op});
@@ -227,43 +241,15 @@ TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
         pair.busy = compareSpreads(pair.busyA, pair.busyB);
         diff.streams.push_back(pair);
 
-        // Ops: the k-th op named N on one side with the k-th op named N on the other.
         std::vector<int> matchOfA(A.ops.size(), -1), matchOfB(B.ops.size(), -1);
         std::vector<MatchMethod> how(A.ops.size(), MatchMethod::ByName);
-        std::unordered_map<std::string, std::vector<int>> bByName;
-        for (std::size_t k = 0; k < B.ops.size(); ++k)
-            bByName[norm(B.ops[k].name)].push_back(static_cast<int>(k));
-        std::unordered_map<std::string, std::size_t> seen;
         for (std::size_t k = 0; k < A.ops.size(); ++k) {
-            const std::string key = norm(A.ops[k].name);
-            const std::size_t occurrence = seen[key]++;
-            const auto it = bByName.find(key);
-            if (it != bByName.end() && occurrence < it->second.size()) {
-                matchOfA[k] = it->second[occurrence];
-                matchOfB[it->second[occurrence]] = static_cast<int>(k);
-            }
-        }
-        // Left over on both sides (renamed ops, names another tool chose): pair in order within a kind.
-        // Not for OpKind::Other: imported API calls of every sort share it, and only their names tell
-        // them apart.
-        if (options.fallbackToOrder) {
-            std::map<OpKind, std::vector<int>> restB;
-            for (std::size_t k = 0; k < B.ops.size(); ++k)
-                if (matchOfB[k] < 0 && B.ops[k].kind != OpKind::Other)
-                    restB[B.ops[k].kind].push_back(static_cast<int>(k));
-            std::map<OpKind, std::size_t> used;
-            for (std::size_t k = 0; k < A.ops.size(); ++k) {
-                if (matchOfA[k] >= 0 || A.ops[k].kind == OpKind::Other)
-                    continue;
-                auto &candidates = restB[A.ops[k].kind];
-                std::size_t &u = used[A.ops[k].kind];
-                if (u < candidates.size()) {
-                    matchOfA[k] = candidates[u];
-                    matchOfB[candidates[u]] = static_cast<int>(k);
-                    how[k] = MatchMethod::ByOrder;
-                    ++u;
-                }
-            }
+            const OpAlignment::Match &m = alignment.a[firstA[i] + k];
+            if (m.b < 0)
+                continue;
+            matchOfA[k] = m.b - static_cast<int>(firstB[static_cast<std::size_t>(pairOfA[i])]);
+            matchOfB[static_cast<std::size_t>(matchOfA[k])] = static_cast<int>(k);
+            how[k] = m.method;
         }
         for (std::size_t k = 0; k < A.ops.size(); ++k) {
             if (matchOfA[k] < 0) {

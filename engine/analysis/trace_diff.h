@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/op_alignment.h"
 #include "engine/analysis/verdict.h"
 #include "engine/model/trace.h"
 
@@ -32,9 +33,6 @@ struct DiffOptions {
     NameNormalizer normalizeName; // empty: names as they are
     bool fallbackToOrder = true; // pair ops left over by name in order, per stream and kind
 };
-
-enum class MatchMethod : std::uint8_t { ByName, ByOrder };
-std::string_view toString(MatchMethod method); // "name" | "order"
 
 // One op as the diff sees it: an op slot of one stream of the reference repetition.
 struct DiffOp {
