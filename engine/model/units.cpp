@@ -1,6 +1,7 @@
 // Parsing and formatting of byte sizes, durations and rates (see units.h for the accepted spellings).
 #include "engine/model/units.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -216,6 +217,15 @@ std::string formatDuration(std::int64_t ns)
         v = static_cast<double>(ns) / kUnits[unit].divisor;
     }
     return threeDigits(v) + " " + std::string(kUnits[unit].name);
+}
+
+std::string formatSignedDuration(double ns)
+{
+    if (!std::isfinite(ns))
+        return "-";
+    const double clamped = std::clamp(ns, -9.2e18, 9.2e18);
+    const auto rounded = static_cast<std::int64_t>(std::llround(clamped));
+    return rounded < 0 ? formatDuration(rounded) : "+" + formatDuration(rounded);
 }
 
 std::string formatRate(double gbPerSecond)

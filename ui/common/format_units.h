@@ -29,6 +29,11 @@ inline QString formatDuration(qint64 ns)
 {
     return qs(engine::formatDuration(ns));
 }
+// "+12.3 µs", "-135 µs": a delta with its sign.
+inline QString formatSignedDuration(double ns)
+{
+    return qs(engine::formatSignedDuration(ns));
+}
 // "51.9 GB/s" (GB = 1e9 bytes, as engine::OpRecord::gbPerSecond).
 inline QString formatGBs(double gbPerSecond)
 {

@@ -5,6 +5,7 @@
 #include <QColor>
 
 #include "ui/common/format_units.h"
+#include "ui/common/verdict_brush.h"
 #include "ui/timeline/time_mapping.h"
 
 namespace streamscope::ui {
@@ -81,13 +82,7 @@ QVariant ComparisonTableModel::data(const QModelIndex &index, int role) const
     if (role == Qt::TextAlignmentRole)
         return column == VariantColumn ? int(Qt::AlignLeft | Qt::AlignVCenter) : int(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ForegroundRole && column == VerdictColumn && !baseline) {
-        // Noise is grey on purpose: the table must not look like it calls a winner.
-        switch (row.vsFirst.kind) {
-        case engine::VerdictKind::Faster: return QBrush(QColor(0x1b, 0x7f, 0x3b));
-        case engine::VerdictKind::Slower: return QBrush(QColor(0xb0, 0x30, 0x30));
-        case engine::VerdictKind::Noise:
-        case engine::VerdictKind::Unknown: return QBrush(QColor(0x80, 0x80, 0x80));
-        }
+        return verdictBrush(row.vsFirst.kind); // noise grey: the table must not look like it calls a winner
     }
     if (role == Qt::ToolTipRole) {
         if (column == VerdictColumn && row.vsFirst.kind == engine::VerdictKind::Noise)

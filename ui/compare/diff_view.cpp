@@ -2,32 +2,41 @@
 #include "ui/compare/diff_view.h"
 #include "ui/common/format_units.h"
 
+#include <algorithm>
+
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMessageBox>
 #include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "engine/formats/trace_io.h"
-#include "ui/compare/diff_table_model.h"
+#include "ui/compare/nsight_summary_model.h"
+#include "ui/compare/op_delta_model.h"
+#include "ui/compare/stream_delta_model.h"
 #include "ui/timeline/time_mapping.h"
 
 namespace streamscope::ui {
 
 namespace {
 
-QTableView *makeTable(QAbstractItemModel *model, QWidget *parent)
+// Sortable by a click on a header (sortRole: raw numbers, not the text; -1: not sortable); in the
+// engine's order (stream, then position) until then.
+QTableView *makeTable(QAbstractItemModel *model, int sortRole, QWidget *parent)
 {
     auto *proxy = new QSortFilterProxyModel(parent);
     proxy->setSourceModel(model);
-    proxy->setSortRole(DiffOpModel::SortRole);
+    proxy->setSortRole(sortRole);
     auto *table = new QTableView(parent);
     table->setModel(proxy);
-    table->setSortingEnabled(false);
+    table->setSortingEnabled(sortRole >= 0);
+    table->sortByColumn(-1, Qt::AscendingOrder);
     table->setAlternatingRowColors(true);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
@@ -44,13 +53,52 @@ DiffView::DiffView(QWidget *parent) : QWidget(parent)
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_summary);
-    m_tabs = new QTabWidget(this);
-    m_opModel = new DiffOpModel(this);
+    m_opModel = new OpDeltaModel(this);
     m_streamModel = new DiffStreamModel(this);
-    m_tabs->addTab(makeTable(m_opModel, m_tabs), tr("Ops"));
-    m_tabs->addTab(makeTable(m_streamModel, m_tabs), tr("Streams"));
-    layout->addWidget(m_tabs, 1);
+    m_kindModel = new NsightSummaryModel(this);
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    m_kindTable = makeTable(m_kindModel, NsightSummaryModel::SortRole, split);
+    m_kindTable->hide(); // the Nsight comparison's
+    m_tabs = new QTabWidget(split);
+    m_opTable = makeTable(m_opModel, OpDeltaModel::SortRole, m_tabs);
+    m_streamTable = makeTable(m_streamModel, -1, m_tabs);
+    m_tabs->addTab(m_opTable, tr("Ops"));
+    m_tabs->addTab(m_streamTable, tr("Streams"));
+    split->addWidget(m_kindTable);
+    split->addWidget(m_tabs);
+    // When both show, the summary keeps the width of its columns and the per-op table takes the rest.
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
     resize(1200, 700);
+}
+
+void DiffView::showOpColumns()
+{
+    for (int column = 0; column < OpDeltaModel::ColumnCount; ++column)
+        m_opTable->setColumnHidden(column, !m_opModel->hasColumn(column));
+}
+
+void DiffView::setNsightComparison(const engine::NsightComparison &comparison)
+{
+    m_diff = {};
+    m_opModel->setNsightComparison(comparison);
+    m_kindModel->setSummaries(comparison.kinds, comparison.overall);
+    m_streamModel->setDiff(m_diff);
+    showOpColumns();
+    m_summary->clear();
+    m_summary->hide();
+    m_kindTable->show();
+    m_tabs->setTabVisible(m_tabs->indexOf(m_streamTable), false);
+    m_tabs->tabBar()->hide(); // one tab left: no tab bar
+    for (QTableView *table : {m_kindTable, m_opTable})
+        table->resizeColumnsToContents();
+    // The summary as wide as its columns, the per-op table the rest.
+    if (auto *split = qobject_cast<QSplitter *>(m_tabs->parentWidget())) {
+        const int summaryWidth = m_kindTable->horizontalHeader()->length() + m_kindTable->verticalHeader()->width()
+                                 + 2 * m_kindTable->frameWidth() + 24;
+        split->setSizes({summaryWidth, std::max(summaryWidth, split->width() - summaryWidth)});
+    }
 }
 
 QString DiffView::summaryText(const engine::TraceDiff &diff, const QString &nameA, const QString &nameB)
@@ -102,6 +150,11 @@ void DiffView::setTraces(const engine::Trace &a, const engine::Trace &b, const Q
     m_diff = engine::diffTraces(a, b, options);
     m_opModel->setDiff(m_diff);
     m_streamModel->setDiff(m_diff);
+    showOpColumns();
+    m_summary->show();
+    m_kindTable->hide();
+    m_tabs->setTabVisible(m_tabs->indexOf(m_streamTable), true);
+    m_tabs->tabBar()->show();
     m_summary->setText(QStringLiteral("A = %1, B = %2.\n%3")
                            .arg(nameA, nameB, summaryText(m_diff, QStringLiteral("A"), QStringLiteral("B"))));
     for (int i = 0; i < m_tabs->count(); ++i)

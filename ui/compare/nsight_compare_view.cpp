@@ -19,8 +19,9 @@
 
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
-#include "ui/compare/nsight_delta_model.h"
+#include "ui/compare/diff_view.h"
 #include "ui/compare/nsight_summary_model.h"
+#include "ui/compare/op_delta_model.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/time_mapping.h"
 #include "ui/timeline/timeline_view.h"
@@ -38,24 +39,6 @@ qint64 firstGpuStartNs(const engine::Trace &trace, int repetition, qint64 fallba
         if (op.hasGpu())
             first = std::min<qint64>(first, op.gpuStartNs);
     return first == std::numeric_limits<qint64>::max() ? fallback : first;
-}
-
-QTableView *makeTable(QAbstractItemModel *model, int sortRole, QWidget *parent)
-{
-    auto *proxy = new QSortFilterProxyModel(parent);
-    proxy->setSourceModel(model);
-    proxy->setSortRole(sortRole);
-    auto *table = new QTableView(parent);
-    table->setModel(proxy);
-    table->setSortingEnabled(true);
-    table->sortByColumn(-1, Qt::AscendingOrder); // the engine's order (lane, then position) until a click
-    table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table->setAlternatingRowColors(true);
-    table->verticalHeader()->setVisible(false);
-    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-    table->horizontalHeader()->setStretchLastSection(true);
-    table->setWordWrap(false);
-    return table;
 }
 
 // The op of one repetition in a lane (a stream's name, "host" for host-only ops) with a name, the
@@ -80,8 +63,7 @@ int findOp(const engine::Trace &trace, int repetition, const std::string &lane, 
 
 } // namespace
 
-NsightCompareView::NsightCompareView(QWidget *parent) :
-    QWidget(parent), m_deltaModel(new NsightDeltaModel(this)), m_summaryModel(new NsightSummaryModel(this))
+NsightCompareView::NsightCompareView(QWidget *parent) : QWidget(parent)
 {
     setWindowTitle(tr("StreamScope vs Nsight Systems"));
 
@@ -120,12 +102,11 @@ NsightCompareView::NsightCompareView(QWidget *parent) :
         return box;
     };
 
-    m_summaryTable = makeTable(m_summaryModel, NsightSummaryModel::SortRole, this);
-    m_deltaTable = makeTable(m_deltaModel, NsightDeltaModel::SortRole, this);
-
-    connect(m_deltaTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+    m_deltas = new DiffView(this);
+    m_deltas->layout()->setContentsMargins(0, 0, 0, 0);
+    connect(m_deltas->opTable()->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &current) {
-                const auto *proxy = static_cast<const QSortFilterProxyModel *>(m_deltaTable->model());
+                const auto *proxy = static_cast<const QSortFilterProxyModel *>(m_deltas->opTable()->model());
                 if (current.isValid())
                     selectSlot(proxy->mapToSource(current).row());
             });
@@ -139,17 +120,10 @@ NsightCompareView::NsightCompareView(QWidget *parent) :
         this);
     explanation->setWordWrap(true);
 
-    auto *tables = new QSplitter(Qt::Horizontal, this);
-    tables->addWidget(m_summaryTable);
-    tables->addWidget(m_deltaTable);
-    // Equal halves: the summary's eight columns fit without scrolling at 1920 px.
-    tables->setStretchFactor(0, 1);
-    tables->setStretchFactor(1, 1);
-
     auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(wrap(m_ownTitle, m_ownTimeline));
     split->addWidget(wrap(m_nsightTitle, m_nsightTimeline));
-    split->addWidget(tables);
+    split->addWidget(m_deltas);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 3);
     split->setStretchFactor(2, 2);
@@ -162,6 +136,21 @@ NsightCompareView::NsightCompareView(QWidget *parent) :
 }
 
 NsightCompareView::~NsightCompareView() = default;
+
+OpDeltaModel *NsightCompareView::deltaModel() const
+{
+    return m_deltas->opModel();
+}
+
+NsightSummaryModel *NsightCompareView::summaryModel() const
+{
+    return m_deltas->kindModel();
+}
+
+QTableView *NsightCompareView::deltaTable() const
+{
+    return m_deltas->opTable();
+}
 
 bool NsightCompareView::openFiles(const QString &ownPath, const QString &nsightPath, QString *error)
 {
@@ -198,10 +187,7 @@ bool NsightCompareView::setTraces(std::shared_ptr<const engine::Trace> own, std:
     m_own = std::move(own);
     m_nsight = std::move(nsight);
     m_comparison = std::move(comparison);
-    m_deltaModel->setOps(m_comparison.ops);
-    m_summaryModel->setSummaries(m_comparison.kinds, m_comparison.overall);
-    for (QTableView *table : {m_summaryTable, m_deltaTable})
-        table->resizeColumnsToContents();
+    m_deltas->setNsightComparison(m_comparison);
 
     m_ownTitle->setText(tr("StreamScope (CUDA events): %1").arg(ownName));
     m_nsightTitle->setText(tr("Nsight Systems (CUPTI timestamps): %1, aligned on the first GPU start").arg(nsightName));

@@ -20,8 +20,9 @@ class QTableView;
 
 namespace streamscope::ui {
 
-class NsightDeltaModel;
+class DiffView;
 class NsightSummaryModel;
+class OpDeltaModel;
 class TimelineView;
 class ZoomControl;
 
@@ -55,9 +56,11 @@ public:
     const engine::NsightComparison &comparison() const { return m_comparison; }
     TimelineView *ownTimeline() const { return m_ownTimeline; }
     TimelineView *nsightTimeline() const { return m_nsightTimeline; }
-    NsightDeltaModel *deltaModel() const { return m_deltaModel; }
-    NsightSummaryModel *summaryModel() const { return m_summaryModel; }
-    QTableView *deltaTable() const { return m_deltaTable; }
+    // The per-kind summary and per-op tables: the DiffView every two-trace comparison uses.
+    DiffView *deltaView() const { return m_deltas; }
+    OpDeltaModel *deltaModel() const;
+    NsightSummaryModel *summaryModel() const;
+    QTableView *deltaTable() const;
     QString headline() const;
 
 private:
@@ -77,10 +80,7 @@ private:
     QSpinBox *m_repetitionBox = nullptr;
     TimelineView *m_ownTimeline = nullptr;
     TimelineView *m_nsightTimeline = nullptr;
-    NsightDeltaModel *m_deltaModel = nullptr;
-    NsightSummaryModel *m_summaryModel = nullptr;
-    QTableView *m_summaryTable = nullptr;
-    QTableView *m_deltaTable = nullptr;
+    DiffView *m_deltas = nullptr;
 };
 
 } // namespace streamscope::ui

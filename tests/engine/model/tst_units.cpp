@@ -2,6 +2,7 @@
 // used in op names and tables.
 #include <QtTest>
 
+#include <cmath>
 #include <limits>
 
 #include "engine/model/units.h"
@@ -25,6 +26,7 @@ private slots:
     void formatBytes();
     void formatDuration_data();
     void formatDuration();
+    void formatSignedDuration();
     void formatRate_data();
     void formatRate();
     void formatPercent_data();
@@ -189,6 +191,18 @@ void TestUnits::formatDuration()
     QFETCH(qint64, ns);
     QFETCH(QString, text);
     QCOMPARE(QString::fromStdString(streamscope::engine::formatDuration(ns)), text);
+}
+
+void TestUnits::formatSignedDuration()
+{
+    using streamscope::engine::formatSignedDuration;
+    QCOMPARE(QString::fromStdString(formatSignedDuration(12'300)), QStringLiteral("+12.3 µs"));
+    QCOMPARE(QString::fromStdString(formatSignedDuration(-134'700)), QStringLiteral("-135 µs"));
+    QCOMPARE(QString::fromStdString(formatSignedDuration(0.4)), QStringLiteral("+0 ns"));
+    QCOMPARE(QString::fromStdString(formatSignedDuration(-0.6)), QStringLiteral("-1 ns"));
+    QCOMPARE(QString::fromStdString(formatSignedDuration(-1.5e9)), QStringLiteral("-1.5 s"));
+    QCOMPARE(QString::fromStdString(formatSignedDuration(1e30)).left(1), QStringLiteral("+")); // clamped, no overflow
+    QCOMPARE(QString::fromStdString(formatSignedDuration(std::nan(""))), QStringLiteral("-"));
 }
 
 void TestUnits::formatRate_data()

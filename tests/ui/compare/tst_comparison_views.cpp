@@ -10,6 +10,7 @@
 #include <QLineSeries>
 #include <QStackedBarSeries>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -24,9 +25,10 @@
 #include "ui/compare/bandwidth_size_chart.h"
 #include "ui/compare/comparison_table_model.h"
 #include "ui/compare/comparison_window.h"
-#include "ui/compare/diff_table_model.h"
 #include "ui/compare/diff_view.h"
 #include "ui/compare/makespan_chart.h"
+#include "ui/compare/op_delta_model.h"
+#include "ui/compare/stream_delta_model.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/stacked_timelines.h"
 #include "ui/timeline/timeline_view.h"
@@ -342,28 +344,39 @@ private slots:
                                               QAbstractItemModelTester::FailureReportingMode::QtTest);
         view.setTraces(a, b, QStringLiteral("a.sstrace"), QStringLiteral("b.sstrace"));
 
-        ui::DiffOpModel *ops = view.opModel();
+        ui::OpDeltaModel *ops = view.opModel();
         QCOMPARE(ops->matchedRows(), 4);
         QCOMPARE(ops->rowCount(), 5); // 4 matched + the memset only in B
         auto cell = [&](int row, int column) { return ops->index(row, column).data().toString(); };
         QStringList namesA;
         for (int r = 0; r < 4; ++r) {
-            namesA << cell(r, ui::DiffOpModel::NameAColumn);
-            QCOMPARE(cell(r, ui::DiffOpModel::NameAColumn), cell(r, ui::DiffOpModel::NameBColumn));
-            QCOMPARE(cell(r, ui::DiffOpModel::MatchColumn), QStringLiteral("name"));
+            namesA << cell(r, ui::OpDeltaModel::NameAColumn);
+            QCOMPARE(cell(r, ui::OpDeltaModel::NameAColumn), cell(r, ui::OpDeltaModel::NameBColumn));
+            QCOMPARE(cell(r, ui::OpDeltaModel::MatchColumn), QStringLiteral("name"));
         }
         QCOMPARE(namesA, (QStringList{"A: H2D 1 MB", "B: kernel", "C: H2D 1 MB", "D: D2H 2 MB"}));
         // The kernel: durations 200/400/600 us in A, 300/500/700 us in B -> +100 us, ranges overlap.
-        QCOMPARE(ops->index(1, ui::DiffOpModel::DurationDeltaColumn).data(ui::DiffOpModel::SortRole).toDouble(),
+        QCOMPARE(ops->index(1, ui::OpDeltaModel::DurationDeltaColumn).data(ui::OpDeltaModel::SortRole).toDouble(),
                  100'000.0);
-        QCOMPARE(cell(1, ui::DiffOpModel::DurationDeltaColumn), QStringLiteral("+100 µs"));
-        QVERIFY(cell(1, ui::DiffOpModel::VerdictColumn).startsWith(QStringLiteral("noise")));
+        QCOMPARE(cell(1, ui::OpDeltaModel::DurationDeltaColumn), QStringLiteral("+100 µs"));
+        QVERIFY(cell(1, ui::OpDeltaModel::VerdictColumn).startsWith(QStringLiteral("noise")));
         // The H2D copies did not change.
-        QCOMPARE(ops->index(0, ui::DiffOpModel::DurationDeltaColumn).data(ui::DiffOpModel::SortRole).toDouble(), 0.0);
-        QCOMPARE(cell(0, ui::DiffOpModel::GBsAColumn), cell(0, ui::DiffOpModel::GBsBColumn));
-        QCOMPARE(cell(4, ui::DiffOpModel::MatchColumn), QStringLiteral("only in B"));
-        QCOMPARE(cell(4, ui::DiffOpModel::NameBColumn), QStringLiteral("E: memset"));
-        QVERIFY(cell(4, ui::DiffOpModel::NameAColumn).isEmpty());
+        QCOMPARE(ops->index(0, ui::OpDeltaModel::DurationDeltaColumn).data(ui::OpDeltaModel::SortRole).toDouble(), 0.0);
+        QCOMPARE(cell(0, ui::OpDeltaModel::GBsAColumn), cell(0, ui::OpDeltaModel::GBsBColumn));
+        QCOMPARE(cell(4, ui::OpDeltaModel::MatchColumn), QStringLiteral("only in B"));
+        QCOMPARE(cell(4, ui::OpDeltaModel::NameBColumn), QStringLiteral("E: memset"));
+        QVERIFY(cell(4, ui::OpDeltaModel::NameAColumn).isEmpty());
+        QVERIFY(cell(4, ui::OpDeltaModel::DurationAColumn).isEmpty()); // the side without the op stays empty
+        QVERIFY(!cell(4, ui::OpDeltaModel::DurationBColumn).isEmpty());
+        // A diff has no per-repetition pairing: the repetitions column is hidden, its own columns shown.
+        QVERIFY(!ops->hasColumn(ui::OpDeltaModel::SamplesColumn));
+        QVERIFY(view.opTable()->isColumnHidden(ui::OpDeltaModel::SamplesColumn));
+        for (int column : {ui::OpDeltaModel::StartAColumn, ui::OpDeltaModel::VerdictColumn,
+                           ui::OpDeltaModel::GBsAColumn, ui::OpDeltaModel::DurationDeltaPctColumn})
+            QVERIFY(!view.opTable()->isColumnHidden(column));
+        // The kernel: +100 us over A's median 400 us.
+        QCOMPARE(cell(1, ui::OpDeltaModel::DurationDeltaPctColumn), QStringLiteral("+25.0 %"));
+        QCOMPARE(ops->headerData(ui::OpDeltaModel::VerdictColumn, Qt::Horizontal).toString(), QStringLiteral("B vs A"));
 
         ui::DiffStreamModel *streams = view.streamModel();
         QCOMPARE(streams->rowCount(), 2);

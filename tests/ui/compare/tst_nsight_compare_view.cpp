@@ -20,9 +20,10 @@
 #include "engine/analysis/nsight_compare.h"
 #include "engine/formats/trace_io.h"
 #include "tests/ui/test_traces.h"
+#include "ui/compare/diff_view.h"
 #include "ui/compare/nsight_compare_view.h"
-#include "ui/compare/nsight_delta_model.h"
 #include "ui/compare/nsight_summary_model.h"
+#include "ui/compare/op_delta_model.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/timeline_view.h"
 #include "ui/timeline/zoom_control.h"
@@ -76,31 +77,50 @@ private slots:
         QString error;
         QVERIFY2(view.openFiles(fixture("overlap.sstrace"), fixture("overlap.sqlite"), &error), qPrintable(error));
 
-        const ui::NsightDeltaModel *model = view.deltaModel();
+        const ui::OpDeltaModel *model = view.deltaModel();
         QCOMPARE(model->rowCount(), int(expected.ops.size()));
-        QCOMPARE(model->columnCount(), int(ui::NsightDeltaModel::ColumnCount));
+        QCOMPARE(model->matchedRows(), int(expected.ops.size()));
+        QCOMPARE(model->sideA(), QStringLiteral("StreamScope"));
+        QCOMPARE(model->sideB(), QStringLiteral("Nsight"));
+        QCOMPARE(model->headerData(ui::OpDeltaModel::DurationBColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("Duration Nsight"));
+        // The diff's own columns have nothing here and are hidden; the Nsight comparison's are shown.
+        const QTableView *table = view.deltaTable();
+        for (int column : {ui::OpDeltaModel::StartAColumn, ui::OpDeltaModel::VerdictColumn,
+                           ui::OpDeltaModel::GBsAColumn, ui::OpDeltaModel::GBsBColumn}) {
+            QVERIFY(!model->hasColumn(column));
+            QVERIFY(table->isColumnHidden(column));
+        }
+        for (int column : {ui::OpDeltaModel::SamplesColumn, ui::OpDeltaModel::DurationDeltaPctColumn,
+                           ui::OpDeltaModel::StartDeltaColumn, ui::OpDeltaModel::KindColumn}) {
+            QVERIFY(model->hasColumn(column));
+            QVERIFY(!table->isColumnHidden(column));
+        }
         for (int row = 0; row < model->rowCount(); ++row) {
             const engine::NsightOpDelta &e = expected.ops[std::size_t(row)];
             auto cell = [&](int column, int role) { return model->data(model->index(row, column), role); };
-            QCOMPARE(cell(ui::NsightDeltaModel::LaneColumn, Qt::DisplayRole).toString(),
-                     QString::fromStdString(e.lane));
-            QCOMPARE(cell(ui::NsightDeltaModel::OpColumn, Qt::DisplayRole).toString(), QString::fromStdString(e.name));
-            QCOMPARE(cell(ui::NsightDeltaModel::SamplesColumn, Qt::DisplayRole).toInt(), 10);
-            QCOMPARE(cell(ui::NsightDeltaModel::OwnDurationColumn, ui::NsightDeltaModel::SortRole).toDouble(),
-                     e.ownDurationNs);
-            QCOMPARE(cell(ui::NsightDeltaModel::NsightDurationColumn, ui::NsightDeltaModel::SortRole).toDouble(),
+            QCOMPARE(cell(ui::OpDeltaModel::StreamColumn, Qt::DisplayRole).toString(), QString::fromStdString(e.lane));
+            QCOMPARE(cell(ui::OpDeltaModel::NameAColumn, Qt::DisplayRole).toString(), QString::fromStdString(e.name));
+            QCOMPARE(cell(ui::OpDeltaModel::NameBColumn, Qt::DisplayRole).toString(),
+                     QString::fromStdString(e.nsightName));
+            QCOMPARE(cell(ui::OpDeltaModel::MatchColumn, Qt::DisplayRole).toString(), QStringLiteral("name"));
+            QCOMPARE(cell(ui::OpDeltaModel::SamplesColumn, Qt::DisplayRole).toInt(), 10);
+            QCOMPARE(cell(ui::OpDeltaModel::DurationAColumn, ui::OpDeltaModel::SortRole).toDouble(), e.ownDurationNs);
+            QCOMPARE(cell(ui::OpDeltaModel::DurationBColumn, ui::OpDeltaModel::SortRole).toDouble(),
                      e.nsightDurationNs);
-            QCOMPARE(cell(ui::NsightDeltaModel::DurationDeltaColumn, ui::NsightDeltaModel::SortRole).toDouble(),
+            QCOMPARE(cell(ui::OpDeltaModel::DurationDeltaColumn, ui::OpDeltaModel::SortRole).toDouble(),
                      e.durationDeltaNs);
-            QCOMPARE(cell(ui::NsightDeltaModel::StartDeltaColumn, ui::NsightDeltaModel::SortRole).toDouble(),
-                     e.startDeltaNs);
+            QCOMPARE(cell(ui::OpDeltaModel::StartDeltaColumn, ui::OpDeltaModel::SortRole).toDouble(), e.startDeltaNs);
             // Events include the queueing, so every op reads longer with them: the sign is shown.
             QVERIFY(e.durationDeltaNs < 0);
-            QVERIFY(cell(ui::NsightDeltaModel::DurationDeltaColumn, Qt::DisplayRole).toString().startsWith(u'-'));
+            QVERIFY(cell(ui::OpDeltaModel::DurationDeltaColumn, Qt::DisplayRole).toString().startsWith(u'-'));
         }
         // The first row is stream0's H2D, queued behind other streams' copies: -134.70 µs in docs/nsight.md.
-        QCOMPARE(model->data(model->index(0, ui::NsightDeltaModel::DurationDeltaColumn)).toString(),
+        QCOMPARE(model->data(model->index(0, ui::OpDeltaModel::DurationDeltaColumn)).toString(),
                  QStringLiteral("-135 µs"));
+        const double pct = 100.0 * expected.ops[0].durationDeltaNs / expected.ops[0].ownDurationNs;
+        QCOMPARE(model->data(model->index(0, ui::OpDeltaModel::DurationDeltaPctColumn)).toString(),
+                 QStringLiteral("%1 %").arg(pct, 0, 'f', 1));
 
         const ui::NsightSummaryModel *summary = view.summaryModel();
         QCOMPARE(summary->rowCount(), int(expected.kinds.size()) + 1);
