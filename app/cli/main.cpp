@@ -22,7 +22,8 @@ int main(int argc, char **argv)
 {
     using namespace streamscope::cli;
     CLI::App app{"StreamScope: what CUDA streams really do.\n"
-                 "Runs multi-stream CUDA workloads, timestamps every copy and kernel with CUDA events, and writes "
+                 "Runs multi-stream CUDA workloads, times every copy and kernel as the GPU ran it (CUPTI; CUDA events "
+                 "as the fallback), and writes "
                  "traces the StreamScope app, Perfetto and Nsight Systems users can open.",
                  "streamscope-cli"};
     app.set_version_flag("--version", std::string("streamscope-cli ") + STREAMSCOPE_VERSION);

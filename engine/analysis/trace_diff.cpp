@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <unordered_map>
 
 #include "engine/analysis/op_alignment.h"
 #include "engine/model/errors.h"
