@@ -13,7 +13,7 @@
 #include <QString>
 
 #include <cstdint>
-#include <unordered_map>
+#include <memory>
 #include <vector>
 
 #include "ui/timeline/time_mapping.h"
@@ -82,17 +82,9 @@ public:
     };
 
     TimelinePainter() = default;
-    void setModel(const LaneModel *model)
-    {
-        m_model = model;
-        m_labels = {};
-    }
+    void setModel(const LaneModel *model);
     void setPalette(const OpPalette *palette) { m_palette = palette; }
-    void setMetrics(const TimelineMetrics &metrics)
-    {
-        m_metrics = metrics;
-        m_labels = {};
-    }
+    void setMetrics(const TimelineMetrics &metrics);
     const TimelineMetrics &metrics() const { return m_metrics; }
     // On (the default), the derived lanes' translucent columns are painted as the opaque colours they
     // blend to where that gives the same pixels (see drawColumnLayers); off, they are blended one fill
@@ -169,39 +161,41 @@ private:
     void drawColumnLayers(QPainter &p, const ColumnLayer *layers, int layerCount, const QColor &background,
                           const TimeMapping &mapping, int clipX0, double baseline, double scale) const;
     // The pixel that filling one pixel of colour `under` (opaque) with `src` gives in an image of `format`,
-    // found by letting QPainter do it once; kept in m_blends.
+    // found by letting QPainter do it once; kept in the caches.
     QRgb blendedPixel(int format, QRgb under, const QColor &src) const;
     int nominalHeight(const Lane &lane) const;
-    // The label of a bar with the given name, elided to fit maxWidth pixels (see LabelCache).
+    // The label of a bar with the given name, elided to fit maxWidth pixels (see LabelCache in timeline_painter_p.h).
     const QString &barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId, int maxWidth) const;
     // The narrowest bar that gets a label ("xxx" and margins), measured once per font and device DPI.
     double labelMinWidth(const QFontMetrics &fm, int logicalDpi) const;
 
-    // Bar labels are the fixed cost of a frame with few ops in view (a thousand labels, each shaped by
-    // HarfBuzz twice: once to elide, once to draw). Traces have few distinct names, so the name as a
-    // QString, its advance and its elided forms per width are kept until the model, font or device DPI
-    // changes; a name that fits (the common case) is then never measured again.
-    struct LabelCache {
-        int logicalDpi = 0;
-        std::vector<QString> names; // by nameId, converted on first use
-        std::vector<int> advances; // by nameId; -1: not measured yet
-        std::unordered_map<std::uint64_t, QString> elided; // (nameId << 32 | width) -> elided name
-        int minWidth = -1; // labelMinWidth; -1: not measured yet
+    // The label and blend caches (defined in timeline_painter_p.h, private to the painter's sources). A
+    // copy of the painter starts with empty ones: threadCopy's painters never share a cache.
+    struct Caches;
+    class CacheHolder {
+    public:
+        CacheHolder();
+        ~CacheHolder();
+        CacheHolder(const CacheHolder &) : CacheHolder() { }
+        CacheHolder &operator=(const CacheHolder &)
+        {
+            reset();
+            return *this;
+        }
+        CacheHolder(CacheHolder &&) noexcept;
+        CacheHolder &operator=(CacheHolder &&) noexcept;
+        Caches *operator->() const { return m_caches.get(); }
+        void reset();
+
+    private:
+        std::unique_ptr<Caches> m_caches;
     };
 
     const LaneModel *m_model = nullptr;
     const OpPalette *m_palette = nullptr;
     TimelineMetrics m_metrics;
     mutable Stats m_stats;
-    mutable LabelCache m_labels;
-    // blendedPixel's results: a handful of (format, under, colour) triples per palette.
-    struct BlendEntry {
-        int format;
-        QRgb under;
-        QRgba64 src;
-        QRgb result;
-    };
-    mutable std::vector<BlendEntry> m_blends;
+    mutable CacheHolder m_caches;
     bool m_opaqueColumns = true;
     bool m_deferredMarks = true;
 };

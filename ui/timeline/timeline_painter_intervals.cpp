@@ -1,0 +1,429 @@
+// TimelinePainter's interval pass: stream and host lanes' bars, folded marks for ops narrower than a few
+// pixels, queued-time segments and bar labels (see timeline_painter_p.h).
+#include "ui/common/format_units.h"
+#include "ui/timeline/timeline_painter.h"
+#include "ui/timeline/timeline_painter_p.h"
+
+#include <QFontMetrics>
+#include <QImage>
+#include <QPaintEngine>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+
+#include "engine/analysis/analysis.h"
+#include "engine/model/op_colors.h"
+#include "ui/common/op_palette.h"
+#include "ui/timeline/lane_model.h"
+
+namespace streamscope::ui {
+
+using engine::OpKind;
+using namespace painter_detail;
+
+void TimelinePainter::paintQueued(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
+                                  const TimeMapping &mapping, int clipX0, int clipX1) const
+{
+    const IntervalLane &q = lane.queued;
+    const double pad = rect.height() >= 16 ? 3 : 1;
+    // A little inside the bars' height, so the solid bar that follows reads as the op itself.
+    const double top = rect.top() + pad + 1;
+    const double height = rect.height() - 2 * pad - 3;
+    const auto [first, last] = q.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
+    double coveredTo = -std::numeric_limits<double>::infinity();
+    for (std::size_t k = first; k < last; ++k) {
+        const double x0 = std::max(double(clipX0) - 1, std::floor(mapping.toX(q.starts[k])));
+        const double x1 = std::min(double(clipX1) + 1, std::round(mapping.toX(q.ends[k])));
+        if (x1 - x0 < 2 || x1 <= coveredTo)
+            continue; // under two pixels there is nothing to see but the bar
+        coveredTo = x1;
+        const QColor c = m_palette->opColor(engine::OpKind(q.styles[k] & IntervalLane::kKindMask));
+        // The light fill is the op's colour at a fifth over the lane, as an opaque colour (the same
+        // pixels on every device and in SVG).
+        const QColor fill =
+            QColor::fromRgbF(background.redF() * 0.8f + c.redF() * 0.2f, background.greenF() * 0.8f + c.greenF() * 0.2f,
+                             background.blueF() * 0.8f + c.blueF() * 0.2f);
+        const QRectF r(x0, top, x1 - x0, height);
+        p.fillRect(r, fill);
+        p.setPen(QPen(c, 1, Qt::DashLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+    }
+}
+
+bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
+                                     int clipX0, int clipX1) const
+{
+    const IntervalLane &iv = lane.intervals;
+    if (iv.size() == 0)
+        return false;
+    bool edgeDependent = false;
+    const bool host = lane.kind == LaneKind::HostThread;
+    const bool activities = isActivityLane(lane.kind);
+    const double pad = rect.height() >= 16 ? 3 : 1;
+    const double fullTop = rect.top() + pad;
+    const double fullHeight = rect.height() - 2 * pad - 1;
+    // Host calls that do not block are drawn half height; blocking ones full height and hatched, so a
+    // "cudaMemcpyAsync" that in fact held the thread stands out at a glance.
+    const double thinTop = fullTop + std::round(fullHeight * 0.25);
+    const double thinHeight = std::round(fullHeight * 0.5);
+    const QFontMetrics fm(m_metrics.font, p.device());
+    const int dpi = p.device() ? p.device()->logicalDpiY() : 0;
+    const double minLabelWidth = labelMinWidth(fm, dpi);
+    const QBrush hatch(m_palette->blockingHatch(), Qt::BDiagPattern);
+
+    const auto [first, last] = iv.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
+    // The palette builds a QColor per call; a mark per column and lane made that a cost of its own.
+    std::array<QColor, IntervalLane::kKindMask + 1> kindColors;
+    std::array<QRgb, IntervalLane::kKindMask + 1> kindRgba;
+    std::array<bool, IntervalLane::kKindMask + 1> kindKnown{};
+    auto known = [&](std::uint8_t style) {
+        const std::size_t kind = style & IntervalLane::kKindMask;
+        if (!kindKnown[kind]) {
+            kindColors[kind] = m_palette->opColor(OpKind(kind));
+            kindRgba[kind] = kindColors[kind].rgba();
+            kindKnown[kind] = true;
+        }
+        return kind;
+    };
+    auto colorOf = [&](std::uint8_t style) -> const QColor & { return kindColors[known(style)]; };
+    auto rgbaOf = [&](std::uint8_t style) { return kindRgba[known(style)]; };
+
+    // One-column marks (the dense case: a mark per pixel column when a million ops are in view) are
+    // collected into rows of pixels and drawn with one drawImage each at the end, instead of thousands of
+    // fillRect calls; their hatch goes on as one rectangle per run of blocking columns.
+    const int columns = clipX1 - clipX0;
+    QImage fullRow(columns, 1, QImage::Format_ARGB32_Premultiplied);
+    QImage thinRow(columns, 1, QImage::Format_ARGB32_Premultiplied);
+    fullRow.fill(Qt::transparent);
+    thinRow.fill(Qt::transparent);
+    std::vector<std::uint8_t> blockingColumn(std::size_t(columns), 0);
+    bool anyFull = false, anyThin = false;
+    auto *fullPixels = reinterpret_cast<QRgb *>(fullRow.scanLine(0));
+    auto *thinPixels = reinterpret_cast<QRgb *>(thinRow.scanLine(0));
+
+    // Folded marks wider than a column (runs of a few columns when the kinds in view alternate) were one
+    // fillRect each, a raster span per row: the largest cost left in a frame with a million ops. Where a
+    // logical pixel is a device pixel they go into the same rows of pixels as the one-column marks, but
+    // "deferred": in paint order they lie under everything drawn after them, which the rows (drawn last)
+    // would not. So before anything else is painted over their columns (a bar, its hatch, its label),
+    // the deferred pixels there are painted first, as the fillRect they stand for would have been; and a
+    // one-column mark, drawn last in any case, is never displaced by a deferred one.
+    const bool deferMarks = m_deferredMarks && rasterAtWholePixels(p);
+    enum : std::uint8_t { kDeferredFull = 1, kDeferredThin = 2 };
+    std::vector<std::uint8_t> deferred(deferMarks ? std::size_t(columns) : 0, 0);
+    int deferredLo = columns, deferredHi = 0; // columns [lo, hi) may hold deferred pixels
+    auto paintDeferred = [&](int from, int to) { // strip columns [from, to)
+        from = std::max(from, deferredLo);
+        to = std::min(to, deferredHi);
+        if (from >= to)
+            return;
+        // Full rows first: where a thin mark is deferred over a deferred full one, it came later.
+        for (const std::uint8_t bit : {std::uint8_t(kDeferredFull), std::uint8_t(kDeferredThin)}) {
+            QRgb *row = bit == kDeferredFull ? fullPixels : thinPixels;
+            for (int c = from; c < to;) {
+                if (!(deferred[std::size_t(c)] & bit)) {
+                    ++c;
+                    continue;
+                }
+                const QRgb color = row[c];
+                int e = c;
+                while (e < to && (deferred[std::size_t(e)] & bit) && row[e] == color) {
+                    deferred[std::size_t(e)] &= std::uint8_t(~bit);
+                    row[e] = 0;
+                    ++e;
+                }
+                p.fillRect(bit == kDeferredFull ? QRectF(clipX0 + c, fullTop, e - c, fullHeight)
+                                                : QRectF(clipX0 + c, thinTop, e - c, thinHeight),
+                           QColor::fromRgba(color));
+                c = e;
+            }
+        }
+    };
+
+    auto drawBar = [&](double x0, double x1, std::uint8_t style, bool blocking, bool mark) {
+        const bool thin = host && !blocking;
+        // Snap to whole pixel columns: a mark narrower than a pixel lands in the column its start falls
+        // in (where the ruler and the picking put that time), never rounded away.
+        const double left = std::floor(x0);
+        const double right = std::max(left + 1, std::round(x1));
+        const QRectF r(left, thin ? thinTop : fullTop, right - left, thin ? thinHeight : fullHeight);
+        if (right - left == 1 && left >= clipX0 && left < clipX1) {
+            const auto c = std::size_t(left - clipX0);
+            (thin ? thinPixels : fullPixels)[c] = rgbaOf(style); // opaque: premultiplied as is
+            (thin ? anyThin : anyFull) = true;
+            blockingColumn[c] = host && blocking;
+            if (deferMarks) {
+                // This pixel replaces a deferred one in its row; a full mark also covers a deferred thin
+                // one (drawn before it in paint order, the rows draw thin over full).
+                deferred[c] &= std::uint8_t(thin ? ~kDeferredThin : ~kDeferredFull);
+                if (!thin && (deferred[c] & kDeferredThin)) {
+                    thinPixels[c] = 0;
+                    deferred[c] &= std::uint8_t(~kDeferredThin);
+                }
+            }
+            return r;
+        }
+        const QRgb rgba = rgbaOf(style);
+        // Clamped as doubles: deep in a zoom a long op's edges lie far beyond what an int holds.
+        const int from = int(std::max(double(clipX0), left)) - clipX0;
+        const int to = int(std::min(double(clipX1), right)) - clipX0;
+        if (deferMarks && mark && !(host && blocking) && qAlpha(rgba) == 255) {
+            for (int c = from; c < to; ++c) {
+                auto &d = deferred[std::size_t(c)];
+                if (!thin) {
+                    if (!fullPixels[c] || (d & kDeferredFull)) { // a one-column mark there stays on top
+                        fullPixels[c] = rgba;
+                        d |= kDeferredFull;
+                    }
+                    if (d & kDeferredThin) { // an earlier thin mark, covered by this one
+                        thinPixels[c] = 0;
+                        d &= std::uint8_t(~kDeferredThin);
+                    }
+                } else if ((!thinPixels[c] || (d & kDeferredThin)) && (!fullPixels[c] || (d & kDeferredFull))) {
+                    // (A one-column full mark there is drawn after this in any case and covers it.)
+                    thinPixels[c] = rgba;
+                    d |= kDeferredThin;
+                }
+            }
+            if (from < to) {
+                (thin ? anyThin : anyFull) = true;
+                deferredLo = std::min(deferredLo, from);
+                deferredHi = std::max(deferredHi, to);
+            }
+            return r;
+        }
+        if (deferMarks)
+            paintDeferred(from, to);
+        p.fillRect(r, colorOf(style));
+        if (host && blocking)
+            p.fillRect(r, hatch);
+        return r;
+    };
+
+    // Fold state: a run of narrow ops that touch.
+    bool run = false;
+    double runX0 = 0, runX1 = 0, runWidest = -1;
+    std::uint8_t runStyle = 0;
+    bool runBlocking = false;
+    long long runCount = 0;
+    auto flush = [&]() {
+        if (!run)
+            return;
+        const QRectF r = drawBar(runX0, runX1, runStyle, runBlocking, true);
+        // No "N ops" label on a folded mark: where a mark is split depends on the strip being painted,
+        // and a label would not survive the cached pan (the tooltip names the op under the pointer).
+        (void)r;
+        if (runCount > 1)
+            ++m_stats.foldedMarks;
+        else
+            ++m_stats.barsDrawn;
+        run = false;
+    };
+
+    double coveredTo = -std::numeric_limits<double>::infinity();
+    std::size_t foldHint = 0; // ops in the last column folded at once
+    for (std::size_t k = first; k < last; ++k) {
+        ++m_stats.opsVisited;
+        const double x0 = mapping.toX(iv.starts[k]);
+        const double x1 = mapping.toX(iv.ends[k]);
+        if (x1 < clipX0 - 1)
+            continue; // before the strip: only the running max end brought it in
+        const std::uint8_t style = iv.styles[k];
+        const bool blocking = (style & IntervalLane::kBlockingBit) != 0;
+        const double w = x1 - x0;
+        if (w < kFoldPixels) {
+            if (run && x0 <= runX1 + kFoldGapPixels) {
+                // Many ops per pixel (fit-all of a million): fold every op that starts in the run's last
+                // pixel column at once, found by binary search, when the running max end shows that none
+                // of them reaches more than a pixel further (so none would have been a bar of its own).
+                const double column = std::floor(runX1);
+                const qint64 boundary = mapping.toNs(column + 1);
+                // Neighbouring columns hold about as many ops: start the search three quarters of the
+                // previous column's count ahead, where the boundary usually is a few ops further.
+                const std::size_t guess = std::min(last, k + foldHint * 3 / 4);
+                const std::size_t jump = guess > k && iv.starts[guess - 1] >= boundary
+                                             ? gallop<false>(iv.starts, k, guess, boundary)
+                                             : gallop<false>(iv.starts, guess, last, boundary);
+                foldHint = jump - k;
+                if (jump > k + 1 && mapping.toX(iv.maxEnd(jump - 1)) <= column + 2) {
+                    // The column takes the colour of the kind most of its ops have (a byte scan), so a
+                    // stream that interleaves copies and kernels reads as a mix, not as its first op.
+                    // A sample of 32 ops is enough to pick a colour; a blocking call is never sampled
+                    // away (the OR over the bytes vectorises).
+                    static_assert(engine::kOpKindCount <= 16);
+                    std::array<int, 16> counts{};
+                    const std::size_t stride = std::max<std::size_t>(1, (jump - k) / 32);
+                    for (std::size_t j = k; j < jump; j += stride)
+                        ++counts[iv.styles[j] & 0x0f];
+                    bool anyBlocking = false;
+                    if (host) {
+                        // Eight styles per step (hundreds of calls share a column when a million are in
+                        // view); a blocking one anywhere sets its byte's top bit.
+                        std::uint64_t wide = 0;
+                        std::size_t j = k;
+                        for (; j + 8 <= jump; j += 8) {
+                            std::uint64_t eight;
+                            std::memcpy(&eight, iv.styles.data() + j, sizeof eight);
+                            wide |= eight;
+                        }
+                        std::uint8_t bits = 0;
+                        for (; j < jump; ++j)
+                            bits |= iv.styles[j];
+                        static_assert(IntervalLane::kBlockingBit == 0x80);
+                        anyBlocking = (bits & IntervalLane::kBlockingBit) != 0 || (wide & 0x8080808080808080ull) != 0;
+                    }
+                    const auto dominant = std::uint8_t(std::max_element(counts.begin(), counts.end()) - counts.begin());
+                    if (dominant != (runStyle & IntervalLane::kKindMask) || (host && anyBlocking != runBlocking)) {
+                        if (column > runX0) {
+                            // The mark so far ends where this column begins; a new one starts here.
+                            const double keep = runX1;
+                            runX1 = column;
+                            flush();
+                            run = true;
+                            runX0 = column;
+                            runX1 = keep;
+                            runCount = 0;
+                            runBlocking = false;
+                        }
+                        runStyle = dominant;
+                        runWidest = 0;
+                    }
+                    runX1 = std::max(runX1, mapping.toX(iv.maxEnd(jump - 1)));
+                    runCount += (long long)(jump - k);
+                    runBlocking = runBlocking || (host && anyBlocking);
+                    m_stats.opsVisited += (long long)(jump - k - 1);
+                    k = jump - 1;
+                    continue;
+                }
+                if (x1 <= runX1 && !(blocking && !runBlocking)) {
+                    ++runCount;
+                    continue;
+                } // wholly inside pixels this mark already covers
+                runX1 = std::max(runX1, x1);
+                ++runCount;
+                runBlocking = runBlocking || blocking;
+                if (w > runWidest) {
+                    runWidest = w;
+                    runStyle = style;
+                }
+                continue;
+            }
+            flush();
+            if (x1 <= coveredTo)
+                continue; // a narrow op wholly under a wide bar already drawn (overlapping imports)
+            run = true;
+            runX0 = x0;
+            runX1 = x1;
+            runWidest = w;
+            runStyle = style;
+            runBlocking = blocking;
+            runCount = 1;
+            continue;
+        }
+        flush();
+        const QRectF r = drawBar(x0, x1, style, blocking, false);
+        ++m_stats.barsDrawn;
+        coveredTo = std::max(coveredTo, x1);
+        // Labels only where they fit, elided; the visible part of the bar so a long kernel that starts
+        // off-screen still shows its name.
+        const QRectF visible = r.intersected(QRectF(rect.left(), r.top(), rect.width(), r.height()));
+        // Activity lanes carry no names: their tooltips say what each record was.
+        if (!activities && visible.width() >= minLabelWidth && r.height() >= fm.height() * 0.8) {
+            const QString &text = barLabel(fm, dpi, m_model->op(iv.ops[k]).nameId, int(visible.width() - 6));
+            if (!text.isEmpty()) {
+                if (r.left() < rect.left() || r.right() > rect.right() + 1)
+                    edgeDependent = true;
+                p.setFont(m_metrics.font);
+                p.setPen(OpPalette::textOn(colorOf(style)));
+                p.drawText(visible.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+            }
+        }
+    }
+    flush();
+    // Each row is drawn as an image as tall as its marks (the row repeated), not stretched from one
+    // pixel row: the same pixels (all rows equal, so nearest sampling has nothing to choose), but at
+    // device scale 1 the target then matches the source size and QPainter blits it instead of taking
+    // its scaling path, which cost as much as the rest of the lane.
+    auto drawRow = [&](const QImage &row, double top, double height) {
+        const int rows = std::max(1, int(std::lround(height)));
+        QImage tall(columns, rows, QImage::Format_ARGB32_Premultiplied);
+        const auto bytes = std::size_t(columns) * sizeof(QRgb);
+        for (int y = 0; y < rows; ++y)
+            std::memcpy(tall.scanLine(y), row.constScanLine(0), bytes);
+        p.drawImage(QRectF(clipX0, top, columns, height), tall);
+    };
+    if (anyFull)
+        drawRow(fullRow, fullTop, fullHeight);
+    if (anyThin)
+        drawRow(thinRow, thinTop, thinHeight);
+    for (int c = 0; c < columns;) {
+        if (!blockingColumn[std::size_t(c)]) {
+            ++c;
+            continue;
+        }
+        int e = c + 1;
+        while (e < columns && blockingColumn[std::size_t(e)])
+            ++e;
+        p.fillRect(QRectF(clipX0 + c, fullTop, e - c, fullHeight), hatch);
+        c = e;
+    }
+    return edgeDependent;
+}
+
+double TimelinePainter::labelMinWidth(const QFontMetrics &fm, int logicalDpi) const
+{
+    LabelCache &c = m_caches->labels;
+    if (c.logicalDpi != logicalDpi) {
+        c = {};
+        c.logicalDpi = logicalDpi;
+    }
+    if (c.minWidth < 0)
+        c.minWidth = fm.horizontalAdvance(QStringLiteral("xxx")) + 6;
+    return c.minWidth;
+}
+
+const QString &TimelinePainter::barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId,
+                                         int maxWidth) const
+{
+    static const QString none;
+    LabelCache &c = m_caches->labels;
+    if (c.logicalDpi != logicalDpi) {
+        c = {};
+        c.logicalDpi = logicalDpi;
+    }
+    const auto &strings = m_model->trace().strings;
+    if (nameId >= strings.size()) // Trace::name() of an unknown id: the empty name
+        return none;
+    if (c.names.size() != strings.size()) {
+        c.names.assign(strings.size(), QString());
+        c.advances.assign(strings.size(), -1);
+    }
+    QString &name = c.names[nameId];
+    int &advance = c.advances[nameId];
+    if (advance < 0) {
+        name = QString::fromStdString(strings[nameId]);
+        advance = fm.horizontalAdvance(name);
+    }
+    // QFontMetrics::elidedText returns the text whole when its unrounded width is <= maxWidth;
+    // horizontalAdvance is that width rounded, so advance < maxWidth guarantees it (one pixel of margin
+    // against the rounding) and the text is the name itself.
+    if (advance < maxWidth)
+        return name;
+    const std::uint64_t key = (std::uint64_t(nameId) << 32) | std::uint32_t(std::max(0, maxWidth) & 0x7fffffff);
+    auto it = c.elided.find(key);
+    if (it == c.elided.end()) {
+        if (c.elided.size() > 65536) // zooming through many widths of many names: bound the memory
+            c.elided.clear();
+        it = c.elided.emplace(key, fm.elidedText(name, Qt::ElideRight, maxWidth)).first;
+    }
+    return it->second;
+}
+
+} // namespace streamscope::ui
