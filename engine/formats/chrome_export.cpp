@@ -572,19 +572,65 @@ private:
     bool m_commaPending = false;
 };
 
-// The whole export, handed to sink in order: toChromeJson appends the parts to a string,
-// writeChromeTrace writes each to the file as soon as it and every part before it are done, so that
-// writing overlaps serialising.
-void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
-                     const std::function<void(std::string_view)> &sink, bool toFile)
-{
-    const std::size_t opCount = trace.opCount();
-    if (opCount >= std::numeric_limits<std::uint32_t>::max())
-        throw Error(ErrorKind::InvalidInput, "Chrome export: too many ops (" + std::to_string(opCount) + ")");
+// One export, planned once and written in parts. The constructor decides everything that spans ops:
+// the time origin, each op's track (overflow tracks where a stream's or thread's ops overlap), the track
+// ids, the escaped names. Then the header (streamscope block, processes, tracks, unified memory), the ops
+// in chunks and the counters per repetition are independent parts, which several threads may write.
+class ChromeWriter {
+public:
+    ChromeWriter(const Trace &trace, const ChromeExportOptions &options);
+    // The text before the first op: the streamscope block, process and track names, unified memory.
+    void writeHeader(JsonOut &j) const;
+    // Ops [gBegin, gEnd) of the whole trace, in trace order (op g being op g - repStart[r] of repetition r).
+    void writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) const;
+    // One counter event per step of either profile, carrying every series (Perfetto draws a track per
+    // arg); a step where nothing changed is left out, a counter holds until its next step.
+    void writeCounters(JsonOut &j, std::size_t r) const;
 
+private:
+    // Stream keys: Trace::streams, plus one pseudo stream for GPU ops that name no valid stream.
+    int streamKey(const OpRecord &op) const
+    {
+        return op.stream >= 0 && op.stream < streamCount ? op.stream : streamCount;
+    }
+    int threadKey(const OpRecord &op) const
+    {
+        return op.hostThread >= 0 && op.hostThread < threadCount ? op.hostThread : threadCount;
+    }
+    // A host-only op always gets its slice: without it the op would vanish from the file.
+    bool writesHostSlice(const OpRecord &op) const { return op.hasHost() && (options.hostCalls || !op.hasGpu()); }
+    int deviceOfKey(int key) const
+    {
+        return key < streamCount ? trace.streams[static_cast<std::size_t>(key)].device : 0;
+    }
+    const std::string &quotedName(const OpRecord &op) const
+    {
+        return op.nameId < quotedNames.size() ? quotedNames[op.nameId] : emptyName;
+    }
+
+    const Trace &trace;
+    const ChromeExportOptions &options;
+    std::size_t opCount = 0;
+    std::int64_t origin = 0;
+    int streamCount = 0;
+    int threadCount = 0;
+    std::vector<std::uint32_t> gpuTrack, hostTrack;
+    std::vector<std::uint8_t> gpuTouchesNext, hostTouchesNext;
+    std::vector<int> streamTracks, threadTracks;
+    std::vector<std::vector<std::int64_t>> streamTrackFirst, threadTrackFirst;
+    std::vector<int> streamTidBase, threadTidBase;
+    bool ambiguousStreams = false;
+    std::vector<std::string> quotedNames;
+    std::string emptyName = "\"\"";
+    std::vector<std::size_t> repStart;
+};
+
+ChromeWriter::ChromeWriter(const Trace &trace, const ChromeExportOptions &options) :
+    trace(trace), options(options), opCount(trace.opCount())
+{
     // Times are written relative to the earliest instant of the trace: small numbers keep their
     // nanoseconds exact, and the origin goes into the streamscope block for the way back.
-    std::int64_t origin = std::numeric_limits<std::int64_t>::max();
+    origin = std::numeric_limits<std::int64_t>::max();
     for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
         if (trace.repetitions[r].ops.empty())
             continue;
@@ -595,17 +641,8 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
     if (origin == std::numeric_limits<std::int64_t>::max())
         origin = 0;
 
-    // Stream keys: Trace::streams, plus one pseudo stream for GPU ops that name no valid stream.
-    const int streamCount = static_cast<int>(trace.streams.size());
-    const int threadCount = static_cast<int>(trace.hostThreads.size());
-    auto streamKey = [&](const OpRecord &op) {
-        return op.stream >= 0 && op.stream < streamCount ? op.stream : streamCount;
-    };
-    auto threadKey = [&](const OpRecord &op) {
-        return op.hostThread >= 0 && op.hostThread < threadCount ? op.hostThread : threadCount;
-    };
-    // A host-only op always gets its slice: without it the op would vanish from the file.
-    auto writesHostSlice = [&](const OpRecord &op) { return op.hasHost() && (options.hostCalls || !op.hasGpu()); };
+    streamCount = static_cast<int>(trace.streams.size());
+    threadCount = static_cast<int>(trace.hostThreads.size());
 
     std::vector<std::vector<Interval>> streamIntervals(static_cast<std::size_t>(streamCount) + 1);
     std::vector<std::vector<Interval>> threadIntervals(static_cast<std::size_t>(threadCount) + 1);
@@ -621,11 +658,14 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                 ++g;
             }
     }
-    std::vector<std::uint32_t> gpuTrack(opCount, 0), hostTrack(opCount, 0);
-    std::vector<std::uint8_t> gpuTouchesNext(opCount, 0), hostTouchesNext(opCount, 0);
-    std::vector<int> streamTracks(streamIntervals.size(), 0), threadTracks(threadIntervals.size(), 0);
-    std::vector<std::vector<std::int64_t>> streamTrackFirst(streamIntervals.size()),
-        threadTrackFirst(threadIntervals.size());
+    gpuTrack.assign(opCount, 0);
+    hostTrack.assign(opCount, 0);
+    gpuTouchesNext.assign(opCount, 0);
+    hostTouchesNext.assign(opCount, 0);
+    streamTracks.assign(streamIntervals.size(), 0);
+    threadTracks.assign(threadIntervals.size(), 0);
+    streamTrackFirst.resize(streamIntervals.size());
+    threadTrackFirst.resize(threadIntervals.size());
     for (std::size_t s = 0; s < streamIntervals.size(); ++s) {
         auto plan = assignTracks(streamIntervals[s], gpuTrack, gpuTouchesNext);
         streamTracks[s] = plan.tracks;
@@ -639,11 +679,9 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
     streamIntervals.clear();
     threadIntervals.clear();
 
-    auto deviceOfKey = [&](int key) {
-        return key < streamCount ? trace.streams[static_cast<std::size_t>(key)].device : 0;
-    };
     // Track ids: the first track of each stream (and thread) in order, then its overflow tracks.
-    std::vector<int> streamTidBase(streamTracks.size()), threadTidBase(threadTracks.size());
+    streamTidBase.resize(streamTracks.size());
+    threadTidBase.resize(threadTracks.size());
     {
         int next = 1;
         for (std::size_t s = 0; s < streamTracks.size(); ++s) {
@@ -657,8 +695,28 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
         }
     }
 
-    // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op).
-    JsonOut j(opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536);
+    // The importer finds an op's stream by (device, native id); only where two streams share those
+    // (hand-made traces) does every op carry its stream index too.
+    {
+        std::set<std::pair<int, std::int64_t>> seen;
+        for (const auto &st : trace.streams)
+            ambiguousStreams |= !seen.insert({st.device, st.nativeId}).second;
+    }
+
+    // Op names are few and written many times: escape each once.
+    quotedNames.reserve(trace.strings.size());
+    for (const auto &name : trace.strings)
+        quotedNames.push_back(JsonOut::quoted(name));
+
+    // Ops go in trace order (so that the importer gets them back in the same order), op g of the whole
+    // trace being op g - repStart[r] of repetition r.
+    repStart.assign(trace.repetitions.size() + 1, 0);
+    for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
+        repStart[r + 1] = repStart[r] + trace.repetitions[r].ops.size();
+}
+
+void ChromeWriter::writeHeader(JsonOut &j) const
+{
     j.raw("{\"displayTimeUnit\":\"ns\",\n");
     writeStreamscopeBlock(j, trace, origin);
     j.raw("\"traceEvents\":[\n");
@@ -715,222 +773,211 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
         writeUnifiedMemory(j, trace, origin, kGpuPidBase + (trace.devices.empty() ? 0 : trace.devices.front().index),
                            nextTid);
     }
+}
 
-    // The importer finds an op's stream by (device, native id); only where two streams share those
-    // (hand-made traces) does every op carry its stream index too.
-    bool ambiguousStreams = false;
-    {
-        std::set<std::pair<int, std::int64_t>> seen;
-        for (const auto &st : trace.streams)
-            ambiguousStreams |= !seen.insert({st.device, st.nativeId}).second;
-    }
+void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) const
+{
+    std::size_t r =
+        static_cast<std::size_t>(std::upper_bound(repStart.begin(), repStart.end(), gBegin) - repStart.begin()) - 1;
+    for (std::size_t g = gBegin; g < gEnd; ++g) {
+        while (g >= repStart[r + 1])
+            ++r;
+        const Repetition &rep = trace.repetitions[r];
+        const OpRecord &op = rep.ops[g - repStart[r]];
+        const auto link = static_cast<std::uint32_t>(g + 1); // pairs an op's host and GPU slices; unique in the file
+        const int sKey = streamKey(op);
+        const int tKey = threadKey(op);
+        const int gpuPid = kGpuPidBase + deviceOfKey(sKey);
+        const int gpuTid = streamTidBase[static_cast<std::size_t>(sKey)] + static_cast<int>(gpuTrack[g]);
+        const int hostTid = threadTidBase[static_cast<std::size_t>(tKey)] + static_cast<int>(hostTrack[g]);
+        const bool gpu = op.hasGpu();
+        const bool host = writesHostSlice(op);
 
-    // Op names are few and written many times: escape each once.
-    std::vector<std::string> quotedNames;
-    quotedNames.reserve(trace.strings.size());
-    for (const auto &name : trace.strings)
-        quotedNames.push_back(JsonOut::quoted(name));
-    const std::string emptyName = "\"\"";
-    auto quotedName = [&](const OpRecord &op) -> const std::string & {
-        return op.nameId < quotedNames.size() ? quotedNames[op.nameId] : emptyName;
-    };
-
-    // Ops, in trace order (so that the importer gets them back in the same order), op g of the whole
-    // trace being op g - repStart[r] of repetition r.
-    std::vector<std::size_t> repStart(trace.repetitions.size() + 1, 0);
-    for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
-        repStart[r + 1] = repStart[r] + trace.repetitions[r].ops.size();
-    auto writeOps = [&](JsonOut &j, std::size_t gBegin, std::size_t gEnd) {
-        std::size_t r =
-            static_cast<std::size_t>(std::upper_bound(repStart.begin(), repStart.end(), gBegin) - repStart.begin()) - 1;
-        for (std::size_t g = gBegin; g < gEnd; ++g) {
-            while (g >= repStart[r + 1])
-                ++r;
-            const Repetition &rep = trace.repetitions[r];
-            const OpRecord &op = rep.ops[g - repStart[r]];
-            const auto link =
-                static_cast<std::uint32_t>(g + 1); // pairs an op's host and GPU slices; unique in the file
-            const int sKey = streamKey(op);
-            const int tKey = threadKey(op);
-            const int gpuPid = kGpuPidBase + deviceOfKey(sKey);
-            const int gpuTid = streamTidBase[static_cast<std::size_t>(sKey)] + static_cast<int>(gpuTrack[g]);
-            const int hostTid = threadTidBase[static_cast<std::size_t>(tKey)] + static_cast<int>(hostTrack[g]);
-            const bool gpu = op.hasGpu();
-            const bool host = writesHostSlice(op);
-
-            auto opArgs = [&] {
-                if (op.stream >= 0 && op.stream < streamCount) {
-                    j.raw("\"stream\":");
-                    j.integer(trace.streams[static_cast<std::size_t>(op.stream)].nativeId);
-                    j.raw(",\"device\":");
-                    j.integer(trace.streams[static_cast<std::size_t>(op.stream)].device);
-                    if (ambiguousStreams) {
-                        j.raw(",\"ss_stream\":");
-                        j.integer(op.stream);
-                    }
-                    j.ch(',');
+        auto opArgs = [&] {
+            if (op.stream >= 0 && op.stream < streamCount) {
+                j.raw("\"stream\":");
+                j.integer(trace.streams[static_cast<std::size_t>(op.stream)].nativeId);
+                j.raw(",\"device\":");
+                j.integer(trace.streams[static_cast<std::size_t>(op.stream)].device);
+                if (ambiguousStreams) {
+                    j.raw(",\"ss_stream\":");
+                    j.integer(op.stream);
                 }
-                if (op.correlation != 0) {
-                    j.raw("\"correlation\":");
-                    j.unsignedInteger(op.correlation);
-                    j.ch(',');
-                }
-                j.raw("\"kind\":\"");
-                j.raw(toString(op.kind));
-                j.raw("\",\"op_index\":");
-                j.integer(op.opIndex);
-                j.raw(",\"repetition\":");
-                j.integer(rep.index);
-                if (op.bytes != 0 || isCopy(op.kind) || op.kind == OpKind::Memset) {
-                    j.raw(",\"bytes\":");
-                    j.unsignedInteger(op.bytes);
-                    j.raw(",\"GB/s\":");
-                    j.thousandths(op.gbPerSecond());
-                }
-                // An enum-valued arg, left out at its "none"/"unknown" value (the importer's default).
-                auto name = [&](const char *key, auto value, auto absent) {
-                    if (value == absent)
-                        return;
-                    j.raw(key);
-                    j.ch('"');
-                    j.raw(toString(value));
-                    j.ch('"');
-                };
-                name(",\"src_mem\":", op.srcMem, MemKind::None);
-                name(",\"dst_mem\":", op.dstMem, MemKind::None);
-                name(",\"api\":", op.api, CopyApi::None);
-                if (op.flags != OpFlagNone) {
-                    j.raw(",\"flags\":");
-                    j.unsignedInteger(op.flags);
-                }
-                // The measurement's other intervals, in absolute ns on the trace's clock (as the
-                // native format keeps them), so that a round trip loses nothing.
-                auto time = [&](const char *key, std::int64_t v) {
-                    if (v == kNoTime)
-                        return;
-                    j.raw(key);
-                    j.integer(v);
-                };
-                time(",\"ready_ns\":", op.readyNs);
-                time(",\"event_end_ns\":", op.eventEndNs);
-                time(",\"queued_ns\":", op.queuedNs);
-                time(",\"submitted_ns\":", op.submittedNs);
-                if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
-                    j.raw(",\"queued_us\":");
-                    j.thousandths(double(q) / 1e3);
-                }
-                if (op.channel >= 0) {
-                    j.raw(",\"channel\":");
-                    j.integer(op.channel);
-                }
-                name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
-                name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
-                name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
+                j.ch(',');
+            }
+            if (op.correlation != 0) {
+                j.raw("\"correlation\":");
+                j.unsignedInteger(op.correlation);
+                j.ch(',');
+            }
+            j.raw("\"kind\":\"");
+            j.raw(toString(op.kind));
+            j.raw("\",\"op_index\":");
+            j.integer(op.opIndex);
+            j.raw(",\"repetition\":");
+            j.integer(rep.index);
+            if (op.bytes != 0 || isCopy(op.kind) || op.kind == OpKind::Memset) {
+                j.raw(",\"bytes\":");
+                j.unsignedInteger(op.bytes);
+                j.raw(",\"GB/s\":");
+                j.thousandths(op.gbPerSecond());
+            }
+            // An enum-valued arg, left out at its "none"/"unknown" value (the importer's default).
+            auto name = [&](const char *key, auto value, auto absent) {
+                if (value == absent)
+                    return;
+                j.raw(key);
+                j.ch('"');
+                j.raw(toString(value));
+                j.ch('"');
             };
-            // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,
-            // which costs no extra events. bind_id also pairs the two slices for the importer, so it is
-            // written even when arrows are off.
-            auto bind = [&](const char *direction) {
-                j.raw(",\"bind_id\":");
-                j.unsignedInteger(link);
-                if (options.flows)
-                    j.raw(direction);
+            name(",\"src_mem\":", op.srcMem, MemKind::None);
+            name(",\"dst_mem\":", op.dstMem, MemKind::None);
+            name(",\"api\":", op.api, CopyApi::None);
+            if (op.flags != OpFlagNone) {
+                j.raw(",\"flags\":");
+                j.unsignedInteger(op.flags);
+            }
+            // The measurement's other intervals, in absolute ns on the trace's clock (as the
+            // native format keeps them), so that a round trip loses nothing.
+            auto time = [&](const char *key, std::int64_t v) {
+                if (v == kNoTime)
+                    return;
+                j.raw(key);
+                j.integer(v);
             };
+            time(",\"ready_ns\":", op.readyNs);
+            time(",\"event_end_ns\":", op.eventEndNs);
+            time(",\"queued_ns\":", op.queuedNs);
+            time(",\"submitted_ns\":", op.submittedNs);
+            if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
+                j.raw(",\"queued_us\":");
+                j.thousandths(double(q) / 1e3);
+            }
+            if (op.channel >= 0) {
+                j.raw(",\"channel\":");
+                j.integer(op.channel);
+            }
+            name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
+            name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
+            name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
+        };
+        // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,
+        // which costs no extra events. bind_id also pairs the two slices for the importer, so it is
+        // written even when arrows are off.
+        auto bind = [&](const char *direction) {
+            j.raw(",\"bind_id\":");
+            j.unsignedInteger(link);
+            if (options.flows)
+                j.raw(direction);
+        };
 
+        if (gpu) {
+            j.raw("{\"ph\":\"X\",\"cat\":\"");
+            j.raw(gpuCategory(op.kind));
+            j.raw("\",\"name\":");
+            j.raw(quotedName(op));
+            writeSlicePlacement(j, gpuPid, gpuTid, op.gpuStartNs - origin, op.gpuDurationNs(), gpuTouchesNext[g] != 0,
+                                streamTrackFirst[static_cast<std::size_t>(sKey)][gpuTrack[g]] - origin);
+            if (host)
+                bind(",\"flow_in\":true");
+            j.raw(",\"args\":{");
+            opArgs();
+            j.raw("}},\n");
+        }
+        if (host) {
+            j.raw("{\"ph\":\"X\",\"cat\":\"");
+            j.raw(op.kind == OpKind::HostWork ? "host_work" : "cuda_runtime");
+            j.raw("\",\"name\":");
+            j.string(apiNameOf(op));
+            writeSlicePlacement(j, kHostPid, hostTid, op.hostStartNs - origin, op.hostDurationNs(),
+                                hostTouchesNext[g] != 0,
+                                threadTrackFirst[static_cast<std::size_t>(tKey)][hostTrack[g]] - origin);
+            if (gpu)
+                bind(",\"flow_out\":true");
+            // The host slice of a GPU op needs no more than its thread: the arrow leads to the GPU
+            // slice that carries the op's name and args. A host-only op carries them itself.
+            j.raw(",\"args\":{\"ss_thread\":");
+            j.integer(op.hostThread >= 0 && op.hostThread < threadCount ? op.hostThread : -1);
             if (gpu) {
-                j.raw("{\"ph\":\"X\",\"cat\":\"");
-                j.raw(gpuCategory(op.kind));
-                j.raw("\",\"name\":");
+                if (op.correlation != 0) {
+                    j.raw(",\"correlation\":");
+                    j.unsignedInteger(op.correlation);
+                }
+            } else {
+                j.raw(",\"op_name\":");
                 j.raw(quotedName(op));
-                writeSlicePlacement(j, gpuPid, gpuTid, op.gpuStartNs - origin, op.gpuDurationNs(),
-                                    gpuTouchesNext[g] != 0,
-                                    streamTrackFirst[static_cast<std::size_t>(sKey)][gpuTrack[g]] - origin);
-                if (host)
-                    bind(",\"flow_in\":true");
-                j.raw(",\"args\":{");
+                j.ch(',');
                 opArgs();
-                j.raw("}},\n");
             }
-            if (host) {
-                j.raw("{\"ph\":\"X\",\"cat\":\"");
-                j.raw(op.kind == OpKind::HostWork ? "host_work" : "cuda_runtime");
-                j.raw("\",\"name\":");
-                j.string(apiNameOf(op));
-                writeSlicePlacement(j, kHostPid, hostTid, op.hostStartNs - origin, op.hostDurationNs(),
-                                    hostTouchesNext[g] != 0,
-                                    threadTrackFirst[static_cast<std::size_t>(tKey)][hostTrack[g]] - origin);
-                if (gpu)
-                    bind(",\"flow_out\":true");
-                // The host slice of a GPU op needs no more than its thread: the arrow leads to the GPU
-                // slice that carries the op's name and args. A host-only op carries them itself.
-                j.raw(",\"args\":{\"ss_thread\":");
-                j.integer(op.hostThread >= 0 && op.hostThread < threadCount ? op.hostThread : -1);
-                if (gpu) {
-                    if (op.correlation != 0) {
-                        j.raw(",\"correlation\":");
-                        j.unsignedInteger(op.correlation);
-                    }
-                } else {
-                    j.raw(",\"op_name\":");
-                    j.raw(quotedName(op));
-                    j.ch(',');
-                    opArgs();
-                }
-                j.raw("}},\n");
-            }
+            j.raw("}},\n");
         }
-    };
+    }
+}
 
-    // One counter event per step of either profile, carrying every series (Perfetto draws a track
-    // per arg); a step where nothing changed is left out, a counter holds until its next step.
-    auto writeCounters = [&](JsonOut &j, std::size_t r) {
-        {
-            if (trace.repetitions[r].ops.empty())
-                return;
-            const auto bandwidth = bandwidthProfile(trace, static_cast<int>(r));
-            const auto activity = activityProfile(trace, static_cast<int>(r));
-            BandwidthStep bw;
-            ActivityStep act;
-            bool first = true;
-            std::size_t b = 0, a = 0;
-            while (b < bandwidth.size() || a < activity.size()) {
-                const std::int64_t t =
-                    std::min(b < bandwidth.size() ? bandwidth[b].timeNs : std::numeric_limits<std::int64_t>::max(),
-                             a < activity.size() ? activity[a].timeNs : std::numeric_limits<std::int64_t>::max());
-                bool changed = first;
-                first = false;
-                for (; b < bandwidth.size() && bandwidth[b].timeNs == t; ++b) {
-                    changed |= bandwidth[b].h2dGBs != bw.h2dGBs || bandwidth[b].d2hGBs != bw.d2hGBs;
-                    bw = bandwidth[b];
-                }
-                for (; a < activity.size() && activity[a].timeNs == t; ++a) {
-                    const auto &s = activity[a];
-                    changed |= s.h2d != act.h2d || s.d2h != act.d2h || s.compute != act.compute || s.other != act.other;
-                    act = s;
-                }
-                if (!changed)
-                    continue;
-                // Counters belong to their process: a tid would be ignored by every viewer.
-                j.raw("{\"ph\":\"C\",\"name\":\"GPU\",\"pid\":");
-                j.integer(kCounterPid);
-                j.raw(",\"ts\":");
-                j.micros(t - origin);
-                j.raw(",\"args\":{\"H2D GB/s\":");
-                j.thousandths(bw.h2dGBs);
-                j.raw(",\"D2H GB/s\":");
-                j.thousandths(bw.d2hGBs);
-                j.raw(",\"active H2D\":");
-                j.integer(act.h2d);
-                j.raw(",\"active D2H\":");
-                j.integer(act.d2h);
-                j.raw(",\"active compute\":");
-                j.integer(act.compute);
-                j.raw(",\"active other\":");
-                j.integer(act.other);
-                j.raw("}},\n");
+void ChromeWriter::writeCounters(JsonOut &j, std::size_t r) const
+{
+    {
+        if (trace.repetitions[r].ops.empty())
+            return;
+        const auto bandwidth = bandwidthProfile(trace, static_cast<int>(r));
+        const auto activity = activityProfile(trace, static_cast<int>(r));
+        BandwidthStep bw;
+        ActivityStep act;
+        bool first = true;
+        std::size_t b = 0, a = 0;
+        while (b < bandwidth.size() || a < activity.size()) {
+            const std::int64_t t =
+                std::min(b < bandwidth.size() ? bandwidth[b].timeNs : std::numeric_limits<std::int64_t>::max(),
+                         a < activity.size() ? activity[a].timeNs : std::numeric_limits<std::int64_t>::max());
+            bool changed = first;
+            first = false;
+            for (; b < bandwidth.size() && bandwidth[b].timeNs == t; ++b) {
+                changed |= bandwidth[b].h2dGBs != bw.h2dGBs || bandwidth[b].d2hGBs != bw.d2hGBs;
+                bw = bandwidth[b];
             }
+            for (; a < activity.size() && activity[a].timeNs == t; ++a) {
+                const auto &s = activity[a];
+                changed |= s.h2d != act.h2d || s.d2h != act.d2h || s.compute != act.compute || s.other != act.other;
+                act = s;
+            }
+            if (!changed)
+                continue;
+            // Counters belong to their process: a tid would be ignored by every viewer.
+            j.raw("{\"ph\":\"C\",\"name\":\"GPU\",\"pid\":");
+            j.integer(kCounterPid);
+            j.raw(",\"ts\":");
+            j.micros(t - origin);
+            j.raw(",\"args\":{\"H2D GB/s\":");
+            j.thousandths(bw.h2dGBs);
+            j.raw(",\"D2H GB/s\":");
+            j.thousandths(bw.d2hGBs);
+            j.raw(",\"active H2D\":");
+            j.integer(act.h2d);
+            j.raw(",\"active D2H\":");
+            j.integer(act.d2h);
+            j.raw(",\"active compute\":");
+            j.integer(act.compute);
+            j.raw(",\"active other\":");
+            j.integer(act.other);
+            j.raw("}},\n");
         }
-    };
+    }
+}
+
+// The whole export, handed to sink in order: toChromeJson appends the parts to a string,
+// writeChromeTrace writes each to the file as soon as it and every part before it are done, so that
+// writing overlaps serialising.
+void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
+                     const std::function<void(std::string_view)> &sink, bool toFile)
+{
+    const std::size_t opCount = trace.opCount();
+    if (opCount >= std::numeric_limits<std::uint32_t>::max())
+        throw Error(ErrorKind::InvalidInput, "Chrome export: too many ops (" + std::to_string(opCount) + ")");
+    const ChromeWriter writer(trace, options);
+    // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op).
+    JsonOut j(opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536);
+    writer.writeHeader(j);
 
     // Big traces are written by several threads, in chunks of ops and one part per repetition's
     // counters: tracks and names are decided above, so the parts are independent. Into a string they
@@ -944,10 +991,10 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
     const std::size_t opChunks = std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
     PartEmitter emit(sink);
     if (cores == 1 || opChunks == 1) {
-        writeOps(j, 0, opCount);
+        writer.writeOps(j, 0, opCount);
         if (options.counters)
             for (std::size_t r = 0; r < repCount; ++r)
-                writeCounters(j, r);
+                writer.writeCounters(j, r);
         emit.part(j.view());
     } else {
         emit.part(j.view());
@@ -966,11 +1013,11 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                         const std::size_t begin = opCount * t / opChunks, end = opCount * (t + 1) / opChunks;
                         parts[t] =
                             std::make_unique<JsonOut>((end - begin) * (360 + (options.hostCalls ? 180 : 0)) + 4096);
-                        writeOps(*parts[t], begin, end);
+                        writer.writeOps(*parts[t], begin, end);
                     } else {
                         const std::size_t r = t - opChunks;
                         parts[t] = std::make_unique<JsonOut>(trace.repetitions[r].ops.size() * 360 + 4096);
-                        writeCounters(*parts[t], r);
+                        writer.writeCounters(*parts[t], r);
                     }
                 } catch (...) {
                     errors[t] = std::current_exception();
