@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 namespace streamscope::engine {
 
@@ -65,19 +66,24 @@ OpAlignment alignOps(const std::vector<AlignItem> &a, const std::vector<AlignIte
         }
     }
 
-    // Pass 3: in order within the lane (and kind), among the leftovers.
+    // Pass 3: in order within the lane (and identity), among the leftovers.
     if (options.order != OrderFallback::None) {
-        const bool sameKind = options.order == OrderFallback::InLaneSameKind;
+        const bool identity = options.order == OrderFallback::InLaneSameIdentity;
+        using Key = std::tuple<int, OpKind, std::uint64_t>;
         auto key = [&](const AlignItem &item) {
-            return std::make_pair(item.lane, sameKind ? item.kind : OpKind::Other);
+            return identity ? Key{item.lane, item.kind, item.bytes} : Key{item.lane, OpKind::Other, 0};
         };
-        std::map<std::pair<int, OpKind>, std::vector<std::size_t>> restB;
+        // Only what has a size can be told apart without a name.
+        auto pairable = [&](const AlignItem &item) {
+            return !identity || isCopy(item.kind) || item.kind == OpKind::Memset;
+        };
+        std::map<Key, std::vector<std::size_t>> restB;
         for (std::size_t j : orderB)
-            if (result.partnerOfB[j] < 0 && !(sameKind && b[j].kind == OpKind::Other))
+            if (result.partnerOfB[j] < 0 && pairable(b[j]))
                 restB[key(b[j])].push_back(j);
-        std::map<std::pair<int, OpKind>, std::size_t> used;
+        std::map<Key, std::size_t> used;
         for (std::size_t i : orderA) {
-            if (result.a[i].b >= 0 || (sameKind && a[i].kind == OpKind::Other))
+            if (result.a[i].b >= 0 || !pairable(a[i]))
                 continue;
             const auto it = restB.find(key(a[i]));
             if (it == restB.end())

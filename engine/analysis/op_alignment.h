@@ -6,9 +6,11 @@
 //      in the same lane of the other side;
 //   2. optionally across lanes, by name, among what is left: a synchronous cudaMemcpy issued "on" a
 //      workload stream runs on the legacy default stream, where Nsight shows it;
-//   3. optionally by order within the lane among what is left: all kinds, or within a kind only and
-//      never OpKind::Other (imported API calls of every sort share it, only their names tell them
-//      apart).
+//   3. optionally by order within the lane among what is left: all kinds (the same run seen by two
+//      tools, where the order is the identity), or only ops of the same identity, kind and size
+//      (a copy or memset another tool names differently). Kernels and API calls are never paired by
+//      order there: they carry no size, so only their names say which is which, and a 240 us kernel is
+//      not "faster" than a 60 us one it happens to follow.
 // Names are compared as given: normalise them first (normalizeOpName) to match across tools.
 #pragma once
 
@@ -28,17 +30,18 @@ struct AlignItem {
     int lane = 0; // items of equal lane numbers on the two sides are in corresponding lanes
     std::string name; // the name matched by (already normalised if wanted)
     OpKind kind = OpKind::Other;
+    std::uint64_t bytes = 0; // a copy's or memset's size (identity in pass 3)
 };
 
 enum class OrderFallback : std::uint8_t {
     None, // leftovers stay unmatched
     InLane, // leftovers of a lane paired in order, whatever their kind
-    InLaneSameKind, // leftovers of a lane paired in order within each kind, OpKind::Other never
+    InLaneSameIdentity, // leftovers of a lane paired in order among copies and memsets of one kind and size
 };
 
 struct AlignOptions {
     bool acrossLanes = false; // pass 2
-    OrderFallback order = OrderFallback::InLaneSameKind; // pass 3
+    OrderFallback order = OrderFallback::InLaneSameIdentity; // pass 3
 };
 
 struct OpAlignment {

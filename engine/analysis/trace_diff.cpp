@@ -43,6 +43,7 @@ std::vector<Lane> lanesOf(const Trace &t, int reference, DiffStatistic statistic
         d.position = static_cast<int>(lane.ops.size());
         d.name = t.name(op);
         d.kind = op.kind;
+        d.bytes = op.bytes;
         lane.ops.push_back(std::move(d));
     }
     struct Samples {
@@ -201,16 +202,16 @@ TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
     for (std::size_t i = 0; i < la.size(); ++i) {
         firstA[i] = itemsA.size();
         for (const auto &op : la[i].ops)
-            itemsA.push_back({static_cast<int>(i), norm(op.name), op.kind});
+            itemsA.push_back({static_cast<int>(i), norm(op.name), op.kind, op.bytes});
     }
     for (std::size_t j = 0; j < lb.size(); ++j) {
         firstB[j] = itemsB.size();
         const int lane = pairOfB[j] >= 0 ? pairOfB[j] : static_cast<int>(la.size() + j);
         for (const auto &op : lb[j].ops)
-            itemsB.push_back({lane, norm(op.name), op.kind});
+            itemsB.push_back({lane, norm(op.name), op.kind, op.bytes});
     }
     const OpAlignment alignment = alignOps(
-        itemsA, itemsB, {false, options.fallbackToOrder ? OrderFallback::InLaneSameKind : OrderFallback::None});
+        itemsA, itemsB, {false, options.fallbackToOrder ? OrderFallback::InLaneSameIdentity : OrderFallback::None});
 
     std::vector<double> absStart, absDuration;
     auto unmatched = [&](char side, const Lane &lane, const DiffOp &op) {

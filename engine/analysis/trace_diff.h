@@ -1,6 +1,6 @@
 // Diff of any two traces (native runs, Nsight Systems imports, Chrome imports): streams paired by
-// name, ops aligned per stream by name and occurrence (with a fallback to order among ops of the same
-// kind when names differ, e.g. an Nsight import whose kernels carry their CUDA function names), then
+// name, ops aligned per stream by name and occurrence (with a fallback to order among copies and
+// memsets of the same kind and size when names differ, e.g. copies another tool names), then
 // per-op deltas (start from each trace's repetition start, duration, GB/s), per-stream deltas, the
 // ops left unmatched, and a summary: the makespan with its noise verdict and how far starts and
 // durations are apart. `streamscope-cli diff` prints it; comparing a run with its Nsight capture
@@ -31,7 +31,9 @@ enum class DiffStatistic : std::uint8_t {
 struct DiffOptions {
     DiffStatistic statistic = DiffStatistic::PerOpMedian;
     NameNormalizer normalizeName; // empty: names as they are
-    bool fallbackToOrder = true; // pair ops left over by name in order, per stream and kind
+    // Pair copies and memsets left over by name in order, per stream, kind and size (op_alignment.h);
+    // kernels and API calls pair by name only.
+    bool fallbackToOrder = true;
 };
 
 // One op as the diff sees it: an op slot of one stream of the reference repetition.
@@ -40,6 +42,7 @@ struct DiffOp {
     int position = 0; // the op's position in its stream (reference repetition)
     std::string name;
     OpKind kind = OpKind::Other;
+    std::uint64_t bytes = 0; // a copy's or memset's size (reference repetition)
     Spread startNs; // from the repetition's start (Trace::extent): GPU start, else host start
     Spread durationNs; // GPU duration, else host call duration
     Spread gbPerSecond; // copies only (count 0 otherwise)

@@ -69,28 +69,36 @@ private slots:
 
     void orderFallbacks()
     {
-        // Names differ between the tools: "scale" vs "scale_kernel", "H2D 4 MiB" vs "memcpy HtoD", and an
-        // API call on each side.
-        const std::vector<AlignItem> a{
-            {0, "scale", OpKind::Kernel}, {0, "H2D 4 MiB", OpKind::CopyH2D}, {0, "cudaFree", OpKind::Other}};
-        const std::vector<AlignItem> b{
-            {0, "memcpy HtoD", OpKind::CopyH2D}, {0, "scale_kernel", OpKind::Kernel}, {0, "cudaMalloc", OpKind::Other}};
-        // Within a kind: the kernel with the kernel, the copy with the copy; API calls never by order.
-        const OpAlignment kinds = alignOps(a, b, {false, OrderFallback::InLaneSameKind});
-        QCOMPARE(kinds.a[0].b, 1);
-        QCOMPARE(kinds.a[1].b, 0);
-        QCOMPARE(kinds.a[2].b, -1);
-        QCOMPARE(kinds.a[0].method, MatchMethod::ByOrder);
-        QCOMPARE(kinds.partnerOfB[2], -1);
-        // In the lane whatever the kind: position with position.
+        // Names differ between the tools: "scale" vs "scale_kernel", "H2D 4 MiB" vs "memcpy HtoD", a
+        // 1 MiB vs a 4 MiB D2H, and an API call on each side.
+        const std::vector<AlignItem> a{{0, "scale", OpKind::Kernel},
+                                       {0, "H2D 4 MiB", OpKind::CopyH2D, 4 << 20},
+                                       {0, "D2H 1 MiB", OpKind::CopyD2H, 1 << 20},
+                                       {0, "cudaFree", OpKind::Other}};
+        const std::vector<AlignItem> b{{0, "memcpy HtoD", OpKind::CopyH2D, 4 << 20},
+                                       {0, "scale_kernel", OpKind::Kernel},
+                                       {0, "memcpy DtoH", OpKind::CopyD2H, 4 << 20},
+                                       {0, "cudaMalloc", OpKind::Other}};
+        // By identity: the copy of one kind and size only; kernels, other sizes and API calls never.
+        const OpAlignment identity = alignOps(a, b, {false, OrderFallback::InLaneSameIdentity});
+        QCOMPARE(identity.a[0].b, -1);
+        QCOMPARE(identity.a[1].b, 0);
+        QCOMPARE(identity.a[1].method, MatchMethod::ByOrder);
+        QCOMPARE(identity.a[2].b, -1);
+        QCOMPARE(identity.a[3].b, -1);
+        QCOMPARE(identity.partnerOfB, (std::vector<int>{1, -1, -1, -1}));
+        // In the lane whatever the kind (the same run seen by two tools): position with position.
         const OpAlignment lane = alignOps(a, b, {false, OrderFallback::InLane});
-        QCOMPARE(lane.a[0].b, 0);
-        QCOMPARE(lane.a[1].b, 1);
-        QCOMPARE(lane.a[2].b, 2);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(lane.a[std::size_t(i)].b, i);
         // None: nothing pairs.
         const OpAlignment none = alignOps(a, b, {false, OrderFallback::None});
         for (const auto &m : none.a)
             QCOMPARE(m.b, -1);
+        // Memsets count as sized.
+        const OpAlignment memset = alignOps({{0, "memset 1 MiB", OpKind::Memset, 1 << 20}},
+                                            {{0, "[CUDA memset]", OpKind::Memset, 1 << 20}}, {});
+        QCOMPARE(memset.a[0].b, 0);
     }
 
     void orderSkipsWhatNamesMatched()

@@ -73,6 +73,7 @@ private slots:
     void identical();
     void shiftedTimes();
     void renamedOpMatchedByOrder();
+    void unlikeOpsStayUnpaired();
     void renamedOpWithoutFallback();
     void hostCallsPairOnlyByName();
     void missingOp();
@@ -144,18 +145,52 @@ void TestTraceDiff::shiftedTimes()
 
 void TestTraceDiff::renamedOpMatchedByOrder()
 {
+    // A copy another tool names differently: same stream, kind and size, so it is the same copy.
     const auto a = test::handTrace(3);
     auto b = a;
-    renameOp(b, "B: kernel", "scale_kernel(float*, int)");
+    renameOp(b, "A: H2D 1 MB", "[CUDA memcpy Host-to-Device]");
     const auto d = engine::diffTraces(a, b);
     QCOMPARE(d.summary.matched, 4);
     QCOMPARE(d.summary.matchedByOrder, 1);
     QCOMPARE(d.summary.unmatchedA, 0);
-    const auto *op = find(d, "B: kernel");
+    const auto *op = find(d, "A: H2D 1 MB");
     QVERIFY(op);
-    QCOMPARE(op->b.name, std::string("scale_kernel(float*, int)"));
+    QCOMPARE(op->b.name, std::string("[CUDA memcpy Host-to-Device]"));
     QCOMPARE(op->method, engine::MatchMethod::ByOrder);
+    QCOMPARE(op->a.bytes, op->b.bytes);
     QCOMPARE(op->startDeltaNs, 0.0);
+}
+
+void TestTraceDiff::unlikeOpsStayUnpaired()
+{
+    // A renamed kernel has no size to identify it: only its name could, so it is left unpaired, never
+    // compared with whatever kernel happens to be in its place.
+    const auto a = test::handTrace(3);
+    auto b = a;
+    renameOp(b, "B: kernel", "scale_kernel(float*, int)");
+    auto d = engine::diffTraces(a, b);
+    QCOMPARE(d.summary.matched, 3);
+    QCOMPARE(d.summary.matchedByOrder, 0);
+    QCOMPARE(d.summary.unmatchedA, 1);
+    QCOMPARE(d.summary.unmatchedB, 1);
+    QCOMPARE(d.unmatched[0].op.name, std::string("B: kernel"));
+    QCOMPARE(d.unmatched[1].op.name, std::string("scale_kernel(float*, int)"));
+    QVERIFY(!find(d, "B: kernel"));
+
+    // A copy of another size is another copy ("H2D 16 MiB" is not "H2D 4 MiB" done faster).
+    auto c = a;
+    renameOp(c, "A: H2D 1 MB", "H2D 4 MB");
+    for (auto &rep : c.repetitions)
+        for (auto &op : rep.ops)
+            if (c.name(op) == "H2D 4 MB")
+                op.bytes *= 4;
+    d = engine::diffTraces(a, c);
+    QCOMPARE(d.summary.matchedByOrder, 0);
+    QCOMPARE(d.summary.unmatchedA, 1);
+    QCOMPARE(d.summary.unmatchedB, 1);
+    QCOMPARE(d.unmatched[0].op.name, std::string("A: H2D 1 MB"));
+    QCOMPARE(d.unmatched[1].op.name, std::string("H2D 4 MB"));
+    QCOMPARE(d.unmatched[1].op.bytes, d.unmatched[0].op.bytes * 4);
 }
 
 void TestTraceDiff::renamedOpWithoutFallback()
