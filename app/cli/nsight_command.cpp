@@ -2,6 +2,8 @@
 // summary per op kind and the per-op table.
 #include "app/cli/nsight_command.h"
 
+#include "engine/model/units.h"
+
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -11,6 +13,7 @@
 #include "engine/analysis/nsight_compare.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
+#include "engine/model/units.h"
 
 namespace streamscope::cli {
 
@@ -19,12 +22,7 @@ namespace {
 // Deltas are a few microseconds: print them in µs with two decimals, signed where a sign means something.
 std::string micro(double ns, bool sign = false)
 {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(2);
-    if (sign && ns >= 0)
-        s << '+';
-    s << ns / 1000.0 << " µs";
-    return s.str();
+    return engine::formatMicroseconds(ns, 2, sign);
 }
 
 std::string percent(double p)

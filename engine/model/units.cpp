@@ -219,6 +219,16 @@ std::string formatDuration(std::int64_t ns)
     return threeDigits(v) + " " + std::string(kUnits[unit].name);
 }
 
+std::string formatMicroseconds(double ns, int decimals, bool showSign)
+{
+    if (!std::isfinite(ns))
+        return "- \u00b5s";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, showSign ? "%+.*f \u00b5s" : "%.*f \u00b5s", std::clamp(decimals, 0, 9),
+                  ns / 1000.0);
+    return buf;
+}
+
 std::string formatSignedDuration(double ns)
 {
     if (!std::isfinite(ns))

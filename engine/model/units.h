@@ -31,6 +31,9 @@ std::optional<std::int64_t> parseDuration(std::string_view text);
 std::string formatBytes(std::uint64_t bytes);
 // "12 ns", "447 µs", "1.23 ms", "2.5 s" (three significant digits, trailing zeros dropped).
 std::string formatDuration(std::int64_t ns);
+// A duration in microseconds at a fixed number of decimals, for columns of small deltas that must line
+// up: formatMicroseconds(-134'700, 2, true) = "-134.70 µs", (3'870, 2, true) = "+3.87 µs".
+std::string formatMicroseconds(double ns, int decimals, bool showSign = false);
 // A difference of durations with its sign always shown: "+12.3 µs", "-135 µs", "+0 ns" (rounded to ns).
 std::string formatSignedDuration(double ns);
 // "12.3 GB/s", "0.52 GB/s", "245 GB/s" (GB = 1e9 bytes, as bandwidth is quoted for links).

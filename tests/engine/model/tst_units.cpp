@@ -203,6 +203,10 @@ void TestUnits::formatSignedDuration()
     QCOMPARE(QString::fromStdString(formatSignedDuration(-1.5e9)), QStringLiteral("-1.5 s"));
     QCOMPARE(QString::fromStdString(formatSignedDuration(1e30)).left(1), QStringLiteral("+")); // clamped, no overflow
     QCOMPARE(QString::fromStdString(formatSignedDuration(std::nan(""))), QStringLiteral("-"));
+    QCOMPARE(QString::fromStdString(formatMicroseconds(-134'700, 2, true)), QStringLiteral("-134.70 µs"));
+    QCOMPARE(QString::fromStdString(formatMicroseconds(3'870, 2, true)), QStringLiteral("+3.87 µs"));
+    QCOMPARE(QString::fromStdString(formatMicroseconds(0, 2, true)), QStringLiteral("+0.00 µs"));
+    QCOMPARE(QString::fromStdString(formatMicroseconds(1'500, 1)), QStringLiteral("1.5 µs"));
 }
 
 void TestUnits::formatRate_data()
