@@ -41,6 +41,7 @@
 #include "ui/editor/workload_editor.h"
 #include "ui/editor/workload_tree_model.h"
 #include "ui/panels/details_panel.h"
+#include "ui/panels/find_bar.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/op_table_model.h"
 #include "ui/panels/summary_panel.h"
@@ -178,6 +179,10 @@ void MainWindow::createWidgets()
     layout->addWidget(m_banner);
     layout->addWidget(m_timingBanner);
     layout->addWidget(m_errorBar);
+    m_findBar = new ui::FindBar(this);
+    m_findBar->setDocument(m_document);
+    m_findBar->hide();
+    layout->addWidget(m_findBar);
     layout->addWidget(split, 1);
     setCentralWidget(central);
 
@@ -243,9 +248,9 @@ void MainWindow::createDocks()
     m_summary = new ui::SummaryPanel(this);
     m_details = new ui::DetailsPanel(this);
     m_opModel = new ui::OpTableModel(this);
-    m_opProxy = new QSortFilterProxyModel(this);
+    m_opProxy = new ui::OpTableProxy(this);
     m_opProxy->setSourceModel(m_opModel);
-    m_opProxy->setSortRole(ui::OpTableModel::SortRole);
+    m_opProxy->setDocument(m_document);
     m_opTable = new QTableView(this);
     m_opTable->setObjectName(QStringLiteral("opTable"));
     m_opTable->setModel(m_opProxy);
@@ -370,8 +375,14 @@ void MainWindow::createActions()
     m_lightAction->setChecked(true);
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkTheme);
     m_viewMenu->addSeparator();
-    QAction *fit = m_viewMenu->addAction(tr("&Fit timeline"), m_timeline, &ui::TimelineView::fitAll);
+    QAction *fit = m_viewMenu->addAction(tr("&Fit timeline (F)"), m_timeline, &ui::TimelineView::fitAll);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction *find = m_viewMenu->addAction(tr("F&ind ops…"), m_findBar, &ui::FindBar::activate);
+    find->setShortcut(QKeySequence::Find);
+    QAction *findNext = m_viewMenu->addAction(tr("Find &next"), m_findBar, &ui::FindBar::findNext);
+    findNext->setShortcut(QKeySequence::FindNext);
+    QAction *findPrevious = m_viewMenu->addAction(tr("Find &previous"), m_findBar, &ui::FindBar::findPrevious);
+    findPrevious->setShortcut(QKeySequence::FindPrevious);
     m_viewMenu->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         m_viewMenu->addAction(dock->toggleViewAction());

@@ -40,6 +40,8 @@ class NsightCompareView;
 class ExperimentDialog;
 class TraceLoader;
 class TraceDocument;
+class FindBar;
+class OpTableProxy;
 class RunSession;
 } // namespace streamscope::ui
 
@@ -126,6 +128,8 @@ public:
     ui::WorkloadEditor *workloadEditor() const { return m_editor; }
     ui::LessonsPanel *lessonsPanel() const { return m_lessons; }
     ui::OpTableModel *opTableModel() const { return m_opModel; }
+    ui::OpTableProxy *opTableProxy() const { return m_opProxy; }
+    ui::FindBar *findBar() const { return m_findBar; }
     ui::RunController *runController() const { return m_runner; }
 
 protected:
@@ -173,7 +177,8 @@ private:
     ui::WorkloadEditor *m_editor = nullptr;
     ui::LessonsPanel *m_lessons = nullptr;
     ui::OpTableModel *m_opModel = nullptr;
-    QSortFilterProxyModel *m_opProxy = nullptr;
+    ui::OpTableProxy *m_opProxy = nullptr;
+    ui::FindBar *m_findBar = nullptr;
     QTableView *m_opTable = nullptr;
     ui::RunSession *m_session; // runs and comparisons: the CLI child, the run folder, whether a GPU is usable
     ui::RunController *m_runner; // m_session's, for progress and state

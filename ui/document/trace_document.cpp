@@ -17,10 +17,12 @@ void TraceDocument::setTrace(std::shared_ptr<const engine::Trace> trace, const Q
     m_opStatistics = m_trace ? engine::opStatistics(*m_trace) : std::vector<engine::OpStatistics>{};
     m_repetition = m_summary.repetitions.empty() ? 0 : m_summary.medianRepetition;
     m_selectedOp = -1;
+    updateMatches();
     emit traceChanged(m_trace);
     emit nameChanged(m_name, m_path);
     emit repetitionChanged(m_repetition);
     emit selectionChanged(m_repetition, m_selectedOp);
+    emit matchesChanged();
 }
 
 void TraceDocument::setName(const QString &name, const QString &path)
@@ -42,9 +44,12 @@ void TraceDocument::setRepetition(int repetition)
     m_repetition = repetition;
     const bool hadSelection = m_selectedOp >= 0;
     m_selectedOp = -1;
+    updateMatches();
     emit repetitionChanged(m_repetition);
     if (hadSelection)
         emit selectionChanged(m_repetition, -1);
+    if (hasQuery())
+        emit matchesChanged();
 }
 
 void TraceDocument::selectOp(int op)
@@ -58,6 +63,62 @@ void TraceDocument::selectOp(int op)
         return;
     m_selectedOp = op;
     emit selectionChanged(m_repetition, m_selectedOp);
+}
+
+} // namespace streamscope::ui
+
+namespace streamscope::ui {
+
+void TraceDocument::setQuery(const engine::OpQuery &query, bool filter)
+{
+    m_query = query;
+    m_filter = filter;
+    updateMatches();
+    emit matchesChanged();
+}
+
+void TraceDocument::updateMatches()
+{
+    m_matches.clear();
+    m_isMatch.clear();
+    m_queryError.clear();
+    if (!m_trace || m_query.isEmpty())
+        return;
+    try {
+        m_matches = engine::findOps(*m_trace, m_repetition, m_query);
+    } catch (const std::exception &e) {
+        m_queryError = QString::fromUtf8(e.what());
+        return;
+    }
+    m_isMatch.assign(m_trace->repetitions[std::size_t(m_repetition)].ops.size(), 0);
+    for (int op : m_matches)
+        m_isMatch[std::size_t(op)] = 1;
+}
+
+bool TraceDocument::isMatch(int op) const
+{
+    return op >= 0 && std::size_t(op) < m_isMatch.size() && m_isMatch[std::size_t(op)] != 0;
+}
+
+int TraceDocument::selectedMatchIndex() const
+{
+    const auto it = std::find(m_matches.begin(), m_matches.end(), m_selectedOp);
+    return m_selectedOp >= 0 && it != m_matches.end() ? int(it - m_matches.begin()) : -1;
+}
+
+int TraceDocument::selectNextMatch(bool backwards)
+{
+    if (m_matches.empty())
+        return -1;
+    const int count = int(m_matches.size());
+    const int at = selectedMatchIndex();
+    int next;
+    if (at >= 0)
+        next = (at + (backwards ? count - 1 : 1)) % count;
+    else
+        next = backwards ? count - 1 : 0;
+    selectOp(m_matches[std::size_t(next)]);
+    return m_matches[std::size_t(next)];
 }
 
 } // namespace streamscope::ui

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/op_query.h"
 #include "engine/analysis/op_statistics.h"
 #include "engine/model/trace.h"
 
@@ -48,7 +49,26 @@ public:
     int selectedOp() const { return m_selectedOp; }
     void selectOp(int op);
 
+    // Find: the ops of the shown repetition that match the query (engine::findOps), in start order, kept
+    // up to date when the trace or the repetition changes. A query that cannot run (a broken regular
+    // expression) matches nothing and says why in queryError(). With `filter`, the views dim (timeline)
+    // or hide (operations table) what does not match.
+    void setQuery(const engine::OpQuery &query, bool filter = false);
+    void clearQuery() { setQuery({}, false); }
+    const engine::OpQuery &query() const { return m_query; }
+    bool hasQuery() const { return !m_query.isEmpty(); }
+    bool filtering() const { return m_filter && hasQuery(); }
+    QString queryError() const { return m_queryError; }
+    const std::vector<int> &matches() const { return m_matches; }
+    bool isMatch(int op) const; // false without a query
+    // Selects the match after (before, with backwards) the selected op in start order, wrapping
+    // around; the first (last) when nothing or no match is selected. Returns the op, -1 with no match.
+    int selectNextMatch(bool backwards = false);
+    // Where the selected op stands among the matches (0-based), -1 when it is not one.
+    int selectedMatchIndex() const;
+
 signals:
+    void matchesChanged();
     void traceChanged(const std::shared_ptr<const engine::Trace> &trace);
     void nameChanged(const QString &name, const QString &path);
     void repetitionChanged(int repetition);
@@ -62,6 +82,13 @@ private:
     std::vector<engine::OpStatistics> m_opStatistics;
     int m_repetition = 0;
     int m_selectedOp = -1;
+
+    void updateMatches();
+    engine::OpQuery m_query;
+    bool m_filter = false;
+    QString m_queryError;
+    std::vector<int> m_matches; // start order
+    std::vector<char> m_isMatch; // by op index of the shown repetition
 };
 
 } // namespace streamscope::ui

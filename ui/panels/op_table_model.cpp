@@ -131,4 +131,25 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
     }
 }
 
+OpTableProxy::OpTableProxy(QObject *parent) : QSortFilterProxyModel(parent)
+{
+    setSortRole(OpTableModel::SortRole);
+}
+
+void OpTableProxy::setDocument(TraceDocument *document)
+{
+    disconnect(m_connection);
+    m_document = document;
+    if (document)
+        m_connection = connect(document, &TraceDocument::matchesChanged, this, [this] { invalidateFilter(); });
+    invalidateFilter();
+}
+
+bool OpTableProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+{
+    if (sourceParent.isValid() || !m_document || !m_document->filtering())
+        return true;
+    return m_document->isMatch(sourceRow);
+}
+
 } // namespace streamscope::ui

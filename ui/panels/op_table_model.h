@@ -5,6 +5,7 @@
 
 #include <QAbstractTableModel>
 #include <QPointer>
+#include <QSortFilterProxyModel>
 
 #include <memory>
 
@@ -53,6 +54,22 @@ private:
     QList<QMetaObject::Connection> m_documentConnections;
     int m_repetition = 0;
     std::int64_t m_originNs = 0; // start of the repetition: times are shown relative to it
+};
+
+// OpTableProxy: the operations table's sorting proxy (numbers sort as numbers, SortRole), which hides the
+// ops that do not match while the document filters (FindBar's "Filter").
+class OpTableProxy : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit OpTableProxy(QObject *parent = nullptr);
+    void setDocument(TraceDocument *document);
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+
+private:
+    QPointer<TraceDocument> m_document;
+    QMetaObject::Connection m_connection;
 };
 
 } // namespace streamscope::ui

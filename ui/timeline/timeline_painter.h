@@ -64,6 +64,9 @@ struct TimelineOverlay {
     qint64 selectionStartNs = 0;
     qint64 selectionEndNs = 0; // == start: no range selected
     bool drawLink = true; // host call -> GPU op for the selected op
+    // Find: the ops that match (outlined), and whether everything else is dimmed (a filter).
+    const std::vector<int> *matches = nullptr;
+    bool dimOthers = false;
 };
 
 class TimelinePainter {
@@ -140,6 +143,8 @@ public:
 
 private:
     void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintMatches(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                      const std::vector<int> &matches, bool dimOthers) const;
     bool paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
                         int clipX1) const;
     // A stream lane's queued time: light, outlined segments before the bars (drawn under them).

@@ -225,6 +225,52 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
     p.restore();
 }
 
+// Find's matches: with a filter, a veil of the background over the stream and host lanes and the matches
+// painted again at full colour above it; always, an outline around each match in view.
+void TimelinePainter::paintMatches(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                                   const std::vector<int> &matches, bool dimOthers) const
+{
+    if (!m_model)
+        return;
+    const QRectF plot = layout.plot;
+    auto inView = [&](const QRectF &r) { return !r.isEmpty() && r.right() >= plot.left() && r.left() <= plot.right(); };
+    if (dimOthers) {
+        QColor veil = m_palette->background();
+        veil.setAlpha(190);
+        for (int i = 0; i < m_model->laneCount() && std::size_t(i) < layout.lanes.size(); ++i) {
+            const LaneKind kind = m_model->lane(i).kind;
+            if (kind == LaneKind::Stream || kind == LaneKind::HostThread)
+                p.fillRect(layout.lanes[std::size_t(i)], veil);
+        }
+        const QFontMetrics fm(m_metrics.font, p.device());
+        const int dpi = p.device() ? p.device()->logicalDpiY() : 0;
+        const double minLabelWidth = labelMinWidth(fm, dpi);
+        p.setFont(m_metrics.font);
+        for (int op : matches) {
+            const QColor color = m_palette->opColor(m_model->op(op).kind);
+            const QRectF gpu = gpuBarRect(layout, mapping, op);
+            for (const QRectF &r : {gpu, hostBarRect(layout, mapping, op)})
+                if (inView(r))
+                    p.fillRect(r, color);
+            // The GPU bar's label again, as the interval pass draws it (the veil covered it).
+            const QRectF visible = gpu.intersected(QRectF(plot.left(), gpu.top(), plot.width(), gpu.height()));
+            if (inView(gpu) && visible.width() >= minLabelWidth && gpu.height() >= fm.height() * 0.8) {
+                const QString &text = barLabel(fm, dpi, m_model->op(op).nameId, int(visible.width() - 6));
+                if (!text.isEmpty()) {
+                    p.setPen(OpPalette::textOn(color));
+                    p.drawText(visible.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
+                }
+            }
+        }
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(m_palette->highlight(), m_palette->presentation() ? 2 : 1));
+    for (int op : matches)
+        for (const QRectF &r : {gpuBarRect(layout, mapping, op), hostBarRect(layout, mapping, op)})
+            if (inView(r))
+                p.drawRect(r.adjusted(-1, -1, 0, 0));
+}
+
 void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                                    const TimelineOverlay &overlay) const
 {
@@ -239,6 +285,8 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, co
         p.drawLine(QPointF(x0, layout.plot.top()), QPointF(x0, layout.plot.bottom() + 1));
         p.drawLine(QPointF(x1, layout.plot.top()), QPointF(x1, layout.plot.bottom() + 1));
     }
+    if (overlay.matches)
+        paintMatches(p, layout, mapping, *overlay.matches, overlay.dimOthers);
     p.setBrush(Qt::NoBrush);
     if (overlay.hoveredOp >= 0 && overlay.hoveredOp != overlay.selectedOp) {
         p.setPen(QPen(m_palette->hover(), 1.5));

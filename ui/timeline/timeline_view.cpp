@@ -153,12 +153,23 @@ void TimelineView::setDocument(TraceDocument *document)
         if (repetition == m_repetition)
             selectOp(op);
     });
+    m_documentConnections << connect(document, &TraceDocument::matchesChanged, this, [this] { update(); });
     m_documentConnections << connect(this, &TimelineView::opSelected, document, [this](int repetition, int op) {
         if (m_document && repetition == m_document->repetition())
             m_document->selectOp(op);
     });
     setTrace(document->trace(), document->repetition());
     selectOp(document->selectedOp());
+}
+
+void TimelineView::addMatches(TimelineOverlay &overlay) const
+{
+    // The document's matches are for its repetition: only drawn when this view shows the same one.
+    if (m_document && m_document->hasQuery() && m_document->trace() == m_trace
+        && m_document->repetition() == m_repetition) {
+        overlay.matches = &m_document->matches();
+        overlay.dimOthers = m_document->filtering();
+    }
 }
 
 void TimelineView::setRepetition(int repetition)
@@ -403,6 +414,7 @@ void TimelineView::renderTo(QPainter &painter, const QRect &target)
     overlay.hoveredOp = -1; // exports show the selection, not where the pointer happened to be
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
+    addMatches(overlay);
     if (!m_model) {
         painter.fillRect(target, m_palette->background());
         painter.setPen(m_palette->mutedText());
@@ -628,6 +640,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     overlay.hoveredOp = m_hovered.op;
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
+    addMatches(overlay);
     // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
     // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
     // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend
@@ -777,7 +790,13 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_Left: m_zoom->pan(-panStep); break;
     case Qt::Key_D:
     case Qt::Key_Right: m_zoom->pan(panStep); break;
-    case Qt::Key_F:
+    case Qt::Key_F: // F alone: Ctrl+F is Find
+        if (event->modifiers() & (Qt::ControlModifier | Qt::MetaModifier | Qt::AltModifier)) {
+            QWidget::keyPressEvent(event);
+            return;
+        }
+        fitAll();
+        break;
     case Qt::Key_Home: fitAll(); break;
     case Qt::Key_Escape:
         m_zoom->clearSelection();

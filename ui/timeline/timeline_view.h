@@ -37,6 +37,7 @@ class OpPalette;
 class TimelinePainter;
 class ZoomControl;
 struct TimelineLayout;
+struct TimelineOverlay;
 struct TimeMapping;
 
 class TimelineView : public QWidget {
@@ -63,6 +64,8 @@ public:
     // Binds the view to a document: it shows the document's trace and repetition and selects its
     // selected op, and an op clicked (or cleared) here selects it in the document. One document at a
     // time; nullptr unbinds. setTrace and the others still work for views without a document.
+    // A bound view also draws the document's find matches (outlined; with a filter, everything else
+    // dimmed).
     void setDocument(TraceDocument *document);
     TraceDocument *document() const { return m_document; }
 
@@ -135,6 +138,7 @@ protected:
     bool event(QEvent *event) override;
 
 private:
+    void addMatches(TimelineOverlay &overlay) const;
     enum class DragMode { None, Pan, Select };
     struct LaneCache;
 
