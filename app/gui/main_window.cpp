@@ -44,10 +44,12 @@
 #include "ui/panels/find_bar.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/op_table_model.h"
+#include "ui/panels/range_panel.h"
 #include "ui/panels/summary_panel.h"
 #include "ui/run/experiment_dialog.h"
 #include "ui/run/run_session.h"
 #include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
 
 // The resources are compiled into the static streamscope_gui library, so they must be registered
 // explicitly; Q_INIT_RESOURCE has to be used outside any namespace.
@@ -269,9 +271,20 @@ void MainWindow::createDocks()
     QDockWidget *summary = makeDock(tr("Summary"), QStringLiteral("summaryDock"), m_summary, Qt::BottomDockWidgetArea);
     QDockWidget *details = makeDock(tr("Details"), QStringLiteral("detailsDock"), m_details, Qt::BottomDockWidgetArea);
     QDockWidget *ops = makeDock(tr("Operations"), QStringLiteral("opsDock"), m_opTable, Qt::BottomDockWidgetArea);
+    m_range = new ui::RangePanel(this);
+    m_range->setDocument(m_document);
+    QDockWidget *range = makeDock(tr("Range"), QStringLiteral("rangeDock"), m_range, Qt::BottomDockWidgetArea);
     splitDockWidget(summary, details, Qt::Horizontal);
     tabifyDockWidget(details, ops);
+    tabifyDockWidget(ops, range);
     details->raise();
+    // A range measured in the timeline brings its statistics to the front; "Zoom to range" shows it.
+    connect(m_document, &ui::TraceDocument::rangeChanged, this, [this, range] {
+        if (m_document->hasRange())
+            range->raise();
+    });
+    connect(m_range, &ui::RangePanel::zoomToRangeRequested, this,
+            [this](qint64 start, qint64 end) { m_timeline->zoom()->setWindow(start, end); });
     resizeDocks({lessons}, {380}, Qt::Horizontal);
     resizeDocks({summary}, {300}, Qt::Vertical);
     resizeDocks({summary, details}, {560, 520}, Qt::Horizontal);

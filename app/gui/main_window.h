@@ -41,6 +41,7 @@ class ExperimentDialog;
 class TraceLoader;
 class TraceDocument;
 class FindBar;
+class RangePanel;
 class OpTableProxy;
 class RunSession;
 } // namespace streamscope::ui
@@ -130,6 +131,7 @@ public:
     ui::OpTableModel *opTableModel() const { return m_opModel; }
     ui::OpTableProxy *opTableProxy() const { return m_opProxy; }
     ui::FindBar *findBar() const { return m_findBar; }
+    ui::RangePanel *rangePanel() const { return m_range; }
     ui::RunController *runController() const { return m_runner; }
 
 protected:
@@ -179,6 +181,7 @@ private:
     ui::OpTableModel *m_opModel = nullptr;
     ui::OpTableProxy *m_opProxy = nullptr;
     ui::FindBar *m_findBar = nullptr;
+    ui::RangePanel *m_range = nullptr;
     QTableView *m_opTable = nullptr;
     ui::RunSession *m_session; // runs and comparisons: the CLI child, the run folder, whether a GPU is usable
     ui::RunController *m_runner; // m_session's, for progress and state

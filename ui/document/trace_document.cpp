@@ -18,11 +18,16 @@ void TraceDocument::setTrace(std::shared_ptr<const engine::Trace> trace, const Q
     m_repetition = m_summary.repetitions.empty() ? 0 : m_summary.medianRepetition;
     m_selectedOp = -1;
     updateMatches();
+    const bool hadRange = m_hasRange;
+    m_hasRange = false;
+    m_range = {};
     emit traceChanged(m_trace);
     emit nameChanged(m_name, m_path);
     emit repetitionChanged(m_repetition);
     emit selectionChanged(m_repetition, m_selectedOp);
     emit matchesChanged();
+    if (hadRange)
+        emit rangeChanged();
 }
 
 void TraceDocument::setName(const QString &name, const QString &path)
@@ -46,6 +51,7 @@ void TraceDocument::setRepetition(int repetition)
     m_selectedOp = -1;
     updateMatches();
     emit repetitionChanged(m_repetition);
+    clearRange();
     if (hadSelection)
         emit selectionChanged(m_repetition, -1);
     if (hasQuery())
@@ -119,6 +125,30 @@ int TraceDocument::selectNextMatch(bool backwards)
         next = backwards ? count - 1 : 0;
     selectOp(m_matches[std::size_t(next)]);
     return m_matches[std::size_t(next)];
+}
+
+} // namespace streamscope::ui
+
+namespace streamscope::ui {
+
+void TraceDocument::setRange(qint64 startNs, qint64 endNs)
+{
+    if (!m_trace || endNs <= startNs) {
+        clearRange();
+        return;
+    }
+    m_range = engine::rangeStatistics(*m_trace, m_repetition, startNs, endNs);
+    m_hasRange = true;
+    emit rangeChanged();
+}
+
+void TraceDocument::clearRange()
+{
+    if (!m_hasRange)
+        return;
+    m_hasRange = false;
+    m_range = {};
+    emit rangeChanged();
 }
 
 } // namespace streamscope::ui

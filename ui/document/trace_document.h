@@ -16,6 +16,7 @@
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/op_query.h"
 #include "engine/analysis/op_statistics.h"
+#include "engine/analysis/range_statistics.h"
 #include "engine/model/trace.h"
 
 namespace streamscope::ui {
@@ -67,7 +68,15 @@ public:
     // Where the selected op stands among the matches (0-based), -1 when it is not one.
     int selectedMatchIndex() const;
 
+    // A measured range of the shown repetition (ns from its start, as the timeline's ruler), with its
+    // statistics (engine::rangeStatistics); cleared when the trace or the repetition changes.
+    void setRange(qint64 startNs, qint64 endNs);
+    void clearRange();
+    bool hasRange() const { return m_hasRange; }
+    const engine::RangeStatistics &rangeStatistics() const { return m_range; }
+
 signals:
+    void rangeChanged();
     void matchesChanged();
     void traceChanged(const std::shared_ptr<const engine::Trace> &trace);
     void nameChanged(const QString &name, const QString &path);
@@ -84,6 +93,8 @@ private:
     int m_selectedOp = -1;
 
     void updateMatches();
+    bool m_hasRange = false;
+    engine::RangeStatistics m_range;
     engine::OpQuery m_query;
     bool m_filter = false;
     QString m_queryError;

@@ -154,6 +154,15 @@ void TimelineView::setDocument(TraceDocument *document)
             selectOp(op);
     });
     m_documentConnections << connect(document, &TraceDocument::matchesChanged, this, [this] { update(); });
+    // A range measured here (shift+drag, a drag in the ruler) is the document's; clearing it here too.
+    m_documentConnections << connect(this, &TimelineView::rangeSelected, document, [this](qint64 start, qint64 end) {
+        if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
+            m_document->setRange(start, end);
+    });
+    m_documentConnections << connect(m_zoom, &ZoomControl::selectionChanged, document, [this] {
+        if (m_document && !m_zoom->hasSelection())
+            m_document->clearRange();
+    });
     m_documentConnections << connect(this, &TimelineView::opSelected, document, [this](int repetition, int op) {
         if (m_document && repetition == m_document->repetition())
             m_document->selectOp(op);

@@ -1,0 +1,144 @@
+// Tests of range statistics in the app: a shift+drag in the timeline measures a range in the document;
+// the Range panel lists what ran in it (numbers checked against the engine), zooms to it, exports it as
+// CSV (atomically, read back) and clears when the selection goes (Escape) or the repetition changes.
+#include <QFile>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/main_window.h"
+#include "tests/ui/test_traces.h"
+#include "ui/document/trace_document.h"
+#include "ui/panels/range_panel.h"
+#include "ui/timeline/lane_model.h"
+#include "ui/timeline/timeline_painter.h"
+#include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
+
+using namespace streamscope;
+
+class TestRangePanel : public QObject {
+    Q_OBJECT
+
+private:
+    // The widget x of a time (ns from the repetition's start) in the view as it is laid out now.
+    static int xOf(ui::TimelineView &view, qint64 ns)
+    {
+        ui::TimelinePainter painter;
+        painter.setModel(view.laneModel());
+        painter.setMetrics(ui::TimelineMetrics::make(false, view.font()));
+        const ui::TimelineLayout layout = painter.layout(view.rect());
+        const ui::TimeMapping mapping =
+            ui::TimelinePainter::mappingFor(layout, view.windowStartNs(), view.windowEndNs());
+        return int(std::lround(mapping.toX(ns)));
+    }
+
+private slots:
+    void shiftDragMeasuresARange()
+    {
+        ui::TraceDocument document;
+        ui::TimelineView view;
+        view.resize(1200, 400);
+        view.setDocument(&document);
+        ui::RangePanel panel;
+        panel.setDocument(&document);
+        QVERIFY(!panel.zoomButton()->isEnabled());
+        QVERIFY(panel.headingText().contains(QStringLiteral("Shift+drag")));
+        // Repetition 1 (the median) of the pipeline: stream 0 runs H2D [0,50) us, kernel [50,150), D2H
+        // [150,220); stream 1 the same 60 us later. Its ops start 5 us after the first host call.
+        document.setTrace(test::makePipelineTrace(3));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+        QSignalSpy changed(&document, &ui::TraceDocument::rangeChanged);
+        const int y = view.height() / 2;
+        const int x0 = xOf(view, 55'000), x1 = xOf(view, 155'000);
+        QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(x0, y));
+        QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), view.mapToGlobal(QPointF(x1, y)), Qt::NoButton,
+                         Qt::LeftButton, Qt::ShiftModifier);
+        QApplication::sendEvent(&view, &move);
+        QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(x1, y));
+        QVERIFY(changed.count() >= 1);
+        QVERIFY(document.hasRange());
+        const engine::RangeStatistics &s = document.rangeStatistics();
+        // Pixels round the ends: about 100 us.
+        QVERIFY2(qAbs(s.lengthNs() - 100'000) < 2'000, qPrintable(QString::number(s.lengthNs())));
+        const engine::RangeStatistics expected =
+            engine::rangeStatistics(*document.trace(), document.repetition(), s.startNs, s.endNs);
+        QCOMPARE(s.ops, expected.ops);
+        QVERIFY(s.ops >= 3);
+
+        // The panel shows it: the names with the engine's numbers, the lanes, the totals.
+        QVERIFY(panel.zoomButton()->isEnabled());
+        QVERIFY2(panel.headingText().contains(QStringLiteral("Range")), qPrintable(panel.headingText()));
+        QCOMPARE(panel.nameModel()->rowCount(), int(expected.names.size()));
+        for (int r = 0; r < panel.nameModel()->rowCount(); ++r) {
+            QCOMPARE(panel.nameModel()->item(r, 0)->text(),
+                     QString::fromStdString(expected.names[std::size_t(r)].name));
+            QCOMPARE(panel.nameModel()->item(r, 3)->data(ui::RangePanel::RawRole).toDouble(),
+                     double(expected.names[std::size_t(r)].totalNs));
+        }
+        QCOMPARE(panel.laneModel()->rowCount(), int(expected.lanes.size()));
+        QVERIFY2(panel.totalsText().contains(QStringLiteral("two GPU ops or more at once")),
+                 qPrintable(panel.totalsText()));
+
+        // Zoom to range.
+        QSignalSpy zoom(&panel, &ui::RangePanel::zoomToRangeRequested);
+        panel.zoomButton()->click();
+        QCOMPARE(zoom.count(), 1);
+        QCOMPARE(zoom.first().at(0).toLongLong(), s.startNs);
+        QCOMPARE(zoom.first().at(1).toLongLong(), s.endNs);
+
+        // CSV, read back.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("range.csv"));
+        QString error;
+        QVERIFY2(panel.exportCsv(path, &error), qPrintable(error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString csv = QString::fromUtf8(file.readAll());
+        QVERIFY(csv.startsWith(QStringLiteral("section,name,kind,count,total_ns")));
+        QVERIFY(csv.contains(QStringLiteral("lane,copy0,stream,")));
+        QVERIFY(!panel.exportCsv(dir.filePath(QStringLiteral("no/such/folder/range.csv")), &error));
+        QVERIFY2(error.contains(QStringLiteral("no/such/folder")), qPrintable(error));
+
+        // Escape clears the selection, hence the range.
+        view.setFocus();
+        QTest::keyClick(&view, Qt::Key_Escape);
+        QVERIFY(!document.hasRange());
+        QVERIFY(!panel.zoomButton()->isEnabled());
+        QCOMPARE(panel.nameModel()->rowCount(), 0);
+
+        // Another repetition drops a range.
+        document.setRange(0, 50'000);
+        QVERIFY(document.hasRange());
+        document.setRepetition(0);
+        QVERIFY(!document.hasRange());
+    }
+
+    void mainWindowRaisesTheRange()
+    {
+        gui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QString example = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace");
+        QVERIFY2(window.openFile(example), qPrintable(window.lastError()));
+        // The staircase: from the first H2D chunk's start to the last one's end.
+        window.timeline()->zoom()->setSelection(120'000, 420'000);
+        window.document()->setRange(120'000, 420'000);
+        QTRY_VERIFY(window.rangePanel()->isVisible());
+        QVERIFY(window.rangePanel()->nameModel()->rowCount() > 0);
+        QVERIFY2(window.rangePanel()->totalsText().contains(QStringLiteral("H2D")),
+                 qPrintable(window.rangePanel()->totalsText()));
+        if (const QString dir = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            QTest::qWait(200);
+            QVERIFY(window.grab().save(dir + QStringLiteral("/range-statistics.png")));
+        }
+    }
+};
+
+QTEST_MAIN(TestRangePanel)
+#include "tst_range_panel.moc"
