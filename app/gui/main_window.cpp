@@ -390,6 +390,10 @@ void MainWindow::createActions()
     m_viewMenu->addSeparator();
     QAction *fit = m_viewMenu->addAction(tr("&Fit timeline (F)"), m_timeline, &ui::TimelineView::fitAll);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    QAction *zoomBack = m_viewMenu->addAction(tr("Zoom &back"), this, [this] { m_timeline->zoom()->back(); });
+    zoomBack->setShortcut(QKeySequence::Back);
+    QAction *zoomForward = m_viewMenu->addAction(tr("Zoom fo&rward"), this, [this] { m_timeline->zoom()->forward(); });
+    zoomForward->setShortcut(QKeySequence::Forward);
     QAction *find = m_viewMenu->addAction(tr("F&ind ops…"), m_findBar, &ui::FindBar::activate);
     find->setShortcut(QKeySequence::Find);
     QAction *findNext = m_viewMenu->addAction(tr("Find &next"), m_findBar, &ui::FindBar::findNext);

@@ -796,9 +796,19 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
     case Qt::Key_S:
     case Qt::Key_Minus: m_zoom->zoomAt(anchor - m_zoomOffsetNs, 1.0 / kKeyZoomFactor); break;
     case Qt::Key_A:
-    case Qt::Key_Left: m_zoom->pan(-panStep); break;
+    case Qt::Key_Left:
+        if (event->modifiers() & Qt::AltModifier)
+            m_zoom->back(); // the zoom history, as a browser's
+        else
+            m_zoom->pan(-panStep);
+        break;
     case Qt::Key_D:
-    case Qt::Key_Right: m_zoom->pan(panStep); break;
+    case Qt::Key_Right:
+        if (event->modifiers() & Qt::AltModifier)
+            m_zoom->forward();
+        else
+            m_zoom->pan(panStep);
+        break;
     case Qt::Key_F: // F alone: Ctrl+F is Find
         if (event->modifiers() & (Qt::ControlModifier | Qt::MetaModifier | Qt::AltModifier)) {
             QWidget::keyPressEvent(event);

@@ -9,6 +9,59 @@ namespace streamscope::ui {
 
 ZoomControl::ZoomControl(QObject *parent) : QObject(parent)
 {
+    m_settle.setSingleShot(true);
+    m_settle.setInterval(kSettleMs);
+    connect(&m_settle, &QTimer::timeout, this, &ZoomControl::commitHistory);
+}
+
+bool ZoomControl::canGoBack() const
+{
+    const bool pending = m_settle.isActive() && m_historyIndex >= 0
+                         && m_history[std::size_t(m_historyIndex)] != std::make_pair(m_windowStart, m_windowEnd);
+    return m_historyIndex > 0 || (pending && m_historyIndex >= 0);
+}
+
+bool ZoomControl::canGoForward() const
+{
+    return !m_settle.isActive() && m_historyIndex >= 0 && m_historyIndex + 1 < int(m_history.size());
+}
+
+void ZoomControl::commitHistory()
+{
+    m_settle.stop();
+    const std::pair<qint64, qint64> now{m_windowStart, m_windowEnd};
+    if (m_historyIndex >= 0 && m_history[std::size_t(m_historyIndex)] == now)
+        return;
+    // A new window after going back drops the windows ahead, as a browser does.
+    m_history.resize(std::size_t(m_historyIndex + 1));
+    m_history.push_back(now);
+    if (int(m_history.size()) > kHistorySize)
+        m_history.erase(m_history.begin());
+    m_historyIndex = int(m_history.size()) - 1;
+    emit historyChanged();
+}
+
+void ZoomControl::goTo(int index)
+{
+    m_historyIndex = index;
+    m_navigating = true;
+    applyWindow(m_history[std::size_t(index)].first, m_history[std::size_t(index)].second);
+    m_navigating = false;
+    emit historyChanged();
+}
+
+void ZoomControl::back()
+{
+    commitHistory(); // a window not yet settled is where forward() comes back to
+    if (m_historyIndex > 0)
+        goTo(m_historyIndex - 1);
+}
+
+void ZoomControl::forward()
+{
+    commitHistory();
+    if (m_historyIndex + 1 < int(m_history.size()))
+        goTo(m_historyIndex + 1);
 }
 
 void ZoomControl::setExtent(qint64 start, qint64 end)
@@ -26,6 +79,11 @@ void ZoomControl::setExtent(qint64 start, qint64 end)
     else
         applyWindow(m_windowStart, m_windowEnd);
     applySelection(m_selectionStart, m_selectionEnd);
+    // Another extent, another history: the windows of the last one mean nothing here.
+    m_settle.stop();
+    m_history.assign(1, {m_windowStart, m_windowEnd});
+    m_historyIndex = 0;
+    emit historyChanged();
 }
 
 void ZoomControl::setWindow(qint64 start, qint64 end)
@@ -54,6 +112,8 @@ void ZoomControl::applyWindow(qint64 start, qint64 end)
     m_windowStart = start;
     m_windowEnd = end;
     emit windowChanged(start, end);
+    if (!m_navigating)
+        m_settle.start(); // remembered once it stays put
 }
 
 void ZoomControl::zoomAt(qint64 anchorNs, double factor)

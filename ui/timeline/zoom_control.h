@@ -4,6 +4,10 @@
 #pragma once
 
 #include <QObject>
+#include <QTimer>
+
+#include <utility>
+#include <vector>
 
 namespace streamscope::ui {
 
@@ -41,10 +45,24 @@ public:
     void setSelection(qint64 start, qint64 end);
     void clearSelection();
 
+    // Zoom history, as a browser's: every window the user settled on (kept still for kSettleMs, or
+    // left by back/forward) is remembered; back() and forward() return to them. A new extent (another
+    // trace) starts a new history. At most kHistorySize windows.
+    static constexpr int kSettleMs = 400;
+    static constexpr int kHistorySize = 100;
+    bool canGoBack() const;
+    bool canGoForward() const;
+    void back();
+    void forward();
+    // Remembers the window now, without waiting for it to settle.
+    void commitHistory();
+    int historySize() const { return int(m_history.size()); }
+
 signals:
     void extentChanged(qint64 start, qint64 end);
     void windowChanged(qint64 start, qint64 end);
     void selectionChanged(qint64 start, qint64 end); // start == end: cleared
+    void historyChanged();
 
 private:
     void applyWindow(qint64 start, qint64 end);
@@ -56,6 +74,12 @@ private:
     qint64 m_windowEnd = 0;
     qint64 m_selectionStart = 0;
     qint64 m_selectionEnd = 0;
+
+    void goTo(int index);
+    std::vector<std::pair<qint64, qint64>> m_history;
+    int m_historyIndex = -1;
+    bool m_navigating = false;
+    QTimer m_settle;
 };
 
 } // namespace streamscope::ui

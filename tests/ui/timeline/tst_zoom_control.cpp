@@ -200,6 +200,61 @@ private slots:
         empty.setWindow(10, 20); // no extent yet
         QCOMPARE(empty.windowDuration(), 0);
     }
+
+    void history()
+    {
+        ZoomControl z;
+        z.setExtent(0, 1000);
+        QCOMPARE(z.historySize(), 1); // the whole extent
+        QVERIFY(!z.canGoBack());
+        QVERIFY(!z.canGoForward());
+        QSignalSpy changed(&z, &ZoomControl::historyChanged);
+        z.setWindow(100, 200);
+        QVERIFY(z.canGoBack()); // not settled yet, but back() remembers it first
+        // A window kept still is remembered by itself.
+        QTRY_COMPARE_WITH_TIMEOUT(z.historySize(), 2, ZoomControl::kSettleMs * 5);
+        QVERIFY(changed.count() >= 1);
+        // The steps of a continuous zoom are not: only where it stops.
+        z.zoomAt(150, 2.0);
+        z.zoomAt(150, 2.0);
+        z.zoomAt(150, 2.0);
+        const qint64 stopStart = z.windowStart(), stopEnd = z.windowEnd();
+        z.commitHistory();
+        QCOMPARE(z.historySize(), 3);
+        z.back();
+        QCOMPARE(z.windowStart(), 100);
+        QCOMPARE(z.windowEnd(), 200);
+        QVERIFY(z.canGoForward());
+        z.back();
+        QCOMPARE(z.windowStart(), 0);
+        QCOMPARE(z.windowEnd(), 1000);
+        QVERIFY(!z.canGoBack());
+        z.back(); // nothing before: stays
+        QCOMPARE(z.windowEnd(), 1000);
+        z.forward();
+        z.forward();
+        QCOMPARE(z.windowStart(), stopStart);
+        QCOMPARE(z.windowEnd(), stopEnd);
+        QVERIFY(!z.canGoForward());
+        // Going back, then somewhere new, drops what was ahead.
+        z.back();
+        z.setWindow(500, 600);
+        z.commitHistory();
+        QVERIFY(!z.canGoForward());
+        QCOMPARE(z.historySize(), 3);
+        z.back();
+        QCOMPARE(z.windowStart(), 100);
+        // An unsettled window is not lost by going back: forward returns to it.
+        z.setWindow(700, 800);
+        z.back();
+        QCOMPARE(z.windowStart(), 100);
+        z.forward();
+        QCOMPARE(z.windowStart(), 700);
+        // Another extent starts another history.
+        z.setExtent(0, 5000);
+        QCOMPARE(z.historySize(), 1);
+        QVERIFY(!z.canGoBack());
+    }
 };
 
 QTEST_MAIN(TestZoomControl)
