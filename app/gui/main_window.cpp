@@ -45,6 +45,7 @@
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/op_table_model.h"
 #include "ui/panels/range_panel.h"
+#include "ui/panels/shortcuts_overlay.h"
 #include "ui/panels/summary_panel.h"
 #include "ui/run/experiment_dialog.h"
 #include "ui/run/run_session.h"
@@ -405,6 +406,11 @@ void MainWindow::createActions()
         m_viewMenu->addAction(dock->toggleViewAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
+    m_shortcuts = new ui::ShortcutsOverlay(this);
+    QAction *keys = help->addAction(tr("&Keyboard and mouse"), this, &MainWindow::showShortcuts);
+    // "?" arrives as Shift+? on most layouts, plain "?" on others.
+    keys->setShortcuts(
+        {QKeySequence(Qt::Key_Question), QKeySequence(Qt::SHIFT | Qt::Key_Question), QKeySequence(Qt::Key_F1)});
     help->addAction(tr("&About StreamScope"), this, [this] {
         QMessageBox::about(this, tr("About StreamScope"),
                            tr("<h3>StreamScope %1</h3><p>Shows what CUDA streams really do: overlap, idle gaps, "
@@ -539,6 +545,24 @@ void MainWindow::showError(const QString &what, const QString &message)
 void MainWindow::clearError()
 {
     m_errorBar->hide();
+}
+
+void MainWindow::showShortcuts()
+{
+    // Every action of every menu (submenus included), so the card lists what the menus list.
+    QList<QAction *> actions;
+    std::function<void(QMenu *)> collect = [&](QMenu *menu) {
+        for (QAction *a : menu->actions()) {
+            if (a->menu())
+                collect(a->menu());
+            else
+                actions << a;
+        }
+    };
+    for (QAction *top : menuBar()->actions())
+        if (top->menu())
+            collect(top->menu());
+    m_shortcuts->showFor(actions);
 }
 
 void MainWindow::showBanner(const QString &text)

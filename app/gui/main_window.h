@@ -42,6 +42,7 @@ class TraceLoader;
 class TraceDocument;
 class FindBar;
 class RangePanel;
+class ShortcutsOverlay;
 class OpTableProxy;
 class RunSession;
 } // namespace streamscope::ui
@@ -132,6 +133,9 @@ public:
     ui::OpTableProxy *opTableProxy() const { return m_opProxy; }
     ui::FindBar *findBar() const { return m_findBar; }
     ui::RangePanel *rangePanel() const { return m_range; }
+    ui::ShortcutsOverlay *shortcutsOverlay() const { return m_shortcuts; }
+    // Help > Keyboard and mouse (`?`, F1): every key and gesture on a card over the window.
+    void showShortcuts();
     ui::RunController *runController() const { return m_runner; }
 
 protected:
@@ -182,6 +186,7 @@ private:
     ui::OpTableProxy *m_opProxy = nullptr;
     ui::FindBar *m_findBar = nullptr;
     ui::RangePanel *m_range = nullptr;
+    ui::ShortcutsOverlay *m_shortcuts = nullptr;
     QTableView *m_opTable = nullptr;
     ui::RunSession *m_session; // runs and comparisons: the CLI child, the run folder, whether a GPU is usable
     ui::RunController *m_runner; // m_session's, for progress and state
