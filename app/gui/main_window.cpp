@@ -824,7 +824,7 @@ void MainWindow::setPresentationMode(bool on)
         QFont large = font();
         large.setPointSizeF(large.pointSizeF() * 1.35);
         setFont(large);
-        for (const char *name : {"lessonsDock", "workloadDock", "detailsDock", "opsDock"})
+        for (const char *name : {"lessonsDock", "workloadDock", "detailsDock", "opsDock", "rangeDock"})
             if (auto *dock = findChild<QDockWidget *>(QLatin1String(name)))
                 dock->hide();
         if (auto *summary = findChild<QDockWidget *>(QStringLiteral("summaryDock")))

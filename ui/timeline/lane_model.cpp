@@ -357,25 +357,48 @@ void pushStep(StepSeries &series, qint64 t, float v)
 void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
                                   const std::vector<engine::BandwidthStep> &bandwidth)
 {
-    Lane h2d, d2h, compute;
+    Lane h2d, d2h, d2d, compute;
     h2d.kind = LaneKind::H2DActivity;
     h2d.title = QStringLiteral("H2D copies");
     d2h.kind = LaneKind::D2HActivity;
     d2h.title = QStringLiteral("D2H copies");
+    d2d.kind = LaneKind::D2DActivity;
+    d2d.title = QStringLiteral("D2D copies");
     compute.kind = LaneKind::ComputeActivity;
     compute.title = QStringLiteral("compute");
     for (const auto &step : activity) {
         const qint64 t = step.timeNs - m_originNs;
         pushStep(h2d.counts, t, float(step.h2d));
         pushStep(d2h.counts, t, float(step.d2h));
-        pushStep(compute.counts, t, float(step.compute));
     }
-    for (Lane *lane : {&h2d, &d2h, &compute}) {
-        lane->subtitle = QStringLiteral("active: up to %1").arg(int(lane->counts.maxValue));
-        lane->counts.finish();
-        m_lanes.push_back(std::move(*lane));
+    // Device-to-device and peer copies are counted apart from kernels and memsets (the analysis classes
+    // all three as compute, as the device runs them): a trace with thousands of D2D copies says so.
+    auto countActive = [&](Lane &lane, auto counts) {
+        std::vector<std::pair<qint64, int>> edges;
+        for (const auto &op : rep().ops)
+            if (op.hasGpu() && counts(op.kind)) {
+                edges.emplace_back(op.gpuStartNs - m_originNs, +1);
+                edges.emplace_back(op.gpuEndNs - m_originNs, -1);
+            }
+        std::sort(edges.begin(), edges.end()); // ends before starts at one instant
+        int active = 0;
+        for (const auto &[t, delta] : edges) {
+            active += delta;
+            pushStep(lane.counts, t, float(active));
+        }
+    };
+    countActive(d2d, [](engine::OpKind k) { return k == engine::OpKind::CopyD2D; });
+    countActive(compute, [](engine::OpKind k) { return k == engine::OpKind::Kernel || k == engine::OpKind::Memset; });
+    // A derived lane with nothing to count is left out: "D2H copies, active: up to 0" tells nothing.
+    for (Lane *lane : {&h2d, &d2h, &d2d, &compute}) {
+        const bool empty = lane->counts.maxValue <= 0;
+        if (!empty) {
+            lane->subtitle = QStringLiteral("active: up to %1").arg(int(lane->counts.maxValue));
+            lane->counts.finish();
+            m_lanes.push_back(std::move(*lane));
+        }
         // Which shared copy channel ran what, right under the counts of active copies.
-        if (lane == &d2h) {
+        if (lane == &d2d) {
             for (Lane &channel : m_channelLanes)
                 m_lanes.push_back(std::move(channel));
             m_channelLanes.clear();
@@ -395,7 +418,8 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
         m_linkPeakGBs > 0 ? QStringLiteral("GB/s · link %1").arg(m_linkPeakGBs, 0, 'f', 1) : QStringLiteral("GB/s");
     bw.counts.finish();
     bw.d2hBandwidth.finish();
-    m_lanes.push_back(std::move(bw));
+    if (bw.counts.maxValue > 0 || bw.d2hBandwidth.maxValue > 0) // no copies, no bandwidth to show
+        m_lanes.push_back(std::move(bw));
 }
 
 // Unified memory from the driver's records, where there are any: one lane of page migrations (H2D

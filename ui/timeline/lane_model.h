@@ -28,6 +28,7 @@ enum class LaneKind : std::uint8_t {
     Stream,
     H2DActivity,
     D2HActivity,
+    D2DActivity, // device-to-device and peer copies
     ComputeActivity,
     Bandwidth,
     CopyEngine,

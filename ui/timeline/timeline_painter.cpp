@@ -170,6 +170,7 @@ int TimelinePainter::nominalHeight(const Lane &lane) const
     case LaneKind::PageFaults: return m_metrics.counterLaneHeight;
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:
+    case LaneKind::D2DActivity:
     case LaneKind::ComputeActivity: return m_metrics.counterLaneHeight;
     case LaneKind::Bandwidth: return m_metrics.bandwidthLaneHeight;
     }
@@ -277,6 +278,7 @@ bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, c
         break;
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:
+    case LaneKind::D2DActivity:
     case LaneKind::ComputeActivity: paintCounter(p, lane, rect, background, mapping, clipX0, clipX1); break;
     case LaneKind::Bandwidth: paintBandwidth(p, lane, rect, background, mapping, clipX0, clipX1); break;
     }

@@ -327,6 +327,7 @@ void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &r
     const double scale = (rect.height() - 2 * pad - 1) / std::max(1.0f, s.maxValue);
     const QColor color = lane.kind == LaneKind::H2DActivity   ? m_palette->h2d()
                          : lane.kind == LaneKind::D2HActivity ? m_palette->d2h()
+                         : lane.kind == LaneKind::D2DActivity ? m_palette->opColor(engine::OpKind::CopyD2D)
                                                               : m_palette->compute();
     const ColumnLayer layer{&lo, &hi, color};
     drawColumnLayers(p, &layer, 1, background, mapping, clipX0, baseline, scale);

@@ -47,6 +47,8 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
             key = m_palette->h2d();
         else if (lane.kind == LaneKind::D2HActivity)
             key = m_palette->d2h();
+        else if (lane.kind == LaneKind::D2DActivity)
+            key = m_palette->opColor(engine::OpKind::CopyD2D);
         else if (lane.kind == LaneKind::ComputeActivity)
             key = m_palette->compute();
         if (key.isValid()) {

@@ -533,7 +533,10 @@ private slots:
         window.setPresentationMode(true);
         QVERIFY(window.timeline()->presentationMode());
         QVERIFY(window.font().pointSizeF() > before);
-        QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("workloadDock"))->isHidden());
+        // Only the timeline, the explanation and the summary: every other dock is hidden.
+        for (const char *dock : {"lessonsDock", "workloadDock", "detailsDock", "opsDock", "rangeDock"})
+            QVERIFY2(window.findChild<QDockWidget *>(QLatin1String(dock))->isHidden(), dock);
+        QVERIFY(!window.findChild<QDockWidget *>(QStringLiteral("summaryDock"))->isHidden());
         if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
             QTest::qWait(300); // let the larger fonts lay out
             window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/presentation-test.png"));

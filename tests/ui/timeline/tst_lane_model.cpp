@@ -189,20 +189,21 @@ private slots:
         add(engine::OpKind::CopyD2H, 0, 150, 250, 9);
         trace.repetitions.push_back(rep);
         const LaneModel model(trace, 0);
-        // 2 streams, H2D, D2H, channel 7 (two streams' copies), compute, bandwidth; channel 9 has one stream's
-        QCOMPARE(model.laneCount(), 7);
+        // 2 streams, H2D, D2H, channel 7 (two streams' copies), bandwidth (no compute: no compute lane);
+        // channel 9 has one stream's
+        QCOMPARE(model.laneCount(), 6);
         QVERIFY(model.lane(3).kind == LaneKind::D2HActivity);
         QVERIFY(model.lane(4).kind == LaneKind::CopyEngine);
         QCOMPARE(model.lane(4).title, QStringLiteral("copy channel 7"));
         QCOMPARE(model.lane(4).subtitle, QStringLiteral("H2D · 2 copies · 2 streams"));
         QCOMPARE(model.lane(4).intervals.ops, (std::vector<qint32>{0, 1}));
         QCOMPARE(model.opAt(4, 150, 0), 1);
-        QVERIFY(model.lane(5).kind == LaneKind::ComputeActivity);
+        QVERIFY(model.lane(5).kind == LaneKind::Bandwidth);
         // Without channels (events, imports), no engine lanes.
         trace.repetitions[0].ops[0].channel = -1;
         trace.repetitions[0].ops[1].channel = -1;
         trace.repetitions[0].ops[2].channel = -1;
-        QCOMPARE(LaneModel(trace, 0).laneCount(), 6);
+        QCOMPARE(LaneModel(trace, 0).laneCount(), 5);
     }
 
     void unifiedMemoryLanes()
@@ -233,10 +234,10 @@ private slots:
         add(engine::ActivityKind::Synchronization, 100, 200, 0, -1); // not drawn: no lane for it
         trace.repetitions.push_back(rep);
         const LaneModel model(trace, 0);
-        // stream, H2D, D2H, compute, page migration, GPU page faults, bandwidth
-        QCOMPARE(model.laneCount(), 7);
+        // stream, compute, page migration, GPU page faults (no copies: no copy or bandwidth lanes)
+        QCOMPARE(model.laneCount(), 4);
         QCOMPARE(model.durationNs(), qint64(12'000 - 100)); // the extent takes the records in
-        const int migration = 4, faults = 5;
+        const int migration = 2, faults = 3;
         QVERIFY(model.lane(migration).kind == LaneKind::Migration);
         QCOMPARE(model.lane(migration).subtitle, QStringLiteral("3 migrations · 4 MiB H2D · 4 MiB D2H"));
         QCOMPARE(model.lane(migration).intervals.ops, (std::vector<qint32>{1, 2, 3})); // activity indexes
@@ -254,7 +255,7 @@ private slots:
         QCOMPARE(model.activityAt(0, 2'000 - o, 0), -1); // a stream lane has no activities
         // No records, no lanes.
         trace.repetitions[0].activities.clear();
-        QCOMPARE(LaneModel(trace, 0).laneCount(), 5);
+        QCOMPARE(LaneModel(trace, 0).laneCount(), 2);
     }
 
     void overlappingCounts()
@@ -274,7 +275,8 @@ private slots:
         }
         trace.repetitions.push_back(rep);
         const LaneModel model(trace, 0);
-        QCOMPARE(model.laneCount(), 3 + 4); // no host calls: no host lane
+        QCOMPARE(model.laneCount(), 3 + 2); // no host lane (no host calls); H2D and bandwidth, nothing empty
+        QVERIFY(model.lane(4).kind == LaneKind::Bandwidth);
         const auto &h2d = model.lane(3).counts;
         QCOMPARE(h2d.maxValue, 3.0f);
         QCOMPARE(h2d.valueAt(125 - 100), 3.0f);
@@ -411,6 +413,41 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(engine::Error, LaneModel(*trace, -1));
     }
 
+    void deviceToDeviceCopies()
+    {
+        // D2D copies (and peer copies, also CopyD2D) get a lane of their own, counted apart from compute.
+        engine::Trace trace;
+        trace.streams.resize(2);
+        engine::Repetition rep;
+        auto add = [&](engine::OpKind kind, int stream, qint64 start, qint64 end) {
+            engine::OpRecord op;
+            op.kind = kind;
+            op.stream = stream;
+            op.gpuStartNs = start;
+            op.gpuEndNs = end;
+            op.bytes = kind == engine::OpKind::Kernel ? 0 : 4096;
+            rep.ops.push_back(op);
+        };
+        add(engine::OpKind::CopyD2D, 0, 0, 100);
+        add(engine::OpKind::CopyD2D, 1, 50, 150);
+        add(engine::OpKind::Kernel, 0, 200, 300);
+        trace.repetitions.push_back(rep);
+        const LaneModel model(trace, 0);
+        // 2 streams, D2D, compute (no H2D, D2H or bandwidth lane: nothing to show)
+        QCOMPARE(model.laneCount(), 4);
+        QVERIFY(model.lane(2).kind == LaneKind::D2DActivity);
+        QCOMPARE(model.lane(2).title, QStringLiteral("D2D copies"));
+        QCOMPARE(model.lane(2).subtitle, QStringLiteral("active: up to 2"));
+        QCOMPARE(model.lane(2).counts.valueAt(75), 2.0f);
+        QCOMPARE(model.lane(2).counts.valueAt(125), 1.0f);
+        QCOMPARE(model.lane(2).counts.valueAt(175), 0.0f);
+        QVERIFY(model.lane(3).kind == LaneKind::ComputeActivity);
+        // The compute lane counts the kernel only, not the copies.
+        QCOMPARE(model.lane(3).counts.maxValue, 1.0f);
+        QCOMPARE(model.lane(3).counts.valueAt(75), 0.0f);
+        QCOMPARE(model.lane(3).counts.valueAt(250), 1.0f);
+    }
+
     void emptyRepetitionAndIdleStreams()
     {
         engine::Trace trace;
@@ -418,7 +455,7 @@ private slots:
         trace.repetitions.emplace_back();
         const LaneModel model(trace, 0);
         QCOMPARE(model.durationNs(), 1);
-        QCOMPARE(model.laneCount(), 2 + 4); // idle streams still get lanes
+        QCOMPARE(model.laneCount(), 2); // idle streams still get lanes; empty derived lanes do not
         QCOMPARE(model.lane(0).title, QStringLiteral("stream 0"));
         QCOMPARE(model.lane(0).intervals.size(), std::size_t(0));
         QCOMPARE(model.opAt(0, 0, 100), -1);
