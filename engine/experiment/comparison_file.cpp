@@ -11,6 +11,7 @@
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "engine/util/file_util.h"
+#include "engine/util/json_limits.h"
 
 namespace streamscope::engine {
 
@@ -125,6 +126,7 @@ std::string toComparisonJson(const Comparison &c)
 
 Comparison fromComparisonJson(std::string_view text, const std::string &fileName, const std::string &baseDir)
 {
+    checkJsonNesting(text, fileName);
     Json root;
     try {
         root = Json::parse(text.begin(), text.end());

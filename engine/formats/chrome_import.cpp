@@ -19,6 +19,7 @@
 #include "engine/model/errors.h"
 #include "engine/util/file_util.h"
 #include "engine/util/gzip.h"
+#include "engine/util/json_limits.h"
 
 namespace streamscope::engine {
 
@@ -852,6 +853,7 @@ Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, co
 {
     json root;
     const double parseEnd = from + (to - from) * 0.8;
+    checkJsonNesting(text, fileName); // nlohmann would build it; nothing after could walk it safely
     try {
         // Progress while parsing, which is most of a large trace's load: the bytes nlohmann's lexer has read,
         // counted by the input iterator, checked every 256 KiB (a cancel stops within a millisecond or

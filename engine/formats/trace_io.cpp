@@ -13,6 +13,7 @@
 #include "engine/model/errors.h"
 #include "engine/util/file_util.h"
 #include "engine/util/gzip.h"
+#include "engine/util/json_limits.h"
 
 namespace streamscope::engine {
 
@@ -133,8 +134,11 @@ FileKind detectFileKindOfContent(std::string_view content, std::string_view file
     if (!startsLikeJson)
         return FileKind::Unknown;
     if (content.size() <= kMaxWorkloadBytes) {
-        const auto json = nlohmann::json::parse(content.substr(i), nullptr, /*allow_exceptions=*/false,
-                                                /*ignore_comments=*/true);
+        // Nested too deep to parse safely: classified by its words, and its reader says what is wrong.
+        const bool tooDeep = findExcessiveJsonNesting(content.substr(i), /*allowComments=*/true).has_value();
+        const auto json = tooDeep ? nlohmann::json(nlohmann::json::value_t::discarded)
+                                  : nlohmann::json::parse(content.substr(i), nullptr, /*allow_exceptions=*/false,
+                                                          /*ignore_comments=*/true);
         if (json.is_object()) {
             if (json.contains("traceEvents"))
                 return FileKind::ChromeJson;

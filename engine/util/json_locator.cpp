@@ -2,6 +2,8 @@
 // an index from JSON pointer to the byte offset where each value and key starts.
 #include "engine/util/json_locator.h"
 
+#include "engine/util/json_limits.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -238,6 +240,15 @@ bool JsonLocator::parse(std::string_view text, bool allowComments)
     m_syntaxError.clear();
     m_syntaxErrorPosition = {};
 
+    // Nested too deep for the JSON-path bookkeeping (its memory grows with the square of the depth):
+    // refused as a syntax error at the bracket that goes one level too far.
+    if (const auto at = findExcessiveJsonNesting(m_text, allowComments)) {
+        m_syntaxError = "nested deeper than " + std::to_string(kMaxJsonDepth)
+                        + " levels of arrays and objects (StreamScope reads at most " + std::to_string(kMaxJsonDepth)
+                        + ")";
+        m_syntaxErrorPosition = positionOfOffset(*at);
+        return false;
+    }
     const char *begin = m_text.data();
     const char *furthest = begin;
     JsonLocatorSax sax(*this, begin, &furthest);

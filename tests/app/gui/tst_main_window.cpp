@@ -135,6 +135,34 @@ private slots:
         QVERIFY(!window.openFile(m_dir.filePath(QStringLiteral("missing.sstrace"))));
         QVERIFY(window.lastError().contains(QStringLiteral("missing.sstrace")));
 
+        // Hostile files nested 300,000 levels deep (a trace, a workload): refused with where, not a crash
+        // or gigabytes of memory; what was shown stays.
+        const QByteArray deep = QByteArray(300'000, '[') + QByteArray(300'000, ']');
+        for (const auto &[name, text] :
+             {std::pair{QStringLiteral("deep-trace.json"), QByteArray("{\"traceEvents\": ") + deep + "}"},
+              std::pair{QStringLiteral("deep-workload.json"),
+                        QByteArray("{\"version\": 1, \"streams\": ") + deep + "}"}}) {
+            QFile hostile(m_dir.filePath(name));
+            QVERIFY(hostile.open(QIODevice::WriteOnly));
+            hostile.write(text);
+            hostile.close();
+            window.openFile(hostile.fileName());
+            QVERIFY2(window.lastError().contains(name), qPrintable(window.lastError()));
+            QCOMPARE(window.trace(), before);
+            if (name.contains(QStringLiteral("trace"))) {
+                QVERIFY2(window.lastError().contains(QStringLiteral("nested deeper than 256 levels")),
+                         qPrintable(window.lastError()));
+            } else {
+                // A workload goes to the editor, its problem listed there with the line and column.
+                const auto &issues = window.workloadEditor()->issues();
+                QCOMPARE(int(issues.size()), 1);
+                QVERIFY2(QString::fromStdString(issues.front().message).contains(QStringLiteral("nested deeper")),
+                         issues.front().message.c_str());
+                QCOMPARE(issues.front().line, 1);
+                QVERIFY(issues.front().column > 256);
+            }
+        }
+
         QString error;
         QVERIFY(!window.exportImage(QStringLiteral("/nonexistent-dir/x.png"), QSize(640, 480), &error));
         QVERIFY(!error.isEmpty());
