@@ -6,6 +6,7 @@
 #include <zlib.h>
 
 #include "engine/model/errors.h"
+#include "engine/model/units.h"
 
 namespace streamscope::engine {
 
@@ -35,10 +36,26 @@ private:
 };
 } // namespace
 
-std::string gunzip(std::string_view data, const std::string &fileName)
+std::size_t gunzipLimit(std::size_t compressedBytes)
 {
+    const std::size_t byRatio =
+        compressedBytes > kMaxGunzipBytes / kGunzipRatio ? kMaxGunzipBytes : compressedBytes * kGunzipRatio;
+    return std::min(kMaxGunzipBytes, std::max(kMinGunzipLimit, byRatio));
+}
+
+std::string gunzip(std::string_view data, const std::string &fileName, std::size_t maxBytes)
+{
+    if (maxBytes == 0)
+        maxBytes = gunzipLimit(data.size());
     std::string out;
-    out.reserve(data.size() * 6);
+    out.reserve(std::min(data.size() * 6, maxBytes));
+    auto tooLarge = [&] {
+        const std::string limit = formatBytes(maxBytes);
+        return Error(ErrorKind::InvalidInput, fileName + ": decompresses to more than " + limit
+                                                  + " (StreamScope reads at most " + limit
+                                                  + " of decompressed data: 100 times the file's "
+                                                  + formatBytes(data.size()) + ", at least 256 MiB, at most 2 GiB)");
+    };
     std::size_t offset = 0;
     while (offset < data.size()) {
         Inflater inflater;
@@ -57,8 +74,10 @@ std::string gunzip(std::string_view data, const std::string &fileName)
         while (rc != Z_STREAM_END) {
             if (zs->avail_in == 0 && offset + fed < data.size())
                 feed();
+            if (out.size() > maxBytes)
+                throw tooLarge();
             if (out.size() == out.capacity())
-                out.reserve(out.capacity() * 2 + (1u << 16));
+                out.reserve(std::min(out.capacity() * 2 + (1u << 16), maxBytes + 1));
             const std::size_t before = out.size();
             out.resize(out.capacity());
             zs->next_out = reinterpret_cast<Bytef *>(out.data() + before);
@@ -66,6 +85,8 @@ std::string gunzip(std::string_view data, const std::string &fileName)
             const uInt availBefore = zs->avail_out;
             rc = inflate(zs, Z_NO_FLUSH);
             out.resize(before + (availBefore - zs->avail_out));
+            if (out.size() > maxBytes)
+                throw tooLarge();
             if (rc == Z_STREAM_END)
                 break;
             if (rc == Z_BUF_ERROR && zs->avail_in == 0)

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "engine/model/errors.h"
+#include "engine/model/units.h"
 #include "engine/util/gzip.h"
 #include "tests/engine/gzip_fixture.h"
 
@@ -220,6 +221,31 @@ private slots:
                  qPrintable(f.message));
         const std::size_t zeros = tail.startsWith('\0') ? 2 : 0;
         QVERIFY2(f.message.endsWith(QStringLiteral("at byte %1").arg(gz.size() + zeros)), qPrintable(f.message));
+    }
+
+    void decompressionBomb()
+    {
+        // 64 MiB of zeros gzips to about 64 KB: with a 16 MiB limit it is refused, saying why and the file's
+        // size, before the whole of it is inflated; at the limit exactly it is read.
+        const std::string zeros(std::size_t(64) << 20, '\0');
+        const std::string gz = gzipped(zeros);
+        QVERIFY(gz.size() < zeros.size() / 500);
+        try {
+            gunzip(gz, kFile, std::size_t(16) << 20);
+            QFAIL("a bomb was inflated past the limit");
+        } catch (const Error &e) {
+            QCOMPARE(e.kind(), ErrorKind::InvalidInput);
+            const QString what = QString::fromUtf8(e.what());
+            QVERIFY2(what.contains(QStringLiteral("decompresses to more than 16 MiB")), e.what());
+            QVERIFY2(what.contains(QString::fromStdString(kFile)), e.what());
+            QVERIFY2(what.contains(QString::fromStdString(formatBytes(gz.size()))), e.what());
+        }
+        QCOMPARE(gunzip(gz, kFile, zeros.size()).size(), zeros.size());
+        // The documented default: 100 times the file, at least 256 MiB, at most 2 GiB.
+        QCOMPARE(gunzipLimit(1000), std::size_t(256) << 20);
+        QCOMPARE(gunzipLimit(std::size_t(10) << 20), std::size_t(1000) << 20);
+        QCOMPARE(gunzipLimit(std::size_t(100) << 20), std::size_t(2) << 30);
+        QCOMPARE(gunzipLimit(~std::size_t(0)), std::size_t(2) << 30); // no overflow
     }
 
     void notGzipAtAll()
