@@ -24,6 +24,10 @@ int exportImageHeadless(const AppOptions &options)
     } catch (const engine::Error &e) {
         std::fprintf(stderr, "streamscope: %s\n", e.what());
         return exitCodeOf(e.kind());
+    } catch (const std::exception &e) {
+        // What a reader did not turn into an engine::Error: reported as the window would, never an abort.
+        std::fprintf(stderr, "streamscope: %s: %s\n", qPrintable(options.tracePath), e.what());
+        return ExitInternal;
     }
     if (trace->repetitions.empty()) {
         std::fprintf(stderr, "streamscope: %s holds no repetitions: nothing to draw\n", qPrintable(options.tracePath));

@@ -133,6 +133,8 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
     } catch (const nlohmann::json::parse_error &e) {
         throw Error(ErrorKind::InvalidInput,
                     fileName + ": not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
+    } catch (const nlohmann::json::exception &e) { // a number beyond a double, and the like
+        throw Error(ErrorKind::InvalidInput, fileName + ": not valid JSON: " + e.what());
     }
     if (!root.is_object())
         fail(fileName, "", "expected a JSON object, " + found(root));

@@ -886,6 +886,24 @@ Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, co
             what = what.substr(pos + 2);
         throw Error(ErrorKind::InvalidInput, fileName + ":" + std::to_string(line) + ":" + std::to_string(column)
                                                  + ": not valid JSON (" + what + ")");
+    } catch (const json::exception &e) {
+        // A number beyond a double (1e400) and the like: said with where the token is, not as an
+        // internal error.
+        std::string what = e.what();
+        if (const auto pos = what.find("] "); pos != std::string::npos)
+            what = what.substr(pos + 2);
+        std::string where;
+        if (const auto q = what.find('\''); q != std::string::npos) {
+            const std::string token = what.substr(q + 1, what.find('\'', q + 1) - q - 1);
+            if (const auto at = token.empty() ? std::string_view::npos : text.find(token);
+                at != std::string_view::npos) {
+                const std::string_view before = text.substr(0, at);
+                const std::size_t lineStart = before.rfind('\n');
+                where = ":" + std::to_string(1 + std::count(before.begin(), before.end(), '\n')) + ":"
+                        + std::to_string(at - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1);
+            }
+        }
+        throw Error(ErrorKind::InvalidInput, fileName + where + ": not valid JSON (" + what + ")");
     }
     control.checkCancelled();
     control.report("importing", parseEnd);

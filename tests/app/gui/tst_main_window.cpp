@@ -593,6 +593,14 @@ private slots:
         options.repetition = -1;
         options.tracePath = m_dir.filePath(QStringLiteral("missing.sstrace"));
         QCOMPARE(gui::exportImageHeadless(options), 4);
+        // A number beyond a double aborted the headless export (an uncaught nlohmann exception): now
+        // invalid input, as in the CLI.
+        QFile big(m_dir.filePath(QStringLiteral("big-number.json")));
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        big.write(R"({"traceEvents":[{"ph":"X","name":"k","ts":1e400,"dur":1,"pid":1,"tid":1}]})");
+        big.close();
+        options.tracePath = big.fileName();
+        QCOMPARE(gui::exportImageHeadless(options), 3);
     }
 
     void commandLine_data()

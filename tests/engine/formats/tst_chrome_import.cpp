@@ -241,6 +241,9 @@ void TestChromeImport::malformed_data()
     QTest::newRow("truncated JSON") << QByteArray("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\n\"ts\":")
                                     << ":2:6: not valid JSON";
     QTest::newRow("trailing comma") << QByteArray("{\"traceEvents\":[" + k + ",]}") << ":1:|not valid JSON";
+    QTest::newRow("number beyond a double")
+        << QByteArray(R"({"traceEvents":[{"ph":"X","name":"k","ts":1e400,"dur":1,"pid":1,"tid":1}]})")
+        << ":1:43: not valid JSON|number overflow parsing '1e400'";
     QTest::newRow("binary junk after a brace") << QByteArray("{\x01\x02\xff\xfe", 5) << ":1:2: not valid JSON";
     QTest::newRow("top level is a number") << QByteArray("42") << "not a trace StreamScope reads|starts with \"42\"";
     QTest::newRow("array of numbers") << QByteArray("[42]") << "/0: expected an event object, found a number";
