@@ -73,7 +73,8 @@ NsightCompareView::NsightCompareView(QWidget *parent) : QWidget(parent)
     m_repetitionBox = new QSpinBox(this);
     m_repetitionBox->setPrefix(tr("repetition "));
     m_repetitionBox->setEnabled(false);
-    connect(m_repetitionBox, &QSpinBox::valueChanged, this, [this](int value) { setRepetition(value); });
+    // Counted from 1, as the summary's selector and the CLI count them.
+    connect(m_repetitionBox, &QSpinBox::valueChanged, this, [this](int value) { setRepetition(value - 1); });
     auto *top = new QHBoxLayout;
     top->addWidget(m_headline, 1);
     top->addWidget(m_repetitionBox);
@@ -195,8 +196,9 @@ bool NsightCompareView::setTraces(std::shared_ptr<const engine::Trace> own, std:
     setWindowTitle(tr("%1 vs %2 — StreamScope").arg(ownName, nsightName));
 
     const QSignalBlocker block(m_repetitionBox);
-    m_repetitionBox->setRange(0, std::max(0, int(m_own->repetitions.size()) - 1));
-    m_repetitionBox->setValue(0);
+    m_repetitionBox->setRange(1, std::max(1, int(m_own->repetitions.size())));
+    m_repetitionBox->setSuffix(tr(" of %1").arg(m_own->repetitions.size()));
+    m_repetitionBox->setValue(1);
     m_repetitionBox->setEnabled(m_own->repetitions.size() > 1);
     m_repetition = -1;
     setRepetition(0);
@@ -247,7 +249,7 @@ void NsightCompareView::setRepetition(int repetition)
     m_repetition = repetition;
     {
         const QSignalBlocker block(m_repetitionBox);
-        m_repetitionBox->setValue(repetition);
+        m_repetitionBox->setValue(repetition + 1);
     }
     // The engine pairs repetitions by Repetition::index when both traces hold the same indices, else
     // by position; the timelines follow the same rule.

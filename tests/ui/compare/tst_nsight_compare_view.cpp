@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QImage>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -154,6 +155,16 @@ private slots:
         QCOMPARE(QString::fromStdString(nsight->trace()->source), QStringLiteral("nsys-sqlite"));
         QCOMPARE(own->repetition(), 0);
         QCOMPARE(view.nsightRepetition(), 0);
+        // The repetition box counts from 1, as the summary and the CLI do, and moves both timelines.
+        auto *box = view.findChild<QSpinBox *>();
+        QVERIFY(box);
+        QCOMPARE(box->value(), 1);
+        QCOMPARE(box->text(), QStringLiteral("repetition 1 of 10"));
+        box->setValue(5);
+        QCOMPARE(view.repetition(), 4);
+        QCOMPARE(own->repetition(), 4);
+        view.setRepetition(0);
+        QCOMPARE(box->value(), 1);
 
         // The offset maps the StreamScope repetition's first GPU start onto Nsight's.
         QCOMPARE(firstGpuStartRelative(*own) + view.alignmentOffsetNs(), firstGpuStartRelative(*nsight));
