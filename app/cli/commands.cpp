@@ -1,11 +1,13 @@
 // The subcommands of streamscope-cli: thin wrappers over the engine that format its results for a
 // terminal (tables) or for a program (JSON lines), and map engine errors to exit codes.
 #include "app/cli/commands.h"
+
 #include "app/cli/table_format.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -283,6 +285,13 @@ int cmdExport(const std::string &input, const std::string &format, const std::st
         const auto fmt = engine::exportFormatFromString(format);
         if (!fmt) {
             err << "streamscope-cli export: unknown format '" << format << "' (native, chrome, csv)\n";
+            return ExitUsage;
+        }
+        // Written over its own input, a failed export would have lost the trace it was made from.
+        std::error_code ec;
+        if (std::filesystem::equivalent(input, output, ec) && !ec) {
+            err << "streamscope-cli export: the output " << output << " is the input file itself; write to another "
+                << "file\n";
             return ExitUsage;
         }
         const engine::Trace trace = engine::loadTrace(input);

@@ -46,13 +46,11 @@ int main(int argc, char **argv)
     std::vector<std::string> validateFiles;
     auto *validate = app.add_subcommand("validate", "Check workload files and report every problem with its line "
                                                     "and JSON path");
-    validate->add_option("files", validateFiles, "Workload files (JSON)")->required()->check(CLI::ExistingFile);
+    validate->add_option("files", validateFiles, "Workload files (JSON)")->required();
 
     RunArgs run;
     auto *runCmd = app.add_subcommand("run", "Run a workload on the GPU and print a summary");
-    runCmd->add_option("workload", run.workload, "Workload file (JSON; see docs/workload-format.md)")
-        ->required()
-        ->check(CLI::ExistingFile);
+    runCmd->add_option("workload", run.workload, "Workload file (JSON; see docs/workload-format.md)")->required();
     runCmd->add_option("-o,--output", run.output, "Write the trace to this file");
     runCmd->add_option("--device", run.device, "CUDA device index (default: the workload's)")
         ->check(CLI::NonNegativeNumber);
@@ -81,13 +79,13 @@ int main(int argc, char **argv)
     std::string summaryFile;
     int summaryRows = 40;
     auto *summary = app.add_subcommand("summary", "Print the summary of a trace file (any format StreamScope reads)");
-    summary->add_option("trace", summaryFile, "Trace file")->required()->check(CLI::ExistingFile);
+    summary->add_option("trace", summaryFile, "Trace file")->required();
     summary->add_option("--ops", summaryRows, "Rows of the per-op table (0: none)")->capture_default_str();
 
     std::string exportIn, exportFormat, exportOut;
     auto *exportCmd = app.add_subcommand("export", "Convert a trace (native, Nsight Systems SQLite, Chrome/PyTorch "
                                                    "JSON) to native, Chrome trace JSON (Perfetto) or CSV");
-    exportCmd->add_option("input", exportIn, "Input trace")->required()->check(CLI::ExistingFile);
+    exportCmd->add_option("input", exportIn, "Input trace")->required();
     exportCmd->add_option("--format", exportFormat, "Output format")
         ->required()
         ->check(CLI::IsMember({"native", "chrome", "csv"}));
@@ -98,8 +96,7 @@ int main(int argc, char **argv)
         "compare", "Run a workload's variants (--vary AXIS=V1,V2 ...; every combination) and compare them, or show a "
                    "saved .sscompare");
     compareCmd->add_option("input", compare.input, "Workload file (JSON), or a comparison file (.sscompare) to show")
-        ->required()
-        ->check(CLI::ExistingFile);
+        ->required();
     compareCmd
         ->add_option("--vary", compare.vary,
                      "AXIS=VALUE,VALUE,...: memory (pageable, pinned, registered, managed), api (sync, async), "
@@ -125,8 +122,8 @@ int main(int argc, char **argv)
     DiffArgs diff;
     auto *diffCmd = app.add_subcommand("diff", "Compare two traces (any format StreamScope reads) op by op: start, "
                                                "duration and bandwidth deltas, with noise verdicts");
-    diffCmd->add_option("a", diff.a, "First trace (A)")->required()->check(CLI::ExistingFile);
-    diffCmd->add_option("b", diff.b, "Second trace (B)")->required()->check(CLI::ExistingFile);
+    diffCmd->add_option("a", diff.a, "First trace (A)")->required();
+    diffCmd->add_option("b", diff.b, "Second trace (B)")->required();
     diffCmd->add_option("--statistic", diff.statistic, "Per-op medians over every repetition, or the median repetition")
         ->check(CLI::IsMember({"per-op-median", "median-repetition"}))
         ->capture_default_str();
@@ -137,12 +134,8 @@ int main(int argc, char **argv)
     NsightCompareArgs nsightCompare;
     auto *nsightCmd = app.add_subcommand("nsight-compare", "Compare a StreamScope trace with the Nsight Systems SQLite "
                                                            "export of the same run: per-op start and duration deltas");
-    nsightCmd->add_option("trace", nsightCompare.trace, "StreamScope trace of the run")
-        ->required()
-        ->check(CLI::ExistingFile);
-    nsightCmd->add_option("nsys", nsightCompare.nsys, "nsys export --type sqlite of the same run")
-        ->required()
-        ->check(CLI::ExistingFile);
+    nsightCmd->add_option("trace", nsightCompare.trace, "StreamScope trace of the run")->required();
+    nsightCmd->add_option("nsys", nsightCompare.nsys, "nsys export --type sqlite of the same run")->required();
     nsightCmd->add_option("--ops", nsightCompare.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
     nsightCmd->add_flag("--separate-runs", nsightCompare.separateRuns,
                         "NSYS captured another run of the workload (StreamScope timed by CUPTI, which nsys would have "

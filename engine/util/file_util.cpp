@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/model/errors.h"
@@ -55,11 +56,31 @@ AtomicFileWriter::AtomicFileWriter(const std::string &path) : m_path(path)
     std::error_code ec;
     if (!fs::is_directory(dir, ec))
         throw Error(ErrorKind::Io, path + ": cannot write: folder '" + dir.string() + "' does not exist");
+    // Only a regular file is replaced: renaming over a symbolic link, a FIFO or a device (/dev/stdout, as
+    // root) would replace the link or the device node itself, not write where it leads.
+    struct stat existing { };
+    const bool exists = ::lstat(path.c_str(), &existing) == 0;
+    if (exists && !S_ISREG(existing.st_mode)) {
+        const char *what = S_ISLNK(existing.st_mode)    ? "a symbolic link"
+                           : S_ISDIR(existing.st_mode)  ? "a folder"
+                           : S_ISFIFO(existing.st_mode) ? "a FIFO"
+                           : S_ISSOCK(existing.st_mode) ? "a socket"
+                                                        : "a device";
+        throw Error(ErrorKind::Io,
+                    path + ": is " + std::string(what)
+                        + ", not a regular file: StreamScope replaces only regular files or writes new ones");
+    }
     std::random_device rd;
     m_temp = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000))).string();
-    m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    // A new file gets the usual 0666 less the umask; a replaced one keeps its mode (a 0600 trace stays 0600).
+    m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? 0600 : 0666);
     if (m_fd < 0)
         throw Error(ErrorKind::Io, path + ": cannot create temporary file: " + systemReason());
+    if (exists && ::fchmod(m_fd, existing.st_mode & 07777) != 0) {
+        const std::string reason = systemReason();
+        discard();
+        throw Error(ErrorKind::Io, path + ": cannot keep the file's permissions: " + reason);
+    }
 }
 
 AtomicFileWriter::~AtomicFileWriter()

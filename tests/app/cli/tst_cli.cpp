@@ -31,6 +31,8 @@ private slots:
     void help();
     void usageErrors_data();
     void usageErrors();
+    void missingInputsAreIoErrors();
+    void exportRefusesToReplaceWhatItShouldNot();
     void validatePresets();
     void validateReportsLineAndPath();
     void runWithoutGpuOrWithOne();
@@ -74,7 +76,6 @@ void TestCli::usageErrors_data()
     QTest::newRow("no command") << QStringList{} << "subcommand";
     QTest::newRow("unknown command") << QStringList{"frobnicate"} << "frobnicate";
     QTest::newRow("run without file") << QStringList{"run"} << "workload";
-    QTest::newRow("run missing file") << QStringList{"run", "/no/such/file.json"} << "/no/such/file.json";
     QTest::newRow("bad format") << QStringList{"run", preset("overlap.json"), "--format", "xml"} << "xml";
     QTest::newRow("bad repeat") << QStringList{"run", preset("overlap.json"), "--repeat", "0"} << "repeat";
     QTest::newRow("export without format") << QStringList{"export", preset("overlap.json"), "-o", "x"} << "format";
@@ -87,6 +88,77 @@ void TestCli::usageErrors()
     const auto r = cli(args);
     QCOMPARE(r.code, 2);
     QVERIFY2((r.out + r.err).contains(message), qPrintable(r.out + r.err));
+}
+
+void TestCli::missingInputsAreIoErrors()
+{
+    // The help says 4 is an I/O error: a file that is not there is one, for every command (CLI11's
+    // existence check made it a usage error, 2).
+    for (const QStringList &args :
+         {QStringList{"run", "/no/such/file.json"}, QStringList{"validate", "/no/such/file.json"},
+          QStringList{"summary", "/no/such/file.json"},
+          QStringList{"export", "/no/such/file.json", "--format", "csv", "-o", "/tmp/x.csv"},
+          QStringList{"diff", "/no/such/file.json", "/no/such/other.json"}}) {
+        const auto r = cli(args);
+        QVERIFY2(r.code == 4, qPrintable(args.join(u' ') + QStringLiteral(": exit ") + QString::number(r.code)));
+        QVERIFY2(r.err.contains(QStringLiteral("/no/such/file.json: cannot open for reading")), qPrintable(r.err));
+    }
+}
+
+void TestCli::exportRefusesToReplaceWhatItShouldNot()
+{
+    QTemporaryDir dir;
+    const QString input = dir.filePath(QStringLiteral("in.sstrace"));
+    QVERIFY(QFile::copy(QString(STREAMSCOPE_SOURCE_DIR) + "/resources/examples/overlap.sstrace", input));
+    QFile::setPermissions(input, QFile::ReadOwner | QFile::WriteOwner);
+    const QByteArray before = [&] {
+        QFile f(input);
+        return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
+    // Over its own input: refused, the input untouched.
+    auto r = cli({"export", input, "--format", "native", "-o", input});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(QStringLiteral("is the input file itself")), qPrintable(r.err));
+    {
+        QFile f(input);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), before);
+    }
+    // Over a symbolic link: refused, the link and its target untouched.
+    const QString target = dir.filePath(QStringLiteral("target.csv")), link = dir.filePath(QStringLiteral("link.csv"));
+    {
+        QFile t(target);
+        QVERIFY(t.open(QIODevice::WriteOnly));
+        t.write("keep me");
+    }
+    QVERIFY(QFile::link(target, link));
+    r = cli({"export", input, "--format", "csv", "-o", link});
+    QCOMPARE(r.code, 4);
+    QVERIFY2(r.err.contains(QStringLiteral("is a symbolic link, not a regular file")), qPrintable(r.err));
+    QVERIFY(QFileInfo(link).isSymLink());
+    {
+        QFile t(target);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        QCOMPARE(t.readAll(), QByteArray("keep me"));
+    }
+    // Over a device: refused.
+    r = cli({"export", input, "--format", "csv", "-o", "/dev/null"});
+    QCOMPARE(r.code, 4);
+    QVERIFY2(r.err.contains(QStringLiteral("is a device")), qPrintable(r.err));
+    // Over a regular file: replaced, keeping its mode (0600 stays 0600); nothing temporary left behind.
+    const QString out = dir.filePath(QStringLiteral("out.csv"));
+    {
+        QFile o(out);
+        QVERIFY(o.open(QIODevice::WriteOnly));
+        o.write("old");
+    }
+    QVERIFY(QFile::setPermissions(out, QFile::ReadOwner | QFile::WriteOwner));
+    r = cli({"export", input, "--format", "csv", "-o", out});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(QFileInfo(out).permissions() & (QFile::ReadGroup | QFile::ReadOther | QFile::WriteOwner),
+             QFile::Permissions(QFile::WriteOwner));
+    QVERIFY(QFileInfo(out).size() > 1000);
+    QCOMPARE(QDir(dir.path()).entryList({QStringLiteral(".*.tmp*")}, QDir::Files | QDir::Hidden).size(), 0);
 }
 
 void TestCli::validatePresets()

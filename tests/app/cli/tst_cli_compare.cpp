@@ -87,7 +87,6 @@ void TestCliCompare::usageErrors_data()
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
     QTest::newRow("compare without file") << QStringList{"compare"} << "input";
-    QTest::newRow("compare missing file") << QStringList{"compare", "/no/such.json"} << "/no/such.json";
     QTest::newRow("vary without equals") << QStringList{"compare", preset("overlap.json"), "--vary", "memory"}
                                          << "AXIS=VALUE";
     QTest::newRow("unknown axis") << QStringList{"compare", preset("overlap.json"), "--vary", "colour=red"}

@@ -54,7 +54,7 @@ void TestCliNsight::opRowsLimit()
 void TestCliNsight::errors()
 {
     const auto missing = cli({"nsight-compare", capture("overlap.sstrace"), "/no/such/file.sqlite"});
-    QCOMPARE(missing.code, 2); // usage: CLI11 checks that the file exists
+    QCOMPARE(missing.code, 4); // an I/O error, as the help says
     QVERIFY(missing.err.contains("/no/such/file.sqlite"));
     // A workload file is JSON but not a trace: invalid input (3), named in the message.
     const QString workload = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/overlap.json");
