@@ -2,25 +2,13 @@
 #include "engine/analysis/op_query.h"
 
 #include <algorithm>
-#include <cctype>
 #include <regex>
 
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
+#include "engine/util/name_suggestion.h"
 
 namespace streamscope::engine {
-
-namespace {
-
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char &c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-} // namespace
 
 std::int64_t queryDurationNs(const OpRecord &op)
 {
@@ -46,11 +34,11 @@ std::vector<int> findOps(const Trace &trace, int repetition, const OpQuery &quer
                         "find: '" + query.text + "' is not a valid regular expression (" + e.what() + ")");
         }
     }
-    const std::string needle = lower(query.text);
+    const std::string needle = asciiLower(query.text);
     auto textMatches = [&](std::string_view s) {
         if (pattern)
             return std::regex_search(s.begin(), s.end(), *pattern);
-        return lower(s).find(needle) != std::string::npos;
+        return asciiLower(s).find(needle) != std::string::npos;
     };
     std::vector<int> result;
     if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))

@@ -8,25 +8,13 @@
 
 #include "engine/analysis/analysis.h"
 #include "engine/model/errors.h"
+#include "engine/util/csv.h"
 
 namespace streamscope::engine {
 
 namespace {
 
 using Interval = std::pair<std::int64_t, std::int64_t>;
-
-std::string csvField(const std::string &s)
-{
-    if (s.find_first_of(",\"\n\r") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    return out + '"';
-}
 
 } // namespace
 

@@ -848,6 +848,19 @@ private:
 
 } // namespace
 
+namespace {
+
+// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
+std::string nlohmannMessage(const json::exception &e)
+{
+    std::string what = e.what();
+    if (const auto pos = what.find("] "); pos != std::string::npos)
+        what = what.substr(pos + 2);
+    return what;
+}
+
+} // namespace
+
 Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, const LoadControl &control, double from,
                           double to)
 {
@@ -876,32 +889,17 @@ Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, co
     } catch (const json::parse_error &e) {
         // Line and column of the byte where parsing stopped: what an editor shows.
         const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        const std::size_t line =
-            1
-            + static_cast<std::size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-        const std::size_t lineStart = text.rfind('\n', at == 0 ? 0 : at - 1);
-        const std::size_t column = lineStart == std::string_view::npos || at == 0 ? at + 1 : at - lineStart;
-        std::string what = e.what();
-        if (const auto pos = what.find("] "); pos != std::string::npos)
-            what = what.substr(pos + 2);
-        throw Error(ErrorKind::InvalidInput, fileName + ":" + std::to_string(line) + ":" + std::to_string(column)
-                                                 + ": not valid JSON (" + what + ")");
+        throw Error(ErrorKind::InvalidInput,
+                    fileName + ":" + lineColumnOfByte(text, at) + ": not valid JSON (" + nlohmannMessage(e) + ")");
     } catch (const json::exception &e) {
         // A number beyond a double (1e400) and the like: said with where the token is, not as an
         // internal error.
-        std::string what = e.what();
-        if (const auto pos = what.find("] "); pos != std::string::npos)
-            what = what.substr(pos + 2);
+        const std::string what = nlohmannMessage(e);
         std::string where;
         if (const auto q = what.find('\''); q != std::string::npos) {
             const std::string token = what.substr(q + 1, what.find('\'', q + 1) - q - 1);
-            if (const auto at = token.empty() ? std::string_view::npos : text.find(token);
-                at != std::string_view::npos) {
-                const std::string_view before = text.substr(0, at);
-                const std::size_t lineStart = before.rfind('\n');
-                where = ":" + std::to_string(1 + std::count(before.begin(), before.end(), '\n')) + ":"
-                        + std::to_string(at - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1);
-            }
+            if (const auto at = token.empty() ? std::string_view::npos : text.find(token); at != std::string_view::npos)
+                where = ":" + lineColumnOfByte(text, at);
         }
         throw Error(ErrorKind::InvalidInput, fileName + where + ": not valid JSON (" + what + ")");
     }

@@ -3,27 +3,12 @@
 
 #include <charconv>
 
+#include "engine/util/csv.h"
 #include "engine/util/file_util.h"
 
 namespace streamscope::engine {
 
 namespace {
-// RFC 4180 quoting: only when the field needs it.
-void appendField(std::string &out, std::string_view s)
-{
-    if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
-        out.append(s);
-        return;
-    }
-    out += '"';
-    for (char c : s) {
-        if (c == '"')
-            out += '"';
-        out += c;
-    }
-    out += '"';
-}
-
 void appendNumber(std::string &out, std::int64_t v)
 {
     char buf[24];
@@ -50,15 +35,15 @@ std::string toCsv(const Trace &trace)
             out += ',';
             appendNumber(out, op.opIndex);
             out += ',';
-            appendField(out, trace.name(op));
+            appendCsvField(out, trace.name(op));
             out += ',';
             out.append(toString(op.kind));
             out += ',';
             if (op.stream >= 0 && op.stream < static_cast<int>(trace.streams.size()))
-                appendField(out, trace.streams[op.stream].name);
+                appendCsvField(out, trace.streams[op.stream].name);
             out += ',';
             if (op.hostThread >= 0 && op.hostThread < static_cast<int>(trace.hostThreads.size()))
-                appendField(out, trace.hostThreads[op.hostThread].name);
+                appendCsvField(out, trace.hostThreads[op.hostThread].name);
             out += ',';
             appendTime(out, op.gpuStartNs, origin);
             out += ',';

@@ -41,16 +41,21 @@ std::optional<std::size_t> findExcessiveJsonNesting(std::string_view text, bool 
     return std::nullopt;
 }
 
-std::string excessiveNestingMessage(std::string_view text, std::size_t offset, const std::string &fileName,
-                                    int maxDepth)
+std::string lineColumnOfByte(std::string_view text, std::size_t offset)
 {
     offset = std::min(offset, text.size());
     const std::string_view before = text.substr(0, offset);
     const std::size_t line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
     const std::size_t lineStart = before.rfind('\n');
     const std::size_t column = offset - (lineStart == std::string_view::npos ? 0 : lineStart + 1) + 1;
+    return std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string excessiveNestingMessage(std::string_view text, std::size_t offset, const std::string &fileName,
+                                    int maxDepth)
+{
     const std::string limit = std::to_string(maxDepth);
-    return fileName + ":" + std::to_string(line) + ":" + std::to_string(column) + ": nested deeper than " + limit
+    return fileName + ":" + lineColumnOfByte(text, offset) + ": nested deeper than " + limit
            + " levels of arrays and objects (StreamScope reads at most " + limit + ")";
 }
 

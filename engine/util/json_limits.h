@@ -15,6 +15,10 @@ namespace streamscope::engine {
 
 inline constexpr int kMaxJsonDepth = 256;
 
+// "LINE:COLUMN" of a byte offset, both counted from 1, the column in bytes: where an editor puts the
+// cursor for a parser's byte position (the readers' error messages).
+std::string lineColumnOfByte(std::string_view text, std::size_t offset);
+
 // The offset of the first '[' or '{' that opens a level deeper than maxDepth, or nothing. Strings (with
 // their escapes) are skipped, and so are // and /* */ comments when allowComments is set.
 std::optional<std::size_t> findExcessiveJsonNesting(std::string_view text, bool allowComments = false,

@@ -6,15 +6,13 @@
 
 namespace streamscope::engine {
 
-namespace {
-std::string lower(std::string_view s)
+std::string asciiLower(std::string_view s)
 {
     std::string out(s);
     for (char &c : out)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
-} // namespace
 
 std::size_t editDistance(std::string_view a, std::string_view b)
 {
@@ -39,11 +37,11 @@ std::size_t editDistance(std::string_view a, std::string_view b)
 
 std::optional<std::string> nearestName(std::string_view word, const std::vector<std::string> &candidates)
 {
-    const std::string lw = lower(word);
+    const std::string lw = asciiLower(word);
     std::optional<std::string> best;
     std::size_t bestDistance = 0;
     for (const std::string &c : candidates) {
-        const std::size_t d = editDistance(lw, lower(c));
+        const std::size_t d = editDistance(lw, asciiLower(c));
         if (!best || d < bestDistance) {
             best = c;
             bestDistance = d;

@@ -10,6 +10,9 @@
 
 namespace streamscope::engine {
 
+// s with ASCII letters in lower case: names are compared without case (suggestions, find).
+std::string asciiLower(std::string_view s);
+
 // Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
 // neighbouring characters each cost 1 (a swap is the commonest typo: "kenrel").
 std::size_t editDistance(std::string_view a, std::string_view b);

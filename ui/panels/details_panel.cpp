@@ -46,8 +46,6 @@ void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace, std::vec
 
 void DetailsPanel::setDocument(TraceDocument *document)
 {
-    for (const auto &c : std::as_const(m_documentConnections))
-        disconnect(c);
     m_documentConnections.clear();
     m_document = document;
     if (!document)

@@ -11,6 +11,7 @@
 
 #include "engine/analysis/op_statistics.h"
 #include "engine/model/trace.h"
+#include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
 
 class QTextBrowser;
@@ -35,7 +36,7 @@ public:
 private:
     std::shared_ptr<const engine::Trace> m_trace;
     QPointer<TraceDocument> m_document;
-    QList<QMetaObject::Connection> m_documentConnections;
+    ConnectionList m_documentConnections;
     std::vector<engine::OpStatistics> m_opStatistics; // engine::opStatistics(*m_trace), once per trace
     QTextBrowser *m_text;
 };

@@ -88,8 +88,6 @@ FindBar::FindBar(QWidget *parent) :
 
 void FindBar::setDocument(TraceDocument *document)
 {
-    for (const auto &c : std::as_const(m_connections))
-        disconnect(c);
     m_connections.clear();
     m_document = document;
     if (document) {
@@ -134,22 +132,22 @@ void FindBar::applyQuery()
         query.kind = engine::OpKind(m_kind->currentData().toInt());
     if (m_lane->currentIndex() > 0)
         query.lane = m_lane->currentText().toStdString();
+    // Each field parsed once: its value into the query, or its text coloured and named as the problem.
     auto duration = [&](QLineEdit *field, std::int64_t &out) {
         const QString text = field->text().trimmed();
-        if (text.isEmpty())
-            return;
-        if (const auto ns = engine::parseDuration(text.toStdString()); ns && *ns >= 0)
-            out = *ns;
-        else if (m_inputError.isEmpty())
+        bool bad = false;
+        if (!text.isEmpty()) {
+            if (const auto ns = engine::parseDuration(text.toStdString()); ns && *ns >= 0)
+                out = *ns;
+            else
+                bad = true;
+        }
+        if (bad && m_inputError.isEmpty())
             m_inputError = tr("'%1' is not a duration (50 us, 1.5 ms)").arg(text);
+        field->setStyleSheet(bad ? QStringLiteral("color: #d55e00") : QString());
     };
     duration(m_min, query.minDurationNs);
     duration(m_max, query.maxDurationNs);
-    for (QLineEdit *field : {m_min, m_max}) {
-        const bool bad =
-            !field->text().trimmed().isEmpty() && !engine::parseDuration(field->text().trimmed().toStdString());
-        field->setStyleSheet(bad ? QStringLiteral("color: #d55e00") : QString());
-    }
     if (m_document) {
         if (!m_inputError.isEmpty())
             m_document->clearQuery(); // a half-typed field matches nothing rather than everything

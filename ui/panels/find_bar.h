@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QWidget>
 
+#include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
 
 class QCheckBox;
@@ -54,7 +55,7 @@ private:
     void fillLanes();
 
     QPointer<TraceDocument> m_document;
-    QList<QMetaObject::Connection> m_connections;
+    ConnectionList m_connections;
     QLineEdit *m_name;
     QCheckBox *m_regex;
     QComboBox *m_kind;

@@ -24,8 +24,6 @@ void OpTableModel::setTrace(std::shared_ptr<const engine::Trace> trace, int repe
 
 void OpTableModel::setDocument(TraceDocument *document)
 {
-    for (const auto &c : std::as_const(m_documentConnections))
-        disconnect(c);
     m_documentConnections.clear();
     m_document = document;
     if (!document)

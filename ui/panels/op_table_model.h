@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "engine/model/trace.h"
+#include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
 
 namespace streamscope::ui {
@@ -51,7 +52,7 @@ private:
 
     std::shared_ptr<const engine::Trace> m_trace;
     QPointer<TraceDocument> m_document;
-    QList<QMetaObject::Connection> m_documentConnections;
+    ConnectionList m_documentConnections;
     int m_repetition = 0;
     std::int64_t m_originNs = 0; // start of the repetition: times are shown relative to it
 };

@@ -93,8 +93,6 @@ RangePanel::RangePanel(QWidget *parent) :
 
 void RangePanel::setDocument(TraceDocument *document)
 {
-    for (const auto &c : std::as_const(m_connections))
-        disconnect(c);
     m_connections.clear();
     m_document = document;
     if (document)

@@ -8,6 +8,7 @@
 #include <QPointer>
 #include <QWidget>
 
+#include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
 
 class QLabel;
@@ -45,7 +46,7 @@ private:
     void exportDialog();
 
     QPointer<TraceDocument> m_document;
-    QList<QMetaObject::Connection> m_connections;
+    ConnectionList m_connections;
     QLabel *m_heading;
     QLabel *m_totals;
     QStandardItemModel *m_names;

@@ -64,8 +64,6 @@ SummaryPanel::SummaryPanel(QWidget *parent) :
 
 void SummaryPanel::setDocument(TraceDocument *document)
 {
-    for (const auto &c : std::as_const(m_documentConnections))
-        disconnect(c);
     m_documentConnections.clear();
     m_document = document;
     if (!document)

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "engine/model/trace.h"
+#include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
 
 class QComboBox;
@@ -44,7 +45,7 @@ private:
 
     SummaryModel *m_model;
     QPointer<TraceDocument> m_document;
-    QList<QMetaObject::Connection> m_documentConnections;
+    ConnectionList m_documentConnections;
     QLabel *m_heading;
     QComboBox *m_repetitions;
     QTableView *m_table;

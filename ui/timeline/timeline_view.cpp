@@ -139,8 +139,6 @@ void TimelineView::setTrace(std::shared_ptr<const engine::Trace> trace, int repe
 
 void TimelineView::setDocument(TraceDocument *document)
 {
-    for (const auto &c : std::as_const(m_documentConnections))
-        disconnect(c);
     m_documentConnections.clear();
     m_document = document;
     if (!document)

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/model/trace.h"
+#include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
 
 class QPainter;
@@ -165,7 +166,7 @@ private:
 
     std::shared_ptr<const engine::Trace> m_trace;
     QPointer<TraceDocument> m_document;
-    QList<QMetaObject::Connection> m_documentConnections;
+    ConnectionList m_documentConnections;
     int m_repetition = 0;
     std::unique_ptr<LaneModel> m_model;
     std::unique_ptr<OpPalette> m_palette;

@@ -11,6 +11,7 @@
 
 #include "app/gui/main_window.h"
 #include "tests/ui/test_traces.h"
+#include "tests/ui/timeline/view_geometry.h"
 #include "ui/common/op_palette.h"
 #include "ui/document/trace_document.h"
 #include "ui/panels/details_panel.h"
@@ -37,14 +38,8 @@ private:
     // The colour at the centre of an op's GPU bar in an image of the whole view.
     static QRgb pixelOf(ui::TimelineView &view, const QImage &image, int op)
     {
-        ui::TimelinePainter painter;
-        painter.setModel(view.laneModel());
-        painter.setMetrics(ui::TimelineMetrics::make(false, view.font()));
-        const ui::TimelineLayout layout = painter.layout(image.rect());
-        const ui::TimeMapping mapping =
-            ui::TimelinePainter::mappingFor(layout, view.windowStartNs(), view.windowEndNs());
-        const QRectF bar = painter.gpuBarRect(layout, mapping, op);
-        return image.pixel(bar.center().toPoint());
+        const test::ViewGeometry g = test::viewGeometry(view, image.rect());
+        return image.pixel(g.painter.gpuBarRect(g.layout, g.mapping, op).center().toPoint());
     }
 
 private slots:

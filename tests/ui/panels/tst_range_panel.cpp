@@ -10,6 +10,7 @@
 
 #include "app/gui/main_window.h"
 #include "tests/ui/test_traces.h"
+#include "tests/ui/timeline/view_geometry.h"
 #include "ui/document/trace_document.h"
 #include "ui/panels/range_panel.h"
 #include "ui/timeline/lane_model.h"
@@ -26,13 +27,7 @@ private:
     // The widget x of a time (ns from the repetition's start) in the view as it is laid out now.
     static int xOf(ui::TimelineView &view, qint64 ns)
     {
-        ui::TimelinePainter painter;
-        painter.setModel(view.laneModel());
-        painter.setMetrics(ui::TimelineMetrics::make(false, view.font()));
-        const ui::TimelineLayout layout = painter.layout(view.rect());
-        const ui::TimeMapping mapping =
-            ui::TimelinePainter::mappingFor(layout, view.windowStartNs(), view.windowEndNs());
-        return int(std::lround(mapping.toX(ns)));
+        return int(std::lround(test::viewGeometry(view, view.rect()).mapping.toX(ns)));
     }
 
 private slots:
