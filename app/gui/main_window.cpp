@@ -86,6 +86,15 @@ MainWindow::MainWindow(QWidget *parent) :
                : button == QMessageBox::Discard ? DiscardAnswer::Discard
                                                 : DiscardAnswer::Cancel;
     };
+    m_saveInvalidQuestion = [this] {
+        const auto button = QMessageBox::question(
+            this, tr("Save a workload with problems?"),
+            tr("The workload \"%1\" has %n problem(s) and will not run until they are fixed. Save it anyway?", nullptr,
+               int(m_editor->issues().size()))
+                .arg(m_editor->displayName()),
+            QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Cancel);
+        return button == QMessageBox::Save;
+    };
     createWidgets();
     createDocks();
     createActions();
@@ -312,6 +321,11 @@ void MainWindow::createDocks()
     });
     connect(m_editor, &ui::WorkloadEditor::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_editor, &ui::WorkloadEditor::issuesChanged, this, &MainWindow::updateRunActions);
+    connect(m_editor, &ui::WorkloadEditor::issuesChanged, this, [this](int count) {
+        // "The workload has problems" is over once they are fixed.
+        if (count == 0 && m_errorFromEditorIssues)
+            clearError();
+    });
 }
 
 void MainWindow::createActions()
@@ -536,6 +550,7 @@ void MainWindow::updateRunActions()
 
 void MainWindow::showError(const QString &what, const QString &message)
 {
+    m_errorFromEditorIssues = false;
     m_lastError = message.isEmpty() ? what : what + QStringLiteral(": ") + message;
     m_errorText->setText(m_lastError);
     m_errorBar->show();
@@ -544,6 +559,7 @@ void MainWindow::showError(const QString &what, const QString &message)
 
 void MainWindow::clearError()
 {
+    m_errorFromEditorIssues = false;
     m_errorBar->hide();
 }
 
@@ -693,9 +709,11 @@ bool MainWindow::openWorkload(const QString &path)
     if (const int lesson = m_lessons->lessonForPath(path); lesson >= 0)
         m_lessons->setCurrentLesson(lesson);
     clearError();
-    if (!m_editor->issues().empty())
+    if (!m_editor->issues().empty()) {
         showError(tr("The workload %1 has problems").arg(QFileInfo(path).fileName()),
                   tr("%n problem(s), listed under the editor", nullptr, int(m_editor->issues().size())));
+        m_errorFromEditorIssues = true;
+    }
     updateTitle();
     updateRunActions();
     updateExplanation();
@@ -861,6 +879,7 @@ bool MainWindow::checkRunnable(const QString &cannot)
     if (!m_editor->isValid()) {
         showError(tr("The workload has problems"), tr("%n problem(s), listed under the editor; fix them and run again",
                                                       nullptr, int(m_editor->issues().size())));
+        m_errorFromEditorIssues = true;
         return false;
     }
     return true;
@@ -1001,13 +1020,23 @@ void MainWindow::newWorkload()
     updateRunActions();
 }
 
+bool MainWindow::confirmSaveWithProblems()
+{
+    m_editor->commitPendingEdits();
+    if (m_editor->isEmpty() || m_editor->issues().empty())
+        return true;
+    return m_saveInvalidQuestion();
+}
+
 bool MainWindow::saveWorkload()
 {
+    if (!confirmSaveWithProblems())
+        return false;
     if (m_editor->filePath().isEmpty())
-        return saveWorkloadAs();
+        return saveWorkloadToChosenPath();
     // Lessons are shipped files: save a copy rather than change what every user starts from.
     if (m_lessons->lessonForPath(m_editor->filePath()) >= 0 && !QFileInfo(m_editor->filePath()).isWritable())
-        return saveWorkloadAs();
+        return saveWorkloadToChosenPath();
     QString error;
     if (!m_editor->saveFile(m_editor->filePath(), &error)) {
         showError(tr("Could not save the workload"), error);
@@ -1019,6 +1048,11 @@ bool MainWindow::saveWorkload()
 }
 
 bool MainWindow::saveWorkloadAs()
+{
+    return confirmSaveWithProblems() && saveWorkloadToChosenPath();
+}
+
+bool MainWindow::saveWorkloadToChosenPath()
 {
     const QString path =
         QFileDialog::getSaveFileName(this, tr("Save workload"), m_editor->displayName(), tr("Workloads (*.json)"));

@@ -117,6 +117,13 @@ public:
     enum class DiscardAnswer { Save, Discard, Cancel };
     void setDiscardQuestion(std::function<DiscardAnswer()> question) { m_discardQuestion = std::move(question); }
     bool maybeKeepWorkload();
+    // Saving a workload with problems asks first (it may be work in progress, but it will not run);
+    // tests answer instead of the user: return whether to save anyway.
+    void setSaveInvalidQuestion(std::function<bool()> question) { m_saveInvalidQuestion = std::move(question); }
+    // File > Save workload (Ctrl+S from any focus in the window or its floating docks): commits a value
+    // still being typed, asks when the workload has problems, saves as when it has no file yet.
+    bool saveWorkload();
+    bool saveWorkloadAs();
 
     QString lastError() const { return m_lastError; }
     QString bannerText() const;
@@ -167,8 +174,9 @@ private:
     void onDevicesChecked(bool usable, const QString &message);
     void updateExplanation();
     void newWorkload();
-    bool saveWorkload();
-    bool saveWorkloadAs();
+    // Whether to go on saving: true for a workload without problems, else the question's answer.
+    bool confirmSaveWithProblems();
+    bool saveWorkloadToChosenPath(); // Save as, without asking about problems again
     void openDialog();
     void exportImageDialog();
     void saveTraceDialog();
@@ -223,6 +231,8 @@ private:
     bool m_dark = false;
     QString m_lastError;
     std::function<DiscardAnswer()> m_discardQuestion;
+    std::function<bool()> m_saveInvalidQuestion;
+    bool m_errorFromEditorIssues = false; // the message bar shows the editor's problems: it clears with them
     std::function<bool(ui::ExperimentDialog &)> m_experimentQuestion;
     QPointer<ui::ComparisonWindow> m_lastComparison;
 };

@@ -125,8 +125,16 @@ WorkloadEditor::WorkloadEditor(QWidget *parent) :
     m_json->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_json->setTabChangesFocus(false);
 
+    // The problem list wraps long messages (a workload's problems name a JSON path, a line and what was
+    // expected) and sits in a splitter under the tabs, so it can be made as tall as needed; each entry's
+    // tooltip repeats it whole.
     m_issueList->setObjectName(QStringLiteral("workloadIssues"));
-    m_issueList->setMaximumHeight(110);
+    m_issueList->setWordWrap(true);
+    m_issueList->setTextElideMode(Qt::ElideNone);
+    m_issueList->setResizeMode(QListView::Adjust);
+    m_issueList->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_issueList->setMinimumHeight(m_issueList->fontMetrics().lineSpacing() * 5);
+    m_status->setObjectName(QStringLiteral("workloadStatus"));
     m_status->setWordWrap(true);
 
     // Toolbar: structure edits.
@@ -166,11 +174,18 @@ WorkloadEditor::WorkloadEditor(QWidget *parent) :
     m_tabs->addTab(structure, tr("&Structure"));
     m_tabs->addTab(m_json, tr("&JSON"));
 
+    // A hidden list (no problems) gives its room back to the tabs.
+    auto *outer = new QSplitter(Qt::Vertical, this);
+    outer->setObjectName(QStringLiteral("workloadIssueSplitter"));
+    outer->setChildrenCollapsible(false);
+    outer->addWidget(m_tabs);
+    outer->addWidget(m_issueList);
+    outer->setStretchFactor(0, 4);
+    outer->setStretchFactor(1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_tabs, 1);
+    layout->addWidget(outer, 1);
     layout->addWidget(m_status);
-    layout->addWidget(m_issueList);
 
     m_validateTimer.setSingleShot(true);
     m_validateTimer.setInterval(400);
@@ -292,6 +307,8 @@ void WorkloadEditor::onJsonEdited()
 {
     if (m_settingText)
         return;
+    // A refused field edit's message is about a value the text no longer holds.
+    m_fieldMessage->hide();
     setModified(true);
     m_validateTimer.start();
 }
@@ -341,6 +358,7 @@ void WorkloadEditor::applyIssues()
         text += QString::fromStdString(issue.message);
         auto *item = new QListWidgetItem(text, m_issueList);
         item->setForeground(QColor(0xd5, 0x5e, 0x00));
+        item->setToolTip(text);
         if (issue.line > 0) {
             const QTextBlock block = m_json->document()->findBlockByNumber(issue.line - 1);
             if (block.isValid()) {
@@ -357,6 +375,8 @@ void WorkloadEditor::applyIssues()
     }
     m_json->setExtraSelections(marks);
     m_issueList->setVisible(!m_issues.empty());
+    if (m_issues.empty())
+        m_fieldMessage->hide(); // what it refused cannot still be a problem of a valid workload
     if (isEmpty())
         m_status->setText(
             tr("No workload: open one from the lessons or File > Open, or start with File > New workload."));
@@ -487,6 +507,24 @@ std::optional<std::pair<std::string, std::size_t>> arrayElement(const std::strin
 }
 
 } // namespace
+
+void WorkloadEditor::commitPendingEdits()
+{
+    // An open cell editor (a field value or a name being typed) commits its value as leaving it would.
+    for (QAbstractItemView *view :
+         {static_cast<QAbstractItemView *>(m_fields), static_cast<QAbstractItemView *>(m_tree)}) {
+        const QModelIndex current = view->currentIndex();
+        if (!current.isValid())
+            continue;
+        if (QWidget *editor = view->indexWidget(current)) {
+            if (QAbstractItemDelegate *delegate = view->itemDelegateForIndex(current)) {
+                emit delegate->commitData(editor);
+                emit delegate->closeEditor(editor, QAbstractItemDelegate::NoHint);
+            }
+        }
+    }
+    catchUp();
+}
 
 void WorkloadEditor::catchUp()
 {

@@ -54,6 +54,9 @@ public:
 
     // Validates now (edits are otherwise validated after a short pause in typing).
     void validateNow();
+    // Writes a value still being typed in the tree or the field table into the text and validates text
+    // still waiting for its pause, so that Save (from any focus) saves what the user sees.
+    void commitPendingEdits();
     const std::vector<engine::WorkloadIssue> &issues() const { return m_issues; }
     bool isValid() const { return !isEmpty() && m_issues.empty(); }
 

@@ -266,6 +266,8 @@ bool WorkloadTreeModel::setData(const QModelIndex &index, const QVariant &value,
         return false;
     const Node node = nodeAt(index);
     const QString oldName = data(index.siblingAtColumn(NameColumn), Qt::EditRole).toString();
+    if (QString::fromStdString(name) == oldName)
+        return true; // an editor opened and closed without a change changes nothing
     switch (node.type) {
     case NodeType::Buffer: {
         // Renaming a buffer renames every reference to it, so the workload stays valid.

@@ -8,10 +8,16 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeView>
 #include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTimer>
@@ -26,6 +32,8 @@
 #include "tests/ui/test_traces.h"
 #include "ui/compare/comparison_window.h"
 #include "ui/editor/workload_editor.h"
+#include "ui/editor/workload_fields_model.h"
+#include "ui/editor/workload_tree_model.h"
 #include "ui/panels/details_panel.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/op_table_model.h"
@@ -35,6 +43,14 @@
 
 using namespace streamscope;
 using gui::MainWindow;
+
+namespace {
+QByteArray readAll(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+} // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
@@ -335,6 +351,150 @@ private slots:
         QVERIFY(window.openFile(other));
         QCOMPARE(window.workloadEditor()->filePath(), other);
         QVERIFY(!window.workloadEditor()->isModified());
+    }
+
+    void savingAWorkloadWithProblemsAsksFirst()
+    {
+        MainWindow window;
+        const QString path = m_dir.filePath(QStringLiteral("broken.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(ui::WorkloadEditor::templateText().toUtf8());
+        file.close();
+        QVERIFY(window.openWorkload(path));
+        ui::WorkloadEditor *editor = window.workloadEditor();
+        const QString broken =
+            editor->text().replace(QStringLiteral("\"src\": \"host\""), QStringLiteral("\"src\": \"nowhere\""));
+        QVERIFY(broken != editor->text());
+        editor->jsonEdit()->setPlainText(broken);
+        int asked = 0;
+        window.setSaveInvalidQuestion([&asked] {
+            ++asked;
+            return false;
+        });
+        QVERIFY(!window.saveWorkload()); // the question comes even before the pause's validation
+        QCOMPARE(asked, 1);
+        QVERIFY2(!readAll(path).contains("nowhere"), "the file was written although the user said Cancel");
+        window.setSaveInvalidQuestion([&asked] {
+            ++asked;
+            return true;
+        });
+        QVERIFY(window.saveWorkload());
+        QCOMPARE(asked, 2);
+        QVERIFY(readAll(path).contains("nowhere"));
+        QVERIFY(!editor->isModified());
+        // A valid workload saves without a question.
+        editor->jsonEdit()->setPlainText(ui::WorkloadEditor::templateText());
+        QVERIFY(window.saveWorkload());
+        QCOMPARE(asked, 2);
+    }
+
+    void saveWorksFromEveryFocus()
+    {
+        MainWindow window;
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.setSaveInvalidQuestion([] { return true; });
+        const QString path = m_dir.filePath(QStringLiteral("focus.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(ui::WorkloadEditor::templateText().toUtf8());
+        file.close();
+        QVERIFY(window.openWorkload(path));
+        ui::WorkloadEditor *editor = window.workloadEditor();
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("workloadDock"));
+        QVERIFY(dock);
+        auto *fields = editor->findChild<QTableView *>(QStringLiteral("workloadFields"));
+        QVERIFY(fields);
+
+        int round = 0;
+        // Each round changes the workload's name from a different focus, then presses Ctrl+S there.
+        auto *tabs = editor->findChild<QTabWidget *>();
+        QVERIFY(tabs);
+        auto pressSaveIn = [&](QWidget *focus, const char *where) {
+            // The editor's tab that holds the widget is shown first, as a user would click it.
+            tabs->setCurrentIndex(focus == editor->jsonEdit() ? 1 : 0);
+            focus->activateWindow();
+            focus->setFocus(Qt::OtherFocusReason);
+            QApplication::setActiveWindow(focus->window());
+            QTRY_VERIFY2(focus->hasFocus(), where);
+            QTest::keyClick(focus, Qt::Key_S, Qt::ControlModifier);
+            QTRY_VERIFY2(!editor->isModified(), where);
+        };
+        auto renameInText = [&] {
+            ++round;
+            QString text = editor->text();
+            text.replace(QRegularExpression(QStringLiteral("\"name\": \"[^\"]*\"")),
+                         QStringLiteral("\"name\": \"round-%1\"").arg(round));
+            editor->jsonEdit()->setPlainText(text);
+            QVERIFY(editor->isModified());
+        };
+        const struct {
+            const char *where;
+            QWidget *widget;
+        } focuses[] = {{"the JSON text", editor->jsonEdit()},
+                       {"the workload tree", editor->treeView()},
+                       {"the timeline", window.timeline()},
+                       {"the field table", fields}};
+        for (const auto &f : focuses) {
+            renameInText();
+            pressSaveIn(f.widget, f.where);
+            QVERIFY2(readAll(path).contains(QStringLiteral("round-%1").arg(round).toUtf8()), f.where);
+        }
+
+        // A value still being typed in a field's editor is saved, not lost.
+        editor->selectNode({ui::WorkloadTreeModel::NodeType::Settings, -1, -1, -1});
+        const int nameRow = editor->fieldsModel()->rowOf(QStringLiteral("name"));
+        QVERIFY(nameRow >= 0);
+        const QModelIndex cell = editor->fieldsModel()->index(nameRow, 1);
+        fields->setCurrentIndex(cell);
+        fields->edit(cell);
+        auto *line = qobject_cast<QLineEdit *>(fields->indexWidget(cell));
+        QVERIFY2(line, "no line editor opened on the name field");
+        line->setText(QStringLiteral("typed-not-entered"));
+        line->setFocus();
+        QTRY_VERIFY(line->hasFocus());
+        QTest::keyClick(line, Qt::Key_S, Qt::ControlModifier);
+        QTRY_VERIFY2(readAll(path).contains("typed-not-entered"), "Ctrl+S in a field editor lost the typed value");
+        QVERIFY(!editor->isModified());
+
+        // From the editor's dock floating in its own window.
+        dock->setFloating(true);
+        dock->show();
+        QVERIFY(QTest::qWaitForWindowExposed(dock));
+        renameInText();
+        pressSaveIn(editor->jsonEdit(), "the floating editor dock");
+        QVERIFY(readAll(path).contains(QStringLiteral("round-%1").arg(round).toUtf8()));
+    }
+
+    void editorProblemsMessageClearsWhenFixed()
+    {
+        MainWindow window;
+        const QString path = m_dir.filePath(QStringLiteral("fixme.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(ui::WorkloadEditor::templateText()
+                       .replace(QStringLiteral("\"dst\": \"dev\""), QStringLiteral("\"dst\": \"nowhere\""))
+                       .toUtf8());
+        file.close();
+        QVERIFY(window.openWorkload(path));
+        auto *bar = window.findChild<QWidget *>(QStringLiteral("errorBar"));
+        QVERIFY(bar);
+        QVERIFY2(!bar->isHidden(), "opening a workload with problems says so");
+        QVERIFY(window.lastError().contains(QStringLiteral("fixme.json")));
+        ui::WorkloadEditor *editor = window.workloadEditor();
+        editor->jsonEdit()->setPlainText(ui::WorkloadEditor::templateText());
+        editor->validateNow();
+        QVERIFY(editor->isValid());
+        QVERIFY2(bar->isHidden(), "the message about the problems stayed after they were fixed");
+
+        // Another kind of message (a file that could not be read) is not cleared by a valid workload.
+        QVERIFY(!window.openFile(m_dir.filePath(QStringLiteral("absent.sstrace"))));
+        QVERIFY(!bar->isHidden());
+        editor->jsonEdit()->setPlainText(ui::WorkloadEditor::templateText() + QStringLiteral(" "));
+        editor->validateNow();
+        QVERIFY(!bar->isHidden());
     }
 
     void presetsOpenInTheEditor()

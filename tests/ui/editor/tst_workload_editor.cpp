@@ -7,6 +7,8 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QSplitter>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
@@ -20,6 +22,20 @@
 using namespace streamscope;
 using Node = ui::WorkloadTreeModel::Node;
 using NodeType = ui::WorkloadTreeModel::NodeType;
+
+namespace {
+// Every row of the tree, depth first.
+void collectNodes(const ui::WorkloadTreeModel &model, const QModelIndex &parent, std::vector<Node> &out)
+{
+    for (int row = 0; row < model.rowCount(parent); ++row) {
+        const QModelIndex index = model.index(row, 0, parent);
+        const Node node = model.nodeAt(index);
+        if (node.type != NodeType::Invalid)
+            out.push_back(node);
+        collectNodes(model, index, out);
+    }
+}
+} // namespace
 
 class TestWorkloadEditor : public QObject {
     Q_OBJECT
@@ -213,6 +229,138 @@ private slots:
             QVERIFY2(lesson.error.isEmpty(), qPrintable(lesson.error));
             QVERIFY2(!lesson.description.isEmpty(), qPrintable(file + QStringLiteral(" has no description")));
         }
+    }
+
+    void openingAndClosingAnEditorChangesNothing()
+    {
+        // Every field and every name of every preset: an editor opened and closed (Enter, or leaving it)
+        // without typing leaves the text as it was and the file unmodified.
+        const QDir dir(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads"));
+        const QStringList files = dir.entryList({QStringLiteral("*.json")}, QDir::Files);
+        QVERIFY(!files.isEmpty());
+        int opened = 0;
+        for (const QString &file : files) {
+            ui::WorkloadEditor editor;
+            editor.resize(900, 700);
+            editor.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&editor));
+            QVERIFY(editor.loadFile(dir.filePath(file)));
+            const QString before = editor.text();
+            auto *fields = editor.findChild<QTableView *>(QStringLiteral("workloadFields"));
+            QVERIFY(fields);
+            std::vector<Node> nodes;
+            collectNodes(*editor.treeModel(), QModelIndex(), nodes);
+            for (const Node &node : nodes) {
+                editor.selectNode(node);
+                for (int row = 0; row < editor.fieldsModel()->rowCount(); ++row) {
+                    const QModelIndex cell = editor.fieldsModel()->index(row, 1);
+                    if (!(editor.fieldsModel()->flags(cell) & Qt::ItemIsEditable))
+                        continue;
+                    fields->setCurrentIndex(cell); // opens its editor: the table edits on any trigger
+                    if (!fields->indexWidget(cell))
+                        fields->edit(cell);
+                    QWidget *cellEditor = fields->indexWidget(cell);
+                    QVERIFY2(cellEditor, qPrintable(file + QStringLiteral(": no editor for field ")
+                                                    + cell.siblingAtColumn(0).data().toString()));
+                    ++opened;
+                    emit fields->itemDelegateForIndex(cell)->commitData(cellEditor);
+                    emit fields->itemDelegateForIndex(cell)->closeEditor(cellEditor, QAbstractItemDelegate::NoHint);
+                    QVERIFY2(!editor.isModified() && editor.text() == before,
+                             qPrintable(file + QStringLiteral(": opening and closing field \"")
+                                        + cell.siblingAtColumn(0).data().toString()
+                                        + QStringLiteral("\" without a change modified the workload")));
+                    editor.selectNode(node); // a field of a kernel's type rebuilds the rows
+                }
+                const QModelIndex nameCell = editor.treeModel()->indexOf(node);
+                if (editor.treeModel()->flags(nameCell) & Qt::ItemIsEditable) {
+                    editor.treeView()->setCurrentIndex(nameCell);
+                    editor.treeView()->edit(nameCell);
+                    if (QWidget *nameEditor = editor.treeView()->indexWidget(nameCell)) {
+                        ++opened;
+                        emit editor.treeView()->itemDelegateForIndex(nameCell)->commitData(nameEditor);
+                        emit editor.treeView()->itemDelegateForIndex(nameCell)->closeEditor(
+                            nameEditor, QAbstractItemDelegate::NoHint);
+                        QVERIFY2(!editor.isModified() && editor.text() == before,
+                                 qPrintable(file + QStringLiteral(": renaming a row to its own name modified it")));
+                    }
+                }
+            }
+        }
+        qInfo("%d editors opened and closed over %lld presets", opened, qlonglong(files.size()));
+        QVERIFY(opened > 100);
+    }
+
+    void refusedEditMessageClearsWithItsCause()
+    {
+        ui::WorkloadEditor editor;
+        editor.setText(ui::WorkloadEditor::templateText(), QStringLiteral("t.json"));
+        editor.show();
+        editor.selectNode({NodeType::Op, -1, 0, 0});
+        ui::WorkloadFieldsModel *fields = editor.fieldsModel();
+        auto *message = editor.findChild<QLabel *>(QStringLiteral("fieldMessage"));
+        QVERIFY(message);
+        const int bytes = fields->rowOf(QStringLiteral("bytes"));
+        QVERIFY(!fields->setData(fields->index(bytes, 1), QStringLiteral("lots")));
+        QVERIFY(message->isVisible());
+        QVERIFY(fields->setData(fields->index(bytes, 1), QStringLiteral("8 MiB")));
+        QVERIFY2(!message->isVisible(), "the refusal stayed after a good value was entered");
+
+        QVERIFY(!fields->setData(fields->index(bytes, 1), QStringLiteral("lots")));
+        QVERIFY(message->isVisible());
+        editor.jsonEdit()->setPlainText(editor.text().replace(QStringLiteral("8 MiB"), QStringLiteral("2 MiB")));
+        QVERIFY2(!message->isVisible(), "the refusal stayed after the value was fixed in the JSON");
+
+        // A problem found by validation goes from the list and the rows once its cause is fixed.
+        editor.jsonEdit()->setPlainText(ui::WorkloadEditor::templateText().replace(
+            QStringLiteral("\"dst\": \"dev\""), QStringLiteral("\"dst\": \"gone\"")));
+        editor.validateNow();
+        QVERIFY(!editor.isValid());
+        QVERIFY(editor.issueList()->count() > 0);
+        editor.jsonEdit()->setPlainText(ui::WorkloadEditor::templateText());
+        editor.validateNow();
+        QVERIFY(editor.isValid());
+        QCOMPARE(editor.issueList()->count(), 0);
+        QVERIFY(editor.issueList()->isHidden());
+        QVERIFY(editor.treeModel()
+                    ->indexOf({NodeType::Op, -1, 0, 0})
+                    .data(ui::WorkloadTreeModel::IssueRole)
+                    .toString()
+                    .isEmpty());
+    }
+
+    void problemListIsReadable()
+    {
+        ui::WorkloadEditor editor;
+        editor.resize(360, 600); // a narrow dock
+        editor.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&editor));
+        QString text = ui::WorkloadEditor::templateText();
+        text.replace(QStringLiteral("\"dst\": \"dev\""),
+                     QStringLiteral("\"dst\": \"a-buffer-name-that-is-long-enough-to-need-wrapping\""));
+        text.replace(QStringLiteral("\"duration\": \"1 ms\""), QStringLiteral("\"duration\": \"soon\""));
+        editor.jsonEdit()->setPlainText(text);
+        editor.validateNow();
+        QListWidget *list = editor.issueList();
+        QVERIFY(list->count() >= 2);
+        QVERIFY(list->wordWrap());
+        QCOMPARE(list->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+        for (int i = 0; i < list->count(); ++i) {
+            QListWidgetItem *item = list->item(i);
+            QCOMPARE(item->toolTip(), item->text());
+            // Wrapped, a long message takes more than one line and is not cut at the right edge.
+            const QRect rect = list->visualItemRect(item);
+            QVERIFY2(rect.right() <= list->viewport()->width(),
+                     qPrintable(QStringLiteral("item %1 is %2 px wide in a %3 px list")
+                                    .arg(i)
+                                    .arg(rect.width())
+                                    .arg(list->viewport()->width())));
+            if (list->fontMetrics().horizontalAdvance(item->text()) > list->viewport()->width())
+                QVERIFY2(rect.height() > list->fontMetrics().lineSpacing() * 3 / 2, qPrintable(item->text()));
+        }
+        // The list can be made taller: it sits in a splitter with the tabs.
+        auto *splitter = editor.findChild<QSplitter *>(QStringLiteral("workloadIssueSplitter"));
+        QVERIFY(splitter);
+        QVERIFY(splitter->indexOf(list) >= 0);
     }
 
     void fieldEditsChangeOneLineOfALesson()
