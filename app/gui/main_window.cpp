@@ -269,7 +269,7 @@ void MainWindow::createDocks()
     m_opTable->setSortingEnabled(true);
     m_opTable->sortByColumn(ui::OpTableModel::IndexColumn, Qt::AscendingOrder);
     m_opTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_opTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_opTable->setSelectionMode(QAbstractItemView::ExtendedSelection); // several rows: the Range dock measures them
     m_opTable->verticalHeader()->hide();
     m_opTable->horizontalHeader()->setStretchLastSection(true);
     m_opTable->setAlternatingRowColors(true);
@@ -290,7 +290,9 @@ void MainWindow::createDocks()
     details->raise();
     // A range measured in the timeline brings its statistics to the front; "Zoom to range" shows it.
     connect(m_document, &ui::TraceDocument::rangeChanged, this, [this, range] {
-        if (m_document->hasRange())
+        // Not while rows are being picked in the operations table (a tab of the same dock group).
+        const bool fromTable = m_document->rangeStatistics().selectedOps > 0 && m_opTable->hasFocus();
+        if (m_document->hasRange() && !fromTable)
             range->raise();
     });
     connect(m_range, &ui::RangePanel::zoomToRangeRequested, this,
@@ -303,11 +305,26 @@ void MainWindow::createDocks()
     m_summary->setDocument(m_document);
     m_details->setDocument(m_document);
     m_opModel->setDocument(m_document);
-    connect(m_opTable->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex &current) {
-                if (current.isValid())
-                    m_document->selectOp(m_opProxy->mapToSource(current).row());
-            });
+    // The table's selection is the document's: one row selects that op, several make a multiple
+    // selection; the document's selection (a click or Ctrl+click in the timeline) comes back to it.
+    connect(m_opTable->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        if (m_syncingOpTable)
+            return;
+        std::vector<int> ops;
+        for (const QModelIndex &row : m_opTable->selectionModel()->selectedRows())
+            ops.push_back(m_opProxy->mapToSource(row).row());
+        const QModelIndex current = m_opTable->currentIndex();
+        const int primary = current.isValid() ? m_opProxy->mapToSource(current).row() : -1;
+        if (ops.size() > 1) {
+            // The op under the cursor is the one the details show: it goes last.
+            if (const auto at = std::find(ops.begin(), ops.end(), primary); at != ops.end())
+                std::rotate(at, at + 1, ops.end());
+            m_document->selectOps(ops);
+        } else if (ops.size() == 1) {
+            m_document->selectOp(ops.front());
+        }
+    });
+    connect(m_document, &ui::TraceDocument::selectedOpsChanged, this, &MainWindow::syncOpTableSelection);
     connect(m_lessons, &ui::LessonsPanel::workloadOpenRequested, this,
             [this](const QString &path) { openWorkload(path); });
     connect(m_lessons, &ui::LessonsPanel::exampleOpenRequested, this,
@@ -786,15 +803,28 @@ void MainWindow::updateExplanation()
 // The operations table follows the document's selection (the timeline and the details bind to it).
 void MainWindow::onOpSelected(int, int op)
 {
-    if (op < 0) {
-        m_opTable->clearSelection();
-        return;
-    }
+    if (op < 0)
+        return; // syncOpTableSelection() clears the table's rows
     const QModelIndex row = m_opProxy->mapFromSource(m_opModel->index(op, 0));
-    if (row.isValid() && m_opTable->currentIndex().row() != row.row()) {
-        m_opTable->setCurrentIndex(row);
+    if (row.isValid())
         m_opTable->scrollTo(row);
+}
+
+void MainWindow::syncOpTableSelection()
+{
+    QItemSelection rows;
+    for (const int op : m_document->selectedOps()) {
+        const QModelIndex row = m_opProxy->mapFromSource(m_opModel->index(op, 0));
+        if (row.isValid())
+            rows.select(row, row);
     }
+    m_syncingOpTable = true;
+    QItemSelectionModel *selection = m_opTable->selectionModel();
+    const QModelIndex current = m_opProxy->mapFromSource(m_opModel->index(m_document->selectedOp(), 0));
+    if (current.isValid() && current.row() != m_opTable->currentIndex().row())
+        selection->setCurrentIndex(current, QItemSelectionModel::NoUpdate);
+    selection->select(rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    m_syncingOpTable = false;
 }
 
 bool MainWindow::exportImage(const QString &path, QSize size, QString *error)

@@ -173,6 +173,7 @@ private:
     void onRunFailed(const QString &title, const QString &message);
     void onDevicesChecked(bool usable, const QString &message);
     void updateExplanation();
+    void syncOpTableSelection();
     void newWorkload();
     // Whether to go on saving: true for a workload without problems, else the question's answer.
     bool confirmSaveWithProblems();
@@ -232,6 +233,7 @@ private:
     QString m_lastError;
     std::function<DiscardAnswer()> m_discardQuestion;
     std::function<bool()> m_saveInvalidQuestion;
+    bool m_syncingOpTable = false; // the document's selection is being shown in the operations table
     bool m_errorFromEditorIssues = false; // the message bar shows the editor's problems: it clears with them
     std::function<bool(ui::ExperimentDialog &)> m_experimentQuestion;
     QPointer<ui::ComparisonWindow> m_lastComparison;

@@ -18,7 +18,11 @@ using Interval = std::pair<std::int64_t, std::int64_t>;
 
 } // namespace
 
-RangeStatistics rangeStatistics(const Trace &trace, int repetition, std::int64_t startNs, std::int64_t endNs)
+namespace {
+
+// The statistics of [startNs, endNs); only the ops whose mask entry is set count, when a mask is given.
+RangeStatistics statistics(const Trace &trace, int repetition, std::int64_t startNs, std::int64_t endNs,
+                           const std::vector<bool> *mask)
 {
     if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))
         throw Error(ErrorKind::InvalidInput, "range statistics: repetition " + std::to_string(repetition)
@@ -50,10 +54,13 @@ RangeStatistics rangeStatistics(const Trace &trace, int repetition, std::int64_t
     std::vector<std::pair<std::int64_t, int>> edges; // GPU interval starts (+1) and ends (-1)
 
     const auto &ops = trace.repetitions[static_cast<std::size_t>(repetition)].ops;
+    const auto counts = [&](const OpRecord &op) {
+        return mask == nullptr || (*mask)[static_cast<std::size_t>(&op - ops.data())];
+    };
     // Host threads: every call inside the range, whether or not its GPU part is (a blocking copy's call
     // holds the thread while the copy runs elsewhere).
     for (const OpRecord &op : ops) {
-        if (!op.hasHost() || op.hostThread < 0 || op.hostThread >= threadCount)
+        if (!counts(op) || !op.hasHost() || op.hostThread < 0 || op.hostThread >= threadCount)
             continue;
         const std::int64_t lo = std::max(op.hostStartNs, from), hi = std::min(op.hostEndNs, to);
         if (hi > lo) {
@@ -62,6 +69,8 @@ RangeStatistics rangeStatistics(const Trace &trace, int repetition, std::int64_t
         }
     }
     for (const OpRecord &op : ops) {
+        if (!counts(op))
+            continue;
         const bool gpu = op.hasGpu();
         const std::int64_t a = gpu ? op.gpuStartNs : op.hostStartNs;
         const std::int64_t b = gpu ? op.gpuEndNs : op.hostEndNs;
@@ -149,6 +158,51 @@ RangeStatistics rangeStatistics(const Trace &trace, int repetition, std::int64_t
     return s;
 }
 
+} // namespace
+
+RangeStatistics rangeStatistics(const Trace &trace, int repetition, std::int64_t startNs, std::int64_t endNs)
+{
+    return statistics(trace, repetition, startNs, endNs, nullptr);
+}
+
+RangeStatistics selectionStatistics(const Trace &trace, int repetition, const std::vector<int> &selected)
+{
+    if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))
+        throw Error(ErrorKind::InvalidInput, "selection statistics: repetition " + std::to_string(repetition)
+                                                 + " does not exist (the trace has "
+                                                 + std::to_string(trace.repetitions.size()) + ")");
+    const auto &ops = trace.repetitions[static_cast<std::size_t>(repetition)].ops;
+    std::vector<bool> mask(ops.size(), false);
+    std::int64_t first = 0, last = 0;
+    bool any = false;
+    int count = 0;
+    for (const int index : selected) {
+        if (index < 0 || index >= static_cast<int>(ops.size()))
+            throw Error(ErrorKind::InvalidInput, "selection statistics: op " + std::to_string(index)
+                                                     + " does not exist in repetition " + std::to_string(repetition)
+                                                     + " (" + std::to_string(ops.size()) + " ops)");
+        if (mask[static_cast<std::size_t>(index)])
+            continue;
+        mask[static_cast<std::size_t>(index)] = true;
+        ++count;
+        const OpRecord &op = ops[static_cast<std::size_t>(index)];
+        for (const auto &[a, b] : {Interval{op.gpuStartNs, op.gpuEndNs}, Interval{op.hostStartNs, op.hostEndNs}}) {
+            if (a == kNoTime || b == kNoTime)
+                continue;
+            first = any ? std::min(first, a) : a;
+            last = any ? std::max(last, b) : b;
+            any = true;
+        }
+    }
+    if (!any || last <= first)
+        throw Error(ErrorKind::InvalidInput,
+                    "selection statistics: the " + std::to_string(count) + " selected ops take no time");
+    const std::int64_t origin = trace.extent(repetition).first;
+    RangeStatistics s = statistics(trace, repetition, first - origin, last - origin, &mask);
+    s.selectedOps = count;
+    return s;
+}
+
 std::string rangeStatisticsCsv(const RangeStatistics &s)
 {
     std::ostringstream out;
@@ -159,7 +213,7 @@ std::string rangeStatisticsCsv(const RangeStatistics &s)
     for (const auto &l : s.lanes)
         out << "lane," << csvField(l.lane) << ',' << (l.host ? "host" : "stream") << ',' << l.ops << ',' << l.busyNs
             << ",,,," << l.busyFraction << '\n';
-    out << "total,range,," << s.ops << ',' << s.lengthNs() << ",,,,\n";
+    out << "total," << (s.selectedOps > 0 ? "selection" : "range") << ",," << s.ops << ',' << s.lengthNs() << ",,,,\n";
     out << "total,h2d_bytes,,," << static_cast<std::int64_t>(s.h2dBytes) << ",,,," << s.h2dGBs << '\n';
     out << "total,d2h_bytes,,," << static_cast<std::int64_t>(s.d2hBytes) << ",,,," << s.d2hGBs << '\n';
     out << "total,d2d_bytes,,," << static_cast<std::int64_t>(s.d2dBytes) << ",,,," << s.d2dGBs << '\n';

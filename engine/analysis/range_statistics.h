@@ -36,6 +36,9 @@ struct RangeLaneStats {
 struct RangeStatistics {
     std::int64_t startNs = 0, endNs = 0; // relative to the repetition's start (Trace::extent)
     int ops = 0;
+    // 0 for a time range (every op touching it counts); N for the statistics of N selected ops, whose
+    // range runs from the first one's start to the last one's end and counts only them.
+    int selectedOps = 0;
     std::vector<RangeNameStats> names; // by total time, largest first
     std::vector<RangeLaneStats> lanes; // streams in trace order, then host threads
     double h2dBytes = 0, d2hBytes = 0, d2dBytes = 0; // prorated to the range
@@ -48,6 +51,11 @@ struct RangeStatistics {
 
 // Throws Error{InvalidInput} when the repetition does not exist or the range is empty.
 RangeStatistics rangeStatistics(const Trace &trace, int repetition, std::int64_t startNs, std::int64_t endNs);
+
+// The statistics of a set of ops of one repetition (indexes into its ops; a multiple selection): the
+// range is their span, and only they count. Throws Error{InvalidInput} for an op that does not exist
+// or a set with no time in it.
+RangeStatistics selectionStatistics(const Trace &trace, int repetition, const std::vector<int> &ops);
 
 // The statistics as CSV (RFC 4180): a "name" section, a "lane" section and a "total" section, each row
 // starting with its section's name, times in nanoseconds.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/model/errors.h"
+
 namespace streamscope::ui {
 
 TraceDocument::TraceDocument(QObject *parent) : QObject(parent)
@@ -17,6 +19,8 @@ void TraceDocument::setTrace(std::shared_ptr<const engine::Trace> trace, const Q
     m_opStatistics = m_trace ? engine::opStatistics(*m_trace) : std::vector<engine::OpStatistics>{};
     m_repetition = m_summary.repetitions.empty() ? 0 : m_summary.medianRepetition;
     m_selectedOp = -1;
+    m_selectedOps.clear();
+    m_rangeFromSelection = false;
     updateMatches();
     const bool hadRange = m_hasRange;
     m_hasRange = false;
@@ -25,6 +29,7 @@ void TraceDocument::setTrace(std::shared_ptr<const engine::Trace> trace, const Q
     emit nameChanged(m_name, m_path);
     emit repetitionChanged(m_repetition);
     emit selectionChanged(m_repetition, m_selectedOp);
+    emit selectedOpsChanged();
     emit matchesChanged();
     if (hadRange)
         emit rangeChanged();
@@ -48,27 +53,98 @@ void TraceDocument::setRepetition(int repetition)
         return;
     m_repetition = repetition;
     const bool hadSelection = m_selectedOp >= 0;
+    const bool hadSet = m_selectedOps.size() > 1;
     m_selectedOp = -1;
+    m_selectedOps.clear();
     updateMatches();
     emit repetitionChanged(m_repetition);
     clearRange();
     if (hadSelection)
         emit selectionChanged(m_repetition, -1);
+    if (hadSet || hadSelection)
+        emit selectedOpsChanged();
     if (hasQuery())
         emit matchesChanged();
 }
 
+int TraceDocument::opCount() const
+{
+    return m_trace && m_repetition < int(m_trace->repetitions.size())
+               ? int(m_trace->repetitions[std::size_t(m_repetition)].ops.size())
+               : 0;
+}
+
 void TraceDocument::selectOp(int op)
 {
-    const int count = m_trace && m_repetition < int(m_trace->repetitions.size())
-                          ? int(m_trace->repetitions[std::size_t(m_repetition)].ops.size())
-                          : 0;
-    if (op < 0 || op >= count)
+    if (op < 0 || op >= opCount())
         op = -1;
-    if (op == m_selectedOp)
+    const bool wasSet = m_selectedOps.size() > 1;
+    if (op == m_selectedOp && !wasSet)
         return;
-    m_selectedOp = op;
-    emit selectionChanged(m_repetition, m_selectedOp);
+    m_selectedOps = op >= 0 ? std::vector<int>{op} : std::vector<int>{};
+    if (wasSet && m_rangeFromSelection)
+        clearRange();
+    if (op != m_selectedOp) {
+        m_selectedOp = op;
+        emit selectionChanged(m_repetition, m_selectedOp);
+    }
+    emit selectedOpsChanged();
+}
+
+bool TraceDocument::isSelected(int op) const
+{
+    return std::binary_search(m_selectedOps.begin(), m_selectedOps.end(), op);
+}
+
+void TraceDocument::toggleOpSelected(int op)
+{
+    if (op < 0 || op >= opCount())
+        return;
+    const auto at = std::lower_bound(m_selectedOps.begin(), m_selectedOps.end(), op);
+    int primary = op;
+    if (at != m_selectedOps.end() && *at == op) {
+        m_selectedOps.erase(at);
+        primary = op == m_selectedOp ? (m_selectedOps.empty() ? -1 : m_selectedOps.back()) : m_selectedOp;
+    } else {
+        m_selectedOps.insert(at, op);
+    }
+    selectionSetChanged(primary);
+}
+
+void TraceDocument::selectOps(std::vector<int> ops)
+{
+    const int count = opCount();
+    const int primary = ops.empty() ? -1 : ops.back();
+    ops.erase(std::remove_if(ops.begin(), ops.end(), [count](int op) { return op < 0 || op >= count; }), ops.end());
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+    if (ops == m_selectedOps)
+        return;
+    m_selectedOps = std::move(ops);
+    selectionSetChanged(isSelected(primary) ? primary : (m_selectedOps.empty() ? -1 : m_selectedOps.back()));
+}
+
+void TraceDocument::selectionSetChanged(int primary)
+{
+    if (m_selectedOps.size() > 1) {
+        try {
+            m_range = engine::selectionStatistics(*m_trace, m_repetition, m_selectedOps);
+            m_hasRange = true;
+            m_rangeFromSelection = true;
+            emit rangeChanged();
+        } catch (const engine::Error &) {
+            // Ops without any time (none in practice): no statistics to show for them.
+            if (m_rangeFromSelection)
+                clearRange();
+        }
+    } else if (m_rangeFromSelection) {
+        clearRange();
+    }
+    if (primary != m_selectedOp) {
+        m_selectedOp = primary;
+        emit selectionChanged(m_repetition, m_selectedOp);
+    }
+    emit selectedOpsChanged();
 }
 
 } // namespace streamscope::ui
@@ -139,6 +215,7 @@ void TraceDocument::setRange(qint64 startNs, qint64 endNs)
     }
     m_range = engine::rangeStatistics(*m_trace, m_repetition, startNs, endNs);
     m_hasRange = true;
+    m_rangeFromSelection = false;
     emit rangeChanged();
 }
 
@@ -147,6 +224,7 @@ void TraceDocument::clearRange()
     if (!m_hasRange)
         return;
     m_hasRange = false;
+    m_rangeFromSelection = false;
     m_range = {};
     emit rangeChanged();
 }

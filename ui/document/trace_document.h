@@ -49,6 +49,14 @@ public:
     // The selected op of the shown repetition, -1 when none.
     int selectedOp() const { return m_selectedOp; }
     void selectOp(int op);
+    // A multiple selection (Ctrl+click in the timeline, extended selection in the operations table):
+    // the selected ops in index order, the selected op among them (the one last added). From two ops
+    // on, the document measures them as a range (engine::selectionStatistics): rangeStatistics() counts
+    // only them, over their span. selectOp() makes the selection that one op again.
+    const std::vector<int> &selectedOps() const { return m_selectedOps; }
+    bool isSelected(int op) const;
+    void toggleOpSelected(int op);
+    void selectOps(std::vector<int> ops);
 
     // Find: the ops of the shown repetition that match the query (engine::findOps), in start order, kept
     // up to date when the trace or the repetition changes. A query that cannot run (a broken regular
@@ -69,7 +77,8 @@ public:
     int selectedMatchIndex() const;
 
     // A measured range of the shown repetition (ns from its start, as the timeline's ruler), with its
-    // statistics (engine::rangeStatistics); cleared when the trace or the repetition changes.
+    // statistics (engine::rangeStatistics), or the statistics of a multiple selection (their
+    // selectedOps is then the number of ops); cleared when the trace or the repetition changes.
     void setRange(qint64 startNs, qint64 endNs);
     void clearRange();
     bool hasRange() const { return m_hasRange; }
@@ -82,6 +91,7 @@ signals:
     void nameChanged(const QString &name, const QString &path);
     void repetitionChanged(int repetition);
     void selectionChanged(int repetition, int op); // op == -1: cleared
+    void selectedOpsChanged(); // the multiple selection changed (selectedOps())
 
 private:
     std::shared_ptr<const engine::Trace> m_trace;
@@ -91,6 +101,11 @@ private:
     std::vector<engine::OpStatistics> m_opStatistics;
     int m_repetition = 0;
     int m_selectedOp = -1;
+    std::vector<int> m_selectedOps; // sorted; empty, or containing m_selectedOp
+    bool m_rangeFromSelection = false; // m_range measures m_selectedOps, not a time range
+    int opCount() const;
+    // After m_selectedOps changed: the primary op, the selection's statistics and the signals.
+    void selectionSetChanged(int primary);
 
     void updateMatches();
     bool m_hasRange = false;

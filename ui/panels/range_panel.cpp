@@ -120,12 +120,18 @@ void RangePanel::refresh()
     m_totals->setVisible(have);
     if (!have) {
         m_heading->setText(tr("Shift+drag in the timeline (or drag in its ruler) to measure a range: what ran in it, "
-                              "how busy each lane was, bytes moved, overlap and concurrency."));
+                              "how busy each lane was, bytes moved, overlap and concurrency. Ctrl+click ops (or "
+                              "select several rows of the operations table) to measure just those."));
         return;
     }
     const engine::RangeStatistics &s = m_document->rangeStatistics();
-    m_heading->setText(tr("<b>Range %1 → %2</b> (%3), %n op(s) in it", nullptr, s.ops)
-                           .arg(formatDuration(s.startNs), formatDuration(s.endNs), formatDuration(s.lengthNs())));
+    if (s.selectedOps > 0)
+        m_heading->setText(tr("<b>%1 selected ops</b>, from %2 to %3 (%4)")
+                               .arg(s.selectedOps)
+                               .arg(formatDuration(s.startNs), formatDuration(s.endNs), formatDuration(s.lengthNs())));
+    else
+        m_heading->setText(tr("<b>Range %1 → %2</b> (%3), %n op(s) in it", nullptr, s.ops)
+                               .arg(formatDuration(s.startNs), formatDuration(s.endNs), formatDuration(s.lengthNs())));
     QStringList totals;
     auto bytes = [&](const QString &label, double b, double gbs) {
         if (b > 0)

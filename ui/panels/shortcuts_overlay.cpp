@@ -26,6 +26,7 @@ std::vector<ShortcutsOverlay::Entry> ShortcutsOverlay::timelineEntries()
         {tr("Alt+← / Alt+→"), tr("zoom back and forward")},
         {tr("Click"), tr("select an op (details, host-to-GPU arrow)")},
         {tr("Shift+drag, drag in the ruler"), tr("measure a range (Range dock)")},
+        {tr("Ctrl+click"), tr("add an op to the selection, or take it out: several are measured (Range dock)")},
         {tr("Escape"), tr("clear the selection and the range")},
         {tr("Hover"), tr("what an op or a driver record was")},
         {tr("?"), tr("this card")},

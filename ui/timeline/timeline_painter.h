@@ -60,6 +60,8 @@ struct TimelineLayout {
 // What is drawn live on top of the lanes.
 struct TimelineOverlay {
     int selectedOp = -1;
+    // A multiple selection (the document's selectedOps): each outlined as the selected op is.
+    const std::vector<int> *selectedOps = nullptr;
     int hoveredOp = -1;
     qint64 selectionStartNs = 0;
     qint64 selectionEndNs = 0; // == start: no range selected

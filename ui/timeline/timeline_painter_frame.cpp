@@ -297,6 +297,14 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, co
             if (!r.isEmpty())
                 p.drawRect(r.adjusted(-1, -1, 1, 1));
     }
+    if (overlay.selectedOps && overlay.selectedOps->size() > 1) {
+        p.setPen(QPen(m_palette->highlight(), m_palette->presentation() ? 3 : 2));
+        for (const int op : *overlay.selectedOps)
+            if (op != overlay.selectedOp)
+                for (const QRectF &r : {gpuBarRect(layout, mapping, op), hostBarRect(layout, mapping, op)})
+                    if (!r.isEmpty() && r.right() >= layout.plot.left() && r.left() <= layout.plot.right())
+                        p.drawRect(r.adjusted(-1, -1, 1, 1));
+    }
     if (overlay.selectedOp >= 0) {
         const QRectF gpu = gpuBarRect(layout, mapping, overlay.selectedOp);
         const QRectF host = hostBarRect(layout, mapping, overlay.selectedOp);

@@ -148,10 +148,19 @@ void TimelineView::setDocument(TraceDocument *document)
     m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this,
                                      [this](int repetition) { setRepetition(repetition); });
     m_documentConnections << connect(document, &TraceDocument::selectionChanged, this, [this](int repetition, int op) {
-        if (repetition == m_repetition)
+        // Shown, not said back: the document's selection may be several ops, which opSelected would
+        // make one again.
+        if (repetition == m_repetition) {
+            const QSignalBlocker quiet(this);
             selectOp(op);
+        }
     });
     m_documentConnections << connect(document, &TraceDocument::matchesChanged, this, [this] { update(); });
+    m_documentConnections << connect(document, &TraceDocument::selectedOpsChanged, this, [this] { update(); });
+    m_documentConnections << connect(this, &TimelineView::opToggled, document, [this](int repetition, int op) {
+        if (m_document && m_document->trace() == m_trace && repetition == m_document->repetition())
+            m_document->toggleOpSelected(op);
+    });
     // A range measured here (shift+drag, a drag in the ruler) is the document's; clearing it here too.
     m_documentConnections << connect(this, &TimelineView::rangeSelected, document, [this](qint64 start, qint64 end) {
         if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
@@ -177,6 +186,8 @@ void TimelineView::addMatches(TimelineOverlay &overlay) const
         overlay.matches = &m_document->matches();
         overlay.dimOthers = m_document->filtering();
     }
+    if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
+        overlay.selectedOps = &m_document->selectedOps();
 }
 
 void TimelineView::setRepetition(int repetition)
@@ -753,10 +764,18 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
     m_drag = DragMode::None;
     unsetCursor();
     if (!m_dragMoved) {
-        // A click: select the op under the pointer, or clear everything on empty space.
+        // A click: select the op under the pointer, or clear everything on empty space; Ctrl+click adds
+        // the op to the selection or takes it out (the document measures a selection of several).
         const OpRef ref = opAt(event->position().toPoint());
+        if (ref.isValid() && (event->modifiers() & (Qt::ControlModifier | Qt::MetaModifier))) {
+            emit opToggled(ref.repetition, ref.op);
+            event->accept();
+            return;
+        }
         if (mode == DragMode::Select || !ref.isValid())
             m_zoom->clearSelection();
+        if (m_document && m_document->selectedOps().size() > 1 && ref == m_selected)
+            emit opSelected(m_repetition, ref.op); // the one op again, out of a multiple selection
         selectOp(ref.op);
     } else if (mode == DragMode::Select && m_zoom->hasSelection()) {
         emit rangeSelected((m_zoom->selectionStart() + m_zoomOffsetNs), (m_zoom->selectionEnd() + m_zoomOffsetNs));

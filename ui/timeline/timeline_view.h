@@ -122,6 +122,7 @@ public:
 
 signals:
     void opSelected(int repetition, int op); // op == -1: selection cleared
+    void opToggled(int repetition, int op); // Ctrl+click: op added to or taken from a multiple selection
     void opHovered(int repetition, int op); // op == -1: the pointer left every op
     void rangeSelected(qint64 startNs, qint64 endNs);
 

@@ -70,6 +70,32 @@ private slots:
         QCOMPARE(s.maxConcurrent, 2);
     }
 
+    void selectedOpsOnly()
+    {
+        const engine::Trace t = test::handTrace(1);
+        // A and C: two H2D copies on two streams. Their span is [0, 250) us (host calls from 0); B runs
+        // inside it but is not selected, so it does not count.
+        const auto s = engine::selectionStatistics(t, 0, {0, 2, 2});
+        QCOMPARE(s.selectedOps, 2); // the repeated index counts once
+        QCOMPARE(s.ops, 2);
+        QCOMPARE(s.startNs, std::int64_t(0));
+        QCOMPARE(s.endNs, std::int64_t(250'000));
+        QVERIFY(!name(s, "B: kernel"));
+        QCOMPARE(s.h2dBytes, 2'000'000.0);
+        QCOMPARE(s.computeNs, std::int64_t(0));
+        QCOMPARE(s.copyNs, std::int64_t(200'000)); // [0,100) and [150,250)
+        QCOMPARE(s.concurrentNs, std::int64_t(0));
+        QCOMPARE(lane(s, "s0")->ops, 1);
+        QCOMPARE(lane(s, "main")->busyNs, std::int64_t(4'000)); // A's and C's calls, not B's
+        // The same span as a time range counts B too.
+        QCOMPARE(engine::rangeStatistics(t, 0, 0, 250'000).ops, 3); // A, B, C (D starts at its end)
+        QVERIFY(engine::rangeStatisticsCsv(s).find("total,selection,,2,250000") != std::string::npos);
+
+        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::selectionStatistics(t, 0, {7}));
+        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::selectionStatistics(t, 0, {}));
+        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::selectionStatistics(t, 3, {0}));
+    }
+
     void wholeRepetitionAndEdges()
     {
         const engine::Trace t = test::handTrace(2);

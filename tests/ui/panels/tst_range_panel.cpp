@@ -5,6 +5,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -111,6 +112,98 @@ private slots:
         QVERIFY(document.hasRange());
         document.setRepetition(0);
         QVERIFY(!document.hasRange());
+    }
+
+    void ctrlClickMeasuresSelectedOps()
+    {
+        ui::TraceDocument document;
+        ui::TimelineView view;
+        view.resize(1200, 400);
+        view.setDocument(&document);
+        ui::RangePanel panel;
+        panel.setDocument(&document);
+        document.setTrace(test::makePipelineTrace(3));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const auto &ops = document.trace()->repetitions[std::size_t(document.repetition())].ops;
+        // The two kernels, on two streams.
+        std::vector<int> kernels;
+        for (int i = 0; i < int(ops.size()); ++i)
+            if (ops[std::size_t(i)].kind == engine::OpKind::Kernel)
+                kernels.push_back(i);
+        QVERIFY(kernels.size() >= 2);
+        const test::ViewGeometry g = test::viewGeometry(view, view.rect());
+        const QPoint first = g.painter.gpuBarRect(g.layout, g.mapping, kernels[0]).center().toPoint();
+        const QPoint second = g.painter.gpuBarRect(g.layout, g.mapping, kernels[1]).center().toPoint();
+
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, first);
+        QCOMPARE(document.selectedOp(), kernels[0]);
+        QVERIFY(!document.hasRange());
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, second);
+        QCOMPARE(document.selectedOps(), (std::vector<int>{kernels[0], kernels[1]}));
+        QCOMPARE(document.selectedOp(), kernels[1]);
+        QVERIFY(document.hasRange());
+        const engine::RangeStatistics &s = document.rangeStatistics();
+        QCOMPARE(s.selectedOps, 2);
+        QCOMPARE(s.ops, 2); // the copies between them do not count
+        QCOMPARE(int(s.names.size()), 1);
+        QCOMPARE(s.names.front().count, 2);
+        QVERIFY2(panel.headingText().contains(QStringLiteral("2 selected ops")), qPrintable(panel.headingText()));
+
+        // Ctrl+click again takes it out: one op left, no statistics; a plain click selects one op.
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, second);
+        QCOMPARE(document.selectedOps(), std::vector<int>{kernels[0]});
+        QCOMPARE(document.selectedOp(), kernels[0]);
+        QVERIFY(!document.hasRange());
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::ControlModifier, second);
+        QCOMPARE(document.selectedOps().size(), std::size_t(2));
+        QTest::mouseClick(&view, Qt::LeftButton, Qt::NoModifier, second);
+        QCOMPARE(document.selectedOps(), std::vector<int>{kernels[1]});
+        QVERIFY(!document.hasRange());
+
+        // A time range measured by Shift+drag stays when one op is selected, and a selection of
+        // several replaces it.
+        document.setRange(0, 50'000);
+        document.selectOp(kernels[0]);
+        QVERIFY(document.hasRange());
+        QCOMPARE(document.rangeStatistics().selectedOps, 0);
+        document.toggleOpSelected(kernels[1]);
+        QCOMPARE(document.rangeStatistics().selectedOps, 2);
+        // Another repetition clears the selection.
+        QSignalSpy cleared(&document, &ui::TraceDocument::selectedOpsChanged);
+        document.setRepetition(0);
+        QVERIFY(document.selectedOps().empty());
+        QVERIFY(!document.hasRange());
+        QCOMPARE(cleared.count(), 1);
+    }
+
+    void operationsTableSelectsSeveral()
+    {
+        gui::MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QString example = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace");
+        QVERIFY2(window.openFile(example), qPrintable(window.lastError()));
+        auto *table = window.findChild<QTableView *>(QStringLiteral("opTable"));
+        QVERIFY(table);
+        QCOMPARE(table->selectionMode(), QAbstractItemView::ExtendedSelection);
+        QItemSelection rows;
+        rows.select(table->model()->index(1, 0), table->model()->index(3, 0));
+        table->selectionModel()->select(rows, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QCOMPARE(window.document()->selectedOps().size(), std::size_t(3));
+        QCOMPARE(window.document()->rangeStatistics().selectedOps, 3);
+        // The timeline's Ctrl+click shows in the table: the rows of the document's selection.
+        window.document()->selectOp(0);
+        window.document()->toggleOpSelected(5);
+        QCOMPARE(table->selectionModel()->selectedRows().size(), 2);
+        window.document()->selectOp(2);
+        QCOMPARE(table->selectionModel()->selectedRows().size(), 1);
+        if (const QString dir = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
+            window.document()->selectOps({1, 2, 3, 4});
+            QTest::qWait(200);
+            QVERIFY(window.grab().save(dir + QStringLiteral("/selection-statistics.png")));
+        }
     }
 
     void mainWindowRaisesTheRange()
