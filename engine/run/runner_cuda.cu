@@ -367,6 +367,7 @@ public:
         // Let queued work finish before the RAII members free the buffers it uses (a failed run can
         // leave work queued); errors here were or will be reported by the code that threw.
         settle(nullptr);
+        m_watch.describeCallWith({}); // it reads this run's ops, which go now
         if (m_abandoned) { // only where a test's watchdog does not end the process: leave everything
             for (auto &[name, buffer] : m_buffers)
                 buffer.leak();

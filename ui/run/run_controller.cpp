@@ -104,7 +104,7 @@ QString failureTitle(RunFailureKind kind)
     case RunFailureKind::TimeLimit: return QObject::tr("Time limit reached");
     case RunFailureKind::Internal: return QObject::tr("Internal error in streamscope-cli");
     case RunFailureKind::StartFailed: return QObject::tr("streamscope-cli could not be started");
-    case RunFailureKind::Crashed: return QObject::tr("streamscope-cli crashed");
+    case RunFailureKind::Crashed: return QObject::tr("streamscope-cli ended unexpectedly");
     case RunFailureKind::ProtocolError: return QObject::tr("Unexpected output from streamscope-cli");
     case RunFailureKind::Killed: return QObject::tr("streamscope-cli did not stop and was killed");
     }
