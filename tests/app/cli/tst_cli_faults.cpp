@@ -21,7 +21,7 @@ using Result = test::CliResult;
 
 QString workload(const char *name)
 {
-    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/gpu/workloads/") + QString::fromUtf8(name);
+    return test::sourceDir() + QStringLiteral("/tests/gpu/workloads/") + QString::fromUtf8(name);
 }
 
 // The {"event":"error"} line of a --progress json run, or null.
@@ -216,8 +216,8 @@ private slots:
         if (!m_noGpu.isEmpty())
             QSKIP(qPrintable(m_noGpu));
         QProcess p;
-        p.setWorkingDirectory(STREAMSCOPE_SOURCE_DIR);
-        p.start(STREAMSCOPE_CLI, {"run", workload("hang.json"), "--time-limit", "120s", "--progress", "json"});
+        p.setWorkingDirectory(test::sourceDir());
+        p.start(test::cliPath(), {"run", workload("hang.json"), "--time-limit", "120s", "--progress", "json"});
         QVERIFY(p.waitForStarted());
         QByteArray out;
         QElapsedTimer timer;

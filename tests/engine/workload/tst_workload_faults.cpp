@@ -3,6 +3,8 @@
 // names, and that they survive the normalised form stored in traces.
 #include <QtTest>
 
+#include <cstdlib>
+
 #include "engine/workload/workload_parser.h"
 
 using namespace streamscope::engine;
@@ -110,7 +112,9 @@ private slots:
     void faultWorkloadsAreValid()
     {
         for (const char *name : {"hang.json", "hang-sync.json", "fault.json"}) {
-            const Workload w = loadWorkloadFile(std::string(STREAMSCOPE_SOURCE_DIR "/tests/gpu/workloads/") + name);
+            const char *env = std::getenv("STREAMSCOPE_SOURCE_DIR");
+            const std::string root = env && *env ? env : STREAMSCOPE_SOURCE_DIR;
+            const Workload w = loadWorkloadFile(root + "/tests/gpu/workloads/" + name);
             QVERIFY2(!w.streams.empty(), name);
         }
     }
