@@ -3,7 +3,8 @@
 # compute-sanitizer over every preset, and many runs from one app session without growth.
 #
 #   tests/gpu/faults-session.sh BUILD_DIR OUT_DIR [steps...]
-#     steps: tests memcheck runs racecheck (default: all four, in that order)
+#     steps: tests memcheck runs racecheck (default: all four, in that order); regression (not by default):
+#            tst_runner_gpu, the runner's own GPU tests, after the runner's waits became polls
 #     BUILD_DIR: a build, or what tests/gpu/pack-faults.sh made (app/streamscope-cli, tests/tst_*,
 #                qt-runtime.tgz, which is unpacked and used when present)
 #   Environment: SESSION_BUDGET_S (default 540): the whole session's seconds; the many-runs check and the
@@ -58,12 +59,19 @@ fi
 
 if has runs; then
   echo "== many runs from one app session (RunSession, the real CLI)"
-  runs_budget=$(( $(left) - ( has racecheck && echo 60 || echo 20 ) ))
+  reserve=20; has racecheck && reserve=60 # seconds kept for what follows
+  runs_budget=$(( $(left) - reserve ))
   [ $runs_budget -lt 30 ] && runs_budget=30
   STREAMSCOPE_RUNS=${RUNS:-1000} STREAMSCOPE_RUNS_BUDGET_S=$runs_budget STREAMSCOPE_RUNS_TIMING=events \
     "$build/tests/tst_run_faults" manyRunsWithoutGrowth -o "$out/runs.txt,txt" -o -,txt 2>&1 |
     grep -E '^(FAIL|QINFO|QWARN|Totals|   Loc)'
   summary+=("runs: $(grep -E 'runs after' "$out/runs.txt" | sed 's/.*manyRunsWithoutGrowth() //') $(grep -E '^Totals' "$out/runs.txt" | sed 's/, 0 blacklisted.*//')")
+fi
+
+if has regression; then
+  echo "== the runner's GPU tests"
+  "$build/tests/tst_runner_gpu" -o "$out/tst_runner_gpu.txt,txt" -o -,txt 2>&1 | grep -E '^(FAIL|SKIP|Totals|   Loc)'
+  summary+=("tst_runner_gpu: $(grep -E '^Totals' "$out/tst_runner_gpu.txt" | sed 's/, 0 blacklisted.*//')")
 fi
 
 if has racecheck; then
