@@ -34,6 +34,22 @@ __global__ void holdKernel(const volatile int *releaseFlag, int *timedOut, unsig
     }
 }
 
+// For lessons and tests of faults: spins until %globaltimer passes the safety cap, which no run time limit
+// comes near; the host cannot stop it, only the end of its process (or the cap) does.
+__global__ void hangKernel(unsigned long long capNs)
+{
+    const unsigned long long start = globalTimerNs();
+    while (globalTimerNs() - start < capNs) { }
+}
+
+// For lessons and tests of faults: writes through the pointer it is given (one the host knows is bad), an
+// illegal address that the GPU reports as a sticky error. Through a volatile pointer from an argument, so
+// the compiler cannot see it coming and leave the store out.
+__global__ void faultKernel(int *bad)
+{
+    *static_cast<volatile int *>(bad) = 1;
+}
+
 // Touches every byte once for reading and once for writing. The body adds one to each word so
 // that neither the load nor the store can be optimised away; the data's values do not matter.
 __global__ void memoryKernel(unsigned char *data, unsigned long long bytes)
@@ -86,12 +102,26 @@ cudaError_t launchHold(const volatile int *releaseFlag, int *timedOut, std::uint
     return cudaGetLastError();
 }
 
+cudaError_t launchHang(std::uint64_t capNs, int blocks, int threadsPerBlock, cudaStream_t stream)
+{
+    hangKernel<<<blocks, threadsPerBlock, 0, stream>>>(capNs);
+    return cudaGetLastError();
+}
+
+cudaError_t launchFault(int blocks, int threadsPerBlock, cudaStream_t stream)
+{
+    // Page zero is mapped in no CUDA context: the address a null-pointer bug writes through.
+    faultKernel<<<blocks, threadsPerBlock, 0, stream>>>(reinterpret_cast<int *>(std::uintptr_t(0x100)));
+    return cudaGetLastError();
+}
+
 cudaError_t preloadKernels()
 {
     cudaFuncAttributes attributes{};
     for (const void *kernel :
          {reinterpret_cast<const void *>(&spinKernel), reinterpret_cast<const void *>(&memoryKernel),
-          reinterpret_cast<const void *>(&holdKernel)}) {
+          reinterpret_cast<const void *>(&holdKernel), reinterpret_cast<const void *>(&hangKernel),
+          reinterpret_cast<const void *>(&faultKernel)}) {
         if (const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel); err != cudaSuccess)
             return err;
     }

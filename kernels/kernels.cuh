@@ -3,7 +3,9 @@
 //  - a compute kernel that spins on clock64() for a calibrated number of SM cycles,
 //  - a memory kernel that streams a buffer (read + write) with 16-byte accesses where aligned,
 //  - a hold kernel that keeps a stream busy until the host writes a flag (nvbandwidth's trick for
-//    queueing a whole repetition before the GPU starts), with a time-out so it can never hang.
+//    queueing a whole repetition before the GPU starts), with a time-out so it can never hang,
+//  - for lessons and tests of faults: a hang kernel that never ends (until a safety cap) and a fault
+//    kernel that writes through a bad pointer (cudaErrorIllegalAddress, a sticky error).
 // Each launcher returns the launch's cudaError_t (cudaGetLastError after the launch); the caller checks it.
 #pragma once
 
@@ -22,6 +24,13 @@ cudaError_t launchMemory(void *data, std::uint64_t bytes, int blocks, int thread
 // One thread spins until *releaseFlag != 0 (a mapped pinned host word the host sets) or until
 // `timeoutNs` of %globaltimer have passed; on a time-out it writes 1 to *timedOut (also mapped).
 cudaError_t launchHold(const volatile int *releaseFlag, int *timedOut, std::uint64_t timeoutNs, cudaStream_t stream);
+
+// Spins until `capNs` of %globaltimer have passed: nothing the host does ends it sooner; the end of the
+// process does (the driver tears its context down).
+cudaError_t launchHang(std::uint64_t capNs, int blocks, int threadsPerBlock, cudaStream_t stream);
+
+// Every thread writes to an address no context maps: the kernel fails with an illegal address.
+cudaError_t launchFault(int blocks, int threadsPerBlock, cudaStream_t stream);
 
 // Loads every kernel above into the current context now (CUDA loads modules lazily by default), so
 // that no measured launch pays for it.

@@ -199,14 +199,38 @@ int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::o
     return result;
 }
 
+std::optional<std::int64_t> parseTimeLimit(const std::string &text, std::string *why)
+{
+    const bool bare = !text.empty() && text.find_first_not_of("0123456789. ") == std::string::npos;
+    const auto ns = bare ? std::nullopt : engine::parseDuration(text);
+    if (!ns || *ns <= 0) {
+        *why = "--time-limit " + text + ": expected a duration with its unit, such as 30s, \"2 s\" or 500ms";
+        return std::nullopt;
+    }
+    return ns;
+}
+
 int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err)
 {
     const bool jsonMode = args.progress == "json";
     std::ostream &human = jsonMode ? err : out;
     auto fail = [&](const Error &e) { return reportError(e, "run", jsonMode, out, err); };
     try {
+        std::optional<std::int64_t> timeLimit;
+        if (!args.timeLimit.empty()) {
+            std::string why;
+            timeLimit = parseTimeLimit(args.timeLimit, &why);
+            if (!timeLimit) {
+                err << "streamscope-cli run: " << why << "\n";
+                return ExitUsage;
+            }
+        }
         const engine::Workload workload = engine::loadWorkloadFile(args.workload);
         engine::RunOptions options;
+        options.timeLimitNs = timeLimit.value_or(-1);
+        // A run stopped while its GPU work cannot end (a kernel that never ends) ends the process: say
+        // why first, as any other error is said (the JSON error line, the message on stderr).
+        options.onAbandon = [&](const Error &e) { fail(e); };
         options.device = args.device.value_or(-1);
         options.repetitions = args.repetitions.value_or(-1);
         options.warmup = args.warmup.value_or(-1);

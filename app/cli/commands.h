@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -26,7 +27,12 @@ struct RunArgs {
     std::string timing = "cupti"; // cupti | events
     bool kernelLatency = true; // CUPTI: kernels' queued/submitted timestamps too (RunOptions)
     int opRows = 40;
+    std::string timeLimit; // --time-limit DURATION ("30 s", "500ms"); empty: the workload's timeLimit
 };
+
+// --time-limit's value in nanoseconds: a duration with a unit, as workload files write them ("30 s",
+// "1.5 min" is not one; "90 s" is). None, with *why, for anything else (a bare number has no unit).
+std::optional<std::int64_t> parseTimeLimit(const std::string &text, std::string *why);
 
 int cmdDevices(bool json, std::ostream &out, std::ostream &err);
 int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::ostream &err);

@@ -284,6 +284,7 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
         options.warmup = args.warmup.value_or(-1);
         options.nvtx = args.nvtx;
         options.timing = engine::timingModeFromString(args.timing).value_or(engine::TimingMode::Cupti);
+        options.onAbandon = [&](const Error &e) { fail(e); }; // a variant past its time limit: see cmdRun
         if (jsonMode) {
             json labels = json::array();
             for (const auto &v : variants)

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     app.set_version_flag("--version", std::string("streamscope-cli ") + STREAMSCOPE_VERSION);
     app.require_subcommand(1);
     app.footer("Exit codes: 0 ok, 1 internal error, 2 usage, 3 invalid input, 4 I/O error, 5 no usable GPU, "
-               "6 CUDA error, 7 does not fit in memory, 130 cancelled.\n"
+               "6 CUDA error, 7 does not fit in memory, 8 time limit reached, 130 cancelled.\n"
                "Examples:\n"
                "  streamscope-cli devices\n"
                "  streamscope-cli run resources/workloads/overlap.json -o overlap.sstrace\n"
@@ -75,6 +75,10 @@ int main(int argc, char **argv)
                      "With CUPTI: do not record kernels' queued and submitted times (saves about 1% of the GPU time, "
                      "but CUPTI then slowed pageable copies by a fifth on an H200)");
     runCmd->add_option("--ops", run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
+    runCmd->add_option("--time-limit", run.timeLimit,
+                       "The longest the run may take, e.g. 30s or 500ms (default: the workload's timeLimit, else "
+                       "none). Past it the run stops with exit code 8; GPU work that cannot stop (a kernel that "
+                       "never ends) ends with the process");
 
     std::string summaryFile;
     int summaryRows = 40;

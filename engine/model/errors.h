@@ -14,6 +14,7 @@ enum class ErrorKind {
     Cuda, // a CUDA call failed: what() names stream, op index, op and the CUDA error
     OutOfMemory, // the workload does not fit (device, managed or host memory), with the numbers
     Cancelled, // the user (or a signal) cancelled a run
+    TimeLimit, // a run passed its time limit (the workload's timeLimit, or --time-limit)
 };
 
 class Error : public std::runtime_error {

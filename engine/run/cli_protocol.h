@@ -21,13 +21,14 @@ enum ExitCode : int {
     ExitNoGpu = 5, // ErrorKind::NoGpu
     ExitCuda = 6, // ErrorKind::Cuda
     ExitOutOfMemory = 7, // ErrorKind::OutOfMemory
+    ExitTimeLimit = 8, // ErrorKind::TimeLimit: the run passed its time limit and was ended
     ExitCancelled = 130, // ErrorKind::Cancelled (SIGINT, SIGTERM): 128 + SIGINT, as shells report it
 };
 
 // Every error kind, for loops that must cover them all (the protocol test does).
-inline constexpr std::array<ErrorKind, 6> kErrorKinds = {ErrorKind::InvalidInput, ErrorKind::Io,
-                                                         ErrorKind::NoGpu,        ErrorKind::Cuda,
-                                                         ErrorKind::OutOfMemory,  ErrorKind::Cancelled};
+inline constexpr std::array<ErrorKind, 7> kErrorKinds = {
+    ErrorKind::InvalidInput, ErrorKind::Io,        ErrorKind::NoGpu,    ErrorKind::Cuda,
+    ErrorKind::OutOfMemory,  ErrorKind::Cancelled, ErrorKind::TimeLimit};
 
 constexpr ExitCode exitCodeOf(ErrorKind kind)
 {
@@ -38,6 +39,7 @@ constexpr ExitCode exitCodeOf(ErrorKind kind)
     case ErrorKind::Cuda: return ExitCuda;
     case ErrorKind::OutOfMemory: return ExitOutOfMemory;
     case ErrorKind::Cancelled: return ExitCancelled;
+    case ErrorKind::TimeLimit: return ExitTimeLimit;
     }
     return ExitInternal;
 }
@@ -63,6 +65,7 @@ constexpr std::string_view kindName(ErrorKind kind)
     case ErrorKind::Cuda: return "cuda";
     case ErrorKind::OutOfMemory: return "out_of_memory";
     case ErrorKind::Cancelled: return "cancelled";
+    case ErrorKind::TimeLimit: return "time_limit";
     }
     return kInternalKindName;
 }

@@ -14,7 +14,9 @@
 #include <cuda_runtime_api.h>
 
 #include "engine/model/errors.h"
+#include "engine/model/units.h"
 #include "engine/run/cuda_check.h"
+#include "engine/run/host_memory.h"
 #include "engine/workload/workload.h"
 
 namespace streamscope::engine::cuda {
@@ -99,6 +101,34 @@ private:
     cudaEvent_t m_event = nullptr;
 };
 
+// An allocation that failed: Error{OutOfMemory} when CUDA ran out of memory, Error{Cuda} otherwise, naming
+// what was allocated (the context), the call and the CUDA error, and what memory was left: the device's
+// free memory for device and managed buffers, the host's available memory for pinned and registered ones.
+[[noreturn]] inline void throwAllocationError(cudaError_t err, BufferKind kind, std::string_view context,
+                                              const char *call, const char *file, int line)
+{
+    cudaGetLastError(); // not sticky: the next run in this process may allocate again
+    std::string message = std::string(context) + ": " + call + ": " + errorText(err);
+    const bool oom = err == cudaErrorMemoryAllocation;
+    if (oom && (kind == BufferKind::Device || kind == BufferKind::Managed)) {
+        std::size_t freeBytes = 0, totalBytes = 0;
+        int device = 0;
+        if (cudaGetDevice(&device) == cudaSuccess && cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess)
+            message += "; device " + std::to_string(device) + " has " + formatBytes(freeBytes) + " free of "
+                       + formatBytes(totalBytes);
+        cudaGetLastError();
+    } else if (oom) {
+        const HostMemory host = hostMemoryAvailable();
+        if (host.availableBytes > 0)
+            message += "; the host has " + formatBytes(host.availableBytes) + " available (" + host.source + ")";
+        message += kind == BufferKind::Pinned ? "; pinned memory is page-locked host memory, not GPU memory, and the "
+                                                "driver may refuse large pinned allocations below that"
+                                              : "";
+    }
+    message += std::string(" [") + std::string(baseName(file)) + ":" + std::to_string(line) + "]";
+    throw Error(oom ? ErrorKind::OutOfMemory : ErrorKind::Cuda, message);
+}
+
 // A buffer of any BufferKind, allocated the way a program would:
 //   pageable   = page-aligned malloc, then every page touched so that it is resident (first touch),
 //   pinned     = cudaMallocHost,
@@ -125,17 +155,23 @@ public:
                 if (err != cudaSuccess) {
                     std::free(m_ptr);
                     m_ptr = nullptr;
-                    throwError(err == cudaErrorMemoryAllocation ? ErrorKind::OutOfMemory : ErrorKind::Cuda, err,
-                               context, "cudaHostRegister", __FILE__, __LINE__);
+                    throwAllocationError(err, kind, context, "cudaHostRegister", __FILE__, __LINE__);
                 }
             }
             break;
         }
-        case BufferKind::Pinned: STREAMSCOPE_CUDA_CHECK_ALLOC(context, cudaMallocHost(&m_ptr, bytes)); break;
-        case BufferKind::Managed:
-            STREAMSCOPE_CUDA_CHECK_ALLOC(context, cudaMallocManaged(&m_ptr, bytes, cudaMemAttachGlobal));
+        case BufferKind::Pinned:
+            if (const cudaError_t err = cudaMallocHost(&m_ptr, bytes); err != cudaSuccess)
+                throwAllocationError(err, kind, context, "cudaMallocHost", __FILE__, __LINE__);
             break;
-        case BufferKind::Device: STREAMSCOPE_CUDA_CHECK_ALLOC(context, cudaMalloc(&m_ptr, bytes)); break;
+        case BufferKind::Managed:
+            if (const cudaError_t err = cudaMallocManaged(&m_ptr, bytes, cudaMemAttachGlobal); err != cudaSuccess)
+                throwAllocationError(err, kind, context, "cudaMallocManaged", __FILE__, __LINE__);
+            break;
+        case BufferKind::Device:
+            if (const cudaError_t err = cudaMalloc(&m_ptr, bytes); err != cudaSuccess)
+                throwAllocationError(err, kind, context, "cudaMalloc", __FILE__, __LINE__);
+            break;
         }
     }
     ~Buffer() { reset(); }
@@ -152,6 +188,9 @@ public:
     Buffer &operator=(const Buffer &) = delete;
 
     void *get() const { return m_ptr; }
+    // Forgets the memory without freeing it: for a run abandoned while a kernel still uses it (cudaFree
+    // would wait for the kernel forever); the end of the process frees it.
+    void leak() { m_ptr = nullptr; }
     unsigned char *bytesAt(std::uint64_t offset) const { return static_cast<unsigned char *>(m_ptr) + offset; }
     std::uint64_t size() const { return m_bytes; }
     BufferKind kind() const { return m_kind; }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/errors.h"
 #include "engine/model/trace.h"
 #include "engine/workload/workload.h"
 
@@ -32,6 +33,19 @@ struct RunOptions {
     // alternating; the cause is inside CUPTI), and the bandwidth lesson is the one that measures those.
     // Workloads with managed memory go without them: with them CUPTI lost unified-memory records.
     bool kernelLatency = true;
+    // The longest the run may take (ns): -1 the workload's timeLimit, 0 none. Past it the run stops with
+    // Error{TimeLimit}; where its GPU work cannot end (a kernel that never ends), the process ends (below).
+    std::int64_t timeLimitNs = -1;
+    // Compare what the workload needs with the free device and host memory before allocating, and
+    // refuse with the numbers. Off only for the fault tests, which must see an allocation itself fail
+    // cleanly; managed memory is checked against the free device memory either way (asking for more
+    // managed memory than the card has free can hang the GPU).
+    bool checkMemoryFirst = true;
+    // A run stopped (time limit, cancel) whose GPU work does not end, or whose host thread is blocked
+    // inside a CUDA call, cannot be ended in the process: CUDA has no way to stop a running kernel. It is
+    // abandoned: this reports the error (the CLI prints its JSON error line), then the process exits
+    // with the error's exit code (cli_protocol.h). Without it the message goes to standard error.
+    std::function<void(const Error &)> onAbandon;
 };
 
 std::string_view toString(TimingMode mode);
@@ -52,8 +66,10 @@ bool runnerHasCuda();
 // Every CUDA device with its properties. Throws Error{NoGpu} with the reason (no driver, no device,
 // built without CUDA).
 std::vector<DeviceInfo> listDevices();
-// Runs the workload. Throws Error (Cuda, OutOfMemory, NoGpu, InvalidInput, Cancelled); everything
-// allocated is released before it returns or throws. `cancel` may be null.
+// Runs the workload. Throws Error (Cuda, OutOfMemory, NoGpu, InvalidInput, Cancelled, TimeLimit);
+// everything allocated is released before it returns or throws, except where the run is abandoned
+// (RunOptions::onAbandon), which ends the process. `cancel` may be null. After a sticky CUDA error (a
+// kernel fault) CUDA cannot be used again in the process: later runs in it throw Error{Cuda} saying so.
 Trace runWorkload(const Workload &workload, const RunOptions &options, const ProgressCallback &progress = {},
                   const std::atomic<bool> *cancel = nullptr);
 

@@ -52,7 +52,9 @@
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
 #include "engine/run/hold_policy.h"
+#include "engine/run/host_memory.h"
 #include "engine/run/pcie_link.h"
+#include "engine/run/run_watchdog.h"
 #include "engine/run/runner_cupti.h"
 #include "kernels/kernels.cuh"
 
@@ -76,6 +78,23 @@ constexpr int kCalibrationSamples = 15;
 constexpr std::uint64_t kHoldTimeoutNs = 2'000'000'000;
 // Device memory kept free for the CUDA runtime, the kernels' modules and the runner's own events.
 constexpr std::uint64_t kDeviceReserveBytes = 256ull << 20;
+// A stopped run (time limit, cancel) waits this long for its GPU work to end before it is abandoned
+// (run_watchdog.h); the watchdog gives a host thread blocked inside a CUDA call a little longer.
+constexpr std::int64_t kSettleNs = 1'000'000'000;
+constexpr std::int64_t kWatchdogGraceNs = 1'500'000'000;
+// A hang kernel gives up by itself after this long, so that no GPU stays taken by a process that could
+// not be ended; every run with one has a time limit, and a time limit ends the process well before.
+constexpr std::uint64_t kHangCapNs = 600'000'000'000;
+
+// Set once a run left the CUDA context with a sticky error (a kernel fault): CUDA's documentation says
+// the process must end before CUDA can be used again, so later runs in this process refuse plainly.
+std::string g_stickyError;
+
+// Saturating sum of buffer sizes: 4 x 8 EiB must not wrap to 0 B and pass the memory check.
+std::uint64_t addBytes(std::uint64_t a, std::uint64_t b)
+{
+    return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
 
 std::int64_t hostNowNs()
 {
@@ -192,58 +211,90 @@ std::string describeDevices(const std::vector<DeviceInfo> &devices)
 // ---------------------------------------------------------------------------------------------------
 // Memory check
 
-std::uint64_t hostMemAvailableBytes()
+// The buffers of the given kinds, largest first: "'a' (device, 100 GiB), 'b' (managed, 50 GiB)".
+std::string largestBuffers(const Workload &workload, std::initializer_list<BufferKind> kinds, std::size_t most = 3)
 {
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    std::uint64_t value = 0;
-    std::string unit;
-    while (in >> key >> value) {
-        std::getline(in, unit);
-        if (key == "MemAvailable:")
-            return value * 1024; // reported in kB
-    }
-    return 0; // unknown: no check
+    std::vector<const BufferSpec *> list;
+    for (const BufferSpec &b : workload.buffers)
+        if (std::find(kinds.begin(), kinds.end(), b.kind) != kinds.end())
+            list.push_back(&b);
+    std::stable_sort(list.begin(), list.end(),
+                     [](const BufferSpec *x, const BufferSpec *y) { return x->bytes > y->bytes; });
+    std::string text;
+    for (std::size_t i = 0; i < list.size() && i < most; ++i)
+        text += (i ? ", " : "") + quoted(list[i]->name) + " (" + std::string(toString(list[i]->kind)) + ", "
+                + formatBytes(list[i]->bytes) + ")";
+    if (list.size() > most)
+        text += " and " + std::to_string(list.size() - most) + " more";
+    return text;
 }
 
-void checkMemoryFits(const Workload &workload, const DeviceInfo &device)
+// What the workload needs against what the device and the host have, before anything is allocated. With
+// `all` off (RunOptions::checkMemoryFirst) only managed memory is checked: asking for more managed
+// memory than the card has free can hang the GPU, so it is never asked for.
+void checkMemoryFits(const Workload &workload, const DeviceInfo &device, bool all)
 {
     std::uint64_t deviceBytes = 0, managedBytes = 0, hostBytes = 0;
     for (const BufferSpec &b : workload.buffers) {
         switch (b.kind) {
-        case BufferKind::Device: deviceBytes += b.bytes; break;
-        case BufferKind::Managed: managedBytes += b.bytes; break;
+        case BufferKind::Device: deviceBytes = addBytes(deviceBytes, b.bytes); break;
+        case BufferKind::Managed: managedBytes = addBytes(managedBytes, b.bytes); break;
         case BufferKind::Pageable:
         case BufferKind::Pinned:
-        case BufferKind::Registered: hostBytes += b.bytes; break;
+        case BufferKind::Registered: hostBytes = addBytes(hostBytes, b.bytes); break;
         }
     }
 
     std::size_t freeBytes = 0, totalBytes = 0;
     STREAMSCOPE_CUDA_CHECK("device " + std::to_string(device.index) + ": free memory",
                            cudaMemGetInfo(&freeBytes, &totalBytes));
-    // Managed memory may be oversubscribed on some systems, but a lesson that pages its managed buffers
-    // to death measures the pager, not streams: managed memory counts against the card's free memory.
-    const std::uint64_t needDevice = deviceBytes + managedBytes;
-    if (needDevice + kDeviceReserveBytes > freeBytes) {
+    const std::string deviceText = "device " + std::to_string(device.index) + " " + quoted(device.name) + " has "
+                                   + formatBytes(freeBytes) + " free of " + formatBytes(totalBytes);
+    const std::string reserveText = formatBytes(kDeviceReserveBytes) + " kept free for the CUDA runtime";
+    const std::uint64_t room = freeBytes > kDeviceReserveBytes ? freeBytes - kDeviceReserveBytes : 0;
+    // Managed memory could be oversubscribed on this platform, but a lesson that pages its managed buffers
+    // to death measures the pager, and oversubscription can hang the GPU: it counts against free memory.
+    if (managedBytes > room) {
         throw Error(ErrorKind::OutOfMemory,
-                    "workload " + quoted(workload.name) + " does not fit in device memory: it needs "
-                        + formatBytes(needDevice) + " (device buffers " + formatBytes(deviceBytes)
-                        + " + managed buffers " + formatBytes(managedBytes) + ", plus "
-                        + formatBytes(kDeviceReserveBytes) + " kept free for the CUDA runtime) but device "
-                        + std::to_string(device.index) + " " + quoted(device.name) + " has " + formatBytes(freeBytes)
-                        + " free of " + formatBytes(totalBytes));
+                    "workload " + quoted(workload.name) + ": managed buffers "
+                        + largestBuffers(workload, {BufferKind::Managed}) + " need " + formatBytes(managedBytes)
+                        + ", more than the device has free (" + deviceText + ", " + reserveText
+                        + "): StreamScope never asks for more managed memory than the device has "
+                          "free, since oversubscribing it can hang the GPU");
+    }
+    if (!all)
+        return;
+    for (const BufferSpec &b : workload.buffers)
+        if ((b.kind == BufferKind::Device || b.kind == BufferKind::Managed) && b.bytes > room)
+            throw Error(ErrorKind::OutOfMemory,
+                        "buffer " + quoted(b.name) + " (" + std::string(toString(b.kind)) + ", " + formatBytes(b.bytes)
+                            + ") does not fit in device memory: " + deviceText + " (" + reserveText + ")");
+    const std::uint64_t needDevice = addBytes(deviceBytes, managedBytes);
+    if (needDevice > room) {
+        throw Error(ErrorKind::OutOfMemory,
+                    "workload " + quoted(workload.name) + " does not fit in device memory: its buffers "
+                        + largestBuffers(workload, {BufferKind::Device, BufferKind::Managed}) + " need "
+                        + formatBytes(needDevice) + " (device " + formatBytes(deviceBytes) + " + managed "
+                        + formatBytes(managedBytes) + ") but " + deviceText + " (" + reserveText + ")");
     }
     // Managed buffers start each repetition resident on the host, so they need host memory too.
-    const std::uint64_t needHost = hostBytes + managedBytes;
-    const std::uint64_t available = hostMemAvailableBytes();
-    if (available != 0 && needHost > available) {
-        throw Error(ErrorKind::OutOfMemory,
-                    "workload " + quoted(workload.name) + " does not fit in host memory: it needs "
-                        + formatBytes(needHost) + " (pageable, pinned and registered buffers " + formatBytes(hostBytes)
-                        + " + managed buffers " + formatBytes(managedBytes) + ") but the host has "
-                        + formatBytes(available) + " available (MemAvailable in /proc/meminfo)");
-    }
+    const std::uint64_t needHost = addBytes(hostBytes, managedBytes);
+    const HostMemory host = hostMemoryAvailable();
+    if (host.availableBytes == 0 || needHost <= host.availableBytes)
+        return;
+    const std::string hostText =
+        "the host has " + formatBytes(host.availableBytes) + " available (" + host.source + ")";
+    for (const BufferSpec &b : workload.buffers)
+        if (b.kind != BufferKind::Device && b.bytes > host.availableBytes)
+            throw Error(ErrorKind::OutOfMemory, "buffer " + quoted(b.name) + " (" + std::string(toString(b.kind)) + ", "
+                                                    + formatBytes(b.bytes)
+                                                    + ") does not fit in host memory: " + hostText);
+    throw Error(ErrorKind::OutOfMemory,
+                "workload " + quoted(workload.name) + " does not fit in host memory: its buffers "
+                    + largestBuffers(workload, {BufferKind::Pageable, BufferKind::Pinned, BufferKind::Registered,
+                                                BufferKind::Managed})
+                    + " need " + formatBytes(needHost) + " (pageable, pinned and registered " + formatBytes(hostBytes)
+                    + " + managed " + formatBytes(managedBytes) + ") but " + hostText);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -306,10 +357,8 @@ struct PreparedOp {
 
 class CudaRun {
 public:
-    CudaRun(const Workload &workload, const RunOptions &options, const ProgressCallback &progress,
-            const std::atomic<bool> *cancel) :
-        m_workload(workload),
-        m_options(options), m_progress(progress), m_cancel(cancel)
+    CudaRun(const Workload &workload, const RunOptions &options, const ProgressCallback &progress, RunWatchdog &watch) :
+        m_workload(workload), m_options(options), m_progress(progress), m_watch(watch)
     {
     }
 
@@ -317,13 +366,45 @@ public:
     {
         // Let queued work finish before the RAII members free the buffers it uses (a failed run can
         // leave work queued); errors here were or will be reported by the code that threw.
-        releaseHold();
+        settle(nullptr);
+        m_watch.describeCallWith({}); // it reads this run's ops, which go now
+        if (m_abandoned) { // only where a test's watchdog does not end the process: leave everything
+            for (auto &[name, buffer] : m_buffers)
+                buffer.leak();
+            m_holdFlags.leak();
+            static_cast<void>(m_tracer.release());
+            return;
+        }
         cudaDeviceSynchronize();
         cudaGetLastError();
     }
 
+    // After the run threw (`cause`, or something that is not an Error): waits for the GPU work it left
+    // queued to end. Where it does not end in time (a kernel that never ends), the run is abandoned and
+    // the process ends (run_watchdog.h): nothing in it could free the memory that work uses.
+    void settle(const Error *cause)
+    {
+        if (m_settled)
+            return;
+        m_settled = true;
+        releaseHold();
+        m_watch.setActivity("waiting for the GPU work it had queued to end");
+        if (waitIdle(kSettleNs))
+            return;
+        std::string what =
+            cause ? cause->what() : std::string("run of workload " + quoted(m_workload.name) + " failed");
+        what += "; its GPU work did not end within " + formatDuration(kSettleNs);
+        const std::string running = unfinishedOps();
+        if (!running.empty() && what.find(running) == std::string::npos)
+            what += " (still running: " + running + ")";
+        m_abandoned = true;
+        m_watch.abandon(Error(cause ? cause->kind() : ErrorKind::Cuda, RunWatchdog::abandonedMessage(what)));
+    }
+
     Trace run()
     {
+        m_watch.setPhase("preparation");
+        m_watch.describeCallWith([this] { return callInProgress(); });
         const int deviceIndex = m_options.device >= 0 ? m_options.device : m_workload.device;
         applyMaxConnections();
         startTiming();
@@ -338,7 +419,7 @@ public:
         STREAMSCOPE_CUDA_CHECK("device " + std::to_string(deviceIndex) + ": creating the CUDA context",
                                cudaFree(nullptr));
 
-        checkMemoryFits(m_workload, m_device);
+        checkMemoryFits(m_workload, m_device, m_options.checkMemoryFirst);
         report(RunProgress::Phase::Preparing, 0, 1,
                "allocating " + std::to_string(m_workload.buffers.size()) + " buffers");
         allocateBuffers();
@@ -346,10 +427,12 @@ public:
         createStreams();
         STREAMSCOPE_CUDA_CHECK("loading the runner's kernels", kernels::preloadKernels());
         prepareOps();
+        indexPendingOps();
         decideHold();
         checkCancel();
 
         report(RunProgress::Phase::Calibrating, 0, 1, "calibrating the spin kernel");
+        m_watch.setPhase("calibration");
         calibrate();
         for (PreparedOp &op : m_ops) {
             if (op.kind == OpKind::Kernel && op.spec->kernelType == KernelType::Compute)
@@ -360,11 +443,13 @@ public:
         const int repetitions = m_options.repetitions >= 0 ? m_options.repetitions : m_workload.repetitions;
         for (int i = 0; i < warmup; ++i) {
             checkCancel();
+            m_watch.setPhase("warm-up " + std::to_string(i + 1) + " of " + std::to_string(warmup));
             report(RunProgress::Phase::Warmup, i, warmup, {});
             runRepetition(i, /*measured=*/false);
         }
         for (int i = 0; i < repetitions; ++i) {
             checkCancel();
+            m_watch.setPhase("repetition " + std::to_string(i + 1) + " of " + std::to_string(repetitions));
             report(RunProgress::Phase::Measuring, i, repetitions, {});
             // A repetition whose unified-memory records CUPTI lost runs again (it starts from the same
             // state: the managed buffers on the host), up to kUnifiedMemoryAttempts times in all.
@@ -400,10 +485,156 @@ private:
         m_progress(p);
     }
 
+    // Stops the run where it is when it was cancelled or passed its time limit (run_watchdog.h).
     void checkCancel() const
     {
-        if (m_cancel && m_cancel->load(std::memory_order_relaxed))
-            throw Error(ErrorKind::Cancelled, "run of workload " + quoted(m_workload.name) + " cancelled");
+        if (auto stop = m_watch.stopReason())
+            throw *stop;
+    }
+
+    // -- faults -------------------------------------------------------------------------------------
+
+    // For the watchdog's thread, where the host is blocked: the op whose call it is in.
+    std::string callInProgress() const
+    {
+        const int i = m_inCall.load();
+        if (i < 0 || std::size_t(i) >= m_ops.size())
+            return {};
+        return "the host was in the call of " + m_ops[std::size_t(i)].context;
+    }
+
+    // Whether every stream of the run is idle (or the context is broken, so that nothing runs any more),
+    // polling until `budgetNs` has passed.
+    bool waitIdle(std::int64_t budgetNs)
+    {
+        std::vector<cudaStream_t> streams;
+        for (const Stream &st : m_streams)
+            if (st.get())
+                streams.push_back(st.get());
+        if (m_control.get())
+            streams.push_back(m_control.get());
+        if (m_device.index >= 0 && !m_streams.empty())
+            streams.push_back(defaultStream());
+        const std::int64_t until = hostNowNs() + budgetNs;
+        for (;;) {
+            bool busy = false;
+            for (const cudaStream_t st : streams)
+                busy = busy || cudaStreamQuery(st) == cudaErrorNotReady;
+            cudaGetLastError();
+            if (!busy)
+                return true;
+            if (hostNowNs() >= until)
+                return false;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+    }
+
+    // The ops each stream of the run has left to finish: ops with an end event, per stream in issue order.
+    void indexPendingOps()
+    {
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            const PreparedOp &op = m_ops[i];
+            if (op.hostOnly || !op.end.get())
+                continue;
+            auto it = std::find_if(m_pending.begin(), m_pending.end(),
+                                   [&](const PendingOps &p) { return p.stream == op.gpuStream; });
+            if (it == m_pending.end())
+                it = m_pending.insert(m_pending.end(), PendingOps{op.gpuStream, {}, 0});
+            it->ops.push_back(i);
+        }
+    }
+
+    // Moves each stream's cursor past the ops whose end event has completed; returns the first error a
+    // query met (a sticky error: the context is broken), cudaSuccess otherwise.
+    cudaError_t advancePending()
+    {
+        for (PendingOps &p : m_pending) {
+            while (p.next < p.ops.size() && p.ops[p.next] < m_issued) {
+                const cudaError_t q = cudaEventQuery(m_ops[p.ops[p.next]].end.get());
+                if (q == cudaErrorNotReady)
+                    break;
+                if (q != cudaSuccess)
+                    return q;
+                ++p.next;
+            }
+        }
+        cudaGetLastError();
+        return cudaSuccess;
+    }
+
+    // The first unfinished op of each stream (kernels only, when `kernels`), as "stream 's0' op 1 (...): name".
+    std::string unfinishedOps(bool kernels = false) const
+    {
+        std::vector<std::string> list;
+        for (const PendingOps &p : m_pending) {
+            for (std::size_t k = p.next; k < p.ops.size() && p.ops[k] < m_issued; ++k) {
+                const PreparedOp &op = m_ops[p.ops[k]];
+                if (kernels && op.kind != OpKind::Kernel)
+                    continue;
+                list.push_back(op.context);
+                break;
+            }
+        }
+        std::string text;
+        for (std::size_t i = 0; i < list.size() && i < 4; ++i)
+            text += (i ? "; " : "") + list[i];
+        if (list.size() > 4)
+            text += "; and " + std::to_string(list.size() - 4) + " more";
+        return text;
+    }
+
+    // Whether the context is broken by a sticky error (a kernel fault): every call returns it from now on.
+    cudaError_t stickyError() const
+    {
+        const cudaError_t e = m_repStart.get() ? cudaEventQuery(m_repStart.get()) : cudaSuccess;
+        return e == cudaErrorNotReady ? cudaSuccess : e;
+    }
+
+    // A CUDA error seen during a repetition: where it is sticky, a kernel faulted, whichever call reported
+    // it; say which kernel (the first unfinished kernel on its stream, as far as the runner saw them finish).
+    [[noreturn]] void rethrowWithFault(const Error &e)
+    {
+        const cudaError_t sticky = e.kind() == ErrorKind::Cuda ? stickyError() : cudaSuccess;
+        if (sticky == cudaSuccess)
+            throw e;
+        std::string message = e.what();
+        const std::string kernels = unfinishedOps(/*kernels=*/true);
+        message += "; a kernel failed on the GPU (" + cuda::errorText(sticky)
+                   + ", a sticky error: CUDA reports it from whichever call comes next, and the process cannot use "
+                     "CUDA again)";
+        if (!kernels.empty())
+            message += kernels.find(';') == std::string::npos ? ": " + kernels
+                                                              : "; the kernels still running were: " + kernels;
+        throw Error(ErrorKind::Cuda, message);
+    }
+
+    // Waits for the repetition's work, polling, so that the time limit and cancellation are seen while
+    // the GPU works (cudaDeviceSynchronize could block forever behind a kernel that never ends).
+    void waitForGpu()
+    {
+        m_watch.setActivity("waiting for the GPU to finish the repetition's work");
+        for (int spin = 0;; ++spin) {
+            if (advancePending() != cudaSuccess)
+                return; // the caller's cudaDeviceSynchronize reports it
+            bool busy = false;
+            for (const cudaEvent_t e : m_streamEndUsed) {
+                const cudaError_t q = cudaEventQuery(e);
+                if (q != cudaSuccess && q != cudaErrorNotReady)
+                    return;
+                busy = busy || q == cudaErrorNotReady;
+            }
+            busy = busy || cudaStreamQuery(m_control.get()) == cudaErrorNotReady;
+            cudaGetLastError();
+            if (!busy)
+                return;
+            if (auto stop = m_watch.stopReason()) {
+                const std::string running = unfinishedOps();
+                throw Error(stop->kind(),
+                            std::string(stop->what()) + (running.empty() ? "" : ", while the GPU ran " + running));
+            }
+            if (spin > 100)
+                std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
     }
 
     // -- hardware queues ----------------------------------------------------------------------------
@@ -844,6 +1075,12 @@ private:
             op.context += ": " + op.name;
             op.kind = opKindOf(spec);
             op.gpuStream = m_streams[std::size_t(at.stream)].get();
+            if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Hang && m_watch.limitNs() <= 0)
+                throw Error(ErrorKind::InvalidInput,
+                            op.context
+                                + ": a hang kernel never ends, and only the end of its process stops it: give "
+                                  "the run a time limit (\"timeLimit\" in the workload, or streamscope-cli run "
+                                  "--time-limit)");
 
             switch (spec.type) {
             case OpType::Copy: {
@@ -868,7 +1105,7 @@ private:
             case OpType::Prefetch:
             case OpType::Advise:
             case OpType::Attach: {
-                const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType == KernelType::Compute);
+                const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType != KernelType::Memory);
                 if (needsBuffer) {
                     const Buffer &target = buffer(spec.buffer, op.context);
                     // Buffer ops keep their offset into the buffer in dstOffset. Attach always names the
@@ -1123,9 +1360,37 @@ private:
         Repetition rep;
         rep.index = index;
         rep.ops.resize(m_ops.size());
+        m_issued = 0;
+        for (PendingOps &p : m_pending)
+            p.next = 0;
+        try {
+            issueAndWait(rep, context);
+        } catch (const Error &e) {
+            rethrowWithFault(e);
+        }
+        const std::int64_t previousRepEndNs = m_repEndNs;
+        m_repEndNs = hostNowNs();
+
+        if (m_hold && static_cast<volatile int *>(m_holdFlags.get())[1] != 0)
+            m_holdTimeouts += 1;
+        if (!measured) {
+            if (m_tracer) { // the warm-up's records are not kept, but must not pile up
+                cupti::Batch discarded;
+                takeRecords(discarded, context);
+            }
+            return;
+        }
+        recordRepetition(std::move(rep), context, previousRepEndNs);
+    }
+
+    // Issues every op of the repetition, then waits for the GPU to finish them.
+    void issueAndWait(Repetition &rep, const std::string &context)
+    {
+        m_watch.setActivity("issuing the repetition's ops");
         for (std::size_t i = 0; i < m_ops.size(); ++i) {
             checkCancel();
             issue(m_ops[i], rep.ops[i]);
+            m_issued = i + 1;
         }
         // Each stream's end: its last op's end event where that is the last thing on it.
         m_streamEndUsed.assign(m_streamEnds.size(), nullptr);
@@ -1140,21 +1405,14 @@ private:
             }
         }
         releaseHold();
+        waitForGpu();
         // Errors of the queued work (a kernel fault, a failed copy) surface here.
         STREAMSCOPE_CUDA_CHECK(context + ": waiting for the GPU", cudaDeviceSynchronize());
-        const std::int64_t previousRepEndNs = m_repEndNs;
-        m_repEndNs = hostNowNs();
+    }
 
-        if (m_hold && static_cast<volatile int *>(m_holdFlags.get())[1] != 0)
-            m_holdTimeouts += 1;
-        if (!measured) {
-            if (m_tracer) { // the warm-up's records are not kept, but must not pile up
-                cupti::Batch discarded;
-                takeRecords(discarded, context);
-            }
-            return;
-        }
-
+    // A measured repetition's times, from its events and CUPTI's records.
+    void recordRepetition(Repetition rep, const std::string &context, std::int64_t previousRepEndNs)
+    {
         // The repetition's GPU span from one start event to the last stream's end event: the only GPU
         // timing when ops are not instrumented, and the like-for-like figure for the overhead benchmark.
         if (m_repetitionSpans.empty())
@@ -1214,15 +1472,18 @@ private:
             if (traced && !m_tracer->push(externalId(op), why))
                 fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
             const bool pushed = traced && m_tracer;
+            m_inCall.store(int(&op - m_ops.data()), std::memory_order_relaxed);
             r.hostStartNs = hostNowNs();
             try {
                 call(op);
             } catch (...) {
+                m_inCall.store(-1, std::memory_order_relaxed);
                 if (pushed)
                     m_tracer->pop(why);
                 throw;
             }
             r.hostEndNs = hostNowNs();
+            m_inCall.store(-1, std::memory_order_relaxed);
             if (pushed && !m_tracer->pop(why))
                 fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
         }
@@ -1275,12 +1536,23 @@ private:
             break;
         }
         case OpType::Kernel:
-            if (spec.kernelType == KernelType::Compute)
+            switch (spec.kernelType) {
+            case KernelType::Compute:
                 STREAMSCOPE_CUDA_CHECK(
                     context, kernels::launchSpin(op.spinCycles, spec.blocks, spec.threadsPerBlock, op.gpuStream));
-            else
+                break;
+            case KernelType::Memory:
                 STREAMSCOPE_CUDA_CHECK(context, kernels::launchMemory(op.target, op.bytes, spec.blocks,
                                                                       spec.threadsPerBlock, op.gpuStream));
+                break;
+            case KernelType::Hang:
+                STREAMSCOPE_CUDA_CHECK(
+                    context, kernels::launchHang(kHangCapNs, spec.blocks, spec.threadsPerBlock, op.gpuStream));
+                break;
+            case KernelType::Fault:
+                STREAMSCOPE_CUDA_CHECK(context, kernels::launchFault(spec.blocks, spec.threadsPerBlock, op.gpuStream));
+                break;
+            }
             break;
         case OpType::Memset:
             STREAMSCOPE_CUDA_CHECK(context, cudaMemsetAsync(op.target, spec.value, op.bytes, op.gpuStream));
@@ -1425,7 +1697,20 @@ private:
     const Workload &m_workload;
     const RunOptions &m_options;
     const ProgressCallback &m_progress;
-    const std::atomic<bool> *m_cancel;
+    RunWatchdog &m_watch;
+    bool m_settled = false;
+    bool m_abandoned = false;
+    // The op whose API call the host is in (-1: none), for the watchdog's thread.
+    std::atomic<int> m_inCall{-1};
+    // Per stream, the repetition's instrumented ops and how far the GPU got through them (waitForGpu),
+    // to say which op a fault or a time limit found unfinished.
+    struct PendingOps {
+        cudaStream_t stream = nullptr;
+        std::vector<std::size_t> ops;
+        std::size_t next = 0;
+    };
+    std::vector<PendingOps> m_pending;
+    std::size_t m_issued = 0; // ops of the current repetition issued so far
 
     Trace m_trace;
     DeviceInfo m_device;
@@ -1491,18 +1776,43 @@ std::vector<DeviceInfo> listDevices()
 Trace runWorkload(const Workload &workload, const RunOptions &options, const ProgressCallback &progress,
                   const std::atomic<bool> *cancel)
 {
+    if (!g_stickyError.empty())
+        throw Error(ErrorKind::Cuda, "CUDA cannot be used again in this process: an earlier run ended with a sticky "
+                                     "error ("
+                                         + g_stickyError
+                                         + "), after which CUDA's documentation says the process must end; run it "
+                                           "in a new process (streamscope-cli run starts one for every run)");
+    const bool fromOptions = options.timeLimitNs >= 0;
+    const std::int64_t limit = fromOptions ? options.timeLimitNs : workload.timeLimitNs;
+    RunWatchdog watch(workload.name, limit, fromOptions ? "the run's time limit" : "the workload's \"timeLimit\"",
+                      cancel, kWatchdogGraceNs, options.onAbandon);
     try {
-        CudaRun run(workload, options, progress, cancel);
-        return run.run();
+        CudaRun run(workload, options, progress, watch);
+        try {
+            Trace trace = run.run();
+            watch.finished();
+            return trace;
+        } catch (const Error &e) {
+            run.settle(&e);
+            throw;
+        }
     } catch (const Error &e) {
+        watch.finished();
         // Everything the run created is released by now. A sticky error (a kernel fault) leaves the
-        // context unusable: reset the device so that the next run in this process starts clean.
+        // context unusable: CUDA's documentation says the process must end before CUDA works again. Reset
+        // the device (which frees its memory at once) and refuse later runs in this process plainly.
         if (e.kind() == ErrorKind::Cuda) {
             const cudaError_t state = cudaDeviceSynchronize();
             cudaGetLastError();
-            if (state != cudaSuccess)
+            if (state != cudaSuccess) {
+                g_stickyError = cuda::errorText(state);
                 cudaDeviceReset();
+                cudaGetLastError();
+            }
         }
+        throw;
+    } catch (...) {
+        watch.finished();
         throw;
     }
 }

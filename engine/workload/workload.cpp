@@ -86,9 +86,13 @@ std::string describe(const OpSpec &op, const Workload &workload)
         return s;
     }
     case OpType::Kernel:
-        if (op.kernelType == KernelType::Compute)
-            return "kernel " + formatDuration(op.durationNs);
-        return "memory kernel " + formatBytes(op.bytes);
+        switch (op.kernelType) {
+        case KernelType::Compute: return "kernel " + formatDuration(op.durationNs);
+        case KernelType::Memory: return "memory kernel " + formatBytes(op.bytes);
+        case KernelType::Hang: return "hang kernel";
+        case KernelType::Fault: return "fault kernel";
+        }
+        return "kernel";
     case OpType::Memset: return "memset " + formatBytes(op.bytes);
     case OpType::EventRecord: return "record " + op.event;
     case OpType::EventWait: return "wait " + op.event;

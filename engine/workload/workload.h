@@ -46,7 +46,9 @@ enum class OpType : std::uint8_t {
 };
 
 enum class CopyDirection : std::uint8_t { H2D, D2H, D2D, H2H };
-enum class KernelType : std::uint8_t { Compute, Memory };
+// Hang and Fault are for lessons and tests of faults: a kernel that never ends (a run needs a time
+// limit to run it) and one that writes through a bad pointer (an illegal address, a sticky error).
+enum class KernelType : std::uint8_t { Compute, Memory, Hang, Fault };
 enum class SyncTarget : std::uint8_t { Stream, Event, Device };
 enum class AdviseKind : std::uint8_t {
     SetReadMostly,
@@ -125,6 +127,9 @@ struct Workload {
     IssueOrder issueOrder = IssueOrder::RoundRobin;
     int warmup = 1;
     int repetitions = 5;
+    // The longest the run may take (ns), from start to its last repetition; 0: no limit. A run past it is
+    // ended (ErrorKind::TimeLimit): a kernel that never ends can only be ended with its process.
+    std::int64_t timeLimitNs = 0;
     std::vector<BufferSpec> buffers;
     std::vector<StreamSpec> streams;
     // The host's issue order over all ops. Filled by the parser (from issueOrder, or directly by a

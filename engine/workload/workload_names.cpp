@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, 10> kOpType = {"copy", "kernel",   "memse
 constexpr std::array<std::string_view, 4> kCopyDirection = {"h2d", "d2h", "d2d", "h2h"};
 // CopyApi::None has no spelling in a workload: "none" is never accepted by the parser (it checks).
 constexpr std::array<std::string_view, 3> kCopyApi = {"none", "sync", "async"};
-constexpr std::array<std::string_view, 2> kKernelType = {"compute", "memory"};
+constexpr std::array<std::string_view, 4> kKernelType = {"compute", "memory", "hang", "fault"};
 constexpr std::array<std::string_view, 3> kSyncTarget = {"stream", "event", "device"};
 constexpr std::array<std::string_view, 6> kAdviseKind = {"set-read-mostly",        "unset-read-mostly",
                                                          "set-preferred-location", "unset-preferred-location",
@@ -30,7 +30,7 @@ static_assert(static_cast<std::size_t>(IssueOrder::StreamOrder) + 1 == kIssueOrd
 static_assert(static_cast<std::size_t>(OpType::HostWork) + 1 == kOpType.size());
 static_assert(static_cast<std::size_t>(CopyDirection::H2H) + 1 == kCopyDirection.size());
 static_assert(static_cast<std::size_t>(CopyApi::Async) + 1 == kCopyApi.size());
-static_assert(static_cast<std::size_t>(KernelType::Memory) + 1 == kKernelType.size());
+static_assert(static_cast<std::size_t>(KernelType::Fault) + 1 == kKernelType.size());
 static_assert(static_cast<std::size_t>(SyncTarget::Device) + 1 == kSyncTarget.size());
 static_assert(static_cast<std::size_t>(AdviseKind::UnsetAccessedBy) + 1 == kAdviseKind.size());
 static_assert(static_cast<std::size_t>(AttachKind::Single) + 1 == kAttachKind.size());

@@ -550,7 +550,7 @@ void WorkloadReader::readTop(const Json &root)
 
     checkKeys(root, path,
               {"version", "name", "description", "device", "defaultStream", "maxConnections", "issueOrder", "warmup",
-               "repetitions", "buffers", "streams", "schedule", "pipeline", "compare"},
+               "repetitions", "timeLimit", "buffers", "streams", "schedule", "pipeline", "compare"},
               "a workload");
     m_w.version = kWorkloadFormatVersion;
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -568,6 +568,7 @@ void WorkloadReader::readTop(const Json &root)
     m_w.warmup = static_cast<int>(readInt(root, path, "warmup", 0, kMaxWarmup, false, "a workload").value_or(1));
     m_w.repetitions =
         static_cast<int>(readInt(root, path, "repetitions", 1, kMaxRepetitions, false, "a workload").value_or(5));
+    m_w.timeLimitNs = readDuration(root, path, "timeLimit", false, "a workload").value_or(0);
 
     if (const Json *compare = member(root, "compare"))
         readCompare(*compare, "/compare");
@@ -709,7 +710,8 @@ void WorkloadReader::readPipeline(const Json &v, const std::string &path)
     } else if (!expectObject(*kernel, kp, "a pipeline kernel")) {
         ok = false;
     } else {
-        const auto type = readEnum<KernelType>(*kernel, kp, "type", true, "a pipeline kernel");
+        const auto type =
+            readEnum<KernelType>(*kernel, kp, "type", true, "a pipeline kernel", {KernelType::Hang, KernelType::Fault});
         ok = ok && type;
         spec.kernelType = type.value_or(KernelType::Compute);
         if (spec.kernelType == KernelType::Compute) {
@@ -998,7 +1000,16 @@ void WorkloadReader::readKernel(const Json &o, const std::string &path, OpSpec &
         missing(path, "type", what, "\"compute\" with a \"duration\", or \"memory\" with a \"buffer\" to stream");
         return;
     }
-    if (op.kernelType == KernelType::Compute) {
+    if (op.kernelType == KernelType::Hang || op.kernelType == KernelType::Fault) {
+        // For lessons and tests of faults: no duration, no buffer; one thread unless told otherwise.
+        static const std::vector<std::string> kFaultKeys = {"op", "name", "repeat", "type", "blocks", "threads"};
+        checkKeys(o, path, kFaultKeys,
+                  op.kernelType == KernelType::Hang ? "a hang kernel (it never ends)"
+                                                    : "a fault kernel (it writes through a bad pointer)",
+                  kOther);
+        op.blocks = 1;
+        op.threadsPerBlock = 1;
+    } else if (op.kernelType == KernelType::Compute) {
         checkKeys(o, path, kComputeKeys, "a compute kernel", kOther);
         op.durationNs = readDuration(o, path, "duration", true, "a compute kernel").value_or(0);
         op.blocks = 1;
@@ -1279,7 +1290,7 @@ Json opToJson(const OpSpec &op)
         j["type"] = enumName(op.kernelType);
         if (op.kernelType == KernelType::Compute)
             j["duration"] = op.durationNs;
-        else
+        else if (op.kernelType == KernelType::Memory)
             span();
         j["blocks"] = op.blocks;
         j["threads"] = op.threadsPerBlock;
@@ -1332,6 +1343,8 @@ std::string workloadToJson(const Workload &w)
     j["issueOrder"] = enumName(w.issueOrder);
     j["warmup"] = w.warmup;
     j["repetitions"] = w.repetitions;
+    if (w.timeLimitNs > 0)
+        j["timeLimit"] = w.timeLimitNs;
     j["buffers"] = Json::array();
     for (const BufferSpec &b : w.buffers)
         j["buffers"].push_back(Json{{"name", b.name}, {"kind", enumName(b.kind)}, {"bytes", b.bytes}});

@@ -349,7 +349,7 @@ void WorkloadFieldsModel::buildOpFields(int stream, int opIndex)
                             choicesOf<engine::KernelType>()});
         if (current.kernelType == engine::KernelType::Compute)
             duration(QStringLiteral("duration"), tr("Duration"), &engine::OpSpec::durationNs);
-        else
+        else if (current.kernelType == engine::KernelType::Memory)
             span();
         integer(QStringLiteral("blocks"), tr("Blocks"), &engine::OpSpec::blocks, 1, 1 << 30);
         integer(QStringLiteral("threads"), tr("Threads per block"), &engine::OpSpec::threadsPerBlock, 1, 1024);

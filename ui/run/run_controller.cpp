@@ -10,6 +10,9 @@
 #include <QJsonObject>
 #include <QJsonParseError>
 
+#include <csignal>
+#include <cstring>
+
 #include "engine/run/cli_protocol.h"
 
 namespace streamscope::ui {
@@ -38,6 +41,7 @@ RunFailureKind kindFromError(engine::ErrorKind kind)
     case engine::ErrorKind::Cuda: return RunFailureKind::Cuda;
     case engine::ErrorKind::OutOfMemory: return RunFailureKind::OutOfMemory;
     case engine::ErrorKind::Cancelled: return RunFailureKind::Cancelled;
+    case engine::ErrorKind::TimeLimit: return RunFailureKind::TimeLimit;
     }
     return RunFailureKind::Internal;
 }
@@ -97,9 +101,10 @@ QString failureTitle(RunFailureKind kind)
     case RunFailureKind::Cuda: return QObject::tr("CUDA error");
     case RunFailureKind::OutOfMemory: return QObject::tr("Out of memory");
     case RunFailureKind::Cancelled: return QObject::tr("Cancelled");
+    case RunFailureKind::TimeLimit: return QObject::tr("Time limit reached");
     case RunFailureKind::Internal: return QObject::tr("Internal error in streamscope-cli");
     case RunFailureKind::StartFailed: return QObject::tr("streamscope-cli could not be started");
-    case RunFailureKind::Crashed: return QObject::tr("streamscope-cli crashed");
+    case RunFailureKind::Crashed: return QObject::tr("streamscope-cli ended unexpectedly");
     case RunFailureKind::ProtocolError: return QObject::tr("Unexpected output from streamscope-cli");
     case RunFailureKind::Killed: return QObject::tr("streamscope-cli did not stop and was killed");
     }
@@ -418,7 +423,21 @@ void RunController::onFinished(int exitCode, QProcess::ExitStatus status)
     }
     if (status == QProcess::CrashExit) {
         failure.kind = RunFailureKind::Crashed;
-        failure.message = tr("streamscope-cli crashed during the run. No trace was written.");
+        // On Unix QProcess gives a crashed child's signal as its exit code.
+        const int signal = exitCode;
+        const QString what = m_job == Job::Compare ? tr("the comparison") : tr("the run");
+        const QString nothing = m_job == Job::Compare ? tr("No comparison was written.") : tr("No trace was written.");
+        if (signal == SIGKILL)
+            failure.message = tr("streamscope-cli was killed (SIGKILL) during %1: another program, or the system's "
+                                 "out-of-memory killer, ended it. %2 Run again when the cause is gone.")
+                                  .arg(what, nothing);
+        else if (signal > 0)
+            failure.message = tr("streamscope-cli crashed during %1 (signal %2, %3). %4")
+                                  .arg(what)
+                                  .arg(signal)
+                                  .arg(QString::fromLocal8Bit(strsignal(signal)), nothing);
+        else
+            failure.message = tr("streamscope-cli crashed during %1. %2").arg(what, nothing);
         const QString tail = stderrTail();
         if (!tail.isEmpty())
             failure.message += QStringLiteral("\n") + tail;

@@ -12,7 +12,7 @@
 
 namespace streamscope::ui {
 
-// Why a run (or a device check) did not produce a trace. The first seven mirror the CLI's error kinds;
+// Why a run (or a device check) did not produce a trace. The first eight mirror the CLI's error kinds;
 // the rest are what the GUI itself sees when the child misbehaves.
 enum class RunFailureKind {
     InvalidInput,
@@ -21,9 +21,10 @@ enum class RunFailureKind {
     Cuda,
     OutOfMemory,
     Cancelled,
+    TimeLimit,
     Internal,
     StartFailed, // the CLI could not be started (not found, not executable)
-    Crashed, // the child died from a signal we did not send
+    Crashed, // the child died from a signal we did not send (a crash, or SIGKILL from another program)
     ProtocolError, // a line on stdout that is not a JSON object, or an exit without a result
     Killed, // the child ignored Cancel and was killed after the grace period
 };

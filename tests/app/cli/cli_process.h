@@ -13,11 +13,24 @@ struct CliResult {
     QString out, err;
 };
 
+// The CLI and the repository root: $STREAMSCOPE_CLI and $STREAMSCOPE_SOURCE_DIR where set (the GPU host
+// runs the tests from another folder than they were built in), else where they were built.
+inline QString cliPath()
+{
+    const QString env = qEnvironmentVariable("STREAMSCOPE_CLI");
+    return env.isEmpty() ? QStringLiteral(STREAMSCOPE_CLI) : env;
+}
+inline QString sourceDir()
+{
+    const QString env = qEnvironmentVariable("STREAMSCOPE_SOURCE_DIR");
+    return env.isEmpty() ? QStringLiteral(STREAMSCOPE_SOURCE_DIR) : env;
+}
+
 inline CliResult runCli(const QStringList &args, int timeoutMs = 300000)
 {
     QProcess p;
-    p.setWorkingDirectory(STREAMSCOPE_SOURCE_DIR);
-    p.start(STREAMSCOPE_CLI, args);
+    p.setWorkingDirectory(sourceDir());
+    p.start(cliPath(), args);
     if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
@@ -29,7 +42,7 @@ inline CliResult runCli(const QStringList &args, int timeoutMs = 300000)
 
 inline QString presetPath(const char *name)
 {
-    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/") + QString::fromUtf8(name);
+    return sourceDir() + QStringLiteral("/resources/workloads/") + QString::fromUtf8(name);
 }
 
 } // namespace streamscope::test

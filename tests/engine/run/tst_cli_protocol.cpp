@@ -35,7 +35,7 @@ private slots:
     void theRestIsNoKind()
     {
         for (int code :
-             {int(protocol::ExitOk), int(protocol::ExitInternal), int(protocol::ExitUsage), 8, 42, 129, 255, -1})
+             {int(protocol::ExitOk), int(protocol::ExitInternal), int(protocol::ExitUsage), 9, 42, 129, 255, -1})
             QVERIFY2(!protocol::errorKindOfExitCode(code), qPrintable(QString::number(code)));
         QVERIFY(!protocol::errorKindFromName(protocol::kInternalKindName));
         QVERIFY(!protocol::errorKindFromName("a_kind_from_a_later_version"));
