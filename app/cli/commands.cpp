@@ -192,6 +192,10 @@ int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::o
                 << " buffers (device " << engine::formatBytes(w.deviceBytes()) << ", managed "
                 << engine::formatBytes(w.managedBytes()) << ", host " << engine::formatBytes(w.hostBytes()) << ")\n";
         } catch (const Error &e) {
+            if (e.kind() == ErrorKind::Cancelled) {
+                err << "streamscope-cli validate: " << e.what() << "\n";
+                return ExitCancelled;
+            }
             err << e.what() << "\n";
             result = result == ExitOk ? protocol::exitCodeOf(e.kind()) : result;
         }

@@ -205,12 +205,7 @@ enum class InputKind { Workload, Comparison, Trace };
 // The writers put "format" first, so the head of the file tells; a comparison can be large.
 InputKind inputKind(const std::string &path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        engine::readFile(path); // throws Error{Io} with the system's reason
-    std::string head(1024, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
+    const std::string head = engine::readFileHead(path, 1024); // Error{Io}: unreadable, or not a regular file
     auto has = [&](std::string_view format) {
         return head.find("\"" + std::string(format) + "\"") != std::string::npos;
     };
@@ -247,7 +242,7 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
         }
         engine::ExperimentSpec spec;
         spec.workloadFile = args.input;
-        spec.workloadText = engine::readFile(args.input);
+        spec.workloadText = engine::readFile(args.input, engine::limits::kMaxWorkloadFileBytes, "a workload");
         // A malformed --vary is a usage error (exit 2); an axis this workload cannot take is invalid input.
         for (const auto &v : args.vary) {
             try {

@@ -2,21 +2,16 @@
 // summaries and converts traces. Needs no Qt, so it runs on any GPU server; the GUI drives it as a
 // child process through `run --progress json` (docs/cli-protocol.md).
 #include <CLI/CLI.hpp>
-#include <atomic>
-#include <csignal>
 #include <iostream>
 
 #include "app/cli/commands.h"
 #include "app/cli/compare_commands.h"
 #include "app/cli/nsight_command.h"
+#include "engine/util/interrupt.h"
 
-namespace {
-std::atomic<bool> g_cancel{false};
-extern "C" void onSignal(int)
-{
-    g_cancel.store(true);
-}
-} // namespace
+namespace engine = streamscope::engine;
+
+static_assert(engine::protocol::ExitCancelled == 130, "engine/util/interrupt.cpp exits with 130");
 
 int main(int argc, char **argv)
 {
@@ -165,28 +160,46 @@ int main(int argc, char **argv)
         return code == 0 ? ExitOk : ExitUsage;
     }
 
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
-    try {
+    // Ctrl-C and SIGTERM: every command stops at its next check with exit 130 (engine/util/interrupt.h),
+    // its temporary files removed. Commands on files stop within a second even where nothing checks (the
+    // watchdog exits for them); a GPU run gets longer to stop its child process and say so.
+    const bool runsGpuWork = *runCmd || *compareCmd;
+    engine::installInterruptHandlers(engine::InterruptMode::Cooperative, runsGpuWork ? 5000 : 700);
+    const std::atomic<bool> &cancel = engine::interruptFlag();
+    const auto dispatch = [&]() -> int {
         if (*devices)
             return cmdDevices(devicesJson, std::cout, std::cerr);
         if (*validate)
             return cmdValidate(validateFiles, std::cout, std::cerr);
         if (*runCmd)
-            return cmdRun(run, g_cancel, std::cout, std::cerr);
+            return cmdRun(run, cancel, std::cout, std::cerr);
         if (*summary)
             return cmdSummary(summaryFile, summaryRows, std::cout, std::cerr);
         if (*exportCmd)
             return cmdExport(exportIn, exportFormat, exportOut, std::cout, std::cerr);
         if (*compareCmd)
-            return cmdCompare(compare, g_cancel, std::cout, std::cerr);
+            return cmdCompare(compare, cancel, std::cout, std::cerr);
         if (*diffCmd)
             return cmdDiff(diff, std::cout, std::cerr);
         if (*nsightCmd)
             return cmdNsightCompare(nsightCompare, std::cout, std::cerr);
+        return ExitUsage;
+    };
+    int code = ExitUsage;
+    try {
+        code = dispatch();
     } catch (const std::exception &e) {
-        std::cerr << "streamscope-cli: internal error: " << e.what() << "\n";
-        return ExitInternal;
+        code = ExitInternal;
+        if (!engine::interrupted())
+            std::cerr << "streamscope-cli: internal error: " << e.what() << "\n";
     }
-    return ExitUsage;
+    engine::interruptibleWorkDone();
+    // Whatever failed after a signal failed because of it (a temporary file the handler removed, a read
+    // cut short): the command was cancelled.
+    if (code != ExitOk && engine::interrupted()) {
+        if (code != ExitCancelled)
+            std::cerr << "streamscope-cli: interrupted\n";
+        return ExitCancelled;
+    }
+    return code;
 }

@@ -13,6 +13,7 @@
 #include "app/gui/main_window.h"
 #include "app/gui/theme.h"
 #include "engine/run/cli_protocol.h"
+#include "engine/util/interrupt.h"
 #include "ui/run/experiment_dialog.h"
 #include "ui/run/run_controller.h"
 
@@ -89,8 +90,16 @@ int main(int argc, char **argv)
     }
     if (options.helpShown)
         return streamscope::engine::protocol::ExitOk;
-    if (!options.exportImagePath.isEmpty() && !options.tracePath.isEmpty())
-        return exportImageHeadless(options);
+    if (!options.exportImagePath.isEmpty() && !options.tracePath.isEmpty()) {
+        // As streamscope-cli: Ctrl-C and SIGTERM stop the load with exit 130 (engine/util/interrupt.h).
+        streamscope::engine::installInterruptHandlers(streamscope::engine::InterruptMode::Cooperative);
+        const int code = exportImageHeadless(options);
+        streamscope::engine::interruptibleWorkDone();
+        return code != 0 && streamscope::engine::interrupted() ? streamscope::engine::protocol::ExitCancelled : code;
+    }
+    // The window: a signal still ends it as before, but first removes the temporary files of saves in
+    // progress (a workload, a range's CSV).
+    streamscope::engine::installInterruptHandlers(streamscope::engine::InterruptMode::CleanUpAndDie);
 
     if (!options.exportImagePath.isEmpty()) {
         // No trace: what a plain launch shows, saved and done (README's first command, proven on a clean

@@ -100,7 +100,7 @@ std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> inte
             continue;
         if (s > curEnd) {
             if (curEnd > curStart)
-                total += curEnd - curStart;
+                total = saturatingAdd(total, saturatingSub(curEnd, curStart));
             curStart = s;
             curEnd = e;
         } else {
@@ -108,7 +108,7 @@ std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> inte
         }
     }
     if (curEnd > curStart)
-        total += curEnd - curStart;
+        total = saturatingAdd(total, saturatingSub(curEnd, curStart));
     return total;
 }
 
@@ -126,18 +126,18 @@ UnifiedMemoryStats unifiedMemoryStats(const Repetition &rep, int op)
             continue;
         switch (a.kind) {
         case ActivityKind::MigrationH2D:
-            u.h2dBytes += a.value;
+            u.h2dBytes = saturatingAdd(u.h2dBytes, a.value);
             u.h2dMigrations += 1;
             h2d.emplace_back(a.startNs, a.endNs);
             break;
         case ActivityKind::MigrationD2H:
-            u.d2hBytes += a.value;
+            u.d2hBytes = saturatingAdd(u.d2hBytes, a.value);
             u.d2hMigrations += 1;
             d2h.emplace_back(a.startNs, a.endNs);
             break;
         case ActivityKind::GpuPageFaults:
             u.gpuFaultGroups += 1;
-            u.gpuPageFaults += a.value;
+            u.gpuPageFaults = saturatingAdd(u.gpuPageFaults, a.value);
             faults.emplace_back(a.startNs, a.endNs);
             break;
         case ActivityKind::CpuPageFault: u.cpuPageFaults += 1; break;
@@ -167,15 +167,17 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     const auto [lo, hi] = trace.extent(repetition);
     st.startNs = lo;
     st.endNs = hi;
-    st.makespanNs = hi - lo;
+    // Saturating, here and in the sums below: the readers keep times within engine/model/limits.h, but a
+    // trace made in memory may not, and a wrapped makespan came out negative.
+    st.makespanNs = saturatingSub(hi, lo);
 
     std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> perStream(trace.streams.size());
     std::int64_t gpuLo = std::numeric_limits<std::int64_t>::max(), gpuHi = std::numeric_limits<std::int64_t>::min();
     for (const OpRecord &op : trace.repetitions[repetition].ops) {
         if (op.hasHost() && op.kind != OpKind::HostWork) {
-            st.hostCallNs += op.hostDurationNs();
+            st.hostCallNs = saturatingAdd(st.hostCallNs, op.hostDurationNs());
             if (isHostBlocking(op))
-                st.hostBlockedNs += op.hostDurationNs();
+                st.hostBlockedNs = saturatingAdd(st.hostBlockedNs, op.hostDurationNs());
         }
         const EngineClass cls = engineClassOf(op);
         if (cls == EngineClass::None)
@@ -187,13 +189,13 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
             ++st.streams[op.stream].ops;
         }
         switch (op.kind) {
-        case OpKind::CopyH2D: st.h2dBytes += op.bytes; break;
-        case OpKind::CopyD2H: st.d2hBytes += op.bytes; break;
-        case OpKind::CopyD2D: st.d2dBytes += op.bytes; break;
+        case OpKind::CopyH2D: st.h2dBytes = saturatingAdd(st.h2dBytes, op.bytes); break;
+        case OpKind::CopyD2H: st.d2hBytes = saturatingAdd(st.d2hBytes, op.bytes); break;
+        case OpKind::CopyD2D: st.d2dBytes = saturatingAdd(st.d2dBytes, op.bytes); break;
         default: break;
         }
     }
-    st.gpuSpanNs = gpuHi > gpuLo ? gpuHi - gpuLo : 0;
+    st.gpuSpanNs = gpuHi > gpuLo ? saturatingSub(gpuHi, gpuLo) : 0;
     for (std::size_t i = 0; i < perStream.size(); ++i) {
         st.streams[i].busyNs = unionLength(std::move(perStream[i]));
         st.streams[i].busyFraction =
@@ -204,18 +206,19 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     int active = 0, h2d = 0, d2h = 0, compute = 0;
     std::int64_t prev = 0;
     for (const Edge &e : edgesOf(trace, repetition, false)) {
-        const std::int64_t dt = e.t - prev;
+        const std::int64_t dt = saturatingSub(e.t, prev);
         if (dt > 0) {
+            const auto add = [dt](std::int64_t &sum) { sum = saturatingAdd(sum, dt); };
             if (active >= 2)
-                st.concurrentNs += dt;
+                add(st.concurrentNs);
             if (h2d > 0)
-                st.h2dBusyNs += dt;
+                add(st.h2dBusyNs);
             if (d2h > 0)
-                st.d2hBusyNs += dt;
+                add(st.d2hBusyNs);
             if (compute > 0)
-                st.computeBusyNs += dt;
+                add(st.computeBusyNs);
             if (compute > 0 && (h2d > 0 || d2h > 0))
-                st.copyComputeOverlapNs += dt;
+                add(st.copyComputeOverlapNs);
         }
         prev = e.t;
         active += e.delta;

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "engine/formats/native_format.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
+#include "engine/model/limits.h"
 #include "engine/util/file_util.h"
 #include "engine/util/json_limits.h"
 
@@ -54,15 +56,57 @@ std::string stringMember(const Json &obj, const std::string &key, const std::str
     return it->get<std::string>();
 }
 
+// An integer that fits an int: nlohmann's get<int>() would read 2^32+1 as 1.
+int intValue(const Json &v, const std::string &fileName, const std::string &path)
+{
+    constexpr auto kMin = std::numeric_limits<int>::min(), kMax = std::numeric_limits<int>::max();
+    const bool inRange = v.is_number_unsigned()  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kMax)
+                         : v.is_number_integer() ? v.get<std::int64_t>() >= kMin && v.get<std::int64_t>() <= kMax
+                                                 : false;
+    if (!inRange)
+        fail(fileName, path,
+             "expected an integer from " + std::to_string(kMin) + " to " + std::to_string(kMax) + ", " + found(v));
+    return static_cast<int>(v.get<std::int64_t>());
+}
+
+// A variant's trace file: a relative path to a regular file in the comparison's folder or below it,
+// symbolic links resolved (a comparison from someone else must not make StreamScope read /dev/zero,
+// ~/.ssh or anything else outside the folder it came in).
+std::string resolveTraceFile(const std::string &name, const std::string &baseDir, const std::string &fileName,
+                             const std::string &path)
+{
+    namespace fs = std::filesystem;
+    const fs::path p(name);
+    const auto refuse = [&](const std::string &why) {
+        fail(fileName, path,
+             "the trace file \"" + name + "\" " + why
+                 + ": a comparison's trace files must lie in its own folder or below it");
+    };
+    if (p.is_absolute())
+        refuse("is an absolute path");
+    for (const auto &part : p)
+        if (part == "..")
+            refuse("leads out of the folder (\"..\")");
+    std::error_code ec;
+    const fs::path base = fs::canonical(baseDir.empty() ? fs::path(".") : fs::path(baseDir), ec);
+    if (ec)
+        throw Error(ErrorKind::Io, fileName + ": cannot resolve its folder: " + ec.message());
+    const fs::path target = fs::weakly_canonical(base / p, ec);
+    if (ec)
+        throw Error(ErrorKind::Io, fileName + ": " + path + ": cannot resolve \"" + name + "\": " + ec.message());
+    const auto [baseEnd, targetAt] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
+    if (baseEnd != base.end())
+        refuse("leads out of the folder through a symbolic link");
+    return target.string(); // readFile refuses anything but a regular file (a device, a FIFO, a folder)
+}
+
 int intMember(const Json &obj, const std::string &key, const std::string &fileName, const std::string &path,
               int fallback)
 {
     const auto it = obj.find(key);
     if (it == obj.end() || it->is_null())
         return fallback;
-    if (!it->is_number_integer())
-        fail(fileName, path + "/" + key, "expected an integer, " + found(*it));
-    return it->get<int>();
+    return intValue(*it, fileName, path + "/" + key);
 }
 
 Axis axisAt(const Json &v, const std::string &fileName, const std::string &path)
@@ -144,10 +188,7 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
              "expected \"" + std::string(kComparisonFormatName) + "\", found \"" + format
                  + "\": this is not a StreamScope comparison");
     Comparison c;
-    const Json &version = member(root, "version", fileName, "");
-    if (!version.is_number_integer())
-        fail(fileName, "/version", "expected an integer, " + found(version));
-    c.formatVersion = version.get<int>();
+    c.formatVersion = intValue(member(root, "version", fileName, ""), fileName, "/version");
     if (c.formatVersion < 1 || c.formatVersion > kComparisonFormatVersion)
         fail(fileName, "/version",
              "this StreamScope reads comparison format version " + std::to_string(kComparisonFormatVersion)
@@ -228,8 +269,7 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
             if (!file->is_string() || file->get<std::string>().empty())
                 fail(fileName, path + "/trace_file", "expected a path, " + found(*file));
             r.traceFile = file->get<std::string>();
-            const std::filesystem::path p(r.traceFile);
-            r.trace = loadTrace(p.is_absolute() ? p.string() : (std::filesystem::path(baseDir) / p).string());
+            r.trace = loadTrace(resolveTraceFile(r.traceFile, baseDir, fileName, path + "/trace_file"));
         }
         c.variants.push_back(std::move(r));
     }
@@ -252,7 +292,7 @@ Comparison readComparison(const std::string &path)
 {
     const std::filesystem::path p(path);
     const std::string dir = p.has_parent_path() ? p.parent_path().string() : std::string(".");
-    return fromComparisonJson(readFile(path), path, dir);
+    return fromComparisonJson(readFile(path, limits::kMaxComparisonFileBytes, "a comparison"), path, dir);
 }
 
 std::vector<VariantSummary> summarizeComparison(const Comparison &comparison)

@@ -17,6 +17,7 @@
 #include "engine/formats/import_common.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
+#include "engine/model/limits.h"
 #include "engine/util/file_util.h"
 #include "engine/util/gzip.h"
 #include "engine/util/json_limits.h"
@@ -131,9 +132,29 @@ public:
         return checkedTimes1000(static_cast<std::int64_t>(whole), path + "/" + key)
                + std::llround((us - whole) * 1000.0);
     }
+    // A time plus the trace's origin, within the limits of engine/model/limits.h (no wrap).
+    std::int64_t offsetTime(std::int64_t ns, std::int64_t origin, const std::string &path) const
+    {
+        std::int64_t t = 0;
+        if (__builtin_add_overflow(ns, origin, &t) || !limits::isTimeInRange(t))
+            fail(path, timeOutOfRange());
+        return t;
+    }
+    // The end of a slice, ts + dur, within them too.
+    void checkEnd(std::int64_t ts, std::int64_t dur, const std::string &path) const
+    {
+        std::int64_t end = 0;
+        if (__builtin_add_overflow(ts, dur, &end) || !limits::isTimeInRange(end))
+            fail(path, "ts + dur is out of range: " + timeOutOfRange());
+    }
     const std::string &file() const { return m_file; }
 
 private:
+    static std::string timeOutOfRange()
+    {
+        return "StreamScope reads times within ±" + std::to_string(limits::kMaxTimeNs) + " ns ("
+               + limits::describeSpan(limits::kMaxTimeNs) + ")";
+    }
     std::int64_t checkedTimes1000(std::int64_t us, const std::string &path) const
     {
         if (us > INT64_MAX / 1000 || us < INT64_MIN / 1000)
@@ -421,10 +442,11 @@ private:
         if (category == Category::Ignored)
             return;
         const std::string name = m_r.text(e, "name", path);
-        const std::int64_t ts = m_r.micros(e, "ts", path) + m_origin;
+        const std::int64_t ts = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
         const std::int64_t dur = m_r.micros(e, "dur", path);
         if (dur < 0)
             m_r.fail(path + "/dur", "negative duration");
+        m_r.checkEnd(ts, dur, path + "/dur");
         const json *args = m_r.find(e, "args");
         if (args && !args->is_object())
             m_r.wrongType(path + "/args", *args, "an object");
@@ -538,10 +560,11 @@ private:
         const std::int64_t repetition = m_r.integer(*args, "repetition", ap);
         if (repetition < 0 || repetition > std::numeric_limits<int>::max())
             m_r.fail(ap + "/repetition", "repetition " + std::to_string(repetition) + " is not valid");
-        a.startNs = m_r.micros(e, "ts", path) + m_origin;
+        a.startNs = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
         const std::int64_t dur = m_r.micros(e, "dur", path);
         if (dur < 0)
             m_r.fail(path + "/dur", "negative duration");
+        m_r.checkEnd(a.startNs, dur, path + "/dur");
         a.endNs = a.startNs + dur;
         m_activities.emplace_back(static_cast<int>(repetition), a);
     }

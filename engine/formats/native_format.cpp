@@ -11,7 +11,10 @@
 #include <simdjson.h>
 
 #include "engine/model/errors.h"
+#include "engine/model/limits.h"
 #include "engine/util/file_util.h"
+#include "engine/util/interrupt.h"
+#include "engine/util/json_limits.h"
 
 namespace streamscope::engine {
 
@@ -86,11 +89,41 @@ public:
                 fail(path + "/" + key, "missing (required)");
             return;
         }
-        try {
-            out = it->get<T>();
-        } catch (const json::exception &) {
-            fail(path + "/" + key, std::string("expected ") + expected<T>() + ", found " + it->type_name());
+        if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+            // An integer, in range: nlohmann would turn 1e10 into -2147483648 and 2^32+1 into 1.
+            out = integer<T>(*it, path + "/" + key);
+        } else {
+            try {
+                out = it->get<T>();
+            } catch (const json::exception &) {
+                fail(path + "/" + key, std::string("expected ") + expected<T>() + ", found " + it->type_name());
+            }
         }
+    }
+
+    template <typename T> T integer(const json &v, const std::string &path) const
+    {
+        using Limits = std::numeric_limits<T>;
+        const auto range = [] {
+            return "an integer from " + std::to_string(Limits::min()) + " to " + std::to_string(Limits::max());
+        };
+        if (!v.is_number_integer()) {
+            std::string shown = v.dump();
+            if (shown.size() > 40)
+                shown = shown.substr(0, 37) + "...";
+            fail(path, "expected " + range() + ", found " + (v.is_number() ? shown : std::string(v.type_name())));
+        }
+        if (v.is_number_unsigned()) {
+            const auto u = v.get<std::uint64_t>();
+            if (u > static_cast<std::uint64_t>(Limits::max()))
+                fail(path, "expected " + range() + ", found " + std::to_string(u));
+            return static_cast<T>(u);
+        }
+        const auto i = v.get<std::int64_t>();
+        if (i < static_cast<std::int64_t>(Limits::min())
+            || (i > 0 && static_cast<std::uint64_t>(i) > static_cast<std::uint64_t>(Limits::max())))
+            fail(path, "expected " + range() + ", found " + std::to_string(i));
+        return static_cast<T>(i);
     }
 
 private:
@@ -119,8 +152,13 @@ DeviceInfo deviceFromJson(const json &j, const std::string &path, const HeaderRe
         const auto dot = cc.find('.');
         if (dot == std::string::npos)
             r.fail(path + "/compute_capability", "expected \"MAJOR.MINOR\", found \"" + cc + "\"");
-        d.ccMajor = std::atoi(cc.substr(0, dot).c_str());
-        d.ccMinor = std::atoi(cc.substr(dot + 1).c_str());
+        const auto number = [&](std::string_view part, int &out) {
+            const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
+            if (ec != std::errc() || end != part.data() + part.size() || part.empty() || out < 0 || out > 99)
+                r.fail(path + "/compute_capability", "expected \"MAJOR.MINOR\", found \"" + cc + "\"");
+        };
+        number(std::string_view(cc).substr(0, dot), d.ccMajor);
+        number(std::string_view(cc).substr(dot + 1), d.ccMinor);
     }
     r.get(j, path, "sm_count", d.smCount);
     r.get(j, path, "async_engine_count", d.asyncEngineCount);
@@ -177,6 +215,7 @@ public:
     void read(std::string_view text)
     {
         namespace od = simdjson::ondemand;
+        m_text = text;
         const simdjson::padded_string padded(text);
         od::parser parser;
         od::document doc;
@@ -221,8 +260,8 @@ public:
             if (err)
                 syntax(err, text.size());
             json parsed = json::parse(raw, nullptr, false);
-            if (parsed.is_discarded())
-                fail("/" + std::string(key), "not valid JSON");
+            if (parsed.is_discarded()) // simdjson let it through lazily: say where, as for any syntax error
+                syntax(simdjson::TAPE_ERROR, text.size());
             header[std::string(key)] = std::move(parsed);
         }
     }
@@ -233,11 +272,16 @@ private:
         throw Error(ErrorKind::InvalidInput, m_file + ": " + path + ": " + what);
     }
 
+    // simdjson says what but not where: the text's first syntax error is found again (one linear pass,
+    // only on this path) to name its line and column.
     [[noreturn]] void syntax(simdjson::error_code err, std::size_t size) const
     {
-        throw Error(ErrorKind::InvalidInput, m_file + ": not valid JSON"
-                                                 + (size == 0 ? std::string(" (the file is empty)") : std::string())
-                                                 + ": " + simdjson::error_message(err));
+        if (size == 0)
+            throw Error(ErrorKind::InvalidInput, m_file + ": not valid JSON (the file is empty)");
+        if (const auto e = findJsonSyntaxError(m_text))
+            throw Error(ErrorKind::InvalidInput,
+                        m_file + ":" + lineColumnOfByte(m_text, e->offset) + ": not valid JSON (" + e->message + ")");
+        throw Error(ErrorKind::InvalidInput, m_file + ": not valid JSON: " + simdjson::error_message(err));
     }
 
     void readRepetitions(simdjson::ondemand::value &value, std::size_t size)
@@ -255,6 +299,9 @@ private:
                     fail(path, "expected an object for each repetition");
                 syntax(err, size);
             }
+            if (m_trace.repetitions.size() >= limits::kMaxRepetitions)
+                fail(path, "more than " + std::to_string(limits::kMaxRepetitions)
+                               + " repetitions: StreamScope reads at most that many");
             m_trace.repetitions.emplace_back();
             Repetition &out = m_trace.repetitions.back();
             out.index = static_cast<int>(r);
@@ -264,8 +311,9 @@ private:
                     syntax(err, size);
                 if (key == "index") {
                     std::int64_t index = 0;
-                    if (field.value().get_int64().get(index))
-                        fail(path + "/index", "expected an integer");
+                    if (field.value().get_int64().get(index) || index < 0
+                        || index > std::numeric_limits<std::int32_t>::max())
+                        fail(path + "/index", "expected an integer from 0 to 2147483647");
                     out.index = static_cast<int>(index);
                 } else if (key == "ops") {
                     od::array ops;
@@ -295,6 +343,7 @@ private:
                     fail(path + "/" + std::to_string(i), "expected an op row (an array), found something else");
                 syntax(err, size);
             }
+            countRow(path, i);
             OpRecord op;
             std::size_t col = 0;
             for (auto cell : row) {
@@ -341,6 +390,7 @@ private:
                     fail(rowPath, "expected an activity row (an array), found something else");
                 syntax(err, size);
             }
+            countRow(path, i);
             ActivityRecord a;
             std::size_t col = 0;
             for (auto cell : row) {
@@ -377,6 +427,8 @@ private:
                         err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
                             ? fail(cellPath, "expected an integer")
                             : syntax(err, size);
+                    if ((col == 1 || col == 2) && !limits::isTimeInRange(v))
+                        fail(cellPath, timeOutOfRange(v));
                     if (col == 1)
                         a.startNs = v;
                     else if (col == 2)
@@ -406,33 +458,58 @@ private:
         fail(path + "/" + std::to_string(row) + "/" + std::to_string(col) + " (" + name + ")", what);
     }
 
+    static std::string timeOutOfRange(std::int64_t v)
+    {
+        return std::to_string(v) + " ns is out of range: StreamScope reads times within ±"
+               + std::to_string(limits::kMaxTimeNs) + " ns (" + limits::describeSpan(limits::kMaxTimeNs) + ")";
+    }
+
     void setNumber(OpRecord &op, const std::string &path, std::size_t row, std::size_t col, std::int64_t v) const
     {
+        // Indexes and ids: 32-bit, -1 for none (a wrapped 2^32 would have been stream 0).
+        const auto int32 = [&]() -> std::int32_t {
+            if (v < -1 || v > std::numeric_limits<std::int32_t>::max())
+                rowFail(path, row, col, "expected -1 (none) or an index up to 2147483647, found " + std::to_string(v));
+            return static_cast<std::int32_t>(v);
+        };
+        const auto time = [&]() -> std::int64_t {
+            if (!limits::isTimeInRange(v))
+                rowFail(path, row, col, timeOutOfRange(v));
+            return v;
+        };
         switch (col) {
         case 0:
             if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
                 rowFail(path, row, col, "name index " + std::to_string(v) + " is not valid");
             op.nameId = static_cast<std::uint32_t>(v);
             break;
-        case 2: op.stream = static_cast<std::int32_t>(v); break;
-        case 3: op.hostThread = static_cast<std::int32_t>(v); break;
-        case 4: op.opIndex = static_cast<std::int32_t>(v); break;
-        case 5: op.gpuStartNs = v; break;
-        case 6: op.gpuEndNs = v; break;
-        case 7: op.hostStartNs = v; break;
-        case 8: op.hostEndNs = v; break;
+        case 2: op.stream = int32(); break;
+        case 3: op.hostThread = int32(); break;
+        case 4: op.opIndex = int32(); break;
+        case 5: op.gpuStartNs = time(); break;
+        case 6: op.gpuEndNs = time(); break;
+        case 7: op.hostStartNs = time(); break;
+        case 8: op.hostEndNs = time(); break;
         case 9:
             if (v < 0)
                 rowFail(path, row, col, "bytes must not be negative");
             op.bytes = static_cast<std::uint64_t>(v);
             break;
-        case 13: op.flags = static_cast<std::uint32_t>(v); break;
-        case 14: op.correlation = static_cast<std::uint64_t>(v); break;
-        case 15: op.readyNs = v; break;
-        case 16: op.eventEndNs = v; break;
-        case 17: op.queuedNs = v; break;
-        case 18: op.submittedNs = v; break;
-        case 19: op.channel = static_cast<std::int32_t>(v); break;
+        case 13:
+            if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
+                rowFail(path, row, col, "flags must be an unsigned 32-bit integer, found " + std::to_string(v));
+            op.flags = static_cast<std::uint32_t>(v);
+            break;
+        case 14:
+            if (v < 0)
+                rowFail(path, row, col, "a correlation id must not be negative");
+            op.correlation = static_cast<std::uint64_t>(v);
+            break;
+        case 15: op.readyNs = time(); break;
+        case 16: op.eventEndNs = time(); break;
+        case 17: op.queuedNs = time(); break;
+        case 18: op.submittedNs = time(); break;
+        case 19: op.channel = int32(); break;
         default: rowFail(path, row, col, "expected a string, found a number");
         }
     }
@@ -461,8 +538,21 @@ private:
         }
     }
 
+    // Every cell of every row: the limits of engine/model/limits.h checked as the rows are read.
+    void countRow(const std::string &path, std::size_t row)
+    {
+        if (++m_rows > limits::kMaxOps)
+            fail(path + "/" + std::to_string(row), "more than " + std::to_string(limits::kMaxOps)
+                                                       + " ops and activities: StreamScope reads at most "
+                                                       + std::to_string(limits::kMaxOps) + " ops per trace");
+        if (m_rows % 65536 == 0)
+            throwIfInterrupted();
+    }
+
     Trace &m_trace;
     std::string m_file;
+    std::string_view m_text;
+    std::size_t m_rows = 0;
 };
 
 } // namespace
@@ -613,6 +703,7 @@ std::string toNativeJson(const Trace &trace)
 
 Trace fromNativeJson(std::string_view text, const std::string &fileName)
 {
+    checkJsonNesting(text, fileName);
     Trace trace;
     NativeReader reader(trace, fileName);
     reader.read(text);
@@ -753,6 +844,7 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
                 r.fail(p + "/2", "an activity needs a start, and an end no earlier than it");
         }
     }
+    limits::checkTraceLimits(trace, fileName);
     rebuildStringIndex(trace);
     return trace;
 }

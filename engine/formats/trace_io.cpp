@@ -1,6 +1,7 @@
 // Format detection for loading, and format dispatch for export (see trace_io.h).
 #include "engine/formats/trace_io.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -11,8 +12,10 @@
 #include "engine/formats/native_format.h"
 #include "engine/formats/nsys_import.h"
 #include "engine/model/errors.h"
+#include "engine/model/limits.h"
 #include "engine/util/file_util.h"
 #include "engine/util/gzip.h"
+#include "engine/util/interrupt.h"
 #include "engine/util/json_limits.h"
 
 namespace streamscope::engine {
@@ -58,20 +61,16 @@ bool hasNativeFormatKey(std::string_view text)
 // Workloads are a few kilobytes; anything larger is parsed by its own reader only.
 constexpr std::size_t kMaxWorkloadBytes = 4 << 20;
 
+// What a file that is no trace starts with, in words: never its bytes (a comparison's trace file or a
+// mistaken path could name a file whose contents are nobody's business).
 std::string describeStart(std::string_view content)
 {
-    std::string shown;
-    for (std::size_t i = 0; i < content.size() && i < 16; ++i) {
-        const auto c = static_cast<unsigned char>(content[i]);
-        if (std::isprint(c))
-            shown.push_back(static_cast<char>(c));
-        else {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02x", c);
-            shown += buf;
-        }
-    }
-    return shown;
+    const std::string_view head = content.substr(0, 64);
+    const bool text = std::all_of(head.begin(), head.end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return c >= 0x80 || std::isprint(c) || isSpace(ch);
+    });
+    return text ? "it is text, not JSON" : "it is binary data";
 }
 
 } // namespace
@@ -93,8 +92,8 @@ TraceFileKind detectTraceFileKind(std::string_view content, const std::string &f
     throw Error(ErrorKind::InvalidInput,
                 fileName
                     + ": not a trace StreamScope reads (expected a StreamScope .sstrace, an Nsight Systems "
-                      "SQLite export or a Chrome/Kineto JSON trace, optionally gzip-compressed); it starts with \""
-                    + describeStart(content) + "\"");
+                      "SQLite export or a Chrome/Kineto JSON trace, optionally gzip-compressed); "
+                    + describeStart(content));
 }
 
 std::string_view toString(FileKind kind)
@@ -158,6 +157,8 @@ FileKind detectFileKindOfContent(std::string_view content, std::string_view file
 
 FileKind detectFileKind(const std::string &path)
 {
+    if (readFileHead(path, kSqliteMagic.size()) == kSqliteMagic)
+        return FileKind::NsysSqlite; // SQLite reads the file itself: never read whole here
     return detectFileKindOfContent(readFile(path), path);
 }
 
@@ -165,8 +166,13 @@ namespace {
 
 // A trace from content already read (and inflated); `path` for SQLite, which reads the file itself, and
 // for messages. Progress runs from 0.1 (the file read) to 1.
-Trace traceFromContent(std::string &content, const std::string &path, bool wasGzip, const LoadControl &control)
+Trace traceFromContent(std::string &content, const std::string &path, bool wasGzip, const LoadControl &given)
 {
+    // The readers check for cancellation where they are given a flag: the process's interrupt flag
+    // (the CLI's Ctrl-C and SIGTERM) when the caller has none of its own.
+    LoadControl control = given;
+    if (!control.cancel)
+        control.cancel = &interruptFlag();
     control.checkCancelled();
     Trace trace;
     switch (detectTraceFileKind(content, path)) {
@@ -174,7 +180,10 @@ Trace traceFromContent(std::string &content, const std::string &path, bool wasGz
         control.report("parsing", 0.15);
         trace = fromNativeJson(content, path);
         break;
-    case TraceFileKind::ChromeJson: trace = chromeTraceFromJson(content, path, control, 0.15, 0.95); break;
+    case TraceFileKind::ChromeJson:
+        trace = chromeTraceFromJson(content, path, control, 0.15, 0.95);
+        limits::checkTraceLimits(trace, path); // (the native reader checks its own)
+        break;
     case TraceFileKind::NsysSqlite:
         if (wasGzip) // SQLite cannot open it from memory
             throw Error(ErrorKind::InvalidInput,
@@ -183,6 +192,7 @@ Trace traceFromContent(std::string &content, const std::string &path, bool wasGz
         content.shrink_to_fit(); // SQLite reads the file itself
         control.report("importing", 0.15);
         trace = importNsysSqlite(path);
+        limits::checkTraceLimits(trace, path);
         break;
     }
     control.checkCancelled();
@@ -194,10 +204,24 @@ Trace traceFromContent(std::string &content, const std::string &path, bool wasGz
 
 } // namespace
 
+namespace {
+
+// The whole file, or for an SQLite database only its magic header (SQLite reads the file itself, and a
+// database may be larger than any JSON trace).
+std::string readTraceContent(const std::string &path)
+{
+    std::string head = readFileHead(path, kSqliteMagic.size());
+    if (head == kSqliteMagic)
+        return head;
+    return readFile(path, limits::kMaxTraceFileBytes, "a trace");
+}
+
+} // namespace
+
 OpenedFile openFile(const std::string &path, const LoadControl &control)
 {
     control.report("reading", 0.0);
-    std::string content = readFile(path);
+    std::string content = readTraceContent(path);
     control.checkCancelled();
     const bool wasGzip = isGzip(content);
     if (wasGzip) {
@@ -219,7 +243,7 @@ OpenedFile openFile(const std::string &path, const LoadControl &control)
 Trace loadTrace(const std::string &path, const LoadControl &control)
 {
     control.report("reading", 0.0);
-    std::string content = readFile(path);
+    std::string content = readTraceContent(path);
     const bool wasGzip = isGzip(content);
     if (wasGzip) {
         control.checkCancelled();

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "engine/model/limits.h"
 #include "engine/model/op_vocabulary.h"
 
 namespace streamscope::engine {
@@ -82,8 +83,8 @@ struct OpRecord {
 
     bool hasGpu() const { return gpuStartNs != kNoTime && gpuEndNs != kNoTime; }
     bool hasHost() const { return hostStartNs != kNoTime && hostEndNs != kNoTime; }
-    std::int64_t gpuDurationNs() const { return hasGpu() ? gpuEndNs - gpuStartNs : 0; }
-    std::int64_t hostDurationNs() const { return hasHost() ? hostEndNs - hostStartNs : 0; }
+    std::int64_t gpuDurationNs() const { return hasGpu() ? saturatingSub(gpuEndNs, gpuStartNs) : 0; }
+    std::int64_t hostDurationNs() const { return hasHost() ? saturatingSub(hostEndNs, hostStartNs) : 0; }
     // When the op could have started: the later of stream-ready and the end of its host call (kNoTime
     // when neither is known).
     std::int64_t readyToRunNs() const;
@@ -143,7 +144,10 @@ struct ActivityRecord {
     ActivityKind kind = ActivityKind::MigrationH2D;
     ActivityDetail detail = ActivityDetail::Unknown;
 
-    std::int64_t durationNs() const { return startNs != kNoTime && endNs > startNs ? endNs - startNs : 0; }
+    std::int64_t durationNs() const
+    {
+        return startNs != kNoTime && endNs > startNs ? saturatingSub(endNs, startNs) : 0;
+    }
     bool isMigration() const { return kind == ActivityKind::MigrationH2D || kind == ActivityKind::MigrationD2H; }
 };
 

@@ -1,6 +1,7 @@
 // Whole-file reads and atomic writes (temporary file in the target's folder, fsync, rename).
 #include "engine/util/file_util.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/model/errors.h"
+#include "engine/util/interrupt.h"
 
 namespace streamscope::engine {
 
@@ -23,28 +25,93 @@ std::string systemReason()
 }
 } // namespace
 
-std::string readFile(const std::string &path)
+namespace {
+
+// Opens a file for reading if it is a regular file; Error{Io} otherwise. O_NONBLOCK so that opening a
+// FIFO returns at once (to be refused) instead of waiting for a writer.
+int openRegularFile(const std::string &path, struct stat &st)
 {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw Error(ErrorKind::Io, path + ": is a folder, not a file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         throw Error(ErrorKind::Io, path + ": cannot open for reading: " + systemReason());
-    // One read into a string of the file's size (a stringstream copies a 100 MB trace twice).
-    std::string data;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec) {
-        data.resize(static_cast<std::size_t>(size));
-        in.read(data.data(), static_cast<std::streamsize>(size));
-        data.resize(static_cast<std::size_t>(in.gcount()));
+    if (::fstat(fd, &st) != 0) {
+        const std::string reason = systemReason();
+        ::close(fd);
+        throw Error(ErrorKind::Io, path + ": cannot read: " + reason);
     }
-    // Files whose size is not known in advance (pipes, /proc) are read to their end.
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        const char *what = S_ISDIR(st.st_mode)    ? "a folder"
+                           : S_ISFIFO(st.st_mode) ? "a FIFO"
+                           : S_ISSOCK(st.st_mode) ? "a socket"
+                                                  : "a device";
+        throw Error(ErrorKind::Io,
+                    path + ": is " + std::string(what) + ", not a regular file: StreamScope reads only regular files");
+    }
+    return fd;
+}
+
+// Reads up to `want` bytes at `out`, in pieces (checking for an interrupt between them); returns how many.
+std::size_t readUpTo(int fd, char *out, std::size_t want, const std::string &path)
+{
+    constexpr std::size_t kPiece = std::size_t(16) << 20;
+    std::size_t got = 0;
+    while (got < want) {
+        throwIfInterrupted();
+        const ssize_t n = ::read(fd, out + got, std::min(kPiece, want - got));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            throw Error(ErrorKind::Io, path + ": read error: " + systemReason());
+        }
+        if (n == 0)
+            break;
+        got += static_cast<std::size_t>(n);
+    }
+    return got;
+}
+
+struct FileDescriptor {
+    int fd;
+    ~FileDescriptor() { ::close(fd); }
+};
+
+} // namespace
+
+std::string readFile(const std::string &path, std::uint64_t maxBytes, std::string_view what)
+{
+    struct stat st { };
+    const FileDescriptor file{openRegularFile(path, st)};
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    const auto tooLarge = [&](const std::string &size) {
+        return Error(ErrorKind::InvalidInput, path + ": " + size + ", larger than StreamScope reads as "
+                                                  + std::string(what) + " (at most " + limits::describeBytes(maxBytes)
+                                                  + ")");
+    };
+    if (size > maxBytes)
+        throw tooLarge(std::to_string(size) + " bytes");
+    // One read into a string of the file's size (a stringstream copies a 100 MB trace twice); a file that
+    // grows while it is read is read to the limit and one byte more, to tell.
+    std::string data(static_cast<std::size_t>(size), '\0');
+    data.resize(readUpTo(file.fd, data.data(), data.size(), path));
     char chunk[65536];
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
-        data.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (in.bad())
-        throw Error(ErrorKind::Io, path + ": read error: " + systemReason());
+    for (;;) {
+        const std::size_t n = readUpTo(file.fd, chunk, sizeof chunk, path);
+        if (n == 0)
+            break;
+        if (data.size() + n > maxBytes)
+            throw tooLarge("more than " + std::to_string(maxBytes) + " bytes");
+        data.append(chunk, n);
+    }
+    return data;
+}
+
+std::string readFileHead(const std::string &path, std::size_t n)
+{
+    struct stat st { };
+    const FileDescriptor file{openRegularFile(path, st)};
+    std::string data(n, '\0');
+    data.resize(readUpTo(file.fd, data.data(), n, path));
     return data;
 }
 
@@ -76,6 +143,7 @@ AtomicFileWriter::AtomicFileWriter(const std::string &path) : m_path(path)
     m_fd = ::open(m_temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, exists ? 0600 : 0666);
     if (m_fd < 0)
         throw Error(ErrorKind::Io, path + ": cannot create temporary file: " + systemReason());
+    m_slot = registerTemporaryFile(m_temp.c_str());
     if (exists && ::fchmod(m_fd, existing.st_mode & 07777) != 0) {
         const std::string reason = systemReason();
         discard();
@@ -95,12 +163,18 @@ void AtomicFileWriter::discard()
         m_fd = -1;
         ::unlink(m_temp.c_str());
     }
+    unregisterTemporaryFile(m_slot);
+    m_slot = -1;
 }
 
 void AtomicFileWriter::write(std::string_view data)
 {
     if (m_fd < 0)
         throw Error(ErrorKind::Io, m_path + ": write after the file was committed or failed");
+    if (interrupted()) {
+        discard();
+        throwIfInterrupted();
+    }
     const char *p = data.data();
     std::size_t left = data.size();
     while (left > 0) {
@@ -121,6 +195,10 @@ void AtomicFileWriter::commit()
 {
     if (m_fd < 0)
         throw Error(ErrorKind::Io, m_path + ": commit after the file was committed or failed");
+    if (interrupted()) {
+        discard();
+        throwIfInterrupted();
+    }
     const int fd = m_fd;
     m_fd = -1;
     const bool synced = ::fsync(fd) == 0;
@@ -129,13 +207,22 @@ void AtomicFileWriter::commit()
     if (!synced || !closed) {
         const std::string reason = synced ? systemReason() : syncReason;
         ::unlink(m_temp.c_str());
+        unregisterTemporaryFile(m_slot);
+        m_slot = -1;
         throw Error(ErrorKind::Io, m_path + ": cannot flush to disk: " + reason);
     }
-    if (std::rename(m_temp.c_str(), m_path.c_str()) != 0) {
+    // The last moment to stop: an interrupt after this leaves the new file complete.
+    const bool stop = interrupted();
+    if (stop || std::rename(m_temp.c_str(), m_path.c_str()) != 0) {
         const std::string reason = systemReason();
         ::unlink(m_temp.c_str());
+        unregisterTemporaryFile(m_slot);
+        m_slot = -1;
+        throwIfInterrupted(); // the handler may have removed the file before the rename
         throw Error(ErrorKind::Io, m_path + ": cannot replace the file: " + reason);
     }
+    unregisterTemporaryFile(m_slot);
+    m_slot = -1;
 }
 
 void writeFileAtomically(const std::string &path, std::string_view data)

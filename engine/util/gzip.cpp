@@ -7,6 +7,7 @@
 
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
+#include "engine/util/interrupt.h"
 
 namespace streamscope::engine {
 
@@ -72,6 +73,7 @@ std::string gunzip(std::string_view data, const std::string &fileName, std::size
         feed();
         int rc = Z_OK;
         while (rc != Z_STREAM_END) {
+            throwIfInterrupted(); // between pieces of at most 64 MiB: a fraction of a second each
             if (zs->avail_in == 0 && offset + fed < data.size())
                 feed();
             if (out.size() > maxBytes)
@@ -81,7 +83,7 @@ std::string gunzip(std::string_view data, const std::string &fileName, std::size
             const std::size_t before = out.size();
             out.resize(out.capacity());
             zs->next_out = reinterpret_cast<Bytef *>(out.data() + before);
-            zs->avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - before, 1u << 30));
+            zs->avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - before, 64u << 20));
             const uInt availBefore = zs->avail_out;
             rc = inflate(zs, Z_NO_FLUSH);
             out.resize(before + (availBefore - zs->avail_out));

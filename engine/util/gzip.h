@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "engine/model/limits.h"
+
 namespace streamscope::engine {
 
 // True when the data starts with the gzip magic bytes.
@@ -15,7 +17,7 @@ bool isGzip(std::string_view data);
 // that inflate to many GB) is refused before it exhausts the machine.
 inline constexpr std::size_t kGunzipRatio = 100;
 inline constexpr std::size_t kMinGunzipLimit = std::size_t(256) << 20;
-inline constexpr std::size_t kMaxGunzipBytes = std::size_t(2) << 30;
+inline constexpr std::size_t kMaxGunzipBytes = limits::kMaxTraceFileBytes; // 2 GiB, as an uncompressed trace
 std::size_t gunzipLimit(std::size_t compressedBytes);
 
 // Inflates a whole gzip stream (several members are concatenated, as gzip(1) does). Throws

@@ -2,6 +2,7 @@
 #include "engine/util/json_limits.h"
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "engine/model/errors.h"
 
@@ -39,6 +40,51 @@ std::optional<std::size_t> findExcessiveJsonNesting(std::string_view text, bool 
         }
     }
     return std::nullopt;
+}
+
+namespace {
+
+// A SAX handler that keeps nothing but the first error.
+struct SyntaxOnly {
+    using Json = nlohmann::json;
+    std::optional<JsonSyntaxError> error;
+    bool null() { return true; }
+    bool boolean(bool) { return true; }
+    bool number_integer(Json::number_integer_t) { return true; }
+    bool number_unsigned(Json::number_unsigned_t) { return true; }
+    bool number_float(Json::number_float_t, const Json::string_t &) { return true; }
+    bool string(Json::string_t &) { return true; }
+    bool binary(Json::binary_t &) { return true; }
+    bool start_object(std::size_t) { return true; }
+    bool end_object() { return true; }
+    bool start_array(std::size_t) { return true; }
+    bool end_array() { return true; }
+    bool key(Json::string_t &) { return true; }
+    bool parse_error(std::size_t position, const std::string &, const nlohmann::detail::exception &ex)
+    {
+        std::string message = ex.what();
+        if (const auto p = message.find("syntax error"); p != std::string::npos)
+            message = message.substr(p);
+        else if (const auto q = message.find("] "); q != std::string::npos)
+            message = message.substr(q + 2);
+        error = JsonSyntaxError{position > 0 ? position - 1 : 0, std::move(message)};
+        return false;
+    }
+};
+
+} // namespace
+
+std::optional<JsonSyntaxError> findJsonSyntaxError(std::string_view text)
+{
+    SyntaxOnly sax;
+    try {
+        nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
+    } catch (const nlohmann::json::exception &e) {
+        return JsonSyntaxError{0, e.what()};
+    }
+    if (sax.error)
+        sax.error->offset = std::min(sax.error->offset, text.empty() ? 0 : text.size() - 1);
+    return sax.error;
 }
 
 std::string lineColumnOfByte(std::string_view text, std::size_t offset)

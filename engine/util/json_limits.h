@@ -19,6 +19,16 @@ inline constexpr int kMaxJsonDepth = 256;
 // cursor for a parser's byte position (the readers' error messages).
 std::string lineColumnOfByte(std::string_view text, std::size_t offset);
 
+// Where the first JSON syntax error of `text` is and what it is: a linear pass of nlohmann's SAX parser
+// that builds nothing (for readers whose own fast parser says only that the text is not JSON). None when
+// the text is valid JSON. `message` is the parser's, without its own position ("syntax error while
+// parsing value - invalid literal; last read: 'tru,'").
+struct JsonSyntaxError {
+    std::size_t offset = 0; // byte offset of the character where parsing stopped
+    std::string message;
+};
+std::optional<JsonSyntaxError> findJsonSyntaxError(std::string_view text);
+
 // The offset of the first '[' or '{' that opens a level deeper than maxDepth, or nothing. Strings (with
 // their escapes) are skipped, and so are // and /* */ comments when allowComments is set.
 std::optional<std::size_t> findExcessiveJsonNesting(std::string_view text, bool allowComments = false,

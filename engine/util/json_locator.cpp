@@ -2,10 +2,12 @@
 // an index from JSON pointer to the byte offset where each value and key starts.
 #include "engine/util/json_locator.h"
 
+#include "engine/util/interrupt.h"
 #include "engine/util/json_limits.h"
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 
 namespace streamscope::engine {
 
@@ -166,6 +168,8 @@ private:
     // Places a value in the document; returns where it now lives.
     Json *insert(Json value, Token token)
     {
+        if ((++m_values & 0xFFFF) == 0)
+            throwIfInterrupted(); // a long file in the CLI stops at Ctrl-C (interrupt.h)
         std::string pointer;
         Json *slot = nullptr;
         if (m_frames.empty()) {
@@ -223,15 +227,27 @@ private:
     const char *const *m_furthest;
     std::vector<Frame> m_frames;
     std::string m_lastPointer;
+    std::size_t m_values = 0;
 };
 
 bool JsonLocator::parse(std::string_view text, bool allowComments)
 {
     m_text.assign(text);
+    // One pass: where each line starts, and how many UTF-8 continuation bytes precede each block of
+    // kColumnBlock bytes, so that positionOfOffset() costs a binary search and at most one block's scan
+    // (a minified file is one line: scanning it from its start for every op was quadratic).
     m_lineStarts.assign(1, 0);
-    for (std::size_t i = 0; i < m_text.size(); ++i)
-        if (m_text[i] == '\n')
+    m_continuationsBefore.assign(1, 0);
+    std::uint32_t continuations = 0;
+    for (std::size_t i = 0; i < m_text.size(); ++i) {
+        if (i % kColumnBlock == 0 && i > 0)
+            m_continuationsBefore.push_back(continuations);
+        const auto c = static_cast<unsigned char>(m_text[i]);
+        if ((c & 0xC0) == 0x80)
+            ++continuations;
+        else if (c == '\n')
             m_lineStarts.push_back(i + 1);
+    }
     m_root = nullptr;
     m_valueOffsets.clear();
     m_valueEnds.clear();
@@ -272,15 +288,24 @@ TextPosition JsonLocator::positionOfOffset(std::size_t offset) const
     const auto it = std::upper_bound(m_lineStarts.begin(), m_lineStarts.end(), offset);
     const auto line = static_cast<int>(it - m_lineStarts.begin());
     const std::size_t start = *(it - 1);
-    int column = 1;
     // A UTF-8 byte order mark is invisible in editors: columns on the first line start after it.
     std::size_t from = start;
     if (start == 0 && m_text.compare(0, 3, "\xEF\xBB\xBF") == 0)
         from = std::min<std::size_t>(3, offset);
-    for (std::size_t i = from; i < offset; ++i)
-        if ((static_cast<unsigned char>(m_text[i]) & 0xC0) != 0x80) // count UTF-8 lead bytes only
-            ++column;
-    return {line, column};
+    // Characters are the bytes less the UTF-8 continuation bytes (columns count lead bytes only).
+    const std::size_t characters = (offset - from) - (continuationsBefore(offset) - continuationsBefore(from));
+    const std::size_t column = 1 + characters;
+    return {line, static_cast<int>(std::min<std::size_t>(column, std::numeric_limits<int>::max()))};
+}
+
+std::size_t JsonLocator::continuationsBefore(std::size_t offset) const
+{
+    const std::size_t block = offset / kColumnBlock;
+    std::size_t n = m_continuationsBefore[std::min(block, m_continuationsBefore.size() - 1)];
+    for (std::size_t i = block * kColumnBlock; i < offset; ++i)
+        if ((static_cast<unsigned char>(m_text[i]) & 0xC0) == 0x80)
+            ++n;
+    return n;
 }
 
 TextPosition JsonLocator::valuePosition(const std::string &pointer) const

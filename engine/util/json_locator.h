@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,8 +60,13 @@ public:
 private:
     friend class JsonLocatorSax;
 
+    static constexpr std::size_t kColumnBlock = 256;
+    std::size_t continuationsBefore(std::size_t offset) const;
+
     std::string m_text; // kept: positions are computed on demand
     std::vector<std::size_t> m_lineStarts; // byte offset where each line starts
+    std::vector<std::uint32_t> m_continuationsBefore; // per block of kColumnBlock bytes: UTF-8 continuation
+                                                      // bytes before it
     nlohmann::ordered_json m_root;
     std::unordered_map<std::string, std::size_t> m_valueOffsets;
     std::unordered_map<std::string, std::size_t> m_valueEnds;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "engine/model/errors.h"
+#include "engine/util/interrupt.h"
 
 namespace streamscope::engine {
 
@@ -15,7 +16,8 @@ struct LoadControl {
     // stage: "reading", "decompressing", "parsing", "importing"; fraction: 0..1 of the whole load.
     // Called on the loading thread.
     std::function<void(std::string_view stage, double fraction)> progress;
-    // Set by another thread to stop the load: the reader throws Error{Cancelled} at its next check.
+    // Set by another thread to stop the load: the reader throws Error{Cancelled} at its next check. A
+    // signal to the process (interrupt.h: the CLI's Ctrl-C, SIGTERM) stops every load the same way.
     const std::atomic<bool> *cancel = nullptr;
 
     void report(std::string_view stage, double fraction) const
@@ -27,6 +29,7 @@ struct LoadControl {
     {
         if (cancel && cancel->load(std::memory_order_relaxed))
             throw Error(ErrorKind::Cancelled, "loading cancelled");
+        throwIfInterrupted();
     }
 };
 

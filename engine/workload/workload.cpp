@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "engine/model/limits.h"
 #include "engine/model/units.h"
 
 namespace streamscope::engine {
@@ -165,7 +166,7 @@ std::uint64_t Workload::deviceBytes() const
     std::uint64_t n = 0;
     for (const BufferSpec &b : buffers)
         if (b.kind == BufferKind::Device || b.kind == BufferKind::Managed)
-            n += b.bytes;
+            n = saturatingAdd(n, b.bytes);
     return n;
 }
 
@@ -174,7 +175,7 @@ std::uint64_t Workload::managedBytes() const
     std::uint64_t n = 0;
     for (const BufferSpec &b : buffers)
         if (b.kind == BufferKind::Managed)
-            n += b.bytes;
+            n = saturatingAdd(n, b.bytes);
     return n;
 }
 
@@ -183,7 +184,7 @@ std::uint64_t Workload::hostBytes() const
     std::uint64_t n = 0;
     for (const BufferSpec &b : buffers)
         if (b.kind == BufferKind::Pageable || b.kind == BufferKind::Pinned || b.kind == BufferKind::Registered)
-            n += b.bytes;
+            n = saturatingAdd(n, b.bytes);
     return n;
 }
 

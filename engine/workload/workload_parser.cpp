@@ -11,6 +11,7 @@
 #include <set>
 #include <unordered_set>
 
+#include "engine/model/limits.h"
 #include "engine/model/units.h"
 #include "engine/util/file_util.h"
 #include "engine/util/json_locator.h"
@@ -658,9 +659,25 @@ void WorkloadReader::readBuffers(const Json &v, const std::string &path)
             issueAt(p + "/name", "a buffer named " + quote(*name) + " is already declared");
             continue;
         }
+        if (bytes && *bytes > limits::kMaxBufferBytes) {
+            issueAt(p + "/bytes", formatBytes(*bytes) + " is more than StreamScope allocates for one buffer (at most "
+                                      + limits::describeBytes(limits::kMaxBufferBytes) + ")");
+            continue;
+        }
         if (name && kind && bytes)
             m_w.buffers.push_back({*name, *kind, *bytes});
     }
+    // Saturating: 4 x 8 EiB once added up to "0 B".
+    std::uint64_t device = 0, host = 0;
+    for (const BufferSpec &b : m_w.buffers) {
+        std::uint64_t &total = isHostKind(b.kind) ? host : device;
+        total = saturatingAdd(total, b.bytes);
+    }
+    for (const auto &[total, what] : {std::pair{device, "device and managed"}, std::pair{host, "host"}})
+        if (total > limits::kMaxBufferBytes)
+            issueAt(path, std::string("the ") + what + " buffers add up to " + formatBytes(total)
+                              + ", more than StreamScope allocates (at most "
+                              + limits::describeBytes(limits::kMaxBufferBytes) + " of each)");
 }
 
 void WorkloadReader::readPipeline(const Json &v, const std::string &path)
@@ -1209,6 +1226,8 @@ std::string WorkloadError::formatIssue(std::string_view fileName, const Workload
     std::string out(fileName);
     if (issue.line > 0)
         out += ":" + std::to_string(issue.line);
+    if (issue.line > 0 && issue.column > 0)
+        out += ":" + std::to_string(issue.column);
     out += ": ";
     if (!issue.jsonPath.empty())
         out += issue.jsonPath + ": ";
@@ -1254,7 +1273,7 @@ Workload parseWorkload(std::string_view jsonText, std::string_view fileName)
 
 Workload loadWorkloadFile(const std::string &path)
 {
-    return parseWorkload(readFile(path), path);
+    return parseWorkload(readFile(path, limits::kMaxWorkloadFileBytes, "a workload"), path);
 }
 
 namespace {

@@ -236,7 +236,7 @@ bool WorkloadEditor::loadFile(const QString &path, QString *error)
 {
     std::string content;
     try {
-        content = engine::readFile(path.toStdString());
+        content = engine::readFile(path.toStdString(), engine::limits::kMaxWorkloadFileBytes, "a workload");
     } catch (const engine::Error &e) {
         if (error)
             *error = QString::fromStdString(e.what());

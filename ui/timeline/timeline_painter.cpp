@@ -42,9 +42,9 @@ void gridColumns(const TimeMapping &mapping, int clipX0, int clipX1, std::vector
 {
     out.clear();
     const qint64 step = rulerStepNs(mapping.nsPerPixel(), TimelinePainter::kTickSpacingPixels);
-    const qint64 from = firstTickAtOrAfter(mapping.toNs(double(clipX0) - 1), step);
-    for (qint64 t = from; mapping.toX(t) < clipX1 + 1; t += step)
-        out.push_back(int(std::floor(mapping.toX(t))));
+    for (const qint64 t : tickTimes(mapping.toNs(double(clipX0) - 1), mapping.toNs(double(clipX1) + 1), step))
+        if (mapping.toX(t) < clipX1 + 1)
+            out.push_back(int(std::floor(mapping.toX(t))));
 }
 
 } // namespace painter_detail

@@ -113,7 +113,7 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
     // The corner reads out the window's width: the scale of what is shown.
     p.setPen(m_palette->mutedText());
     p.drawText(layout.corner.adjusted(6, 0, -4, 0), Qt::AlignLeft | Qt::AlignVCenter,
-               QStringLiteral("window %1").arg(formatDuration(mapping.endNs - mapping.startNs)));
+               QStringLiteral("window %1").arg(formatDuration(engine::saturatingSub(mapping.endNs, mapping.startNs))));
 
     p.setClipRect(r);
     const qint64 step = rulerStepNs(mapping.nsPerPixel(), kTickSpacingPixels);
@@ -124,14 +124,14 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
     const qint64 minor = mantissa == 2 ? (step % 4 == 0 ? step / 4 : 0) : (step % 5 == 0 ? step / 5 : 0);
     p.setPen(QPen(m_palette->mutedText(), 0));
     if (minor > 0) {
-        for (qint64 t = firstTickAtOrAfter(mapping.startNs, minor); t <= mapping.endNs; t += minor) {
+        for (const qint64 t : tickTimes(mapping.startNs, mapping.endNs, minor)) {
             const double x = std::floor(mapping.toX(t)) + 0.5;
             p.drawLine(QPointF(x, r.bottom() - 3), QPointF(x, r.bottom() + 1));
         }
     }
     p.setPen(QPen(m_palette->text(), 0));
     // Start one step early so the label of a tick just left of the window still shows its tail.
-    for (qint64 t = firstTickAtOrAfter(mapping.startNs, step) - step; t <= mapping.endNs; t += step) {
+    for (const qint64 t : tickTimes(mapping.startNs, mapping.endNs, step, 1)) {
         const double x = std::floor(mapping.toX(t)) + 0.5;
         p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
         const QString label = formatTickLabel(t, step);

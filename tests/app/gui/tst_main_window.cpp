@@ -187,6 +187,44 @@ private slots:
         QVERIFY(window.openFile(m_tracePath));
     }
 
+    // Every hostile file of tests/data/hostile fails the way it fails in the CLI (exit 3 there): the window
+    // names the file and keeps what it showed, a workload's problems are listed with line and column, and
+    // the headless export exits 3 as the CLI does (issue #13).
+    void hostileFilesFailOneWay()
+    {
+        MainWindow window;
+        QVERIFY(window.openFile(m_tracePath));
+        const auto before = window.trace();
+        const QDir data(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/data/hostile"));
+        const QStringList files = data.entryList(
+            {QStringLiteral("*.sstrace"), QStringLiteral("*.json"), QStringLiteral("*.sscompare")}, QDir::Files);
+        QVERIFY(files.size() >= 15);
+        for (const QString &name : files) {
+            const QString path = data.filePath(name);
+            if (name.startsWith(QStringLiteral("workload"))) {
+                window.openFile(path);
+                const auto &issues = window.workloadEditor()->issues();
+                QVERIFY2(!issues.empty(), qPrintable(name));
+                QVERIFY2(issues.front().line >= 1 && issues.front().column >= 1, qPrintable(name));
+            } else {
+                QVERIFY2(!window.openFile(path), qPrintable(name));
+                QVERIFY2(window.lastError().contains(name), qPrintable(name + ": " + window.lastError()));
+                QVERIFY2(!window.lastError().contains(QStringLiteral("internal error")),
+                         qPrintable(window.lastError()));
+            }
+            QCOMPARE(window.trace(), before);
+            if (name.startsWith(QStringLiteral("native")) || name.startsWith(QStringLiteral("chrome"))) {
+                gui::AppOptions options;
+                options.tracePath = path;
+                options.exportImagePath = m_dir.filePath(QStringLiteral("hostile.png"));
+                options.size = QSize(320, 200);
+                QVERIFY2(gui::exportImageHeadless(options) == 3, qPrintable(name));
+                QVERIFY(!QFileInfo::exists(options.exportImagePath));
+            }
+        }
+        QVERIFY(window.openFile(m_tracePath)); // and it still opens good files
+    }
+
     void dropOpensTheFile()
     {
         MainWindow window;

@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QtTest>
 #include <algorithm>
+#include <limits>
 
 #include "engine/analysis/analysis.h"
 #include "tests/engine/trace_fixture.h"
@@ -27,6 +28,7 @@ private slots:
     void activityProfile();
     void bandwidthProfile();
     void emptyAndOutOfRange();
+    void extremeTimesDoNotWrap();
     void bundledExamplesStayUnderTheLink();
 };
 
@@ -242,6 +244,37 @@ void TestAnalysis::bundledExamplesStayUnderTheLink()
         QVERIFY2(highest <= peak * 1.02,
                  qPrintable(QStringLiteral("%1: %2 GB/s above the link's %3 GB/s").arg(file).arg(highest).arg(peak)));
     }
+}
+
+// A trace made in memory may hold any int64 (the readers keep files within engine/model/limits.h): the
+// makespan of an op from near -2^63 to 2^63 - 1 wrapped negative, and sums of durations wrapped.
+void TestAnalysis::extremeTimesDoNotWrap()
+{
+    engine::Trace t;
+    t.streams.push_back({"s0"});
+    t.strings.push_back("k");
+    engine::Repetition rep;
+    for (int i = 0; i < 3; ++i) {
+        engine::OpRecord op;
+        op.kind = OpKind::CopyH2D;
+        op.stream = 0;
+        op.bytes = std::numeric_limits<std::uint64_t>::max() / 2;
+        op.gpuStartNs = std::numeric_limits<qint64>::min() + 2;
+        op.gpuEndNs = std::numeric_limits<qint64>::max();
+        op.hostStartNs = std::numeric_limits<qint64>::min() + 2;
+        op.hostEndNs = std::numeric_limits<qint64>::max();
+        rep.ops.push_back(op);
+    }
+    t.repetitions.push_back(rep);
+    const auto st = engine::analyzeRepetition(t, 0);
+    QVERIFY2(st.makespanNs > 0, qPrintable(QString::number(st.makespanNs)));
+    QCOMPARE(st.makespanNs, std::numeric_limits<qint64>::max());
+    QVERIFY(st.gpuSpanNs > 0);
+    QVERIFY(st.hostCallNs > 0);
+    QVERIFY(st.h2dBusyNs > 0);
+    QVERIFY(st.streams[0].busyNs > 0);
+    QCOMPARE(st.h2dBytes, std::numeric_limits<std::uint64_t>::max()); // saturated, not 3/2 of it wrapped
+    QVERIFY(st.efficiency >= 0 && st.efficiency <= 1.0001);
 }
 
 QTEST_APPLESS_MAIN(TestAnalysis)

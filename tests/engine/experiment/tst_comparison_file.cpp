@@ -247,14 +247,14 @@ private slots:
         QTest::newRow("version zero") << edited([](Json &j) {
             j["version"] = 0;
         }) << "/version: this StreamScope reads comparison format version 1, the file has version 0";
-        QTest::newRow("version fraction")
-            << edited([](Json &j) { j["version"] = 1.5; }) << "/version: expected an integer, found 1.5";
+        QTest::newRow("version fraction") << edited([](Json &j) { j["version"] = 1.5; })
+                                          << "/version: expected an integer from -2147483648 to 2147483647, found 1.5";
         QTest::newRow("title a number") << edited([](Json &j) { j["title"] = 7; })
                                         << "/title: expected a string, found 7";
         QTest::newRow("base workload an object")
             << edited([](Json &j) { j["base_workload"] = Json::object(); }) << "/base_workload: expected a string";
         QTest::newRow("warmup text") << edited([](Json &j) { j["warmup"] = "2"; })
-                                     << "/warmup: expected an integer, found \"2\"";
+                                     << "/warmup: expected an integer from -2147483648 to 2147483647, found \"2\"";
         QTest::newRow("repetitions fraction")
             << edited([](Json &j) { j["repetitions"] = 2.5; }) << "/repetitions: expected an integer";
         QTest::newRow("axes an object") << edited([](Json &j) { j["axes"] = Json::object(); })
@@ -289,6 +289,14 @@ private slots:
             << "/variants/3/settings/order: \"random\" is not one of the values of the axis \"order\"";
         QTest::newRow("unknown setting") << edited([](Json &j) { j["variants"][2]["settings"]["colour"] = "red"; })
                                          << "/variants/2/settings/colour: not one of the comparison's axes";
+        QTest::newRow("version 2^32+1") << edited([](Json &j) {
+            j["version"] = 4294967297ULL;
+        }) << "/version: expected an integer from -2147483648 to 2147483647, found 4294967297";
+        QTest::newRow("version a float") << edited([](Json &j) { j["version"] = 1.5; })
+                                         << "/version: expected an integer";
+        QTest::newRow("repetitions 2^32+5")
+            << edited([](Json &j) { j["repetitions"] = 4294967301ULL; }) << "/repetitions: expected an integer from";
+        QTest::newRow("warmup 1e10") << edited([](Json &j) { j["warmup"] = 1e10; }) << "/warmup: expected an integer";
         QTest::newRow("trace_file empty") << edited([](Json &j) {
             j["variants"][0].erase("trace");
             j["variants"][0]["trace_file"] = "";
@@ -341,12 +349,12 @@ private slots:
         // Any trace loadTrace reads will do: a gzip-compressed one too.
         engine::writeFileAtomically((base + "/traces/v2.sstrace.gz").toStdString(),
                                     gzipped(engine::toNativeJson(c.variants[2].trace)));
-        // An absolute path is used as it is.
-        const QString absolute = m_dir.filePath("elsewhere.sstrace");
-        engine::writeNativeTrace(c.variants[3].trace, absolute.toStdString());
+        // Below the comparison's folder, any depth.
+        QVERIFY(QDir().mkpath(base + "/traces/deeper"));
+        engine::writeNativeTrace(c.variants[3].trace, (base + "/traces/deeper/v3.sstrace").toStdString());
         c.variants[1].traceFile = "traces/v1.sstrace";
         c.variants[2].traceFile = "traces/v2.sstrace.gz";
-        c.variants[3].traceFile = absolute.toStdString();
+        c.variants[3].traceFile = "./traces/deeper/v3.sstrace";
 
         const std::string text = engine::toComparisonJson(c);
         const Json j = Json::parse(text);
@@ -369,6 +377,45 @@ private slots:
         const QString file = base + "/with-refs.sscompare";
         engine::writeComparison(c, file.toStdString());
         compareComparisons(engine::readComparison(file.toStdString()), c);
+    }
+
+    // A comparison from someone else names any path: only files in its folder or below it are read
+    // (never /dev/zero, ~/.ssh, or a link out of the folder), and only regular files (issue #13).
+    void referencedTracesStayInTheirFolder_data()
+    {
+        QTest::addColumn<QString>("traceFile");
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("/dev/zero") << "/dev/zero" << int(ErrorKind::InvalidInput) << "is an absolute path";
+        QTest::newRow("absolute") << m_dir.filePath("ref/traces/v1.sstrace") << int(ErrorKind::InvalidInput)
+                                  << "is an absolute path";
+        QTest::newRow("..") << "../ref/traces/v1.sstrace" << int(ErrorKind::InvalidInput)
+                            << "leads out of the folder (\"..\")";
+        QTest::newRow("inner ..") << "traces/../../x.sstrace" << int(ErrorKind::InvalidInput)
+                                  << "leads out of the folder";
+        QTest::newRow("link out") << "out.sstrace" << int(ErrorKind::InvalidInput)
+                                  << "leads out of the folder through a symbolic link";
+        QTest::newRow("device link inside")
+            << "zero.sstrace" << int(ErrorKind::InvalidInput) << "leads out of the folder through a symbolic link";
+        QTest::newRow("folder") << "sub" << int(ErrorKind::Io) << "is a folder, not a regular file";
+    }
+    void referencedTracesStayInTheirFolder()
+    {
+        QFETCH(QString, traceFile);
+        QFETCH(int, kind);
+        QFETCH(QString, expected);
+        const QString base = m_dir.filePath("confined");
+        QVERIFY(QDir().mkpath(base + "/sub"));
+        QFile::link(QStringLiteral("/etc/passwd"), base + "/out.sstrace");
+        QFile::link(QStringLiteral("/dev/zero"), base + "/zero.sstrace");
+        engine::Comparison c = sample();
+        c.variants[1].traceFile = traceFile.toStdString();
+        const Failure f = failureOf(
+            [&] { engine::fromComparisonJson(engine::toComparisonJson(c), "c.sscompare", base.toStdString()); });
+        QCOMPARE(f.kind, kind);
+        QVERIFY2(f.message.contains("/variants/1/trace_file") || kind == int(ErrorKind::Io), qPrintable(f.message));
+        QVERIFY2(f.message.contains(expected), qPrintable(f.message));
+        QVERIFY2(!f.message.contains("root:"), qPrintable(f.message));
     }
 
     void missingReferencedTrace()

@@ -373,6 +373,38 @@ void TestNativeFormat::malformed_data()
     QTest::newRow("bad compute capability")
         << R"({"format":"streamscope-trace","version":1,"devices":[{"compute_capability":"nine"}]})"
         << "/devices/0/compute_capability";
+    // Integers are integers, in range, and times within engine/model/limits.h (issue #13).
+    QTest::newRow("syntax error: line and column")
+        << "{\n \"format\": \"streamscope-trace\",\n \"version\": 1,\n \"title\": tru\n}"
+        << "bad.sstrace:4:";
+    QTest::newRow("syntax error on one line: the column")
+        << head + R"([0,"kernel",0,-1,0,10,20,-1,-1,0,"none","none","none",0,0]?]}]})"
+        << "bad.sstrace:1:193: not valid JSON";
+    QTest::newRow("float device field")
+        << R"({"format":"streamscope-trace","version":1,"devices":[{"sm_count":1e10}]})"
+        << "/devices/0/sm_count: expected an integer from -2147483648 to 2147483647, found 10000000000.0";
+    QTest::newRow("fractional device field")
+        << R"({"format":"streamscope-trace","version":1,"devices":[{"pcie_width":16.5}]})"
+        << "/devices/0/pcie_width";
+    QTest::newRow("version 2^32+1") << R"({"format":"streamscope-trace","version":4294967297})"
+                                    << "/version: expected an integer from -2147483648 to 2147483647, found 4294967297";
+    QTest::newRow("unsigned field negative")
+        << R"({"format":"streamscope-trace","version":1,"devices":[{"total_mem_bytes":-1}]})"
+        << "/devices/0/total_mem_bytes: expected an integer from 0 to";
+    QTest::newRow("stream index 2^32")
+        << head + R"([0,"kernel",4294967296,-1,0,10,20,-1,-1,0,"none","none","none",0,0]]}]})"
+        << "/repetitions/0/ops/0/2 (stream): expected -1 (none) or an index up to 2147483647, found 4294967296";
+    QTest::newRow("flags beyond 32 bits")
+        << head + R"([0,"kernel",0,-1,0,10,20,-1,-1,0,"none","none","none",4294967296,0]]}]})"
+        << "/repetitions/0/ops/0/13 (flags)";
+    QTest::newRow("time beyond 146 years")
+        << head + R"([0,"kernel",0,-1,0,9000000000000000000,9000000000000000001,-1,-1,0,"none","none","none",0,0]]}]})"
+        << "/repetitions/0/ops/0/5 (gpu_start_ns): 9000000000000000000 ns is out of range";
+    QTest::newRow("span beyond 13 days")
+        << head + R"([0,"kernel",0,-1,0,0,4000000000000000000,-1,-1,0,"none","none","none",0,0]]}]})"
+        << "repetition 0, op 0 (a): the trace would span 4000000000000000000 ns";
+    QTest::newRow("repetition index beyond an int") << head + R"(]},{"index":4294967296,"ops":[]}]})"
+                                                    << "/repetitions/1/index";
     QTest::newRow("stream name is a number") << R"({"format":"streamscope-trace","version":1,"streams":[{"name":7}]})"
                                              << "/streams/0/name";
 }

@@ -4,6 +4,8 @@
 // through workloadToJson.
 #include <QtTest>
 
+#include <limits>
+
 #include <QDir>
 #include <QFile>
 
@@ -87,6 +89,8 @@ class TestWorkloadParser : public QObject {
 
 private slots:
     void baseIsValid();
+    void bufferSizesCannotWrap();
+    void minifiedFilesGiveColumnsInLinearTime();
     void malformed_data();
     void malformed();
     void malformedWholeFile_data();
@@ -475,6 +479,59 @@ void TestWorkloadParser::severalIssuesSortedByLine()
     QCOMPARE(issues[1].jsonPath, std::string("/streams/1/ops/1/value"));
 }
 
+// Four 8 EiB buffers added up to 2^65 bytes, which wrapped to "0 B" and validated (issue #13).
+void TestWorkloadParser::bufferSizesCannotWrap()
+{
+    const auto workload = [](const char *bytes, int count) {
+        std::string buffers;
+        for (int i = 0; i < count; ++i)
+            buffers += (i ? "," : "") + std::string(R"({"name":"b)") + std::to_string(i)
+                       + R"(","kind":"device","bytes":")" + bytes + "\"}";
+        return R"({"version":1,"name":"x","buffers":[)" + buffers
+               + R"(],"streams":[{"name":"s","ops":[{"op":"kernel","duration":"1 us"}]}]})";
+    };
+    auto issues = validateWorkloadText(workload("8 EiB", 4), "w.json");
+    QCOMPARE(issues.size(), std::size_t(4));
+    QVERIFY2(issuesText(issues).contains("/buffers/0/bytes: 8 EiB is more than StreamScope allocates for one buffer "
+                                         "(at most 1 PiB)"),
+             qPrintable(issuesText(issues)));
+    // Each within the limit, together beyond it.
+    issues = validateWorkloadText(workload("1 PiB", 3), "w.json");
+    QCOMPARE(issues.size(), std::size_t(1));
+    QVERIFY2(issuesText(issues).contains("/buffers: the device and managed buffers add up to ")
+                 && issuesText(issues).contains("more than StreamScope allocates (at most 1 PiB of each)"),
+             qPrintable(issuesText(issues)));
+    const Workload ok = parseWorkload(workload("512 TiB", 2), "w.json");
+    QCOMPARE(ok.deviceBytes(), std::uint64_t(1) << 50);
+    // The totals saturate rather than wrap, whatever a workload made in memory holds.
+    Workload huge = ok;
+    huge.buffers.assign(4, BufferSpec{"b", BufferKind::Device, std::uint64_t(8) << 60});
+    QCOMPARE(huge.deviceBytes(), std::numeric_limits<std::uint64_t>::max());
+}
+
+// A minified workload is one line: every op's position rescanned it from its start, so 1.4 MB took
+// 26-49 s to validate (0.6 s pretty-printed). Positions are now a binary search and at most one
+// 256-byte block's scan, and the columns count characters (UTF-8 lead bytes), as before.
+void TestWorkloadParser::minifiedFilesGiveColumnsInLinearTime()
+{
+    std::string text = R"({"version":1,"name":"Größe","streams":[{"name":"s","ops":[)";
+    for (int i = 0; i < 40'000; ++i)
+        text += i ? R"(,{"op":"kernel","duration":"1 us"})" : R"({"op":"kernel","duration":"1 us"})";
+    const std::size_t badAt = text.size() + std::string(R"(,{"op":"kernel","duration":)").size();
+    text += R"(,{"op":"kernel","duration":"soon"}]}]})";
+    QElapsedTimer timer;
+    timer.start();
+    const auto issues = validateWorkloadText(text, "w.json");
+    const qint64 ms = timer.elapsed();
+    QCOMPARE(issues.size(), std::size_t(1));
+    QCOMPARE(issues[0].line, 1);
+    QCOMPARE(issues[0].column, int(badAt) + 1 - 2); // "ö" and "ß" are two bytes each, one character
+    QVERIFY2(QString::fromStdString(WorkloadError::formatIssue("w.json", issues[0]))
+                 .startsWith(QStringLiteral("w.json:1:%1: /streams/0/ops/40000/duration").arg(issues[0].column)),
+             issues[0].message.c_str());
+    QVERIFY2(ms < 5000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+}
+
 void TestWorkloadParser::errorMessageFormat()
 {
     const QString text = baseWithLine(12, R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "bytes": "5 MiB"},)");
@@ -483,9 +540,10 @@ void TestWorkloadParser::errorMessageFormat()
         QFAIL("accepted a copy past the end of its buffer");
     } catch (const WorkloadError &e) {
         const QString what = QString::fromUtf8(e.what());
-        QVERIFY2(what.startsWith("lesson.json:12: /streams/0/ops/0/bytes: 5 MiB (5242880 bytes) at offset 0 runs past "
-                                 "the end of src \"h_in\", which has 4 MiB"),
-                 qPrintable(what));
+        QVERIFY2(
+            what.startsWith("lesson.json:12:61: /streams/0/ops/0/bytes: 5 MiB (5242880 bytes) at offset 0 runs past "
+                            "the end of src \"h_in\", which has 4 MiB"),
+            qPrintable(what));
         QCOMPARE(e.fileName(), std::string("lesson.json"));
     }
     try {
@@ -493,7 +551,7 @@ void TestWorkloadParser::errorMessageFormat()
         QFAIL("accepted a syntax error");
     } catch (const WorkloadError &e) {
         const QString what = QString::fromUtf8(e.what());
-        QVERIFY2(what.startsWith("broken.json:2: invalid JSON: syntax error"), qPrintable(what));
+        QVERIFY2(what.startsWith("broken.json:2:16: invalid JSON: syntax error"), qPrintable(what));
         QCOMPARE(e.issues().front().column, 16);
     }
 }
@@ -961,7 +1019,7 @@ void TestWorkloadParser::loadFileNamesWorkload()
         loadWorkloadFile(path.toStdString());
         QFAIL("loaded an invalid workload");
     } catch (const WorkloadError &e) {
-        QVERIFY2(QString::fromUtf8(e.what()).startsWith(path + ":2: /streams: "), e.what());
+        QVERIFY2(QString::fromUtf8(e.what()).startsWith(path + ":2:13: /streams: "), e.what());
     }
 }
 
@@ -993,17 +1051,17 @@ void TestWorkloadParser::headerErrorsNameLineAndPath_data()
     QTest::addColumn<QString>("expected"); // what the message must contain
     QTest::newRow("syntax") << QStringLiteral("{\n  \"name\": \"x\",\n  oops\n}") << QStringLiteral("lesson.json:3");
     QTest::newRow("not an object") << QStringLiteral("[1, 2]")
-                                   << QStringLiteral("lesson.json:1: expected a JSON object");
+                                   << QStringLiteral("lesson.json:1:1: expected a JSON object");
     QTest::newRow("name not a string") << QStringLiteral("{\n\"name\": 4}")
-                                       << QStringLiteral("lesson.json:2: /name: expected a string");
+                                       << QStringLiteral("lesson.json:2:9: /name: expected a string");
     QTest::newRow("description not a string") << QStringLiteral("{\"description\": null}")
-                                              << QStringLiteral("lesson.json:1: /description: expected a string");
+                                              << QStringLiteral("lesson.json:1:17: /description: expected a string");
     QTest::newRow("compare not an array") << QStringLiteral("{\n\n\"compare\": \"streams=1,2\"}")
-                                          << QStringLiteral("lesson.json:3: /compare: expected an array");
+                                          << QStringLiteral("lesson.json:3:12: /compare: expected an array");
     QTest::newRow("compare entry not a string") << QStringLiteral("{\"compare\": [\"streams=1,2\",\n 7]}")
-                                                << QStringLiteral("lesson.json:2: /compare/1: expected a string");
+                                                << QStringLiteral("lesson.json:2:2: /compare/1: expected a string");
     QTest::newRow("unknown axis") << QStringLiteral("{\"compare\": [\n\"colour=red\"]}")
-                                  << QStringLiteral("lesson.json:2: /compare/0: --vary colour=red: unknown axis");
+                                  << QStringLiteral("lesson.json:2:1: /compare/0: --vary colour=red: unknown axis");
 }
 
 void TestWorkloadParser::headerErrorsNameLineAndPath()

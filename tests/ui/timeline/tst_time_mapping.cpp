@@ -1,6 +1,8 @@
 // Tests of ui/timeline/time_mapping.h: time<->pixel mapping, ruler steps and time labels, as _data() tables.
 #include <QtTest>
 
+#include <limits>
+
 #include "ui/common/format_units.h"
 #include "ui/timeline/time_mapping.h"
 
@@ -181,6 +183,41 @@ private slots:
         QFETCH(qint64, step);
         QFETCH(qint64, tick);
         QCOMPARE(streamscope::ui::firstTickAtOrAfter(ns, step), tick);
+    }
+
+    // A window as wide as the int64 range (an op spanning 2^63 ns): the step was llround's overflow, 1 ns,
+    // and the ruler loop counted to 2^63 (9 GB and no end). Ticks are now few whatever the range.
+    void ticksAreBoundedWhateverTheRange_data()
+    {
+        QTest::addColumn<qint64>("start");
+        QTest::addColumn<qint64>("end");
+        constexpr qint64 max = std::numeric_limits<qint64>::max(), min = std::numeric_limits<qint64>::min();
+        QTest::newRow("0 .. 2^63-1") << qint64(0) << max;
+        QTest::newRow("-2^63 .. 2^63-1") << min << max;
+        QTest::newRow("-2^63+2 .. 0") << min + 2 << qint64(0);
+        QTest::newRow("near the top") << max - 1000 << max;
+        QTest::newRow("one second") << qint64(0) << qint64(1'000'000'000);
+    }
+    void ticksAreBoundedWhateverTheRange()
+    {
+        QFETCH(qint64, start);
+        QFETCH(qint64, end);
+        const TimeMapping m(start, end, 0, 1280);
+        QVERIFY(m.durationNs() > 0);
+        const qint64 step = streamscope::ui::rulerStepNs(m.nsPerPixel(), 90);
+        QVERIFY2(step >= qint64(m.nsPerPixel() * 90 * 0.999) || step == 5'000'000'000'000'000'000,
+                 qPrintable(QString::number(step)));
+        const auto ticks = streamscope::ui::tickTimes(m.startNs, m.endNs, step, 1);
+        QVERIFY2(ticks.size() <= 1280 / 90 + 3, qPrintable(QString::number(ticks.size())));
+        QVERIFY(!ticks.empty());
+        for (std::size_t i = 1; i < ticks.size(); ++i)
+            QCOMPARE(ticks[i] - ticks[i - 1], step); // ascending, no wrap
+        QVERIFY(ticks.back() <= m.endNs);
+        // Pixels far outside a window of centuries clamp instead of wrapping.
+        QVERIFY(m.toNs(-1e9) <= m.startNs);
+        QVERIFY(m.toNs(1e9) >= m.startNs);
+        // And a step too small for the range still gives a bounded list.
+        QVERIFY(streamscope::ui::tickTimes(start, end, 1, 0, 100).size() <= 100);
     }
 };
 

@@ -1,0 +1,83 @@
+// The limits of what StreamScope reads, in one place (docs/formats.md, "Limits"): every reader checks
+// them and names the limit in its error, so that a file from someone else can never hang the app, fill
+// the machine's memory or make arithmetic wrap. Each is far above any real capture (the largest real
+// traces seen: 1M ops, 35k-event PyTorch traces, nsys captures of minutes) and far below what breaks.
+// Also the saturating arithmetic the analysis uses where a sum of values read from files could wrap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace streamscope::engine {
+
+struct Trace;
+
+namespace limits {
+
+// Time values (nanoseconds) lie within ±kMaxTimeNs, about 146 years: nanoseconds since the Unix epoch
+// fit until the year 2116, and the difference of any two fits in an int64 with room to spare.
+inline constexpr std::int64_t kMaxTimeNs = (std::int64_t(1) << 62) - 1;
+// A trace spans at most kMaxSpanNs from its first to its last instant (2^50 ns, about 13 days): every
+// sum of durations inside it then fits, and the timeline's ruler has a sane range.
+inline constexpr std::int64_t kMaxSpanNs = std::int64_t(1) << 50;
+// Ops per trace (every repetition together), repetitions, streams and host threads (the timeline's
+// lanes), devices.
+inline constexpr std::size_t kMaxOps = 10'000'000;
+inline constexpr std::size_t kMaxActivities = 10'000'000;
+inline constexpr std::size_t kMaxRepetitions = 100'000;
+inline constexpr std::size_t kMaxStreams = 10'000;
+inline constexpr std::size_t kMaxHostThreads = 10'000;
+inline constexpr std::size_t kMaxDevices = 64;
+// File sizes, checked before a byte is parsed: a JSON trace (native or Chrome/Kineto, also after gzip
+// inflation), a comparison (it may embed its variants' traces), a workload.
+inline constexpr std::uint64_t kMaxTraceFileBytes = std::uint64_t(2) << 30; // 2 GiB
+inline constexpr std::uint64_t kMaxComparisonFileBytes = std::uint64_t(2) << 30; // 2 GiB
+inline constexpr std::uint64_t kMaxWorkloadFileBytes = std::uint64_t(64) << 20; // 64 MiB
+// A workload's buffers, each and all of one kind together: 1 PiB (no machine has that much memory,
+// and every sum of sizes then fits in 64 bits).
+inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t(1) << 50;
+
+// "2 GiB", "13 days": the limits as messages write them.
+std::string describeBytes(std::uint64_t bytes);
+std::string describeSpan(std::int64_t ns);
+
+// A time a trace may hold: kNoTime (-1, "not recorded") or within ±kMaxTimeNs.
+constexpr bool isTimeInRange(std::int64_t ns)
+{
+    return ns >= -kMaxTimeNs && ns <= kMaxTimeNs;
+}
+
+// Throws Error{InvalidInput} "FILE: repetition R, op I: ..." (or ": N ops, more than ...") when the
+// trace breaks one of the limits above: a time out of range, an end before its start, a span beyond
+// kMaxSpanNs, too many ops, repetitions, streams, host threads or devices. Every reader calls it on the
+// trace it made (the native and Chrome readers also check each value as they read it, naming its JSON path).
+void checkTraceLimits(const Trace &trace, const std::string &fileName);
+
+} // namespace limits
+
+// Saturating arithmetic: the result clamps at the type's range instead of wrapping.
+constexpr std::int64_t saturatingAdd(std::int64_t a, std::int64_t b)
+{
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    return r;
+}
+constexpr std::int64_t saturatingSub(std::int64_t a, std::int64_t b)
+{
+    std::int64_t r = 0;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
+    return r;
+}
+constexpr std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
+{
+    std::uint64_t r = 0;
+    if (__builtin_add_overflow(a, b, &r))
+        return std::numeric_limits<std::uint64_t>::max();
+    return r;
+}
+
+} // namespace streamscope::engine

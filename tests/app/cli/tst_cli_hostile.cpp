@@ -1,0 +1,271 @@
+// streamscope-cli against hostile and careless input (issue #13): every file in tests/data/hostile fails
+// one way (exit 3 or 4, the file and where named), files that are not regular files are refused, and
+// Ctrl-C or SIGTERM stops every long command within a second with exit 130 and no temporary file left.
+#include <QtTest>
+
+#include "tests/app/cli/cli_process.h"
+
+#include <csignal>
+#include <sys/stat.h>
+
+#include "engine/formats/native_format.h"
+#include "engine/model/trace.h"
+
+using namespace streamscope;
+
+namespace {
+
+QString hostile(const char *name)
+{
+    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/data/hostile/") + QString::fromUtf8(name);
+}
+
+QStringList temporaryFiles(const QString &dir)
+{
+    return QDir(dir).entryList({QStringLiteral(".*.tmp*")}, QDir::Files | QDir::Hidden | QDir::System);
+}
+
+} // namespace
+
+class TestCliHostile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void hostileFilesFailOneWay_data();
+    void hostileFilesFailOneWay();
+    void specialFilesAreRefused();
+    void comparisonTraceFilesStayInTheirFolder();
+    void minifiedWorkloadValidatesInLinearTime();
+    void signalsStopLongCommands_data();
+    void signalsStopLongCommands();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_bigTrace, m_bigWorkload;
+};
+
+void TestCliHostile::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    // A trace big enough that loading and exporting it takes seconds here: 600k ops (about 100 MB).
+    engine::Trace t;
+    t.title = "big";
+    t.streams.push_back({"s0"});
+    t.strings.push_back("kernel");
+    engine::Repetition rep;
+    rep.ops.reserve(600'000);
+    for (int i = 0; i < 600'000; ++i) {
+        engine::OpRecord op;
+        op.kind = engine::OpKind::Kernel;
+        op.stream = 0;
+        op.opIndex = i;
+        op.gpuStartNs = 1000LL * i;
+        op.gpuEndNs = 1000LL * i + 900;
+        op.hostStartNs = 1000LL * i - 500;
+        op.hostEndNs = 1000LL * i - 400;
+        rep.ops.push_back(op);
+    }
+    t.repetitions.push_back(std::move(rep));
+    m_bigTrace = m_dir.filePath(QStringLiteral("big.sstrace"));
+    engine::writeNativeTrace(t, m_bigTrace.toStdString());
+    // A workload of 400k ops on one line (about 13 MB).
+    QFile w(m_dir.filePath(QStringLiteral("big-workload.json")));
+    QVERIFY(w.open(QIODevice::WriteOnly));
+    w.write(R"({"version":1,"name":"big","streams":[{"name":"s","ops":[)");
+    for (int i = 0; i < 400'000; ++i)
+        w.write(i ? R"(,{"op":"kernel","duration":"1 us"})" : R"({"op":"kernel","duration":"1 us"})");
+    w.write("]}]}");
+    m_bigWorkload = w.fileName();
+}
+
+void TestCliHostile::hostileFilesFailOneWay_data()
+{
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("expected"); // '|'-separated fragments of the message
+    const auto row = [](const char *command, const char *file, const char *expected) {
+        QTest::newRow(file) << QString::fromUtf8(command) << hostile(file) << 3 << QString::fromUtf8(expected);
+    };
+    row("summary", "native-span-2p63.sstrace", "/repetitions/0/ops/0/5 (gpu_start_ns)|out of range");
+    row("summary", "native-span-2p62.sstrace", "repetition 0, op 0 (k): the trace would span|(13 days)");
+    row("summary", "native-float-sm-count.sstrace", "/devices/0/sm_count: expected an integer from");
+    row("summary", "native-version-2p32.sstrace", "/version: expected an integer from|4294967299");
+    row("summary", "native-stream-2p32.sstrace", "/repetitions/0/ops/0/2 (stream)|4294967296");
+    row("summary", "native-syntax.sstrace", "native-syntax.sstrace:1:201: not valid JSON");
+    row("summary", "native-truncated.sstrace", "native-truncated.sstrace:1:95: not valid JSON");
+    row("summary", "chrome-ts-plus-dur-wraps.json", "/traceEvents/0/dur: ts + dur is out of range");
+    row("summary", "chrome-ts-huge.json", "the trace would span");
+    row("validate", "workload-4x8EiB.json", ":1:83: /buffers/0/bytes: 8 EiB is more than StreamScope allocates");
+    row("validate", "workload-minified-error.json", "workload-minified-error.json:1:1781: /streams/0/ops/50/duration");
+    row("validate", "workload-minified-syntax.json", "workload-minified-syntax.json:1:89: invalid JSON");
+    row("compare", "comparison-version.sscompare", "/version: expected an integer from|4294967297");
+    row("compare", "comparison-repetitions-float.sscompare", "/repetitions: expected an integer from");
+    row("compare", "comparison-dev-zero.sscompare", "/variants/0/trace_file|is an absolute path");
+    row("compare", "comparison-absolute.sscompare", "/variants/0/trace_file|is an absolute path");
+    row("compare", "comparison-dotdot.sscompare", "/variants/0/trace_file|leads out of the folder");
+    // Every command that reads a trace reads it the same way.
+    QTest::newRow("export of a wrapping Chrome trace")
+        << QStringLiteral("export") << hostile("chrome-ts-plus-dur-wraps.json") << 3
+        << QStringLiteral("ts + dur is out of range");
+    QTest::newRow("diff of a wrapping native trace")
+        << QStringLiteral("diff") << hostile("native-span-2p63.sstrace") << 3 << QStringLiteral("out of range");
+    QTest::newRow("nsight-compare of a float device field")
+        << QStringLiteral("nsight-compare") << hostile("native-float-sm-count.sstrace") << 3
+        << QStringLiteral("/devices/0/sm_count");
+}
+
+void TestCliHostile::hostileFilesFailOneWay()
+{
+    QFETCH(QString, command);
+    QFETCH(QString, file);
+    QFETCH(int, code);
+    QFETCH(QString, expected);
+    QStringList args{command, file};
+    if (command == QStringLiteral("export"))
+        args << QStringLiteral("--format") << QStringLiteral("native") << QStringLiteral("-o")
+             << m_dir.filePath(QStringLiteral("out.sstrace"));
+    if (command == QStringLiteral("diff") || command == QStringLiteral("nsight-compare"))
+        args << file;
+    const auto r = test::runCli(args, 60000);
+    QVERIFY2(r.code == code, qPrintable(QStringLiteral("exit %1: %2").arg(r.code).arg(r.err)));
+    QVERIFY2(r.err.contains(QFileInfo(file).fileName()), qPrintable(r.err));
+    for (const QString &part : expected.split(u'|'))
+        QVERIFY2(r.err.contains(part), qPrintable(QStringLiteral("no '%1' in: %2").arg(part, r.err)));
+    QVERIFY2(!r.err.contains(QStringLiteral("internal error")), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("out.sstrace"))));
+}
+
+void TestCliHostile::specialFilesAreRefused()
+{
+    // A device is read without end, a FIFO blocks for ever: only regular files are read (exit 4).
+    const QString fifo = m_dir.filePath(QStringLiteral("fifo.json"));
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    for (const auto &[command, path, what] :
+         {std::tuple{"summary", QStringLiteral("/dev/zero"), "is a device"},
+          std::tuple{"validate", QStringLiteral("/dev/zero"), "is a device"}, std::tuple{"summary", fifo, "is a FIFO"},
+          std::tuple{"validate", fifo, "is a FIFO"}, std::tuple{"compare", fifo, "is a FIFO"},
+          std::tuple{"summary", m_dir.path(), "is a folder"}}) {
+        const auto r = test::runCli({QString::fromUtf8(command), path}, 20000);
+        QVERIFY2(r.code == 4,
+                 qPrintable(QStringLiteral("%1 %2: exit %3 %4").arg(command, path).arg(r.code).arg(r.err)));
+        QVERIFY2(r.err.contains(QString::fromUtf8(what)) && r.err.contains(QStringLiteral("not a regular file")),
+                 qPrintable(r.err));
+    }
+}
+
+void TestCliHostile::comparisonTraceFilesStayInTheirFolder()
+{
+    // A symbolic link beside the comparison that leads out of its folder, and a FIFO in it.
+    QTemporaryDir dir;
+    const auto write = [&](const QString &name, const QByteArray &traceFile) {
+        QFile f(dir.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format":"streamscope-comparison","version":1,"axes":[{"axis":"streams","values":["1"]}],)"
+                R"("variants":[{"label":"a","settings":{"streams":"1"},"trace_file":")"
+                + traceFile + "\"}]}");
+    };
+    QVERIFY(QFile::link(QStringLiteral("/etc/passwd"), dir.filePath(QStringLiteral("passwd.sstrace"))));
+    write(QStringLiteral("link.sscompare"), "passwd.sstrace");
+    auto r = test::runCli({"compare", dir.filePath(QStringLiteral("link.sscompare"))}, 20000);
+    QCOMPARE(r.code, 3);
+    QVERIFY2(r.err.contains(QStringLiteral("leads out of the folder through a symbolic link")), qPrintable(r.err));
+    QVERIFY2(!r.err.contains(QStringLiteral("root:")), qPrintable(r.err)); // nothing of the file's contents
+
+    QCOMPARE(::mkfifo(dir.filePath(QStringLiteral("fifo.sstrace")).toLocal8Bit().constData(), 0600), 0);
+    write(QStringLiteral("fifo.sscompare"), "fifo.sstrace");
+    r = test::runCli({"compare", dir.filePath(QStringLiteral("fifo.sscompare"))}, 20000);
+    QCOMPARE(r.code, 4);
+    QVERIFY2(r.err.contains(QStringLiteral("is a FIFO, not a regular file")), qPrintable(r.err));
+
+    // A file beside it that is no trace: said in words, never its bytes.
+    QFile secret(dir.filePath(QStringLiteral("notes.sstrace")));
+    QVERIFY(secret.open(QIODevice::WriteOnly));
+    secret.write("password=hunter2\n");
+    secret.close();
+    write(QStringLiteral("notes.sscompare"), "notes.sstrace");
+    r = test::runCli({"compare", dir.filePath(QStringLiteral("notes.sscompare"))}, 20000);
+    QCOMPARE(r.code, 3);
+    QVERIFY2(r.err.contains(QStringLiteral("not a trace StreamScope reads")), qPrintable(r.err));
+    QVERIFY2(!r.err.contains(QStringLiteral("hunter2")) && !r.err.contains(QStringLiteral("password")),
+             qPrintable(r.err));
+}
+
+void TestCliHostile::minifiedWorkloadValidatesInLinearTime()
+{
+    // 1.4 MB on one line: 26-49 s before (every op's line number rescanned the line), now about a second.
+    QTemporaryDir dir;
+    QFile w(dir.filePath(QStringLiteral("minified.json")));
+    QVERIFY(w.open(QIODevice::WriteOnly));
+    w.write(R"({"version":1,"name":"big","streams":[{"name":"s","ops":[)");
+    for (int i = 0; i < 40'000; ++i)
+        w.write(i ? R"(,{"op":"kernel","duration":"1 us"})" : R"({"op":"kernel","duration":"1 us"})");
+    w.write(R"(,{"op":"kernel","duration":"later"}]}]})");
+    w.close();
+    QElapsedTimer timer;
+    timer.start();
+    const auto r = test::runCli({"validate", w.fileName()}, 60000);
+    const qint64 ms = timer.elapsed();
+    QCOMPARE(r.code, 3);
+    // The last op's column, far into the line.
+    QVERIFY2(r.err.contains(QStringLiteral("minified.json:1:1360083: /streams/0/ops/40000/duration")),
+             qPrintable(r.err.left(300)));
+    QVERIFY2(ms < 8000, qPrintable(QStringLiteral("%1 ms").arg(ms)));
+}
+
+void TestCliHostile::signalsStopLongCommands_data()
+{
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<int>("signal");
+    QTest::addColumn<bool>("waitForTemporaryFile"); // signal while the output is being written
+    QTest::newRow("validate, SIGTERM") << QStringLiteral("validate") << SIGTERM << false;
+    QTest::newRow("validate, SIGINT") << QStringLiteral("validate") << SIGINT << false;
+    QTest::newRow("summary, SIGINT") << QStringLiteral("summary") << SIGINT << false;
+    QTest::newRow("diff, SIGTERM") << QStringLiteral("diff") << SIGTERM << false;
+    QTest::newRow("export while reading, SIGINT") << QStringLiteral("export") << SIGINT << false;
+    QTest::newRow("export while writing, SIGTERM") << QStringLiteral("export") << SIGTERM << true;
+    QTest::newRow("export while writing, SIGINT") << QStringLiteral("export") << SIGINT << true;
+}
+
+void TestCliHostile::signalsStopLongCommands()
+{
+    QFETCH(QString, command);
+    QFETCH(int, signal);
+    QFETCH(bool, waitForTemporaryFile);
+    QTemporaryDir out;
+    const QString output = out.filePath(QStringLiteral("big.json"));
+    QStringList args{command, command == QStringLiteral("validate") ? m_bigWorkload : m_bigTrace};
+    if (command == QStringLiteral("diff"))
+        args << m_bigTrace;
+    if (command == QStringLiteral("export"))
+        args << QStringLiteral("--format") << QStringLiteral("chrome") << QStringLiteral("-o") << output;
+    QProcess p;
+    p.start(QStringLiteral(STREAMSCOPE_CLI), args);
+    QVERIFY(p.waitForStarted());
+    QElapsedTimer started;
+    started.start();
+    if (waitForTemporaryFile) {
+        while (temporaryFiles(out.path()).isEmpty() && p.state() == QProcess::Running && started.elapsed() < 60000)
+            QTest::qWait(5);
+        QVERIFY2(!temporaryFiles(out.path()).isEmpty(), "the export never started writing");
+    } else {
+        QTest::qWait(100); // well inside the read (seconds here)
+    }
+    QVERIFY2(p.state() == QProcess::Running, "the command ended before the signal: make its input larger");
+    QElapsedTimer stopping;
+    stopping.start();
+    ::kill(pid_t(p.processId()), signal);
+    QVERIFY(p.waitForFinished(5000));
+    const qint64 ms = stopping.elapsed();
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(
+        p.exitCode() == 130,
+        qPrintable(QStringLiteral("exit %1: %2").arg(p.exitCode()).arg(QString::fromUtf8(p.readAllStandardError()))));
+    QVERIFY2(ms <= 1000, qPrintable(QStringLiteral("stopped %1 ms after the signal").arg(ms)));
+    QCOMPARE(temporaryFiles(out.path()), QStringList());
+    QVERIFY(!QFileInfo::exists(output));
+}
+
+QTEST_GUILESS_MAIN(TestCliHostile)
+#include "tst_cli_hostile.moc"
