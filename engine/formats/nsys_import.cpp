@@ -409,10 +409,11 @@ private:
 
     bool has(const char *table) const { return m_tables.count(table) > 0; }
 
-    // max(rowid): what to reserve for a table's rows (exact for Nsight's append-only tables).
+    // count(*): what to reserve for a table's rows (never max(rowid): one row with rowid 2^62 reserved
+    // exabytes).
     std::size_t rowEstimate(const char *table) const
     {
-        Statement s(m_db, std::string("SELECT max(rowid) FROM \"") + table + "\"",
+        Statement s(m_db, std::string("SELECT count(*) FROM \"") + table + "\"",
                     std::string("reading table ") + table);
         return s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
     }

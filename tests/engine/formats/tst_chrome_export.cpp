@@ -539,11 +539,12 @@ void TestChromeExport::threadsWriteTheSameBytes()
     for (int copy = 0; copy < 40; ++copy) {
         engine::Repetition rep = t.repetitions[copy % 3];
         rep.index = 3 + copy;
+        const std::int64_t shift = std::int64_t(copy + 1) * 100'000'000; // past 2^31 from the 22nd copy
         for (auto &op : rep.ops) {
-            op.gpuStartNs += (copy + 1) * 100'000'000;
-            op.gpuEndNs += (copy + 1) * 100'000'000;
-            op.hostStartNs += (copy + 1) * 100'000'000;
-            op.hostEndNs += (copy + 1) * 100'000'000;
+            op.gpuStartNs += shift;
+            op.gpuEndNs += shift;
+            op.hostStartNs += shift;
+            op.hostEndNs += shift;
         }
         t.repetitions.push_back(std::move(rep));
     }
