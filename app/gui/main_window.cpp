@@ -433,6 +433,22 @@ void MainWindow::createActions()
     QAction *findPrevious = m_viewMenu->addAction(tr("Find &previous"), m_findBar, &ui::FindBar::findPrevious);
     findPrevious->setShortcut(QKeySequence::FindPrevious);
     m_viewMenu->addSeparator();
+    // Flows for everything in view, and follow flow (host call <-> GPU work of the selected op).
+    QAction *flows = m_viewMenu->addAction(tr("F&lows for everything in view"));
+    flows->setCheckable(true);
+    flows->setShortcut(QKeySequence(Qt::Key_L));
+    connect(flows, &QAction::toggled, m_timeline, &ui::TimelineView::setShowAllFlows);
+    connect(m_timeline, &ui::TimelineView::showAllFlowsChanged, flows, &QAction::setChecked);
+    QAction *follow =
+        m_viewMenu->addAction(tr("Follow flo&w (host call ↔ GPU work)"), m_timeline, &ui::TimelineView::followFlow);
+    follow->setShortcut(QKeySequence(Qt::Key_BracketRight));
+    // The lane tree: hidden lanes to show again, collapse and expand all, reset (rows: their context menu).
+    QMenu *lanes = m_viewMenu->addMenu(tr("L&anes"));
+    connect(lanes, &QMenu::aboutToShow, this, [this, lanes] {
+        lanes->clear();
+        m_timeline->fillLanesMenu(lanes);
+    });
+    m_viewMenu->addSeparator();
     for (QDockWidget *dock : findChildren<QDockWidget *>())
         m_viewMenu->addAction(dock->toggleViewAction());
 

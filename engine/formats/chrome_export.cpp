@@ -513,6 +513,10 @@ void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs
         j.string(trace.hostThreads[i].name);
         j.raw(",\"nativeId\":");
         j.unsignedInteger(trace.hostThreads[i].nativeId);
+        if (trace.hostThreads[i].processId >= 0) {
+            j.raw(",\"processId\":");
+            j.integer(trace.hostThreads[i].processId);
+        }
         j.ch('}');
     }
     j.raw("],\n\"devices\":[");

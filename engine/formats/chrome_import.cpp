@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -281,6 +282,7 @@ public:
                 m_r.wrongType(eventsPath, *events, "an array of events");
             readStreamscopeBlock();
             readDeviceProperties();
+            readDistributedInfo();
         } else if (!m_root.is_array()) {
             m_r.wrongType("/", m_root, "an object with a traceEvents array, or an array of events");
         }
@@ -368,6 +370,7 @@ private:
             HostThreadInfo info;
             info.name = m_r.text(t, "name", tp);
             info.nativeId = static_cast<std::uint64_t>(m_r.optionalInteger(t, "nativeId", tp).value_or(0));
+            info.processId = m_r.optionalInteger(t, "processId", tp).value_or(-1);
             m_trace.hostThreads.push_back(info);
         }
         const json &devices = array("devices");
@@ -391,6 +394,21 @@ private:
             for (auto it = meta->begin(); it != meta->end(); ++it)
                 if (it.value().is_string())
                     m_trace.metadata[it.key()] = it.value().get<std::string>();
+    }
+
+    // The PyTorch profiler's distributedInfo: which rank of a distributed job the trace is (the timeline
+    // names the process by it).
+    void readDistributedInfo()
+    {
+        if (m_ours)
+            return;
+        const json *info = m_r.find(m_root, "distributedInfo");
+        if (!info || !info->is_object())
+            return;
+        // Informational only: a value of another type is left out rather than refused.
+        for (const char *key : {"rank", "world_size"})
+            if (const json *v = m_r.find(*info, key); v && v->is_number_integer())
+                m_trace.metadata[key] = std::to_string(v->get<std::int64_t>());
     }
 
     void readDeviceProperties()
@@ -675,16 +693,23 @@ private:
             return it->second;
         const int index = static_cast<int>(m_trace.hostThreads.size());
         HostThreadInfo t;
-        if (tid && tid->is_number_integer())
-            t.nativeId = static_cast<std::uint64_t>(tid->get<std::int64_t>());
+        // Kineto writes some thread ids as a signed 32-bit number (a pthread id cut to 32 bits: "tid":
+        // -1220540864); they read as the OS prints them, unsigned (3074426432).
+        std::string tidText = tid && tid->is_string() ? tid->get<std::string>() : tid ? tid->dump() : "?";
+        if (tid && tid->is_number_integer()) {
+            std::int64_t id = tid->get<std::int64_t>();
+            if (id < 0 && id >= std::numeric_limits<std::int32_t>::min())
+                id += std::int64_t(1) << 32;
+            t.nativeId = static_cast<std::uint64_t>(id);
+            tidText = std::to_string(t.nativeId);
+        }
+        if (pid && pid->is_number_integer() && pid->get<std::int64_t>() >= 0)
+            t.processId = pid->get<std::int64_t>();
         t.name = "pid "
                  + (pid && pid->is_string() ? pid->get<std::string>()
                     : pid                   ? pid->dump()
                                             : "?")
-                 + " tid "
-                 + (tid && tid->is_string() ? tid->get<std::string>()
-                    : tid                   ? tid->dump()
-                                            : "?");
+                 + " tid " + tidText;
         m_trace.hostThreads.push_back(t);
         m_threadIndex.emplace(key, index);
         m_threadKeys.push_back(key);

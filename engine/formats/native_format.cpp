@@ -604,8 +604,12 @@ std::string toNativeJson(const Trace &trace)
                                    {"non_blocking", s.nonBlocking},
                                    {"default", s.isDefault}});
     head["host_threads"] = json::array();
-    for (const auto &t : trace.hostThreads)
-        head["host_threads"].push_back({{"name", t.name}, {"native_id", t.nativeId}});
+    for (const auto &t : trace.hostThreads) {
+        json thread = {{"name", t.name}, {"native_id", t.nativeId}};
+        if (t.processId >= 0)
+            thread["pid"] = t.processId;
+        head["host_threads"].push_back(std::move(thread));
+    }
     head["op_columns"] = kOpColumns;
     head["activity_columns"] = kActivityColumns;
     head["strings"] = trace.strings;
@@ -803,6 +807,7 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             HostThreadInfo t;
             r.get(h["host_threads"][i], p, "name", t.name);
             r.get(h["host_threads"][i], p, "native_id", t.nativeId);
+            r.get(h["host_threads"][i], p, "pid", t.processId);
             trace.hostThreads.push_back(std::move(t));
         }
     if (h.contains("strings")) {

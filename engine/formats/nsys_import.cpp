@@ -771,6 +771,7 @@ private:
         // Nsight's serialized GlobalId: bits 24..47 hold the pid, bits 0..23 the tid.
         t.nativeId = static_cast<std::uint64_t>(globalTid & 0xFFFFFF);
         const auto pid = (globalTid >> 24) & 0xFFFFFF;
+        t.processId = pid;
         t.name = "pid " + std::to_string(pid) + " tid " + std::to_string(t.nativeId);
         m_trace.hostThreads.push_back(t);
         m_threadIndex.emplace(globalTid, index);

@@ -168,6 +168,7 @@ struct StreamInfo {
 struct HostThreadInfo {
     std::string name;
     std::uint64_t nativeId = 0; // OS thread id
+    std::int64_t processId = -1; // OS process id, -1 when unknown (the timeline groups threads by it)
 };
 
 struct DeviceInfo {

@@ -26,7 +26,8 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
     if (a.hostThreads.size() != b.hostThreads.size())
         return "host thread count " + s(a.hostThreads.size()) + " vs " + s(b.hostThreads.size());
     for (std::size_t i = 0; i < a.hostThreads.size(); ++i)
-        if (a.hostThreads[i].name != b.hostThreads[i].name || a.hostThreads[i].nativeId != b.hostThreads[i].nativeId)
+        if (a.hostThreads[i].name != b.hostThreads[i].name || a.hostThreads[i].nativeId != b.hostThreads[i].nativeId
+            || a.hostThreads[i].processId != b.hostThreads[i].processId)
             return "host thread " + s(i) + " differs";
     if (a.devices.size() != b.devices.size())
         return "device count " + s(a.devices.size()) + " vs " + s(b.devices.size());

@@ -27,6 +27,7 @@ void TraceDocument::setTrace(std::shared_ptr<const engine::Trace> trace, const Q
     m_range = {};
     emit traceChanged(m_trace);
     emit nameChanged(m_name, m_path);
+    emit laneStateChanged();
     emit repetitionChanged(m_repetition);
     emit selectionChanged(m_repetition, m_selectedOp);
     emit selectedOpsChanged();
@@ -39,8 +40,11 @@ void TraceDocument::setName(const QString &name, const QString &path)
 {
     if (name == m_name && path == m_path)
         return;
+    // The same trace under a new name (Save as): its lanes stay as they were arranged.
+    LaneViewState lanes = laneState();
     m_name = name;
     m_path = path;
+    m_laneStates[laneStateKey()] = std::move(lanes);
     emit nameChanged(m_name, m_path);
 }
 
@@ -72,6 +76,15 @@ int TraceDocument::opCount() const
     return m_trace && m_repetition < int(m_trace->repetitions.size())
                ? int(m_trace->repetitions[std::size_t(m_repetition)].ops.size())
                : 0;
+}
+
+void TraceDocument::setLaneState(const LaneViewState &state)
+{
+    LaneViewState &current = m_laneStates[laneStateKey()];
+    if (current == state)
+        return;
+    current = state;
+    emit laneStateChanged();
 }
 
 void TraceDocument::selectOp(int op)

@@ -10,7 +10,9 @@
 #include <QObject>
 #include <QString>
 
+#include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "engine/analysis/analysis.h"
@@ -20,6 +22,18 @@
 #include "engine/model/trace.h"
 
 namespace streamscope::ui {
+
+// How the timeline arranges the lanes of one trace: lanes hidden, pinned to the top (in pin order) and
+// renamed, and groups collapsed. Keys are the lane tree's stable keys ("stream:3", "thread:0",
+// "process:145", "device:1@145", ...; see ui/timeline/lane_tree.h), so the state holds for every
+// repetition of the trace.
+struct LaneViewState {
+    std::set<QString> hidden;
+    std::vector<QString> pinned;
+    std::map<QString, QString> names; // renamed lanes: key -> the user's label
+    std::set<QString> collapsed;
+    bool operator==(const LaneViewState &) const = default;
+};
 
 class TraceDocument : public QObject {
     Q_OBJECT
@@ -84,7 +98,14 @@ public:
     bool hasRange() const { return m_hasRange; }
     const engine::RangeStatistics &rangeStatistics() const { return m_range; }
 
+    // The timeline's lane arrangement for this trace. Kept for the session per trace file (by path, or
+    // by name for a trace that lives only in memory): opening another file and coming back finds the
+    // lanes as they were left.
+    const LaneViewState &laneState() const { return m_laneStates[laneStateKey()]; }
+    void setLaneState(const LaneViewState &state);
+
 signals:
+    void laneStateChanged();
     void rangeChanged();
     void matchesChanged();
     void traceChanged(const std::shared_ptr<const engine::Trace> &trace);
@@ -115,6 +136,9 @@ private:
     QString m_queryError;
     std::vector<int> m_matches; // start order
     std::vector<char> m_isMatch; // by op index of the shown repetition
+
+    QString laneStateKey() const { return m_path.isEmpty() ? m_name : m_path; }
+    mutable std::map<QString, LaneViewState> m_laneStates; // by laneStateKey(), for the session
 };
 
 } // namespace streamscope::ui

@@ -66,12 +66,52 @@ void TimelinePainter::setModel(const LaneModel *model)
 {
     m_model = model;
     m_caches->labels = {};
+    m_tree = nullptr;
+    m_rows.clear();
+    m_labels.clear();
+    for (int i = 0; model && i < model->laneCount(); ++i) {
+        m_rows.push_back({i, -1, 0, false, false});
+        m_labels.push_back(model->lane(i).title);
+    }
+    m_fittedWidth = fittedLabelWidth();
+}
+
+void TimelinePainter::setRows(const LaneTree *tree, std::vector<LaneRow> rows, std::vector<QString> labels)
+{
+    m_tree = tree;
+    m_rows = std::move(rows);
+    m_labels = std::move(labels);
+    m_fittedWidth = fittedLabelWidth();
+}
+
+int TimelinePainter::fittedLabelWidth() const
+{
+    const QFontMetrics fm(m_metrics.font);
+    const QFontMetrics sm(m_metrics.smallFont);
+    int widest = 0;
+    for (const LaneRow &row : m_rows) {
+        int w = row.depth * m_metrics.indent;
+        if (row.isGroup()) {
+            const LaneGroup &g = m_tree->group(row.group);
+            QFont bold = m_metrics.font;
+            bold.setBold(true);
+            w += m_metrics.indent + QFontMetrics(bold).horizontalAdvance(g.title);
+        } else if (row.lane >= 0 && std::size_t(row.lane) < m_labels.size()) {
+            w += std::max(fm.horizontalAdvance(m_labels[std::size_t(row.lane)]),
+                          sm.horizontalAdvance(m_model->lane(row.lane).subtitle));
+            if (row.pinned)
+                w += m_metrics.indent;
+        }
+        widest = std::max(widest, w);
+    }
+    return widest == 0 ? 0 : widest + 24; // margins and a derived lane's colour key
 }
 
 void TimelinePainter::setMetrics(const TimelineMetrics &metrics)
 {
     m_metrics = metrics;
     m_caches->labels = {};
+    m_fittedWidth = fittedLabelWidth();
 }
 
 TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
@@ -104,6 +144,8 @@ TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
     m.rulerHeight = sm.height() + (presentation ? 16 : 12);
     m.legendHeight = sm.height() + 10;
     m.headerWidth = std::max(150, fm.horizontalAdvance(QStringLiteral("x")) * 24);
+    m.groupHeaderHeight = std::max(presentation ? 26 : 18, line + 4);
+    m.indent = std::max(10, fm.horizontalAdvance(QStringLiteral("x")) * 2);
     m.minLaneHeight = std::max(10, sm.height() / 2 + 4);
     return m;
 }
@@ -135,12 +177,15 @@ TimelinePainter TimelinePainter::threadCopy() const
     return copy;
 }
 
-long long TimelinePainter::laneWorkEstimate(int laneIndex, const TimeMapping &mapping, int clipX0, int clipX1) const
+long long TimelinePainter::laneWorkEstimate(int row, const TimeMapping &mapping, int clipX0, int clipX1) const
 {
-    if (!m_model || laneIndex < 0 || laneIndex >= m_model->laneCount() || clipX1 <= clipX0)
+    if (!m_model || row < 0 || std::size_t(row) >= m_rows.size() || clipX1 <= clipX0)
         return 0;
-    const Lane &lane = m_model->lane(laneIndex);
     long long work = clipX1 - clipX0;
+    const int laneIndex = m_rows[std::size_t(row)].lane;
+    if (laneIndex < 0)
+        return work * 4; // a group's summary: columns like a counter lane
+    const Lane &lane = m_model->lane(laneIndex);
     if (isIntervalLane(lane.kind)) {
         const auto [first, last] =
             lane.intervals.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
@@ -158,6 +203,13 @@ int TimelineLayout::laneAt(int y) const
         if (y >= lanes[i].top() && y <= lanes[i].bottom())
             return int(i);
     return -1;
+}
+
+int TimelinePainter::rowHeight(const LaneRow &row) const
+{
+    if (row.isGroup())
+        return row.collapsed ? m_metrics.streamLaneHeight : m_metrics.groupHeaderHeight;
+    return nominalHeight(m_model->lane(row.lane));
 }
 
 int TimelinePainter::nominalHeight(const Lane &lane) const
@@ -181,18 +233,29 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
 {
     TimelineLayout l;
     l.target = target;
-    const int headerWidth = std::min(m_metrics.headerWidth, std::max(60, target.width() / 3));
+    // The user's width, else the mode's, widened to show the labels whole up to a quarter of the target.
+    const int headerWidth = m_labelWidth > 0
+                                ? std::clamp(m_labelWidth, 60, std::max(60, target.width() * 2 / 3))
+                                : std::max(std::min(m_metrics.headerWidth, std::max(60, target.width() / 3)),
+                                           std::min(m_fittedWidth, std::max(60, target.width() / 4)));
     l.corner = QRect(target.left(), target.top(), headerWidth, m_metrics.rulerHeight);
     l.ruler = QRect(target.left() + headerWidth, target.top(), std::max(1, target.width() - headerWidth),
                     m_metrics.rulerHeight);
     const int lanesTop = l.ruler.bottom() + 1;
     const int available = std::max(0, target.bottom() + 1 - lanesTop - m_metrics.legendHeight);
 
-    const int count = m_model ? m_model->laneCount() : 0;
+    const int count = m_model ? int(m_rows.size()) : 0;
+    if (m_model) {
+        l.rows = m_rows;
+        l.rowOfLane.assign(std::size_t(m_model->laneCount()), -1);
+        for (int r = 0; r < count; ++r)
+            if (m_rows[std::size_t(r)].lane >= 0)
+                l.rowOfLane[std::size_t(m_rows[std::size_t(r)].lane)] = r;
+    }
     std::vector<int> heights(static_cast<std::size_t>(count));
     int total = 0;
     for (int i = 0; i < count; ++i) {
-        heights[std::size_t(i)] = nominalHeight(m_model->lane(i));
+        heights[std::size_t(i)] = rowHeight(m_rows[std::size_t(i)]);
         total += heights[std::size_t(i)];
     }
     if (total > available && total > 0) {
@@ -253,19 +316,31 @@ void TimelinePainter::paintGrid(QPainter &p, const QRect &rect, const TimeMappin
     }
 }
 
-bool TimelinePainter::paintLane(QPainter &p, int laneIndex, const QRect &rect, const TimeMapping &mapping, int clipX0,
+bool TimelinePainter::paintLane(QPainter &p, int rowIndex, const QRect &rect, const TimeMapping &mapping, int clipX0,
                                 int clipX1) const
 {
-    if (!m_model || laneIndex < 0 || laneIndex >= m_model->laneCount() || clipX1 <= clipX0)
+    if (!m_model || rowIndex < 0 || std::size_t(rowIndex) >= m_rows.size() || clipX1 <= clipX0)
         return false;
     bool edgeDependent = false;
-    const Lane &lane = m_model->lane(laneIndex);
+    const LaneRow &row = m_rows[std::size_t(rowIndex)];
     p.save();
     const QRect strip(clipX0, rect.top(), clipX1 - clipX0, rect.height());
     p.setClipRect(strip);
-    const QColor background = m_palette->laneBackground(laneIndex);
+    const QColor background = row.isGroup() ? m_palette->headerBackground() : m_palette->laneBackground(rowIndex);
     p.fillRect(strip, background);
     paintGrid(p, rect, mapping, clipX0, clipX1);
+    if (row.isGroup()) {
+        paintGroupRow(p, row, rect, background, mapping, clipX0, clipX1);
+        if (rasterAtWholePixels(p)) {
+            p.fillRect(QRect(clipX0, rect.bottom(), clipX1 - clipX0, 1), m_palette->separator());
+        } else {
+            p.setPen(QPen(m_palette->separator(), 0));
+            p.drawLine(QPointF(clipX0, rect.bottom() + 0.5), QPointF(clipX1, rect.bottom() + 0.5));
+        }
+        p.restore();
+        return false;
+    }
+    const Lane &lane = m_model->lane(row.lane);
     switch (lane.kind) {
     case LaneKind::HostThread:
     case LaneKind::Stream:
@@ -300,7 +375,7 @@ QRectF TimelinePainter::gpuBarRect(const TimelineLayout &layout, const TimeMappi
     if (!m_model || opIndex < 0 || opIndex >= m_model->opCount())
         return {};
     const auto &op = m_model->op(opIndex);
-    const int lane = m_model->streamLane(op.stream);
+    const int lane = layout.rowOf(m_model->streamLane(op.stream));
     if (!op.hasGpu() || lane < 0 || std::size_t(lane) >= layout.lanes.size())
         return {};
     const QRect lr = layout.lanes[std::size_t(lane)];
@@ -316,7 +391,8 @@ QRectF TimelinePainter::hostBarRect(const TimelineLayout &layout, const TimeMapp
         return {};
     const auto &op = m_model->op(opIndex);
     const int threads = int(m_model->trace().hostThreads.size());
-    const int lane = m_model->hostLane(op.hostThread >= 0 && op.hostThread < threads ? op.hostThread : -1);
+    const int lane =
+        layout.rowOf(m_model->hostLane(op.hostThread >= 0 && op.hostThread < threads ? op.hostThread : -1));
     if (!op.hasHost() || lane < 0 || std::size_t(lane) >= layout.lanes.size())
         return {};
     const QRect lr = layout.lanes[std::size_t(lane)];
@@ -324,6 +400,50 @@ QRectF TimelinePainter::hostBarRect(const TimelineLayout &layout, const TimeMapp
     const double x0 = mapping.toX(m_model->hostStart(op));
     const double x1 = std::max(mapping.toX(m_model->hostEnd(op)), x0 + 1);
     return QRectF(x0, lr.top() + pad, x1 - x0, lr.height() - 2 * pad - 1);
+}
+
+TimelinePainter::Flows TimelinePainter::flowsInView(const TimelineLayout &layout, const TimeMapping &mapping,
+                                                    int cap) const
+{
+    Flows out;
+    if (!m_model)
+        return out;
+    const int threads = int(m_model->trace().hostThreads.size());
+    auto hostRow = [&](const engine::OpRecord &o) {
+        return layout.rowOf(m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1));
+    };
+    auto gpuInWindow = [&](const engine::OpRecord &o) {
+        return m_model->gpuEnd(o) >= mapping.startNs && m_model->gpuStart(o) < mapping.endNs;
+    };
+    // Each flow once: from its stream's lane when its GPU part is in the window, else from its
+    // thread's lane (its call is in the window, its GPU part is not).
+    for (std::size_t r = 0; r < layout.rows.size(); ++r) {
+        const int laneIndex = layout.rows[r].lane;
+        if (laneIndex < 0)
+            continue;
+        const Lane &lane = m_model->lane(laneIndex);
+        const bool stream = lane.kind == LaneKind::Stream;
+        if (!stream && lane.kind != LaneKind::HostThread)
+            continue;
+        const auto [first, last] = lane.intervals.visible(mapping.startNs, mapping.endNs);
+        for (std::size_t k = first; k < last; ++k) {
+            if (lane.intervals.ends[k] < mapping.startNs)
+                continue; // under the running maximum, not itself in view
+            const int op = lane.intervals.ops[k];
+            const engine::OpRecord &o = m_model->op(op);
+            if (!o.hasGpu() || !o.hasHost())
+                continue;
+            if (stream ? hostRow(o) < 0 : (gpuInWindow(o) || layout.rowOf(m_model->streamLane(o.stream)) < 0))
+                continue;
+            if (int(out.ops.size()) > cap) {
+                out.capped = true;
+                return out;
+            }
+            out.ops.push_back(op);
+        }
+    }
+    out.capped = int(out.ops.size()) > cap;
+    return out;
 }
 
 } // namespace streamscope::ui

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "ui/timeline/lane_tree.h"
 #include "ui/timeline/time_mapping.h"
 
 class QFontMetrics;
@@ -38,6 +39,8 @@ struct TimelineMetrics {
     int streamLaneHeight = 28;
     int counterLaneHeight = 30;
     int bandwidthLaneHeight = 64;
+    int groupHeaderHeight = 20; // an expanded group's header (one line); a collapsed one is a stream lane high
+    int indent = 12; // per level of the lane tree
     int minLaneHeight = 10;
 
     static TimelineMetrics make(bool presentation, const QFont &base);
@@ -51,10 +54,22 @@ struct TimelineLayout {
     QRect headers; // the column of lane headers
     QRect plot; // the lanes' drawing area (x range shared with the ruler)
     QRect legend; // below everything
-    std::vector<QRect> lanes; // plot-column rectangle of each lane
+    std::vector<QRect> lanes; // plot-column rectangle of each row, top to bottom
+    std::vector<LaneRow> rows; // what each row shows (a lane of the model, or a group header)
+    std::vector<int> rowOfLane; // by model lane: its row, -1 where it is hidden or in a collapsed group
 
-    // Lane under a y coordinate, or -1.
+    // Row under a y coordinate, or -1.
     int laneAt(int y) const;
+    // The model lane a row shows, -1 for a group header or no row.
+    int laneOfRow(int row) const
+    {
+        return row >= 0 && std::size_t(row) < rows.size() ? rows[std::size_t(row)].lane : -1;
+    }
+    // The row of a model lane, -1 when it is not shown.
+    int rowOf(int lane) const
+    {
+        return lane >= 0 && std::size_t(lane) < rowOfLane.size() ? rowOfLane[std::size_t(lane)] : -1;
+    }
 };
 
 // What is drawn live on top of the lanes.
@@ -69,6 +84,11 @@ struct TimelineOverlay {
     // Find: the ops that match (outlined), and whether everything else is dimmed (a filter).
     const std::vector<int> *matches = nullptr;
     bool dimOthers = false;
+    // Flows: the arrow from every host call to its GPU op in view, not only the selected one's.
+    bool allFlows = false;
+    // Which end of the selected op "follow flow" brought forward (outlined more strongly).
+    enum class End : std::uint8_t { Both, Host, Gpu };
+    End selectedEnd = End::Both;
 };
 
 class TimelinePainter {
@@ -86,8 +106,22 @@ public:
         long long opsVisited = 0;
     };
 
+    // Above this many flows in view none is drawn, and a line says to zoom in: a fan of thousands of
+    // arrows shows nothing and costs a frame.
+    static constexpr int kMaxFlows = 2000;
+
     TimelinePainter() = default;
+    // Shows the model's lanes one per row, in model order, under their own titles (setRows changes that).
     void setModel(const LaneModel *model);
+    // The rows to draw (LaneTree::rows) and the label of every model lane; tree may be null when no row
+    // is a group header.
+    void setRows(const LaneTree *tree, std::vector<LaneRow> rows, std::vector<QString> labels);
+    const std::vector<LaneRow> &rows() const { return m_rows; }
+    // The label column's width in pixels; 0: the mode's default. Capped to two thirds of the target.
+    void setLabelWidth(int pixels) { m_labelWidth = pixels; }
+    int labelWidth() const { return m_labelWidth; }
+    // The width that shows every row's label whole (title, indentation and margins).
+    int fittedLabelWidth() const;
     void setPalette(const OpPalette *palette) { m_palette = palette; }
     void setMetrics(const TimelineMetrics &metrics);
     const TimelineMetrics &metrics() const { return m_metrics; }
@@ -125,6 +159,14 @@ public:
     QRectF gpuBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int op) const;
     QRectF hostBarRect(const TimelineLayout &layout, const TimeMapping &mapping, int op) const;
 
+    // The flows (ops with a host call and a GPU part, both rows shown) whose call or GPU part
+    // intersects the window, in no particular order; the search stops after `cap` + 1 of them.
+    struct Flows {
+        std::vector<int> ops;
+        bool capped = false; // more than cap in view: ops holds cap + 1 of them
+    };
+    Flows flowsInView(const TimelineLayout &layout, const TimeMapping &mapping, int cap = kMaxFlows) const;
+
     const Stats &stats() const { return m_stats; }
     void resetStats() const { m_stats = {}; }
     void addStats(const Stats &other) const
@@ -145,6 +187,12 @@ public:
 
 private:
     void paintGrid(QPainter &p, const QRect &rect, const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintGroupRow(QPainter &p, const LaneRow &row, const QRect &rect, const QColor &background,
+                       const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintFlows(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping) const;
+    void drawLink(QPainter &p, const QRectF &host, const QRectF &gpu, const QColor &color, double width,
+                  double head) const;
+    int rowHeight(const LaneRow &row) const;
     void paintMatches(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                       const std::vector<int> &matches, bool dimOthers) const;
     bool paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
@@ -199,6 +247,11 @@ private:
     };
 
     const LaneModel *m_model = nullptr;
+    const LaneTree *m_tree = nullptr;
+    std::vector<LaneRow> m_rows;
+    std::vector<QString> m_labels; // by model lane
+    int m_labelWidth = 0;
+    int m_fittedWidth = 0; // fittedLabelWidth() of the rows set
     const OpPalette *m_palette = nullptr;
     TimelineMetrics m_metrics;
     mutable Stats m_stats;

@@ -360,4 +360,24 @@ void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect 
     }
 }
 
+// A group's header: when collapsed, how many of its lanes were busy at each moment (the summary of
+// the lanes it stands for), in a neutral colour; open, a plain band.
+void TimelinePainter::paintGroupRow(QPainter &p, const LaneRow &row, const QRect &rect, const QColor &background,
+                                    const TimeMapping &mapping, int clipX0, int clipX1) const
+{
+    if (!row.collapsed || !m_tree)
+        return;
+    const LaneGroup &g = m_tree->group(row.group);
+    const StepSeries &s = g.busy;
+    if (s.maxValue <= 0)
+        return;
+    thread_local std::vector<float> lo, hi;
+    columnMinMax(s, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
+    const double pad = 3;
+    const double baseline = rect.bottom() + 1 - pad;
+    const double scale = (rect.height() - 2 * pad - 1) / std::max(1.0f, s.maxValue);
+    const ColumnLayer layer{&lo, &hi, m_palette->mutedText()};
+    drawColumnLayers(p, &layer, 1, background, mapping, clipX0, baseline, scale);
+}
+
 } // namespace streamscope::ui

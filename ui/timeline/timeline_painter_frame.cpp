@@ -35,12 +35,84 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
     p.setClipRect(layout.headers.adjusted(0, 0, 0, 1));
     const QFontMetrics fm(m_metrics.font, p.device());
     const QFontMetrics sm(m_metrics.smallFont, p.device());
-    for (int i = 0; i < int(layout.lanes.size()); ++i) {
-        const Lane &lane = m_model->lane(i);
+    QFont bold = m_metrics.font;
+    bold.setBold(true);
+    const QFontMetrics bm(bold, p.device());
+    for (int i = 0; i < int(layout.lanes.size()) && std::size_t(i) < layout.rows.size(); ++i) {
+        const LaneRow &row = layout.rows[std::size_t(i)];
         const QRect lr = layout.lanes[std::size_t(i)];
         const QRect r(layout.headers.left(), lr.top(), layout.headers.width(), lr.height());
         p.fillRect(r, m_palette->headerBackground());
-        int textLeft = r.left() + 6;
+        int textLeft = r.left() + 6 + row.depth * m_metrics.indent;
+        if (row.isGroup() && m_tree) {
+            // A group: its arrow (right when collapsed, down when open), its title in bold and, when
+            // there is room, what it holds (a collapsed group: how busy it was).
+            const LaneGroup &g = m_tree->group(row.group);
+            const int a = std::max(6, std::min(m_metrics.indent - 2, bm.height() / 2 + 1));
+            const int cy = row.collapsed && r.height() >= bm.height() + sm.height() + 2
+                               ? r.top() + (r.height() - bm.height() - sm.height()) / 2 + bm.height() / 2
+                               : r.center().y();
+            QPolygonF arrow;
+            if (row.collapsed)
+                arrow << QPointF(textLeft, cy - a / 2.0) << QPointF(textLeft + a * 0.8, cy + 0.5)
+                      << QPointF(textLeft, cy + a / 2.0 + 1);
+            else
+                arrow << QPointF(textLeft - 1, cy - a * 0.4) << QPointF(textLeft + a, cy - a * 0.4)
+                      << QPointF(textLeft + a / 2.0 - 0.5, cy + a * 0.5);
+            p.save();
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(Qt::NoPen);
+            p.setBrush(m_palette->text());
+            p.drawPolygon(arrow);
+            p.restore();
+            textLeft += m_metrics.indent;
+            const int textWidth = r.right() - 4 - textLeft;
+            p.setPen(m_palette->text());
+            p.setFont(bold);
+            const QString subtitle =
+                row.collapsed ? QStringLiteral("busy %1 % · %2").arg(g.busyFraction * 100, 0, 'f', 1).arg(g.subtitle)
+                              : g.subtitle;
+            if (row.collapsed && r.height() >= bm.height() + sm.height() + 2) {
+                const int y0 = r.top() + (r.height() - bm.height() - sm.height()) / 2;
+                p.drawText(QRect(textLeft, y0, textWidth, bm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                           bm.elidedText(g.title, Qt::ElideRight, textWidth));
+                p.setFont(m_metrics.smallFont);
+                p.setPen(m_palette->mutedText());
+                p.drawText(QRect(textLeft, y0 + bm.height(), textWidth, sm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                           sm.elidedText(subtitle, Qt::ElideRight, textWidth));
+            } else {
+                const QString title = bm.elidedText(g.title, Qt::ElideRight, textWidth);
+                p.drawText(QRect(textLeft, r.top(), textWidth, r.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
+                const int used = bm.horizontalAdvance(title) + sm.horizontalAdvance(QStringLiteral("  "));
+                if (used < textWidth) {
+                    p.setFont(m_metrics.smallFont);
+                    p.setPen(m_palette->mutedText());
+                    p.drawText(QRect(textLeft + used, r.top(), textWidth - used, r.height()),
+                               Qt::AlignLeft | Qt::AlignVCenter,
+                               sm.elidedText(subtitle, Qt::ElideRight, textWidth - used));
+                }
+            }
+            p.setPen(QPen(m_palette->separator(), 0));
+            p.drawLine(QPointF(r.left(), r.bottom() + 0.5), QPointF(r.right() + 1, r.bottom() + 0.5));
+            continue;
+        }
+        if (row.lane < 0)
+            continue;
+        const Lane &lane = m_model->lane(row.lane);
+        if (row.pinned) {
+            // Pinned to the top: a pin in the highlight colour.
+            const int d = std::max(5, fm.height() / 3);
+            const QPointF c(textLeft + d / 2.0, r.center().y() - d / 2.0);
+            p.save();
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(QPen(m_palette->highlight(), 1.5));
+            p.drawLine(c, c + QPointF(0, d * 1.4));
+            p.setPen(Qt::NoPen);
+            p.setBrush(m_palette->highlight());
+            p.drawEllipse(c, d / 2.0, d / 2.0);
+            p.restore();
+            textLeft += d + 5;
+        }
         // Derived lanes carry the colour of what they count, as a key.
         QColor key;
         if (lane.kind == LaneKind::H2DActivity)
@@ -52,14 +124,15 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
         else if (lane.kind == LaneKind::ComputeActivity)
             key = m_palette->compute();
         if (key.isValid()) {
-            p.fillRect(QRect(r.left() + 4, r.top() + 4, 4, r.height() - 8), key);
+            p.fillRect(QRect(textLeft - 2, r.top() + 4, 4, r.height() - 8), key);
             textLeft += 6;
         }
         const int textWidth = r.right() - 4 - textLeft;
         const bool twoLines = r.height() >= fm.height() + sm.height() + 2;
         p.setPen(m_palette->text());
         p.setFont(m_metrics.font);
-        const QString title = fm.elidedText(lane.title, Qt::ElideRight, textWidth);
+        const QString &label = std::size_t(row.lane) < m_labels.size() ? m_labels[std::size_t(row.lane)] : lane.title;
+        const QString title = fm.elidedText(label, Qt::ElideRight, textWidth);
         if (twoLines) {
             const int y0 = r.top() + (r.height() - fm.height() - sm.height()) / 2;
             p.drawText(QRect(textLeft, y0, textWidth, fm.height()), Qt::AlignLeft | Qt::AlignVCenter, title);
@@ -77,7 +150,7 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
             const QFontMetrics tm(tight, p.device());
             p.setFont(tight);
             p.drawText(QRect(textLeft, r.top(), textWidth, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                       tm.elidedText(lane.title, Qt::ElideRight, textWidth));
+                       tm.elidedText(label, Qt::ElideRight, textWidth));
         }
         if (lane.kind == LaneKind::Bandwidth && twoLines) {
             // The scale of the lane: its top in GB/s.
@@ -239,10 +312,11 @@ void TimelinePainter::paintMatches(QPainter &p, const TimelineLayout &layout, co
     if (dimOthers) {
         QColor veil = m_palette->background();
         veil.setAlpha(190);
-        for (int i = 0; i < m_model->laneCount() && std::size_t(i) < layout.lanes.size(); ++i) {
-            const LaneKind kind = m_model->lane(i).kind;
+        for (std::size_t i = 0; i < layout.rows.size() && i < layout.lanes.size(); ++i) {
+            const int lane = layout.rows[i].lane;
+            const LaneKind kind = lane >= 0 ? m_model->lane(lane).kind : LaneKind::Bandwidth;
             if (kind == LaneKind::Stream || kind == LaneKind::HostThread)
-                p.fillRect(layout.lanes[std::size_t(i)], veil);
+                p.fillRect(layout.lanes[i], veil);
         }
         const QFontMetrics fm(m_metrics.font, p.device());
         const int dpi = p.device() ? p.device()->logicalDpiY() : 0;
@@ -305,6 +379,8 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, co
                     if (!r.isEmpty() && r.right() >= layout.plot.left() && r.left() <= layout.plot.right())
                         p.drawRect(r.adjusted(-1, -1, 1, 1));
     }
+    if (overlay.allFlows)
+        paintFlows(p, layout, mapping);
     if (overlay.selectedOp >= 0) {
         const QRectF gpu = gpuBarRect(layout, mapping, overlay.selectedOp);
         const QRectF host = hostBarRect(layout, mapping, overlay.selectedOp);
@@ -313,24 +389,100 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, co
         for (const QRectF &r : {gpu, host})
             if (!r.isEmpty())
                 p.drawRect(r.adjusted(-1, -1, 1, 1));
-        if (overlay.drawLink && !gpu.isEmpty() && !host.isEmpty()) {
-            // From the call that issued the op to where the GPU began it: the queueing delay made visible.
-            const bool down = host.center().y() < gpu.center().y();
-            const QPointF from(host.left(), down ? host.bottom() + 1 : host.top() - 1);
-            const QPointF to(gpu.left(), down ? gpu.top() - 1 : gpu.bottom() + 1);
-            p.setRenderHint(QPainter::Antialiasing, true);
-            p.setPen(QPen(m_palette->highlight(), width * 0.75));
-            p.drawLine(from, to);
-            const double angle = std::atan2(to.y() - from.y(), to.x() - from.x());
-            const double head = m_palette->presentation() ? 12 : 8;
-            QPainterPath arrow;
-            arrow.moveTo(to);
-            arrow.lineTo(to - QPointF(std::cos(angle - 0.45) * head, std::sin(angle - 0.45) * head));
-            arrow.lineTo(to - QPointF(std::cos(angle + 0.45) * head, std::sin(angle + 0.45) * head));
-            arrow.closeSubpath();
-            p.fillPath(arrow, m_palette->highlight());
+        // The end "follow flow" went to: a second, outer outline.
+        const QRectF focused = overlay.selectedEnd == TimelineOverlay::End::Host  ? host
+                               : overlay.selectedEnd == TimelineOverlay::End::Gpu ? gpu
+                                                                                  : QRectF();
+        if (!focused.isEmpty() && !gpu.isEmpty() && !host.isEmpty()) {
+            p.setPen(QPen(m_palette->highlight(), 1));
+            p.drawRect(focused.adjusted(-1 - width - 1, -1 - width - 1, 1 + width + 1, 1 + width + 1));
         }
+        if (overlay.drawLink && !gpu.isEmpty() && !host.isEmpty())
+            drawLink(p, host, gpu, m_palette->highlight(), width * 0.75, m_palette->presentation() ? 12 : 8);
     }
+    p.restore();
+}
+
+// From the call that issued the op to where the GPU began it: the queueing delay made visible.
+void TimelinePainter::drawLink(QPainter &p, const QRectF &host, const QRectF &gpu, const QColor &color, double width,
+                               double head) const
+{
+    const bool down = host.center().y() < gpu.center().y();
+    const QPointF from(host.left(), down ? host.bottom() + 1 : host.top() - 1);
+    const QPointF to(gpu.left(), down ? gpu.top() - 1 : gpu.bottom() + 1);
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(QPen(color, width));
+    p.drawLine(from, to);
+    const double angle = std::atan2(to.y() - from.y(), to.x() - from.x());
+    QPainterPath arrow;
+    arrow.moveTo(to);
+    arrow.lineTo(to - QPointF(std::cos(angle - 0.45) * head, std::sin(angle - 0.45) * head));
+    arrow.lineTo(to - QPointF(std::cos(angle + 0.45) * head, std::sin(angle + 0.45) * head));
+    arrow.closeSubpath();
+    p.fillPath(arrow, color);
+}
+
+// Every flow in view: one batch of lines and one path of heads, in a muted colour under the
+// selection's; past kMaxFlows, a line that says how to see them instead.
+void TimelinePainter::paintFlows(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping) const
+{
+    const Flows flows = flowsInView(layout, mapping);
+    if (flows.capped) {
+        const QString text = QStringLiteral("More than %L1 flows in view: zoom in to draw them").arg(kMaxFlows);
+        const QFontMetrics sm(m_metrics.smallFont, p.device());
+        const QRect box(layout.plot.left() + 6, layout.plot.top() + 4, sm.horizontalAdvance(text) + 12,
+                        sm.height() + 6);
+        p.fillRect(box, m_palette->headerBackground());
+        p.setPen(QPen(m_palette->separator(), 0));
+        p.drawRect(QRectF(box).adjusted(0.5, 0.5, -0.5, -0.5));
+        p.setFont(m_metrics.smallFont);
+        p.setPen(m_palette->text());
+        p.drawText(box, Qt::AlignCenter, text);
+        return;
+    }
+    if (flows.ops.empty())
+        return;
+    QColor color = m_palette->mutedText();
+    color.setAlpha(m_palette->presentation() ? 220 : 170);
+    const double head = m_palette->presentation() ? 8 : 5;
+    // Both ends in the window: the arrow itself. One end outside (the host ran far ahead of the GPU, as
+    // in a training step): a dashed arrow straight from the other end's lane to the end in view, so that
+    // hundreds of long, almost level lines do not pile up along the lanes' edges.
+    std::vector<QLineF> lines, stubs;
+    lines.reserve(flows.ops.size());
+    QPainterPath heads;
+    const QRectF plot = layout.plot;
+    auto inView = [&](const QRectF &r) { return r.right() >= plot.left() && r.left() <= plot.right(); };
+    for (const int op : flows.ops) {
+        const QRectF host = hostBarRect(layout, mapping, op);
+        const QRectF gpu = gpuBarRect(layout, mapping, op);
+        if (host.isEmpty() || gpu.isEmpty())
+            continue;
+        const bool down = host.center().y() < gpu.center().y();
+        QPointF from(host.left(), down ? host.bottom() + 1 : host.top() - 1);
+        QPointF to(gpu.left(), down ? gpu.top() - 1 : gpu.bottom() + 1);
+        if (inView(host) && inView(gpu)) {
+            lines.emplace_back(from, to);
+        } else {
+            const double x = std::max(plot.left() + 0.5, inView(gpu) ? gpu.left() : host.left());
+            from.setX(x);
+            to.setX(x);
+            stubs.emplace_back(from, to);
+        }
+        const double angle = std::atan2(to.y() - from.y(), to.x() - from.x());
+        heads.moveTo(to);
+        heads.lineTo(to - QPointF(std::cos(angle - 0.45) * head, std::sin(angle - 0.45) * head));
+        heads.lineTo(to - QPointF(std::cos(angle + 0.45) * head, std::sin(angle + 0.45) * head));
+        heads.closeSubpath();
+    }
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, lines.size() + stubs.size() <= 500);
+    const double width = m_palette->presentation() ? 1.5 : 1;
+    p.setPen(QPen(color, width));
+    p.drawLines(lines.data(), int(lines.size()));
+    p.setPen(QPen(color, width, Qt::DashLine));
+    p.drawLines(stubs.data(), int(stubs.size()));
+    p.fillPath(heads, color);
     p.restore();
 }
 

@@ -6,9 +6,12 @@
 #include "ui/document/trace_document.h"
 
 #include <QApplication>
+#include <QContextMenuEvent>
 #include <QFileInfo>
 #include <QHelpEvent>
+#include <QInputDialog>
 #include <QKeyEvent>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QRegion>
@@ -32,6 +35,7 @@
 #include "ui/common/format_units.h"
 #include "ui/common/op_palette.h"
 #include "ui/timeline/lane_model.h"
+#include "ui/timeline/lane_tree.h"
 #include "ui/timeline/time_mapping.h"
 #include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/zoom_control.h"
@@ -55,6 +59,7 @@ namespace {
 constexpr double kKeyZoomFactor = 1.25; // W / S
 constexpr double kKeyPanFraction = 0.15; // A / D: a fraction of the window
 constexpr double kPickPixels = 3; // how far from a bar a click still picks it
+constexpr int kEdgeGrabPixels = 3; // how far from the label column's edge a drag resizes it
 // Below this many pixels in all the lanes to repaint, handing lanes to other threads costs more than it
 // saves (a wake-up is some tens of microseconds; a small lane paints in about as long).
 constexpr long long kMinConcurrentPixels = 64 * 1024;
@@ -161,6 +166,7 @@ void TimelineView::setDocument(TraceDocument *document)
         if (m_document && m_document->trace() == m_trace && repetition == m_document->repetition())
             m_document->toggleOpSelected(op);
     });
+    m_documentConnections << connect(document, &TraceDocument::laneStateChanged, this, [this] { rebuildRows(); });
     // A range measured here (shift+drag, a drag in the ruler) is the document's; clearing it here too.
     m_documentConnections << connect(this, &TimelineView::rangeSelected, document, [this](qint64 start, qint64 end) {
         if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
@@ -176,6 +182,295 @@ void TimelineView::setDocument(TraceDocument *document)
     });
     setTrace(document->trace(), document->repetition());
     selectOp(document->selectedOp());
+}
+
+LaneViewState TimelineView::laneState() const
+{
+    return m_document ? m_document->laneState() : m_ownLaneState;
+}
+
+void TimelineView::setLaneState(const LaneViewState &state)
+{
+    if (m_document) {
+        m_document->setLaneState(state); // laneStateChanged rebuilds the rows
+        return;
+    }
+    if (state == m_ownLaneState)
+        return;
+    m_ownLaneState = state;
+    rebuildRows();
+}
+
+void TimelineView::rebuildRows()
+{
+    if (!m_model || !m_tree) {
+        m_painter->setModel(m_model.get());
+    } else {
+        const LaneViewState state = laneState();
+        std::vector<QString> labels;
+        for (int i = 0; i < m_model->laneCount(); ++i)
+            labels.push_back(m_tree->label(i, state));
+        m_painter->setRows(m_tree.get(), m_tree->rows(state), std::move(labels));
+    }
+    m_helpersStale = true;
+    invalidateCache();
+    update();
+}
+
+void TimelineView::setLaneHidden(int lane, bool hidden)
+{
+    if (!m_tree || lane < 0 || lane >= m_model->laneCount())
+        return;
+    LaneViewState state = laneState();
+    const QString key = m_tree->laneKey(lane);
+    if (hidden) {
+        state.hidden.insert(key);
+        std::erase(state.pinned, key);
+    } else {
+        state.hidden.erase(key);
+    }
+    setLaneState(state);
+}
+
+void TimelineView::setLanePinned(int lane, bool pinned)
+{
+    if (!m_tree || lane < 0 || lane >= m_model->laneCount())
+        return;
+    LaneViewState state = laneState();
+    const QString key = m_tree->laneKey(lane);
+    std::erase(state.pinned, key);
+    if (pinned) {
+        state.pinned.push_back(key);
+        state.hidden.erase(key);
+    }
+    setLaneState(state);
+}
+
+void TimelineView::renameLane(int lane, const QString &name)
+{
+    if (!m_tree || lane < 0 || lane >= m_model->laneCount())
+        return;
+    LaneViewState state = laneState();
+    const QString trimmed = name.trimmed();
+    if (trimmed.isEmpty() || trimmed == m_tree->uniqueLabel(lane))
+        state.names.erase(m_tree->laneKey(lane));
+    else
+        state.names[m_tree->laneKey(lane)] = trimmed;
+    setLaneState(state);
+}
+
+void TimelineView::setGroupCollapsed(int group, bool collapsed)
+{
+    if (!m_tree || group < 0 || group >= int(m_tree->groups().size()))
+        return;
+    LaneViewState state = laneState();
+    if (collapsed)
+        state.collapsed.insert(m_tree->group(group).key);
+    else
+        state.collapsed.erase(m_tree->group(group).key);
+    setLaneState(state);
+}
+
+void TimelineView::setAllGroupsCollapsed(bool collapsed)
+{
+    if (!m_tree)
+        return;
+    LaneViewState state = laneState();
+    for (const LaneGroup &g : m_tree->groups()) {
+        // Collapsing all folds the outermost groups (a folded process hides its devices anyway).
+        if (collapsed && g.parent < 0)
+            state.collapsed.insert(g.key);
+        else if (!collapsed)
+            state.collapsed.erase(g.key);
+    }
+    setLaneState(state);
+}
+
+void TimelineView::revealLane(int lane)
+{
+    if (!m_tree || lane < 0)
+        return;
+    LaneViewState state = laneState();
+    state.hidden.erase(m_tree->laneKey(lane));
+    for (int g = m_tree->groupOfLane(lane); g >= 0; g = m_tree->group(g).parent)
+        state.collapsed.erase(m_tree->group(g).key);
+    setLaneState(state);
+}
+
+const std::vector<LaneRow> &TimelineView::rows() const
+{
+    return m_painter->rows();
+}
+
+QRect TimelineView::rowLabelRect(int row) const
+{
+    const TimelineLayout layout = m_painter->layout(rect());
+    if (row < 0 || std::size_t(row) >= layout.lanes.size())
+        return {};
+    const QRect lr = layout.lanes[std::size_t(row)];
+    return QRect(layout.headers.left(), lr.top(), layout.headers.width(), lr.height());
+}
+
+int TimelineView::rowAt(const QPoint &pos) const
+{
+    if (!m_model)
+        return -1;
+    const TimelineLayout layout = m_painter->layout(rect());
+    if (pos.x() < layout.target.left() || pos.x() > layout.target.right())
+        return -1;
+    return layout.laneAt(pos.y());
+}
+
+void TimelineView::setLabelWidth(int pixels)
+{
+    pixels = std::max(0, pixels);
+    if (pixels == m_labelWidth)
+        return;
+    m_labelWidth = pixels;
+    m_painter->setLabelWidth(pixels);
+    m_helpersStale = true;
+    invalidateCache();
+    update();
+}
+
+int TimelineView::labelWidth() const
+{
+    return m_painter->layout(rect()).headers.width();
+}
+
+void TimelineView::fitLabelWidth()
+{
+    setLabelWidth(m_painter->fittedLabelWidth());
+}
+
+bool TimelineView::onLabelEdge(const QPoint &pos) const
+{
+    if (!m_model)
+        return false;
+    const TimelineLayout layout = m_painter->layout(rect());
+    return pos.y() >= layout.target.top() && pos.y() <= std::max(layout.headers.bottom(), layout.ruler.bottom())
+           && std::abs(pos.x() - (layout.headers.right() + 1)) <= kEdgeGrabPixels;
+}
+
+QMenu *TimelineView::createRowMenu(int row, QWidget *parent)
+{
+    auto *menu = new QMenu(parent ? parent : this);
+    const std::vector<LaneRow> current = rows(); // a copy: the actions change the rows
+    if (m_tree && row >= 0 && std::size_t(row) < current.size()) {
+        const LaneRow r = current[std::size_t(row)];
+        if (r.isGroup()) {
+            const int group = r.group;
+            menu->addAction(r.collapsed ? tr("Expand group") : tr("Collapse group"), this,
+                            [this, group, collapsed = r.collapsed] { setGroupCollapsed(group, !collapsed); });
+            menu->addAction(tr("Hide the group's lanes"), this, [this, group] {
+                LaneViewState state = laneState();
+                for (const int lane : m_tree->group(group).allLanes)
+                    state.hidden.insert(m_tree->laneKey(lane));
+                setLaneState(state);
+            });
+        } else if (r.lane >= 0) {
+            const int lane = r.lane;
+            const QString label = m_tree->label(lane, laneState());
+            menu->addAction(tr("Hide '%1'").arg(label), this, [this, lane] { setLaneHidden(lane, true); });
+            menu->addAction(r.pinned ? tr("Unpin") : tr("Pin to top"), this,
+                            [this, lane, pinned = r.pinned] { setLanePinned(lane, !pinned); });
+            menu->addAction(tr("Rename…"), this, [this, lane, label] {
+                bool ok = false;
+                const QString name =
+                    QInputDialog::getText(this, tr("Rename lane"), tr("Label for '%1' (empty: its own):").arg(label),
+                                          QLineEdit::Normal, label, &ok);
+                if (ok)
+                    renameLane(lane, name);
+            });
+            if (laneState().names.count(m_tree->laneKey(lane)))
+                menu->addAction(tr("Restore the name '%1'").arg(m_tree->uniqueLabel(lane)), this,
+                                [this, lane] { renameLane(lane, {}); });
+        }
+        menu->addSeparator();
+    }
+    fillLanesMenu(menu);
+    return menu;
+}
+
+void TimelineView::fillLanesMenu(QMenu *menu)
+{
+    const LaneViewState state = laneState();
+    const std::vector<int> hidden = m_tree ? m_tree->hiddenLanes(state) : std::vector<int>{};
+    QMenu *shown = menu->addMenu(tr("Hidden lanes (%1)").arg(hidden.size()));
+    shown->setEnabled(!hidden.empty());
+    for (const int lane : hidden)
+        shown->addAction(tr("Show '%1'").arg(m_tree->label(lane, state)), this,
+                         [this, lane] { setLaneHidden(lane, false); });
+    if (!hidden.empty()) {
+        shown->addSeparator();
+        shown->addAction(tr("Show all"), this, [this] {
+            LaneViewState s = laneState();
+            s.hidden.clear();
+            setLaneState(s);
+        });
+    }
+    const bool groups = m_tree && !m_tree->groups().empty();
+    QAction *collapse = menu->addAction(tr("Collapse all groups"), this, [this] { setAllGroupsCollapsed(true); });
+    QAction *expand = menu->addAction(tr("Expand all groups"), this, [this] { setAllGroupsCollapsed(false); });
+    collapse->setEnabled(groups);
+    expand->setEnabled(groups && !state.collapsed.empty());
+    menu->addAction(tr("Fit the label column"), this, [this] { fitLabelWidth(); })->setEnabled(m_model != nullptr);
+    QAction *reset =
+        menu->addAction(tr("Reset lanes (show, unpin, restore names)"), this, [this] { setLaneState({}); });
+    reset->setEnabled(!(state == LaneViewState{}));
+}
+
+void TimelineView::setShowAllFlows(bool on)
+{
+    if (on == m_showAllFlows)
+        return;
+    m_showAllFlows = on;
+    update();
+    emit showAllFlowsChanged(on);
+}
+
+int TimelineView::flowsInView(bool *capped) const
+{
+    if (capped)
+        *capped = false;
+    if (!m_model)
+        return 0;
+    const TimelineLayout layout = m_painter->layout(rect());
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    const TimelinePainter::Flows flows = m_painter->flowsInView(layout, mapping);
+    if (capped)
+        *capped = flows.capped;
+    return int(flows.ops.size());
+}
+
+bool TimelineView::followFlow()
+{
+    auto refuse = [this](const QString &why) {
+        QToolTip::showText(mapToGlobal(rect().center()), why, this);
+        return false;
+    };
+    if (!m_model || !m_selected.isValid())
+        return refuse(tr("Select an op first: follow flow goes from its host call to its GPU work and back."));
+    const engine::OpRecord &o = m_model->op(m_selected.op);
+    if (!o.hasGpu() || !o.hasHost())
+        return refuse(o.hasGpu() ? tr("No host call is recorded for this GPU op.")
+                                 : tr("This call has no GPU work recorded."));
+    const OpEnd target = m_selectedEnd == OpEnd::Gpu ? OpEnd::Host : OpEnd::Gpu;
+    const int threads = int(m_model->trace().hostThreads.size());
+    const int lane = target == OpEnd::Gpu
+                         ? m_model->streamLane(o.stream)
+                         : m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1);
+    revealLane(lane);
+    m_selectedEnd = target;
+    const qint64 s = target == OpEnd::Gpu ? m_model->gpuStart(o) : m_model->hostStart(o);
+    const qint64 e = target == OpEnd::Gpu ? m_model->gpuEnd(o) : m_model->hostEnd(o);
+    if (s < windowStartNs() || e > windowEndNs()) {
+        const qint64 width = std::max(m_zoom->windowDuration(), (e - s) * 5 / 4);
+        const qint64 centre = s + (e - s) / 2;
+        m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
+    }
+    update();
+    return true;
 }
 
 void TimelineView::addMatches(TimelineOverlay &overlay) const
@@ -203,13 +498,16 @@ void TimelineView::rebuildModel()
     const bool hadSelection = m_selected.isValid();
     m_selected = {};
     m_hovered = {};
+    m_tree.reset();
     m_model.reset();
     m_painter->setModel(nullptr);
     if (m_trace && !m_trace->repetitions.empty()) {
         m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
         m_model = std::make_unique<LaneModel>(*m_trace, m_repetition);
+        m_tree = std::make_unique<LaneTree>(*m_model);
     }
     m_painter->setModel(m_model.get());
+    rebuildRows();
     m_helpersStale = true;
     if (m_zoom == m_ownZoom) { // a shared zoom's extent is its owner's (followZoom)
         m_zoom->clearSelection();
@@ -314,6 +612,7 @@ void TimelineView::selectOp(int op)
     if (ref == m_selected)
         return;
     m_selected = ref;
+    m_selectedEnd = OpEnd::Both;
     if (ref.isValid()) {
         const auto &o = m_model->op(op);
         // Bring the op into view, keeping the zoom level unless the op is wider than the window.
@@ -351,7 +650,7 @@ TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
     const TimelineLayout layout = m_painter->layout(rect());
     if (!layout.plot.contains(pos))
         return {};
-    const int lane = layout.laneAt(pos.y());
+    const int lane = layout.laneOfRow(layout.laneAt(pos.y()));
     if (lane < 0 || !isIntervalLane(m_model->lane(lane).kind))
         return {};
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
@@ -421,15 +720,15 @@ QString TimelineView::toolTipText(int opIndex) const
 
 void TimelineView::renderTo(QPainter &painter, const QRect &target)
 {
-    TimelinePainter painterCopy;
-    painterCopy.setModel(m_model.get());
-    painterCopy.setPalette(m_palette.get());
+    TimelinePainter painterCopy = m_painter->threadCopy(); // the same rows, labels and column width
     painterCopy.setMetrics(m_painter->metrics());
     const TimelineLayout layout = painterCopy.layout(target);
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     TimelineOverlay overlay;
     overlay.selectedOp = m_selected.op;
     overlay.hoveredOp = -1; // exports show the selection, not where the pointer happened to be
+    overlay.allFlows = m_showAllFlows;
+    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
     addMatches(overlay);
@@ -656,6 +955,8 @@ void TimelineView::paintEvent(QPaintEvent *)
     TimelineOverlay overlay;
     overlay.selectedOp = m_selected.op;
     overlay.hoveredOp = m_hovered.op;
+    overlay.allFlows = m_showAllFlows;
+    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
     addMatches(overlay);
@@ -716,6 +1017,20 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     m_pressPos = event->position().toPoint();
     m_dragMoved = false;
+    if (onLabelEdge(m_pressPos)) {
+        m_drag = DragMode::ResizeLabels;
+        m_resizeStartWidth = layout.headers.width();
+        event->accept();
+        return;
+    }
+    if (m_pressPos.x() < layout.plot.left()) {
+        // The label column: a click on a group's header opens or folds it.
+        const int row = layout.laneAt(m_pressPos.y());
+        if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
+            setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
+        event->accept();
+        return;
+    }
     const bool inRuler = layout.ruler.contains(m_pressPos);
     if (inRuler || (event->modifiers() & Qt::ShiftModifier)) {
         m_drag = DragMode::Select;
@@ -735,6 +1050,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
     const QPoint pos = event->position().toPoint();
     if (m_drag == DragMode::None) {
         setHovered(opAt(pos));
+        if (onLabelEdge(pos))
+            setCursor(Qt::SplitHCursor);
+        else
+            unsetCursor();
+        return;
+    }
+    if (m_drag == DragMode::ResizeLabels) {
+        setLabelWidth(std::max(60, m_resizeStartWidth + pos.x() - m_pressPos.x()));
+        event->accept();
         return;
     }
     if ((pos - m_pressPos).manhattanLength() >= QApplication::startDragDistance())
@@ -763,10 +1087,15 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
     const DragMode mode = m_drag;
     m_drag = DragMode::None;
     unsetCursor();
+    if (mode == DragMode::ResizeLabels) {
+        event->accept();
+        return;
+    }
     if (!m_dragMoved) {
         // A click: select the op under the pointer, or clear everything on empty space; Ctrl+click adds
         // the op to the selection or takes it out (the document measures a selection of several).
-        const OpRef ref = opAt(event->position().toPoint());
+        const QPoint pos = event->position().toPoint();
+        const OpRef ref = opAt(pos);
         if (ref.isValid() && (event->modifiers() & (Qt::ControlModifier | Qt::MetaModifier))) {
             emit opToggled(ref.repetition, ref.op);
             event->accept();
@@ -777,6 +1106,13 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
         if (m_document && m_document->selectedOps().size() > 1 && ref == m_selected)
             emit opSelected(m_repetition, ref.op); // the one op again, out of a multiple selection
         selectOp(ref.op);
+        // Which end was clicked: where follow flow starts from.
+        if (ref.isValid()) {
+            const Pick pick = pickAt(pos);
+            const bool host = pick.lane >= 0 && m_model->lane(pick.lane).kind == LaneKind::HostThread;
+            m_selectedEnd = host ? OpEnd::Host : OpEnd::Gpu;
+            update();
+        }
     } else if (mode == DragMode::Select && m_zoom->hasSelection()) {
         emit rangeSelected((m_zoom->selectionStart() + m_zoomOffsetNs), (m_zoom->selectionEnd() + m_zoomOffsetNs));
     }
@@ -785,6 +1121,23 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 {
+    if (event->button() == Qt::LeftButton && m_model) {
+        const QPoint pos = event->position().toPoint();
+        const TimelineLayout layout = m_painter->layout(rect());
+        if (onLabelEdge(pos)) {
+            fitLabelWidth();
+            event->accept();
+            return;
+        }
+        if (pos.x() < layout.plot.left()) {
+            // The second click of a double-click on a group's header folds it back, as a click does.
+            const int row = layout.laneAt(pos.y());
+            if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
+                setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
+            event->accept();
+            return;
+        }
+    }
     if (event->button() == Qt::LeftButton) {
         fitAll();
         event->accept();
@@ -834,12 +1187,53 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
         fitAll();
         break;
     case Qt::Key_Home: fitAll(); break;
+    case Qt::Key_BracketRight: followFlow(); break; // also the View menu's action, where there is one
     case Qt::Key_Escape:
         m_zoom->clearSelection();
         selectOp(-1);
         break;
     default: QWidget::keyPressEvent(event); return;
     }
+    event->accept();
+}
+
+void TimelineView::contextMenuEvent(QContextMenuEvent *event)
+{
+    if (!m_model) {
+        QWidget::contextMenuEvent(event);
+        return;
+    }
+    const TimelineLayout layout = m_painter->layout(rect());
+    const QPoint pos = event->pos();
+    std::unique_ptr<QMenu> menu;
+    if (pos.x() < layout.plot.left()) {
+        menu.reset(createRowMenu(layout.laneAt(pos.y()), this));
+    } else {
+        menu = std::make_unique<QMenu>(this);
+        const OpRef ref = opAt(pos);
+        if (ref.isValid()) {
+            const Pick pick = pickAt(pos);
+            const bool host = pick.lane >= 0 && m_model->lane(pick.lane).kind == LaneKind::HostThread;
+            menu->addAction(host ? tr("Follow flow to the GPU work") : tr("Follow flow to the host call"), this,
+                            [this, ref, host] {
+                                selectOp(ref.op);
+                                m_selectedEnd = host ? OpEnd::Host : OpEnd::Gpu;
+                                followFlow();
+                            });
+        }
+        QAction *flows =
+            menu->addAction(tr("Flows for everything in view"), this, [this](bool on) { setShowAllFlows(on); });
+        flows->setCheckable(true);
+        flows->setChecked(m_showAllFlows);
+        const int row = layout.laneAt(pos.y());
+        if (row >= 0) {
+            menu->addSeparator();
+            QMenu *lane = createRowMenu(row, menu.get());
+            lane->setTitle(tr("Lane"));
+            menu->addMenu(lane);
+        }
+    }
+    menu->exec(event->globalPos());
     event->accept();
 }
 
@@ -910,6 +1304,26 @@ bool TimelineView::event(QEvent *event)
 {
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
+        // A label: the whole of it (the column may cut it), and for a group what it holds.
+        if (m_model && m_tree && help->pos().x() < m_painter->layout(rect()).plot.left()) {
+            const int row = rowAt(help->pos());
+            if (row >= 0 && std::size_t(row) < rows().size()) {
+                const LaneRow &r = rows()[std::size_t(row)];
+                QString text;
+                if (r.isGroup()) {
+                    const LaneGroup &g = m_tree->group(r.group);
+                    text = tr("%1\n%2 · busy %3 % of the repetition\nclick to %4")
+                               .arg(g.title, g.subtitle)
+                               .arg(g.busyFraction * 100, 0, 'f', 1)
+                               .arg(r.collapsed ? tr("expand") : tr("collapse"));
+                } else if (r.lane >= 0) {
+                    text = tr("%1\n%2\nright-click: hide, pin, rename")
+                               .arg(m_tree->label(r.lane, laneState()), m_model->lane(r.lane).subtitle);
+                }
+                QToolTip::showText(help->globalPos(), text, this);
+                return true;
+            }
+        }
         if (const int activity = activityAt(help->pos()); activity >= 0) {
             QToolTip::showText(help->globalPos(), activityToolTipText(activity), this);
             return true;

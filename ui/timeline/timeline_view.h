@@ -11,6 +11,14 @@
 // Interaction, as in Perfetto and chrome://tracing: wheel zooms at the cursor, W/S zoom, A/D pan, drag pans,
 // shift+drag (or a drag in the ruler) selects a range and reports its duration, F / double-click / Home fit
 // all, click selects an op (and draws the link from its host call to its GPU part), hover shows a tooltip.
+//
+// The lanes are arranged as a tree (LaneTree: process or rank, device, then threads and streams): a
+// click on a group's header collapses it to one row of its busy time, and the label column's context
+// menu hides, pins and renames lanes. That arrangement is the document's (TraceDocument::laneState),
+// or the view's own without a document. The label column's right edge is dragged to resize it (a
+// double-click there fits the labels). On demand the view draws the flows of every op in view (the
+// arrow from each host call to its GPU work), and "follow flow" moves the selection between the two
+// ends of the selected op.
 #pragma once
 
 #include <QImage>
@@ -27,13 +35,16 @@
 #include "engine/model/trace.h"
 #include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
+#include "ui/timeline/lane_tree.h"
 
+class QMenu;
 class QPainter;
 class QThreadPool;
 
 namespace streamscope::ui {
 
 class LaneModel;
+class LaneTree;
 class OpPalette;
 class TimelinePainter;
 class ZoomControl;
@@ -96,6 +107,49 @@ public:
     OpRef selectedOp() const { return m_selected; }
     // Selects an op of the current repetition (-1 clears) and brings it into view if it is outside.
     void selectOp(int op);
+    // Which end of the selected op was picked (a click on its host call or its GPU bar) or followed to.
+    enum class OpEnd { Both, Host, Gpu };
+    OpEnd selectedEnd() const { return m_selectedEnd; }
+    // Follow flow: from the selected op's host call to its GPU work and back (from the GPU end when
+    // neither was picked). The other end is brought into view (its lane shown, its groups opened, the
+    // window moved at the same zoom when it is outside). False, with a tooltip saying why, when there
+    // is no selection or the op has only one end.
+    bool followFlow();
+
+    // Flows for everything in view: the arrow from each host call to its GPU work for every op in the
+    // window, not only the selected one's (more than TimelinePainter::kMaxFlows: none, and a line says so).
+    void setShowAllFlows(bool on);
+    bool showAllFlows() const { return m_showAllFlows; }
+    // How many flows the current window shows (what paintOverlay draws); capped: more than the limit.
+    int flowsInView(bool *capped = nullptr) const;
+
+    // The lane tree of the current repetition (nullptr without a trace), and how it is arranged.
+    const LaneTree *laneTree() const { return m_tree.get(); }
+    LaneViewState laneState() const;
+    void setLaneState(const LaneViewState &state);
+    // Model lanes (LaneModel indexes) and groups (LaneTree::groups indexes) by what the user does.
+    void setLaneHidden(int lane, bool hidden);
+    void setLanePinned(int lane, bool pinned);
+    void renameLane(int lane, const QString &name); // empty: back to its own label
+    void setGroupCollapsed(int group, bool collapsed);
+    void setAllGroupsCollapsed(bool collapsed);
+    // The rows drawn now, top to bottom, and where a row's label sits in the widget.
+    const std::vector<LaneRow> &rows() const;
+    QRect rowLabelRect(int row) const;
+    // The row under a widget position (label column or plot), -1 when none.
+    int rowAt(const QPoint &pos) const;
+    // The context menu of a row's label (hide, pin, rename; a group: collapse; the hidden lanes to show
+    // again); the caller owns it.
+    QMenu *createRowMenu(int row, QWidget *parent = nullptr);
+    // Fills `menu` with the lane actions that do not depend on a row: the hidden lanes to show again,
+    // show all, collapse and expand all groups, reset (the View menu's Lanes submenu).
+    void fillLanesMenu(QMenu *menu);
+
+    // The label column's width in pixels (0: the mode's default); dragging its right edge sets it.
+    void setLabelWidth(int pixels);
+    int labelWidth() const;
+    // Sets the width that shows every label whole.
+    void fitLabelWidth();
     OpRef hoveredOp() const { return m_hovered; }
 
     // The op drawn under a widget position (stream lanes: its GPU bar; host lanes: its API call).
@@ -125,6 +179,7 @@ signals:
     void opToggled(int repetition, int op); // Ctrl+click: op added to or taken from a multiple selection
     void opHovered(int repetition, int op); // op == -1: the pointer left every op
     void rangeSelected(qint64 startNs, qint64 endNs);
+    void showAllFlowsChanged(bool on);
 
 protected:
     void paintEvent(QPaintEvent *event) override;
@@ -136,15 +191,22 @@ protected:
     void mouseDoubleClickEvent(QMouseEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
     void leaveEvent(QEvent *event) override;
+    void contextMenuEvent(QContextMenuEvent *event) override;
     void changeEvent(QEvent *event) override;
     bool event(QEvent *event) override;
 
 private:
     void addMatches(TimelineOverlay &overlay) const;
-    enum class DragMode { None, Pan, Select };
+    enum class DragMode { None, Pan, Select, ResizeLabels };
     struct LaneCache;
 
     void rebuildModel();
+    // The rows and labels from the tree and the lane state, into the painter.
+    void rebuildRows();
+    // True when pos is on the label column's right edge (where a drag resizes it).
+    bool onLabelEdge(const QPoint &pos) const;
+    // Brings a lane into the rows: shows it and opens the groups around it.
+    void revealLane(int lane);
     void onWindowChanged();
     void invalidateCache();
     void updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping);
@@ -170,6 +232,12 @@ private:
     ConnectionList m_documentConnections;
     int m_repetition = 0;
     std::unique_ptr<LaneModel> m_model;
+    std::unique_ptr<LaneTree> m_tree;
+    LaneViewState m_ownLaneState; // without a document
+    int m_labelWidth = 0;
+    int m_resizeStartWidth = 0;
+    bool m_showAllFlows = false;
+    OpEnd m_selectedEnd = OpEnd::Both;
     std::unique_ptr<OpPalette> m_palette;
     std::unique_ptr<TimelinePainter> m_painter;
     ZoomControl *m_zoom = nullptr; // the zoom followed: m_ownZoom or a shared one

@@ -72,7 +72,7 @@ engine::Trace richTrace()
     second.index = 1;
     second.name = "Second GPU";
     t.devices.push_back(second);
-    t.hostThreads.push_back({"worker", 43});
+    t.hostThreads.push_back({"worker", 43, 4242}); // with its process id, which must come back
     auto &rep = t.repetitions[1].ops;
     engine::OpRecord sync;
     sync.kind = engine::OpKind::HostSync;

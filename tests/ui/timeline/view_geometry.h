@@ -21,6 +21,10 @@ inline ViewGeometry viewGeometry(const ui::TimelineView &view, const QRect &targ
     ViewGeometry g;
     g.painter.setModel(view.laneModel());
     g.painter.setMetrics(ui::TimelineMetrics::make(view.presentationMode(), view.font()));
+    // The view's rows (its lane tree, hidden, pinned and collapsed lanes) and label column.
+    if (view.laneTree())
+        g.painter.setRows(view.laneTree(), view.rows(), {});
+    g.painter.setLabelWidth(view.labelWidth());
     g.layout = g.painter.layout(target);
     g.mapping = ui::TimelinePainter::mappingFor(g.layout, view.windowStartNs(), view.windowEndNs());
     return g;

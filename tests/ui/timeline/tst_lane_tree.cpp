@@ -1,0 +1,439 @@
+// Tests of the lane tree (ui/timeline/lane_tree) and what the timeline does with it: grouping by process
+// (or rank) and device on a hand-made trace and on the real 2xH100 torchrun and Kineto captures, labels
+// that tell namesakes apart (and thread ids as the OS prints them), collapsing and expanding groups with
+// a click, hiding, pinning and renaming lanes from the label's context menu (kept per document, for the
+// session), and resizing the label column by dragging its edge.
+#include <QAction>
+#include <QDir>
+#include <QMenu>
+#include <QRegularExpression>
+#include <QtTest>
+
+#include <set>
+
+#include "engine/formats/trace_io.h"
+#include "ui/document/trace_document.h"
+#include "ui/timeline/lane_model.h"
+#include "ui/timeline/lane_tree.h"
+#include "ui/timeline/timeline_view.h"
+#include "view_geometry.h"
+
+using namespace streamscope;
+using ui::LaneGroup;
+using ui::LaneKind;
+using ui::LaneModel;
+using ui::LaneRow;
+using ui::LaneTree;
+
+namespace {
+
+QString realTrace(const char *file)
+{
+    return QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/") + QLatin1String(file);
+}
+
+#define REQUIRE_REAL_TRACE(path)                                                                                       \
+    if (!QFileInfo::exists(path))                                                                                      \
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it): no real traces to test on");
+
+std::shared_ptr<const engine::Trace> load(const QString &path)
+{
+    return std::make_shared<const engine::Trace>(engine::loadTrace(path.toStdString()));
+}
+
+// Two processes: pid 100 with three threads (two of them named alike) and streams on GPUs 0 and 1,
+// pid 200 with one thread and one stream on GPU 1.
+std::shared_ptr<engine::Trace> makeTwoProcessTrace()
+{
+    using namespace engine;
+    auto t = std::make_shared<Trace>();
+    t->title = "two processes";
+    for (int d = 0; d < 2; ++d) {
+        DeviceInfo device;
+        device.index = d;
+        device.name = "Test GPU";
+        t->devices.push_back(device);
+    }
+    t->hostThreads = {HostThreadInfo{"python3", 100, 100}, HostThreadInfo{"pt_thread_pool", 101, 100},
+                      HostThreadInfo{"pt_thread_pool", 102, 100}, HostThreadInfo{"python3", 200, 200}};
+    StreamInfo s0, s1, s2;
+    s0.name = "stream 7";
+    s0.device = 0;
+    s1.name = "stream 9";
+    s1.device = 1;
+    s2.name = "stream 7";
+    s2.device = 1;
+    t->streams = {s0, s1, s2};
+    Repetition rep;
+    auto add = [&](int stream, int thread, std::int64_t at) {
+        OpRecord op;
+        op.kind = OpKind::Kernel;
+        op.nameId = t->intern("k");
+        op.stream = stream;
+        op.hostThread = thread;
+        op.hostStartNs = at;
+        op.hostEndNs = at + 5;
+        op.gpuStartNs = at + 2; // while its call still runs
+        op.gpuEndNs = at + 100;
+        rep.ops.push_back(op);
+    };
+    add(0, 0, 0);
+    add(1, 0, 200);
+    add(2, 3, 400);
+    add(-1, 1, 600); // the pool threads issue only host work
+    rep.ops.back().gpuStartNs = rep.ops.back().gpuEndNs = kNoTime;
+    add(-1, 2, 700);
+    rep.ops.back().gpuStartNs = rep.ops.back().gpuEndNs = kNoTime;
+    t->repetitions.push_back(rep);
+    return t;
+}
+
+QStringList labels(const LaneTree &tree)
+{
+    QStringList out;
+    for (int i = 0; i < tree.model().laneCount(); ++i)
+        out << tree.uniqueLabel(i);
+    return out;
+}
+
+QAction *findAction(QMenu *menu, const QString &prefix)
+{
+    for (QAction *a : menu->actions()) {
+        if (a->text().startsWith(prefix))
+            return a;
+        if (a->menu())
+            if (QAction *inner = findAction(a->menu(), prefix))
+                return inner;
+    }
+    return nullptr;
+}
+
+int countLaneRows(const std::vector<LaneRow> &rows)
+{
+    return int(std::count_if(rows.begin(), rows.end(), [](const LaneRow &r) { return r.lane >= 0; }));
+}
+
+} // namespace
+
+class TestLaneTree : public QObject {
+    Q_OBJECT
+
+private slots:
+    void handMadeTwoProcesses()
+    {
+        const auto trace = makeTwoProcessTrace();
+        const LaneModel model(*trace, 0);
+        const LaneTree tree(model);
+        // Two processes (by pid), the first with a device group per GPU.
+        QStringList keys;
+        for (const LaneGroup &g : tree.groups())
+            keys << g.key;
+        QCOMPARE(keys, (QStringList{QStringLiteral("process:100"), QStringLiteral("device:0@100"),
+                                    QStringLiteral("device:1@100"), QStringLiteral("process:200")}));
+        QCOMPARE(tree.group(0).title, QStringLiteral("python3 (pid 100)"));
+        QCOMPARE(tree.group(0).subtitle, QStringLiteral("3 threads · 2 streams"));
+        QCOMPARE(tree.group(1).parent, 0);
+        QCOMPARE(tree.group(1).depth, 1);
+        QCOMPARE(tree.group(3).subtitle, QStringLiteral("1 thread · 1 stream · GPU 1"));
+        // Namesakes told apart: python3 by pid, the pool threads of one process by tid, "stream 7" by GPU.
+        const QStringList l = labels(tree);
+        QVERIFY2(l.contains(QStringLiteral("python3 · pid 100")), qPrintable(l.join(", ")));
+        QVERIFY(l.contains(QStringLiteral("python3 · pid 200")));
+        QVERIFY(l.contains(QStringLiteral("pt_thread_pool · tid 101")));
+        QVERIFY(l.contains(QStringLiteral("pt_thread_pool · tid 102")));
+        QVERIFY(l.contains(QStringLiteral("stream 7 · GPU 0")));
+        QVERIFY(l.contains(QStringLiteral("stream 7 · GPU 1")));
+        QCOMPARE(int(std::set<QString>(l.begin(), l.end()).size()), l.size());
+
+        // Rows: process 100's threads, its device groups, process 200, then the derived lanes.
+        const std::vector<LaneRow> rows = tree.rows({});
+        QVERIFY(rows[0].isGroup() && rows[0].group == 0 && rows[0].depth == 0);
+        for (int r = 1; r <= 3; ++r) {
+            QCOMPARE(model.lane(rows[std::size_t(r)].lane).kind, LaneKind::HostThread);
+            QCOMPARE(rows[std::size_t(r)].depth, 1);
+        }
+        QVERIFY(rows[4].isGroup() && rows[4].group == 1);
+        QCOMPARE(rows[5].depth, 2);
+        QCOMPARE(model.lane(rows[5].lane).source, 0);
+        QVERIFY(rows[8].isGroup() && rows[8].group == 3);
+        QCOMPARE(model.lane(rows.back().lane).kind, LaneKind::ComputeActivity);
+        QCOMPARE(countLaneRows(rows), model.laneCount());
+
+        // Collapsed: one row for process 100; its busy time counts its five thread and stream lanes.
+        ui::LaneViewState state;
+        state.collapsed.insert(QStringLiteral("process:100"));
+        const std::vector<LaneRow> folded = tree.rows(state);
+        QCOMPARE(folded.size(), rows.size() - 7);
+        QVERIFY(folded[0].isGroup() && folded[0].collapsed);
+        QCOMPARE(tree.group(0).busyLanes, 5);
+        QCOMPARE(tree.group(0).busy.maxValue, 2.0f); // thread 0's call and its op at [0, 5): both busy
+        QVERIFY(tree.group(0).busyFraction > 0 && tree.group(0).busyFraction <= 1);
+
+        // Hidden and pinned: a pinned lane comes first, hidden ones nowhere, and a group with every lane
+        // hidden goes too.
+        ui::LaneViewState arranged;
+        arranged.pinned = {QStringLiteral("stream:2")};
+        arranged.hidden = {QStringLiteral("thread:3")};
+        const std::vector<LaneRow> pinned = tree.rows(arranged);
+        QCOMPARE(pinned[0].lane, model.streamLane(2));
+        QVERIFY(pinned[0].pinned);
+        QCOMPARE(countLaneRows(pinned), model.laneCount() - 1);
+        QVERIFY(
+            std::none_of(pinned.begin(), pinned.end(), [](const LaneRow &r) { return r.isGroup() && r.group == 3; }));
+        QCOMPARE(tree.hiddenLanes(arranged), std::vector<int>{model.hostLane(3)});
+    }
+
+    void singleProcessKeepsItsLanes()
+    {
+        // A run of StreamScope's own (no process ids, one GPU): no group, rows in model order.
+        auto trace = makeTwoProcessTrace();
+        for (auto &t : trace->hostThreads)
+            t.processId = -1;
+        for (auto &s : trace->streams)
+            s.device = 0;
+        const LaneModel model(*trace, 0);
+        const LaneTree tree(model);
+        QVERIFY(tree.groups().empty());
+        const std::vector<LaneRow> rows = tree.rows({});
+        QCOMPARE(int(rows.size()), model.laneCount());
+        for (int i = 0; i < int(rows.size()); ++i)
+            QCOMPARE(rows[std::size_t(i)].lane, i);
+    }
+
+    void torchrunGroupsByProcess()
+    {
+        const QString path = realTrace("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite");
+        REQUIRE_REAL_TRACE(path);
+        const auto trace = load(path);
+        const LaneModel model(*trace, 0);
+        const LaneTree tree(model);
+        // Two ranks' python processes, each with its threads and its GPU's stream.
+        QCOMPARE(int(tree.groups().size()), 2);
+        for (const LaneGroup &g : tree.groups()) {
+            QCOMPARE(g.level, LaneGroup::Level::Process);
+            QVERIFY2(g.title.startsWith(QStringLiteral("python3 (pid ")), qPrintable(g.title));
+            int streams = 0, threads = 0;
+            for (const int lane : g.lanes)
+                (model.lane(lane).kind == LaneKind::Stream ? streams : threads)++;
+            QCOMPARE(streams, 1);
+            QCOMPARE(threads, 2);
+        }
+        QVERIFY(tree.group(0).key < tree.group(1).key); // by pid
+        const QStringList l = labels(tree);
+        QCOMPARE(int(std::set<QString>(l.begin(), l.end()).size()), l.size());
+        QCOMPARE(l.filter(QRegularExpression(QStringLiteral("^python3 · pid \\d+$"))).size(), 2);
+        QCOMPARE(l.filter(QRegularExpression(QStringLiteral("^pt_nccl_watchdo?g · pid \\d+$"))).size(), 2);
+    }
+
+    void kinetoGroupsByRank_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("rank");
+        QTest::addColumn<QString>("unsignedTid"); // a tid Kineto wrote negative, as the OS prints it
+        QTest::newRow("rank0") << "kineto_a100-80gb_rank0_5streams.json.gz"
+                               << "0"
+                               << "3074426432";
+        QTest::newRow("rank3") << "kineto_a100_rank3_4streams.json.gz"
+                               << "3"
+                               << "3265820224";
+        QTest::newRow("simple") << "kineto_a100_simple_add_2streams.json.gz"
+                                << "0"
+                                << "";
+    }
+
+    void kinetoGroupsByRank()
+    {
+        QFETCH(QString, file);
+        QFETCH(QString, rank);
+        QFETCH(QString, unsignedTid);
+        const QString path = realTrace(file.toUtf8().constData());
+        REQUIRE_REAL_TRACE(path);
+        const auto trace = load(path);
+        const LaneModel model(*trace, 0);
+        const LaneTree tree(model);
+        // One process, named by its rank; every thread and stream in it, derived lanes below.
+        QCOMPARE(int(tree.groups().size()), 1);
+        const LaneGroup &g = tree.group(0);
+        QVERIFY2(g.title.startsWith(QStringLiteral("rank %1 · ").arg(rank)), qPrintable(g.title));
+        for (int i = 0; i < model.laneCount(); ++i) {
+            const LaneKind kind = model.lane(i).kind;
+            QCOMPARE(tree.groupOfLane(i) == 0, kind == LaneKind::HostThread || kind == LaneKind::Stream);
+        }
+        const QStringList l = labels(tree);
+        QCOMPARE(int(std::set<QString>(l.begin(), l.end()).size()), l.size());
+        for (const QString &label : l)
+            QVERIFY2(!label.contains(QRegularExpression(QStringLiteral("tid -\\d"))), qPrintable(label));
+        if (!unsignedTid.isEmpty())
+            QVERIFY2(l.filter(QStringLiteral("tid ") + unsignedTid).size() == 1, qPrintable(l.join(", ")));
+    }
+
+    void everyRealTraceHasUniqueLabels()
+    {
+        const QDir dir(QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces"));
+        if (!dir.exists())
+            QSKIP("../shared/data/real-traces is not beside the checkout (CI has it): no real traces to test on");
+        int checked = 0;
+        for (const QString &file : dir.entryList({QStringLiteral("*.sqlite"), QStringLiteral("*.json.gz")})) {
+            const auto trace = load(dir.filePath(file));
+            const LaneModel model(*trace, 0);
+            const LaneTree tree(model);
+            const QStringList l = labels(tree);
+            QVERIFY2(int(std::set<QString>(l.begin(), l.end()).size()) == l.size(),
+                     qPrintable(file + QStringLiteral(": ") + l.join(QStringLiteral(", "))));
+            ++checked;
+        }
+        QVERIFY(checked >= 10);
+    }
+
+    void collapseAndExpandWithAClick()
+    {
+        const QString path = realTrace("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite");
+        REQUIRE_REAL_TRACE(path);
+        ui::TraceDocument document;
+        document.setTrace(load(path), QStringLiteral("torchrun"), path);
+        ui::TimelineView view;
+        view.resize(1280, 720);
+        view.setDocument(&document);
+        const std::vector<LaneRow> open = view.rows();
+        QVERIFY(open[0].isGroup() && !open[0].collapsed);
+        const int lanesInGroup = int(view.laneTree()->group(open[0].group).allLanes.size());
+        QCOMPARE(lanesInGroup, 3);
+
+        // A click on the header (its arrow) folds the group into one row.
+        QTest::mouseClick(&view, Qt::LeftButton, {}, view.rowLabelRect(0).topLeft() + QPoint(10, 6));
+        const std::vector<LaneRow> folded = view.rows();
+        QCOMPARE(folded.size(), open.size() - std::size_t(lanesInGroup));
+        QVERIFY(folded[0].isGroup() && folded[0].collapsed);
+        QVERIFY(document.laneState().collapsed.count(QStringLiteral("process:144")) == 1);
+        // The row shows the group's busy time: ink in the plot, in the pixels of the summary.
+        QImage image(view.size(), QImage::Format_RGB32);
+        view.render(&image);
+        const test::ViewGeometry g = test::viewGeometry(view, view.rect());
+        const QRect row = g.layout.lanes[0];
+        std::set<QRgb> colours;
+        for (int x = row.left(); x <= row.right(); x += 3)
+            colours.insert(image.pixel(x, row.bottom() - 4));
+        QVERIFY2(colours.size() >= 2, "the collapsed group's row shows no busy time");
+        if (const QString out = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty())
+            image.save(out + QStringLiteral("/lane-tree-collapsed.png"));
+
+        // A second view of the same document follows; a click again opens the group.
+        ui::TimelineView other;
+        other.resize(1280, 720);
+        other.setDocument(&document);
+        QCOMPARE(other.rows().size(), folded.size());
+        QTest::mouseClick(&view, Qt::LeftButton, {}, view.rowLabelRect(0).topLeft() + QPoint(10, 6));
+        QCOMPARE(view.rows().size(), open.size());
+        QCOMPARE(other.rows().size(), open.size());
+        // Collapse all from the lanes menu: one row per process, then the derived lanes.
+        QMenu menu;
+        view.fillLanesMenu(&menu);
+        findAction(&menu, QStringLiteral("Collapse all"))->trigger();
+        QCOMPARE(std::count_if(view.rows().begin(), view.rows().end(), [](const LaneRow &r) { return r.collapsed; }),
+                 2);
+    }
+
+    void hidePinRenameFromTheContextMenu()
+    {
+        const QString path = realTrace("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite");
+        REQUIRE_REAL_TRACE(path);
+        ui::TraceDocument document;
+        document.setTrace(load(path), QStringLiteral("torchrun"), path);
+        ui::TimelineView view;
+        view.resize(1280, 720);
+        view.setDocument(&document);
+        const LaneTree *tree = view.laneTree();
+        const std::vector<LaneRow> before = view.rows();
+        const int row = 2; // process 144's second thread
+        const int lane = before[row].lane;
+        QVERIFY(lane >= 0);
+        const QString label = tree->uniqueLabel(lane);
+
+        // Hide.
+        std::unique_ptr<QMenu> menu(view.createRowMenu(row));
+        findAction(menu.get(), QStringLiteral("Hide '") + label)->trigger();
+        QCOMPARE(view.rows().size(), before.size() - 1);
+        QVERIFY(std::none_of(view.rows().begin(), view.rows().end(), [&](const LaneRow &r) { return r.lane == lane; }));
+        // Listed to bring back, from the View menu's lanes submenu too.
+        QMenu lanes;
+        view.fillLanesMenu(&lanes);
+        QVERIFY(findAction(&lanes, QStringLiteral("Hidden lanes (1)")));
+        findAction(&lanes, QStringLiteral("Show '") + label)->trigger();
+        QCOMPARE(view.rows().size(), before.size());
+
+        // Pin to top: the stream of the second process goes first, marked pinned.
+        const int stream = view.laneModel()->streamLane(1);
+        int streamRow = -1;
+        for (std::size_t r = 0; r < view.rows().size(); ++r)
+            if (view.rows()[r].lane == stream)
+                streamRow = int(r);
+        QVERIFY(streamRow > 0);
+        menu.reset(view.createRowMenu(streamRow));
+        findAction(menu.get(), QStringLiteral("Pin to top"))->trigger();
+        QCOMPARE(view.rows()[0].lane, stream);
+        QVERIFY(view.rows()[0].pinned);
+        QCOMPARE(view.rows().size(), before.size());
+        menu.reset(view.createRowMenu(0));
+        findAction(menu.get(), QStringLiteral("Unpin"))->trigger();
+        QVERIFY(!view.rows()[0].pinned);
+
+        // Rename (the dialog's result goes through renameLane); empty restores the label.
+        view.renameLane(lane, QStringLiteral("NCCL watchdog, rank 0"));
+        QCOMPARE(tree->label(lane, view.laneState()), QStringLiteral("NCCL watchdog, rank 0"));
+        menu.reset(view.createRowMenu(row));
+        QVERIFY(findAction(menu.get(), QStringLiteral("Hide 'NCCL watchdog, rank 0'")));
+        QVERIFY(findAction(menu.get(), QStringLiteral("Restore the name")));
+
+        // The arrangement is the document's, per trace file for the session: another file has its own,
+        // and coming back finds it as it was.
+        view.setLaneHidden(lane, true);
+        const ui::LaneViewState arranged = document.laneState();
+        QCOMPARE(arranged.names.size(), std::size_t(1));
+        document.setTrace(load(path), QStringLiteral("other"), path + QStringLiteral(".copy"));
+        QVERIFY(document.laneState() == ui::LaneViewState{});
+        QCOMPARE(view.rows().size(), before.size());
+        document.setTrace(load(path), QStringLiteral("torchrun"), path);
+        QVERIFY(document.laneState() == arranged);
+        QCOMPARE(view.rows().size(), before.size() - 1);
+        QCOMPARE(view.laneTree()->label(lane, view.laneState()), QStringLiteral("NCCL watchdog, rank 0"));
+    }
+
+    void labelColumnResizesByItsEdge()
+    {
+        const QString path = realTrace("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite");
+        REQUIRE_REAL_TRACE(path);
+        ui::TimelineView view;
+        view.resize(1280, 720);
+        view.setTrace(load(path));
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // By default the column shows the labels whole (here they fit in a quarter of the width).
+        const int start = view.labelWidth();
+        QFontMetrics fm(view.font());
+        for (int i = 0; i < view.laneModel()->laneCount(); ++i)
+            QVERIFY2(fm.horizontalAdvance(view.laneTree()->uniqueLabel(i)) < start,
+                     qPrintable(view.laneTree()->uniqueLabel(i)));
+        // Drag the edge 120 px to the right: the column and the plot follow.
+        const QPoint edge(start, view.rowLabelRect(1).center().y());
+        QTest::mousePress(&view, Qt::LeftButton, {}, edge);
+        QTest::mouseMove(&view, edge + QPoint(60, 0));
+        QTest::mouseMove(&view, edge + QPoint(120, 0));
+        QTest::mouseRelease(&view, Qt::LeftButton, {}, edge + QPoint(120, 0));
+        QCOMPARE(view.labelWidth(), start + 120);
+        QCOMPARE(test::viewGeometry(view, view.rect()).layout.plot.left(), start + 120);
+        // And back, narrower than the labels: they are cut; a double-click on the edge fits them again.
+        const QPoint moved(view.labelWidth(), edge.y());
+        QTest::mousePress(&view, Qt::LeftButton, {}, moved);
+        QTest::mouseMove(&view, moved - QPoint(200, 0));
+        QTest::mouseRelease(&view, Qt::LeftButton, {}, moved - QPoint(200, 0));
+        QCOMPARE(view.labelWidth(), start - 80);
+        QTest::mouseDClick(&view, Qt::LeftButton, {}, QPoint(view.labelWidth(), edge.y()));
+        for (int i = 0; i < view.laneModel()->laneCount(); ++i)
+            QVERIFY(fm.horizontalAdvance(view.laneTree()->uniqueLabel(i)) < view.labelWidth());
+        // The window's time range did not move while resizing.
+        QCOMPARE(view.windowStartNs(), 0);
+    }
+};
+
+QTEST_MAIN(TestLaneTree)
+#include "tst_lane_tree.moc"

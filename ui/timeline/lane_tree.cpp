@@ -1,0 +1,456 @@
+// LaneTree: grouping, keys and unique labels of a LaneModel's lanes (see lane_tree.h).
+#include "ui/timeline/lane_tree.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include <QStringList>
+
+namespace streamscope::ui {
+
+namespace {
+
+bool isThreadOrStream(LaneKind kind)
+{
+    return kind == LaneKind::HostThread || kind == LaneKind::Stream;
+}
+
+// Kinds the tree places by what they are; a lane of any other kind hangs under the lane before it.
+bool isPlacedKind(LaneKind kind)
+{
+    switch (kind) {
+    case LaneKind::HostThread:
+    case LaneKind::Stream:
+    case LaneKind::H2DActivity:
+    case LaneKind::D2HActivity:
+    case LaneKind::D2DActivity:
+    case LaneKind::ComputeActivity:
+    case LaneKind::Bandwidth:
+    case LaneKind::CopyEngine:
+    case LaneKind::Migration:
+    case LaneKind::PageFaults: return true;
+    }
+    return false;
+}
+
+QString derivedKey(const Lane &lane)
+{
+    switch (lane.kind) {
+    case LaneKind::H2DActivity: return QStringLiteral("h2d");
+    case LaneKind::D2HActivity: return QStringLiteral("d2h");
+    case LaneKind::D2DActivity: return QStringLiteral("d2d");
+    case LaneKind::ComputeActivity: return QStringLiteral("compute");
+    case LaneKind::Bandwidth: return QStringLiteral("bandwidth");
+    case LaneKind::CopyEngine: return QStringLiteral("channel:%1").arg(lane.source);
+    case LaneKind::Migration: return QStringLiteral("migration");
+    case LaneKind::PageFaults: return QStringLiteral("faults");
+    case LaneKind::HostThread: return QStringLiteral("thread:%1").arg(lane.source);
+    case LaneKind::Stream: return QStringLiteral("stream:%1").arg(lane.source);
+    }
+    return QStringLiteral("lane%1:%2:%3").arg(int(lane.kind)).arg(lane.source).arg(lane.title);
+}
+
+QString plural(qsizetype n, const char *one, const char *many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+}
+
+} // namespace
+
+LaneTree::LaneTree(const LaneModel &model) : m_model(&model)
+{
+    const int n = model.laneCount();
+    m_groupOfLane.assign(std::size_t(n), -1);
+    m_anchor.assign(std::size_t(n), -1);
+    m_attached.assign(std::size_t(n), {});
+    m_process.assign(std::size_t(n), -1);
+    m_keys.resize(std::size_t(n));
+    for (int i = 0; i < n; ++i)
+        m_keys[std::size_t(i)] = derivedKey(model.lane(i));
+    placeLanes();
+    labelLanes();
+    for (LaneGroup &g : m_groups)
+        buildSummary(g);
+}
+
+void LaneTree::placeLanes()
+{
+    const LaneModel &model = *m_model;
+    const engine::Trace &trace = model.trace();
+    const int n = model.laneCount();
+    auto threadProcess = [&](int thread) -> qint64 {
+        return thread >= 0 && std::size_t(thread) < trace.hostThreads.size()
+                   ? qint64(trace.hostThreads[std::size_t(thread)].processId)
+                   : -1;
+    };
+
+    // What each lane is and which process it belongs to. A stream belongs to the process whose threads
+    // issued most of its ops (a profiler's GPU rows carry a device, not always a process).
+    std::vector<int> threads, streams, derived;
+    int lastPlaced = -1;
+    for (int i = 0; i < n; ++i) {
+        const Lane &lane = model.lane(i);
+        if (!isPlacedKind(lane.kind) && lastPlaced >= 0) {
+            m_anchor[std::size_t(i)] = lastPlaced;
+            m_attached[std::size_t(lastPlaced)].push_back(i);
+            continue;
+        }
+        lastPlaced = i;
+        if (lane.kind == LaneKind::HostThread) {
+            m_process[std::size_t(i)] = threadProcess(lane.source);
+            threads.push_back(i);
+        } else if (lane.kind == LaneKind::Stream) {
+            std::map<qint64, int> votes;
+            for (const qint32 op : lane.intervals.ops)
+                ++votes[threadProcess(model.op(op).hostThread)];
+            votes.erase(-1);
+            if (!votes.empty())
+                m_process[std::size_t(i)] =
+                    std::max_element(votes.begin(), votes.end(), [](const auto &a, const auto &b) {
+                        return a.second < b.second;
+                    })->first;
+            streams.push_back(i);
+        } else {
+            derived.push_back(i);
+        }
+    }
+    // Sub-rows share their anchor's process.
+    for (int i = 0; i < n; ++i)
+        if (m_anchor[std::size_t(i)] >= 0)
+            m_process[std::size_t(i)] = m_process[std::size_t(m_anchor[std::size_t(i)])];
+
+    std::vector<qint64> processes; // in the order their first lane comes
+    for (const int i : threads)
+        if (m_process[std::size_t(i)] >= 0
+            && std::find(processes.begin(), processes.end(), m_process[std::size_t(i)]) == processes.end())
+            processes.push_back(m_process[std::size_t(i)]);
+    for (const int i : streams)
+        if (m_process[std::size_t(i)] >= 0
+            && std::find(processes.begin(), processes.end(), m_process[std::size_t(i)]) == processes.end())
+            processes.push_back(m_process[std::size_t(i)]);
+    std::sort(processes.begin(), processes.end());
+    const auto rankIt = trace.metadata.find("rank");
+    const QString rank = rankIt != trace.metadata.end() ? QString::fromStdString(rankIt->second) : QString();
+    const bool byProcess = processes.size() >= 2 || (processes.size() == 1 && !rank.isEmpty());
+
+    auto streamDevice = [&](int lane) {
+        const int s = model.lane(lane).source;
+        return s >= 0 && std::size_t(s) < trace.streams.size() ? trace.streams[std::size_t(s)].device : -1;
+    };
+    auto deviceTitle = [&](int device) {
+        QString title = QStringLiteral("GPU %1").arg(device);
+        for (const auto &d : trace.devices)
+            if (d.index == device && !d.name.empty())
+                title += QStringLiteral(" · ") + QString::fromStdString(d.name);
+        return title;
+    };
+    auto addGroup = [&](LaneGroup g, int parent) {
+        g.parent = parent;
+        g.depth = parent >= 0 ? m_groups[std::size_t(parent)].depth + 1 : 0;
+        m_groups.push_back(std::move(g));
+        const int index = int(m_groups.size()) - 1;
+        if (parent >= 0)
+            m_groups[std::size_t(parent)].children.push_back(index);
+        else
+            m_top.push_back({-1, index});
+        return index;
+    };
+    // Streams of one scope: in device groups when they are on more than one device, else as lanes of
+    // `parent` (or loose at the top level).
+    auto placeStreams = [&](const std::vector<int> &scopeStreams, int parent, qint64 pid) {
+        std::vector<int> devices;
+        for (const int i : scopeStreams)
+            if (std::find(devices.begin(), devices.end(), streamDevice(i)) == devices.end())
+                devices.push_back(streamDevice(i));
+        if (devices.size() < 2) {
+            for (const int i : scopeStreams) {
+                if (parent >= 0)
+                    m_groups[std::size_t(parent)].lanes.push_back(i);
+                else
+                    m_top.push_back({i, -1});
+            }
+            return;
+        }
+        std::sort(devices.begin(), devices.end());
+        for (const int device : devices) {
+            LaneGroup g;
+            g.level = LaneGroup::Level::Device;
+            g.key = pid >= 0 ? QStringLiteral("device:%1@%2").arg(device).arg(pid)
+                             : QStringLiteral("device:%1").arg(device);
+            g.title = deviceTitle(device);
+            for (const int i : scopeStreams)
+                if (streamDevice(i) == device)
+                    g.lanes.push_back(i);
+            g.subtitle = plural(qsizetype(g.lanes.size()), "stream", "streams");
+            addGroup(std::move(g), parent);
+        }
+    };
+
+    if (byProcess) {
+        for (const qint64 pid : processes) {
+            LaneGroup g;
+            g.level = LaneGroup::Level::Process;
+            g.key = QStringLiteral("process:%1").arg(pid);
+            // A process is called by its main thread's name (Linux names a process so), else by its first.
+            QString name;
+            for (const int i : threads)
+                if (m_process[std::size_t(i)] == pid) {
+                    const int t = model.lane(i).source;
+                    const bool main = t >= 0 && qint64(trace.hostThreads[std::size_t(t)].nativeId) == pid;
+                    if (name.isEmpty() || main)
+                        name = model.lane(i).title;
+                    if (main)
+                        break;
+                }
+            g.title =
+                name.isEmpty() ? QStringLiteral("pid %1").arg(pid) : QStringLiteral("%1 (pid %2)").arg(name).arg(pid);
+            if (processes.size() == 1 && !rank.isEmpty())
+                g.title = QStringLiteral("rank %1 · %2").arg(rank, g.title);
+            const int index = addGroup(std::move(g), -1);
+            std::vector<int> own;
+            int threadCount = 0;
+            for (const int i : threads)
+                if (m_process[std::size_t(i)] == pid) {
+                    m_groups[std::size_t(index)].lanes.push_back(i);
+                    ++threadCount;
+                }
+            for (const int i : streams)
+                if (m_process[std::size_t(i)] == pid)
+                    own.push_back(i);
+            placeStreams(own, index, pid);
+            QStringList parts{plural(threadCount, "thread", "threads"),
+                              plural(qsizetype(own.size()), "stream", "streams")};
+            std::set<int> devices;
+            for (const int i : own)
+                devices.insert(streamDevice(i));
+            if (devices.size() == 1 && *devices.begin() >= 0)
+                parts << QStringLiteral("GPU %1").arg(*devices.begin());
+            m_groups[std::size_t(index)].subtitle = parts.join(QStringLiteral(" · "));
+        }
+        // Threads and streams of no known process: loose, after the processes.
+        for (const int i : threads)
+            if (m_process[std::size_t(i)] < 0)
+                m_top.push_back({i, -1});
+        for (const int i : streams)
+            if (m_process[std::size_t(i)] < 0)
+                m_top.push_back({i, -1});
+    } else {
+        for (const int i : threads)
+            m_top.push_back({i, -1});
+        placeStreams(streams, -1, -1);
+    }
+    for (const int i : derived)
+        m_top.push_back({i, -1});
+
+    // Every lane under each group (sub-rows with their anchors), and each lane's innermost group.
+    std::function<void(int, int)> collect = [&](int g, int into) {
+        for (const int lane : m_groups[std::size_t(g)].lanes) {
+            m_groups[std::size_t(into)].allLanes.push_back(lane);
+            for (const int a : m_attached[std::size_t(lane)])
+                m_groups[std::size_t(into)].allLanes.push_back(a);
+        }
+        for (const int c : m_groups[std::size_t(g)].children)
+            collect(c, into);
+    };
+    for (int g = 0; g < int(m_groups.size()); ++g) {
+        collect(g, g);
+        for (const int lane : m_groups[std::size_t(g)].lanes) {
+            m_groupOfLane[std::size_t(lane)] = g;
+            for (const int a : m_attached[std::size_t(lane)])
+                m_groupOfLane[std::size_t(a)] = g;
+        }
+    }
+}
+
+void LaneTree::labelLanes()
+{
+    const LaneModel &model = *m_model;
+    const engine::Trace &trace = model.trace();
+    const int n = model.laneCount();
+    m_labels.resize(std::size_t(n));
+    std::map<QString, std::vector<int>> byTitle;
+    for (int i = 0; i < n; ++i) {
+        m_labels[std::size_t(i)] = model.lane(i).title;
+        byTitle[model.lane(i).title].push_back(i);
+    }
+    for (const auto &[title, lanes] : byTitle) {
+        if (lanes.size() < 2)
+            continue;
+        std::set<qint64> pids;
+        std::set<int> devices;
+        for (const int i : lanes) {
+            pids.insert(m_process[std::size_t(i)]);
+            const Lane &lane = model.lane(i);
+            if (lane.kind == LaneKind::Stream && lane.source >= 0)
+                devices.insert(trace.streams[std::size_t(lane.source)].device);
+        }
+        for (const int i : lanes) {
+            const Lane &lane = model.lane(i);
+            QString &label = m_labels[std::size_t(i)];
+            if (lane.kind == LaneKind::Stream && devices.size() > 1)
+                label += QStringLiteral(" · GPU %1").arg(trace.streams[std::size_t(lane.source)].device);
+            else if (isThreadOrStream(lane.kind) && pids.size() > 1 && m_process[std::size_t(i)] >= 0)
+                label += QStringLiteral(" · pid %1").arg(m_process[std::size_t(i)]);
+        }
+        // Still alike (threads of one process): the thread id as the OS prints it.
+        std::map<QString, int> seen;
+        for (const int i : lanes)
+            ++seen[m_labels[std::size_t(i)]];
+        for (const int i : lanes) {
+            const Lane &lane = model.lane(i);
+            if (seen[m_labels[std::size_t(i)]] < 2 || lane.kind != LaneKind::HostThread || lane.source < 0)
+                continue;
+            const std::uint64_t tid = trace.hostThreads[std::size_t(lane.source)].nativeId;
+            if (tid != 0)
+                m_labels[std::size_t(i)] += QStringLiteral(" · tid %1").arg(tid);
+        }
+    }
+    // Whatever is still alike is numbered in model order.
+    std::map<QString, std::vector<int>> byLabel;
+    for (int i = 0; i < n; ++i)
+        byLabel[m_labels[std::size_t(i)]].push_back(i);
+    for (const auto &[label, lanes] : byLabel)
+        if (lanes.size() > 1)
+            for (std::size_t k = 0; k < lanes.size(); ++k)
+                m_labels[std::size_t(lanes[k])] += QStringLiteral(" #%1").arg(k + 1);
+}
+
+void LaneTree::buildSummary(LaneGroup &group) const
+{
+    // Each lane's intervals merged (an import's nested calls count once), then the lanes' busy spans
+    // counted together.
+    std::vector<std::pair<qint64, int>> edges;
+    for (const int laneIndex : group.allLanes) {
+        const Lane &lane = m_model->lane(laneIndex);
+        if (!isThreadOrStream(lane.kind) || lane.intervals.size() == 0)
+            continue;
+        ++group.busyLanes;
+        const IntervalLane &iv = lane.intervals;
+        qint64 start = iv.starts[0], end = iv.ends[0];
+        for (std::size_t k = 1; k < iv.size(); ++k) {
+            if (iv.starts[k] > end) {
+                edges.emplace_back(start, +1);
+                edges.emplace_back(end, -1);
+                start = iv.starts[k];
+                end = iv.ends[k];
+            } else {
+                end = std::max(end, iv.ends[k]);
+            }
+        }
+        edges.emplace_back(start, +1);
+        edges.emplace_back(end, -1);
+    }
+    std::sort(edges.begin(), edges.end());
+    StepSeries &s = group.busy;
+    int active = 0;
+    qint64 busySince = 0, busyNs = 0;
+    for (const auto &[t, delta] : edges) {
+        const int before = active;
+        active += delta;
+        if (before == 0 && active > 0)
+            busySince = t;
+        else if (before > 0 && active == 0)
+            busyNs += t - busySince;
+        const float v = float(active);
+        if (!s.values.empty() && s.values.back() == v)
+            continue;
+        if (!s.times.empty() && s.times.back() == t) {
+            s.values.back() = v;
+            if (s.values.size() >= 2 && s.values[s.values.size() - 2] == v) {
+                s.values.pop_back();
+                s.times.pop_back();
+            }
+            continue;
+        }
+        s.times.push_back(t);
+        s.values.push_back(v);
+        s.maxValue = std::max(s.maxValue, v);
+    }
+    s.finish();
+    group.busyFraction = double(busyNs) / double(std::max<qint64>(1, m_model->durationNs()));
+}
+
+int LaneTree::groupByKey(const QString &key) const
+{
+    for (std::size_t g = 0; g < m_groups.size(); ++g)
+        if (m_groups[g].key == key)
+            return int(g);
+    return -1;
+}
+
+int LaneTree::laneByKey(const QString &key) const
+{
+    const auto it = std::find(m_keys.begin(), m_keys.end(), key);
+    return it == m_keys.end() ? -1 : int(it - m_keys.begin());
+}
+
+QString LaneTree::label(int lane, const LaneViewState &state) const
+{
+    const auto it = state.names.find(m_keys[std::size_t(lane)]);
+    return it != state.names.end() && !it->second.isEmpty() ? it->second : m_labels[std::size_t(lane)];
+}
+
+std::vector<int> LaneTree::hiddenLanes(const LaneViewState &state) const
+{
+    std::vector<int> out;
+    for (int i = 0; i < int(m_keys.size()); ++i)
+        if (state.hidden.count(m_keys[std::size_t(i)]))
+            out.push_back(i);
+    return out;
+}
+
+std::vector<LaneRow> LaneTree::rows(const LaneViewState &state) const
+{
+    const int n = int(m_keys.size());
+    std::vector<char> hidden(std::size_t(n), 0), pinned(std::size_t(n), 0);
+    for (int i = 0; i < n; ++i) {
+        const int root = m_anchor[std::size_t(i)] >= 0 ? m_anchor[std::size_t(i)] : i;
+        hidden[std::size_t(i)] =
+            state.hidden.count(m_keys[std::size_t(i)]) || state.hidden.count(m_keys[std::size_t(root)]);
+    }
+    std::vector<LaneRow> rows;
+    auto emitLane = [&](int lane, int depth, bool pin) {
+        rows.push_back({lane, m_groupOfLane[std::size_t(lane)], depth, pin, false});
+        for (const int a : m_attached[std::size_t(lane)])
+            if (!hidden[std::size_t(a)])
+                rows.push_back({a, m_groupOfLane[std::size_t(a)], depth + 1, pin, false});
+    };
+    for (const QString &key : state.pinned) {
+        const int lane = laneByKey(key);
+        if (lane < 0 || hidden[std::size_t(lane)] || pinned[std::size_t(lane)] || m_anchor[std::size_t(lane)] >= 0)
+            continue;
+        pinned[std::size_t(lane)] = 1;
+        emitLane(lane, 0, true);
+    }
+    auto shown = [&](int lane) { return !hidden[std::size_t(lane)] && !pinned[std::size_t(lane)]; };
+    std::function<void(int)> emitGroup = [&](int g) {
+        const LaneGroup &group = m_groups[std::size_t(g)];
+        if (std::none_of(group.allLanes.begin(), group.allLanes.end(),
+                         [&](int lane) { return m_anchor[std::size_t(lane)] < 0 && shown(lane); }))
+            return;
+        const bool collapsed = state.collapsed.count(group.key) > 0;
+        rows.push_back({-1, g, group.depth, false, collapsed});
+        if (collapsed)
+            return;
+        for (const int lane : group.lanes)
+            if (shown(lane))
+                emitLane(lane, group.depth + 1, false);
+        for (const int c : group.children)
+            emitGroup(c);
+    };
+    // A lane of an unknown kind before any placed lane hangs under nothing: first.
+    for (int i = 0; i < n; ++i)
+        if (m_anchor[std::size_t(i)] < 0 && !isPlacedKind(m_model->lane(i).kind) && shown(i))
+            emitLane(i, 0, false);
+    for (const TopItem &item : m_top) {
+        if (item.group >= 0)
+            emitGroup(item.group);
+        else if (shown(item.lane))
+            emitLane(item.lane, 0, false);
+    }
+    return rows;
+}
+
+} // namespace streamscope::ui
