@@ -182,24 +182,41 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
     TimelineLayout l;
     l.target = target;
     const int headerWidth = std::min(m_metrics.headerWidth, std::max(60, target.width() / 3));
-    l.corner = QRect(target.left(), target.top(), headerWidth, m_metrics.rulerHeight);
-    l.ruler = QRect(target.left() + headerWidth, target.top(), std::max(1, target.width() - headerWidth),
-                    m_metrics.rulerHeight);
-    const int lanesTop = l.ruler.bottom() + 1;
-    const int available = std::max(0, target.bottom() + 1 - lanesTop - m_metrics.legendHeight);
+    const int rulerHeight = m_metrics.showRuler ? m_metrics.rulerHeight : 0;
+    const int legendHeight = m_metrics.showLegend ? m_metrics.legendHeight : 0;
+    l.corner = QRect(target.left(), target.top(), headerWidth, rulerHeight);
+    l.ruler = QRect(target.left() + headerWidth, target.top(), std::max(1, target.width() - headerWidth), rulerHeight);
+    const int lanesTop = target.top() + rulerHeight;
+    const int available = std::max(0, target.bottom() + 1 - lanesTop - legendHeight);
 
     const int count = m_model ? m_model->laneCount() : 0;
     std::vector<int> heights(static_cast<std::size_t>(count));
     int total = 0;
     for (int i = 0; i < count; ++i) {
-        heights[std::size_t(i)] = nominalHeight(m_model->lane(i));
+        const bool shown = (m_metrics.laneKinds >> unsigned(m_model->lane(i).kind)) & 1u;
+        heights[std::size_t(i)] = shown ? nominalHeight(m_model->lane(i)) : 0;
         total += heights[std::size_t(i)];
     }
     if (total > available && total > 0) {
         // Many streams: shrink every lane alike rather than hide some below the fold.
         const double scale = double(available) / total;
         for (auto &h : heights)
-            h = std::max(m_metrics.minLaneHeight, int(std::floor(h * scale)));
+            if (h > 0)
+                h = std::max(m_metrics.minLaneHeight, int(std::floor(h * scale)));
+    } else if (m_metrics.fillHeight && total > 0 && total < available) {
+        // Few lanes on a slide: each grows by the same factor, the last takes the rounding.
+        const double scale = double(available) / total;
+        int used = 0, last = -1;
+        for (int i = 0; i < count; ++i) {
+            auto &h = heights[std::size_t(i)];
+            if (h == 0)
+                continue;
+            h = int(std::floor(h * scale));
+            used += h;
+            last = i;
+        }
+        if (last >= 0)
+            heights[std::size_t(last)] += available - used;
     }
     int y = lanesTop;
     for (int i = 0; i < count; ++i) {
@@ -208,8 +225,8 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
     }
     l.headers = QRect(target.left(), lanesTop, headerWidth, y - lanesTop);
     l.plot = QRect(l.ruler.left(), lanesTop, l.ruler.width(), y - lanesTop);
-    const int legendTop = std::min(y + 2, target.bottom() + 1 - m_metrics.legendHeight);
-    l.legend = QRect(target.left(), std::max(lanesTop, legendTop), target.width(), m_metrics.legendHeight);
+    const int legendTop = std::min(y + (m_metrics.fillHeight ? 0 : 2), target.bottom() + 1 - legendHeight);
+    l.legend = QRect(target.left(), std::max(lanesTop, legendTop), target.width(), legendHeight);
     return l;
 }
 
@@ -223,7 +240,8 @@ void TimelinePainter::paintAll(QPainter &p, const TimelineLayout &layout, const 
 {
     paintBackground(p, layout);
     for (int i = 0; i < int(layout.lanes.size()); ++i)
-        paintLane(p, i, layout.lanes[std::size_t(i)], mapping, layout.plot.left(), layout.plot.right() + 1);
+        if (!layout.lanes[std::size_t(i)].isEmpty())
+            paintLane(p, i, layout.lanes[std::size_t(i)], mapping, layout.plot.left(), layout.plot.right() + 1);
     paintHeaders(p, layout);
     paintRuler(p, layout, mapping, overlay);
     paintLegend(p, layout);
@@ -232,6 +250,8 @@ void TimelinePainter::paintAll(QPainter &p, const TimelineLayout &layout, const 
 
 void TimelinePainter::paintBackground(QPainter &p, const TimelineLayout &layout) const
 {
+    if (m_metrics.transparentBackground)
+        return;
     p.fillRect(layout.target, m_palette->background());
 }
 
