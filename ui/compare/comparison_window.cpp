@@ -179,7 +179,7 @@ QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
     QString why;
     for (const engine::HarrisResult &r : engine::harrisResults()) {
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
-                               "<td align=right>%5</td></tr>")
+                               "<td align=right>%5</td><td align=right>%6</td></tr>")
                     .arg(qs(r.device), qs(r.computeCapability), QString::number(r.copyEngines),
                          QString::number(r.sequentialMs, 'f', 2), QString::number(r.depthFirstMs, 'f', 2),
                          QString::number(r.breadthFirstMs, 'f', 2));

@@ -200,9 +200,18 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
     if (total > available && total > 0) {
         // Many streams: shrink every lane alike rather than hide some below the fold.
         const double scale = double(available) / total;
-        for (auto &h : heights)
-            if (h > 0)
-                h = std::max(m_metrics.minLaneHeight, int(std::floor(h * scale)));
+        int used = 0, last = -1;
+        for (int i = 0; i < count; ++i) {
+            auto &h = heights[std::size_t(i)];
+            if (h == 0)
+                continue;
+            h = std::max(m_metrics.minLaneHeight, int(std::floor(h * scale)));
+            used += h;
+            last = i;
+        }
+        // The rounding down goes to the last lane where the picture fills its target.
+        if (m_metrics.fillHeight && last >= 0 && used < available)
+            heights[std::size_t(last)] += available - used;
     } else if (m_metrics.fillHeight && total > 0 && total < available) {
         // Few lanes on a slide: each grows by the same factor, the last takes the rounding.
         const double scale = double(available) / total;
