@@ -200,12 +200,16 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
     if (total > available && total > 0) {
         // Many streams: shrink every lane alike rather than hide some below the fold.
         const double scale = double(available) / total;
+        // Below the minimum rather than below the fold when even that does not fit (32 streams in
+        // presentation mode at 720p): the headers size their titles to such lanes.
+        const int shown = int(std::count_if(heights.begin(), heights.end(), [](int h) { return h > 0; }));
+        const int minimum = std::min(m_metrics.minLaneHeight, std::max(4, shown > 0 ? available / shown : 0));
         int used = 0, last = -1;
         for (int i = 0; i < count; ++i) {
             auto &h = heights[std::size_t(i)];
             if (h == 0)
                 continue;
-            h = std::max(m_metrics.minLaneHeight, int(std::floor(h * scale)));
+            h = std::max(minimum, int(std::floor(h * scale)));
             used += h;
             last = i;
         }
