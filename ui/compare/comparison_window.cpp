@@ -9,6 +9,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -391,14 +392,42 @@ void ComparisonWindow::saveDialog()
         QMessageBox::warning(this, tr("Could not save the comparison"), error);
 }
 
+ImageOptions ComparisonWindow::exportOptions() const
+{
+    ImageOptions options;
+    options.scale = 2;
+    options.transparent = QSettings().value(QStringLiteral("export/transparent"), false).toBool();
+    if (m_comparison) {
+        QStringList parts{QString::fromStdString(m_comparison->title)};
+        if (!m_comparison->variants.empty() && !m_comparison->variants.front().trace.devices.empty())
+            parts << QString::fromStdString(m_comparison->variants.front().trace.devices.front().name);
+        if (m_comparison->createdUtc.size() >= 10)
+            parts << QString::fromStdString(m_comparison->createdUtc.substr(0, 10));
+        parts.removeAll(QString());
+        options.title = parts.join(QStringLiteral(" — "));
+    }
+    return options;
+}
+
 bool ComparisonWindow::exportTimelines(const QString &path, QSize size, QString *error)
 {
-    return m_timelines->exportImage(path, size, error);
+    return exportWidgetImage(m_timelines, path, size, exportOptions(), error);
 }
 
 bool ComparisonWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
 {
-    return exportWidgetImage(m_tabs->currentWidget(), path, size, error);
+    const ImageOptions options = exportOptions();
+    // A chart paints its own background: off for a transparent slide, and back on after.
+    QChart *chart = m_tabs->currentWidget() == m_makespan    ? m_makespan->chart()
+                    : m_tabs->currentWidget() == m_bandwidth ? m_bandwidth->chart()
+                                                             : nullptr;
+    const bool background = chart && chart->isBackgroundVisible();
+    if (chart && options.transparent)
+        chart->setBackgroundVisible(false);
+    const bool ok = exportWidgetImage(m_tabs->currentWidget(), path, size, options, error);
+    if (chart)
+        chart->setBackgroundVisible(background);
+    return ok;
 }
 
 void ComparisonWindow::exportDialog(bool timelines)
@@ -408,7 +437,8 @@ void ComparisonWindow::exportDialog(bool timelines)
     if (path.isEmpty())
         return;
     QString error;
-    const QSize size = timelines ? m_timelines->size() : m_tabs->currentWidget()->size();
+    // Twice the widget at twice the scale: the picture as on screen, sharp on a slide.
+    const QSize size = (timelines ? m_timelines->size() : m_tabs->currentWidget()->size()) * 2;
     const bool ok = timelines ? exportTimelines(path, size, &error) : exportCurrentChart(path, size, &error);
     if (ok)
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);

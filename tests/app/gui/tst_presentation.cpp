@@ -315,6 +315,21 @@ private slots:
         QVERIFY(labels.contains(QStringLiteral("256 MiB")));
         for (const QString &label : labels)
             QVERIFY2(!label.contains(QRegularExpression(QStringLiteral("\\d{5}"))), qPrintable(label));
+
+        // The chart as a slide: titled, and transparent when that is asked.
+        window.resize(1280, 720);
+        const QString svg = m_dir.filePath(QStringLiteral("chart.svg"));
+        QVERIFY2(window.exportCurrentChart(svg, QSize(1600, 900), &error), qPrintable(error));
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("Bandwidth: pageable vs pinned — NVIDIA H200 — 2026-11-23"));
+        QSettings().setValue(QStringLiteral("export/transparent"), true);
+        const QString png = m_dir.filePath(QStringLiteral("chart.png"));
+        QVERIFY2(window.exportCurrentChart(png, QSize(1600, 900), &error), qPrintable(error));
+        QSettings().remove(QStringLiteral("export/transparent"));
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(1600, 900));
+        QCOMPARE(qAlpha(image.pixel(image.width() - 3, image.height() - 3)), 0);
     }
 };
 
