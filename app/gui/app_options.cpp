@@ -42,7 +42,8 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         QStringLiteral("out.png"));
     const QCommandLineOption size(
         QStringLiteral("size"),
-        QCoreApplication::translate("main", "Image size for --export-image (default 1920x1080)."),
+        QCoreApplication::translate("main", "Image size for --export-image (default 1920x1080); text and lines "
+                                            "grow with it (laid out as at 1280x720, larger images scaled up)."),
         QStringLiteral("WxH"));
     const QCommandLineOption presentation(
         QStringLiteral("presentation"),
@@ -52,6 +53,10 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         QCoreApplication::translate("main", "Show repetition N (1-based; default: the median one)."),
         QStringLiteral("N"));
     const QCommandLineOption dark(QStringLiteral("dark"), QCoreApplication::translate("main", "Use the dark palette."));
+    const QCommandLineOption transparent(
+        QStringLiteral("transparent"),
+        QCoreApplication::translate("main", "With --export-image: leave the image's background transparent (for "
+                                            "slides of any colour)."));
     QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Grab the window into a PNG and exit."),
                                   QStringLiteral("out.png"));
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
@@ -67,7 +72,8 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         QCoreApplication::translate("main", "Run the workload file's own comparison (its \"compare\" axes) at once, "
                                             "as Run > Compare variants does (needs a GPU); the result opens in a "
                                             "comparison window."));
-    parser.addOptions({exportImage, size, presentation, repetition, dark, screenshot, select, run, compare});
+    parser.addOptions(
+        {exportImage, size, presentation, repetition, dark, transparent, screenshot, select, run, compare});
 
     if (!parser.parse(arguments)) {
         if (error)
@@ -121,6 +127,7 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
     }
     options.presentation = parser.isSet(presentation);
     options.dark = parser.isSet(dark);
+    options.transparent = parser.isSet(transparent);
     if (parser.isSet(size)) {
         options.size = parseSize(parser.value(size));
         if (!options.size.isValid()) {

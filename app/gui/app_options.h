@@ -15,6 +15,7 @@ struct AppOptions {
     bool presentation = false;
     int repetition = -1; // --repetition N (1-based on the command line; -1 here = the median)
     bool dark = false; // --dark
+    bool transparent = false; // --transparent: exported images leave the background transparent
     QString screenshotPath; // hidden: grab the whole window into a PNG and exit (docs, tests)
     int selectOp = -1; // hidden --select N: select op N of the repetition shown, as a click would (docs)
     bool run = false; // --run: run the opened workload at once (through streamscope-cli)

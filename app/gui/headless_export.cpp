@@ -7,9 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include <QDir>
+#include <QFileInfo>
+
+#include "app/gui/resource_paths.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "engine/run/cli_protocol.h"
+#include "ui/panels/lessons_panel.h"
 #include "ui/timeline/timeline_view.h"
 
 namespace streamscope::gui {
@@ -49,15 +54,34 @@ int exportImageHeadless(const AppOptions &options)
         std::sort(spans.begin(), spans.end());
         repetition = spans[(spans.size() - 1) / 2].second;
     }
+    ui::ImageOptions image;
+    image.transparent = options.transparent;
+    const double scale = ui::imageScale(image, options.size);
     ui::TimelineView view;
     view.setAttribute(Qt::WA_DontShowOnScreen);
-    view.resize(options.size);
+    view.resize(options.size / scale);
     view.setPresentationMode(options.presentation);
     view.setDarkPalette(options.dark);
     view.setTrace(trace, repetition);
+    // A lesson's example trace carries its lesson's key figure onto the slide.
+    const QString workload =
+        QDir(workloadsDir()).filePath(QFileInfo(options.tracePath).completeBaseName() + QStringLiteral(".json"));
+    if (!workloadsDir().isEmpty() && QFileInfo::exists(workload)) {
+        const ui::Lesson lesson = ui::LessonsPanel::readLesson(workload, examplesDir());
+        if (!lesson.keyFigure.caption.empty() && !lesson.examplePath.isEmpty()
+            && QFileInfo(lesson.examplePath).canonicalFilePath() == QFileInfo(options.tracePath).canonicalFilePath()) {
+            engine::OpQuery query;
+            query.text = lesson.keyFigure.name;
+            query.lane = lesson.keyFigure.lane;
+            if (const auto kind = engine::opKindFromString(lesson.keyFigure.kind))
+                query.kind = *kind;
+            view.setKeyFigure(QString::fromStdString(lesson.keyFigure.caption), query);
+        }
+    }
     view.fitAll();
+    image.title = view.exportTitle();
     QString error;
-    if (!view.exportImage(options.exportImagePath, options.size, &error)) {
+    if (!view.exportImage(options.exportImagePath, options.size, image, &error)) {
         std::fprintf(stderr, "streamscope: %s\n", qPrintable(error));
         return ExitIo;
     }

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QTemporaryFile>
 #include <QTimer>
 
 #include <cstdio>
@@ -32,6 +33,34 @@ void chooseHeadlessPlatform(int argc, char **argv)
     if (exporting && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
         && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+}
+
+// --screenshot on the offscreen platform (documentation, tests): the screen is the size asked for, so that
+// the window is laid out as on a real screen of that size (presentation mode fills it, the first window
+// fits in it). The offscreen platform reads its screens from a JSON file named in QT_QPA_PLATFORM.
+void screenOfScreenshotSize(int argc, char **argv, QTemporaryFile &config)
+{
+    QByteArray size = "1920x1080";
+    bool screenshot = false;
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray arg(argv[i]);
+        screenshot = screenshot || arg == "--screenshot" || arg.startsWith("--screenshot=");
+        if (arg == "--size" && i + 1 < argc)
+            size = argv[i + 1];
+        else if (arg.startsWith("--size="))
+            size = arg.mid(7);
+    }
+    const QSize parsed = streamscope::gui::parseSize(QString::fromLatin1(size));
+    if (!screenshot || !parsed.isValid() || qgetenv("QT_QPA_PLATFORM") != "offscreen" || !config.open())
+        return;
+    config.write(QStringLiteral(R"({"synchronousWindowSystemEvents": true, "windowFrameMargins": false, )"
+                                R"("screens": [{"name": "screenshot", "x": 0, "y": 0, "width": %1, "height": %2, )"
+                                R"("logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]})")
+                     .arg(parsed.width())
+                     .arg(parsed.height())
+                     .toUtf8());
+    config.close();
+    qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + QFile::encodeName(config.fileName()));
 }
 
 using streamscope::gui::AppOptions;
@@ -75,6 +104,8 @@ int startAtOnce(QApplication &app, MainWindow &window, const AppOptions &options
 int main(int argc, char **argv)
 {
     chooseHeadlessPlatform(argc, argv);
+    QTemporaryFile screenConfig(QDir::tempPath() + QStringLiteral("/streamscope-screen-XXXXXX.json"));
+    screenOfScreenshotSize(argc, argv, screenConfig);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("StreamScope"));
     QApplication::setApplicationName(QStringLiteral("StreamScope"));

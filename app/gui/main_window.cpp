@@ -17,6 +17,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -29,6 +30,7 @@
 
 #include "app/gui/resource_paths.h"
 #include "app/gui/theme.h"
+#include "engine/analysis/op_query.h"
 #include "engine/formats/native_format.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
@@ -166,12 +168,21 @@ void MainWindow::createWidgets()
     // Bold through the style sheet, not setFont(), so it still follows presentation mode's larger font.
     m_explanationTitle->setStyleSheet(QStringLiteral("font-weight: bold"));
     m_explanationTitle->setWordWrap(true);
+    // The lesson's key figure: the one thing to look at, outlined in the timeline in the same colour.
+    m_keyFigureLabel = new QLabel(m_explanation);
+    m_keyFigureLabel->setObjectName(QStringLiteral("keyFigure"));
+    m_keyFigureLabel->setWordWrap(true);
+    m_keyFigureLabel->setTextFormat(Qt::PlainText);
+    m_keyFigureLabel->setStyleSheet(
+        QStringLiteral("font-weight: bold; border-left: 4px solid #c8008c; padding: 2px 0px 2px 6px;"));
+    m_keyFigureLabel->hide();
     m_explanationText = new QTextBrowser(m_explanation);
     m_explanationText->setObjectName(QStringLiteral("explanationText"));
     m_explanationText->setFrameShape(QFrame::NoFrame);
     auto *explanationLayout = new QVBoxLayout(m_explanation);
     explanationLayout->setContentsMargins(8, 4, 4, 4);
     explanationLayout->addWidget(m_explanationTitle);
+    explanationLayout->addWidget(m_keyFigureLabel);
     explanationLayout->addWidget(m_explanationText, 1);
 
     auto *split = new QSplitter(Qt::Horizontal, this);
@@ -325,6 +336,7 @@ void MainWindow::createDocks()
         }
     });
     connect(m_document, &ui::TraceDocument::selectedOpsChanged, this, &MainWindow::syncOpTableSelection);
+    connect(m_lessons, &ui::LessonsPanel::lessonActivated, this, &MainWindow::openLesson);
     connect(m_lessons, &ui::LessonsPanel::workloadOpenRequested, this,
             [this](const QString &path) { openWorkload(path); });
     connect(m_lessons, &ui::LessonsPanel::exampleOpenRequested, this,
@@ -362,6 +374,12 @@ void MainWindow::createActions()
     m_saveTraceAction->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_S));
     m_exportImageAction = file->addAction(tr("&Export timeline image…"), this, &MainWindow::exportImageDialog);
     m_exportImageAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_transparentAction = file->addAction(tr("Trans&parent image background"));
+    m_transparentAction->setCheckable(true);
+    m_transparentAction->setToolTip(tr("Exported images leave the background transparent (for slides)"));
+    m_transparentAction->setChecked(QSettings().value(QStringLiteral("export/transparent"), false).toBool());
+    connect(m_transparentAction, &QAction::toggled, this,
+            [](bool on) { QSettings().setValue(QStringLiteral("export/transparent"), on); });
     m_exportTraceAction = file->addAction(tr("Export t&race…"), this, &MainWindow::exportTraceDialog);
     file->addAction(tr("Compare with &Nsight Systems…"), this, &MainWindow::compareWithNsightDialog);
     file->addAction(tr("Open &comparison…"), this, [this] {
@@ -484,6 +502,8 @@ void MainWindow::readSettings()
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray()))
         resize(1600, 1000);
+    // A first start on a 1280x720 projector, or a geometry saved on a larger screen: inside the screen.
+    fitToScreen();
     if (!restoreState(settings.value(QStringLiteral("windowState")).toByteArray())) {
         // First start: give the docks useful sizes once the window has its own.
         QTimer::singleShot(0, this, [this] {
@@ -616,8 +636,9 @@ void MainWindow::showShortcuts()
 
 void MainWindow::showBanner(const QString &text)
 {
+    m_bannerText = text;
     m_banner->setText(text);
-    m_banner->setVisible(!text.isEmpty());
+    m_banner->setVisible(!text.isEmpty() && !m_presentation);
 }
 
 std::shared_ptr<const engine::Trace> MainWindow::trace() const
@@ -807,6 +828,16 @@ void MainWindow::updateExplanation()
     }
     m_explanationText->setPlainText(text);
     m_explanationTitle->setText(title.isEmpty() ? tr("What to look for") : tr("What to look for: %1").arg(title));
+    const engine::KeyFigure figure = currentKeyFigure();
+    m_keyFigureLabel->setText(figure.caption.empty() ? QString()
+                                                     : tr("Look at: %1").arg(QString::fromStdString(figure.caption)));
+    m_keyFigureLabel->setVisible(!figure.caption.empty());
+    engine::OpQuery query;
+    query.text = figure.name;
+    query.lane = figure.lane;
+    if (const auto kind = engine::opKindFromString(figure.kind))
+        query.kind = *kind;
+    m_timeline->setKeyFigure(QString::fromStdString(figure.caption), query);
     const bool wasHidden = m_explanation->isHidden();
     m_explanation->setVisible(!text.isEmpty());
     if (wasHidden && !text.isEmpty()) {
@@ -814,6 +845,32 @@ void MainWindow::updateExplanation()
         const int total = qMax(m_centralSplit->width(), 800);
         m_centralSplit->setSizes({total * 3 / 4, total / 4});
     }
+}
+
+engine::KeyFigure MainWindow::currentKeyFigure() const
+{
+    const std::shared_ptr<const engine::Trace> shown = m_document->trace();
+    std::string name;
+    if (shown && !shown->workloadJson.empty()) {
+        try {
+            const engine::WorkloadHeader header = engine::readWorkloadHeader(shown->workloadJson);
+            if (!header.keyFigure.caption.empty())
+                return header.keyFigure;
+            name = header.name;
+        } catch (const engine::Error &) {
+            // Broken embedded workload: the lesson's own figure below.
+        }
+    }
+    int lesson = m_lessons->lessonForPath(shown ? m_document->path() : m_editor->filePath());
+    if (lesson < 0 && shown)
+        for (std::size_t i = 0; i < m_lessons->lessons().size() && lesson < 0; ++i)
+            if (!name.empty() && m_lessons->lessons()[i].name == QString::fromStdString(name))
+                lesson = int(i);
+    if (lesson >= 0)
+        return m_lessons->lessons()[std::size_t(lesson)].keyFigure;
+    if (!shown && m_editor->isValid())
+        return m_editor->treeModel()->workload().keyFigure;
+    return {};
 }
 
 // The operations table follows the document's selection (the timeline and the details bind to it).
@@ -845,12 +902,64 @@ void MainWindow::syncOpTableSelection()
 
 bool MainWindow::exportImage(const QString &path, QSize size, QString *error)
 {
+    return exportImage(path, size, exportImageOptions(), error);
+}
+
+bool MainWindow::exportImage(const QString &path, QSize size, const ui::ImageOptions &options, QString *error)
+{
     if (!m_document->trace()) {
         if (error)
             *error = tr("there is no trace to export");
         return false;
     }
-    return m_timeline->exportImage(path, size, error);
+    return m_timeline->exportImage(path, size, options, error);
+}
+
+QSize MainWindow::exportImageSize() const
+{
+    // Slides want a fixed 16:9 picture in presentation mode; otherwise the timeline at twice its size.
+    return m_presentation ? QSize(1920, 1080)
+                          : QSize(qMax(1280, m_timeline->width() * 2), qMax(720, m_timeline->height() * 2));
+}
+
+ui::ImageOptions MainWindow::exportImageOptions() const
+{
+    ui::ImageOptions options;
+    // Twice the widget: the picture as on screen, every line and letter twice as large. In presentation
+    // mode 1920x1080 at 1.5 (the layout of a 1280x720 screen).
+    options.scale = m_presentation ? 0 : 2;
+    options.transparent = transparentExports();
+    options.title = m_timeline->exportTitle();
+    return options;
+}
+
+void MainWindow::setTransparentExports(bool on)
+{
+    m_transparentAction->setChecked(on);
+}
+
+bool MainWindow::transparentExports() const
+{
+    return m_transparentAction->isChecked();
+}
+
+void MainWindow::openLesson(int index)
+{
+    if (index < 0 || index >= int(m_lessons->lessons().size()))
+        return;
+    const ui::Lesson &lesson = m_lessons->lessons()[std::size_t(index)];
+    m_lessons->setCurrentLesson(index);
+    if (const auto run = m_lastRuns.find(QFileInfo(lesson.workloadPath).canonicalFilePath()); run != m_lastRuns.end()) {
+        showTrace(run->second.trace, run->second.displayName, run->second.path);
+        clearError();
+        return;
+    }
+    if (!lesson.examplePath.isEmpty())
+        openFileInBackground(lesson.examplePath);
+    else if (lesson.error.isEmpty())
+        openWorkload(lesson.workloadPath);
+    else
+        showError(tr("Cannot open the lesson %1").arg(lesson.name), lesson.error);
 }
 
 bool MainWindow::saveTrace(const QString &path, QString *error)
@@ -872,6 +981,32 @@ bool MainWindow::saveTrace(const QString &path, QString *error)
     return true;
 }
 
+void MainWindow::fitToScreen()
+{
+    QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+    if (!screen)
+        return;
+    const QRect available = screen->availableGeometry();
+    // The frame (title bar, borders) is the window manager's; before the window is shown it is unknown,
+    // so leave room for a typical one.
+    const QMargins frame =
+        isVisible()
+            ? QMargins(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
+                       frameGeometry().right() - geometry().right(), frameGeometry().bottom() - geometry().bottom())
+            : QMargins();
+    const QSize room = available.size().shrunkBy(frame);
+    if (width() > room.width() || height() > room.height())
+        resize(std::min(width(), room.width()), std::min(height(), room.height()));
+    QRect outer = frameGeometry();
+    if (!available.contains(outer)) {
+        outer.moveLeft(std::clamp(outer.left(), available.left(),
+                                  std::max(available.left(), available.right() - outer.width() + 1)));
+        outer.moveTop(std::clamp(outer.top(), available.top(),
+                                 std::max(available.top(), available.bottom() - outer.height() + 1)));
+        move(outer.topLeft());
+    }
+}
+
 void MainWindow::setPresentationMode(bool on)
 {
     if (on == m_presentation)
@@ -881,21 +1016,54 @@ void MainWindow::setPresentationMode(bool on)
     m_timeline->setPresentationMode(on);
     for (ui::ComparisonWindow *window : findChildren<ui::ComparisonWindow *>())
         window->setPresentationMode(on);
+    auto *summaryDock = findChild<QDockWidget *>(QStringLiteral("summaryDock"));
     if (on) {
-        // Only what an audience needs: the timeline, the explanation and the summary, in large type.
+        // Only what an audience needs: the timeline, the explanation and a strip of key figures, in large
+        // type, on the whole screen the window is on.
         setProperty("stateBeforePresentation", saveState());
         setProperty("fontBeforePresentation", font());
+        m_geometryBeforePresentation = saveGeometry();
         QFont large = font();
         large.setPointSizeF(large.pointSizeF() * 1.35);
         setFont(large);
+        QFont explanation = large;
+        explanation.setPointSizeF(large.pointSizeF() * 1.1);
+        m_explanationText->setFont(explanation);
+        m_keyFigureLabel->setFont(explanation);
         for (const char *name : {"lessonsDock", "workloadDock", "detailsDock", "opsDock", "rangeDock"})
             if (auto *dock = findChild<QDockWidget *>(QLatin1String(name)))
                 dock->hide();
-        if (auto *summary = findChild<QDockWidget *>(QStringLiteral("summaryDock")))
-            summary->show();
+        m_summary->setCompact(true);
+        // The strip takes at most three lines; the timeline gets the rest of the height.
+        m_summary->setMaximumHeight(QFontMetrics(m_summary->font()).lineSpacing() * 3 + 16);
+        if (summaryDock)
+            summaryDock->show();
+        // The banner speaks to the user at the desk ("pick a lesson on the left", with the lessons hidden).
+        m_banner->hide();
+        if (isVisible())
+            setWindowState(windowState() | Qt::WindowFullScreen);
+        else
+            setGeometry(screen() ? screen()->geometry() : geometry());
+        // The explanation gets a third of the width: large type needs the room.
+        if (m_explanation->isVisible()) {
+            const int total = qMax(m_centralSplit->width(), 800);
+            m_centralSplit->setSizes({total * 2 / 3, total / 3});
+        }
     } else {
+        setWindowState(windowState() & ~Qt::WindowFullScreen);
+        if (!m_geometryBeforePresentation.isEmpty())
+            restoreGeometry(m_geometryBeforePresentation);
         setFont(property("fontBeforePresentation").value<QFont>());
+        m_explanationText->setFont(QFont());
+        m_keyFigureLabel->setFont(QFont());
+        m_explanationText->setFont(font());
+        m_keyFigureLabel->setFont(font());
+        m_summary->setCompact(false);
+        m_summary->setMaximumHeight(QWIDGETSIZE_MAX);
         restoreState(property("stateBeforePresentation").toByteArray());
+        m_banner->setVisible(!m_bannerText.isEmpty());
+        const int total = qMax(m_centralSplit->width(), 800);
+        m_centralSplit->setSizes({total * 3 / 4, total / 4});
     }
 }
 
@@ -935,6 +1103,7 @@ bool MainWindow::runWorkload()
 {
     if (!checkRunnable(tr("Cannot run")))
         return false;
+    m_runWorkloadPath = QFileInfo(m_editor->filePath()).canonicalFilePath();
     QString error;
     if (!m_session->run(m_editor->text(), m_editor->displayName(), &error)) {
         showError(tr("Cannot run"), error);
@@ -993,6 +1162,9 @@ void MainWindow::onRunTraceReady(std::shared_ptr<const engine::Trace> trace, con
         m_loader->cancel();
     m_progress->setValue(100);
     m_runStatus->setText(tr("Run finished"));
+    // A lesson's run is what a click on the lesson shows from now on (before its recorded example).
+    if (!m_runWorkloadPath.isEmpty() && m_lessons->lessonForPath(m_runWorkloadPath) >= 0)
+        m_lastRuns[m_runWorkloadPath] = {trace, displayName, path};
     showTrace(std::move(trace), displayName, path);
 }
 
@@ -1138,11 +1310,8 @@ void MainWindow::exportImageDialog()
     if (!path.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)
         && !path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
         path += selectedFilter.contains(QLatin1String("svg")) ? QStringLiteral(".svg") : QStringLiteral(".png");
-    // Slides want a fixed 16:9 picture, not whatever size the window happens to have.
-    const QSize size = m_presentation ? QSize(1920, 1080)
-                                      : QSize(qMax(1280, m_timeline->width() * 2), qMax(720, m_timeline->height() * 2));
     QString error;
-    if (!exportImage(path, size, &error))
+    if (!exportImage(path, exportImageSize(), exportImageOptions(), &error))
         showError(tr("Could not export the image"), error);
     else
         statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);

@@ -11,10 +11,13 @@
 #include <QStringList>
 
 #include <functional>
+#include <map>
 #include <memory>
 
 #include "engine/formats/trace_io.h"
 #include "engine/model/trace.h"
+#include "engine/workload/workload.h"
+#include "ui/common/image_export.h"
 #include "ui/compare/comparison_window.h"
 #include "ui/run/run_controller.h"
 
@@ -75,8 +78,16 @@ public:
     // The shown trace, its repetition and selection, which every view of the window follows.
     ui::TraceDocument *document() const { return m_document; }
 
-    // Writes the visible timeline to .png or .svg at size (pixels).
+    // Writes the visible timeline to .png or .svg at size (pixels): lanes filling the picture, text at
+    // the image's scale, the title (workload, GPU, date) and background as options asks.
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
+    bool exportImage(const QString &path, QSize size, const ui::ImageOptions &options, QString *error = nullptr);
+    // What File > Export timeline image writes with (its size, scale, title and background).
+    ui::ImageOptions exportImageOptions() const;
+    QSize exportImageSize() const;
+    // File > Transparent image background: exports leave the background transparent.
+    void setTransparentExports(bool on);
+    bool transparentExports() const;
     // Saves the shown trace in the native format (atomically).
     bool saveTrace(const QString &path, QString *error = nullptr);
     // Writes the shown trace through engine::exportTrace, the format chosen by the suffix (.sstrace,
@@ -88,7 +99,16 @@ public:
     ui::NsightCompareView *compareWithNsight(const QString &nsightPath, const QString &ownPath = {},
                                              QString *error = nullptr);
 
+    // Presentation mode fills the screen the window is on (full screen), hides every dock but the
+    // summary, which shrinks to a strip of the key figures, makes the lanes fill the height and the
+    // explanation large, and hides the no-GPU banner. Off: the window, layout and font as before.
     void setPresentationMode(bool on);
+    // Keeps the window inside the available geometry of its screen (the first window, a restored
+    // geometry from a larger screen).
+    void fitToScreen();
+    // Opens lesson `index` of the lessons panel as one click does: its last run in this session, else its
+    // example trace, else its workload in the editor; the explanation and key figure follow.
+    void openLesson(int index);
     bool presentationMode() const { return m_presentation; }
     void setDarkTheme(bool dark);
     bool darkTheme() const { return m_dark; }
@@ -174,6 +194,9 @@ private:
     void onDevicesChecked(bool usable, const QString &message);
     void updateExplanation();
     void syncOpTableSelection();
+    // The key figure of what is shown: the trace's own workload's, else its lesson's (by file, then by
+    // name), else the editor's workload's.
+    engine::KeyFigure currentKeyFigure() const;
     void newWorkload();
     // Whether to go on saving: true for a workload without problems, else the question's answer.
     bool confirmSaveWithProblems();
@@ -208,6 +231,17 @@ private:
     QWidget *m_explanation = nullptr; // "what to look for" beside the timeline
     QTextBrowser *m_explanationText = nullptr;
     QLabel *m_explanationTitle = nullptr;
+    QLabel *m_keyFigureLabel = nullptr; // "Look at: ..." above the explanation
+    QString m_bannerText; // the no-GPU banner's text (hidden in presentation mode)
+    QByteArray m_geometryBeforePresentation;
+    // The last run of each lesson in this session (by canonical workload path), opened by a click on it.
+    struct LastRun {
+        std::shared_ptr<const engine::Trace> trace;
+        QString displayName;
+        QString path;
+    };
+    std::map<QString, LastRun> m_lastRuns;
+    QString m_runWorkloadPath; // the editor's file when the run started
     ui::TraceLoader *m_loader = nullptr;
     QProgressBar *m_loadProgress = nullptr;
     QPushButton *m_loadCancel = nullptr;
@@ -225,6 +259,7 @@ private:
     QAction *m_saveTraceAction = nullptr;
     QAction *m_exportImageAction = nullptr;
     QAction *m_exportTraceAction = nullptr;
+    QAction *m_transparentAction = nullptr;
     QMenu *m_recentMenu = nullptr;
     QMenu *m_viewMenu = nullptr;
 

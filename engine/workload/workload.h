@@ -112,6 +112,17 @@ struct ScheduledOp {
     int op = 0; // index into StreamSpec::ops
 };
 
+// The one figure a lesson asks to look at: a caption ("H2D copies run one after another: staircase")
+// and which ops show it (every part given must match; none given: the caption alone). The app outlines
+// those ops on the timeline with the caption beside them.
+struct KeyFigure {
+    std::string caption; // empty: the lesson names no key figure
+    std::string kind; // an op kind ("h2d", "d2h", "kernel", ...; engine::opKindFromString), or empty
+    std::string name; // a part of the ops' names (case-insensitive), or empty
+    std::string lane; // a stream's name, exactly, or empty
+    bool operator==(const KeyFigure &) const = default;
+};
+
 struct Workload {
     int version = kWorkloadFormatVersion;
     std::string name;
@@ -119,6 +130,7 @@ struct Workload {
     // The lesson's own comparison: --vary options ("memory=pageable,pinned"), each checked by
     // parseVaryOption, in grid order. `compare` with no --vary and the GUI's experiment dialog start from it.
     std::vector<std::string> compare;
+    KeyFigure keyFigure; // "keyFigure": what the lesson's picture shows, highlighted by the app
     int device = 0;
     DefaultStreamMode defaultStream = DefaultStreamMode::Legacy;
     // Hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 1..32) the device gives this run's streams; 0 leaves

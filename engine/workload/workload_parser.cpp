@@ -40,6 +40,47 @@ std::string quote(std::string_view s)
     return "\"" + std::string(s) + "\"";
 }
 
+// "keyFigure": {"caption": "...", "kind": "h2d", "name": "...", "lane": "stream0"}. Both readers (the
+// full parser and readWorkloadHeader) read it here; a problem comes back as (JSON pointer, message).
+struct KeyFigureProblem {
+    std::string pointer;
+    std::string message;
+};
+std::optional<KeyFigureProblem> readKeyFigure(const Json &v, const std::string &path, KeyFigure &out)
+{
+    if (!v.is_object())
+        return KeyFigureProblem{path, "expected an object like {\"caption\": \"H2D copies run one after another\", "
+                                      "\"kind\": \"h2d\"} (the lesson's one figure to look at)"};
+    static const std::vector<std::string> keys = {"caption", "kind", "name", "lane"};
+    for (auto it = v.begin(); it != v.end(); ++it) {
+        const std::string at = path + "/" + it.key();
+        if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) {
+            std::string message = "unknown key \"" + it.key() + "\" in a key figure";
+            if (std::string near = didYouMean(it.key(), keys); !near.empty())
+                message += near;
+            else
+                message += "; expected caption, kind, name or lane";
+            return KeyFigureProblem{at, message};
+        }
+        if (!it.value().is_string())
+            return KeyFigureProblem{at, "expected a string"};
+    }
+    const auto text = [&](const char *key) { return v.contains(key) ? v[key].get<std::string>() : std::string(); };
+    KeyFigure figure{text("caption"), text("kind"), text("name"), text("lane")};
+    if (figure.caption.empty())
+        return KeyFigureProblem{v.contains("caption") ? path + "/caption" : path,
+                                "a key figure needs a caption: the one thing to look at, in words"};
+    if (!figure.kind.empty() && !opKindFromString(figure.kind)) {
+        std::vector<std::string> kinds;
+        for (int k = 0; k <= int(OpKind::Other); ++k)
+            kinds.emplace_back(toString(OpKind(k)));
+        return KeyFigureProblem{path + "/kind",
+                                "unknown op kind \"" + figure.kind + "\"" + didYouMean(figure.kind, kinds)};
+    }
+    out = std::move(figure);
+    return std::nullopt;
+}
+
 std::string joinNames(const std::vector<std::string> &names)
 {
     std::string out;
@@ -551,7 +592,7 @@ void WorkloadReader::readTop(const Json &root)
 
     checkKeys(root, path,
               {"version", "name", "description", "device", "defaultStream", "maxConnections", "issueOrder", "warmup",
-               "repetitions", "timeLimit", "buffers", "streams", "schedule", "pipeline", "compare"},
+               "repetitions", "timeLimit", "buffers", "streams", "schedule", "pipeline", "compare", "keyFigure"},
               "a workload");
     m_w.version = kWorkloadFormatVersion;
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -573,6 +614,9 @@ void WorkloadReader::readTop(const Json &root)
 
     if (const Json *compare = member(root, "compare"))
         readCompare(*compare, "/compare");
+    if (const Json *figure = member(root, "keyFigure"))
+        if (const auto problem = readKeyFigure(*figure, "/keyFigure", m_w.keyFigure))
+            issueAt(problem->pointer, problem->message);
 
     if (const Json *pipeline = member(root, "pipeline")) {
         for (const char *key : {"buffers", "streams", "issueOrder", "schedule"})
@@ -1355,6 +1399,16 @@ std::string workloadToJson(const Workload &w)
         j["description"] = w.description;
     if (!w.compare.empty())
         j["compare"] = w.compare;
+    if (!w.keyFigure.caption.empty()) {
+        Json figure;
+        figure["caption"] = w.keyFigure.caption;
+        for (const auto &[key, value] : {std::pair<const char *, const std::string &>{"kind", w.keyFigure.kind},
+                                         {"name", w.keyFigure.name},
+                                         {"lane", w.keyFigure.lane}})
+            if (!value.empty())
+                figure[key] = value;
+        j["keyFigure"] = figure;
+    }
     j["device"] = w.device;
     j["defaultStream"] = enumName(w.defaultStream);
     if (w.maxConnections > 0)
@@ -1442,6 +1496,9 @@ WorkloadHeader readWorkloadHeader(std::string_view jsonText, std::string_view fi
             header.compare.push_back(v.get<std::string>());
         }
     }
+    if (const auto it = root.find("keyFigure"); it != root.end())
+        if (const auto problem = readKeyFigure(*it, "/keyFigure", header.keyFigure))
+            fail(problem->pointer, locator.valuePosition(problem->pointer), problem->message);
     return header;
 }
 

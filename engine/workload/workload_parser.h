@@ -53,6 +53,7 @@ struct WorkloadHeader {
     std::string name;
     std::string description;
     std::vector<std::string> compare;
+    KeyFigure keyFigure; // checked as the full parser checks it
 };
 WorkloadHeader readWorkloadHeader(std::string_view jsonText, std::string_view fileName = "<workload>");
 

@@ -1,12 +1,19 @@
 // exportImage and exportWidgetImage: see image_export.h.
 #include "ui/common/image_export.h"
 
+#include <QApplication>
+#include <QBuffer>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QImage>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
+
+#include <algorithm>
+#include <cmath>
 
 namespace streamscope::ui {
 
@@ -17,9 +24,101 @@ bool fail(QString *error, const QString &message)
         *error = message;
     return false;
 }
+
+QFont titleFont()
+{
+    QFont font = QApplication::font();
+    font.setPointSizeF(font.pointSizeF() > 0 ? font.pointSizeF() * 1.4 : 13);
+    font.setBold(true);
+    return font;
+}
+
+// The title band's height in layout pixels (0 without a title).
+int titleHeight(const ImageOptions &options)
+{
+    return options.title.isEmpty() ? 0 : QFontMetrics(titleFont()).height() + 12;
+}
+
+void paintTitle(QPainter &painter, const QRect &band, const ImageSource &source, const ImageOptions &options)
+{
+    QColor text = source.text;
+    if (!text.isValid())
+        text =
+            source.background.isValid() && source.background.lightness() < 128 ? QColor(Qt::white) : QColor(Qt::black);
+    painter.save();
+    painter.setFont(titleFont());
+    painter.setPen(text);
+    const QFontMetrics fm(titleFont(), painter.device());
+    const QRect inner = band.adjusted(8, 0, -8, 0);
+    painter.drawText(inner, Qt::AlignLeft | Qt::AlignVCenter,
+                     fm.elidedText(options.title, Qt::ElideRight, inner.width()));
+    painter.restore();
+}
+
+// The drawing inside one QSvgGenerator document: what lies between its <defs> and the closing </svg>,
+// with its ids made unique to the layer (gradients and patterns are numbered per generator).
+QByteArray svgBody(const QByteArray &document, int layer)
+{
+    qsizetype from = document.indexOf("</defs>");
+    from = from >= 0 ? from + 7 : document.indexOf('>', document.indexOf("<svg")) + 1;
+    const qsizetype to = document.lastIndexOf("</svg>");
+    QByteArray body = document.mid(from, to - from);
+    const QByteArray prefix = "L" + QByteArray::number(layer) + "_";
+    body.replace("id=\"", "id=\"" + prefix);
+    body.replace("url(#", "url(#" + prefix);
+    body.replace("href=\"#", "href=\"#" + prefix);
+    QByteArray defs;
+    const qsizetype defsFrom = document.indexOf("<defs>");
+    if (defsFrom >= 0 && defsFrom < from) {
+        defs = document.mid(defsFrom, from - defsFrom);
+        defs.replace("id=\"", "id=\"" + prefix);
+        defs.replace("url(#", "url(#" + prefix);
+    }
+    return defs + body;
+}
+
+// One layer as its own SVG document of the whole image's size, painted at the scale.
+QByteArray layerDocument(QSize size, double scale, const std::function<void(QPainter &)> &paint, bool *ok)
+{
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator generator;
+    generator.setOutputDevice(&buffer);
+    generator.setSize(size);
+    generator.setViewBox(QRect(QPoint(0, 0), size));
+    QPainter painter;
+    *ok = painter.begin(&generator);
+    if (*ok) {
+        painter.scale(scale, scale);
+        paint(painter);
+        *ok = painter.end();
+    }
+    return buffer.data();
+}
+
+QByteArray escaped(const QString &text)
+{
+    return text.toHtmlEscaped().toUtf8();
+}
+
 } // namespace
 
+double imageScale(const ImageOptions &options, QSize size)
+{
+    if (options.scale > 0)
+        return options.scale;
+    return std::max(1.0, std::min(size.width() / 1280.0, size.height() / 720.0));
+}
+
 bool exportImage(const QString &path, QSize size, const ImageSource &source, QString *error)
+{
+    ImageOptions options;
+    options.scale = 1;
+    return exportImage(path, size, source, options, error);
+}
+
+bool exportImage(const QString &path, QSize size, const ImageSource &source, const ImageOptions &options,
+                 QString *error)
 {
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix != QLatin1String("png") && suffix != QLatin1String("svg"))
@@ -29,32 +128,75 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, QSt
     if (!size.isValid() || size.isEmpty())
         return fail(error,
                     QStringLiteral("%1: an empty image size (%2x%3)").arg(path).arg(size.width()).arg(size.height()));
+    const double scale = imageScale(options, size);
+    // The picture's own rectangle in layout pixels, under the title band.
+    const QSize logical(int(std::floor(size.width() / scale)), int(std::floor(size.height() / scale)));
+    const int band = titleHeight(options);
+    const QRect titleRect(0, 0, logical.width(), band);
+    const QRect target(0, band, logical.width(), std::max(1, logical.height() - band));
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         return fail(error, QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString()));
-    const QRect target(QPoint(0, 0), size);
     if (suffix == QLatin1String("png")) {
         QImage image(size, QImage::Format_ARGB32_Premultiplied);
-        image.fill(source.background.isValid() ? source.background : QColor(Qt::white));
+        image.fill(options.transparent           ? QColor(Qt::transparent)
+                   : source.background.isValid() ? source.background
+                                                 : QColor(Qt::white));
         {
             QPainter painter(&image);
+            painter.setRenderHint(QPainter::TextAntialiasing);
+            painter.scale(scale, scale);
+            if (band > 0)
+                paintTitle(painter, titleRect, source, options);
+            painter.save();
+            painter.setClipRect(target);
             source.paint(painter, target);
+            painter.restore();
         }
         if (!image.save(&file, "PNG"))
             return fail(error, QStringLiteral("%1: the PNG could not be written: %2").arg(path, file.errorString()));
     } else {
-        QSvgGenerator generator;
-        generator.setOutputDevice(&file);
-        generator.setSize(size);
-        generator.setViewBox(target);
-        generator.setTitle(source.title);
-        generator.setDescription(source.description);
-        QPainter painter;
-        if (!painter.begin(&generator))
-            return fail(error, QStringLiteral("%1: the SVG could not be started").arg(path));
-        source.paint(painter, target);
-        if (!painter.end())
-            return fail(error, QStringLiteral("%1: the SVG could not be finished").arg(path));
+        // Each layer (the whole picture as one when the source gives none) in a nested <svg> whose
+        // viewport clips it, in layout pixels scaled to the image.
+        std::vector<ImageSource::Layer> layers;
+        if (band > 0)
+            layers.push_back({titleRect, [&](QPainter &p) { paintTitle(p, titleRect, source, options); }});
+        if (source.layers) {
+            for (ImageSource::Layer &layer : source.layers(target))
+                layers.push_back(std::move(layer));
+        } else {
+            layers.push_back({target, [&](QPainter &p) { source.paint(p, target); }});
+        }
+        QByteArray out;
+        out += "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n";
+        out +=
+            "<svg width=\"" + QByteArray::number(size.width()) + "\" height=\"" + QByteArray::number(size.height())
+            + "\" viewBox=\"0 0 " + QByteArray::number(size.width()) + " " + QByteArray::number(size.height())
+            + "\" xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\">\n";
+        out += "<title>" + escaped(source.title) + "</title>\n<desc>" + escaped(source.description) + "</desc>\n";
+        if (!options.transparent && source.background.isValid())
+            out += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"" + source.background.name().toLatin1()
+                   + "\"/>\n";
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+            const QRect clip = layers[i].clip;
+            if (clip.isEmpty())
+                continue;
+            bool ok = false;
+            const QByteArray document = layerDocument(size, scale, layers[i].paint, &ok);
+            if (!ok)
+                return fail(error, QStringLiteral("%1: the SVG could not be drawn").arg(path));
+            // The nested viewport sits at the clip rectangle and shows the same coordinates there.
+            const auto n = [&](double v) { return QByteArray::number(v, 'g', 10); };
+            const double x = clip.x() * scale, y = clip.y() * scale, w = clip.width() * scale,
+                         h = clip.height() * scale;
+            out += "<svg class=\"clip\" x=\"" + n(x) + "\" y=\"" + n(y) + "\" width=\"" + n(w) + "\" height=\"" + n(h)
+                   + "\" viewBox=\"" + n(x) + " " + n(y) + " " + n(w) + " " + n(h) + "\" overflow=\"hidden\">\n";
+            out += svgBody(document, int(i));
+            out += "</svg>\n";
+        }
+        out += "</svg>\n";
+        if (file.write(out) != out.size())
+            return fail(error, QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString()));
     }
     if (!file.commit())
         return fail(error, QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString()));
@@ -63,15 +205,30 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, QSt
 
 bool exportWidgetImage(QWidget *widget, const QString &path, QSize size, QString *error)
 {
+    ImageOptions options;
+    options.scale = 1;
+    return exportWidgetImage(widget, path, size, options, error);
+}
+
+bool exportWidgetImage(QWidget *widget, const QString &path, QSize size, const ImageOptions &options, QString *error)
+{
     if (!size.isValid() || size.isEmpty())
         size = widget->size();
     const QSize oldSize = widget->size();
-    widget->resize(size);
+    const double scale = imageScale(options, size);
+    const QSize logical(int(std::floor(size.width() / scale)),
+                        int(std::floor(size.height() / scale)) - titleHeight(options));
+    widget->resize(logical);
     ImageSource source;
-    source.title = widget->windowTitle();
+    source.title = options.title.isEmpty() ? widget->windowTitle() : options.title;
     source.background = widget->palette().window().color();
-    source.paint = [widget](QPainter &painter, const QRect &) { widget->render(&painter); };
-    const bool ok = exportImage(path, size, source, error);
+    source.text = widget->palette().windowText().color();
+    source.paint = [widget, &options](QPainter &painter, const QRect &target) {
+        widget->render(&painter, target.topLeft(), QRegion(),
+                       options.transparent ? QWidget::RenderFlags(QWidget::DrawChildren)
+                                           : QWidget::DrawWindowBackground | QWidget::DrawChildren);
+    };
+    const bool ok = exportImage(path, size, source, options, error);
     widget->resize(oldSize);
     return ok;
 }

@@ -39,6 +39,8 @@ public:
     QColor d2h() const { return opColor(engine::OpKind::CopyD2H); }
     QColor compute() const { return opColor(engine::OpKind::Kernel); }
     QColor peakLine() const { return m_peak; }
+    // The lesson's key figure (outline and caption box): a magenta no op colour uses.
+    QColor keyFigure() const { return m_dark ? QColor(0xff, 0x6e, 0xd8) : QColor(0xc8, 0x00, 0x8c); }
 
 private:
     bool m_dark = false;

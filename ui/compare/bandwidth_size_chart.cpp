@@ -1,10 +1,12 @@
 // BandwidthSizeChart: see bandwidth_size_chart.h.
 #include "ui/compare/bandwidth_size_chart.h"
 
+#include <QCategoryAxis>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
+
+#include <cmath>
 
 #include <algorithm>
 #include <tuple>
@@ -103,14 +105,17 @@ void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &tra
             maxGBs = std::max(maxGBs, gbs);
         }
 
-    auto *axisX = new QLogValueAxis;
-    // Powers of four as ticks (4096, 16384, ...): one tick per two doublings stays legible.
-    axisX->setBase(4);
-    axisX->setTitleText(tr("transfer size in bytes, log scale (4096 = 4 KiB, 1048576 = 1 MiB)"));
-    axisX->setMinorTickCount(0);
-    axisX->setLabelFormat(QStringLiteral("%.0f"));
-    const double lo = double(minBytes) / 1.5, hi = double(maxBytes) * 1.5;
+    // A log scale labelled in units ("16 MiB", not 16777216): x is log2 of the size, and a category
+    // axis puts a label on every power of four (one per two doublings stays legible).
+    auto *axisX = new QCategoryAxis;
+    axisX->setTitleText(tr("transfer size (log scale)"));
+    axisX->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    const double lo = std::log2(double(minBytes)) - 0.6, hi = std::log2(double(maxBytes)) + 0.6;
     axisX->setRange(lo, hi);
+    axisX->setStartValue(lo);
+    for (int power = int(std::ceil(lo)); power <= int(std::floor(hi)); ++power)
+        if (power % 2 == 0 && power >= 0 && power < 63)
+            axisX->append(formatBytes(std::uint64_t(1) << power), power);
     auto *axisY = new QValueAxis;
     axisY->setTitleText(tr("GB/s (1e9 B/s)"));
     axisY->setRange(0, maxGBs * 1.1);
@@ -128,7 +133,7 @@ void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &tra
         line->setPen(pen);
         line->setPointsVisible(true);
         for (const auto &[bytes, gbs] : curve.points)
-            line->append(double(bytes), gbs);
+            line->append(sizeToX(bytes), gbs);
         c->addSeries(line);
         line->attachAxis(axisX);
         line->attachAxis(axisY);
@@ -147,13 +152,19 @@ void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &tra
         peak->attachAxis(axisX);
         peak->attachAxis(axisY);
     }
-    // The axis can only print numbers: hovering a line gives the size in binary units.
+    // Hovering a line gives the point's figures.
     for (QLineSeries *line : m_series)
         connect(line, &QLineSeries::hovered, this, [this, line](const QPointF &p, bool state) {
             setToolTip(state ? QStringLiteral("%1: %2 at %3")
-                                   .arg(line->name(), formatGBs(p.y()), formatBytes(std::uint64_t(p.x())))
+                                   .arg(line->name(), formatGBs(p.y()),
+                                        formatBytes(std::uint64_t(std::llround(std::exp2(p.x())))))
                              : QString());
         });
+}
+
+double BandwidthSizeChart::sizeToX(std::uint64_t bytes)
+{
+    return std::log2(double(std::max<std::uint64_t>(bytes, 1)));
 }
 
 QLineSeries *BandwidthSizeChart::series(int i) const

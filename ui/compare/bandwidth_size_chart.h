@@ -38,6 +38,8 @@ public:
     const std::vector<Curve> &curves() const { return m_curves; }
     double linkPeakGBs() const { return m_peakGBs; }
     // The series drawn for curve i (same order as curves()); nullptr out of range.
+    // Where a transfer size sits on the x axis: log2 of the bytes (the axis labels it "16 MiB").
+    static double sizeToX(std::uint64_t bytes);
     QLineSeries *series(int i) const;
     // True when there is something to plot (at least one copy with a GPU time).
     bool hasData() const { return !m_curves.empty(); }

@@ -9,6 +9,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -38,6 +39,15 @@ namespace {
 QString ms(double ns)
 {
     return QString::number(ns / 1e6, 'f', ns >= 1e8 ? 1 : 2);
+}
+
+// "streams=4, order=breadth-first" -> "4, breadth-first" (the header names the axes): a compact row's title.
+QString valuesOnly(const QString &label)
+{
+    QStringList values;
+    for (const QString &part : label.split(QStringLiteral(", ")))
+        values << part.mid(part.indexOf(QLatin1Char('=')) + 1);
+    return values.join(QStringLiteral(", "));
 }
 
 // A stacked timeline is only legible with some height per lane; a row below this scrolls instead.
@@ -162,17 +172,21 @@ QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
                             tr("4 streams, 4 MiB per chunk, pinned memory. Times in ms. Version 1 issues "
                                "H2D, kernel, D2H per chunk (depth-first); version 2 issues every H2D, then "
                                "every kernel, then every D2H (breadth-first)."));
+    // The figures in a table of numbers only, the reasons under it as one paragraph per GPU: a text
+    // column inside the table was squeezed to a few words per line.
     html += QStringLiteral("<table border=1 cellspacing=0 cellpadding=4><tr><th>%1</th><th>CC</th><th>%2</th>"
-                           "<th>%3</th><th>%4</th><th>%5</th><th>%6</th></tr>")
-                .arg(tr("GPU"), tr("copy engines"), tr("sequential"), tr("V1 depth-first"), tr("V2 breadth-first"),
-                     tr("why the order matters"));
-    for (const engine::HarrisResult &r : engine::harrisResults())
+                           "<th>%3</th><th>%4</th><th>%5</th></tr>")
+                .arg(tr("GPU"), tr("copy engines"), tr("sequential"), tr("V1 depth-first"), tr("V2 breadth-first"));
+    QString why;
+    for (const engine::HarrisResult &r : engine::harrisResults()) {
         html += QStringLiteral("<tr><td>%1</td><td>%2</td><td align=right>%3</td><td align=right>%4</td>"
-                               "<td align=right>%5</td><td align=right>%6</td><td>%7</td></tr>")
+                               "<td align=right>%5</td><td align=right>%6</td></tr>")
                     .arg(qs(r.device), qs(r.computeCapability), QString::number(r.copyEngines),
                          QString::number(r.sequentialMs, 'f', 2), QString::number(r.depthFirstMs, 'f', 2),
-                         QString::number(r.breadthFirstMs, 'f', 2), qs(r.why));
-    html += QStringLiteral("</table>");
+                         QString::number(r.breadthFirstMs, 'f', 2));
+        why += QStringLiteral("<p><b>%1</b>: %2</p>").arg(qs(r.device).toHtmlEscaped(), qs(r.why).toHtmlEscaped());
+    }
+    html += QStringLiteral("</table>") + QStringLiteral("<p><b>%1</b></p>").arg(tr("Why the order matters")) + why;
 
     // The user's run: depth-first vs breadth-first per setting of the other varying axes.
     QString device = tr("your GPU");
@@ -254,7 +268,8 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
                                .arg(labels[i], formatDuration(qint64(s.makespanNs.median)))
                                .arg(s.medianRepetition + 1)
                                .arg(trace->repetitions.size()),
-                           trace, s.medianRepetition});
+                           trace, s.medianRepetition, valuesOnly(labels[i]),
+                           tr("makespan %1").arg(formatDuration(qint64(s.makespanNs.median)))});
     }
     m_timelines->setEntries(std::move(entries));
     m_makespan->setSummaries(summaries);
@@ -296,8 +311,16 @@ void ComparisonWindow::applyStyle()
     const ChartStyle style{m_dark, m_presentation ? 1.35 : 1.0};
     applyChartStyle(m_makespan->chart(), style);
     applyChartStyle(m_bandwidth->chart(), style);
-    // Presentation lanes are taller: each variant gets all of its lanes, and the stack scrolls.
-    m_timelines->setViewModes(m_presentation, m_dark, m_presentation ? 100000 : kMinTimelineHeight);
+    // Presentation mode: every variant a compact row, all in view; the table gives its height to them (the
+    // chart carries the same numbers).
+    m_timelines->setViewModes(m_presentation, m_dark, kMinTimelineHeight);
+    m_table->setVisible(!m_presentation);
+    // Half the width for the charts in presentation mode: eight bars with readable labels need it.
+    if (auto *split = qobject_cast<QSplitter *>(m_tabs->parentWidget())) {
+        const int total = std::max(split->width(), 1000);
+        split->setSizes(m_presentation ? QList<int>{total / 2, total / 2}
+                                       : QList<int>{total * 11 / 19, total * 8 / 19});
+    }
 }
 
 void ComparisonWindow::setPresentationMode(bool on)
@@ -369,14 +392,42 @@ void ComparisonWindow::saveDialog()
         QMessageBox::warning(this, tr("Could not save the comparison"), error);
 }
 
+ImageOptions ComparisonWindow::exportOptions() const
+{
+    ImageOptions options;
+    options.scale = 2;
+    options.transparent = QSettings().value(QStringLiteral("export/transparent"), false).toBool();
+    if (m_comparison) {
+        QStringList parts{QString::fromStdString(m_comparison->title)};
+        if (!m_comparison->variants.empty() && !m_comparison->variants.front().trace.devices.empty())
+            parts << QString::fromStdString(m_comparison->variants.front().trace.devices.front().name);
+        if (m_comparison->createdUtc.size() >= 10)
+            parts << QString::fromStdString(m_comparison->createdUtc.substr(0, 10));
+        parts.removeAll(QString());
+        options.title = parts.join(QStringLiteral(" — "));
+    }
+    return options;
+}
+
 bool ComparisonWindow::exportTimelines(const QString &path, QSize size, QString *error)
 {
-    return m_timelines->exportImage(path, size, error);
+    return exportWidgetImage(m_timelines, path, size, exportOptions(), error);
 }
 
 bool ComparisonWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
 {
-    return exportWidgetImage(m_tabs->currentWidget(), path, size, error);
+    const ImageOptions options = exportOptions();
+    // A chart paints its own background: off for a transparent slide, and back on after.
+    QChart *chart = m_tabs->currentWidget() == m_makespan    ? m_makespan->chart()
+                    : m_tabs->currentWidget() == m_bandwidth ? m_bandwidth->chart()
+                                                             : nullptr;
+    const bool background = chart && chart->isBackgroundVisible();
+    if (chart && options.transparent)
+        chart->setBackgroundVisible(false);
+    const bool ok = exportWidgetImage(m_tabs->currentWidget(), path, size, options, error);
+    if (chart)
+        chart->setBackgroundVisible(background);
+    return ok;
 }
 
 void ComparisonWindow::exportDialog(bool timelines)
@@ -386,7 +437,8 @@ void ComparisonWindow::exportDialog(bool timelines)
     if (path.isEmpty())
         return;
     QString error;
-    const QSize size = timelines ? m_timelines->size() : m_tabs->currentWidget()->size();
+    // Twice the widget at twice the scale: the picture as on screen, sharp on a slide.
+    const QSize size = (timelines ? m_timelines->size() : m_tabs->currentWidget()->size()) * 2;
     const bool ok = timelines ? exportTimelines(path, size, &error) : exportCurrentChart(path, size, &error);
     if (ok)
         statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);

@@ -5,6 +5,8 @@
 // (ComparisonTableModel). Charts and timelines export to PNG or SVG.
 #pragma once
 
+#include "ui/common/image_export.h"
+
 #include <QFont>
 #include <QMainWindow>
 #include <QString>
@@ -71,8 +73,12 @@ public:
     bool darkPalette() const { return m_dark; }
 
     // Exports the timelines or the chart of the current tab to .png/.svg at size.
+    // Slides, as the timeline's exports: a title (the comparison, GPU, date), text at the image's scale
+    // (twice the widget from the menu), and a transparent background where File > Transparent image
+    // background of the main window is on (the setting "export/transparent").
     bool exportTimelines(const QString &path, QSize size, QString *error = nullptr);
     bool exportCurrentChart(const QString &path, QSize size, QString *error = nullptr);
+    ImageOptions exportOptions() const;
 
 private:
     void exportDialog(bool timelines);

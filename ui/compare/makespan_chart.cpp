@@ -1,6 +1,8 @@
 // MakespanChart: see makespan_chart.h.
 #include "ui/compare/makespan_chart.h"
+
 #include "ui/common/format_units.h"
+#include <QFontMetricsF>
 
 #include <QBarCategoryAxis>
 #include <QBarSet>
@@ -81,6 +83,8 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
     m_annotations.clear();
     qDeleteAll(m_annotationItems);
     m_annotationItems.clear();
+    qDeleteAll(m_labelItems);
+    m_labelItems.clear();
     m_bars = nullptr;
 
     double maxNs = 0;
@@ -118,13 +122,19 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
     c->addSeries(m_bars);
 
     auto *axisX = new QBarCategoryAxis;
-    axisX->append(m_categories);
+    // Placeholders that reserve the height of the labels drawn under the bars (placeAnnotations): unique
+    // (a category axis needs that), invisible, as many lines as the longest label may take.
+    int lines = 1;
+    for (const QString &label : m_categories)
+        lines = std::max(lines, int(label.count(QLatin1Char(',')) + label.count(QLatin1Char('-')) + 1));
+    QStringList placeholders;
+    for (int i = 0; i < m_categories.size(); ++i)
+        placeholders << QString(i + 1, QChar(0x200b)) + QStringLiteral("<br>&#8203;").repeated(lines - 1);
+    axisX->append(placeholders);
     if (!summaries.empty())
         axisX->setTitleText(tr("variant (%1); above each bar: median and verdict against the first")
                                 .arg(axisNames(QString::fromStdString(summaries.front().label))));
-    // Category labels are elided to the bar's width, so the verdicts go above the whiskers instead.
-    if (summaries.size() > 4)
-        axisX->setLabelsAngle(-20);
+    // The verdicts go above the whiskers, the labels under the bars (placeAnnotations).
     auto *axisY = new QValueAxis;
     axisY->setTitleText(tr("makespan (%1)").arg(m_unitName));
     axisY->setRange(0, maxNs > 0 ? maxNs / m_unitNs * 1.08 : 1.0);
@@ -207,6 +217,61 @@ void MakespanChart::placeAnnotations()
         const QRectF box = item->boundingRect();
         item->setPos(top.x() - box.width() / 2, top.y() - box.height() - 4);
     }
+
+    // The category labels: one value per line; a value too wide for its bar breaks after its hyphens
+    // ("depth-" / "first"), and what is still too wide gets a smaller type, never an ellipsis.
+    QAbstractAxis *axisX = chart()->axes(Qt::Horizontal).value(0);
+    if (!axisX)
+        return;
+    const QFont axisFont = axisX->labelsFont();
+    if (m_labelItems.size() != m_categories.size()) {
+        qDeleteAll(m_labelItems);
+        m_labelItems.clear();
+        for (int i = 0; i < m_categories.size(); ++i) {
+            auto *item = new QGraphicsSimpleTextItem(chart());
+            item->setZValue(20);
+            m_labelItems << item;
+        }
+    }
+    const double room = std::max(12.0, spacing - 4);
+    for (int i = 0; i < m_labelItems.size(); ++i) {
+        QGraphicsSimpleTextItem *item = m_labelItems[i];
+        item->setBrush(axisX->labelsBrush());
+        QStringList lines = m_categories[i].split(QStringLiteral(", "));
+        const QFontMetricsF fm(axisFont);
+        auto widest = [](const QStringList &text, const QFontMetricsF &metrics) {
+            double w = 0;
+            for (const QString &line : text)
+                w = std::max(w, metrics.horizontalAdvance(line));
+            return w;
+        };
+        if (widest(lines, fm) > room) {
+            QStringList broken;
+            for (const QString &line : lines)
+                broken << line.split(QLatin1Char('-')).join(QStringLiteral("-\n")).split(QLatin1Char('\n'));
+            lines = broken;
+        }
+        QFont font = axisFont;
+        const double w = widest(lines, fm);
+        if (w > room && font.pointSizeF() > 0)
+            font.setPointSizeF(std::max(font.pointSizeF() * 0.6, font.pointSizeF() * room / w));
+        item->setFont(font);
+        item->setText(lines.join(QLatin1Char('\n')));
+        const QPointF bottom = chart()->mapToPosition(QPointF(i, 0), m_bars);
+        const QRectF box = item->boundingRect();
+        item->setPos(bottom.x() - box.width() / 2, chart()->plotArea().bottom() + 4);
+    }
+}
+
+QString MakespanChart::drawnLabel(int i) const
+{
+    return i >= 0 && i < m_labelItems.size() ? m_labelItems[i]->text() : QString();
+}
+
+QRectF MakespanChart::drawnLabelRect(int i) const
+{
+    return i >= 0 && i < m_labelItems.size() ? m_labelItems[i]->mapRectToParent(m_labelItems[i]->boundingRect())
+                                             : QRectF();
 }
 
 double MakespanChart::barValue(int variant) const

@@ -35,6 +35,9 @@ public:
     QStringList categories() const { return m_categories; }
     // The text above each bar: its median and its verdict against the first variant.
     QStringList annotations() const { return m_annotations; }
+    // The label under bar i as drawn (lines joined by '\n'), and its box in the chart's coordinates.
+    QString drawnLabel(int i) const;
+    QRectF drawnLabelRect(int i) const;
     QStackedBarSeries *bars() const { return m_bars; }
 
     // Writes the chart as .png or .svg (by suffix) at size.
@@ -48,6 +51,9 @@ private:
     QStringList m_categories;
     QStringList m_annotations;
     QList<QGraphicsSimpleTextItem *> m_annotationItems; // owned by the chart
+    // The category labels, drawn by the chart view rather than by the axis: Qt Charts elides category
+    // labels to "1,…" under narrow bars; these break into lines and shrink to fit instead.
+    QList<QGraphicsSimpleTextItem *> m_labelItems;
     double m_unitNs = 1e6;
     QString m_unitName = QStringLiteral("ms");
 };

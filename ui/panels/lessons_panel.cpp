@@ -10,7 +10,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
-#include <QTextBrowser>
+#include <QStyle>
 #include <QVBoxLayout>
 
 #include "engine/workload/workload_parser.h"
@@ -19,7 +19,7 @@
 namespace streamscope::ui {
 
 LessonsPanel::LessonsPanel(QWidget *parent) :
-    QWidget(parent), m_list(new QListWidget(this)), m_description(new QTextBrowser(this)),
+    QWidget(parent), m_list(new QListWidget(this)), m_status(new QLabel(this)),
     m_openWorkload(new QPushButton(tr("Open in &editor"), this)),
     m_openExample(new QPushButton(tr("Show e&xample trace"), this)),
     m_compare(new QPushButton(tr("&Compare variants…"), this)),
@@ -32,8 +32,12 @@ LessonsPanel::LessonsPanel(QWidget *parent) :
     m_list->setWordWrap(true);
     m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_list->setSpacing(1);
-    m_description->setObjectName(QStringLiteral("lessonDescription"));
-    m_description->setOpenExternalLinks(true);
+    m_list->setToolTip(tr("Click a lesson to open its recorded trace (or your last run of it) with its "
+                          "explanation beside the timeline"));
+    m_status->setObjectName(QStringLiteral("lessonStatus"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText);
+    m_status->hide();
     m_openWorkload->setToolTip(tr("Load this workload into the editor, to run or change it"));
     m_openExample->setToolTip(tr("Open the trace of this workload recorded on a real GPU"));
 
@@ -44,22 +48,23 @@ LessonsPanel::LessonsPanel(QWidget *parent) :
     buttons->addWidget(m_openComparison, 1, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_list, 2);
-    layout->addWidget(new QLabel(tr("What to look for:"), this));
-    layout->addWidget(m_description, 3);
+    layout->addWidget(m_list, 1);
+    layout->addWidget(m_status);
     layout->addLayout(buttons);
 
     connect(m_list, &QListWidget::currentRowChanged, this, &LessonsPanel::showCurrent);
-    connect(m_list, &QListWidget::itemActivated, this, [this] {
-        const int index = currentLesson();
-        if (index < 0)
-            return;
-        const Lesson &lesson = m_lessons[std::size_t(index)];
-        // Activating a lesson shows the real GPU's answer when there is one, else the workload.
-        if (!lesson.examplePath.isEmpty())
-            emit exampleOpenRequested(lesson.examplePath);
-        else if (lesson.error.isEmpty())
-            emit workloadOpenRequested(lesson.workloadPath);
+    // One click opens the lesson (a click, not every change of the current row: the window sets the
+    // current row itself when it opens a lesson's file). Enter and double-click do the same.
+    auto activate = [this](QListWidgetItem *item) {
+        const int index = item ? m_list->row(item) : -1;
+        if (index >= 0 && index < int(m_lessons.size()))
+            emit lessonActivated(index);
+    };
+    connect(m_list, &QListWidget::itemClicked, this, activate);
+    connect(m_list, &QListWidget::itemActivated, this, [this, activate](QListWidgetItem *item) {
+        // itemActivated also follows a click on platforms that activate on single click: once is enough.
+        if (!style()->styleHint(QStyle::SH_ItemView_ActivateItemOnSingleClick, nullptr, m_list))
+            activate(item);
     });
     connect(m_openWorkload, &QPushButton::clicked, this, [this] {
         if (const int index = currentLesson(); index >= 0)
@@ -109,6 +114,7 @@ Lesson LessonsPanel::readLesson(const QString &workloadPath, const QString &exam
         if (!header.name.empty())
             lesson.name = qs(header.name);
         lesson.description = qs(header.description);
+        lesson.keyFigure = header.keyFigure;
         for (const std::string &axis : header.compare)
             lesson.compare << qs(axis);
     } catch (const engine::Error &e) {
@@ -170,10 +176,10 @@ void LessonsPanel::showCurrent()
 {
     const int index = currentLesson();
     if (index < 0) {
-        m_description->setPlainText(m_lessons.empty()
-                                        ? tr("No lessons were found. They live in resources/workloads/ next to "
-                                             "the application.")
-                                        : QString());
+        m_status->setText(m_lessons.empty() ? tr("No lessons were found. They live in resources/workloads/ next to "
+                                                 "the application.")
+                                            : QString());
+        m_status->setVisible(!m_status->text().isEmpty());
         m_openWorkload->setEnabled(false);
         m_openExample->setEnabled(false);
         m_compare->setEnabled(false);
@@ -181,12 +187,10 @@ void LessonsPanel::showCurrent()
         return;
     }
     const Lesson &lesson = m_lessons[std::size_t(index)];
-    if (!lesson.error.isEmpty())
-        m_description->setPlainText(lesson.error);
-    else if (lesson.description.isEmpty())
-        m_description->setPlainText(tr("This workload has no description."));
-    else
-        m_description->setPlainText(lesson.description);
+    // The explanation itself is shown beside the timeline once the lesson is open; here only what
+    // keeps it from opening.
+    m_status->setText(lesson.error);
+    m_status->setVisible(!lesson.error.isEmpty());
     m_openWorkload->setEnabled(lesson.error.isEmpty());
     m_openExample->setEnabled(!lesson.examplePath.isEmpty());
     m_openExample->setToolTip(lesson.examplePath.isEmpty()

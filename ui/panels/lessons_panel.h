@@ -1,6 +1,8 @@
-// LessonsPanel: the bundled presets and lessons (resources/workloads/*.json) with their "what to look for"
-// text, and the example trace recorded on a real GPU for each (resources/examples/NAME.sstrace) when there
-// is one. Opening a lesson loads its workload into the editor; opening its example shows the trace.
+// LessonsPanel: the bundled presets and lessons (resources/workloads/*.json), and the example trace
+// recorded on a real GPU for each (resources/examples/NAME.sstrace) when there is one. One click on a
+// lesson opens it (lessonActivated: the window shows its last run or its example, with the explanation
+// beside the timeline, the one place it is shown); the buttons load the workload into the editor, show
+// the example, or run or show its comparison.
 #pragma once
 
 #include <QString>
@@ -9,15 +11,18 @@
 
 #include <vector>
 
+#include "engine/workload/workload.h"
+
+class QLabel;
 class QListWidget;
 class QPushButton;
-class QTextBrowser;
 
 namespace streamscope::ui {
 
 struct Lesson {
     QString name; // the workload's "name"
     QString description; // the workload's "description": what to look for
+    engine::KeyFigure keyFigure; // the workload's "keyFigure": the one figure to look at
     QString workloadPath;
     QString examplePath; // empty when no example trace was recorded for it
     QStringList compare; // the lesson's comparison: the workload's "compare" (--vary options)
@@ -42,6 +47,8 @@ public:
     static Lesson readLesson(const QString &workloadPath, const QString &examplesDir);
 
 signals:
+    // A click (or Enter) on a lesson: open it.
+    void lessonActivated(int index);
     void workloadOpenRequested(const QString &path);
     void exampleOpenRequested(const QString &path);
     // Run the lesson's comparison (the workload at path, with its "compare" axes) on this machine's GPU.
@@ -57,7 +64,7 @@ private:
 
     std::vector<Lesson> m_lessons;
     QListWidget *m_list;
-    QTextBrowser *m_description;
+    QLabel *m_status; // why a lesson cannot be read, or that there are none
     QPushButton *m_openWorkload;
     QPushButton *m_openExample;
     QPushButton *m_compare;

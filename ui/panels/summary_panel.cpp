@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QTableView>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include "ui/panels/summary_model.h"
@@ -19,8 +20,13 @@ namespace streamscope::ui {
 
 SummaryPanel::SummaryPanel(QWidget *parent) :
     QWidget(parent), m_model(new SummaryModel(this)), m_heading(new QLabel(this)), m_repetitions(new QComboBox(this)),
-    m_table(new QTableView(this))
+    m_table(new QTableView(this)), m_strip(new QLabel(this)), m_full(new QWidget(this))
 {
+    m_strip->setObjectName(QStringLiteral("summaryStrip"));
+    m_strip->setTextFormat(Qt::RichText);
+    m_strip->setWordWrap(true);
+    m_strip->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_strip->hide();
     m_heading->setWordWrap(true);
     m_heading->setTextFormat(Qt::PlainText);
     m_heading->setText(tr("No trace loaded."));
@@ -48,11 +54,17 @@ SummaryPanel::SummaryPanel(QWidget *parent) :
     selectorRow->addWidget(selectorLabel);
     selectorRow->addWidget(m_repetitions, 1);
 
+    auto *full = new QVBoxLayout(m_full);
+    full->setContentsMargins(0, 0, 0, 0);
+    full->addWidget(m_heading);
+    full->addLayout(selectorRow);
+    full->addWidget(m_table, 1);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_heading);
-    layout->addLayout(selectorRow);
-    layout->addWidget(m_table, 1);
+    layout->addWidget(m_full, 1);
+    layout->addWidget(m_strip);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &SummaryPanel::updateStrip);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &SummaryPanel::updateStrip);
 
     connect(m_repetitions, &QComboBox::currentIndexChanged, this, [this](int index) {
         if (index < 0)
@@ -118,6 +130,58 @@ void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, 
     case engine::TimingSource::Profiler: break;
     }
     m_heading->setText(heading);
+}
+
+void SummaryPanel::setCompact(bool compact)
+{
+    m_compact = compact;
+    m_full->setVisible(!compact);
+    m_strip->setVisible(compact);
+    updateStrip();
+}
+
+QString SummaryPanel::stripText() const
+{
+    QTextDocument document;
+    document.setHtml(m_strip->text());
+    return document.toPlainText();
+}
+
+void SummaryPanel::updateStrip()
+{
+    if (!m_compact)
+        return;
+    if (!m_model->hasTrace()) {
+        m_strip->setText(tr("No trace loaded."));
+        return;
+    }
+    // The figures a class reads off a lesson, in this order; those the trace has no value for are left out.
+    static const char *const wanted[] = {
+        "Makespan",      "Efficiency",    "Copy/compute overlap", "Concurrent GPU time",
+        "H2D bandwidth", "D2H bandwidth", "D2D bandwidth",        "Host blocked"};
+    QStringList parts;
+    for (const char *name : wanted) {
+        for (int row = 0; row < m_model->rowCount(); ++row) {
+            if (m_model->data(m_model->index(row, SummaryModel::MetricColumn)).toString() != QLatin1String(name))
+                continue;
+            const QString value = m_model->data(m_model->index(row, SummaryModel::RepetitionColumn)).toString();
+            const double raw =
+                m_model->data(m_model->index(row, SummaryModel::RepetitionColumn), SummaryModel::RawValueRole)
+                    .toDouble();
+            // Nothing to read in a zero (no overlap in a one-stream lesson is said by the picture already),
+            // except for the makespan and the host-blocked time, whose zero is the point of a lesson.
+            const bool keepZero = qstrcmp(name, "Makespan") == 0 || qstrcmp(name, "Host blocked") == 0;
+            if (value.isEmpty() || value == QLatin1String("-") || (raw == 0 && !keepZero))
+                continue;
+            parts << QStringLiteral("%1&nbsp;<b>%2</b>")
+                         .arg(QString::fromLatin1(name).toHtmlEscaped(),
+                              value.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
+        }
+    }
+    const int count = int(m_model->summary().repetitions.size());
+    if (count > 1)
+        parts << tr("repetition&nbsp;%1&nbsp;of&nbsp;%2").arg(m_model->repetition() + 1).arg(count);
+    m_strip->setText(parts.join(QStringLiteral(" &nbsp;·&nbsp; ")));
 }
 
 int SummaryPanel::repetition() const

@@ -32,6 +32,13 @@ public:
     // The repetition whose makespan is the median (what the timeline shows first).
     int medianRepetition() const;
     SummaryModel *model() const { return m_model; }
+    // Presentation mode: the table, heading and selector give way to one strip of the key figures of the
+    // repetition shown (makespan, efficiency, overlap, concurrency, bandwidth, host blocked: those that
+    // apply), in large type. Off: the full panel again.
+    void setCompact(bool compact);
+    bool isCompact() const { return m_compact; }
+    // The strip's text (plain), for tests.
+    QString stripText() const;
     QComboBox *repetitionSelector() const { return m_repetitions; }
 
 public slots:
@@ -42,6 +49,7 @@ signals:
 
 private:
     void showTrace(const std::shared_ptr<const engine::Trace> &trace, engine::TraceSummary computed);
+    void updateStrip();
 
     SummaryModel *m_model;
     QPointer<TraceDocument> m_document;
@@ -49,6 +57,9 @@ private:
     QLabel *m_heading;
     QComboBox *m_repetitions;
     QTableView *m_table;
+    QLabel *m_strip;
+    QWidget *m_full; // heading, selector and table
+    bool m_compact = false;
 };
 
 } // namespace streamscope::ui

@@ -34,6 +34,7 @@ void StackedTimelines::setEntries(std::vector<Entry> entries)
     m_rows.clear();
     m_views.clear();
     m_labels.clear();
+    m_titles.clear();
     m_extentNs = 0;
 
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -51,6 +52,7 @@ void StackedTimelines::setEntries(std::vector<Entry> entries)
         m_rows.push_back(row);
         m_views.push_back(view);
         m_labels.push_back(label);
+        m_titles.emplace_back(entries[i].title.isEmpty() ? entries[i].label : entries[i].title, entries[i].subtitle);
         if (const LaneModel *model = view->laneModel()) {
             m_extentNs = std::max<qint64>(m_extentNs, model->durationNs());
             // No taller than its lanes at their natural height: extra room goes below the last
@@ -78,18 +80,61 @@ void StackedTimelines::setWindow(qint64 startNs, qint64 endNs)
 
 void StackedTimelines::setViewModes(bool presentation, bool dark, int minHeight)
 {
-    for (TimelineView *view : m_views) {
+    m_compact = presentation;
+    for (std::size_t i = 0; i < m_views.size(); ++i) {
+        TimelineView *view = m_views[i];
+        const LaneModel *model = view->laneModel();
+        if (presentation && model) {
+            // The lanes that tell variants apart at a glance: what the copy engines and the SMs did.
+            std::uint32_t kinds = 0;
+            for (const LaneKind kind :
+                 {LaneKind::H2DActivity, LaneKind::D2HActivity, LaneKind::D2DActivity, LaneKind::ComputeActivity})
+                for (const Lane &lane : model->lanes())
+                    if (lane.kind == kind)
+                        kinds |= 1u << unsigned(kind);
+            if (kinds == 0)
+                kinds = 1u << unsigned(LaneKind::Stream);
+            const bool first = i == 0, last = i + 1 == m_views.size();
+            const auto [title, subtitle] = m_titles[i];
+            view->setMetricsAdjustment([=](TimelineMetrics &m) {
+                m.showRuler = first;
+                m.showLegend = last;
+                m.laneKinds = kinds;
+                m.groupTitle = title;
+                m.groupSubtitle = subtitle;
+                m.fillHeight = true;
+                m.minLaneHeight = 4;
+            });
+        } else {
+            view->setMetricsAdjustment({});
+        }
         view->setPresentationMode(presentation);
         view->setDarkPalette(dark);
-        const LaneModel *model = view->laneModel();
+        m_labels[i]->setVisible(!presentation);
         if (!model)
             continue;
+        if (presentation) {
+            // Rows share the height evenly: none scrolls out of sight.
+            view->setMinimumHeight(40);
+            view->setMaximumHeight(QWIDGETSIZE_MAX);
+            continue;
+        }
         TimelinePainter painter;
         painter.setModel(model);
         painter.setMetrics(TimelineMetrics::make(presentation, view->font()));
         const int natural = painter.layout(QRect(0, 0, 1000, 1 << 20)).legend.bottom() + 1;
         view->setMaximumHeight(natural);
         view->setMinimumHeight(std::min(natural, minHeight));
+    }
+    m_layout->setSpacing(presentation ? 0 : 2);
+    // The first row carries the ruler and the last the legend: they get that much more height.
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        int stretch = 0;
+        if (presentation && !m_views.empty()) {
+            const TimelineMetrics &m = m_views[i]->metrics();
+            stretch = 100 + (i == 0 ? m.rulerHeight : 0) + (i + 1 == m_rows.size() ? m.legendHeight : 0);
+        }
+        m_layout->setStretchFactor(m_rows[i], stretch);
     }
 }
 

@@ -28,6 +28,8 @@ public:
         QString label; // shown above the timeline
         std::shared_ptr<const engine::Trace> trace;
         int repetition = 0; // the repetition shown (the median one)
+        QString title; // compact rows (presentation mode): beside the lanes, the variant's settings (else label)
+        QString subtitle; // and under it its makespan
     };
 
     explicit StackedTimelines(QWidget *parent = nullptr);
@@ -47,7 +49,11 @@ public:
     void fitAll();
     // Presentation mode and dark palette for every timeline. Each keeps at most its natural height
     // (its lanes and legend in that mode) and at least minHeight, or its natural height if smaller.
+    // In presentation mode every variant fits without scrolling: each is one compact row (the copy and
+    // compute lanes, or its streams when it has none, under one header with its title and makespan),
+    // sharing the height, with one ruler above the first and one legend below the last.
     void setViewModes(bool presentation, bool dark, int minHeight);
+    bool compact() const { return m_compact; }
 
     // Writes the stacked timelines to .png or .svg (by suffix) at size.
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
@@ -57,6 +63,8 @@ private:
     std::vector<TimelineView *> m_views;
     std::vector<QLabel *> m_labels;
     std::vector<QWidget *> m_rows;
+    std::vector<std::pair<QString, QString>> m_titles; // per row: title, subtitle (compact rows)
+    bool m_compact = false;
     qint64 m_extentNs = 0;
     ZoomControl *m_zoom = nullptr; // child QObject, shared by every view
 };

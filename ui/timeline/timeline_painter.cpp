@@ -233,16 +233,17 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
 {
     TimelineLayout l;
     l.target = target;
+    const int rulerHeight = m_metrics.showRuler ? m_metrics.rulerHeight : 0;
+    const int legendHeight = m_metrics.showLegend ? m_metrics.legendHeight : 0;
     // The user's width, else the mode's, widened to show the labels whole up to a quarter of the target.
     const int headerWidth = m_labelWidth > 0
                                 ? std::clamp(m_labelWidth, 60, std::max(60, target.width() * 2 / 3))
                                 : std::max(std::min(m_metrics.headerWidth, std::max(60, target.width() / 3)),
                                            std::min(m_fittedWidth, std::max(60, target.width() / 4)));
-    l.corner = QRect(target.left(), target.top(), headerWidth, m_metrics.rulerHeight);
-    l.ruler = QRect(target.left() + headerWidth, target.top(), std::max(1, target.width() - headerWidth),
-                    m_metrics.rulerHeight);
-    const int lanesTop = l.ruler.bottom() + 1;
-    const int available = std::max(0, target.bottom() + 1 - lanesTop - m_metrics.legendHeight);
+    l.corner = QRect(target.left(), target.top(), headerWidth, rulerHeight);
+    l.ruler = QRect(target.left() + headerWidth, target.top(), std::max(1, target.width() - headerWidth), rulerHeight);
+    const int lanesTop = target.top() + rulerHeight;
+    const int available = std::max(0, target.bottom() + 1 - lanesTop - legendHeight);
 
     const int count = m_model ? int(m_rows.size()) : 0;
     if (m_model) {
@@ -255,14 +256,46 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
     std::vector<int> heights(static_cast<std::size_t>(count));
     int total = 0;
     for (int i = 0; i < count; ++i) {
-        heights[std::size_t(i)] = rowHeight(m_rows[std::size_t(i)]);
+        const LaneRow &row = m_rows[std::size_t(i)];
+        // A compact view shows only some kinds of lane (its groups are its own header).
+        const bool shown = row.lane < 0 ? m_metrics.groupTitle.isEmpty()
+                                        : ((m_metrics.laneKinds >> unsigned(m_model->lane(row.lane).kind)) & 1u) != 0;
+        heights[std::size_t(i)] = shown ? rowHeight(row) : 0;
         total += heights[std::size_t(i)];
     }
     if (total > available && total > 0) {
         // Many streams: shrink every lane alike rather than hide some below the fold.
         const double scale = double(available) / total;
-        for (auto &h : heights)
-            h = std::max(m_metrics.minLaneHeight, int(std::floor(h * scale)));
+        // Below the minimum rather than below the fold when even that does not fit (32 streams in
+        // presentation mode at 720p): the headers size their titles to such lanes.
+        const int shown = int(std::count_if(heights.begin(), heights.end(), [](int h) { return h > 0; }));
+        const int minimum = std::min(m_metrics.minLaneHeight, std::max(4, shown > 0 ? available / shown : 0));
+        int used = 0, last = -1;
+        for (int i = 0; i < count; ++i) {
+            auto &h = heights[std::size_t(i)];
+            if (h == 0)
+                continue;
+            h = std::max(minimum, int(std::floor(h * scale)));
+            used += h;
+            last = i;
+        }
+        // The rounding down goes to the last lane where the picture fills its target.
+        if (m_metrics.fillHeight && last >= 0 && used < available)
+            heights[std::size_t(last)] += available - used;
+    } else if (m_metrics.fillHeight && total > 0 && total < available) {
+        // Few lanes on a slide: each grows by the same factor, the last takes the rounding.
+        const double scale = double(available) / total;
+        int used = 0, last = -1;
+        for (int i = 0; i < count; ++i) {
+            auto &h = heights[std::size_t(i)];
+            if (h == 0)
+                continue;
+            h = int(std::floor(h * scale));
+            used += h;
+            last = i;
+        }
+        if (last >= 0)
+            heights[std::size_t(last)] += available - used;
     }
     int y = lanesTop;
     for (int i = 0; i < count; ++i) {
@@ -271,8 +304,8 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
     }
     l.headers = QRect(target.left(), lanesTop, headerWidth, y - lanesTop);
     l.plot = QRect(l.ruler.left(), lanesTop, l.ruler.width(), y - lanesTop);
-    const int legendTop = std::min(y + 2, target.bottom() + 1 - m_metrics.legendHeight);
-    l.legend = QRect(target.left(), std::max(lanesTop, legendTop), target.width(), m_metrics.legendHeight);
+    const int legendTop = std::min(y + (m_metrics.fillHeight ? 0 : 2), target.bottom() + 1 - legendHeight);
+    l.legend = QRect(target.left(), std::max(lanesTop, legendTop), target.width(), legendHeight);
     return l;
 }
 
@@ -286,7 +319,8 @@ void TimelinePainter::paintAll(QPainter &p, const TimelineLayout &layout, const 
 {
     paintBackground(p, layout);
     for (int i = 0; i < int(layout.lanes.size()); ++i)
-        paintLane(p, i, layout.lanes[std::size_t(i)], mapping, layout.plot.left(), layout.plot.right() + 1);
+        if (!layout.lanes[std::size_t(i)].isEmpty())
+            paintLane(p, i, layout.lanes[std::size_t(i)], mapping, layout.plot.left(), layout.plot.right() + 1);
     paintHeaders(p, layout);
     paintRuler(p, layout, mapping, overlay);
     paintLegend(p, layout);
@@ -295,6 +329,8 @@ void TimelinePainter::paintAll(QPainter &p, const TimelineLayout &layout, const 
 
 void TimelinePainter::paintBackground(QPainter &p, const TimelineLayout &layout) const
 {
+    if (m_metrics.transparentBackground)
+        return;
     p.fillRect(layout.target, m_palette->background());
 }
 

@@ -42,6 +42,20 @@ struct TimelineMetrics {
     int groupHeaderHeight = 20; // an expanded group's header (one line); a collapsed one is a stream lane high
     int indent = 12; // per level of the lane tree
     int minLaneHeight = 10;
+    // Lanes share the height left over below their natural sizes (presentation mode, exports): the
+    // picture fills its target instead of leaving the bottom blank. Off: natural sizes, shrunk when
+    // the target is too small.
+    bool fillHeight = false;
+    // A compact view (a variant's row in a comparison in presentation mode): without ruler or legend,
+    // only the lanes whose LaneKind bit is set in laneKinds, and one header for all of them.
+    bool showRuler = true;
+    bool showLegend = true;
+    std::uint32_t laneKinds = ~0u; // bit (1 << int(LaneKind)) per lane kind shown
+    QString groupTitle; // not empty: one header (this title, groupSubtitle under it) beside every lane
+    QString groupSubtitle;
+    // Exports on a transparent background: no fill behind the picture and the legend (lanes and
+    // headers keep theirs).
+    bool transparentBackground = false;
 
     static TimelineMetrics make(bool presentation, const QFont &base);
 };
@@ -89,6 +103,10 @@ struct TimelineOverlay {
     // Which end of the selected op "follow flow" brought forward (outlined more strongly).
     enum class End : std::uint8_t { Both, Host, Gpu };
     End selectedEnd = End::Both;
+    // The lesson's key figure: these ops outlined, with the caption in a box beside them.
+    const std::vector<int> *keyOps = nullptr;
+    QString keyCaption;
+    bool keyHost = false; // outline the ops' host calls too (the figure is on a host thread)
 };
 
 class TimelinePainter {
@@ -193,6 +211,8 @@ private:
     void drawLink(QPainter &p, const QRectF &host, const QRectF &gpu, const QColor &color, double width,
                   double head) const;
     int rowHeight(const LaneRow &row) const;
+    void paintKeyFigure(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                        const std::vector<int> &ops, const QString &caption, bool host) const;
     void paintMatches(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                       const std::vector<int> &matches, bool dimOthers) const;
     bool paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,

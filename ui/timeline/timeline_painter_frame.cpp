@@ -38,9 +38,59 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
     QFont bold = m_metrics.font;
     bold.setBold(true);
     const QFontMetrics bm(bold, p.device());
-    for (int i = 0; i < int(layout.lanes.size()) && std::size_t(i) < layout.rows.size(); ++i) {
+    if (!m_metrics.groupTitle.isEmpty()) {
+        // One header for the whole (compact) view: its title wrapped over as many lines as fit, the
+        // subtitle under it.
+        const QRect r = layout.headers;
+        p.fillRect(r, m_palette->headerBackground());
+        const QRect text = r.adjusted(6, 2, -4, -2);
+        const int subtitleHeight = m_metrics.groupSubtitle.isEmpty() ? 0 : sm.height();
+        const QRect titleRect = text.adjusted(0, 0, 0, -subtitleHeight);
+        p.setPen(m_palette->text());
+        p.setFont(m_metrics.font);
+        const int lines = std::max(1, titleRect.height() / fm.lineSpacing());
+        QString title;
+        {
+            // Word-wrap by hand so that what does not fit ends in an ellipsis instead of a cut line.
+            QStringList words = m_metrics.groupTitle.split(QLatin1Char(' '));
+            QStringList out;
+            QString line;
+            while (!words.isEmpty()) {
+                const QString candidate = line.isEmpty() ? words.front() : line + QLatin1Char(' ') + words.front();
+                if (fm.horizontalAdvance(candidate) <= titleRect.width() || line.isEmpty()) {
+                    line = candidate;
+                    words.pop_front();
+                    continue;
+                }
+                out << line;
+                line.clear();
+                if (int(out.size()) == lines)
+                    break;
+            }
+            if (!line.isEmpty() && int(out.size()) < lines)
+                out << line;
+            if (!words.isEmpty() && !out.isEmpty())
+                out.back() = fm.elidedText(out.back() + QStringLiteral(" …"), Qt::ElideRight, titleRect.width());
+            for (QString &l : out)
+                l = fm.elidedText(l, Qt::ElideRight, titleRect.width());
+            title = out.join(QLatin1Char('\n'));
+        }
+        const int used = int(title.count(QLatin1Char('\n')) + 1) * fm.lineSpacing();
+        const int top = text.top() + std::max(0, (text.height() - used - subtitleHeight) / 2);
+        p.drawText(QRect(text.left(), top, text.width(), used), Qt::AlignLeft | Qt::AlignTop, title);
+        if (subtitleHeight > 0) {
+            p.setFont(m_metrics.smallFont);
+            p.setPen(m_palette->mutedText());
+            p.drawText(QRect(text.left(), top + used, text.width(), subtitleHeight), Qt::AlignLeft | Qt::AlignVCenter,
+                       sm.elidedText(m_metrics.groupSubtitle, Qt::ElideRight, text.width()));
+        }
+    }
+    for (int i = 0;
+         i < int(layout.lanes.size()) && std::size_t(i) < layout.rows.size() && m_metrics.groupTitle.isEmpty(); ++i) {
         const LaneRow &row = layout.rows[std::size_t(i)];
         const QRect lr = layout.lanes[std::size_t(i)];
+        if (lr.isEmpty())
+            continue;
         const QRect r(layout.headers.left(), lr.top(), layout.headers.width(), lr.height());
         p.fillRect(r, m_palette->headerBackground());
         int textLeft = r.left() + 6 + row.depth * m_metrics.indent;
@@ -176,6 +226,8 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
 void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                                  const TimelineOverlay &overlay) const
 {
+    if (layout.ruler.height() <= 0)
+        return;
     p.save();
     const QRect r = layout.ruler;
     p.fillRect(layout.corner, m_palette->headerBackground());
@@ -235,12 +287,13 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
 
 void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) const
 {
-    if (!m_model)
+    if (!m_model || layout.legend.height() <= 0)
         return;
     p.save();
     const QRect r = layout.legend;
     p.setClipRect(r);
-    p.fillRect(r, m_palette->background());
+    if (!m_metrics.transparentBackground)
+        p.fillRect(r, m_palette->background());
     p.setFont(m_metrics.smallFont);
     const QFontMetrics sm(m_metrics.smallFont, p.device());
     const int box = std::max(8, sm.height() - 6);
@@ -347,6 +400,106 @@ void TimelinePainter::paintMatches(QPainter &p, const TimelineLayout &layout, co
                 p.drawRect(r.adjusted(-1, -1, 0, 0));
 }
 
+// The lesson's key figure: each of its ops in view outlined in the key colour (clipped to the plot, so
+// that an SVG, which keeps no clip, shows nothing outside it), and the caption in a box of that colour
+// where it hides the least: beside, above or below the outlined ops, or in a corner of the plot, the
+// place that covers the fewest bars.
+void TimelinePainter::paintKeyFigure(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
+                                     const std::vector<int> &ops, const QString &caption, bool host) const
+{
+    if (!m_model)
+        return;
+    const QRectF plot = QRectF(layout.plot).adjusted(1, 1, -1, -1);
+    const QColor key = m_palette->keyFigure();
+    const double width = m_palette->presentation() ? 3 : 2;
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(key, width));
+    QRectF bounds;
+    std::vector<QRectF> outlined;
+    for (int op : ops) {
+        for (const QRectF &bar :
+             {gpuBarRect(layout, mapping, op), host ? hostBarRect(layout, mapping, op) : QRectF()}) {
+            const QRectF r = bar.adjusted(-2, -2, 2, 2).intersected(plot);
+            if (bar.isEmpty() || r.isEmpty())
+                continue;
+            p.drawRect(r);
+            outlined.push_back(r);
+            bounds = bounds.isNull() ? r : bounds.united(r);
+        }
+    }
+    if (caption.isEmpty() || plot.width() < 40 || plot.height() < 10)
+        return;
+    p.setFont(m_metrics.font);
+    const QFontMetrics fm(m_metrics.font, p.device());
+    // The derived lanes' content counts too, a little: an empty stretch of a stream lane is better.
+    std::vector<QRectF> derived;
+    for (int i = 0; i < m_model->laneCount() && std::size_t(i) < layout.lanes.size(); ++i) {
+        const LaneKind kind = m_model->lane(i).kind;
+        if (kind != LaneKind::Stream && kind != LaneKind::HostThread)
+            derived.push_back(QRectF(layout.lanes[std::size_t(i)]));
+    }
+    const double pad = 6;
+    const double maxWidth = std::min(plot.width() - 4, std::max(plot.width() * 0.45, 240.0));
+    const QRectF textRect = fm.boundingRect(QRect(0, 0, int(maxWidth - 2 * pad), 10000), Qt::TextWordWrap, caption);
+    const QSizeF boxSize(textRect.width() + 2 * pad, textRect.height() + 2 * pad);
+    // What the box should not hide: the outlined ops above all, then every other bar in view (looked at
+    // only where there are few ops: this is an annotation, not worth a pass over a million).
+    std::vector<QRectF> bars;
+    if (m_model->opCount() <= 20000)
+        for (int op = 0; op < m_model->opCount(); ++op)
+            for (const QRectF &r : {gpuBarRect(layout, mapping, op), hostBarRect(layout, mapping, op)})
+                if (!r.isEmpty() && r.intersects(plot))
+                    bars.push_back(r);
+    if (bounds.isNull())
+        bounds = QRectF(plot.topLeft(), QSizeF(0, 0));
+    const double gap = 6;
+    const std::vector<QPointF> candidates = {
+        {bounds.right() + gap, bounds.top()}, // beside the figure
+        {bounds.left(), bounds.top() - gap - boxSize.height()}, // above it
+        {bounds.left(), bounds.bottom() + gap}, // below it
+        {bounds.right() + gap, bounds.bottom() - boxSize.height()},
+        {plot.right() - 2 - boxSize.width(), plot.top() + 2}, // the plot's corners
+        {plot.right() - 2 - boxSize.width(), plot.bottom() - 2 - boxSize.height()},
+        {plot.left() + 2, plot.top() + 2},
+        {plot.left() + 2, plot.bottom() - 2 - boxSize.height()},
+    };
+    QRectF box;
+    double best = std::numeric_limits<double>::max();
+    for (const QPointF &at : candidates) {
+        QRectF r(at, boxSize);
+        // Kept inside the plot.
+        r.moveLeft(std::clamp(r.left(), plot.left() + 2, std::max(plot.left() + 2, plot.right() - 2 - r.width())));
+        r.moveTop(std::clamp(r.top(), plot.top() + 2, std::max(plot.top() + 2, plot.bottom() - 2 - r.height())));
+        double cost = 0;
+        for (const QRectF &o : outlined) {
+            const QRectF i = r.intersected(o);
+            cost += 20 * i.width() * i.height();
+        }
+        for (const QRectF &b : bars) {
+            const QRectF i = r.intersected(b);
+            cost += i.width() * i.height();
+        }
+        for (const QRectF &d : derived) {
+            const QRectF i = r.intersected(d);
+            cost += 0.3 * i.width() * i.height();
+        }
+        if (cost < best) {
+            best = cost;
+            box = r;
+        }
+        if (cost == 0)
+            break;
+    }
+    box = box.intersected(plot);
+    QColor fill = m_palette->background();
+    fill.setAlpha(235);
+    p.fillRect(box, fill);
+    p.setPen(QPen(key, width));
+    p.drawRect(box);
+    p.setPen(m_palette->text());
+    p.drawText(box.adjusted(pad, pad, -pad, -pad), Qt::TextWordWrap | Qt::AlignLeft | Qt::AlignVCenter, caption);
+}
+
 void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                                    const TimelineOverlay &overlay) const
 {
@@ -363,6 +516,8 @@ void TimelinePainter::paintOverlay(QPainter &p, const TimelineLayout &layout, co
     }
     if (overlay.matches)
         paintMatches(p, layout, mapping, *overlay.matches, overlay.dimOthers);
+    if (overlay.keyOps)
+        paintKeyFigure(p, layout, mapping, *overlay.keyOps, overlay.keyCaption, overlay.keyHost);
     p.setBrush(Qt::NoBrush);
     if (overlay.hoveredOp >= 0 && overlay.hoveredOp != overlay.selectedOp) {
         p.setPen(QPen(m_palette->hover(), 1.5));

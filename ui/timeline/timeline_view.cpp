@@ -509,6 +509,7 @@ void TimelineView::rebuildModel()
     m_painter->setModel(m_model.get());
     rebuildRows();
     m_helpersStale = true;
+    updateKeyFigure();
     if (m_zoom == m_ownZoom) { // a shared zoom's extent is its owner's (followZoom)
         m_zoom->clearSelection();
         m_zoom->setExtent(0, m_model ? m_model->durationNs() : 0);
@@ -583,7 +584,12 @@ void TimelineView::applyStyle()
     if (!m_darkExplicit)
         m_dark = palette().color(QPalette::Window).lightness() < 128;
     m_palette->set(m_dark, m_presentation);
-    m_painter->setMetrics(TimelineMetrics::make(m_presentation, font()));
+    TimelineMetrics metrics = TimelineMetrics::make(m_presentation, font());
+    // On a projector the lanes fill the height: few lanes grow instead of leaving the bottom blank.
+    metrics.fillHeight = m_presentation;
+    if (m_adjustMetrics)
+        m_adjustMetrics(metrics);
+    m_painter->setMetrics(metrics);
     m_helpersStale = true;
     invalidateCache();
     update();
@@ -718,12 +724,50 @@ QString TimelineView::toolTipText(int opIndex) const
     return lines.join(QLatin1Char('\n'));
 }
 
-void TimelineView::renderTo(QPainter &painter, const QRect &target)
+void TimelineView::setKeyFigure(const QString &caption, const engine::OpQuery &query)
 {
-    TimelinePainter painterCopy = m_painter->threadCopy(); // the same rows, labels and column width
-    painterCopy.setMetrics(m_painter->metrics());
-    const TimelineLayout layout = painterCopy.layout(target);
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    m_keyCaption = caption;
+    m_keyQuery = query;
+    updateKeyFigure();
+    update();
+}
+
+void TimelineView::updateKeyFigure()
+{
+    m_keyOps.clear();
+    if (m_keyCaption.isEmpty() || !m_trace || !m_model || m_keyQuery.isEmpty())
+        return;
+    try {
+        m_keyOps = engine::findOps(*m_trace, m_repetition, m_keyQuery);
+    } catch (const std::exception &) {
+        // A query the lesson's own data cannot have (checked when the lesson is read): nothing outlined.
+    }
+}
+
+void TimelineView::addKeyFigure(TimelineOverlay &overlay, bool caption) const
+{
+    if (m_keyCaption.isEmpty() || !m_model)
+        return;
+    overlay.keyOps = &m_keyOps;
+    overlay.keyCaption = caption ? m_keyCaption : QString();
+    // A figure on a host thread (its lane names one) is in the host calls, not the GPU bars only.
+    for (const auto &thread : m_trace->hostThreads)
+        overlay.keyHost = overlay.keyHost || (!m_keyQuery.lane.empty() && thread.name == m_keyQuery.lane);
+}
+
+void TimelineView::setMetricsAdjustment(std::function<void(TimelineMetrics &)> adjust)
+{
+    m_adjustMetrics = std::move(adjust);
+    applyStyle();
+}
+
+const TimelineMetrics &TimelineView::metrics() const
+{
+    return m_painter->metrics();
+}
+
+TimelineOverlay TimelineView::exportOverlay() const
+{
     TimelineOverlay overlay;
     overlay.selectedOp = m_selected.op;
     overlay.hoveredOp = -1; // exports show the selection, not where the pointer happened to be
@@ -732,6 +776,33 @@ void TimelineView::renderTo(QPainter &painter, const QRect &target)
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
     addMatches(overlay);
+    addKeyFigure(overlay, true);
+    return overlay;
+}
+
+QString TimelineView::exportTitle() const
+{
+    if (!m_trace)
+        return {};
+    QStringList parts;
+    parts << QString::fromStdString(m_trace->title.empty() ? m_trace->sourcePath : m_trace->title);
+    if (!m_trace->devices.empty())
+        parts << QString::fromStdString(m_trace->devices.front().name);
+    if (m_trace->createdUtc.size() >= 10)
+        parts << QString::fromStdString(m_trace->createdUtc.substr(0, 10));
+    if (m_trace->repetitions.size() > 1)
+        parts << tr("repetition %1 of %2").arg(m_repetition + 1).arg(m_trace->repetitions.size());
+    parts.removeAll(QString());
+    return parts.join(QStringLiteral(" — "));
+}
+
+void TimelineView::renderTo(QPainter &painter, const QRect &target)
+{
+    TimelinePainter painterCopy = m_painter->threadCopy(); // the same rows, labels and column width
+    painterCopy.setMetrics(m_painter->metrics());
+    const TimelineLayout layout = painterCopy.layout(target);
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    const TimelineOverlay overlay = exportOverlay();
     if (!m_model) {
         painter.fillRect(target, m_palette->background());
         painter.setPen(m_palette->mutedText());
@@ -743,14 +814,61 @@ void TimelineView::renderTo(QPainter &painter, const QRect &target)
 
 bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
 {
+    ImageOptions options;
+    options.scale = 1;
+    return exportImage(path, size, options, error);
+}
+
+bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptions &options, QString *error)
+{
     if (!size.isValid() || size.isEmpty())
         size = this->size().isEmpty() ? QSize(1600, 900) : this->size();
+    // The painter of the mode, with the lanes filling the picture and the background as asked; shared by
+    // the PNG pass and the SVG layers.
+    auto exporter = std::make_shared<TimelinePainter>();
+    exporter->setModel(m_model.get());
+    exporter->setPalette(m_palette.get());
+    TimelineMetrics metrics = m_painter->metrics();
+    metrics.fillHeight = true;
+    metrics.transparentBackground = options.transparent;
+    exporter->setMetrics(metrics);
+    auto overlay = std::make_shared<TimelineOverlay>(exportOverlay());
     ImageSource source;
     source.title = m_trace ? QString::fromStdString(m_trace->title) : QStringLiteral("StreamScope timeline");
     source.description = QStringLiteral("StreamScope timeline, repetition %1").arg(m_repetition + 1);
     source.background = m_palette->background();
-    source.paint = [this](QPainter &painter, const QRect &target) { renderTo(painter, target); };
-    return ui::exportImage(path, size, source, error);
+    source.text = m_palette->text();
+    source.paint = [this, exporter, overlay](QPainter &painter, const QRect &target) {
+        if (!m_model) {
+            renderTo(painter, target);
+            return;
+        }
+        const TimelineLayout layout = exporter->layout(target);
+        exporter->paintAll(painter, layout, TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs()),
+                           *overlay);
+    };
+    if (m_model) {
+        source.layers = [this, exporter, overlay](const QRect &target) {
+            const TimelineLayout layout = exporter->layout(target);
+            const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+            using Layer = ImageSource::Layer;
+            std::vector<Layer> layers;
+            layers.push_back({layout.corner.united(layout.ruler).adjusted(0, 0, 0, 1),
+                              [=](QPainter &p) { exporter->paintRuler(p, layout, mapping, *overlay); }});
+            layers.push_back(
+                {layout.headers.adjusted(0, 0, 1, 1), [=](QPainter &p) { exporter->paintHeaders(p, layout); }});
+            layers.push_back({layout.plot.adjusted(0, 0, 0, 1), [=](QPainter &p) {
+                                  for (int i = 0; i < int(layout.lanes.size()); ++i)
+                                      if (!layout.lanes[std::size_t(i)].isEmpty())
+                                          exporter->paintLane(p, i, layout.lanes[std::size_t(i)], mapping,
+                                                              layout.plot.left(), layout.plot.right() + 1);
+                                  exporter->paintOverlay(p, layout, mapping, *overlay);
+                              }});
+            layers.push_back({layout.legend, [=](QPainter &p) { exporter->paintLegend(p, layout); }});
+            return layers;
+        };
+    }
+    return ui::exportImage(path, size, source, options, error);
 }
 
 void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping)
@@ -960,6 +1078,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
     addMatches(overlay);
+    addKeyFigure(overlay, false);
     // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
     // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
     // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend

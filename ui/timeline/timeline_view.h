@@ -32,8 +32,10 @@
 #include <memory>
 #include <vector>
 
+#include "engine/analysis/op_query.h"
 #include "engine/model/trace.h"
 #include "ui/common/connection_list.h"
+#include "ui/common/image_export.h"
 #include "ui/document/trace_document.h"
 #include "ui/timeline/lane_tree.h"
 
@@ -49,6 +51,7 @@ class OpPalette;
 class TimelinePainter;
 class ZoomControl;
 struct TimelineLayout;
+struct TimelineMetrics;
 struct TimelineOverlay;
 struct TimeMapping;
 
@@ -168,11 +171,28 @@ public:
     // How many threads painted the last frame's whole-lane repaints (1: sequential; 0: none repainted).
     int lastPaintThreads() const { return m_lastPaintThreads; }
 
+    // The lesson's key figure: the ops of each shown repetition that `query` finds (engine::findOps),
+    // outlined (and in exports the caption in a box beside them). An empty caption clears it.
+    void setKeyFigure(const QString &caption, const engine::OpQuery &query);
+    QString keyFigureCaption() const { return m_keyCaption; }
+    const std::vector<int> &keyFigureOps() const { return m_keyOps; }
+
+    // Adjusts the metrics of the mode (presentation or not) before they are used: a compact view
+    // without ruler or legend, some lane kinds only, one header for all lanes (comparison rows).
+    void setMetricsAdjustment(std::function<void(TimelineMetrics &)> adjust);
+    // The metrics the view paints with.
+    const TimelineMetrics &metrics() const;
+
     // Paints the whole visible view (headers, ruler, lanes, legend, selection) into target, at any size;
     // the widget, PNG and SVG export all go through the same painter.
     void renderTo(QPainter &painter, const QRect &target);
-    // Writes the visible view to a .png or .svg file (by suffix) at the given size in pixels.
+    // Writes the visible view to a .png or .svg file (by suffix) at the given size in pixels: lanes
+    // filling the height, text at the image's scale, a title when asked (ImageOptions), the SVG
+    // clipped as the screen is (headers, ruler, lanes and legend each in their own viewport).
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
+    bool exportImage(const QString &path, QSize size, const ImageOptions &options, QString *error = nullptr);
+    // "Workload — GPU — date" of the shown trace, for an export's title.
+    QString exportTitle() const;
 
 signals:
     void opSelected(int repetition, int op); // op == -1: selection cleared
@@ -197,6 +217,11 @@ protected:
 
 private:
     void addMatches(TimelineOverlay &overlay) const;
+    // The key figure's outlines; its caption too where asked (exports: on screen it stands beside the
+    // timeline, in the explanation).
+    void addKeyFigure(TimelineOverlay &overlay, bool caption) const;
+    void updateKeyFigure();
+    TimelineOverlay exportOverlay() const;
     enum class DragMode { None, Pan, Select, ResizeLabels };
     struct LaneCache;
 
@@ -247,6 +272,10 @@ private:
     void attachZoom();
     bool m_presentation = false;
     bool m_dark = false;
+    QString m_keyCaption;
+    engine::OpQuery m_keyQuery;
+    std::vector<int> m_keyOps; // in the shown repetition
+    std::function<void(TimelineMetrics &)> m_adjustMetrics;
     bool m_darkExplicit = false;
     OpRef m_selected;
     OpRef m_hovered;

@@ -7,6 +7,11 @@
 #include <cmath>
 #include <set>
 
+#include <QDir>
+#include <QFileInfo>
+
+#include "engine/analysis/op_query.h"
+#include "engine/formats/trace_io.h"
 #include "engine/model/units.h"
 #include "engine/workload/workload_parser.h"
 #include "tests/engine/workload/workload_compare.h"
@@ -96,6 +101,8 @@ private slots:
     void eventDependencies();
     void managed();
     void priorities();
+    void keyFigures_data();
+    void keyFigures();
 };
 
 void TestPresets::everyLessonHasAPreset()
@@ -330,6 +337,41 @@ void TestPresets::priorities()
     QCOMPARE(bulk.priority, 0);
     QVERIFY(bulk.ops.size() >= 2);
     QVERIFY(std::int64_t(bulk.ops[0].blocks) * bulk.ops[0].threadsPerBlock >= 132 * 2048);
+}
+
+void TestPresets::keyFigures_data()
+{
+    QTest::addColumn<QString>("file");
+    for (const QString &f : QDir(presetDir()).entryList({QStringLiteral("*.json")}, QDir::Files))
+        QTest::newRow(qPrintable(f)) << f;
+}
+
+// Every lesson names the one figure to look at, and in its recorded example that figure is there: the
+// ops it outlines exist in every repetition, of the kind it names.
+void TestPresets::keyFigures()
+{
+    QFETCH(QString, file);
+    const Workload w = loadPreset(file);
+    QVERIFY2(!w.keyFigure.caption.empty(), "no keyFigure caption");
+    QVERIFY2(w.keyFigure.caption.size() < 140, "a key figure is one line on a slide");
+    QVERIFY2(!w.keyFigure.kind.empty() || !w.keyFigure.name.empty() || !w.keyFigure.lane.empty(),
+             "the key figure outlines nothing");
+    const QString example =
+        QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/") + QFileInfo(file).completeBaseName() + ".sstrace";
+    QVERIFY2(QFileInfo::exists(example), qPrintable(example + " is missing"));
+    const Trace trace = loadTrace(example.toStdString());
+    OpQuery query;
+    query.text = w.keyFigure.name;
+    query.lane = w.keyFigure.lane;
+    if (!w.keyFigure.kind.empty())
+        query.kind = opKindFromString(w.keyFigure.kind);
+    for (int rep = 0; rep < int(trace.repetitions.size()); ++rep) {
+        const std::vector<int> ops = findOps(trace, rep, query);
+        QVERIFY2(!ops.empty(), qPrintable(QStringLiteral("repetition %1: the key figure finds no op").arg(rep)));
+        for (const int op : ops)
+            if (query.kind)
+                QCOMPARE(trace.repetitions[std::size_t(rep)].ops[std::size_t(op)].kind, *query.kind);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestPresets)

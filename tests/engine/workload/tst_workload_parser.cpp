@@ -116,6 +116,7 @@ private slots:
     void headerErrorsNameLineAndPath_data();
     void headerErrorsNameLineAndPath();
     void headerOfEveryPreset();
+    void keyFigureParsedCheckedAndWritten();
 };
 
 void TestWorkloadParser::baseIsValid()
@@ -1062,6 +1063,16 @@ void TestWorkloadParser::headerErrorsNameLineAndPath_data()
                                                 << QStringLiteral("lesson.json:2:2: /compare/1: expected a string");
     QTest::newRow("unknown axis") << QStringLiteral("{\"compare\": [\n\"colour=red\"]}")
                                   << QStringLiteral("lesson.json:2:1: /compare/0: --vary colour=red: unknown axis");
+    QTest::newRow("key figure not an object") << QStringLiteral("{\n\"keyFigure\": \"staircase\"}")
+                                              << QStringLiteral("lesson.json:2:14: /keyFigure: expected an object");
+    QTest::newRow("key figure without caption")
+        << QStringLiteral("{\"keyFigure\": {\"kind\": \"h2d\"}}")
+        << QStringLiteral("lesson.json:1:15: /keyFigure: a key figure needs a caption");
+    QTest::newRow("key figure kind") << QStringLiteral("{\"keyFigure\": {\"caption\": \"x\",\n \"kind\": \"h2dd\"}}")
+                                     << QStringLiteral("lesson.json:2:10: /keyFigure/kind: unknown op kind \"h2dd\" "
+                                                       "(did you mean \"h2d\"?)");
+    QTest::newRow("key figure key") << QStringLiteral("{\"keyFigure\": {\"caption\": \"x\", \"stream\": \"s0\"}}")
+                                    << QStringLiteral("/keyFigure/stream: unknown key \"stream\" in a key figure");
 }
 
 void TestWorkloadParser::headerErrorsNameLineAndPath()
@@ -1074,6 +1085,29 @@ void TestWorkloadParser::headerErrorsNameLineAndPath()
     } catch (const WorkloadError &e) {
         QCOMPARE(e.kind(), ErrorKind::InvalidInput);
         QVERIFY2(QString::fromUtf8(e.what()).contains(expected), e.what());
+    }
+}
+
+void TestWorkloadParser::keyFigureParsedCheckedAndWritten()
+{
+    const std::string text = R"({"version": 1, "keyFigure": {"caption": "the staircase", "kind": "h2d", "name": "4 MiB",
+        "lane": "stream0"}, "pipeline": {"bytes": "16 MiB", "chunks": 4, "streams": 4,
+        "kernel": {"type": "compute", "duration": "60 us"}}})";
+    const Workload w = parseWorkload(text);
+    QCOMPARE(w.keyFigure.caption, std::string("the staircase"));
+    QCOMPARE(w.keyFigure.kind, std::string("h2d"));
+    QCOMPARE(w.keyFigure.name, std::string("4 MiB"));
+    QCOMPARE(w.keyFigure.lane, std::string("stream0"));
+    // Written back by the normaliser (the editor's structure edits, a run's embedded workload).
+    QVERIFY(parseWorkload(workloadToJson(w)).keyFigure == w.keyFigure);
+    // The full parser reports what the header reader reports.
+    try {
+        parseWorkload(R"({"version": 1, "keyFigure": {"caption": "x", "kind": "kernal"},
+            "pipeline": {"bytes": "1 MiB", "kernel": {"type": "memory"}}})");
+        QFAIL("no error");
+    } catch (const WorkloadError &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("/keyFigure/kind: unknown op kind \"kernal\"")),
+                 e.what());
     }
 }
 
@@ -1091,6 +1125,7 @@ void TestWorkloadParser::headerOfEveryPreset()
         const WorkloadHeader h = readWorkloadHeader(file.readAll().toStdString(), path);
         QCOMPARE(h.description, w.description);
         QCOMPARE(h.compare, w.compare);
+        QVERIFY(h.keyFigure == w.keyFigure);
         if (!h.name.empty())
             QCOMPARE(h.name, w.name);
     }

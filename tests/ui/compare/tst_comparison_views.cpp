@@ -268,7 +268,7 @@ private slots:
                 const auto [bytes, gbs] = curve.points[std::size_t(p)];
                 auto samples = expected.at({curve.hostMemory, curve.direction, bytes});
                 QCOMPARE(gbs, engine::spreadOf(samples).median);
-                QCOMPARE(series->at(p), QPointF(double(bytes), gbs));
+                QCOMPARE(series->at(p), QPointF(ui::BandwidthSizeChart::sizeToX(bytes), gbs));
                 if (p > 0)
                     QVERIFY(series->at(p).x() > series->at(p - 1).x());
                 ++points;
