@@ -11,6 +11,7 @@
 #include "engine/model/errors.h"
 #include "engine/run/cli_protocol.h"
 #include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
 
 namespace streamscope::gui {
 
@@ -54,8 +55,11 @@ int exportImageHeadless(const AppOptions &options)
     view.resize(options.size);
     view.setPresentationMode(options.presentation);
     view.setDarkPalette(options.dark);
+    view.setProjectNvtx(options.projectNvtx);
     view.setTrace(trace, repetition);
     view.fitAll();
+    if (options.windowStartNs >= 0)
+        view.zoom()->setWindow(options.windowStartNs, options.windowEndNs);
     QString error;
     if (!view.exportImage(options.exportImagePath, options.size, &error)) {
         std::fprintf(stderr, "streamscope: %s\n", qPrintable(error));

@@ -38,6 +38,7 @@ struct TimelineMetrics {
     int streamLaneHeight = 28;
     int counterLaneHeight = 30;
     int bandwidthLaneHeight = 64;
+    int rangeLaneHeight = 16; // a row of host ranges, a projection row: one line of label
     int minLaneHeight = 10;
 
     static TimelineMetrics make(bool presentation, const QFont &base);
@@ -154,6 +155,11 @@ private:
                       const TimeMapping &mapping, int clipX0, int clipX1) const;
     void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                         const TimeMapping &mapping, int clipX0, int clipX1) const;
+    // Host range rows and NVTX projection rows: flat bars in the colour of the range's name, labelled with
+    // it where it fits; ranges narrower than kFoldPixels that touch fold into one mark
+    // (timeline_painter_ranges.cpp). Returns edge dependence as paintIntervals does.
+    bool paintRanges(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                     int clipX1) const;
 
     // One step function's per-column [lo, hi] drawn as an area in `color` (see drawColumns).
     struct ColumnLayer {

@@ -27,13 +27,13 @@
 #include "engine/model/trace.h"
 #include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
+#include "ui/timeline/lane_model.h"
 
 class QPainter;
 class QThreadPool;
 
 namespace streamscope::ui {
 
-class LaneModel;
 class OpPalette;
 class TimelinePainter;
 class ZoomControl;
@@ -86,6 +86,12 @@ public:
     const LaneModel *laneModel() const { return m_model.get(); }
     void fitAll();
 
+    // What the lanes show beyond the trace's own: with projectNvtx, a row above each stream with the NVTX
+    // range each op was launched in (View > Project NVTX onto GPU lanes). Keeps the window and the selection.
+    void setLaneOptions(const LaneOptions &options);
+    const LaneOptions &laneOptions() const { return m_laneOptions; }
+    void setProjectNvtx(bool on);
+
     // Larger fonts and lanes, high contrast: legible on a projector at 1280x720.
     void setPresentationMode(bool on);
     bool presentationMode() const { return m_presentation; }
@@ -103,6 +109,9 @@ public:
     // The driver activity (index into the repetition's activities) under pos on an activity lane, else -1.
     int activityAt(const QPoint &pos) const;
     QString activityToolTipText(int activity) const;
+    // The host range (index into the repetition's hostRanges) under pos on a range row, else -1.
+    int rangeAt(const QPoint &pos) const;
+    QString rangeToolTipText(int range) const;
     // The tooltip shown for an op: name, stream, start, duration, bytes, GB/s, memory kinds, host call.
     QString toolTipText(int op) const;
 
@@ -168,6 +177,7 @@ private:
     QPointer<TraceDocument> m_document;
     ConnectionList m_documentConnections;
     int m_repetition = 0;
+    LaneOptions m_laneOptions;
     std::unique_ptr<LaneModel> m_model;
     std::unique_ptr<OpPalette> m_palette;
     std::unique_ptr<TimelinePainter> m_painter;
