@@ -6,6 +6,9 @@
 #include <QRegularExpression>
 
 #include <cstdio>
+#include <optional>
+
+#include "engine/model/units.h"
 
 namespace streamscope::gui {
 
@@ -72,8 +75,19 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         QCoreApplication::translate("main", "Run the workload file's own comparison (its \"compare\" axes) at once, "
                                             "as Run > Compare variants does (needs a GPU); the result opens in a "
                                             "comparison window."));
-    parser.addOptions(
-        {exportImage, size, presentation, repetition, dark, transparent, screenshot, select, run, compare});
+    const QCommandLineOption projectNvtx(
+        QStringLiteral("project-nvtx"),
+        QCoreApplication::translate("main", "Project NVTX ranges onto the GPU lanes (as View > Project NVTX onto "
+                                            "GPU lanes): a row above each stream with the range each op was "
+                                            "launched in."));
+    const QCommandLineOption window(
+        QStringLiteral("window"),
+        QCoreApplication::translate("main", "Show this part of the repetition, e.g. 120ms..135ms (from the start "
+                                            "of the repetition; units ns, us, ms, s), for --export-image and "
+                                            "the window."),
+        QStringLiteral("FROM..TO"));
+    parser.addOptions({exportImage, size, presentation, repetition, dark, transparent, screenshot, select, run, compare,
+                       projectNvtx, window});
 
     if (!parser.parse(arguments)) {
         if (error)
@@ -124,6 +138,25 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
             *error = options.run ? QCoreApplication::translate("main", "--run and --compare cannot be combined.")
                                  : QCoreApplication::translate("main", "--compare needs a workload file.");
         return false;
+    }
+    options.projectNvtx = parser.isSet(projectNvtx);
+    if (parser.isSet(window)) {
+        const QString text = parser.value(window);
+        const qsizetype dots = text.indexOf(QStringLiteral(".."));
+        std::optional<std::int64_t> from, to;
+        if (dots > 0) {
+            from = engine::parseDuration(text.left(dots).trimmed().toStdString());
+            to = engine::parseDuration(text.mid(dots + 2).trimmed().toStdString());
+        }
+        if (!from || !to || *to <= *from) {
+            if (error)
+                *error = QCoreApplication::translate("main", "--window: \"%1\" is not a window like 120ms..135ms "
+                                                             "(a start before an end; units ns, us, ms, s).")
+                             .arg(text);
+            return false;
+        }
+        options.windowStartNs = *from;
+        options.windowEndNs = *to;
     }
     options.presentation = parser.isSet(presentation);
     options.dark = parser.isSet(dark);

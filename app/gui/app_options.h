@@ -5,6 +5,7 @@
 #include <QSize>
 #include <QString>
 #include <QStringList>
+#include <QtGlobal>
 
 namespace streamscope::gui {
 
@@ -20,6 +21,10 @@ struct AppOptions {
     int selectOp = -1; // hidden --select N: select op N of the repetition shown, as a click would (docs)
     bool run = false; // --run: run the opened workload at once (through streamscope-cli)
     bool compare = false; // --compare: run the opened workload's own comparison at once
+    bool projectNvtx = false; // --project-nvtx: View > Project NVTX onto GPU lanes, on
+    // --window FROM..TO: the timeline shows this window (ns from the repetition's start); -1: all of it
+    qint64 windowStartNs = -1;
+    qint64 windowEndNs = -1;
     bool helpShown = false; // --help or --version was handled: exit 0
 };
 

@@ -16,6 +16,7 @@
 #include "engine/run/cli_protocol.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
 
 namespace streamscope::gui {
 
@@ -62,6 +63,7 @@ int exportImageHeadless(const AppOptions &options)
     view.resize(options.size / scale);
     view.setPresentationMode(options.presentation);
     view.setDarkPalette(options.dark);
+    view.setProjectNvtx(options.projectNvtx);
     view.setTrace(trace, repetition);
     // A lesson's example trace carries its lesson's key figure onto the slide.
     const QString workload =
@@ -79,6 +81,8 @@ int exportImageHeadless(const AppOptions &options)
         }
     }
     view.fitAll();
+    if (options.windowStartNs >= 0)
+        view.zoom()->setWindow(options.windowStartNs, options.windowEndNs);
     image.title = view.exportTitle();
     QString error;
     if (!view.exportImage(options.exportImagePath, options.size, image, &error)) {

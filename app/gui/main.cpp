@@ -17,6 +17,8 @@
 #include "engine/util/interrupt.h"
 #include "ui/run/experiment_dialog.h"
 #include "ui/run/run_controller.h"
+#include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
 
 namespace {
 
@@ -176,11 +178,15 @@ int main(int argc, char **argv)
     // before they go on: they wait for it. A plain launch shows the window first and opens the file in
     // the background, with its progress in the status bar.
     const bool scripted = options.repetition >= 0 || options.selectOp >= 0 || options.compare || options.run
-                          || !options.screenshotPath.isEmpty();
+                          || !options.screenshotPath.isEmpty() || options.windowStartNs >= 0;
+    if (options.projectNvtx)
+        window.setProjectNvtx(true);
     if (!options.tracePath.isEmpty() && scripted)
         window.openFile(options.tracePath);
     if (options.repetition >= 0)
         window.setRepetition(options.repetition);
+    if (options.windowStartNs >= 0)
+        window.timeline()->zoom()->setWindow(options.windowStartNs, options.windowEndNs);
     if (options.selectOp >= 0)
         window.selectOp(options.selectOp);
     if (options.presentation)

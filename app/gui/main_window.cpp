@@ -438,6 +438,15 @@ void MainWindow::createActions()
     m_lightAction->setChecked(true);
     connect(m_darkAction, &QAction::toggled, this, &MainWindow::setDarkTheme);
     m_viewMenu->addSeparator();
+    m_projectNvtxAction = m_viewMenu->addAction(tr("Project &NVTX onto GPU lanes"));
+    m_projectNvtxAction->setObjectName(QStringLiteral("projectNvtxAction"));
+    m_projectNvtxAction->setCheckable(true);
+    m_projectNvtxAction->setToolTip(tr("A row above each stream shows the NVTX range (or PyTorch op) each of "
+                                       "its operations was launched in, as Nsight Systems does"));
+    connect(m_projectNvtxAction, &QAction::toggled, this, [this](bool on) {
+        m_timeline->setProjectNvtx(on);
+        QSettings().setValue(QStringLiteral("timeline/projectNvtx"), on);
+    });
     QAction *fit = m_viewMenu->addAction(tr("&Fit timeline (F)"), m_timeline, &ui::TimelineView::fitAll);
     fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
     QAction *zoomBack = m_viewMenu->addAction(tr("Zoom &back"), this, [this] { m_timeline->zoom()->back(); });
@@ -515,6 +524,8 @@ void MainWindow::readSettings()
     }
     if (settings.value(QStringLiteral("darkTheme"), false).toBool())
         m_darkAction->setChecked(true);
+    if (settings.value(QStringLiteral("timeline/projectNvtx"), false).toBool())
+        m_projectNvtxAction->setChecked(true);
     updateRecentMenu();
 }
 
@@ -792,6 +803,16 @@ void MainWindow::showTrace(std::shared_ptr<const engine::Trace> trace, const QSt
     updateTitle();
     updateRunActions();
     updateExplanation();
+}
+
+void MainWindow::setProjectNvtx(bool on)
+{
+    m_projectNvtxAction->setChecked(on); // toggled: the timeline follows
+}
+
+bool MainWindow::projectNvtx() const
+{
+    return m_projectNvtxAction->isChecked();
 }
 
 void MainWindow::setRepetition(int repetition)

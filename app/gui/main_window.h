@@ -112,6 +112,10 @@ public:
     bool presentationMode() const { return m_presentation; }
     void setDarkTheme(bool dark);
     bool darkTheme() const { return m_dark; }
+    // View > Project NVTX onto GPU lanes: a row above each stream with the NVTX range (or PyTorch op)
+    // each op was launched in. Remembered across sessions.
+    void setProjectNvtx(bool on);
+    bool projectNvtx() const;
     void setRepetition(int repetition);
 
     // Starts streamscope-cli on what the editor holds; false (with a message) if it cannot start.
@@ -255,6 +259,7 @@ private:
     QAction *m_cancelAction = nullptr;
     QAction *m_presentationAction = nullptr;
     QAction *m_darkAction = nullptr;
+    QAction *m_projectNvtxAction = nullptr;
     QAction *m_lightAction = nullptr;
     QAction *m_saveTraceAction = nullptr;
     QAction *m_exportImageAction = nullptr;

@@ -44,18 +44,25 @@ std::vector<int> findOps(const Trace &trace, int repetition, const OpQuery &quer
     if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))
         return result;
 
+    const Repetition &rep = trace.repetitions[static_cast<std::size_t>(repetition)];
     // Each distinct name tested once: 0 unknown, 1 no, 2 yes.
     std::vector<std::uint8_t> nameMatch(trace.strings.size(), 0);
+    auto stringMatches = [&](std::uint32_t id) {
+        if (id >= nameMatch.size())
+            return false;
+        std::uint8_t &m = nameMatch[id];
+        if (m == 0)
+            m = textMatches(trace.strings[id]) ? 2 : 1;
+        return m == 2;
+    };
     auto nameMatches = [&](const OpRecord &op) {
         if (query.text.empty())
             return true;
-        if (op.nameId < nameMatch.size()) {
-            std::uint8_t &m = nameMatch[op.nameId];
-            if (m == 0)
-                m = textMatches(trace.strings[op.nameId]) ? 2 : 1;
-            if (m == 2)
-                return true;
-        }
+        if (stringMatches(op.nameId))
+            return true;
+        // The NVTX range (or Kineto cpu_op) it was launched in: "forward" finds the kernels of the forward pass.
+        if (const HostRange *range = rep.enclosingRange(op); range && stringMatches(range->nameId))
+            return true;
         // The call that issued it ("cudaMemcpyAsync"), where the runner or the import knows it.
         if (op.kind == OpKind::Other || op.kind == OpKind::HostWork || !op.hasHost())
             return false;
@@ -71,7 +78,7 @@ std::vector<int> findOps(const Trace &trace, int repetition, const OpQuery &quer
                && trace.hostThreads[static_cast<std::size_t>(op.hostThread)].name == query.lane;
     };
 
-    const auto &ops = trace.repetitions[static_cast<std::size_t>(repetition)].ops;
+    const auto &ops = rep.ops;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const OpRecord &op = ops[i];
         if (query.kind && op.kind != *query.kind)

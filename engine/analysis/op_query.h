@@ -1,9 +1,9 @@
 // Finding ops: the query behind the app's find bar (and anything else that asks "which ops are these?").
-// An op matches when every part given matches: its name or the CUDA API call that issued it contains the
-// text (case-insensitive) or matches it as a regular expression (ECMAScript, case-insensitive); its
-// kind is the kind asked for; it runs on the lane asked for (a stream's or a host thread's name); its
-// duration (GPU, else host call) lies in the range. Names are few and ops many, so a query tests each
-// distinct name once.
+// An op matches when every part given matches: its name, the NVTX range (or Kineto cpu_op) it was
+// launched in or the CUDA API call that issued it contains the text (case-insensitive) or matches it as a
+// regular expression (ECMAScript, case-insensitive); its kind is the kind asked for; it runs on the lane
+// asked for (a stream's or a host thread's name); its duration (GPU, else host call) lies in the range.
+// Names are few and ops many, so a query tests each distinct name once.
 #pragma once
 
 #include <cstdint>

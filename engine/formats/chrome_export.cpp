@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -592,6 +593,19 @@ public:
     void writeCounters(JsonOut &j, std::size_t r) const;
 
 private:
+    // Host ranges (NVTX, Kineto's CPU ops): the ranges of one host thread at one depth go on a track of
+    // their own (with overflow tracks where repetitions overlap in time), after the thread's call tracks,
+    // so every track holds disjoint slices and the rows read as the nesting.
+    struct RangeGroup {
+        int slot = 0; // threadKey of the ranges
+        int depth = 0;
+        std::string label; // "NVTX" or "CPU ops"
+        TrackPlan plan;
+        int tidBase = 0;
+    };
+    void planRanges(int firstTid);
+    void writeRanges(JsonOut &j) const;
+
     // Stream keys: Trace::streams, plus one pseudo stream for GPU ops that name no valid stream.
     int streamKey(const OpRecord &op) const
     {
@@ -627,6 +641,9 @@ private:
     std::vector<std::string> quotedNames;
     std::string emptyName = "\"\"";
     std::vector<std::size_t> repStart;
+    std::vector<RangeGroup> rangeGroups; // by (slot, depth)
+    std::vector<std::uint32_t> rangeGroupOf, rangeTrack; // per range of the whole trace, in trace order
+    std::vector<std::uint8_t> rangeTouchesNext;
 };
 
 ChromeWriter::ChromeWriter(const Trace &trace, const ChromeExportOptions &options) :
@@ -717,6 +734,77 @@ ChromeWriter::ChromeWriter(const Trace &trace, const ChromeExportOptions &option
     repStart.assign(trace.repetitions.size() + 1, 0);
     for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
         repStart[r + 1] = repStart[r] + trace.repetitions[r].ops.size();
+
+    int nextHostTid = 1;
+    for (std::size_t t = 0; t < threadTracks.size(); ++t)
+        nextHostTid = std::max(nextHostTid, threadTidBase[t] + std::max(threadTracks[t], 1));
+    planRanges(nextHostTid);
+}
+
+void ChromeWriter::planRanges(int firstTid)
+{
+    std::map<std::pair<int, int>, std::size_t> groupIndex;
+    std::vector<std::vector<Interval>> intervals;
+    std::uint32_t g = 0;
+    for (const auto &rep : trace.repetitions)
+        for (const HostRange &h : rep.hostRanges) {
+            const int slot = h.hostThread >= 0 && h.hostThread < threadCount ? h.hostThread : threadCount;
+            auto [it, inserted] = groupIndex.emplace(std::make_pair(slot, h.depth), rangeGroups.size());
+            if (inserted) {
+                RangeGroup group;
+                group.slot = slot;
+                group.depth = h.depth;
+                rangeGroups.push_back(std::move(group));
+                intervals.emplace_back();
+            }
+            if (h.category == HostRangeCategory::Nvtx)
+                rangeGroups[it->second].label = "NVTX";
+            rangeGroupOf.push_back(static_cast<std::uint32_t>(it->second));
+            intervals[it->second].push_back({h.startNs, h.endNs, g++});
+        }
+    rangeTrack.assign(g, 0);
+    rangeTouchesNext.assign(g, 0);
+    // Tids in (thread, depth) order, so that a thread's rows follow each other.
+    std::vector<std::size_t> order;
+    for (const auto &[key, index] : groupIndex)
+        order.push_back(index);
+    int tid = firstTid;
+    for (const std::size_t i : order) {
+        RangeGroup &group = rangeGroups[i];
+        if (group.label.empty())
+            group.label = "CPU ops";
+        group.plan = assignTracks(intervals[i], rangeTrack, rangeTouchesNext);
+        group.tidBase = tid;
+        tid += group.plan.tracks;
+    }
+}
+
+void ChromeWriter::writeRanges(JsonOut &j) const
+{
+    std::uint32_t g = 0;
+    for (const auto &rep : trace.repetitions)
+        for (const HostRange &h : rep.hostRanges) {
+            const RangeGroup &group = rangeGroups[rangeGroupOf[g]];
+            const std::uint32_t track = rangeTrack[g];
+            j.raw("{\"ph\":\"X\",\"cat\":\"");
+            j.raw(toString(h.category));
+            j.raw("\",\"name\":");
+            j.raw(h.nameId < quotedNames.size() ? quotedNames[h.nameId] : emptyName);
+            writeSlicePlacement(j, kHostPid, group.tidBase + static_cast<int>(track), h.startNs - origin,
+                                h.durationNs(), rangeTouchesNext[g] != 0, group.plan.firstStart[track] - origin);
+            j.raw(",\"args\":{\"ss_thread\":");
+            j.integer(h.hostThread >= 0 && h.hostThread < threadCount ? h.hostThread : -1);
+            j.raw(",\"repetition\":");
+            j.integer(rep.index);
+            j.raw(",\"depth\":");
+            j.integer(h.depth);
+            if (h.domainId != kNoString && h.domainId < trace.strings.size()) {
+                j.raw(",\"domain\":");
+                j.string(trace.strings[h.domainId]);
+            }
+            j.raw("}},\n");
+            ++g;
+        }
 }
 
 void ChromeWriter::writeHeader(JsonOut &j) const
@@ -746,7 +834,9 @@ void ChromeWriter::writeHeader(JsonOut &j) const
 
     int threadSort = 0;
     for (std::size_t t = 0; t < threadTracks.size(); ++t) {
-        if (threadTracks[t] == 0)
+        const bool ranges = std::any_of(rangeGroups.begin(), rangeGroups.end(),
+                                        [&](const RangeGroup &group) { return group.slot == static_cast<int>(t); });
+        if (threadTracks[t] == 0 && !ranges)
             continue;
         const std::string base =
             t < static_cast<std::size_t>(threadCount)
@@ -756,6 +846,20 @@ void ChromeWriter::writeHeader(JsonOut &j) const
         for (int k = 0; k < threadTracks[t]; ++k)
             nameThread(j, kHostPid, threadTidBase[t] + k, k == 0 ? base : base + " (" + std::to_string(k + 1) + ")",
                        threadSort++);
+        // Its host ranges' rows, right under it (rangeGroups is in (thread, depth) order of tids).
+        std::vector<const RangeGroup *> rows;
+        for (const RangeGroup &group : rangeGroups)
+            if (group.slot == static_cast<int>(t))
+                rows.push_back(&group);
+        std::sort(rows.begin(), rows.end(),
+                  [](const RangeGroup *a, const RangeGroup *b) { return a->depth < b->depth; });
+        for (const RangeGroup *group : rows) {
+            const std::string row =
+                base + " · " + group->label + (group->depth > 0 ? " (depth " + std::to_string(group->depth) + ")" : "");
+            for (int k = 0; k < group->plan.tracks; ++k)
+                nameThread(j, kHostPid, group->tidBase + k, k == 0 ? row : row + " (" + std::to_string(k + 1) + ")",
+                           threadSort++);
+        }
     }
     int streamSort = 0;
     for (std::size_t s = 0; s < streamTracks.size(); ++s) {
@@ -777,6 +881,7 @@ void ChromeWriter::writeHeader(JsonOut &j) const
         writeUnifiedMemory(j, trace, origin, kGpuPidBase + (trace.devices.empty() ? 0 : trace.devices.front().index),
                            nextTid);
     }
+    writeRanges(j);
 }
 
 void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) const
@@ -865,6 +970,44 @@ void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) co
             name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
             name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
             name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
+            // The range it was launched in, under its category's name ("nvtx": "forward"), for readers of
+            // the file; the importer ties ops to ranges again from the ranges themselves.
+            if (const HostRange *range = rep.enclosingRange(op)) {
+                j.raw(",\"");
+                j.raw(toString(range->category));
+                j.raw("\":");
+                j.raw(range->nameId < quotedNames.size() ? quotedNames[range->nameId] : emptyName);
+            }
+            // Launch details under Kineto's names, so that tools written for PyTorch profiles read them.
+            if (const KernelLaunch *l = rep.launchOf(static_cast<int>(g - repStart[r]))) {
+                auto dims = [&](const char *key, const std::uint32_t(&v)[3]) {
+                    j.raw(key);
+                    j.unsignedInteger(v[0]);
+                    j.ch(',');
+                    j.unsignedInteger(v[1]);
+                    j.ch(',');
+                    j.unsignedInteger(v[2]);
+                    j.ch(']');
+                };
+                if (l->hasGrid())
+                    dims(",\"grid\":[", l->grid);
+                if (l->hasBlock())
+                    dims(",\"block\":[", l->block);
+                auto count = [&](const char *key, std::int64_t v) {
+                    if (v < 0)
+                        return;
+                    j.raw(key);
+                    j.integer(v);
+                };
+                count(",\"registers per thread\":", l->registersPerThread);
+                count(",\"shared memory\":", l->sharedBytes);
+                count(",\"static shared memory\":", l->staticSharedBytes);
+                count(",\"dynamic shared memory\":", l->dynamicSharedBytes);
+                if (l->fullNameId != kNoString && l->fullNameId < quotedNames.size()) {
+                    j.raw(",\"demangled\":");
+                    j.raw(quotedNames[l->fullNameId]);
+                }
+            }
         };
         // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,
         // which costs no extra events. bind_id also pairs the two slices for the importer, so it is

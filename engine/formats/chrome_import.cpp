@@ -18,6 +18,7 @@
 #include "engine/formats/import_common.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
+#include "engine/model/host_ranges.h"
 #include "engine/model/limits.h"
 #include "engine/util/file_util.h"
 #include "engine/util/gzip.h"
@@ -171,7 +172,7 @@ std::string lowered(std::string s)
     return s;
 }
 
-enum class Category { Kernel, Memcpy, Memset, GpuOther, Runtime, HostWork, Ignored };
+enum class Category { Kernel, Memcpy, Memset, GpuOther, Runtime, HostWork, HostRange, Ignored };
 
 Category categoryOf(const std::string &cat)
 {
@@ -189,6 +190,10 @@ Category categoryOf(const std::string &cat)
         return Category::Runtime;
     if (c == "host_work")
         return Category::HostWork;
+    // Kineto's CPU side (aten operators, record_function blocks, Python calls) and StreamScope's own
+    // export of NVTX ranges: host ranges on their thread.
+    if (hostRangeCategoryFromString(c))
+        return Category::HostRange;
     return Category::Ignored;
 }
 
@@ -249,6 +254,7 @@ struct PendingOp {
     std::size_t order = 0; // position of the event in traceEvents
     bool hostOnlyArgs = false; // carries the full op args (StreamScope export of a host-only op)
     int repetition = 0;
+    std::int32_t launch = -1; // index into ChromeImporter::m_launches: the kernel's launch details
 };
 
 struct LaneKey {
@@ -459,6 +465,10 @@ private:
         const Category category = cat ? categoryOf(*cat) : Category::Ignored;
         if (category == Category::Ignored)
             return;
+        if (category == Category::HostRange) {
+            readHostRange(e, path, *hostRangeCategoryFromString(lowered(*cat)));
+            return;
+        }
         const std::string name = m_r.text(e, "name", path);
         const std::int64_t ts = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
         const std::int64_t dur = m_r.micros(e, "dur", path);
@@ -527,6 +537,9 @@ private:
         op.bytes = static_cast<std::uint64_t>(bytes.value_or(0));
         op.correlation = static_cast<std::uint64_t>(
             std::max<std::int64_t>(0, m_r.optionalInteger(a, "correlation", ap).value_or(0)));
+        std::int32_t launch = -1;
+        if (category == Category::Kernel)
+            launch = readLaunchArgs(a, ap);
         int repetition = 0;
         std::uint64_t link = 0;
         if (m_ours) {
@@ -544,7 +557,99 @@ private:
                 m_gpuFlowPending.push_back(
                     {m_gpuOps.size(), LaneKey{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), ts}});
         }
-        m_gpuOps.push_back({op, link, m_eventIndex, false, repetition});
+        m_gpuOps.push_back({op, link, m_eventIndex, false, repetition, launch});
+    }
+
+    // A kernel's launch details from its args, as Kineto writes them ("grid": [x, y, z], "block",
+    // "shared memory", "registers per thread") and StreamScope's export adds ("static shared memory",
+    // "dynamic shared memory", "demangled"). Returns the index into m_launches, -1 when the args have none.
+    std::int32_t readLaunchArgs(const json &a, const std::string &ap)
+    {
+        KernelLaunch l;
+        bool any = false;
+        auto dims = [&](const char *key, std::uint32_t(&out)[3]) {
+            const json *v = m_r.find(a, key);
+            if (!v || v->is_null())
+                return;
+            const std::string p = ap + "/" + key;
+            if (!v->is_array() || v->empty() || v->size() > 3)
+                m_r.wrongType(p, *v, "an array of one to three integers");
+            for (std::size_t i = 0; i < v->size(); ++i) {
+                const std::int64_t x = m_r.integerValue((*v)[i], p + "/" + std::to_string(i));
+                if (x < 0 || x > std::numeric_limits<std::uint32_t>::max())
+                    m_r.fail(p + "/" + std::to_string(i),
+                             "a launch dimension of " + std::to_string(x) + " is not possible");
+                out[i] = static_cast<std::uint32_t>(x);
+            }
+            for (std::size_t i = v->size(); i < 3; ++i)
+                out[i] = 1; // "grid": [64] is 64 x 1 x 1
+            any = true;
+        };
+        dims("grid", l.grid);
+        dims("block", l.block);
+        auto size = [&](const char *key, std::int64_t max) -> std::int64_t {
+            const auto v = m_r.optionalInteger(a, key, ap);
+            if (!v)
+                return -1;
+            if (*v < 0 || *v > max)
+                m_r.fail(ap + "/" + key, std::to_string(*v) + " is not a possible size");
+            any = true;
+            return *v;
+        };
+        constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
+        l.registersPerThread = static_cast<std::int32_t>(size("registers per thread", kI32));
+        l.sharedBytes = size("shared memory", std::numeric_limits<std::int64_t>::max());
+        l.staticSharedBytes = static_cast<std::int32_t>(size("static shared memory", kI32));
+        l.dynamicSharedBytes = static_cast<std::int32_t>(size("dynamic shared memory", kI32));
+        if (l.sharedBytes < 0 && (l.staticSharedBytes >= 0 || l.dynamicSharedBytes >= 0))
+            l.sharedBytes = std::int64_t(std::max(0, l.staticSharedBytes)) + std::max(0, l.dynamicSharedBytes);
+        if (const auto full = m_r.optionalText(a, "demangled", ap)) {
+            l.fullNameId = m_trace.intern(*full);
+            any = true;
+        }
+        if (!any)
+            return -1;
+        m_launches.push_back(l);
+        return static_cast<std::int32_t>(m_launches.size() - 1);
+    }
+
+    // A host range: Kineto's cpu_op, user_annotation and python_function slices (on their pid/tid), and
+    // the NVTX and CPU ranges of StreamScope's own export (on the thread its ss_thread arg names).
+    void readHostRange(const json &e, const std::string &path, HostRangeCategory category)
+    {
+        const json *args = m_r.find(e, "args");
+        if (args && !args->is_object())
+            m_r.wrongType(path + "/args", *args, "an object");
+        static const json kNoArgs = json::object();
+        const json &a = args ? *args : kNoArgs;
+        const std::string ap = path + "/args";
+        HostRange h;
+        h.category = category;
+        h.nameId = m_trace.intern(m_r.text(e, "name", path));
+        h.startNs = m_r.micros(e, "ts", path) + m_origin;
+        const std::int64_t dur = m_r.micros(e, "dur", path);
+        if (dur < 0)
+            m_r.fail(path + "/dur", "negative duration");
+        if (h.startNs > std::numeric_limits<std::int64_t>::max() - dur)
+            m_r.fail(path + "/dur", "the range ends past the largest time");
+        h.endNs = h.startNs + dur;
+        int repetition = 0;
+        if (m_ours) {
+            const auto thread = m_r.optionalInteger(a, "ss_thread", ap).value_or(-1);
+            if (thread < -1 || thread >= static_cast<std::int64_t>(m_trace.hostThreads.size()))
+                m_r.fail(ap + "/ss_thread",
+                         "no host thread " + std::to_string(thread) + " in /streamscope/hostThreads");
+            h.hostThread = static_cast<std::int32_t>(thread);
+            const auto rep = m_r.optionalInteger(a, "repetition", ap).value_or(0);
+            if (rep < 0 || rep > std::numeric_limits<int>::max())
+                m_r.fail(ap + "/repetition", "repetition " + std::to_string(rep) + " is not valid");
+            repetition = static_cast<int>(rep);
+            if (const auto domain = m_r.optionalText(a, "domain", ap))
+                h.domainId = m_trace.intern(*domain);
+        } else {
+            h.hostThread = hostThread(m_r.find(e, "pid"), m_r.find(e, "tid"));
+        }
+        m_ranges.emplace_back(repetition, h);
     }
 
     // A unified-memory slice of StreamScope's export: a driver record of a repetition.
@@ -625,7 +730,10 @@ private:
                 m_r.fail(ap + "/api", "unknown copy API \"" + *api + "\"");
             op.api = *c;
         }
-        op.flags = static_cast<std::uint32_t>(m_r.optionalInteger(a, "flags", ap).value_or(0));
+        const std::int64_t flags = m_r.optionalInteger(a, "flags", ap).value_or(0);
+        if (flags < 0 || flags > std::numeric_limits<std::uint8_t>::max())
+            m_r.fail(ap + "/flags", "flags " + std::to_string(flags) + " are not valid (0..255)");
+        op.flags = static_cast<std::uint8_t>(flags);
         op.readyNs = m_r.optionalInteger(a, "ready_ns", ap).value_or(kNoTime);
         op.eventEndNs = m_r.optionalInteger(a, "event_end_ns", ap).value_or(kNoTime);
         op.queuedNs = m_r.optionalInteger(a, "queued_ns", ap).value_or(kNoTime);
@@ -798,15 +906,27 @@ private:
             });
         }
         std::map<int, std::size_t> repIndex;
-        for (auto &c : all) {
-            auto [it, inserted] = repIndex.emplace(c.repetition, m_trace.repetitions.size());
+        auto repetitionOf = [&](int index) -> Repetition & {
+            auto [it, inserted] = repIndex.emplace(index, m_trace.repetitions.size());
             if (inserted) {
                 Repetition rep;
-                rep.index = c.repetition;
+                rep.index = index;
                 m_trace.repetitions.push_back(std::move(rep));
             }
-            m_trace.repetitions[it->second].ops.push_back(c.op);
+            return m_trace.repetitions[it->second];
+        };
+        for (auto &c : all) {
+            Repetition &rep = repetitionOf(c.repetition);
+            if (c.launch >= 0) {
+                KernelLaunch l = m_launches[static_cast<std::size_t>(c.launch)];
+                l.op = static_cast<std::int32_t>(rep.ops.size());
+                rep.kernelLaunches.push_back(l);
+            }
+            rep.ops.push_back(c.op);
         }
+        for (auto &[repetition, range] : m_ranges)
+            repetitionOf(repetition).hostRanges.push_back(range);
+        m_ranges.clear();
         for (auto &[repetition, a] : m_activities) {
             const auto it = repIndex.find(repetition);
             if (it == repIndex.end())
@@ -818,9 +938,11 @@ private:
                                 + " names op " + std::to_string(a.op) + ", which that repetition does not have");
             rep.activities.push_back(a);
         }
-        for (Repetition &rep : m_trace.repetitions)
+        for (Repetition &rep : m_trace.repetitions) {
             std::stable_sort(rep.activities.begin(), rep.activities.end(),
                              [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
+            layoutHostRanges(rep); // rows, and each op's launching range (its cpu_op or NVTX range)
+        }
         std::sort(m_trace.repetitions.begin(), m_trace.repetitions.end(),
                   [](const Repetition &a, const Repetition &b) { return a.index < b.index; });
     }
@@ -836,6 +958,8 @@ private:
     std::vector<PendingOp> m_calls;
     std::vector<PendingOp> m_hostOnly;
     std::vector<std::pair<int, ActivityRecord>> m_activities; // (repetition, record), StreamScope's own files
+    std::vector<std::pair<int, HostRange>> m_ranges; // (repetition, range)
+    std::vector<KernelLaunch> m_launches; // PendingOp::launch indexes here
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_streamIndex;
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_ourStreams; // (device, nativeId) -> index, first wins
     std::vector<ImportedStream> m_streamKeys;

@@ -26,12 +26,15 @@ void appendTime(std::string &out, std::int64_t v, std::int64_t origin)
 std::string toCsv(const Trace &trace)
 {
     std::string out = "repetition,op_index,name,kind,stream,host_thread,gpu_start_ns,gpu_end_ns,gpu_duration_ns,"
-                      "host_start_ns,host_end_ns,host_call_ns,bytes,gb_per_s,src_mem,dst_mem,api,correlation\n";
+                      "host_start_ns,host_end_ns,host_call_ns,bytes,gb_per_s,src_mem,dst_mem,api,correlation,"
+                      "host_range,grid,block,shared_bytes,registers_per_thread\n";
     out.reserve(out.size() + trace.opCount() * 120);
     for (int r = 0; r < static_cast<int>(trace.repetitions.size()); ++r) {
         const auto origin = trace.extent(r).first;
-        for (const OpRecord &op : trace.repetitions[r].ops) {
-            appendNumber(out, trace.repetitions[r].index);
+        const Repetition &rep = trace.repetitions[r];
+        for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+            const OpRecord &op = rep.ops[i];
+            appendNumber(out, rep.index);
             out += ',';
             appendNumber(out, op.opIndex);
             out += ',';
@@ -75,6 +78,31 @@ std::string toCsv(const Trace &trace)
             out += ',';
             if (op.correlation)
                 appendNumber(out, static_cast<std::int64_t>(op.correlation));
+            // The NVTX range (or Kineto cpu_op) it was launched in, and a kernel's launch as "64x1x1".
+            out += ',';
+            appendCsvField(out, trace.rangeName(rep, op));
+            out += ',';
+            const KernelLaunch *launch = rep.launchOf(static_cast<int>(i));
+            auto dims = [&](const std::uint32_t(&v)[3], bool known) {
+                if (!known)
+                    return;
+                for (int d = 0; d < 3; ++d) {
+                    if (d)
+                        out += 'x';
+                    appendNumber(out, v[d]);
+                }
+            };
+            if (launch)
+                dims(launch->grid, launch->hasGrid());
+            out += ',';
+            if (launch)
+                dims(launch->block, launch->hasBlock());
+            out += ',';
+            if (launch && launch->sharedBytes >= 0)
+                appendNumber(out, launch->sharedBytes);
+            out += ',';
+            if (launch && launch->registersPerThread >= 0)
+                appendNumber(out, launch->registersPerThread);
             out += '\n';
         }
     }

@@ -11,6 +11,7 @@
 #include <simdjson.h>
 
 #include "engine/model/errors.h"
+#include "engine/model/host_ranges.h"
 #include "engine/model/limits.h"
 #include "engine/util/file_util.h"
 #include "engine/util/interrupt.h"
@@ -39,6 +40,23 @@ constexpr std::size_t opColumnsFor(int version)
 // The values of each activity row (format 3): driver records of unified memory and synchronisation.
 constexpr std::array<std::string_view, 7> kActivityColumns = {"kind",    "start_ns", "end_ns", "value",
                                                               "address", "op",       "detail"};
+
+// Format 4: each repetition's host ranges and kernel launch details. String columns (name, domain,
+// full_name) index /strings, -1 for none; the category is its name.
+constexpr std::array<std::string_view, 6> kHostRangeColumns = {"name",     "category", "host_thread",
+                                                               "start_ns", "end_ns",   "domain"};
+constexpr std::array<std::string_view, 12> kKernelLaunchColumns = {"op",
+                                                                   "grid_x",
+                                                                   "grid_y",
+                                                                   "grid_z",
+                                                                   "block_x",
+                                                                   "block_y",
+                                                                   "block_z",
+                                                                   "registers_per_thread",
+                                                                   "shared_bytes",
+                                                                   "static_shared_bytes",
+                                                                   "dynamic_shared_bytes",
+                                                                   "full_name"};
 
 bool isTextColumn(std::size_t col)
 {
@@ -325,6 +343,26 @@ private:
                     if (field.value().get_array().get(rows))
                         fail(path + "/activities", "expected an array of activity rows");
                     readActivities(rows, path + "/activities", out.activities, size);
+                } else if (key == "host_ranges") {
+                    od::array rows;
+                    if (field.value().get_array().get(rows))
+                        fail(path + "/host_ranges", "expected an array of host range rows");
+                    readIntegerRows(rows, path + "/host_ranges", kHostRangeColumns, size,
+                                    [&](const std::string &rowPath, std::size_t col, const Cell &cell) {
+                                        if (col == 0)
+                                            out.hostRanges.emplace_back();
+                                        setRange(out.hostRanges.back(), rowPath, col, cell);
+                                    });
+                } else if (key == "kernel_launches") {
+                    od::array rows;
+                    if (field.value().get_array().get(rows))
+                        fail(path + "/kernel_launches", "expected an array of kernel launch rows");
+                    readIntegerRows(rows, path + "/kernel_launches", kKernelLaunchColumns, size,
+                                    [&](const std::string &rowPath, std::size_t col, const Cell &cell) {
+                                        if (col == 0)
+                                            out.kernelLaunches.emplace_back();
+                                        setLaunch(out.kernelLaunches.back(), rowPath, col, cell);
+                                    });
                 }
             }
             ++r;
@@ -448,6 +486,126 @@ private:
         }
     }
 
+    // One value of a host range or kernel launch row: an integer, or (the range's category) a string.
+    struct Cell {
+        std::int64_t number = 0;
+        std::string_view text;
+        bool isText = false;
+    };
+
+    // Rows of `columns.size()` values each (integers, one text column at most), each value handed to
+    // `set` with its row's path; a row of another width fails naming it.
+    template <std::size_t N, typename Set>
+    void readIntegerRows(simdjson::ondemand::array &rows, const std::string &path,
+                         const std::array<std::string_view, N> &columns, std::size_t size, Set &&set)
+    {
+        namespace od = simdjson::ondemand;
+        std::size_t i = 0;
+        for (auto rowValue : rows) {
+            const std::string rowPath = path + "/" + std::to_string(i);
+            od::array row;
+            if (const auto err = rowValue.get_array().get(row)) {
+                if (err == simdjson::INCORRECT_TYPE)
+                    fail(rowPath, "expected a row (an array), found something else");
+                syntax(err, size);
+            }
+            std::size_t col = 0;
+            for (auto value : row) {
+                if (col >= columns.size())
+                    fail(rowPath, "too many values: a row has " + std::to_string(columns.size()));
+                const std::string cellPath =
+                    rowPath + "/" + std::to_string(col) + " (" + std::string(columns[col]) + ")";
+                Cell cell;
+                od::json_type type;
+                if (const auto err = value.type().get(type))
+                    syntax(err, size);
+                if (type == od::json_type::string) {
+                    if (const auto err = value.get_string().get(cell.text))
+                        syntax(err, size);
+                    cell.isText = true;
+                } else if (const auto err = value.get_int64().get(cell.number)) {
+                    err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
+                        ? fail(cellPath, "expected an integer")
+                        : syntax(err, size);
+                }
+                set(cellPath, col, cell);
+                ++col;
+            }
+            if (col != columns.size())
+                fail(rowPath, "expected " + std::to_string(columns.size()) + " values, found " + std::to_string(col));
+            ++i;
+        }
+    }
+
+    std::int64_t cellInteger(const std::string &cellPath, const Cell &cell, std::int64_t lo, std::int64_t hi) const
+    {
+        if (cell.isText)
+            fail(cellPath, "expected an integer, found a string");
+        if (cell.number < lo || cell.number > hi)
+            fail(cellPath, std::to_string(cell.number) + " is out of range (" + std::to_string(lo) + ".."
+                               + std::to_string(hi) + ")");
+        return cell.number;
+    }
+
+    // A string index column: -1 for none, else checked against /strings after the whole file is read.
+    std::uint32_t cellString(const std::string &cellPath, const Cell &cell) const
+    {
+        const std::int64_t v = cellInteger(cellPath, cell, -1, std::numeric_limits<std::int32_t>::max());
+        return v < 0 ? kNoString : static_cast<std::uint32_t>(v);
+    }
+
+    void setRange(HostRange &r, const std::string &cellPath, std::size_t col, const Cell &cell) const
+    {
+        constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+        switch (col) {
+        case 0:
+            r.nameId = cellString(cellPath, cell);
+            if (r.nameId == kNoString)
+                fail(cellPath, "a host range needs a name");
+            break;
+        case 1: {
+            if (!cell.isText)
+                fail(cellPath, "expected a string (nvtx, cpu_op, user_annotation or python_function)");
+            const auto category = hostRangeCategoryFromString(cell.text);
+            if (!category)
+                fail(cellPath, "unknown host range category \"" + std::string(cell.text) + "\"");
+            r.category = *category;
+            break;
+        }
+        case 2:
+            r.hostThread =
+                static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, std::numeric_limits<std::int32_t>::max()));
+            break;
+        case 3: r.startNs = cellInteger(cellPath, cell, 0, kMax); break;
+        case 4:
+            r.endNs = cellInteger(cellPath, cell, 0, kMax);
+            if (r.endNs < r.startNs)
+                fail(cellPath, "a host range ends before it starts");
+            break;
+        default: r.domainId = cellString(cellPath, cell); break;
+        }
+    }
+
+    void setLaunch(KernelLaunch &l, const std::string &cellPath, std::size_t col, const Cell &cell) const
+    {
+        constexpr std::int64_t kU32 = std::numeric_limits<std::uint32_t>::max();
+        constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
+        switch (col) {
+        case 0: l.op = static_cast<std::int32_t>(cellInteger(cellPath, cell, 0, kI32)); break;
+        case 1:
+        case 2:
+        case 3: l.grid[col - 1] = static_cast<std::uint32_t>(cellInteger(cellPath, cell, 0, kU32)); break;
+        case 4:
+        case 5:
+        case 6: l.block[col - 4] = static_cast<std::uint32_t>(cellInteger(cellPath, cell, 0, kU32)); break;
+        case 7: l.registersPerThread = static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, kI32)); break;
+        case 8: l.sharedBytes = cellInteger(cellPath, cell, -1, std::numeric_limits<std::int64_t>::max()); break;
+        case 9: l.staticSharedBytes = static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, kI32)); break;
+        case 10: l.dynamicSharedBytes = static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, kI32)); break;
+        default: l.fullNameId = cellString(cellPath, cell); break;
+        }
+    }
+
 public:
     std::size_t rowWidth = 0; // values per op row, 0 before the first row
 
@@ -496,9 +654,9 @@ private:
             op.bytes = static_cast<std::uint64_t>(v);
             break;
         case 13:
-            if (v < 0 || v > std::numeric_limits<std::uint32_t>::max())
-                rowFail(path, row, col, "flags must be an unsigned 32-bit integer, found " + std::to_string(v));
-            op.flags = static_cast<std::uint32_t>(v);
+            if (v < 0 || v > std::numeric_limits<std::uint8_t>::max())
+                rowFail(path, row, col, "flags " + std::to_string(v) + " are not valid (0..255)");
+            op.flags = static_cast<std::uint8_t>(v);
             break;
         case 14:
             if (v < 0)
@@ -612,6 +770,8 @@ std::string toNativeJson(const Trace &trace)
     }
     head["op_columns"] = kOpColumns;
     head["activity_columns"] = kActivityColumns;
+    head["host_range_columns"] = kHostRangeColumns;
+    head["kernel_launch_columns"] = kKernelLaunchColumns;
     head["strings"] = trace.strings;
 
     // The header, less its closing brace, then the repetitions written by hand.
@@ -695,6 +855,47 @@ std::string toNativeJson(const Trace &trace)
                 appendInt(out, a.op);
                 out += ',';
                 appendQuoted(out, toString(a.detail));
+                out += ']';
+            }
+            out += ']';
+        }
+        auto stringIndex = [](std::uint32_t id) { return id == kNoString ? std::int64_t(-1) : std::int64_t(id); };
+        if (!rep.hostRanges.empty()) {
+            out += ", \"host_ranges\": [";
+            for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {
+                const HostRange &h = rep.hostRanges[i];
+                out += i ? ",\n   [" : "\n   [";
+                appendUInt(out, h.nameId);
+                out += ',';
+                appendQuoted(out, toString(h.category));
+                out += ',';
+                appendInt(out, h.hostThread);
+                out += ',';
+                appendInt(out, h.startNs);
+                out += ',';
+                appendInt(out, h.endNs);
+                out += ',';
+                appendInt(out, stringIndex(h.domainId));
+                out += ']';
+            }
+            out += ']';
+        }
+        if (!rep.kernelLaunches.empty()) {
+            out += ", \"kernel_launches\": [";
+            for (std::size_t i = 0; i < rep.kernelLaunches.size(); ++i) {
+                const KernelLaunch &l = rep.kernelLaunches[i];
+                out += i ? ",\n   [" : "\n   [";
+                appendInt(out, l.op);
+                for (const std::uint32_t v : {l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]}) {
+                    out += ',';
+                    appendUInt(out, v);
+                }
+                for (const std::int64_t v :
+                     {std::int64_t(l.registersPerThread), l.sharedBytes, std::int64_t(l.staticSharedBytes),
+                      std::int64_t(l.dynamicSharedBytes), stringIndex(l.fullNameId)}) {
+                    out += ',';
+                    appendInt(out, v);
+                }
                 out += ']';
             }
             out += ']';
@@ -848,6 +1049,39 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             if (a.startNs == kNoTime || a.endNs < a.startNs)
                 r.fail(p + "/2", "an activity needs a start, and an end no earlier than it");
         }
+    }
+    // Host ranges and kernel launches (format 4): every index they hold points into the file.
+    const auto strings = trace.strings.size();
+    const auto threads = trace.hostThreads.size();
+    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
+        Repetition &rep = trace.repetitions[r2];
+        const std::string base = "/repetitions/" + std::to_string(r2);
+        if (trace.formatVersion < 4 && (!rep.hostRanges.empty() || !rep.kernelLaunches.empty()))
+            r.fail(base, "host ranges and kernel launches need trace format 4, the file has version "
+                             + std::to_string(trace.formatVersion));
+        for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {
+            const HostRange &h = rep.hostRanges[i];
+            const std::string p = base + "/host_ranges/" + std::to_string(i);
+            if (h.nameId >= strings)
+                r.fail(p + "/0", "name index " + std::to_string(h.nameId) + " is not in /strings ("
+                                     + std::to_string(strings) + " names)");
+            if (h.domainId != kNoString && h.domainId >= strings)
+                r.fail(p + "/5", "domain index " + std::to_string(h.domainId) + " is not in /strings");
+            if (h.hostThread >= static_cast<std::int64_t>(threads))
+                r.fail(p + "/2", "host thread " + std::to_string(h.hostThread) + " is not in /host_threads");
+        }
+        for (std::size_t i = 0; i < rep.kernelLaunches.size(); ++i) {
+            const KernelLaunch &l = rep.kernelLaunches[i];
+            const std::string p = base + "/kernel_launches/" + std::to_string(i);
+            if (static_cast<std::size_t>(l.op) >= rep.ops.size())
+                r.fail(p + "/0", "op " + std::to_string(l.op) + " is not an op of this repetition ("
+                                     + std::to_string(rep.ops.size()) + " ops)");
+            if (i > 0 && l.op <= rep.kernelLaunches[i - 1].op)
+                r.fail(p + "/0", "kernel launches must be in op order, one per op");
+            if (l.fullNameId != kNoString && l.fullNameId >= strings)
+                r.fail(p + "/11", "name index " + std::to_string(l.fullNameId) + " is not in /strings");
+        }
+        layoutHostRanges(rep);
     }
     limits::checkTraceLimits(trace, fileName);
     rebuildStringIndex(trace);

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -14,6 +16,7 @@
 #include "engine/formats/import_common.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
+#include "engine/model/host_ranges.h"
 
 namespace streamscope::engine {
 
@@ -336,6 +339,8 @@ struct NvtxRange {
     std::int64_t start = 0, end = 0;
     std::int64_t globalTid = 0;
     std::uint32_t name = 0; // index into NsysImporter::m_rangeNames
+    std::int64_t domain = 0; // NVTX_EVENTS.domainId, 0 = the default domain
+    std::int32_t thread = -1; // index into Trace::hostThreads
 };
 
 // StreamScope's CLI brackets each repetition in "rep N", each warm-up in "warmup N" and each op's
@@ -409,12 +414,12 @@ private:
 
     bool has(const char *table) const { return m_tables.count(table) > 0; }
 
-    // count(*): what to reserve for a table's rows (never max(rowid): one row with rowid 2^62 reserved
-    // exabytes).
-    std::size_t rowEstimate(const char *table) const
+    // The number of rows of a table: what to reserve for them. Counted, never taken from max(rowid): a
+    // row id is any number a file chooses, and one huge id in a tiny file reserved gigabytes (#13).
+    std::size_t rowCount(const char *table) const
     {
         Statement s(m_db, std::string("SELECT count(*) FROM \"") + table + "\"",
-                    std::string("reading table ") + table);
+                    std::string("reading table ") + table + " (counting its rows)");
         return s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
     }
 
@@ -620,24 +625,59 @@ private:
     {
         if (!has("CUPTI_ACTIVITY_KIND_KERNEL"))
             return;
-        m_ops.reserve(rowEstimate("CUPTI_ACTIVITY_KIND_KERNEL")
-                      + (has("CUPTI_ACTIVITY_KIND_MEMCPY") ? rowEstimate("CUPTI_ACTIVITY_KIND_MEMCPY") : 0));
+        const std::size_t kernels = rowCount("CUPTI_ACTIVITY_KIND_KERNEL");
+        m_ops.reserve(kernels + (has("CUPTI_ACTIVITY_KIND_MEMCPY") ? rowCount("CUPTI_ACTIVITY_KIND_MEMCPY") : 0));
         m_opPid.reserve(m_ops.capacity());
+        m_launches.reserve(kernels);
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_KERNEL", {"start", "end", "deviceId", "streamId"},
-                     {"correlationId", "shortName", "demangledName", "globalPid"});
+                     {"correlationId", "shortName", "demangledName", "globalPid", "gridX", "gridY", "gridZ", "blockX",
+                      "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory", "registersPerThread"});
         while (q.step()) {
             OpRecord op;
             op.gpuStartNs = q.integer(0);
             op.gpuEndNs = q.integer(1);
             checkTimes(q, op.gpuStartNs, op.gpuEndNs);
             op.kind = OpKind::Kernel;
-            // The short name ("add_parallel") keeps lanes readable; the demangled one only when it is all there is.
-            auto name = q.optionalInteger(5);
-            if (!name)
-                name = q.optionalInteger(6);
-            if (!name)
+            // The kernel's own name: the short one ("flash_fwd_kernel") keeps lanes readable, the demangled
+            // signature goes with the launch details; the demangled one alone when it is all there is.
+            const auto shortName = q.optionalInteger(5);
+            const auto demangled = q.optionalInteger(6);
+            if (!shortName && !demangled)
                 q.invalid(5, "neither shortName nor demangledName is set");
-            op.nameId = stringId(*name);
+            op.nameId = stringId(shortName ? *shortName : *demangled);
+            KernelLaunch launch;
+            launch.op = static_cast<std::int32_t>(m_ops.size()); // m_ops' index until finishOps
+            if (shortName && demangled) {
+                const std::uint32_t full = stringId(*demangled);
+                if (full != op.nameId)
+                    launch.fullNameId = full;
+            }
+            // Every number is checked against what it can be before it is kept (a file may say anything).
+            auto dimension = [&](int column) -> std::uint32_t {
+                const auto v = q.optionalInteger(column);
+                if (v && (*v < 0 || *v > std::numeric_limits<std::uint32_t>::max()))
+                    q.invalid(column, "a launch dimension of " + std::to_string(*v) + " is not possible");
+                return v ? static_cast<std::uint32_t>(*v) : 0;
+            };
+            for (int d = 0; d < 3; ++d) {
+                launch.grid[d] = dimension(8 + d);
+                launch.block[d] = dimension(11 + d);
+            }
+            auto size = [&](int column) -> std::int32_t {
+                const auto v = q.optionalInteger(column);
+                if (v && (*v < 0 || *v > std::numeric_limits<std::int32_t>::max()))
+                    q.invalid(column, std::to_string(*v) + " is not a possible size");
+                return v ? static_cast<std::int32_t>(*v) : -1;
+            };
+            launch.staticSharedBytes = size(14);
+            launch.dynamicSharedBytes = size(15);
+            launch.registersPerThread = size(16);
+            if (launch.staticSharedBytes >= 0 || launch.dynamicSharedBytes >= 0)
+                launch.sharedBytes =
+                    std::int64_t(std::max(0, launch.staticSharedBytes)) + std::max(0, launch.dynamicSharedBytes);
+            if (launch.hasGrid() || launch.hasBlock() || launch.sharedBytes >= 0 || launch.registersPerThread >= 0
+                || launch.fullNameId != kNoString)
+                m_launches.push_back(launch);
             addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(4), q.optionalInteger(7));
         }
     }
@@ -709,7 +749,7 @@ private:
         if (!has("CUPTI_ACTIVITY_KIND_RUNTIME"))
             return;
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_RUNTIME", {"start", "end", "nameId"}, {"globalTid", "correlationId"});
-        const std::size_t rows = rowEstimate("CUPTI_ACTIVITY_KIND_RUNTIME");
+        const std::size_t rows = rowCount("CUPTI_ACTIVITY_KIND_RUNTIME");
         m_calls.reserve(rows);
         m_callByCorrelation.reserve(rows);
         while (q.step()) {
@@ -868,17 +908,30 @@ private:
             return;
         // NvtxPushPopRange and NvtxStartEndRange: 59 and 60 in every export that lists ENUM_NSYS_EVENT_TYPE,
         // read from the table where it exists in case a version renumbers them.
-        std::int64_t pushPop = 59, startEnd = 60;
+        // NvtxDomainCreate (75) names a domain: its text, for the domainId the ranges carry.
+        std::int64_t pushPop = 59, startEnd = 60, domainCreate = 75;
         for (const auto &[id, name] : readEnum(m_db, m_tables, "ENUM_NSYS_EVENT_TYPE")) {
             if (name == "NvtxPushPopRange")
                 pushPop = id;
             else if (name == "NvtxStartEndRange")
                 startEnd = id;
+            else if (name == "NvtxDomainCreate")
+                domainCreate = id;
         }
         // Before 2021.x the text was inline only; later versions intern repeated texts through textId.
-        TableQuery q(m_db, "NVTX_EVENTS", {"start", "eventType"}, {"end", "text", "textId", "globalTid"});
+        TableQuery q(m_db, "NVTX_EVENTS", {"start", "eventType"}, {"end", "text", "textId", "globalTid", "domainId"});
         while (q.step()) {
             const std::int64_t type = q.integer(1);
+            if (type == domainCreate) {
+                const auto id = q.optionalInteger(6);
+                auto text = q.optionalText(3);
+                if (!text)
+                    if (const auto textId = q.optionalInteger(4))
+                        text = stringValue(*textId);
+                if (id && text && *id != 0)
+                    m_domainNames[*id] = *text;
+                continue;
+            }
             if (type != pushPop && type != startEnd)
                 continue;
             const auto end = q.optionalInteger(2);
@@ -889,6 +942,8 @@ private:
             r.end = *end;
             checkTimes(q, r.start, r.end);
             r.globalTid = q.optionalInteger(5).value_or(0);
+            r.thread = hostThread(r.globalTid); // before finishStreams names the threads
+            r.domain = q.optionalInteger(6).value_or(0);
             if (auto text = q.optionalText(3)) {
                 r.name = rangeName(std::move(*text));
             } else if (const auto textId = q.optionalInteger(4)) {
@@ -897,7 +952,7 @@ private:
                     it = m_rangeNameByTextId.emplace(*textId, rangeName(stringValue(*textId))).first;
                 r.name = it->second;
             } else {
-                continue; // an unnamed range cannot name an op
+                r.name = rangeName("(unnamed range)"); // a range with a payload only: still drawn
             }
             m_ranges.push_back(r);
         }
@@ -905,8 +960,11 @@ private:
     }
 
     // For each op with a host call: the innermost NVTX range on the call's thread that encloses the
-    // call's start, and the "rep N"/"warmup N" range around it. Then names ops after their ranges and,
-    // for StreamScope's own runs, decides which repetition each op belongs to.
+    // call's start, and the "rep N"/"warmup N" range around it; for each range, the "rep N" range it
+    // lies in. A capture of streamscope-cli (ranges "rep N") names its ops after their op ranges (the
+    // workload's op names, as StreamScope's own trace has them) and is split into its repetitions; any
+    // other capture keeps the CUDA names (the kernel's own) and the range becomes the op's NVTX range
+    // (OpRecord::hostRange, set once the ranges are in their repetitions).
     void applyNvtx()
     {
         if (m_ranges.empty())
@@ -936,43 +994,44 @@ private:
         }
 
         constexpr std::int32_t kNone = -1;
-        std::vector<std::int32_t> opRange(m_ops.size(), kNone), opRep(m_ops.size(), kNone),
-            rangeRep(m_ranges.size(), kNone);
+        std::vector<std::int32_t> opRange(m_ops.size(), kNone), opRep(m_ops.size(), kNone);
+        m_rangeRep.assign(m_ranges.size(), kNone);
         const auto role = [&](std::uint32_t range) { return m_rangeRoles[m_ranges[range].name]; };
         for (auto &[tid, w] : threads) {
             // One sweep per thread over ranges sorted by start (outer first on ties) and queries sorted by
-            // time: the stack holds every range that may still enclose a later query, innermost on top.
+            // time, with two stacks in start order: every range, and the "rep N"/"warmup N" ones alone.
+            // A range that ended before the query time holds no later query, so it is dropped when it is
+            // on top; the top left is then the latest-starting range still open, the innermost one. Each
+            // range is pushed and popped once: O(n log n) for the sorts, where walking down the stack for
+            // the repetition made 100k nested ranges quadratic (14 s, #13).
             std::sort(w.ranges.begin(), w.ranges.end(), [&](std::uint32_t a, std::uint32_t b) {
                 const NvtxRange &ra = m_ranges[a], &rb = m_ranges[b];
                 return ra.start != rb.start ? ra.start < rb.start : ra.end > rb.end;
             });
-            std::sort(w.queries.begin(), w.queries.end(),
-                      [](const Query &a, const Query &b) { return a.time < b.time; });
-            std::vector<std::uint32_t> stack;
+            std::stable_sort(w.queries.begin(), w.queries.end(),
+                             [](const Query &a, const Query &b) { return a.time < b.time; });
+            std::vector<std::uint32_t> stack, reps;
+            auto prune = [&](std::vector<std::uint32_t> &st, std::int64_t t) {
+                while (!st.empty() && m_ranges[st.back()].end < t)
+                    st.pop_back();
+            };
             std::size_t next = 0;
             for (const Query &q : w.queries) {
                 while (next < w.ranges.size() && m_ranges[w.ranges[next]].start <= q.time) {
                     const std::uint32_t r = w.ranges[next++];
-                    while (!stack.empty() && m_ranges[stack.back()].end < m_ranges[r].start)
-                        stack.pop_back();
+                    prune(stack, m_ranges[r].start);
                     stack.push_back(r);
-                }
-                while (!stack.empty() && m_ranges[stack.back()].end < q.time)
-                    stack.pop_back();
-                if (stack.empty())
-                    continue;
-                // Start/end ranges need not nest, so an entry under the top may have ended: check each.
-                std::int32_t rep = kNone;
-                for (auto s = stack.rbegin(); s != stack.rend(); ++s) {
-                    const NvtxRange &r = m_ranges[*s];
-                    if (r.start <= q.time && q.time <= r.end && role(*s) != RangeRole::Op) {
-                        rep = static_cast<std::int32_t>(*s);
-                        break;
+                    if (role(r) != RangeRole::Op) {
+                        prune(reps, m_ranges[r].start);
+                        reps.push_back(r);
                     }
                 }
+                prune(stack, q.time);
+                prune(reps, q.time);
+                const std::int32_t rep = reps.empty() ? kNone : static_cast<std::int32_t>(reps.back());
                 if (q.isRange) {
-                    rangeRep[q.index] = rep;
-                } else {
+                    m_rangeRep[q.index] = rep;
+                } else if (!stack.empty()) {
                     opRange[q.index] = static_cast<std::int32_t>(stack.back());
                     opRep[q.index] = rep;
                 }
@@ -982,6 +1041,8 @@ private:
         m_splitByRepetition = std::any_of(m_ranges.begin(), m_ranges.end(), [&](const NvtxRange &r) {
             return m_rangeRoles[r.name] == RangeRole::Repetition;
         });
+        if (!m_splitByRepetition)
+            return; // the CUDA names stay; the ranges go into the repetition as host ranges (finishOps)
         std::unordered_map<std::uint32_t, std::uint32_t> internedName; // range name -> Trace::strings index
         const auto opName = [&](std::uint32_t rangeNameIndex) {
             auto it = internedName.find(rangeNameIndex);
@@ -998,8 +1059,7 @@ private:
         if (named > 0)
             m_trace.metadata["op_names"] = "nvtx";
         m_trace.metadata["nvtx.named_ops"] = std::to_string(named);
-        if (!m_splitByRepetition)
-            return;
+        const std::vector<std::int32_t> &rangeRep = m_rangeRep;
 
         // A StreamScope run: one op per op range. A range that issued GPU work is that work (helper calls
         // in it, such as cuKernelGetName, are dropped); a range without GPU work keeps its longest call (the
@@ -1135,30 +1195,96 @@ private:
         }
     }
 
+    // An NVTX range as a host range of the trace.
+    HostRange hostRangeOf(const NvtxRange &r)
+    {
+        HostRange h;
+        h.startNs = r.start;
+        h.endNs = r.end;
+        h.hostThread = r.thread;
+        h.category = HostRangeCategory::Nvtx;
+        auto name = m_rangeNameIds.find(r.name);
+        if (name == m_rangeNameIds.end())
+            name = m_rangeNameIds.emplace(r.name, m_trace.intern(m_rangeNames[r.name])).first;
+        h.nameId = name->second;
+        if (r.domain != 0) {
+            auto domain = m_domainIds.find(r.domain);
+            if (domain == m_domainIds.end()) {
+                const auto known = m_domainNames.find(r.domain);
+                domain = m_domainIds
+                             .emplace(r.domain, m_trace.intern(known != m_domainNames.end()
+                                                                   ? known->second
+                                                                   : "domain " + std::to_string(r.domain)))
+                             .first;
+            }
+            h.domainId = domain->second;
+        }
+        return h;
+    }
+
+    // The ops (by GPU start; host-only ops by the start of their call, among the GPU ops) with their
+    // kernel launches, and the NVTX ranges, into repetitions: one, or for a StreamScope capture each
+    // "rep N" with its ops and the ranges inside it.
     void finishOps()
     {
-        // By GPU start; host-only ops by the start of their call, among the GPU ops.
-        const auto byStart = [](const OpRecord &a, const OpRecord &b) { return importOrderKey(a) < importOrderKey(b); };
+        std::vector<std::int32_t> launchOf(m_ops.size(), -1);
+        for (std::size_t l = 0; l < m_launches.size(); ++l)
+            launchOf[static_cast<std::size_t>(m_launches[l].op)] = static_cast<std::int32_t>(l);
+        const auto byStart = [&](std::uint32_t a, std::uint32_t b) {
+            return importOrderKey(m_ops[a]) < importOrderKey(m_ops[b]);
+        };
+        auto fill = [&](Repetition &rep, std::vector<std::uint32_t> &order) {
+            std::stable_sort(order.begin(), order.end(), byStart);
+            rep.ops.reserve(order.size());
+            for (const std::uint32_t i : order) {
+                if (const std::int32_t l = launchOf[i]; l >= 0) {
+                    KernelLaunch launch = m_launches[static_cast<std::size_t>(l)];
+                    launch.op = static_cast<std::int32_t>(rep.ops.size());
+                    rep.kernelLaunches.push_back(launch);
+                }
+                rep.ops.push_back(m_ops[i]);
+            }
+        };
         if (!m_splitByRepetition) {
-            std::stable_sort(m_ops.begin(), m_ops.end(), byStart);
+            std::vector<std::uint32_t> order(m_ops.size());
+            std::iota(order.begin(), order.end(), 0u);
             Repetition rep;
             rep.index = 0;
-            rep.ops = std::move(m_ops);
+            fill(rep, order);
+            rep.hostRanges.reserve(m_ranges.size());
+            for (const NvtxRange &r : m_ranges)
+                rep.hostRanges.push_back(hostRangeOf(r));
+            layoutHostRanges(rep);
             m_trace.repetitions.push_back(std::move(rep));
+            m_ops.clear();
             return;
         }
-        std::map<int, std::vector<OpRecord>> byRepetition;
+        std::map<int, std::vector<std::uint32_t>> byRepetition;
         for (std::size_t i = 0; i < m_ops.size(); ++i)
             if (m_opRepetition[i] >= 0)
-                byRepetition[m_opRepetition[i]].push_back(m_ops[i]);
-        m_ops.clear();
-        for (auto &[number, ops] : byRepetition) {
-            std::stable_sort(ops.begin(), ops.end(), byStart);
+                byRepetition[m_opRepetition[i]].push_back(static_cast<std::uint32_t>(i));
+        std::map<int, std::size_t> repIndex;
+        for (auto &[number, order] : byRepetition) {
             Repetition rep;
             rep.index = number;
-            rep.ops = std::move(ops);
+            fill(rep, order);
+            repIndex.emplace(number, m_trace.repetitions.size());
             m_trace.repetitions.push_back(std::move(rep));
         }
+        m_ops.clear();
+        // The ranges of each repetition: "rep N" itself and what it holds (warm-ups and the runner's set-up
+        // are left out with their ops).
+        for (std::size_t r = 0; r < m_ranges.size(); ++r) {
+            if (m_rangeRep[r] < 0)
+                continue;
+            const NvtxRange &bracket = m_ranges[static_cast<std::size_t>(m_rangeRep[r])];
+            if (m_rangeRoles[bracket.name] != RangeRole::Repetition)
+                continue;
+            if (auto it = repIndex.find(m_rangeRepNumbers[bracket.name]); it != repIndex.end())
+                m_trace.repetitions[it->second].hostRanges.push_back(hostRangeOf(m_ranges[r]));
+        }
+        for (Repetition &rep : m_trace.repetitions)
+            layoutHostRanges(rep);
         // The runner's control stream (hold kernel, timing events) ran nothing that was kept: no empty lane.
         std::vector<int> remap(m_trace.streams.size(), -1);
         for (const auto &rep : m_trace.repetitions)
@@ -1207,6 +1333,11 @@ private:
     std::vector<int> m_rangeRepNumbers; // per m_rangeNames entry: N of "rep N" / "warmup N"
     std::unordered_map<std::string, std::uint32_t> m_rangeNameIndex;
     std::unordered_map<std::int64_t, std::uint32_t> m_rangeNameByTextId;
+    std::unordered_map<std::uint32_t, std::uint32_t> m_rangeNameIds; // m_rangeNames index -> Trace::strings
+    std::unordered_map<std::int64_t, std::string> m_domainNames; // NVTX domainId -> name (NvtxDomainCreate)
+    std::unordered_map<std::int64_t, std::uint32_t> m_domainIds; // NVTX domainId -> Trace::strings
+    std::vector<std::int32_t> m_rangeRep; // per m_ranges entry: the "rep N"/"warmup N" range it lies in, -1
+    std::vector<KernelLaunch> m_launches; // KernelLaunch::op indexes m_ops until finishOps
     bool m_splitByRepetition = false;
     std::vector<int> m_opRepetition; // per m_ops entry when split: rep number, -1 = dropped
 };

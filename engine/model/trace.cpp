@@ -15,6 +15,8 @@ constexpr std::array<std::string_view, 3> kTimingSourceNames = {"events", "cupti
 constexpr std::array<std::string_view, 8> kActivityKindNames = {"migration_h2d",  "migration_d2h",  "gpu_page_faults",
                                                                 "cpu_page_fault", "thrashing",      "throttling",
                                                                 "remote_map",     "synchronization"};
+constexpr std::array<std::string_view, 4> kHostRangeCategoryNames = {"nvtx", "cpu_op", "user_annotation",
+                                                                     "python_function"};
 constexpr std::array<std::string_view, 14> kActivityDetailNames = {"unknown",
                                                                    "user",
                                                                    "coherence",
@@ -46,6 +48,43 @@ std::optional<ActivityKind> activityKindFromString(std::string_view s)
 std::optional<ActivityDetail> activityDetailFromString(std::string_view s)
 {
     return enumFromNames<ActivityDetail>(kActivityDetailNames, s);
+}
+
+std::string_view toString(HostRangeCategory category)
+{
+    return kHostRangeCategoryNames.at(static_cast<std::size_t>(category));
+}
+std::optional<HostRangeCategory> hostRangeCategoryFromString(std::string_view s)
+{
+    return enumFromNames<HostRangeCategory>(kHostRangeCategoryNames, s);
+}
+
+std::uint64_t KernelLaunch::threads() const
+{
+    if (!hasGrid() || !hasBlock())
+        return 0;
+    std::uint64_t n = 1;
+    for (const std::uint32_t v : {grid[0], grid[1], grid[2], block[0], block[1], block[2]}) {
+        const std::uint64_t f = std::max<std::uint32_t>(v, 1);
+        if (n > std::numeric_limits<std::uint64_t>::max() / f)
+            return std::numeric_limits<std::uint64_t>::max(); // a recorded launch never comes near; a file may
+        n *= f;
+    }
+    return n;
+}
+
+const KernelLaunch *Repetition::launchOf(int op) const
+{
+    const auto it = std::lower_bound(kernelLaunches.begin(), kernelLaunches.end(), op,
+                                     [](const KernelLaunch &l, int o) { return l.op < o; });
+    return it != kernelLaunches.end() && it->op == op ? &*it : nullptr;
+}
+
+const HostRange *Repetition::enclosingRange(const OpRecord &op) const
+{
+    if (op.hostRange < 0 || static_cast<std::size_t>(op.hostRange) >= hostRanges.size())
+        return nullptr;
+    return &hostRanges[static_cast<std::size_t>(op.hostRange)];
 }
 
 std::string_view toString(ChannelType type)
@@ -137,6 +176,19 @@ const std::string &Trace::name(const OpRecord &op) const
 {
     static const std::string empty;
     return op.nameId < strings.size() ? strings[op.nameId] : empty;
+}
+
+const std::string &Trace::string(std::uint32_t id) const
+{
+    static const std::string empty;
+    return id < strings.size() ? strings[id] : empty;
+}
+
+const std::string &Trace::rangeName(const Repetition &rep, const OpRecord &op) const
+{
+    static const std::string empty;
+    const HostRange *range = rep.enclosingRange(op);
+    return range ? string(range->nameId) : empty;
 }
 
 std::size_t Trace::opCount() const

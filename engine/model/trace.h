@@ -20,8 +20,11 @@ namespace streamscope::engine {
 //    and the driver's memory kinds per op, and the trace's timing source. 1 is still read (events only).
 // 3: per repetition, the driver's activity records: unified-memory migrations and page faults, and
 //    synchronisation waits (ActivityRecord). 1 and 2 are still read (they have none).
-inline constexpr int kTraceFormatVersion = 3;
+// 4: per repetition, host ranges (NVTX, Kineto cpu_op / user_annotation / python_function) and kernel
+//    launch details (grid, block, shared memory, registers). 1 to 3 are still read (they have none).
+inline constexpr int kTraceFormatVersion = 4;
 inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
+inline constexpr std::uint32_t kNoString = 0xFFFFFFFFu; // a string index that names nothing
 
 // The hardware channel that ran an op, as CUPTI reports it (CUpti_ChannelType).
 enum class ChannelType : std::uint8_t { Unknown, Compute, AsyncCopy };
@@ -34,8 +37,8 @@ enum class ChannelType : std::uint8_t { Unknown, Compute, AsyncCopy };
 //  - Profiler: imported from a profiler's capture (Nsight Systems and Kineto record CUPTI executions).
 enum class TimingSource : std::uint8_t { Events, Cupti, Profiler };
 
-// Bit flags on an op.
-enum OpFlag : std::uint32_t {
+// Bit flags on an op (OpRecord::flags holds eight).
+enum OpFlag : std::uint8_t {
     OpFlagNone = 0,
     OpFlagHostBlocking = 1u << 0, // the host call lasted at least as long as most of its GPU part
     OpFlagWarmup = 1u << 1,
@@ -48,7 +51,7 @@ std::string_view toString(TimingSource source);
 std::optional<ChannelType> channelTypeFromString(std::string_view s);
 std::optional<TimingSource> timingSourceFromString(std::string_view s);
 
-// One operation of one repetition. Kept small and flat: a million of them must fit in ~150 MB.
+// One operation of one repetition. Kept small and flat (112 bytes): a million of them must fit in ~150 MB.
 // Three intervals on one host steady-clock axis:
 //  - host call: the API call that issued the op (hostStartNs..hostEndNs);
 //  - stream-ready: when the op's stream reached it (readyNs, a CUDA event recorded just before it);
@@ -72,7 +75,11 @@ struct OpRecord {
     std::int32_t hostThread = -1; // index into Trace::hostThreads, -1 when unknown
     std::int32_t opIndex = -1; // position of the op in the workload's issue order
     std::int32_t channel = -1; // the hardware channel that ran it (CUPTI channelID), -1 unknown
-    std::uint32_t flags = OpFlagNone;
+    // The innermost host range (index into Repetition::hostRanges) around the start of its host call, on
+    // the same thread: the NVTX range (or Kineto cpu_op) that launched it; -1 = none. Set by
+    // layoutHostRanges (host_ranges.h), never stored in a file.
+    std::int32_t hostRange = -1;
+    std::uint8_t flags = OpFlagNone;
     OpKind kind = OpKind::Other;
     MemKind srcMem = MemKind::None; // as the workload declared the buffers
     MemKind dstMem = MemKind::None;
@@ -156,6 +163,46 @@ std::string_view toString(ActivityDetail detail);
 std::optional<ActivityKind> activityKindFromString(std::string_view s);
 std::optional<ActivityDetail> activityDetailFromString(std::string_view s);
 
+// Where a host range came from.
+//  - Nvtx: an NVTX push/pop or start/end range (Nsight Systems, StreamScope's own runs);
+//  - CpuOp, UserAnnotation, PythonFunction: the PyTorch profiler's (Kineto) events of those categories
+//    (an aten operator, a record_function block, a Python call).
+enum class HostRangeCategory : std::uint8_t { Nvtx, CpuOp, UserAnnotation, PythonFunction };
+
+std::string_view toString(HostRangeCategory category);
+std::optional<HostRangeCategory> hostRangeCategoryFromString(std::string_view s);
+
+// A named interval of host time on one thread, nested with the others of its thread. Ranges are not ops:
+// they take no GPU time and are drawn as rows under their thread. 40 bytes.
+struct HostRange {
+    std::int64_t startNs = kNoTime;
+    std::int64_t endNs = kNoTime;
+    std::uint32_t nameId = 0; // index into Trace::strings
+    std::uint32_t domainId = kNoString; // Trace::strings: the NVTX domain; kNoString = the default domain or none
+    std::int32_t hostThread = -1; // index into Trace::hostThreads, -1 when unknown
+    std::int32_t depth = 0; // its row under the thread, 0 = outermost (layoutHostRanges sets it)
+    HostRangeCategory category = HostRangeCategory::Nvtx;
+
+    std::int64_t durationNs() const { return endNs > startNs ? endNs - startNs : 0; }
+};
+
+// How a kernel was launched, where the source recorded it (CUPTI's kernel record, Kineto's kernel args).
+// Kept apart from OpRecord (a side table of the repetition, sorted by op): only kernels have it.
+struct KernelLaunch {
+    std::int32_t op = -1; // index into Repetition::ops
+    std::uint32_t grid[3] = {0, 0, 0}; // blocks per grid, x y z; 0 = not recorded
+    std::uint32_t block[3] = {0, 0, 0}; // threads per block, x y z; 0 = not recorded
+    std::int32_t registersPerThread = -1; // -1 = not recorded
+    std::int64_t sharedBytes = -1; // shared memory per block, static + dynamic; -1 = not recorded
+    std::int32_t staticSharedBytes = -1; // -1 where the source gives only the total (Kineto)
+    std::int32_t dynamicSharedBytes = -1;
+    std::uint32_t fullNameId = kNoString; // Trace::strings: the demangled signature, where the op's name is shorter
+
+    bool hasGrid() const { return grid[0] != 0 || grid[1] != 0 || grid[2] != 0; }
+    bool hasBlock() const { return block[0] != 0 || block[1] != 0 || block[2] != 0; }
+    std::uint64_t threads() const;
+};
+
 struct StreamInfo {
     std::string name;
     int device = 0;
@@ -210,6 +257,14 @@ struct Repetition {
     int index = 0;
     std::vector<OpRecord> ops; // in issue order (imports: sorted by GPU start)
     std::vector<ActivityRecord> activities; // sorted by start; empty where none were recorded
+    // Sorted by start, the enclosing one first (layoutHostRanges); empty where none were recorded.
+    std::vector<HostRange> hostRanges;
+    std::vector<KernelLaunch> kernelLaunches; // sorted by op, at most one per op
+
+    // The launch details of op `op`, or nullptr where none were recorded.
+    const KernelLaunch *launchOf(int op) const;
+    // The host range an op was launched in (OpRecord::hostRange), or nullptr.
+    const HostRange *enclosingRange(const OpRecord &op) const;
 };
 
 struct Trace {
@@ -233,6 +288,10 @@ struct Trace {
 
     std::uint32_t intern(std::string_view name);
     const std::string &name(const OpRecord &op) const;
+    // A string by index; the empty string for kNoString or an index past the end.
+    const std::string &string(std::uint32_t id) const;
+    // The name of the host range an op was launched in (its NVTX range), empty when none.
+    const std::string &rangeName(const Repetition &rep, const OpRecord &op) const;
     std::size_t opCount() const;
     // Earliest and latest time over every op (GPU and host parts) and activity of one repetition.
     std::pair<std::int64_t, std::int64_t> extent(int repetition) const;

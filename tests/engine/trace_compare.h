@@ -89,6 +89,37 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
                 return "repetition " + s(r) + " activity " + s(i) + " differs: " + s(x.startNs) + ".." + s(x.endNs)
                        + " vs " + s(y.startNs) + ".." + s(y.endNs) + ", op " + s(x.op) + " vs " + s(y.op);
         }
+        // Host ranges and kernel launches (names compared as text: string tables may differ).
+        if (ra.hostRanges.size() != rb.hostRanges.size())
+            return "repetition " + s(r) + " host range count " + s(ra.hostRanges.size()) + " vs "
+                   + s(rb.hostRanges.size());
+        for (std::size_t i = 0; i < ra.hostRanges.size(); ++i) {
+            const auto &x = ra.hostRanges[i], &y = rb.hostRanges[i];
+            if (a.string(x.nameId) != b.string(y.nameId) || x.category != y.category || x.hostThread != y.hostThread
+                || x.startNs != y.startNs || x.endNs != y.endNs || x.depth != y.depth
+                || a.string(x.domainId) != b.string(y.domainId))
+                return "repetition " + s(r) + " host range " + s(i) + " (" + QString::fromStdString(a.string(x.nameId))
+                       + ") differs: " + s(x.startNs) + ".." + s(x.endNs) + " depth " + s(x.depth) + " vs "
+                       + QString::fromStdString(b.string(y.nameId)) + " " + s(y.startNs) + ".." + s(y.endNs) + " depth "
+                       + s(y.depth);
+        }
+        for (std::size_t i = 0; i < ra.ops.size(); ++i)
+            if (ra.ops[i].hostRange != rb.ops[i].hostRange)
+                return "repetition " + s(r) + " op " + s(i) + " launched in range " + s(ra.ops[i].hostRange) + " vs "
+                       + s(rb.ops[i].hostRange);
+        if (ra.kernelLaunches.size() != rb.kernelLaunches.size())
+            return "repetition " + s(r) + " kernel launch count " + s(ra.kernelLaunches.size()) + " vs "
+                   + s(rb.kernelLaunches.size());
+        for (std::size_t i = 0; i < ra.kernelLaunches.size(); ++i) {
+            const auto &x = ra.kernelLaunches[i], &y = rb.kernelLaunches[i];
+            bool same = x.op == y.op && x.registersPerThread == y.registersPerThread && x.sharedBytes == y.sharedBytes
+                        && x.staticSharedBytes == y.staticSharedBytes && x.dynamicSharedBytes == y.dynamicSharedBytes
+                        && a.string(x.fullNameId) == b.string(y.fullNameId);
+            for (int d = 0; d < 3; ++d)
+                same = same && x.grid[d] == y.grid[d] && x.block[d] == y.block[d];
+            if (!same)
+                return "repetition " + s(r) + " kernel launch " + s(i) + " (op " + s(x.op) + ") differs";
+        }
     }
     return {};
 }

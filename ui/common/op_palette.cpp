@@ -41,6 +41,15 @@ void OpPalette::set(bool dark, bool presentation)
     }
 }
 
+QColor OpPalette::rangeColor(int index) const
+{
+    // Hues stepped by 5/16 of the wheel, so that neighbouring indexes (and nested ranges) differ.
+    const int hue = (((index % 16) + 16) % 16 * 5 % 16) * 360 / 16;
+    if (m_dark)
+        return QColor::fromHsl(hue, m_presentation ? 120 : 80, m_presentation ? 90 : 72);
+    return QColor::fromHsl(hue, m_presentation ? 150 : 110, m_presentation ? 178 : 196);
+}
+
 QColor OpPalette::opColor(engine::OpKind kind) const
 {
     return QColor::fromRgba(engine::opColor(kind, m_dark));

@@ -18,6 +18,9 @@ public:
     bool presentation() const { return m_presentation; }
 
     QColor opColor(engine::OpKind kind) const;
+    // One of 16 soft colours for host ranges (NVTX, CPU ops), by ui::rangeColorIndex of the name: quieter
+    // than the ops' colours, so the rows read as context and the GPU work stays in front.
+    QColor rangeColor(int index) const;
     // The name of a kind for people (legend, tooltips): "H2D copy", "kernel", "host sync".
     static QString label(engine::OpKind kind);
     // Black or white, whichever reads better on a bar of the given colour.

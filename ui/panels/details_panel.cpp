@@ -3,20 +3,49 @@
 
 #include "ui/document/trace_document.h"
 
+#include <QLocale>
+#include <QStringList>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/op_statistics.h"
 #include "engine/analysis/queue_analysis.h"
 #include "ui/common/format_units.h"
+#include "ui/common/host_range_labels.h"
 #include "ui/timeline/time_mapping.h"
 
 namespace streamscope::ui {
 
 namespace {
+
+// The ranges around an op's launch on its thread, outermost first ("step › forward › aten::mm"): for
+// each depth above the innermost range, the range of that depth that holds the call's start.
+QString rangeStack(const engine::Trace &trace, const engine::Repetition &rep, const engine::OpRecord &op,
+                   const engine::HostRange &innermost)
+{
+    std::vector<const engine::HostRange *> stack(std::size_t(innermost.depth) + 1, nullptr);
+    stack.back() = &innermost;
+    for (const engine::HostRange &h : rep.hostRanges) {
+        if (h.startNs > op.hostStartNs)
+            break; // sorted by start
+        if (h.hostThread == innermost.hostThread && h.depth < innermost.depth && h.endNs >= op.hostStartNs)
+            stack[std::size_t(h.depth)] = &h; // the latest-starting one of each depth
+    }
+    QStringList names;
+    for (const engine::HostRange *h : stack)
+        if (h)
+            names << QString::fromStdString(trace.string(h->nameId));
+    return names.join(QStringLiteral(" › "));
+}
+
+QString dims(const std::uint32_t (&v)[3])
+{
+    return QStringLiteral("%1 × %2 × %3").arg(v[0]).arg(v[1]).arg(v[2]);
+}
 
 } // namespace
 
@@ -94,6 +123,45 @@ void DetailsPanel::showOp(int repetition, int opIndex)
         row(tr("Stream"), text);
     }
     row(tr("Repetition / op"), tr("%1 / %2").arg(repetition + 1).arg(op.opIndex >= 0 ? op.opIndex : opIndex));
+    // Where it was launched from (its NVTX range, or the PyTorch op), beside its own name.
+    if (const engine::HostRange *range = rep.enclosingRange(op)) {
+        QString label = hostRangeCategoryLabel(range->category);
+        label[0] = label[0].toUpper();
+        QString text = QString::fromStdString(m_trace->string(range->nameId));
+        if (range->domainId != engine::kNoString)
+            text += tr(" (domain %1)").arg(QString::fromStdString(m_trace->string(range->domainId)));
+        row(label, text);
+        if (range->depth > 0)
+            row(tr("Launched in"), rangeStack(*m_trace, rep, op, *range));
+    }
+    // How a kernel was launched, where the source recorded it.
+    if (const engine::KernelLaunch *l = rep.launchOf(opIndex)) {
+        if (l->fullNameId != engine::kNoString)
+            row(tr("Kernel"), QString::fromStdString(m_trace->string(l->fullNameId)));
+        if (l->hasGrid() || l->hasBlock()) {
+            if (l->hasGrid())
+                row(tr("Grid"),
+                    tr("%1 (%2 blocks)")
+                        .arg(dims(l->grid))
+                        .arg(QLocale().toString(qulonglong(std::uint64_t(std::max(1u, l->grid[0]))
+                                                           * std::max(1u, l->grid[1]) * std::max(1u, l->grid[2])))));
+            if (l->hasBlock())
+                row(tr("Block"), tr("%1 (%2 threads)")
+                                     .arg(dims(l->block))
+                                     .arg(qulonglong(std::uint64_t(std::max(1u, l->block[0]))
+                                                     * std::max(1u, l->block[1]) * std::max(1u, l->block[2]))));
+        }
+        if (l->sharedBytes >= 0) {
+            QString text = tr("%1 per block").arg(formatBytes(std::uint64_t(l->sharedBytes)));
+            if (l->staticSharedBytes >= 0 && l->dynamicSharedBytes >= 0)
+                text += tr(" (%1 static, %2 dynamic)")
+                            .arg(formatBytes(std::uint64_t(l->staticSharedBytes)),
+                                 formatBytes(std::uint64_t(l->dynamicSharedBytes)));
+            row(tr("Shared memory"), text);
+        }
+        if (l->registersPerThread >= 0)
+            row(tr("Registers"), tr("%1 per thread").arg(l->registersPerThread));
+    }
     // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
     const bool cupti = m_trace->timing == engine::TimingSource::Cupti && !(op.flags & engine::OpFlagEventTimed);
     if (op.hasHost()) {

@@ -25,7 +25,7 @@ FindBar::FindBar(QWidget *parent) :
     m_status(new QLabel(this))
 {
     setObjectName(QStringLiteral("findBar"));
-    m_name->setPlaceholderText(tr("Find ops by name or CUDA call"));
+    m_name->setPlaceholderText(tr("Find ops by name, NVTX range or CUDA call"));
     m_name->setClearButtonEnabled(true);
     m_name->setMinimumWidth(220);
     m_regex->setToolTip(tr("Read the name as a regular expression (ECMAScript, without case)"));

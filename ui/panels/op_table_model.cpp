@@ -4,7 +4,11 @@
 #include "ui/document/trace_document.h"
 
 #include "ui/common/format_units.h"
+#include "ui/common/host_range_labels.h"
 #include "ui/timeline/time_mapping.h"
+
+#include <algorithm>
+#include <cstdint>
 
 namespace streamscope::ui {
 
@@ -19,6 +23,15 @@ void OpTableModel::setTrace(std::shared_ptr<const engine::Trace> trace, int repe
     m_repetition =
         m_trace && !m_trace->repetitions.empty() ? qBound(0, repetition, int(m_trace->repetitions.size()) - 1) : 0;
     m_originNs = currentRepetition() ? m_trace->extent(m_repetition).first : 0;
+    m_rangeHeader = tr("Range");
+    if (const engine::Repetition *rep = currentRepetition(); rep && !rep->hostRanges.empty()) {
+        const bool nvtx = std::any_of(rep->hostRanges.begin(), rep->hostRanges.end(), [](const engine::HostRange &h) {
+            return h.category == engine::HostRangeCategory::Nvtx;
+        });
+        m_rangeHeader = nvtx ? hostRangeCategoryLabel(engine::HostRangeCategory::Nvtx)
+                             : hostRangeCategoryLabel(engine::HostRangeCategory::CpuOp);
+        m_rangeHeader[0] = m_rangeHeader[0].toUpper();
+    }
     endResetModel();
 }
 
@@ -64,7 +77,8 @@ QVariant OpTableModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const engine::OpRecord &op = currentRepetition()->ops[std::size_t(index.row())];
-    const bool numeric = index.column() != StreamColumn && index.column() != NameColumn && index.column() != KindColumn;
+    const bool numeric = index.column() != StreamColumn && index.column() != NameColumn && index.column() != KindColumn
+                         && index.column() != RangeColumn && index.column() != LaunchColumn;
     if (role == Qt::TextAlignmentRole)
         return numeric ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole)
@@ -76,7 +90,14 @@ QVariant OpTableModel::data(const QModelIndex &index, int role) const
         if (op.stream >= 0 && op.stream < int(m_trace->streams.size()))
             return QString::fromStdString(m_trace->streams[std::size_t(op.stream)].name);
         return tr("host");
-    case NameColumn: return QString::fromStdString(m_trace->name(op));
+    case NameColumn: {
+        if (role == Qt::ToolTipRole)
+            if (const engine::KernelLaunch *l = currentRepetition()->launchOf(index.row());
+                l && l->fullNameId != engine::kNoString)
+                return QString::fromStdString(m_trace->string(l->fullNameId)); // the demangled signature
+        return QString::fromStdString(m_trace->name(op));
+    }
+    case RangeColumn: return QString::fromStdString(m_trace->rangeName(*currentRepetition(), op));
     case KindColumn: {
         QString kind = QString::fromUtf8(engine::toString(op.kind).data(), qsizetype(engine::toString(op.kind).size()));
         if (op.flags & engine::OpFlagHostBlocking)
@@ -107,6 +128,29 @@ QVariant OpTableModel::data(const QModelIndex &index, int role) const
         if (!op.hasHost())
             return display ? QVariant() : QVariant(qint64(-1));
         return display ? QVariant(formatDuration(op.hostDurationNs())) : QVariant(qint64(op.hostDurationNs()));
+    case LaunchColumn: {
+        const engine::KernelLaunch *l = currentRepetition()->launchOf(index.row());
+        if (!l || !l->hasGrid() || !l->hasBlock())
+            return display ? QVariant() : QVariant(qint64(0));
+        if (!display)
+            return qint64(std::min<std::uint64_t>(l->threads(), std::uint64_t(INT64_MAX))); // sorts by threads
+        QString text = QStringLiteral("%1×%2×%3 · %4×%5×%6")
+                           .arg(l->grid[0])
+                           .arg(l->grid[1])
+                           .arg(l->grid[2])
+                           .arg(l->block[0])
+                           .arg(l->block[1])
+                           .arg(l->block[2]);
+        if (role == Qt::ToolTipRole) {
+            text = tr("grid %1, block %2")
+                       .arg(text.section(QStringLiteral(" · "), 0, 0), text.section(QStringLiteral(" · "), 1, 1));
+            if (l->sharedBytes >= 0)
+                text += tr(", %1 shared memory per block").arg(formatBytes(std::uint64_t(l->sharedBytes)));
+            if (l->registersPerThread >= 0)
+                text += tr(", %1 registers per thread").arg(l->registersPerThread);
+        }
+        return text;
+    }
     default: return {};
     }
 }
@@ -119,12 +163,14 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
     case IndexColumn: return tr("#");
     case StreamColumn: return tr("Stream");
     case NameColumn: return tr("Name");
+    case RangeColumn: return m_rangeHeader;
     case KindColumn: return tr("Kind");
     case StartColumn: return tr("Start");
     case DurationColumn: return tr("GPU time");
     case BytesColumn: return tr("Bytes");
     case BandwidthColumn: return tr("GB/s");
     case HostCallColumn: return tr("Host call");
+    case LaunchColumn: return tr("Grid · block");
     default: return {};
     }
 }

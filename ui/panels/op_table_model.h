@@ -1,5 +1,6 @@
-// OpTableModel: every op of one repetition of a trace as a flat table (index, stream, name, kind, start,
-// GPU duration, bytes, GB/s, host call time), sortable through a proxy. Selecting a row selects the op
+// OpTableModel: every op of one repetition of a trace as a flat table (index, stream, name, the NVTX range
+// or PyTorch op it was launched in, kind, start, GPU duration, bytes, GB/s, host call time, a kernel's
+// grid and block), sortable through a proxy. Selecting a row selects the op
 // in the timeline; the model's rows are the repetition's ops in order, so row == op index.
 #pragma once
 
@@ -22,12 +23,14 @@ public:
         IndexColumn,
         StreamColumn,
         NameColumn,
+        RangeColumn, // the host range it was launched in (its NVTX range, or Kineto's cpu_op)
         KindColumn,
         StartColumn,
         DurationColumn,
         BytesColumn,
         BandwidthColumn,
         HostCallColumn,
+        LaunchColumn, // a kernel's grid and block: "244×1×6 · 128×1×1"
         ColumnCount
     };
     // The raw number behind a cell (ns, bytes, GB/s), so a proxy sorts numerically.
@@ -55,6 +58,7 @@ private:
     ConnectionList m_documentConnections;
     int m_repetition = 0;
     std::int64_t m_originNs = 0; // start of the repetition: times are shown relative to it
+    QString m_rangeHeader; // "NVTX range", "CPU op": what the repetition's ranges are
 };
 
 // OpTableProxy: the operations table's sorting proxy (numbers sort as numbers, SortRole), which hides the

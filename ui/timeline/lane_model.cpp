@@ -95,7 +95,8 @@ float StepSeries::valueAt(qint64 ns) const
     return i < 0 ? 0.0f : values[std::size_t(i)];
 }
 
-LaneModel::LaneModel(const engine::Trace &trace, int repetition) : m_trace(&trace), m_repetition(repetition)
+LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions options) :
+    m_trace(&trace), m_repetition(repetition), m_options(options)
 {
     if (repetition < 0 || std::size_t(repetition) >= trace.repetitions.size())
         throw engine::Error(engine::ErrorKind::InvalidInput,
@@ -128,6 +129,7 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition) : m_trace(&trac
     }
     intervals.get();
     buildDerivedLanes(activity, bandwidth);
+    buildRangeLanes();
     activity = {};
     bandwidth = {};
 #ifdef __GLIBC__
@@ -144,6 +146,8 @@ QString fromStd(const std::string &s)
 {
     return QString::fromUtf8(s.data(), qsizetype(s.size()));
 }
+
+} // namespace
 
 // Puts one lane's arrays in start order (imports come sorted by GPU start; runner traces are in issue
 // order, which on one stream or one host thread is start order too, so this is usually a check only) and
@@ -174,6 +178,8 @@ void finishIntervals(IntervalLane &lane)
     for (std::size_t k = 0; k < n; ++k)
         lane.maxEnds[k] = maxEnd = std::max(maxEnd, lane.ends[k]);
 }
+
+namespace {
 
 void reserve(IntervalLane &lane, std::size_t n)
 {
@@ -532,6 +538,8 @@ int LaneModel::opAt(int laneIndex, qint64 ns, qint64 toleranceNs) const
 {
     if (laneIndex < 0 || laneIndex >= laneCount())
         return -1;
+    if (isRangeLane(m_lanes[std::size_t(laneIndex)].kind))
+        return -1; // host ranges are not ops (rangeAt)
     if (isActivityLane(m_lanes[std::size_t(laneIndex)].kind)) {
         const int activity = activityAt(laneIndex, ns, toleranceNs);
         return activity >= 0 ? rep().activities[std::size_t(activity)].op : -1;

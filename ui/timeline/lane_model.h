@@ -2,7 +2,9 @@
 // QObject per op). Stream lanes hold GPU intervals, host-thread lanes hold API calls; both are sorted by
 // start with a running maximum of the ends, so the slice visible in a window is found by two binary
 // searches. Derived lanes hold step functions: H2D / D2H / compute active counts (engine::activityProfile)
-// and achieved bandwidth per direction (engine::bandwidthProfile) with the link's peak.
+// and achieved bandwidth per direction (engine::bandwidthProfile) with the link's peak. Host ranges (NVTX,
+// Kineto's CPU ops) are rows under their thread's lane, one per depth; on demand (LaneOptions), a thin row
+// above each stream projects onto its ops the NVTX range each was launched in, as Nsight Systems does.
 // Times are nanoseconds relative to originNs() (the repetition's first host call or GPU start).
 #pragma once
 
@@ -33,8 +35,21 @@ enum class LaneKind : std::uint8_t {
     Bandwidth,
     CopyEngine,
     Migration,
-    PageFaults
+    PageFaults,
+    HostRanges, // one depth of one host thread's ranges (intervals index Repetition::hostRanges)
+    NvtxProjection // above a stream: its ops, each drawn as the range it was launched in (intervals index ops)
 };
+
+// The colour of a host range on the range rows and projection rows, by its name (IntervalLane::styles
+// holds it there): one of 16, the same for the same name everywhere.
+std::uint8_t rangeColorIndex(std::uint32_t nameId);
+inline constexpr int kRangeColorCount = 16;
+
+// Lanes whose intervals are host ranges rather than ops.
+inline bool isRangeLane(LaneKind kind)
+{
+    return kind == LaneKind::HostRanges;
+}
 
 // Lanes whose intervals are driver activities rather than ops.
 inline bool isActivityLane(LaneKind kind)
@@ -45,7 +60,7 @@ inline bool isActivityLane(LaneKind kind)
 inline bool isIntervalLane(LaneKind kind)
 {
     return kind == LaneKind::HostThread || kind == LaneKind::Stream || kind == LaneKind::CopyEngine
-           || isActivityLane(kind);
+           || isActivityLane(kind) || kind == LaneKind::HostRanges || kind == LaneKind::NvtxProjection;
 }
 
 // Intervals of one stream or host thread, sorted by start.
@@ -69,6 +84,10 @@ struct IntervalLane {
     // [first, last) of the intervals that intersect [startNs, endNs).
     std::pair<std::size_t, std::size_t> visible(qint64 startNs, qint64 endNs) const;
 };
+
+// Puts a lane's arrays in start order and keeps a running max of the ends where intervals overlap
+// (lane_model.cpp); call once the intervals are in.
+void finishIntervals(IntervalLane &lane);
 
 // A piecewise-constant function: values[i] holds from times[i] to times[i + 1] (the last one to the end
 // of the repetition). Consecutive equal values are merged.
@@ -95,6 +114,7 @@ struct StepSeries {
 struct Lane {
     LaneKind kind = LaneKind::Stream;
     int source = -1; // stream or host-thread index in the trace (-1: unknown thread / derived lane)
+    int depth = 0; // HostRanges: the row under the thread (0 = outermost)
     QString title; // "copy0", "host thread 1", "H2D copies", ...
     QString subtitle; // "prio -1 · non-blocking", "12 calls", "peak 3 active", ...
     IntervalLane intervals; // HostThread, Stream, CopyEngine; Migration and PageFaults (ops = activity indexes)
@@ -105,11 +125,21 @@ struct Lane {
     StepSeries d2hBandwidth; // Bandwidth: D2H GB/s
 };
 
+// What the lanes show beyond the trace's own lanes.
+struct LaneOptions {
+    bool projectNvtx = false; // a row above each stream with the NVTX range each op was launched in
+    bool operator==(const LaneOptions &) const = default;
+};
+
 class LaneModel {
 public:
+    // Rows of host ranges per thread at most; deeper ranges are counted in the last row's subtitle.
+    static constexpr int kMaxRangeRows = 32;
+
     // Throws engine::Error{InvalidInput} when repetition is not an index into trace.repetitions.
     // The trace must outlive the model.
-    LaneModel(const engine::Trace &trace, int repetition);
+    LaneModel(const engine::Trace &trace, int repetition, LaneOptions options = {});
+    const LaneOptions &options() const { return m_options; }
 
     const engine::Trace &trace() const { return *m_trace; }
     int repetition() const { return m_repetition; }
@@ -133,6 +163,11 @@ public:
     int opAt(int lane, qint64 ns, qint64 toleranceNs) const;
     // On an activity lane, the activity (index into rep().activities) under ns as opAt finds it; else -1.
     int activityAt(int lane, qint64 ns, qint64 toleranceNs) const;
+    // The host range (index into rep().hostRanges) under ns: on a range row the range itself, on an NVTX
+    // projection row the range of the op there; else -1.
+    int rangeAt(int lane, qint64 ns, qint64 toleranceNs) const;
+    // The lane of a host range (its thread's row at its depth), -1 when it is not drawn.
+    int rangeLane(int range) const;
     // Op kinds present in this repetition, in OpKind order (for the legend).
     const std::vector<engine::OpKind> &kindsPresent() const { return m_kinds; }
     // Bytes held by the lane arrays (not counting the trace).
@@ -149,11 +184,15 @@ private:
     void buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
                            const std::vector<engine::BandwidthStep> &bandwidth);
     void buildActivityLanes();
+    // Host range rows under their threads and, with LaneOptions::projectNvtx, a projection row above each
+    // stream; then the stream and host lane indexes again (lane_model_ranges.cpp).
+    void buildRangeLanes();
     // The entry of an interval lane under ns: contained, else the nearest within the tolerance; -1 when none.
     int intervalAt(int lane, qint64 ns, qint64 toleranceNs, qint64 &distance) const;
 
     const engine::Trace *m_trace;
     int m_repetition;
+    LaneOptions m_options;
     qint64 m_originNs = 0;
     qint64 m_durationNs = 0;
     double m_linkPeakGBs = 0;
@@ -162,6 +201,8 @@ private:
     std::vector<int> m_streamLane; // stream index -> lane
     std::vector<int> m_hostLane; // host thread index + 1 -> lane (slot 0: unknown thread)
     std::vector<engine::OpKind> m_kinds;
+    std::vector<int> m_rangeRowLane; // host thread index + 1 -> the lane of its depth-0 range row, -1 none
+    std::vector<int> m_rangeRows; // host thread index + 1 -> range rows drawn
 };
 
 } // namespace streamscope::ui

@@ -31,6 +31,8 @@ bool isPlacedKind(LaneKind kind)
     case LaneKind::CopyEngine:
     case LaneKind::Migration:
     case LaneKind::PageFaults: return true;
+    case LaneKind::HostRanges: // under their thread
+    case LaneKind::NvtxProjection: return false; // with their stream
     }
     return false;
 }
@@ -89,13 +91,29 @@ void LaneTree::placeLanes()
     // What each lane is and which process it belongs to. A stream belongs to the process whose threads
     // issued most of its ops (a profiler's GPU rows carry a device, not always a process).
     std::vector<int> threads, streams, derived;
+    // NVTX rows go with their own thread's lane, a projection row with its stream's, wherever the model
+    // put them; any other lane the tree does not place hangs under the lane before it.
+    std::map<int, int> threadLane, streamLane;
+    for (int i = 0; i < n; ++i) {
+        if (model.lane(i).kind == LaneKind::HostThread)
+            threadLane.emplace(model.lane(i).source, i);
+        else if (model.lane(i).kind == LaneKind::Stream)
+            streamLane.emplace(model.lane(i).source, i);
+    }
     int lastPlaced = -1;
     for (int i = 0; i < n; ++i) {
         const Lane &lane = model.lane(i);
-        if (!isPlacedKind(lane.kind) && lastPlaced >= 0) {
-            m_anchor[std::size_t(i)] = lastPlaced;
-            m_attached[std::size_t(lastPlaced)].push_back(i);
-            continue;
+        if (!isPlacedKind(lane.kind)) {
+            int anchor = lastPlaced;
+            const auto &owners = lane.kind == LaneKind::NvtxProjection ? streamLane : threadLane;
+            if (lane.kind == LaneKind::HostRanges || lane.kind == LaneKind::NvtxProjection)
+                if (const auto it = owners.find(lane.source); it != owners.end())
+                    anchor = it->second;
+            if (anchor >= 0) {
+                m_anchor[std::size_t(i)] = anchor;
+                m_attached[std::size_t(anchor)].push_back(i);
+                continue;
+            }
         }
         lastPlaced = i;
         if (lane.kind == LaneKind::HostThread) {

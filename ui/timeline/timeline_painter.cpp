@@ -141,6 +141,7 @@ TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
     m.hostLaneHeight = std::max(presentation ? 36 : 24, int(m.streamLaneHeight * 0.85));
     m.counterLaneHeight = m.streamLaneHeight;
     m.bandwidthLaneHeight = int(m.streamLaneHeight * 2.2);
+    m.rangeLaneHeight = std::max(presentation ? 22 : 15, line + 3);
     m.rulerHeight = sm.height() + (presentation ? 16 : 12);
     m.legendHeight = sm.height() + 10;
     m.headerWidth = std::max(150, fm.horizontalAdvance(QStringLiteral("x")) * 24);
@@ -225,6 +226,8 @@ int TimelinePainter::nominalHeight(const Lane &lane) const
     case LaneKind::D2DActivity:
     case LaneKind::ComputeActivity: return m_metrics.counterLaneHeight;
     case LaneKind::Bandwidth: return m_metrics.bandwidthLaneHeight;
+    case LaneKind::HostRanges:
+    case LaneKind::NvtxProjection: return m_metrics.rangeLaneHeight;
     }
     return m_metrics.streamLaneHeight;
 }
@@ -392,6 +395,8 @@ bool TimelinePainter::paintLane(QPainter &p, int rowIndex, const QRect &rect, co
     case LaneKind::D2DActivity:
     case LaneKind::ComputeActivity: paintCounter(p, lane, rect, background, mapping, clipX0, clipX1); break;
     case LaneKind::Bandwidth: paintBandwidth(p, lane, rect, background, mapping, clipX0, clipX1); break;
+    case LaneKind::HostRanges:
+    case LaneKind::NvtxProjection: edgeDependent = paintRanges(p, lane, rect, mapping, clipX0, clipX1); break;
     }
     // The separator as a one-row rectangle where a logical pixel is a device pixel: the same pixels as
     // the cosmetic line along the lane's bottom row, but a memory fill instead of the line rasteriser

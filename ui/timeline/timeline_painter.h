@@ -41,6 +41,7 @@ struct TimelineMetrics {
     int bandwidthLaneHeight = 64;
     int groupHeaderHeight = 20; // an expanded group's header (one line); a collapsed one is a stream lane high
     int indent = 12; // per level of the lane tree
+    int rangeLaneHeight = 16; // a row of host ranges, a projection row: one line of label
     int minLaneHeight = 10;
     // Lanes share the height left over below their natural sizes (presentation mode, exports): the
     // picture fills its target instead of leaving the bottom blank. Off: natural sizes, shrunk when
@@ -224,6 +225,11 @@ private:
                       const TimeMapping &mapping, int clipX0, int clipX1) const;
     void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                         const TimeMapping &mapping, int clipX0, int clipX1) const;
+    // Host range rows and NVTX projection rows: flat bars in the colour of the range's name, labelled with
+    // it where it fits; ranges narrower than kFoldPixels that touch fold into one mark
+    // (timeline_painter_ranges.cpp). Returns edge dependence as paintIntervals does.
+    bool paintRanges(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                     int clipX1) const;
 
     // One step function's per-column [lo, hi] drawn as an area in `color` (see drawColumns).
     struct ColumnLayer {

@@ -177,6 +177,13 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
             p.fillRect(QRect(textLeft - 2, r.top() + 4, 4, r.height() - 8), key);
             textLeft += 6;
         }
+        // Range rows sit under their thread and projection rows over their stream: indented, with a
+        // guide line, so they read as part of the lane they belong to.
+        if (lane.kind == LaneKind::HostRanges || lane.kind == LaneKind::NvtxProjection) {
+            const int indent = lane.kind == LaneKind::HostRanges ? 10 + 6 * std::min(lane.depth, 3) : 10;
+            p.fillRect(QRect(r.left() + 6, r.top(), 1, r.height()), m_palette->separator());
+            textLeft += indent;
+        }
         const int textWidth = r.right() - 4 - textLeft;
         const bool twoLines = r.height() >= fm.height() + sm.height() + 2;
         p.setPen(m_palette->text());

@@ -33,6 +33,7 @@
 #include "engine/analysis/queue_analysis.h"
 #include "engine/model/errors.h"
 #include "ui/common/format_units.h"
+#include "ui/common/host_range_labels.h"
 #include "ui/common/op_palette.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/lane_tree.h"
@@ -503,7 +504,7 @@ void TimelineView::rebuildModel()
     m_painter->setModel(nullptr);
     if (m_trace && !m_trace->repetitions.empty()) {
         m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
-        m_model = std::make_unique<LaneModel>(*m_trace, m_repetition);
+        m_model = std::make_unique<LaneModel>(*m_trace, m_repetition, m_laneOptions);
         m_tree = std::make_unique<LaneTree>(*m_model);
     }
     m_painter->setModel(m_model.get());
@@ -519,6 +520,30 @@ void TimelineView::rebuildModel()
     if (hadSelection)
         emit opSelected(m_repetition, -1);
     update();
+}
+
+void TimelineView::setLaneOptions(const LaneOptions &options)
+{
+    if (options == m_laneOptions)
+        return;
+    m_laneOptions = options;
+    if (!m_model)
+        return;
+    // The same repetition with other rows: the window, the selection and the hover stay (op indexes do
+    // not change), only the lanes are built again.
+    m_painter->setModel(nullptr);
+    m_model = std::make_unique<LaneModel>(*m_trace, m_repetition, m_laneOptions);
+    m_painter->setModel(m_model.get());
+    m_helpersStale = true;
+    invalidateCache();
+    update();
+}
+
+void TimelineView::setProjectNvtx(bool on)
+{
+    LaneOptions options = m_laneOptions;
+    options.projectNvtx = on;
+    setLaneOptions(options);
 }
 
 void TimelineView::attachZoom()
@@ -721,6 +746,55 @@ QString TimelineView::toolTipText(int opIndex) const
             host += QStringLiteral(" (blocking)");
         lines << host;
     }
+    // The range it was launched in (its NVTX range, or the PyTorch op), and a kernel's launch.
+    if (const engine::HostRange *range = m_model->rep().enclosingRange(op))
+        lines << QStringLiteral("%1: %2").arg(hostRangeCategoryLabel(range->category),
+                                              QString::fromStdString(trace.string(range->nameId)));
+    if (const engine::KernelLaunch *l = m_model->rep().launchOf(opIndex); l && l->hasGrid() && l->hasBlock())
+        lines << QStringLiteral("grid %1×%2×%3 · block %4×%5×%6")
+                     .arg(l->grid[0])
+                     .arg(l->grid[1])
+                     .arg(l->grid[2])
+                     .arg(l->block[0])
+                     .arg(l->block[1])
+                     .arg(l->block[2]);
+    return lines.join(QLatin1Char('\n'));
+}
+
+int TimelineView::rangeAt(const QPoint &pos) const
+{
+    const Pick pick = pickAt(pos);
+    if (pick.lane < 0 || m_model->lane(pick.lane).kind != LaneKind::HostRanges)
+        return -1;
+    return m_model->rangeAt(pick.lane, pick.ns, pick.toleranceNs);
+}
+
+QString TimelineView::rangeToolTipText(int index) const
+{
+    if (!m_model || index < 0 || std::size_t(index) >= m_model->rep().hostRanges.size())
+        return {};
+    const engine::Trace &trace = m_model->trace();
+    const engine::HostRange &h = m_model->rep().hostRanges[std::size_t(index)];
+    QStringList lines;
+    lines << QString::fromStdString(trace.string(h.nameId));
+    QString what = hostRangeCategoryLabel(h.category);
+    if (h.domainId != engine::kNoString)
+        what += tr(" in domain '%1'").arg(QString::fromStdString(trace.string(h.domainId)));
+    if (h.hostThread >= 0 && std::size_t(h.hostThread) < trace.hostThreads.size())
+        what += tr(" on '%1'").arg(QString::fromStdString(trace.hostThreads[std::size_t(h.hostThread)].name));
+    what += tr(" · depth %1").arg(h.depth);
+    lines << what;
+    lines << tr("start %1 · duration %2")
+                 .arg(formatDuration(h.startNs - m_model->originNs()), formatDuration(h.durationNs()));
+    // What it launched: the ops tied to it (their call started in it and in no range inside it).
+    int launched = 0, gpu = 0;
+    for (const engine::OpRecord &op : m_model->rep().ops)
+        if (op.hostRange == index) {
+            ++launched;
+            gpu += op.hasGpu();
+        }
+    if (launched > 0)
+        lines << tr("%n call(s) made directly in it, %1 with GPU work", nullptr, launched).arg(gpu);
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -1445,6 +1519,10 @@ bool TimelineView::event(QEvent *event)
         }
         if (const int activity = activityAt(help->pos()); activity >= 0) {
             QToolTip::showText(help->globalPos(), activityToolTipText(activity), this);
+            return true;
+        }
+        if (const int range = rangeAt(help->pos()); range >= 0) {
+            QToolTip::showText(help->globalPos(), rangeToolTipText(range), this);
             return true;
         }
         const OpRef ref = opAt(help->pos());

@@ -37,6 +37,7 @@
 #include "ui/common/connection_list.h"
 #include "ui/common/image_export.h"
 #include "ui/document/trace_document.h"
+#include "ui/timeline/lane_model.h"
 #include "ui/timeline/lane_tree.h"
 
 class QMenu;
@@ -45,7 +46,6 @@ class QThreadPool;
 
 namespace streamscope::ui {
 
-class LaneModel;
 class LaneTree;
 class OpPalette;
 class TimelinePainter;
@@ -99,6 +99,12 @@ public:
     // The lanes built from the current repetition; nullptr without a trace.
     const LaneModel *laneModel() const { return m_model.get(); }
     void fitAll();
+
+    // What the lanes show beyond the trace's own: with projectNvtx, a row above each stream with the NVTX
+    // range each op was launched in (View > Project NVTX onto GPU lanes). Keeps the window and the selection.
+    void setLaneOptions(const LaneOptions &options);
+    const LaneOptions &laneOptions() const { return m_laneOptions; }
+    void setProjectNvtx(bool on);
 
     // Larger fonts and lanes, high contrast: legible on a projector at 1280x720.
     void setPresentationMode(bool on);
@@ -160,6 +166,9 @@ public:
     // The driver activity (index into the repetition's activities) under pos on an activity lane, else -1.
     int activityAt(const QPoint &pos) const;
     QString activityToolTipText(int activity) const;
+    // The host range (index into the repetition's hostRanges) under pos on a range row, else -1.
+    int rangeAt(const QPoint &pos) const;
+    QString rangeToolTipText(int range) const;
     // The tooltip shown for an op: name, stream, start, duration, bytes, GB/s, memory kinds, host call.
     QString toolTipText(int op) const;
 
@@ -256,6 +265,7 @@ private:
     QPointer<TraceDocument> m_document;
     ConnectionList m_documentConnections;
     int m_repetition = 0;
+    LaneOptions m_laneOptions;
     std::unique_ptr<LaneModel> m_model;
     std::unique_ptr<LaneTree> m_tree;
     LaneViewState m_ownLaneState; // without a document

@@ -1,6 +1,7 @@
 // Tests of the main window: open a trace written with the engine, select an op, export PNG and SVG,
 // failures reported in the window (which keeps working), the no-GPU banner, an unsaved workload kept,
-// presentation mode, and the command-line options.
+// presentation mode, NVTX ranges (View > Project NVTX onto GPU lanes, the details and the operations
+// table), and the command-line options.
 #include <QApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
@@ -29,6 +30,7 @@
 #include "app/gui/resource_paths.h"
 #include "engine/experiment/comparison_file.h"
 #include "engine/formats/native_format.h"
+#include "engine/model/host_ranges.h"
 #include "tests/ui/test_traces.h"
 #include "ui/compare/comparison_window.h"
 #include "ui/editor/workload_editor.h"
@@ -39,7 +41,9 @@
 #include "ui/panels/op_table_model.h"
 #include "ui/panels/summary_panel.h"
 #include "ui/run/experiment_dialog.h"
+#include "ui/timeline/lane_model.h"
 #include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
 
 using namespace streamscope;
 using gui::MainWindow;
@@ -799,6 +803,111 @@ private slots:
         big.close();
         options.tracePath = big.fileName();
         QCOMPARE(gui::exportImageHeadless(options), 3);
+    }
+
+    void nvtxRangesInTheWindow()
+    {
+        // The pipeline trace with an NVTX range "forward" around the first stream's launches and a kernel
+        // launch recorded for its kernel.
+        auto trace = test::makePipelineTrace(1);
+        auto &rep = trace->repetitions[0];
+        engine::HostRange forward;
+        forward.nameId = trace->intern("forward");
+        forward.hostThread = 0;
+        forward.startNs = rep.ops[0].hostStartNs;
+        forward.endNs = rep.ops[1].hostEndNs; // the H2D and the kernel of copy0, nothing of copy1
+        rep.hostRanges.push_back(forward);
+        engine::KernelLaunch launch;
+        launch.op = 1;
+        launch.grid[0] = 132;
+        launch.grid[1] = launch.grid[2] = 1;
+        launch.block[0] = 256;
+        launch.block[1] = launch.block[2] = 1;
+        launch.sharedBytes = 8192;
+        launch.staticSharedBytes = 0;
+        launch.dynamicSharedBytes = 8192;
+        launch.registersPerThread = 64;
+        rep.kernelLaunches.push_back(launch);
+        engine::layoutHostRanges(rep);
+        QCOMPARE(trace->rangeName(rep, rep.ops[1]), std::string("forward"));
+        const QString path = m_dir.filePath(QStringLiteral("ranges.sstrace"));
+        engine::writeNativeTrace(*trace, path.toStdString());
+
+        MainWindow window;
+        window.resize(1400, 900);
+        QVERIFY2(window.openFile(path), qPrintable(window.lastError()));
+        // The thread's lane has its NVTX row; no projection until asked.
+        const ui::LaneModel *model = window.timeline()->laneModel();
+        QVERIFY(model->lane(model->hostLane(0) + 1).kind == ui::LaneKind::HostRanges);
+        auto projected = [&] {
+            int rows = 0;
+            for (const ui::Lane &lane : window.timeline()->laneModel()->lanes())
+                rows += lane.kind == ui::LaneKind::NvtxProjection;
+            return rows;
+        };
+        QCOMPARE(projected(), 0);
+        auto *action = window.findChild<QAction *>(QStringLiteral("projectNvtxAction"));
+        QVERIFY(action && action->isCheckable());
+        QCOMPARE(action->text(), QStringLiteral("Project &NVTX onto GPU lanes"));
+        action->trigger();
+        QVERIFY(window.projectNvtx());
+        QCOMPARE(projected(), 1); // only the first stream's ops were launched in a range
+        QCOMPARE(QSettings().value(QStringLiteral("timeline/projectNvtx")).toBool(), true);
+        action->trigger();
+        QCOMPARE(projected(), 0);
+        QCOMPARE(QSettings().value(QStringLiteral("timeline/projectNvtx")).toBool(), false);
+
+        // The kernel: its own name, its NVTX range and its launch in the details and the table.
+        window.selectOp(1);
+        const QString details = window.detailsPanel()->plainText();
+        for (const char *part :
+             {"compute 100 us", "NVTX range", "forward", "132 × 1 × 1 (132 blocks)", "256 × 1 × 1 (256 threads)",
+              "8 KiB per block (0 B static, 8 KiB dynamic)", "64 per thread"})
+            QVERIFY2(details.contains(QString::fromUtf8(part)), qPrintable(details));
+        const ui::OpTableModel *table = window.opTableModel();
+        QCOMPARE(table->headerData(ui::OpTableModel::RangeColumn, Qt::Horizontal).toString(),
+                 QStringLiteral("NVTX range"));
+        QCOMPARE(table->index(1, ui::OpTableModel::NameColumn).data().toString(), QStringLiteral("compute 100 us"));
+        QCOMPARE(table->index(1, ui::OpTableModel::RangeColumn).data().toString(), QStringLiteral("forward"));
+        QCOMPARE(table->index(1, ui::OpTableModel::LaunchColumn).data().toString(),
+                 QStringLiteral("132×1×1 · 256×1×1"));
+        QVERIFY(table->index(0, ui::OpTableModel::LaunchColumn).data().isNull());
+
+        // The headless export takes the same options: projection and a window.
+        gui::AppOptions options;
+        options.tracePath = path;
+        options.exportImagePath = m_dir.filePath(QStringLiteral("ranges.png"));
+        options.size = QSize(900, 500);
+        options.projectNvtx = true;
+        options.windowStartNs = 0;
+        options.windowEndNs = 100'000;
+        QCOMPARE(gui::exportImageHeadless(options), 0);
+        QCOMPARE(QImage(options.exportImagePath).size(), QSize(900, 500));
+    }
+
+    void nvtxAndWindowOptions()
+    {
+        gui::AppOptions options;
+        QString error;
+        QVERIFY(gui::parseAppOptions({QStringLiteral("streamscope"), QStringLiteral("t.sqlite"),
+                                      QStringLiteral("--project-nvtx"), QStringLiteral("--window"),
+                                      QStringLiteral("120us..135.5 us")},
+                                     options, &error));
+        QVERIFY(options.projectNvtx);
+        QCOMPARE(options.windowStartNs, 120'000);
+        QCOMPARE(options.windowEndNs, 135'500);
+        for (const char *bad : {"5ms..1ms", "5ms", "..1ms", "a..b", "1ms..1ms"}) {
+            gui::AppOptions o;
+            QVERIFY2(
+                !gui::parseAppOptions(
+                    {QStringLiteral("streamscope"), QStringLiteral("--window"), QString::fromLatin1(bad)}, o, &error),
+                bad);
+            QVERIFY2(error.contains(QStringLiteral("--window")), qPrintable(error));
+        }
+        gui::AppOptions plain;
+        QVERIFY(gui::parseAppOptions({QStringLiteral("streamscope")}, plain, &error));
+        QVERIFY(!plain.projectNvtx);
+        QCOMPARE(plain.windowStartNs, -1);
     }
 
     void commandLine_data()

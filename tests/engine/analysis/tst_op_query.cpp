@@ -1,9 +1,11 @@
-// Tests of engine::findOps: text (substring without case, regular expression, the CUDA call's name),
-// kind, lane and duration, each alone and together, the start-time order, and the errors.
+// Tests of engine::findOps: text (substring without case, regular expression, the CUDA call's name, the
+// NVTX range it was launched in), kind, lane and duration, each alone and together, the start-time order,
+// and the errors.
 #include <QtTest>
 
 #include "engine/analysis/op_query.h"
 #include "engine/model/errors.h"
+#include "engine/model/host_ranges.h"
 #include "tests/engine/trace_fixture.h"
 
 using namespace streamscope;
@@ -45,6 +47,29 @@ private slots:
         QCOMPARE(names(t, 0, q), (QStringList{"A: H2D 1 MB", "B: kernel"}));
         q.text = "[0-9] mb$";
         QCOMPARE(names(t, 0, q).size(), 3);
+    }
+
+    // The NVTX range (or Kineto cpu_op) an op was launched in matches too: "forward" finds the kernels of
+    // the forward pass, whatever they are called.
+    void rangeName()
+    {
+        engine::Trace t = test::handTrace(1);
+        engine::HostRange forward;
+        forward.nameId = t.intern("model.forward");
+        forward.hostThread = 0;
+        forward.startNs = 0;
+        forward.endNs = 3'000; // A and B were launched in it (host calls at 0 and 2 us), not C and D
+        t.repetitions[0].hostRanges.push_back(forward);
+        engine::layoutHostRanges(t.repetitions[0]);
+        OpQuery q;
+        q.text = "FORWARD";
+        QCOMPARE(names(t, 0, q), (QStringList{"A: H2D 1 MB", "B: kernel"}));
+        q.kind = OpKind::Kernel;
+        QCOMPARE(names(t, 0, q), QStringList{"B: kernel"});
+        q = {};
+        q.regex = true;
+        q.text = "^model\\.";
+        QCOMPARE(names(t, 0, q).size(), 2);
     }
 
     void kindLaneDuration()

@@ -19,6 +19,7 @@
 #include "engine/formats/nsys_import.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
+#include "engine/model/host_ranges.h"
 #include "tests/engine/trace_compare.h"
 #include "tests/engine/trace_fixture.h"
 
@@ -41,7 +42,9 @@ private slots:
     void roundTripHandTrace();
     void roundTripNativeFile();
     void unifiedMemoryTracks();
+    void roundTripRealNsysExport_data();
     void roundTripRealNsysExport();
+    void hostRangesAndLaunches();
     void threadsWriteTheSameBytes();
     void emptyTrace();
     void exportFormats();
@@ -514,10 +517,18 @@ void TestChromeExport::roundTripNativeFile()
     QCOMPARE(back.sourcePath, chrome);
 }
 
+void TestChromeExport::roundTripRealNsysExport_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::newRow("4 streams") << "nsys-2026.1.1_rtx4060ti_4streams.sqlite";
+    // 19118 NVTX ranges on two ranks' threads, 4010 kernels with their launch details.
+    QTest::newRow("torchrun, NVTX") << "nsys-2026.2.1_2xh100_torchrun_windowed.sqlite";
+}
+
 void TestChromeExport::roundTripRealNsysExport()
 {
-    const QString file =
-        QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/nsys-2026.1.1_rtx4060ti_4streams.sqlite");
+    QFETCH(QString, name);
+    const QString file = QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/") + name;
     if (!QFileInfo::exists(file))
         QSKIP("../shared/data/real-traces is not beside the checkout: no real Nsight export to round-trip");
     const auto t = engine::importNsysSqlite(file.toStdString());
@@ -525,6 +536,83 @@ void TestChromeExport::roundTripRealNsysExport()
     const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "nsys.json");
     const QString diff = test::traceDifference(t, back);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+}
+
+// Host ranges go on tracks of their own under their thread (one per depth, named "<thread> · NVTX
+// (depth N)"), kernels carry Kineto's launch args and the name of their range, and StreamScope's own
+// file reads back the same ranges, links and launches.
+void TestChromeExport::hostRangesAndLaunches()
+{
+    auto t = richTrace();
+    for (std::size_t r = 0; r < t.repetitions.size(); ++r) {
+        auto &rep = t.repetitions[r];
+        const std::int64_t base = rep.ops[0].hostStartNs;
+        auto range = [&](const char *name, engine::HostRangeCategory category, int thread, std::int64_t start,
+                         std::int64_t end) {
+            engine::HostRange h;
+            h.nameId = t.intern(name);
+            h.category = category;
+            h.hostThread = thread;
+            h.startNs = base + start;
+            h.endNs = base + end;
+            rep.hostRanges.push_back(h);
+        };
+        range("step", engine::HostRangeCategory::Nvtx, 0, 0, 400'000);
+        range("forward", engine::HostRangeCategory::Nvtx, 0, 0, 3'000);
+        range("backward", engine::HostRangeCategory::Nvtx, 0, 3'000, 9'000); // touches forward
+        range("crossing", engine::HostRangeCategory::Nvtx, 0, 2'000, 5'000); // crosses both: depth 2
+        range("aten::mm", engine::HostRangeCategory::CpuOp, 1, 10, 500);
+        range("no thread", engine::HostRangeCategory::PythonFunction, -1, 10, 20);
+        rep.hostRanges.back().domainId = t.intern("a domain");
+        engine::KernelLaunch l;
+        l.op = 1;
+        l.grid[0] = 80;
+        l.grid[1] = l.grid[2] = 1;
+        l.block[0] = 1024;
+        l.block[1] = l.block[2] = 1;
+        l.registersPerThread = 64;
+        l.sharedBytes = 49152;
+        l.staticSharedBytes = 16384;
+        l.dynamicSharedBytes = 32768;
+        l.fullNameId = t.intern("void k<(int)3>(float *)");
+        rep.kernelLaunches = {l};
+        engine::layoutHostRanges(rep);
+    }
+    for (const auto &h : t.repetitions[0].hostRanges)
+        if (t.string(h.nameId) == "crossing")
+            QCOMPARE(h.depth, 2);
+    const std::string text = engine::toChromeJson(t);
+    const auto json = parse(text);
+    QStringList tracks;
+    for (const auto &e : json["traceEvents"])
+        if (e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == 1)
+            tracks << QString::fromStdString(e["args"]["name"].get<std::string>());
+    // ("main (2)": the hand trace's calls of different repetitions overlap in time.)
+    QCOMPARE(tracks.join(" | "),
+             QStringLiteral("main | main (2) | main · NVTX | main · NVTX (depth 1) | main · NVTX (depth 2) | worker | "
+                            "worker · CPU ops | host (thread not recorded) | host (thread not recorded) · CPU ops"));
+    bool sawKernel = false;
+    for (const auto &e : json["traceEvents"])
+        if (e.value("cat", "") == "kernel" && e["args"]["repetition"] == 0 && e["name"] == "B: kernel") {
+            sawKernel = true;
+            QCOMPARE(e["args"]["grid"].dump(), std::string("[80,1,1]"));
+            QCOMPARE(e["args"]["block"].dump(), std::string("[1024,1,1]"));
+            QCOMPARE(e["args"]["shared memory"].get<int>(), 49152);
+            QCOMPARE(e["args"]["registers per thread"].get<int>(), 64);
+            QCOMPARE(e["args"]["nvtx"].get<std::string>(), std::string("crossing"));
+        }
+    QVERIFY(sawKernel);
+    const auto back = engine::chromeTraceFromJson(text, "ranges.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    int domains = 0;
+    for (const auto &h : back.repetitions[2].hostRanges)
+        domains += back.string(h.domainId) == "a domain" && back.string(h.nameId) == "no thread";
+    QCOMPARE(domains, 1);
     if (!m_python.isEmpty()) {
         const QString result = runChecker(t);
         QVERIFY2(result.startsWith("OK "), qPrintable(result));

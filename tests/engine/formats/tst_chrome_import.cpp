@@ -28,6 +28,8 @@ private slots:
     void realKinetoTraces_data();
     void realKinetoTraces();
     void kinetoFixture();
+    void kinetoCpuSide();
+    void realKinetoKernelLaunch();
     void olderCategoryNamesAndArrayForm();
     void gzipAndDetection();
     void ownExportThroughLoadTrace();
@@ -77,22 +79,24 @@ void TestChromeImport::realKinetoTraces_data()
     QTest::addColumn<int>("linkedGpuOps"); // GPU ops whose correlation matches a runtime call (counted with python)
     QTest::addColumn<int>("hostOnly"); // runtime calls that issued no GPU op in the file
     QTest::addColumn<int>("h2d");
+    QTest::addColumn<int>("cpuOps"); // cat cpu_op, as counted with python
+    QTest::addColumn<int>("annotations"); // cat user_annotation
 
     QTest::newRow("simple add, 2 streams") << "kineto_a100_simple_add_2streams.json.gz"
                                            << "NVIDIA A100-PG509-200"
                                            << "0:7=73 0:20=6"
                                            << "0:7=16"
-                                           << "0:7=2 0:20=1" << 79 + 16 + 3 << 233 << 16;
+                                           << "0:7=2 0:20=1" << 79 + 16 + 3 << 233 << 16 << 359 << 8;
     QTest::newRow("rank 3, 4 streams") << "kineto_a100_rank3_4streams.json.gz"
                                        << "NVIDIA A100-PG509-200"
                                        << "3:7=8298 3:20=210 3:21=60"
                                        << "3:7=24 3:20=60 3:22=144"
-                                       << "3:7=642 3:20=12" << 8568 + 228 + 654 << 15242 << 150;
+                                       << "3:7=642 3:20=12" << 8568 + 228 + 654 << 15242 << 150 << 40506 << 288;
     QTest::newRow("A100 80GB rank 0, 5 streams") << "kineto_a100-80gb_rank0_5streams.json.gz"
                                                  << "NVIDIA A100-SXM4-80GB"
                                                  << "0:7=5705 0:27=295 0:84=36 0:285=22 0:363=22"
                                                  << "0:7=1280 0:25=35 0:27=75"
-                                                 << "0:7=277" << 5375 + 1250 + 250 << 27324 << 80;
+                                                 << "0:7=277" << 5375 + 1250 + 250 << 27324 << 80 << 25185 << 360;
 }
 
 void TestChromeImport::realKinetoTraces()
@@ -105,6 +109,8 @@ void TestChromeImport::realKinetoTraces()
     QFETCH(int, linkedGpuOps);
     QFETCH(int, hostOnly);
     QFETCH(int, h2d);
+    QFETCH(int, cpuOps);
+    QFETCH(int, annotations);
     const QString path = QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/") + file;
     if (!QFileInfo::exists(path))
         QSKIP("../shared/data/real-traces is not beside the checkout (CI has it): no real Kineto traces to test on");
@@ -142,6 +148,32 @@ void TestChromeImport::realKinetoTraces()
         QVERIFY(key >= last);
         last = key;
     }
+
+    // The CPU side: every cpu_op and user_annotation as a host range on its thread, nested; kernels keep
+    // their own names, each with its launch (grid, block, shared memory, registers) and the cpu_op that
+    // launched it.
+    const auto &rep = t.repetitions[0];
+    int ops = 0, notes = 0, deepest = 0;
+    for (const auto &r : rep.hostRanges) {
+        ops += r.category == engine::HostRangeCategory::CpuOp;
+        notes += r.category == engine::HostRangeCategory::UserAnnotation;
+        deepest = std::max(deepest, r.depth);
+        QVERIFY(r.hostThread >= 0 && r.hostThread < int(t.hostThreads.size()));
+    }
+    QCOMPARE(ops, cpuOps);
+    QCOMPARE(notes, annotations);
+    QVERIFY2(deepest >= 3, qPrintable(QString::number(deepest)));
+    const int kernelCount = test::countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel; });
+    QCOMPARE(int(rep.kernelLaunches.size()), kernelCount);
+    int launchedInOps = 0;
+    for (const auto &l : rep.kernelLaunches) {
+        const auto &op = rep.ops[std::size_t(l.op)];
+        QCOMPARE(test::enumName(op.kind), test::enumName(OpKind::Kernel));
+        QVERIFY(l.hasGrid() && l.hasBlock() && l.sharedBytes >= 0 && l.registersPerThread >= 0);
+        if (const auto *range = rep.enclosingRange(op))
+            launchedInOps += range->category == engine::HostRangeCategory::CpuOp;
+    }
+    QVERIFY2(launchedInOps > kernelCount / 2, qPrintable(QString::number(launchedInOps)));
 }
 
 void TestChromeImport::kinetoFixture()
@@ -179,6 +211,103 @@ void TestChromeImport::kinetoFixture()
     QCOMPARE(t.devices.size(), std::size_t(1));
     QCOMPARE(t.devices[0].name, std::string("Fixture GPU"));
     QCOMPARE(t.devices[0].smCount, 132);
+}
+
+// cpu_op, user_annotation and python_function slices: host ranges on their pid/tid, nested; a kernel's
+// launch args, Kineto's short grid form, and malformed launch args named by their JSON path.
+void TestChromeImport::kinetoCpuSide()
+{
+    const QByteArray text = R"json({"traceEvents":[
+      {"ph":"X","cat":"python_function","name":"train.py(12): step","pid":7,"tid":7,"ts":0,"dur":100},
+      {"ph":"X","cat":"user_annotation","name":"forward","pid":7,"tid":7,"ts":1,"dur":60},
+      {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":7,"tid":7,"ts":2,"dur":20,"args":{"External id":3}},
+      {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":7,"tid":7,"ts":5,"dur":4,"args":{"correlation":9}},
+      {"ph":"X","cat":"kernel","name":"gemm_kernel","pid":0,"tid":7,"ts":30,"dur":10,
+       "args":{"stream":7,"device":0,"correlation":9,"grid":[64],"block":[128,2,1],"shared memory":8192,
+               "registers per thread":96}},
+      {"ph":"X","cat":"cpu_op","name":"aten::add","pid":7,"tid":8,"ts":3,"dur":5},
+      {"ph":"M","name":"thread_name","pid":7,"tid":8,"args":{"name":"autograd"}}
+    ]})json";
+    const auto t =
+        engine::chromeTraceFromJson(std::string_view(text.constData(), std::size_t(text.size())), "cpu.json");
+    const auto &rep = t.repetitions.at(0);
+    QStringList ranges;
+    for (const auto &r : rep.hostRanges)
+        ranges << QStringLiteral("%1 %2@%3 on %4")
+                      .arg(test::enumName(r.category), QString::fromStdString(t.string(r.nameId)))
+                      .arg(r.depth)
+                      .arg(QString::fromStdString(t.hostThreads[std::size_t(r.hostThread)].name));
+    QCOMPARE(
+        ranges.join(", "),
+        QStringLiteral("python_function train.py(12): step@0 on pid 7 tid 7, user_annotation forward@1 on pid 7 tid "
+                       "7, cpu_op aten::mm@2 on pid 7 tid 7, cpu_op aten::add@0 on autograd"));
+    const auto kernel =
+        std::find_if(rep.ops.begin(), rep.ops.end(), [](const auto &op) { return op.kind == OpKind::Kernel; });
+    QVERIFY(kernel != rep.ops.end());
+    QCOMPARE(t.name(*kernel), std::string("gemm_kernel"));
+    QCOMPARE(t.rangeName(rep, *kernel), std::string("aten::mm"));
+    const auto *l = rep.launchOf(int(kernel - rep.ops.begin()));
+    QVERIFY(l);
+    QCOMPARE(l->grid[0], 64u);
+    QCOMPARE(l->grid[1], 1u); // [64] is 64 x 1 x 1
+    QCOMPARE(l->block[1], 2u);
+    QCOMPARE(l->sharedBytes, std::int64_t(8192));
+    QCOMPARE(l->staticSharedBytes, -1); // Kineto gives the total only
+    QCOMPARE(l->registersPerThread, 96);
+
+    const std::string base = text.toStdString();
+    auto refusal = [&](const std::string &from, const std::string &to) -> QString {
+        std::string bad = base;
+        bad.replace(bad.find(from), from.size(), to);
+        try {
+            engine::chromeTraceFromJson(bad, "cpu.json");
+        } catch (const engine::Error &e) {
+            return QString::fromUtf8(e.what());
+        }
+        return QStringLiteral("(accepted)");
+    };
+    QString msg = refusal("\"grid\":[64]", "\"grid\":[64,1,1,1]");
+    QVERIFY2(msg.contains("/traceEvents/4/args/grid: expected an array of one to three integers"), qPrintable(msg));
+    msg = refusal("\"grid\":[64]", "\"grid\":\"64\"");
+    QVERIFY2(msg.contains("/traceEvents/4/args/grid"), qPrintable(msg));
+    msg = refusal("\"block\":[128,2,1]", "\"block\":[128,-2,1]");
+    QVERIFY2(msg.contains("/traceEvents/4/args/block/1: a launch dimension of -2 is not possible"), qPrintable(msg));
+    msg = refusal("\"shared memory\":8192", "\"shared memory\":-1");
+    QVERIFY2(msg.contains("/traceEvents/4/args/shared memory: -1 is not a possible size"), qPrintable(msg));
+    msg = refusal("\"name\":\"aten::add\",\"pid\":7,\"tid\":8,\"ts\":3,\"dur\":5",
+                  "\"name\":\"aten::add\",\"pid\":7,\"tid\":8,\"ts\":3,\"dur\":-5");
+    QVERIFY2(msg.contains("/traceEvents/5/dur: negative duration"), qPrintable(msg));
+}
+
+void TestChromeImport::realKinetoKernelLaunch()
+{
+    const QString path = QStringLiteral(STREAMSCOPE_SHARED_DIR "/data/real-traces/kineto_a100_rank3_4streams.json.gz");
+    if (!QFileInfo::exists(path))
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it)");
+    // README's example kernel: a CUTLASS GEMM, 64 x 1 x 1 blocks of 128 threads, 48 KiB of shared memory,
+    // 90 registers per thread, launched from a cpu_op.
+    const auto t = engine::loadTrace(path.toStdString());
+    const auto &rep = t.repetitions[0];
+    const std::string name =
+        "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(cutlass_80_tensorop_s1688gemm_64x64_"
+        "16x6_nn_align4::Params)";
+    int seen = 0;
+    for (std::size_t i = 0; i < rep.ops.size() && !seen; ++i) {
+        if (t.name(rep.ops[i]) != name)
+            continue;
+        const auto *l = rep.launchOf(int(i));
+        QVERIFY(l);
+        if (l->grid[0] != 64)
+            continue;
+        ++seen;
+        QCOMPARE(l->block[0], 128u);
+        QCOMPARE(l->sharedBytes, std::int64_t(49152));
+        QCOMPARE(l->registersPerThread, 90);
+        const auto *range = rep.enclosingRange(rep.ops[i]);
+        QVERIFY(range);
+        QVERIFY2(QString::fromStdString(t.string(range->nameId)).startsWith("aten::"), t.string(range->nameId).c_str());
+    }
+    QCOMPARE(seen, 1);
 }
 
 void TestChromeImport::olderCategoryNamesAndArrayForm()

@@ -10,6 +10,7 @@
 #include "engine/formats/csv_export.h"
 #include "engine/formats/native_format.h"
 #include "engine/model/errors.h"
+#include "engine/model/host_ranges.h"
 #include "engine/util/file_util.h"
 #include "tests/engine/trace_compare.h"
 #include "tests/engine/trace_fixture.h"
@@ -26,6 +27,10 @@ private slots:
     void formatTwoNeedsItsTiming();
     void activitiesRoundTrip();
     void formatTwoOpensWithoutActivities();
+    void hostRangesAndLaunchesRoundTrip();
+    void formatThreeOpensWithoutRanges();
+    void badRangeAndLaunchRows_data();
+    void badRangeAndLaunchRows();
     void writeIsAtomic();
     void unwritableFolder();
     void missingFile();
@@ -216,7 +221,7 @@ void TestNativeFormat::activitiesRoundTrip()
     const std::string text = engine::toNativeJson(t);
     QVERIFY(text.find("\"activity_columns\"") != std::string::npos);
     const auto r = engine::fromNativeJson(text, "um.sstrace");
-    QCOMPARE(r.formatVersion, 3);
+    QCOMPARE(r.formatVersion, engine::kTraceFormatVersion);
     QCOMPARE(test::traceDifference(t, r), QString());
     QCOMPARE(r.repetitions[0].activities.size(), std::size_t(5));
     QVERIFY(r.repetitions[1].activities.empty());
@@ -268,6 +273,172 @@ void TestNativeFormat::formatTwoOpensWithoutActivities()
     QCOMPARE(test::traceDifference(richTrace(), t), QString());
     for (const auto &rep : t.repetitions)
         QVERIFY(rep.activities.empty());
+}
+
+// Format 4: NVTX and CPU-op host ranges (with a domain) and kernel launch details come back as they
+// were written, and ops are tied to their ranges again on reading.
+static engine::Trace traceWithRanges()
+{
+    auto t = richTrace();
+    t.hostThreads.push_back({"worker", 43});
+    for (auto &rep : t.repetitions) {
+        const std::int64_t base = rep.ops[0].hostStartNs;
+        engine::HostRange step;
+        step.nameId = t.intern("training step");
+        step.category = engine::HostRangeCategory::UserAnnotation;
+        step.hostThread = 0;
+        step.startNs = base;
+        step.endNs = base + 400'000;
+        engine::HostRange forward = step;
+        forward.nameId = t.intern("forward");
+        forward.category = engine::HostRangeCategory::Nvtx;
+        forward.domainId = t.intern("my library");
+        forward.startNs = base;
+        forward.endNs = base + 3'000;
+        engine::HostRange other = step;
+        other.nameId = t.intern("aten::mm");
+        other.category = engine::HostRangeCategory::CpuOp;
+        other.hostThread = 1;
+        rep.hostRanges = {forward, other, step}; // out of order: the writer keeps what layout made of it
+        engine::KernelLaunch launch;
+        launch.op = 1; // "B: kernel"
+        launch.grid[0] = 1024;
+        launch.grid[1] = 2;
+        launch.grid[2] = 1;
+        launch.block[0] = 256;
+        launch.block[1] = 1;
+        launch.block[2] = 1;
+        launch.registersPerThread = 40;
+        launch.staticSharedBytes = 2048;
+        launch.dynamicSharedBytes = 0;
+        launch.sharedBytes = 2048;
+        launch.fullNameId = t.intern("void spin_kernel<(int)1>(long long)");
+        rep.kernelLaunches = {launch};
+        engine::layoutHostRanges(rep);
+    }
+    return t;
+}
+
+void TestNativeFormat::hostRangesAndLaunchesRoundTrip()
+{
+    const auto t = traceWithRanges();
+    // Sorted: "training step" (thread 0), "aten::mm" (thread 1), then "forward", nested in the step.
+    QCOMPARE(t.string(t.repetitions[0].hostRanges[0].nameId), std::string("training step"));
+    QCOMPARE(t.repetitions[0].hostRanges[0].depth, 0);
+    QCOMPARE(t.repetitions[0].hostRanges[1].depth, 0);
+    QCOMPARE(t.repetitions[0].hostRanges[2].depth, 1);
+    QCOMPARE(t.rangeName(t.repetitions[0], t.repetitions[0].ops[0]), std::string("forward"));
+    const std::string text = engine::toNativeJson(t);
+    QVERIFY(text.find("\"host_range_columns\"") != std::string::npos);
+    const auto r = engine::fromNativeJson(text, "ranges.sstrace");
+    QCOMPARE(r.formatVersion, 4);
+    QCOMPARE(test::traceDifference(t, r), QString());
+    QCOMPARE(r.repetitions[1].hostRanges.size(), std::size_t(3));
+    QCOMPARE(r.string(r.repetitions[1].hostRanges[2].domainId), std::string("my library"));
+    QCOMPARE(r.rangeName(r.repetitions[1], r.repetitions[1].ops[0]), std::string("forward"));
+    QCOMPARE(r.rangeName(r.repetitions[1], r.repetitions[1].ops[3]), std::string("training step"));
+    const auto *l = r.repetitions[1].launchOf(1);
+    QVERIFY(l);
+    QCOMPARE(l->grid[0], 1024u);
+    QCOMPARE(l->registersPerThread, 40);
+    QCOMPARE(r.string(l->fullNameId), std::string("void spin_kernel<(int)1>(long long)"));
+    // Written again, the same bytes.
+    QCOMPARE(engine::toNativeJson(r), text);
+    // The CSV names each op's range and a kernel's launch.
+    const QStringList lines = QString::fromStdString(engine::toCsv(r)).split('\n', Qt::SkipEmptyParts);
+    QVERIFY2(lines[0].endsWith(",host_range,grid,block,shared_bytes,registers_per_thread"), qPrintable(lines[0]));
+    QVERIFY2(lines[2].endsWith(",forward,1024x2x1,256x1x1,2048,40"), qPrintable(lines[2]));
+    QVERIFY2(lines[4].endsWith(",training step,,,,"), qPrintable(lines[4]));
+}
+
+// A format 3 file (before host ranges) opens, with none; host ranges in a file that says format 3 are refused.
+void TestNativeFormat::formatThreeOpensWithoutRanges()
+{
+    const std::string version = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
+    std::string text = engine::toNativeJson(richTrace());
+    QVERIFY(text.find(version) != std::string::npos);
+    text.replace(text.find(version), version.size(), "\"version\": 3");
+    const auto t = engine::fromNativeJson(text, "v3.sstrace");
+    QCOMPARE(t.formatVersion, 3);
+    QCOMPARE(test::traceDifference(richTrace(), t), QString());
+    for (const auto &rep : t.repetitions) {
+        QVERIFY(rep.hostRanges.empty());
+        QVERIFY(rep.kernelLaunches.empty());
+    }
+    std::string withRanges = engine::toNativeJson(traceWithRanges());
+    withRanges.replace(withRanges.find(version), version.size(), "\"version\": 3");
+    try {
+        engine::fromNativeJson(withRanges, "v3.sstrace");
+        QFAIL("host ranges in a format 3 file were accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains("need trace format 4"), e.what());
+    }
+}
+
+void TestNativeFormat::badRangeAndLaunchRows_data()
+{
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("where");
+    // Rows of traceWithRanges' repetition 0: host ranges [name, category, thread, start, end, domain],
+    // the launch [op, grid xyz, block xyz, registers, shared, static, dynamic, full name].
+    QTest::newRow("unknown category") << "\"user_annotation\""
+                                      << "\"annotation\""
+                                      << "/repetitions/0/host_ranges/0/1 (category)|unknown host range category";
+    QTest::newRow("category is a number") << ",\"user_annotation\","
+                                          << ",3,"
+                                          << "/host_ranges/0/1 (category): expected a string";
+    QTest::newRow("range ends before it starts") << "\"user_annotation\",0,0,400000"
+                                                 << "\"user_annotation\",0,5000,4000"
+                                                 << "/host_ranges/0/4 (end_ns)|ends before it starts";
+    QTest::newRow("negative start") << "\"user_annotation\",0,0,"
+                                    << "\"user_annotation\",0,-7,"
+                                    << "/host_ranges/0/3 (start_ns)|out of range";
+    QTest::newRow("range name out of range") << "\"host_ranges\": [\n   ["
+                                             << "\"host_ranges\": [\n   [99"
+                                             << "/repetitions/0/host_ranges/0/0|name index 99";
+    QTest::newRow("range thread out of range") << ",\"cpu_op\",1,"
+                                               << ",\"cpu_op\",5,"
+                                               << "/host_ranges/1/2|host thread 5";
+    QTest::newRow("short range row") << ",\"cpu_op\",1,0,400000,-1]"
+                                     << ",\"cpu_op\",1,0,400000]"
+                                     << "/host_ranges/1|expected 6 values";
+    QTest::newRow("launch of a missing op") << "\"kernel_launches\": [\n   [1,"
+                                            << "\"kernel_launches\": [\n   [40,"
+                                            << "/repetitions/0/kernel_launches/0/0|op 40";
+    QTest::newRow("negative grid") << "[1,1024,2,1,"
+                                   << "[1,-1024,2,1,"
+                                   << "/kernel_launches/0/1 (grid_x)|out of range";
+    QTest::newRow("grid past 2^32") << "[1,1024,2,1,"
+                                    << "[1,4294967296,2,1,"
+                                    << "/kernel_launches/0/1 (grid_x)|out of range";
+    QTest::newRow("fractional registers") << ",256,1,1,40,"
+                                          << ",256,1,1,40.5,"
+                                          << "/kernel_launches/0/7|integer";
+    QTest::newRow("flags past a byte") << ",\"async\",0,0,"
+                                       << ",\"async\",300,0,"
+                                       << "/repetitions/0/ops/0/13 (flags)|not valid";
+}
+
+void TestNativeFormat::badRangeAndLaunchRows()
+{
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, where);
+    std::string text = engine::toNativeJson(traceWithRanges());
+    const auto at = text.find(from.toStdString());
+    QVERIFY2(at != std::string::npos, qPrintable("pattern not found: " + from));
+    text.replace(at, std::size_t(from.toUtf8().size()), to.toStdString());
+    try {
+        engine::fromNativeJson(text, "bad.sstrace");
+        QFAIL("accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
+        const QString msg = QString::fromUtf8(e.what());
+        QVERIFY2(msg.startsWith("bad.sstrace: "), qPrintable(msg));
+        for (const QString &part : where.split('|'))
+            QVERIFY2(msg.contains(part), qPrintable("'" + part + "' not in: " + msg));
+    }
 }
 
 void TestNativeFormat::formatTwoNeedsItsTiming()

@@ -3,19 +3,25 @@
 // sets, missing tables, ENUM tables with other numberings, NVTX stream names, UVM rows), and malformed
 // files that must each give a clear Error naming the file and the table/column/row. NVTX: four real
 // captures of streamscope-cli runs (tests/engine/fixtures/nsys-streamscope) against the .sstrace of the
-// same run, and fixture databases for the innermost-range rule and the repetition split.
+// same run, and fixture databases for the innermost-range rule and the repetition split; every NVTX range
+// as a host range with its depth, kernels keeping their own names, launch details, and the two hostile
+// files of #13 (100k nested ranges, a tiny database with a huge rowid).
 #include <QtTest>
 
 #include <sqlite3.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
 
 #include "engine/formats/native_format.h"
 #include "engine/formats/nsys_import.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
+#include "engine/model/host_ranges.h"
 #include "tests/engine/trace_compare.h"
 
 using namespace streamscope;
@@ -44,14 +50,47 @@ private slots:
     void damagedDatabase();
     void streamscopeCaptures_data();
     void streamscopeCaptures();
-    void nvtxInnermostRangeNamesOps();
+    void nvtxInnermostRangeTiesOps();
     void nvtxRepetitionRanges();
     void noNvtxKeepsCudaNames();
+    void torchrunKeepsKernelNames();
+    void realNvtxRanges();
+    void kernelLaunchDetails();
+    void deepNvtxNestingIsNotQuadratic();
+    void hugeRowidReservesNothing();
 
 private:
     std::string makeDb(const QString &name, const QString &sql);
     QTemporaryDir m_dir;
 };
+
+// The largest single allocation while tracking is on: a reservation sized by a number from the file shows
+// here as gigabytes (hugeRowidReservesNothing). Replacing the global operator new is what the standard
+// allows a program to do; everything else goes on to malloc as before.
+namespace {
+std::atomic<bool> g_trackAllocations{false};
+std::atomic<std::size_t> g_largestAllocation{0};
+} // namespace
+
+void *operator new(std::size_t size)
+{
+    if (g_trackAllocations.load(std::memory_order_relaxed)) {
+        std::size_t seen = g_largestAllocation.load(std::memory_order_relaxed);
+        while (size > seen && !g_largestAllocation.compare_exchange_weak(seen, size))
+            ;
+    }
+    if (void *p = std::malloc(size ? size : 1))
+        return p;
+    throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
 
 namespace {
 
@@ -141,39 +180,41 @@ void TestNsysImport::realExports_data()
     QTest::addColumn<int>("unified"); // UVM migrations (Managed on both sides)
     QTest::addColumn<int>("memsets");
     QTest::addColumn<QString>("version");
+    QTest::addColumn<int>("nvtxRanges"); // push/pop and start/end ranges that ended in the capture
 
     QTest::newRow("2026.1.1 4 streams") << "nsys-2026.1.1_rtx4060ti_4streams.sqlite"
                                         << "GeForce RTX 4060 Ti"
                                         << "0:13=1,0:14=1,0:15=1,0:16=1" << 12 << 8 << 4 << 0 << 0 << 0
-                                        << "2026.1.1.204";
+                                        << "2026.1.1.204" << 0;
     QTest::newRow("2023.2.3 T4 UVM") << "nsys-2023.2.3_t4_2streams_uvm.sqlite"
                                      << "Tesla T4"
-                                     << "0:13=50,0:14=50" << 735 << 445 << 290 << 0 << 735 << 160 << "2023.2.3.1004";
+                                     << "0:13=50,0:14=50" << 735 << 445 << 290 << 0 << 735 << 160 << "2023.2.3.1004"
+                                     << 0;
     QTest::newRow("2026.2.1 2xH100 windowed")
         << "nsys-2026.2.1_2xh100_torchrun_windowed.sqlite"
         << ""
-        << "0:7=1993,1:15=2017" << 1020 << 34 << 0 << 986 << 0 << 269 << "2026.2.1.210";
+        << "0:7=1993,1:15=2017" << 1020 << 34 << 0 << 986 << 0 << 269 << "2026.2.1.210" << 19118;
     QTest::newRow("2025.5.1 RTX 3090 UVM") << "nsys-2025.5.1_rtx3090_uvm_and_explicit.sqlite"
                                            << "GeForce RTX 3090"
-                                           << "0:7=6461" << 65 << -1 << -1 << -1 << 58 << 2 << "2025.5.1.121";
+                                           << "0:7=6461" << 65 << -1 << -1 << -1 << 58 << 2 << "2025.5.1.121" << 0;
     QTest::newRow("2025.5.2 RTX 3060 smoke") << "nsys-2025.5.2_rtx3060_smoke.sqlite"
                                              << "GeForce RTX 3060"
-                                             << "0:13=3" << 1 << 1 << 0 << 0 << 0 << 0 << "2025.5.2.266";
+                                             << "0:13=3" << 1 << 1 << 0 << 0 << 0 << 0 << "2025.5.2.266" << 0;
     QTest::newRow("2025.1.1 H200 NVTX") << "nsys-2025.1.1_h200_nvtx.sqlite"
                                         << "H200"
-                                        << "0:7=18" << 3 << 2 << 0 << 1 << 0 << 3 << "2025.1.1.110";
+                                        << "0:7=18" << 3 << 2 << 0 << 1 << 0 << 3 << "2025.1.1.110" << 13513;
     QTest::newRow("2024.5.1 A100 cloverleaf") << "nsys-2024.5.1_a100_cloverleaf.sqlite"
                                               << "A100-SXM4-80GB"
-                                              << "0:7=1312" << 279 << 254 << 25 << 0 << 0 << 0 << "2024.5.1.113";
+                                              << "0:7=1312" << 279 << 254 << 25 << 0 << 0 << 0 << "2024.5.1.113" << 0;
     QTest::newRow("2023.1.2 23k kernels") << "nsys-2023.1.2_rtx3060_23k_kernels.sqlite"
                                           << "GeForce RTX 3060"
-                                          << "0:7=23419" << 5105 << 26 << 7 << 5072 << 0 << 1 << "2023.1.2.43";
+                                          << "0:7=23419" << 5105 << 26 << 7 << 5072 << 0 << 1 << "2023.1.2.43" << 0;
     QTest::newRow("2022.2.1 A100 saxpy") << "nsys-2022.2.1_a100_saxpy_mpi_nvtx.sqlite"
                                          << "A100-SXM4-40GB"
-                                         << "0:7=5" << 15 << 10 << 5 << 0 << 0 << 0 << "2022.2.1.31";
+                                         << "0:7=5" << 15 << 10 << 5 << 0 << 0 << 0 << "2022.2.1.31" << 22;
     QTest::newRow("2021.2.1 no metadata") << "nsys-2021.2.1_quadro-rtx6000_no-metadata.sqlite"
                                           << "Quadro RTX 6000"
-                                          << "0:7=12" << 188 << 164 << 24 << 0 << 0 << 16 << "unknown";
+                                          << "0:7=12" << 188 << 164 << 24 << 0 << 0 << 16 << "unknown" << 0;
 }
 
 void TestNsysImport::realExports()
@@ -188,6 +229,7 @@ void TestNsysImport::realExports()
     QFETCH(int, unified);
     QFETCH(int, memsets);
     QFETCH(QString, version);
+    QFETCH(int, nvtxRanges);
     if (!haveRealTraces())
         QSKIP("../shared/data/real-traces is not beside the checkout (CI has it): no real Nsight exports to test on");
 
@@ -231,6 +273,32 @@ void TestNsysImport::realExports()
     }
     QVERIFY2(QString::fromStdString(t.metadata.at("nsys.version")).startsWith(version),
              t.metadata.at("nsys.version").c_str());
+
+    // Every NVTX range is a host range on a known thread, in rows where no two overlap; every kernel has
+    // its launch (every version here records grid, block, shared memory and registers).
+    const auto &rep = t.repetitions[0];
+    QCOMPARE(int(rep.hostRanges.size()), nvtxRanges);
+    std::map<std::pair<int, int>, std::int64_t> rowEnd;
+    for (const auto &r : rep.hostRanges) {
+        QVERIFY(r.category == engine::HostRangeCategory::Nvtx);
+        QVERIFY(r.hostThread >= 0 && r.hostThread < int(t.hostThreads.size()));
+        auto [it, inserted] = rowEnd.emplace(std::make_pair(r.hostThread, r.depth), r.endNs);
+        if (!inserted) {
+            QVERIFY2(it->second <= r.startNs, "two ranges of one row overlap");
+            it->second = r.endNs;
+        }
+    }
+    QCOMPARE(int(rep.kernelLaunches.size()),
+             test::countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel; }));
+    for (const auto &l : rep.kernelLaunches) {
+        QCOMPARE(test::enumName(rep.ops[std::size_t(l.op)].kind), test::enumName(OpKind::Kernel));
+        QVERIFY(l.hasGrid() && l.hasBlock());
+        QVERIFY(l.threads() > 0);
+        QVERIFY(l.registersPerThread > 0);
+        QVERIFY(l.sharedBytes >= 0 && l.staticSharedBytes >= 0 && l.dynamicSharedBytes >= 0);
+        QCOMPARE(l.sharedBytes, std::int64_t(l.staticSharedBytes) + l.dynamicSharedBytes);
+    }
+    QVERIFY(!t.metadata.count("op_names")); // ops keep their CUDA names (only captures of streamscope-cli differ)
 }
 
 void TestNsysImport::realExportLinksHostCalls()
@@ -732,14 +800,15 @@ void TestNsysImport::streamscopeCaptures()
         QVERIFY2(worst <= 25000, qPrintable(QString::number(worst) + " on " + QString::fromStdString(worstOp)));
 }
 
-void TestNsysImport::nvtxInnermostRangeNamesOps()
+void TestNsysImport::nvtxInnermostRangeTiesOps()
 {
     constexpr std::int64_t kOtherTid = kPid | 9999;
     // Thread kTid: "outer" 800..7000 holds "copy" (inline text) around the memcpy call at 900 and
     // "launch" (by textId) 1400..1600 around the kernel call at 1500, which itself holds "late" 1510..1590
     // that starts after the call: not enclosing it. The sync call at 6000 lies only in "outer"; the
     // cudaMalloc at 100 in no range. Thread kOtherTid has a range 1450..1550 around the kernel call's start
-    // time, which must not count (other thread), a mark (34) and a start/end range (60) as well.
+    // time, which must not count (other thread), a mark (34), a start/end range (60) in domain 7, which
+    // a NvtxDomainCreate row (75) names, and a range that never ended.
     const QString nvtx =
         QStringLiteral(
             "INSERT INTO StringIds VALUES (20, 'launch');"
@@ -753,22 +822,51 @@ void TestNsysImport::nvtxInnermostRangeNamesOps()
             " (1510, 1590, 59, NULL, NULL, NULL, 'late', %1, NULL, NULL, 0),"
             " (1450, 1550, 59, NULL, NULL, NULL, 'other thread', %2, NULL, NULL, 0),"
             " (1500, NULL, 34, NULL, NULL, NULL, 'a mark', %1, NULL, NULL, 0),"
-            " (5000, 9000, 60, NULL, NULL, NULL, 'other start/end', %2, NULL, NULL, 0);")
+            " (10, NULL, 75, NULL, NULL, NULL, 'my domain', %2, NULL, NULL, 7),"
+            " (5000, 9000, 60, NULL, NULL, NULL, 'other start/end', %2, NULL, NULL, 7),"
+            " (6000, NULL, 59, NULL, NULL, NULL, 'never ended', %1, NULL, NULL, 0);")
             .arg(kTid)
             .arg(kOtherTid);
     const auto t = engine::importNsysSqlite(makeDb("nvtx_ranges.sqlite", kBase + nvtx));
-    QCOMPARE(t.metadata.at("op_names"), std::string("nvtx"));
+    QVERIFY(!t.metadata.count("op_names")); // the CUDA names stay
     QCOMPARE(t.repetitions.size(), std::size_t(1)); // no "rep N" ranges: one repetition as before
-    const auto &ops = t.repetitions[0].ops;
-    auto find = [&](auto pred) {
-        auto it = std::find_if(ops.begin(), ops.end(), pred);
-        return it == ops.end() ? std::string("<missing>") : t.name(*it);
-    };
-    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::CopyH2D; }), std::string("copy"));
-    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::Kernel; }), std::string("launch"));
-    QCOMPARE(find([](const auto &op) { return op.kind == OpKind::HostSync; }), std::string("outer"));
-    QCOMPARE(find([](const auto &op) { return op.hostStartNs == 100; }), std::string("cudaMalloc"));
+    const auto &rep = t.repetitions[0];
+    const auto &ops = rep.ops;
     QCOMPARE(ops.size(), std::size_t(4)); // no op made of a range outside a StreamScope repetition
+    auto find = [&](auto pred) -> const engine::OpRecord & {
+        auto it = std::find_if(ops.begin(), ops.end(), pred);
+        if (it == ops.end())
+            qFatal("op missing");
+        return *it;
+    };
+    const auto &copy = find([](const auto &op) { return op.kind == OpKind::CopyH2D; });
+    const auto &kernel = find([](const auto &op) { return op.kind == OpKind::Kernel; });
+    const auto &sync = find([](const auto &op) { return op.kind == OpKind::HostSync; });
+    const auto &malloc = find([](const auto &op) { return op.hostStartNs == 100; });
+    QCOMPARE(t.name(copy), std::string("Memcpy HtoD (Pinned -> Device)"));
+    QCOMPARE(t.rangeName(rep, copy), std::string("copy"));
+    QCOMPARE(t.name(kernel), std::string("my_kernel"));
+    QCOMPARE(t.rangeName(rep, kernel), std::string("launch"));
+    QCOMPARE(t.name(sync), std::string("cudaStreamSynchronize"));
+    QCOMPARE(t.rangeName(rep, sync), std::string("outer"));
+    QCOMPARE(t.name(malloc), std::string("cudaMalloc"));
+    QCOMPARE(t.rangeName(rep, malloc), std::string());
+    QCOMPARE(rep.enclosingRange(kernel)->depth, 1);
+
+    // Every range that ended is a host range, with its depth on its thread (marks and open ranges are not).
+    QCOMPARE(t.metadata.at("nvtx.ranges"), std::string("6"));
+    QStringList ranges;
+    for (const auto &r : rep.hostRanges)
+        ranges << QStringLiteral("%1:%2@%3/%4%5")
+                      .arg(QString::fromStdString(t.string(r.nameId)))
+                      .arg(r.startNs)
+                      .arg(r.depth)
+                      .arg(QString::fromStdString(t.hostThreads[std::size_t(r.hostThread)].name))
+                      .arg(r.domainId == engine::kNoString ? QString()
+                                                           : " in " + QString::fromStdString(t.string(r.domainId)));
+    QCOMPARE(ranges.join(", "), QStringLiteral("outer:800@0/main thread, copy:880@1/main thread, launch:1400@1/main "
+                                               "thread, other thread:1450@0/pid 1234 tid 9999, late:1510@2/main "
+                                               "thread, other start/end:5000@0/pid 1234 tid 9999 in my domain"));
 }
 
 void TestNsysImport::nvtxRepetitionRanges()
@@ -825,6 +923,18 @@ void TestNsysImport::nvtxRepetitionRanges()
     // Stream 13 ran only the runner's copy: no lane for it.
     QCOMPARE(t.streams.size(), std::size_t(1));
     QCOMPARE(t.streams[0].nativeId, std::int64_t(14));
+    // Each repetition keeps its own ranges ("rep N" and what it holds), the warm-up's are gone; ops are
+    // tied to their op range.
+    auto ranges = [&](const engine::Repetition &rep) {
+        QStringList n;
+        for (const auto &r : rep.hostRanges)
+            n << QStringLiteral("%1@%2").arg(QString::fromStdString(t.string(r.nameId))).arg(r.depth);
+        return n.join(',');
+    };
+    QCOMPARE(ranges(t.repetitions[0]), QStringLiteral("rep 0@0,H2D 1 MiB@1"));
+    QCOMPARE(ranges(t.repetitions[1]), QStringLiteral("rep 1@0,H2D 1 MiB@1,host work@1,sync@1"));
+    QCOMPARE(t.rangeName(t.repetitions[1], t.repetitions[1].ops[0]), std::string("H2D 1 MiB"));
+    QCOMPARE(t.rangeName(t.repetitions[1], t.repetitions[1].ops[2]), std::string("sync"));
 }
 
 void TestNsysImport::noNvtxKeepsCudaNames()
@@ -837,6 +947,239 @@ void TestNsysImport::noNvtxKeepsCudaNames()
     auto kernel = std::find_if(ops.begin(), ops.end(), [](const auto &op) { return op.kind == OpKind::Kernel; });
     QVERIFY(kernel != ops.end());
     QCOMPARE(t.name(*kernel), std::string("my_kernel"));
+}
+
+void TestNsysImport::torchrunKeepsKernelNames()
+{
+    if (!haveRealTraces())
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it)");
+    // The example: the flash-attention kernel launched in the NVTX range
+    // "flash_attn::_flash_attn_forward, op_id = 992330" keeps its own name, the range goes beside it.
+    const auto t = engine::importNsysSqlite(shared("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite").toStdString());
+    const auto &rep = t.repetitions[0];
+    int flash = 0, flashInRange = 0;
+    const engine::OpRecord *example = nullptr;
+    for (const auto &op : rep.ops) {
+        if (op.kind != OpKind::Kernel || t.name(op) != "flash_fwd_kernel")
+            continue;
+        ++flash;
+        const std::string &range = t.rangeName(rep, op);
+        if (!range.empty()) {
+            ++flashInRange;
+            QVERIFY2(QString::fromStdString(range).startsWith("flash_attn::_flash_attn_forward, op_id = "),
+                     range.c_str());
+        }
+        if (range == "flash_attn::_flash_attn_forward, op_id = 992330")
+            example = &op;
+    }
+    QCOMPARE(flash, 68);
+    QCOMPARE(flashInRange, 66); // two were launched before the window opened: no call, no range
+    QVERIFY(example);
+    QVERIFY(rep.enclosingRange(*example)->category == engine::HostRangeCategory::Nvtx);
+    // No op is named after a range any more.
+    QCOMPARE(test::countOps(
+                 t, [&](const auto &op) { return QString::fromStdString(t.name(op)).startsWith("flash_attn::"); }),
+             0);
+    // Its launch: 244 x 1 x 6 blocks of 128 threads, 64 KiB of dynamic shared memory, 255 registers; the
+    // demangled signature is kept beside the short name.
+    const auto *launch = rep.launchOf(int(example - rep.ops.data()));
+    QVERIFY(launch);
+    QCOMPARE(launch->grid[0], 244u);
+    QCOMPARE(launch->grid[1], 1u);
+    QCOMPARE(launch->grid[2], 6u);
+    QCOMPARE(launch->block[0], 128u);
+    QCOMPARE(launch->block[1], 1u);
+    QCOMPARE(launch->staticSharedBytes, 0);
+    QCOMPARE(launch->dynamicSharedBytes, 65536);
+    QCOMPARE(launch->sharedBytes, std::int64_t(65536));
+    QCOMPARE(launch->registersPerThread, 255);
+    QVERIFY2(QString::fromStdString(t.string(launch->fullNameId)).startsWith("void flash::flash_fwd_kernel<"),
+             t.string(launch->fullNameId).c_str());
+    // Two python3 threads (one per rank) with NVTX rows 5 deep; NCCL's ranges in their own domain.
+    const auto rows = engine::hostRangeRows(rep, t.hostThreads.size());
+    QCOMPARE(*std::max_element(rows.begin(), rows.end()), 5);
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.hostRange >= 0; }) > 3000, true);
+    int nccl = 0;
+    for (const auto &r : rep.hostRanges)
+        nccl += r.domainId != engine::kNoString;
+    QCOMPARE(nccl, 462);
+}
+
+void TestNsysImport::realNvtxRanges()
+{
+    if (!haveRealTraces())
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it)");
+    // saxpy with MPI: 22 ranges on one thread, 17 of them in the "MPI" domain (named by NvtxDomainCreate),
+    // five "saxpy" in the default one; each saxpy kernel was launched in a "saxpy" range.
+    const auto saxpy = engine::importNsysSqlite(shared("nsys-2022.2.1_a100_saxpy_mpi_nvtx.sqlite").toStdString());
+    const auto &rep = saxpy.repetitions[0];
+    QCOMPARE(rep.hostRanges.size(), std::size_t(22));
+    int mpi = 0, named = 0;
+    for (const auto &r : rep.hostRanges) {
+        mpi += saxpy.string(r.domainId) == "MPI";
+        named += saxpy.string(r.nameId) == "saxpy" && r.domainId == engine::kNoString;
+    }
+    QCOMPARE(mpi, 17);
+    QCOMPARE(named, 5);
+    int kernels = 0;
+    for (const auto &op : rep.ops)
+        if (op.kind == OpKind::Kernel) {
+            ++kernels;
+            QCOMPARE(saxpy.rangeName(rep, op), std::string("saxpy"));
+        }
+    QCOMPARE(kernels, 5);
+
+    // NVIDIA Fuser's benchmark: 13513 ranges over 9 of its 10 threads, nested up to 10 deep.
+    const auto fuser = engine::importNsysSqlite(shared("nsys-2025.1.1_h200_nvtx.sqlite").toStdString());
+    QCOMPARE(fuser.repetitions[0].hostRanges.size(), std::size_t(13513));
+    const auto rows = engine::hostRangeRows(fuser.repetitions[0], fuser.hostThreads.size());
+    QCOMPARE(std::count_if(rows.begin(), rows.end(), [](int n) { return n > 0; }), std::ptrdiff_t(9));
+    QVERIFY(*std::max_element(rows.begin(), rows.end()) >= 5);
+}
+
+void TestNsysImport::kernelLaunchDetails()
+{
+    const QString cols = "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, shortName INTEGER, "
+                         "demangledName INTEGER, gridX INTEGER, gridY INTEGER, gridZ INTEGER, blockX INTEGER, "
+                         "blockY INTEGER, blockZ INTEGER, staticSharedMemory INTEGER, dynamicSharedMemory INTEGER, "
+                         "registersPerThread INTEGER";
+    auto db = [&](const char *name, const QString &values) {
+        return makeDb(name, kStrings + "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (" + cols
+                                + ");INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES " + values + ";");
+    };
+    const auto t = engine::importNsysSqlite(
+        db("launch.sqlite", "(10, 20, 0, 7, 3, 4, 64, 2, 1, 256, 1, 1, 1024, 4096, 32), (30, 40, 0, 7, 3, 3, NULL, "
+                            "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL)"));
+    const auto &rep = t.repetitions[0];
+    QCOMPARE(rep.ops.size(), std::size_t(2));
+    QCOMPARE(t.name(rep.ops[0]), std::string("my_kernel"));
+    const auto *l = rep.launchOf(0);
+    QVERIFY(l);
+    QCOMPARE(l->grid[0], 64u);
+    QCOMPARE(l->grid[1], 2u);
+    QCOMPARE(l->block[0], 256u);
+    QCOMPARE(l->staticSharedBytes, 1024);
+    QCOMPARE(l->dynamicSharedBytes, 4096);
+    QCOMPARE(l->sharedBytes, std::int64_t(5120));
+    QCOMPARE(l->registersPerThread, 32);
+    QCOMPARE(l->threads(), std::uint64_t(64 * 2 * 256));
+    QCOMPARE(t.string(l->fullNameId), std::string("my_kernel(float*)"));
+    QVERIFY(!rep.launchOf(1)); // nothing recorded, and the demangled name is the short one
+
+    // Numbers no launch can have are named, with the table, row and column.
+    for (const auto &[values, column] :
+         {std::pair<QString, QString>{"(10, 20, 0, 7, 3, 4, -1, 1, 1, 1, 1, 1, 0, 0, 8)",
+                                      "column gridX: a launch dimension of -1"},
+          {"(10, 20, 0, 7, 3, 4, 1, 1, 1, 4294967296, 1, 1, 0, 0, 8)",
+           "column blockX: a launch dimension of 4294967296"},
+          {"(10, 20, 0, 7, 3, 4, 1, 1, 1, 1, 1, 1, -5, 0, 8)", "column staticSharedMemory: -5 is not a possible size"},
+          {"(10, 20, 0, 7, 3, 4, 1, 1, 1, 1, 1, 1, 0, 0, 'many')",
+           "column registersPerThread: expected an integer or NULL, found TEXT"}}) {
+        try {
+            engine::importNsysSqlite(db("bad_launch.sqlite", values));
+            QFAIL(qPrintable("no error for " + values));
+        } catch (const engine::Error &e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains("table CUPTI_ACTIVITY_KIND_KERNEL, row 1, " + column),
+                     e.what());
+        }
+    }
+}
+
+void TestNsysImport::deepNvtxNestingIsNotQuadratic()
+{
+    // #13: 100k NVTX ranges nested in one another took 14 s (each range's start walked the stack). Built
+    // here: one thread, ranges [i, 200000 - i], a kernel launched at the bottom.
+    constexpr int kDepth = 100'000;
+    const std::string path = m_dir.filePath("deep_nvtx.sqlite").toStdString();
+    std::filesystem::remove(path);
+    sqlite3 *db = nullptr;
+    QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    auto exec = [&](const QString &sql) {
+        char *err = nullptr;
+        if (sqlite3_exec(db, sql.toUtf8().constData(), nullptr, nullptr, &err) != SQLITE_OK)
+            qFatal("fixture SQL failed: %s", err);
+    };
+    exec(kStrings + kKernel
+         + QStringLiteral("CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL,"
+                          " globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL);"
+                          "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (%1, %2, %3, 11, 2);"
+                          "CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,"
+                          " text TEXT, globalTid INTEGER);"
+                          "BEGIN;")
+               .arg(kDepth)
+               .arg(kDepth + 1)
+               .arg(kTid));
+    sqlite3_stmt *insert = nullptr;
+    QCOMPARE(sqlite3_prepare_v2(db, "INSERT INTO NVTX_EVENTS VALUES (?, ?, 59, ?, ?)", -1, &insert, nullptr),
+             SQLITE_OK);
+    for (int i = 0; i < kDepth; ++i) {
+        const std::string text = "level " + std::to_string(i);
+        sqlite3_bind_int64(insert, 1, i);
+        sqlite3_bind_int64(insert, 2, 2 * kDepth - i);
+        sqlite3_bind_text(insert, 3, text.c_str(), -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(insert, 4, kTid);
+        QCOMPARE(sqlite3_step(insert), SQLITE_DONE);
+        sqlite3_reset(insert);
+    }
+    sqlite3_finalize(insert);
+    exec("COMMIT;");
+    sqlite3_close(db);
+
+    QElapsedTimer timer;
+    timer.start();
+    const auto t = engine::importNsysSqlite(path);
+    const qint64 ms = timer.elapsed();
+    const auto &rep = t.repetitions[0];
+    QCOMPARE(rep.hostRanges.size(), std::size_t(kDepth));
+    QCOMPARE(rep.hostRanges.back().depth, kDepth - 1);
+    const auto kernel =
+        std::find_if(rep.ops.begin(), rep.ops.end(), [](const auto &op) { return op.kind == OpKind::Kernel; });
+    QVERIFY(kernel != rep.ops.end());
+    QCOMPARE(t.rangeName(rep, *kernel), "level " + std::to_string(kDepth - 1));
+    qInfo("%d nested NVTX ranges imported in %lld ms", kDepth, static_cast<long long>(ms));
+    QVERIFY2(ms < 1500, qPrintable(QStringLiteral("took %1 ms").arg(ms)));
+}
+
+void TestNsysImport::hugeRowidReservesNothing()
+{
+    // #13: reservations followed max(rowid), so a row id of 2^40 in a tiny file asked for terabytes
+    // (a 528 KB database took 3.3 GB). Each table here holds one row under a huge row id; the import
+    // must succeed and no single allocation may come near what that id would have asked for.
+    const QString sql =
+        kStrings
+        + QStringLiteral(
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId "
+              "INTEGER NOT NULL, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, shortName "
+              "INTEGER NOT NULL);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (rowid, start, end, deviceId, streamId, correlationId, "
+              "globalPid, shortName) VALUES (1099511627776, 2000, 5000, 0, 13, 11, %1, 3);"
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId "
+              "INTEGER NOT NULL, streamId INTEGER NOT NULL, bytes INTEGER NOT NULL, copyKind INTEGER NOT NULL);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (rowid, start, end, deviceId, streamId, bytes, copyKind) "
+              "VALUES (4611686018427387904, 1000, 1800, 0, 14, 64, 1);"
+              "CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER NOT NULL, end INTEGER NOT NULL, globalTid "
+              "INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL);"
+              "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (rowid, start, end, globalTid, correlationId, nameId) VALUES "
+              "(9223372036854775807, 1500, 1520, %2, 11, 2);")
+              .arg(kPid)
+              .arg(kTid);
+    const std::string path = makeDb("huge_rowid.sqlite", sql);
+    QVERIFY(std::filesystem::file_size(path) < 64 * 1024);
+    g_largestAllocation = 0;
+    g_trackAllocations = true;
+    engine::Trace t;
+    try {
+        t = engine::importNsysSqlite(path);
+    } catch (...) {
+        g_trackAllocations = false;
+        throw;
+    }
+    g_trackAllocations = false;
+    QCOMPARE(t.opCount(), std::size_t(2));
+    QCOMPARE(test::countOps(t, [](const auto &op) { return op.kind == OpKind::Kernel && op.hasHost(); }), 1);
+    const std::size_t largest = g_largestAllocation;
+    qInfo("largest single allocation while importing: %zu bytes", largest);
+    QVERIFY2(largest < 4 * 1024 * 1024, qPrintable(QStringLiteral("an allocation of %1 bytes").arg(largest)));
 }
 
 QTEST_GUILESS_MAIN(TestNsysImport)
