@@ -766,6 +766,7 @@ void ChromeWriter::planRanges(int firstTid)
     rangeTouchesNext.assign(g, 0);
     // Tids in (thread, depth) order, so that a thread's rows follow each other.
     std::vector<std::size_t> order;
+    order.reserve(groupIndex.size());
     for (const auto &[key, index] : groupIndex)
         order.push_back(index);
     int tid = firstTid;
