@@ -62,6 +62,8 @@ if has runs; then
   reserve=20; has racecheck && reserve=60 # seconds kept for what follows
   runs_budget=$(( $(left) - reserve ))
   [ $runs_budget -lt 30 ] && runs_budget=30
+  # QtTest ends a test function after 300 s by default: give it the budget and a minute.
+  QTEST_FUNCTION_TIMEOUT=$(( (runs_budget + 60) * 1000 )) \
   STREAMSCOPE_RUNS=${RUNS:-1000} STREAMSCOPE_RUNS_BUDGET_S=$runs_budget STREAMSCOPE_RUNS_TIMING=events \
     "$build/tests/tst_run_faults" manyRunsWithoutGrowth -o "$out/runs.txt,txt" -o -,txt 2>&1 |
     grep -E '^(FAIL|QINFO|QWARN|Totals|   Loc)'
