@@ -413,8 +413,7 @@ private:
     // exabytes).
     std::size_t rowEstimate(const char *table) const
     {
-        Statement s(m_db, std::string("SELECT count(*) FROM \"") + table + "\"",
-                    std::string("reading table ") + table);
+        Statement s(m_db, std::string("SELECT count(*) FROM \"") + table + "\"", std::string("reading table ") + table);
         return s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
     }
 
