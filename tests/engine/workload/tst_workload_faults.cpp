@@ -88,7 +88,7 @@ private slots:
             return;
         }
         const QByteArray e = issuesOf(text);
-        QVERIFY2(e.contains("f.json:1: /timeLimit: ") && e.contains(message.toUtf8()), e.constData());
+        QVERIFY2(e.contains("f.json:1:42: /timeLimit: ") && e.contains(message.toUtf8()), e.constData());
     }
 
     // The normalised form (stored in traces, and what `compare` runs its variants from) keeps them.
