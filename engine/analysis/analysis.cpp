@@ -87,7 +87,9 @@ bool isHostBlocking(const OpRecord &op)
         return true;
     if (!op.hasGpu())
         return false;
-    return 2 * host >= op.gpuDurationNs();
+    // host >= half the GPU part, without doubling host (a time near the limits would overflow).
+    const std::int64_t gpu = op.gpuDurationNs();
+    return host >= gpu / 2 + gpu % 2;
 }
 
 std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals)

@@ -153,7 +153,7 @@ double OpRecord::gbPerSecond() const
     // there already): its throughput is its migrations' (unifiedMemoryStats), where they were recorded.
     if (kind == OpKind::Prefetch)
         return 0;
-    const std::int64_t ns = hasGpu() ? transferEndNs() - transferStartNs() : 0;
+    const std::int64_t ns = hasGpu() ? saturatingSub(transferEndNs(), transferStartNs()) : 0;
     if (bytes == 0 || ns <= 0)
         return 0;
     return static_cast<double>(bytes) / static_cast<double>(ns); // bytes per ns == GB/s

@@ -91,6 +91,40 @@ void operator delete(void *p, std::size_t) noexcept
 {
     std::free(p);
 }
+// The array and nothrow forms too: left to the sanitizer's allocator (std::stable_sort's buffer is a
+// nothrow new), their memory would reach the free() above.
+void *operator new(std::size_t size, const std::nothrow_t &) noexcept
+{
+    try {
+        return ::operator new(size);
+    } catch (const std::bad_alloc &) {
+        return nullptr;
+    }
+}
+void *operator new[](std::size_t size, const std::nothrow_t &) noexcept
+{
+    return ::operator new(size, std::nothrow);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept
+{
+    std::free(p);
+}
+void *operator new[](std::size_t size)
+{
+    return ::operator new(size);
+}
+void operator delete[](void *p) noexcept
+{
+    std::free(p);
+}
+void operator delete[](void *p, std::size_t) noexcept
+{
+    std::free(p);
+}
 
 namespace {
 
