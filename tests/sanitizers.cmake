@@ -38,6 +38,17 @@ if(STEP STREQUAL "build")
   if(LAUNCHER)
     set(launcher -DCMAKE_C_COMPILER_LAUNCHER=${LAUNCHER} -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
   endif()
+  # A BUILD configured otherwise (another compiler, or not as the sanitizer build) starts again from
+  # nothing: changing the compiler of a configured build makes CMake drop every -D option on the way,
+  # which would configure an ordinary build (GUI and all, with these very tests in it) in BUILD.
+  if(EXISTS ${BUILD}/CMakeCache.txt)
+    file(STRINGS ${BUILD}/CMakeCache.txt cached REGEX "^(CMAKE_CXX_COMPILER:[A-Z]+|STREAMSCOPE_SANITIZE:BOOL)=")
+    if(NOT "CMAKE_CXX_COMPILER:FILEPATH=${CLANGXX}" IN_LIST cached AND NOT "CMAKE_CXX_COMPILER:STRING=${CLANGXX}" IN_LIST cached
+       OR NOT "STREAMSCOPE_SANITIZE:BOOL=ON" IN_LIST cached)
+      message(STATUS "sanitize-build: ${BUILD} was configured otherwise (${cached}): starting it again")
+      file(REMOVE_RECURSE ${BUILD})
+    endif()
+  endif()
   # -O1 with line tables: the usual trade for sanitizers (fast enough, reports name file and line).
   execute_process(COMMAND ${CMAKE_COMMAND} -S ${ROOT} -B ${BUILD} -G Ninja
                           -DCMAKE_C_COMPILER=${CLANG} -DCMAKE_CXX_COMPILER=${CLANGXX} ${launcher}
@@ -48,6 +59,10 @@ if(STEP STREQUAL "build")
                   RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT result EQUAL 0)
     message(FATAL_ERROR "sanitize-build: configuring ${BUILD} failed:\n${out}")
+  endif()
+  file(STRINGS ${BUILD}/CMakeCache.txt cached REGEX "^STREAMSCOPE_SANITIZE:BOOL=ON$")
+  if(NOT cached)
+    message(FATAL_ERROR "sanitize-build: ${BUILD} is not configured as the sanitizer build:\n${out}")
   endif()
   execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD} RESULT_VARIABLE result OUTPUT_VARIABLE out ERROR_VARIABLE out)
   if(NOT result EQUAL 0)
