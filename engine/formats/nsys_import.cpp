@@ -17,6 +17,7 @@
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
 #include "engine/model/host_ranges.h"
+#include "engine/model/limits.h"
 
 namespace streamscope::engine {
 
@@ -31,6 +32,12 @@ public:
         std::error_code ec;
         if (!std::filesystem::is_regular_file(path, ec))
             throw Error(ErrorKind::Io, path + ": cannot open: " + (ec ? ec.message() : std::string("no such file")));
+        const std::uintmax_t bytes = std::filesystem::file_size(path, ec);
+        if (!ec && bytes > limits::kMaxNsysFileBytes)
+            throw Error(ErrorKind::InvalidInput, path + ": the file is " + limits::describeBytes(bytes)
+                                                     + ", more than the limit of "
+                                                     + limits::describeBytes(limits::kMaxNsysFileBytes)
+                                                     + " for an Nsight Systems export (docs/formats.md, \"Limits\")");
         const int rc = sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY, nullptr);
         if (rc != SQLITE_OK) {
             const std::string why = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
@@ -615,10 +622,20 @@ private:
         return it == m_callByBareCorrelation.end() ? nullptr : &m_calls[it->second];
     }
 
-    void checkTimes(const TableQuery &q, std::int64_t start, std::int64_t end)
+    // Times within the limits (so that every difference of two fits in an int64) and in order; endColumn
+    // is the end's index in the query, for the message.
+    void checkTimes(const TableQuery &q, std::int64_t start, std::int64_t end, int endColumn = 1)
     {
+        const auto outOfRange = [](std::int64_t ns) {
+            return "(" + std::to_string(ns) + " ns) is beyond the limit of ±" + std::to_string(limits::kMaxTimeNs)
+                   + " ns (docs/formats.md, \"Limits\")";
+        };
+        if (!limits::isTimeInRange(start))
+            q.invalid(0, "start " + outOfRange(start));
+        if (!limits::isTimeInRange(end))
+            q.invalid(endColumn, "end " + outOfRange(end));
         if (end < start)
-            q.invalid(1, "end (" + std::to_string(end) + ") is before start (" + std::to_string(start) + ")");
+            q.invalid(endColumn, "end (" + std::to_string(end) + ") is before start (" + std::to_string(start) + ")");
     }
 
     void readKernels()
@@ -940,7 +957,7 @@ private:
             NvtxRange r;
             r.start = q.integer(0);
             r.end = *end;
-            checkTimes(q, r.start, r.end);
+            checkTimes(q, r.start, r.end, 2);
             r.globalTid = q.optionalInteger(5).value_or(0);
             r.thread = hostThread(r.globalTid); // before finishStreams names the threads
             r.domain = q.optionalInteger(6).value_or(0);

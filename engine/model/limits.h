@@ -35,6 +35,10 @@ inline constexpr std::size_t kMaxDevices = 64;
 inline constexpr std::uint64_t kMaxTraceFileBytes = std::uint64_t(2) << 30; // 2 GiB
 inline constexpr std::uint64_t kMaxComparisonFileBytes = std::uint64_t(2) << 30; // 2 GiB
 inline constexpr std::uint64_t kMaxWorkloadFileBytes = std::uint64_t(64) << 20; // 64 MiB
+// An Nsight Systems SQLite export is not read whole (SQLite pages it in as the importer asks, and what it
+// keeps is bounded by the counts above), so its cap only keeps a mistaken file from being scanned for
+// minutes: the largest real exports, of captures minutes long, are a few GiB.
+inline constexpr std::uint64_t kMaxNsysFileBytes = std::uint64_t(32) << 30; // 32 GiB
 // A workload's buffers, each and all of one kind together: 1 PiB (no machine has that much memory,
 // and every sum of sizes then fits in 64 bits).
 inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t(1) << 50;

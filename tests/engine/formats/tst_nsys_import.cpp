@@ -615,6 +615,20 @@ void TestNsysImport::malformed_data()
         "table CUPTI_ACTIVITY_KIND_KERNEL, row 2, column end: expected an integer, found NULL");
     row("kernel ends before start", kStrings + table(K, kernelCols, "(10, 5, 0, 7, 3)"),
         "row 1, column end: end (5) is before start (10)");
+    // Found by fuzz_nsys (tests/fuzz/regressions/nsys/runtime-int64-min-start): two calls under one
+    // correlationId were compared by end - start, which wrapped.
+    row("runtime start is INT64_MIN",
+        kStrings + goodKernel
+            + table("CUPTI_ACTIVITY_KIND_RUNTIME", "start INTEGER, end INTEGER, nameId INTEGER, correlationId INTEGER",
+                    "(1, 2, 1, 5), (-9223372036854775808, 700091566, 1, 5)"),
+        "CUPTI_ACTIVITY_KIND_RUNTIME, row 2, column start: start (-9223372036854775808 ns) is beyond the limit of "
+        "±4611686018427387903 ns");
+    row("kernel end beyond the limit", kStrings + table(K, kernelCols, "(10, 9223372036854775807, 0, 7, 3)"),
+        "row 1, column end: end (9223372036854775807 ns) is beyond the limit");
+    row("NVTX range ends before start",
+        kStrings + goodKernel
+            + table("NVTX_EVENTS", "start INTEGER, end INTEGER, eventType INTEGER, text TEXT", "(50, 40, 59, 'r')"),
+        "table NVTX_EVENTS, row 1, column end: end (40) is before start (50)");
     row("kernel has no name", kStrings + table(K, kernelCols, "(10, 20, 0, 7, NULL)"),
         "column shortName: neither shortName nor demangledName is set");
     row("kernel streamId is a blob", kStrings + table(K, kernelCols, "(10, 20, 0, x'0102', 3)"),
