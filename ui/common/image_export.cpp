@@ -8,12 +8,14 @@
 #include <QImage>
 #include <QPainter>
 #include <QRegularExpression>
-#include <QSaveFile>
 #include <QSvgGenerator>
 #include <QWidget>
 
 #include <algorithm>
 #include <cmath>
+
+#include "engine/model/errors.h"
+#include "engine/util/file_util.h"
 
 namespace streamscope::ui {
 
@@ -134,9 +136,10 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, con
     const int band = titleHeight(options);
     const QRect titleRect(0, 0, logical.width(), band);
     const QRect target(0, band, logical.width(), std::max(1, logical.height() - band));
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return fail(error, QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString()));
+    // The picture is made in memory, then written as every StreamScope file is (engine::writeFileAtomically):
+    // only over a regular file or a new path, keeping the target's mode, through a temporary file that a
+    // failure, Ctrl-C or SIGTERM never leaves behind.
+    QByteArray out;
     if (suffix == QLatin1String("png")) {
         QImage image(size, QImage::Format_ARGB32_Premultiplied);
         image.fill(options.transparent           ? QColor(Qt::transparent)
@@ -153,8 +156,10 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, con
             source.paint(painter, target);
             painter.restore();
         }
-        if (!image.save(&file, "PNG"))
-            return fail(error, QStringLiteral("%1: the PNG could not be written: %2").arg(path, file.errorString()));
+        QBuffer buffer(&out);
+        buffer.open(QIODevice::WriteOnly);
+        if (!image.save(&buffer, "PNG"))
+            return fail(error, QStringLiteral("%1: the PNG could not be encoded").arg(path));
     } else {
         // Each layer (the whole picture as one when the source gives none) in a nested <svg> whose
         // viewport clips it, in layout pixels scaled to the image.
@@ -167,7 +172,6 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, con
         } else {
             layers.push_back({target, [&](QPainter &p) { source.paint(p, target); }});
         }
-        QByteArray out;
         out += "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n";
         out +=
             "<svg width=\"" + QByteArray::number(size.width()) + "\" height=\"" + QByteArray::number(size.height())
@@ -195,11 +199,12 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, con
             out += "</svg>\n";
         }
         out += "</svg>\n";
-        if (file.write(out) != out.size())
-            return fail(error, QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString()));
     }
-    if (!file.commit())
-        return fail(error, QStringLiteral("%1: cannot be written: %2").arg(path, file.errorString()));
+    try {
+        engine::writeFileAtomically(path.toStdString(), std::string_view(out.constData(), std::size_t(out.size())));
+    } catch (const engine::Error &e) {
+        return fail(error, QString::fromStdString(e.what()));
+    }
     return true;
 }
 

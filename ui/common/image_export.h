@@ -1,5 +1,6 @@
-// The one image-export routine: PNG or SVG by the file name's suffix, written atomically (QSaveFile:
-// a failed export leaves an existing file as it was). PNG paints into an image of the asked size, SVG
+// The one image-export routine: PNG or SVG by the file name's suffix, written atomically
+// (engine::writeFileAtomically: a failed or interrupted export leaves an existing file as it was and no
+// temporary file; it replaces only a regular file, keeping its mode). PNG paints into an image of the asked size, SVG
 // through QSvgGenerator so that vector drawing stays vector. The timeline (its own painter), charts,
 // the stacked timelines and whole windows (QWidget::render) all export through it.
 //

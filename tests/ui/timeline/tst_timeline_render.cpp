@@ -3,11 +3,16 @@
 // hatched, derived lanes and the bandwidth lane with its dashed peak, folding that keeps ink for 1e5 tiny
 // ops, tooltips, selection with the host->GPU link, PNG/SVG export, the pixmap cache on pans, and the
 // mouse/keyboard navigation of TimelineView.
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QImage>
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <sys/stat.h>
 
 #include "tests/ui/timeline/timeline_test_trace.h"
 #include "ui/common/op_palette.h"
@@ -370,6 +375,48 @@ private slots:
         QVERIFY2(error.contains(QStringLiteral(".png or .svg")), qPrintable(error));
         QVERIFY(!view.exportImage(QStringLiteral("/nonexistent-dir/x.png"), QSize(100, 100), &error));
         QVERIFY2(error.contains(QStringLiteral("/nonexistent-dir/x.png")), qPrintable(error));
+    }
+
+    // Image exports write as every StreamScope file does (engine::writeFileAtomically): the target's mode
+    // kept, a symlink or a FIFO refused and left as it was, no temporary file left behind.
+    void exportWritesSafely()
+    {
+        TimelineView view;
+        setUpView(view);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString error;
+        const QString png = dir.filePath(QStringLiteral("kept.png"));
+        {
+            QFile old(png);
+            QVERIFY(old.open(QIODevice::WriteOnly));
+            old.write("old");
+        }
+        QVERIFY(QFile::setPermissions(png, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QVERIFY2(view.exportImage(png, QSize(320, 200), &error), qPrintable(error));
+        QCOMPARE(QImage(png).size(), QSize(320, 200));
+        QCOMPARE(QFile::permissions(png) & (QFileDevice::ReadGroup | QFileDevice::ReadOther),
+                 QFileDevice::Permissions());
+        const QString link = dir.filePath(QStringLiteral("link.svg"));
+        const QString target = dir.filePath(QStringLiteral("target.txt"));
+        {
+            QFile t(target);
+            QVERIFY(t.open(QIODevice::WriteOnly));
+            t.write("untouched");
+        }
+        QVERIFY(QFile::link(target, link));
+        QVERIFY(!view.exportImage(link, QSize(320, 200), &error));
+        QVERIFY2(error.contains(link), qPrintable(error));
+        QVERIFY(QFileInfo(link).isSymLink());
+        QFile t(target);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        QCOMPARE(t.readAll(), QByteArray("untouched"));
+        const QString fifo = dir.filePath(QStringLiteral("fifo.png"));
+        QCOMPARE(::mkfifo(QFile::encodeName(fifo).constData(), 0600), 0);
+        QVERIFY(!view.exportImage(fifo, QSize(320, 200), &error));
+        QVERIFY2(error.contains(fifo), qPrintable(error));
+        const QStringList left = QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::System);
+        QCOMPARE(left.size(), 4); // kept.png, link.svg, target.txt, fifo.png: no temporary file
     }
 
     void presentationAndDarkModes()
