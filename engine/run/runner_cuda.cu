@@ -56,6 +56,7 @@
 #include "engine/run/pcie_link.h"
 #include "engine/run/run_watchdog.h"
 #include "engine/run/runner_cupti.h"
+#include "engine/run/topology.h"
 #include "kernels/kernels.cuh"
 
 // cudaMemcpy as a program built with --default-stream per-thread calls it (cuda_runtime_api.h renames
@@ -410,6 +411,7 @@ public:
         startTiming();
         report(RunProgress::Phase::Preparing, 0, 1, "selecting device " + std::to_string(deviceIndex));
         m_trace.devices = queryDevices();
+        m_trace.peerLinks = queryPeerLinks(m_trace.devices); // every pair: access, rank, NVLink or PCIe
         if (deviceIndex < 0 || deviceIndex >= int(m_trace.devices.size()))
             throw Error(ErrorKind::InvalidInput, "device " + std::to_string(deviceIndex)
                                                      + " does not exist: " + describeDevices(m_trace.devices));
