@@ -1902,6 +1902,8 @@ private:
         r.dstMem = op.dstMem;
         r.api = spec.type == OpType::Copy ? spec.api : CopyApi::None;
         r.bytes = op.bytes;
+        r.srcDevice = static_cast<std::int8_t>(op.srcDevice); // -1 but for peer copies; devices are < 64
+        r.dstDevice = static_cast<std::int8_t>(op.dstDevice);
         r.opIndex = int(&op - m_ops.data());
         r.stream = op.hostOnly ? -1 : op.stream;
         r.hostThread = thread.index;

@@ -46,7 +46,7 @@ OpKind opKindOf(const OpSpec &op)
         case CopyDirection::D2H: return OpKind::CopyD2H;
         case CopyDirection::D2D: return OpKind::CopyD2D;
         case CopyDirection::H2H: return OpKind::CopyH2H;
-        case CopyDirection::P2P: return OpKind::CopyD2D;
+        case CopyDirection::P2P: return OpKind::CopyP2P;
         }
         return OpKind::Other;
     case OpType::Kernel: return OpKind::Kernel;

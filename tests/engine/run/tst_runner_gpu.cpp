@@ -525,7 +525,9 @@ private slots:
             for (const Repetition &rep : t.repetitions) {
                 const OpRecord &copy = rep.ops.at(1), &kernel0 = rep.ops.at(0), &kernel1 = rep.ops.at(4);
                 QCOMPARE(copy.bytes, std::uint64_t(64) << 20);
-                QVERIFY(isCopy(copy.kind));
+                QCOMPARE(toString(copy.kind), std::string_view("p2p"));
+                QCOMPARE(int(copy.srcDevice), 0);
+                QCOMPARE(int(copy.dstDevice), 1);
                 QCOMPARE(copy.hostThread, 0);
                 QCOMPARE(kernel1.hostThread, 1);
                 QVERIFY(copy.hasGpu() && kernel1.hasGpu());

@@ -136,6 +136,7 @@ private slots:
         QTest::newRow("d2h") << CopyDirection::D2H << "d2h" << OpKind::CopyD2H;
         QTest::newRow("d2d") << CopyDirection::D2D << "d2d" << OpKind::CopyD2D;
         QTest::newRow("h2h") << CopyDirection::H2H << "h2h" << OpKind::CopyH2H;
+        QTest::newRow("p2p") << CopyDirection::P2P << "p2p" << OpKind::CopyP2P;
     }
     void copyDirections()
     {
