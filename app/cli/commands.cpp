@@ -19,10 +19,12 @@
 #include "engine/analysis/summary_metrics.h"
 #include "engine/formats/csv_export.h"
 #include "engine/formats/native_format.h"
+#include "engine/formats/topology_json.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
 #include "engine/run/runner.h"
+#include "engine/run/topology.h"
 #include "engine/workload/workload_parser.h"
 
 namespace streamscope::cli {
@@ -114,8 +116,15 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
     out << "\n" << (trace.title.empty() ? std::string("trace") : trace.title);
     if (!trace.devices.empty())
         out << " on " << deviceLine(trace.devices.front());
-    out << "\n"
-        << s.repetitions.size() << " repetition" << (s.repetitions.size() == 1 ? "" : "s") << ", " << trace.opCount()
+    out << "\n";
+    // Where the run recorded the topology of a machine with several GPUs: how each pair is linked.
+    if (!trace.peerLinks.empty()) {
+        std::istringstream matrix(engine::peerLinkMatrix(trace.devices, trace.peerLinks));
+        for (std::string line; std::getline(matrix, line);)
+            out << "  " << line << "\n";
+        out << "\n";
+    }
+    out << s.repetitions.size() << " repetition" << (s.repetitions.size() == 1 ? "" : "s") << ", " << trace.opCount()
         << " ops; medians [min .. max]\n\n";
     // The metrics the app's summary panel shows too (engine::summaryMetrics), median [min .. max].
     const auto metrics = engine::summaryMetrics(trace, s);
@@ -155,29 +164,20 @@ json progressLine(const engine::RunProgress &p)
 int cmdDevices(bool asJson, std::ostream &out, std::ostream &err)
 {
     try {
-        const auto devices = engine::listDevices();
+        const engine::Topology topology = engine::queryTopology();
         if (asJson) {
-            out << engine::devicesToJson(devices) << "\n";
-            return ExitOk;
+            std::vector<bool> atomics;
+            for (const engine::PeerPair &p : topology.pairs)
+                atomics.push_back(p.nativeAtomics);
+            out << engine::topologyToJson(topology.devices, topology.peerLinks(), atomics, topology.linkNote) << "\n";
+        } else {
+            out << engine::topologyTable(topology);
         }
-        out << padRight("#", 4) << padRight("name", 26) << padRight("cc", 6) << padRight("SMs", 6)
-            << padRight("copy eng", 10) << padRight("memory", 12) << padRight("PCIe", 12) << "bus id\n";
-        for (const auto &d : devices) {
-            std::string pcie =
-                d.pcieGeneration ? "gen" + std::to_string(d.pcieGeneration) + " x" + std::to_string(d.pcieWidth) : "?";
-            out << padRight(std::to_string(d.index), 4) << padRight(d.name, 26)
-                << padRight(std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor), 6)
-                << padRight(std::to_string(d.smCount), 6) << padRight(std::to_string(d.asyncEngineCount), 10)
-                << padRight(engine::formatBytes(d.totalMemBytes), 12) << padRight(pcie, 12) << d.pciBusId << "\n";
-        }
-        if (!devices.empty())
-            out << "driver " << devices.front().driverVersion / 1000 << "."
-                << (devices.front().driverVersion % 1000) / 10 << ", runtime " << devices.front().runtimeVersion / 1000
-                << "." << (devices.front().runtimeVersion % 1000) / 10 << "\n";
         return ExitOk;
     } catch (const Error &e) {
-        err << "streamscope-cli devices: " << e.what() << "\n";
-        return protocol::exitCodeOf(e.kind());
+        // With --json a program reads standard output: it gets the error line there (as run --progress json
+        // writes it), and the message on standard error as always.
+        return reportError(e, "devices", asJson, out, err);
     }
 }
 

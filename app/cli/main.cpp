@@ -35,8 +35,10 @@ int main(int argc, char **argv)
                "Documentation: docs/ (workload-format.md, cli-protocol.md, formats.md, nsight.md, comparisons.md)");
 
     bool devicesJson = false;
-    auto *devices = app.add_subcommand("devices", "List the CUDA devices and their properties");
-    devices->add_flag("--json", devicesJson, "Print JSON instead of a table");
+    auto *devices = app.add_subcommand("devices", "List the CUDA devices and how each pair is linked: peer access, "
+                                                  "NVLink or PCIe, performance rank, peak bandwidth");
+    devices->add_flag("--json", devicesJson,
+                      "Print JSON instead of a table (docs/cli-protocol.md; on failure an error line as run's)");
 
     std::vector<std::string> validateFiles;
     auto *validate = app.add_subcommand("validate", "Check workload files and report every problem with its line "

@@ -65,6 +65,18 @@ bool isTextColumn(std::size_t col)
     return col == 1 || (col >= 10 && col <= 12) || (col >= 20 && col <= 22);
 }
 
+json peerLinkToJson(const PeerLink &l)
+{
+    return json{{"src", l.src},
+                {"dst", l.dst},
+                {"access_supported", l.accessSupported},
+                {"access_enabled", l.accessEnabled},
+                {"link", toString(l.link)},
+                {"performance_rank", l.performanceRank},
+                {"nvlink_count", l.nvlinkCount},
+                {"peak_gbps", l.peakGBps}};
+}
+
 json deviceToJson(const DeviceInfo &d)
 {
     return json{{"index", d.index},
@@ -738,6 +750,14 @@ std::string devicesToJson(const std::vector<DeviceInfo> &devices)
     return arr.dump(2);
 }
 
+std::string peerLinksToJson(const std::vector<PeerLink> &links)
+{
+    json arr = json::array();
+    for (const auto &l : links)
+        arr.push_back(peerLinkToJson(l));
+    return arr.dump(2);
+}
+
 std::string toNativeJson(const Trace &trace)
 {
     json head = json::object();
@@ -760,14 +780,7 @@ std::string toNativeJson(const Trace &trace)
     if (!trace.peerLinks.empty()) {
         head["peer_links"] = json::array();
         for (const auto &l : trace.peerLinks)
-            head["peer_links"].push_back({{"src", l.src},
-                                          {"dst", l.dst},
-                                          {"access_supported", l.accessSupported},
-                                          {"access_enabled", l.accessEnabled},
-                                          {"link", toString(l.link)},
-                                          {"performance_rank", l.performanceRank},
-                                          {"nvlink_count", l.nvlinkCount},
-                                          {"peak_gbps", l.peakGBps}});
+            head["peer_links"].push_back(peerLinkToJson(l));
     }
     head["calibration"] = {{"sm_clock_hz", trace.calibration.smClockHz},
                            {"spin_overhead_ns", trace.calibration.spinOverheadNs},

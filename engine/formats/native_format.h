@@ -13,8 +13,10 @@ namespace streamscope::engine {
 inline constexpr std::string_view kNativeFormatName = "streamscope-trace";
 
 std::string toNativeJson(const Trace &trace);
-// The devices as the native file writes them (a JSON array), for `streamscope-cli devices --json`.
+// The devices and the peer links as the native file's header writes them (JSON arrays), for
+// `streamscope-cli devices --json` (topology_json.h).
 std::string devicesToJson(const std::vector<DeviceInfo> &devices);
+std::string peerLinksToJson(const std::vector<PeerLink> &links);
 // Throws Error{InvalidInput} naming the file, the JSON path and what was expected.
 Trace fromNativeJson(std::string_view text, const std::string &fileName = "<trace>");
 // Throws Error{Io} / Error{InvalidInput}.

@@ -59,6 +59,7 @@
 #include "engine/run/pcie_link.h"
 #include "engine/run/run_watchdog.h"
 #include "engine/run/runner_cupti.h"
+#include "engine/run/topology.h"
 #include "kernels/kernels.cuh"
 
 // cudaMemcpy as a program built with --default-stream per-thread calls it (cuda_runtime_api.h renames
@@ -438,6 +439,7 @@ public:
         startTiming();
         report(RunProgress::Phase::Preparing, 0, 1, "selecting device " + std::to_string(deviceIndex));
         m_trace.devices = queryDevices();
+        m_trace.peerLinks = queryPeerLinks(m_trace.devices); // every pair: access, rank, NVLink or PCIe
         for (const int d : used)
             if (d < 0 || d >= int(m_trace.devices.size()))
                 throw Error(ErrorKind::InvalidInput,
@@ -452,6 +454,11 @@ public:
                             m_options.checkMemoryFirst);
         }
         setPeerAccess(used);
+        // What the run's peer copies used: peer access on between every pair of its devices that supports it.
+        for (PeerLink &link : m_trace.peerLinks)
+            link.accessEnabled = m_workload.peerAccess == PeerAccess::On && link.accessSupported
+                                 && std::find(used.begin(), used.end(), link.src) != used.end()
+                                 && std::find(used.begin(), used.end(), link.dst) != used.end();
         useDevice(deviceIndex);
         report(RunProgress::Phase::Preparing, 0, 1,
                "allocating " + std::to_string(m_workload.buffers.size()) + " buffers");

@@ -36,6 +36,8 @@ private slots:
     void validatePresets();
     void validateReportsLineAndPath();
     void runWithoutGpuOrWithOne();
+    void devicesWithoutGpuOrWithOne();
+    void summaryShowsPeerLinks();
     void runProgressJson();
     void summaryOfTrace();
     void exportConversions_data();
@@ -205,6 +207,80 @@ void TestCli::runWithoutGpuOrWithOne()
     QCOMPARE(int(t.repetitions.size()), 2);
     QVERIFY(!t.devices.empty());
     QVERIFY(!t.workloadJson.empty());
+}
+
+// `devices` and `devices --json`. Without a GPU: the no-GPU message on standard error and exit 5, as
+// `run` reports it, and with --json the protocol's error line on standard output. With one: the table,
+// and JSON with every device and every ordered pair.
+void TestCli::devicesWithoutGpuOrWithOne()
+{
+    const auto table = cli({"devices"});
+    const auto json = cli({"devices", "--json"});
+    if (!m_gpu) {
+        QCOMPARE(table.code, 5);
+        QVERIFY2(table.out.isEmpty(), qPrintable(table.out));
+        QVERIFY2(table.err.startsWith("streamscope-cli devices: no usable GPU: "), qPrintable(table.err));
+        // The CUDA error itself (or, in a build without CUDA, that it has none).
+        QVERIFY2(table.err.contains("cudaGetDeviceCount: cudaError") || table.err.contains("without CUDA"),
+                 qPrintable(table.err));
+        QCOMPARE(json.code, 5);
+        QCOMPARE(json.err, table.err);
+        const QStringList lines = json.out.split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1);
+        const auto j = nlohmann::json::parse(lines.front().toStdString(), nullptr, false);
+        QVERIFY2(j.is_object(), qPrintable(json.out));
+        QCOMPARE(j.value("event", ""), std::string("error"));
+        QCOMPARE(j.value("kind", ""), std::string("no_gpu"));
+        QCOMPARE(j.value("exit_code", 0), 5);
+        QVERIFY2(table.err.contains(QString::fromStdString(j.value("message", "?"))), qPrintable(json.out));
+        return;
+    }
+    QVERIFY2(table.code == 0, qPrintable(table.err));
+    QVERIFY2(table.out.contains("bus id") && table.out.contains("driver "), qPrintable(table.out));
+    QVERIFY2(json.code == 0, qPrintable(json.err));
+    const auto j = nlohmann::json::parse(json.out.toStdString(), nullptr, false);
+    QVERIFY2(j.is_object() && j.contains("devices") && j.contains("peer_links"), qPrintable(json.out));
+    const std::size_t n = j["devices"].size();
+    QVERIFY(n >= 1);
+    QCOMPARE(j["peer_links"].size(), n * (n - 1));
+    if (n >= 2)
+        QVERIFY2(table.out.contains("peer links:"), qPrintable(table.out));
+    else
+        QVERIFY2(table.out.contains("one device: no peer links"), qPrintable(table.out));
+}
+
+// A trace that recorded the topology of two GPUs shows how they are linked in its summary; one without
+// shows no peer links.
+void TestCli::summaryShowsPeerLinks()
+{
+    engine::Trace trace = test::handTrace(2);
+    const QString plain = m_dir.filePath("one-gpu.sstrace");
+    engine::writeNativeTrace(trace, plain.toStdString());
+    auto r = cli({"summary", plain});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(!r.out.contains("peer links"), qPrintable(r.out));
+
+    engine::DeviceInfo second = trace.devices.empty() ? engine::DeviceInfo{} : trace.devices.front();
+    second.index = 1;
+    trace.devices.push_back(second);
+    for (auto [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
+        engine::PeerLink link;
+        link.src = src;
+        link.dst = dst;
+        link.accessSupported = true;
+        link.link = engine::LinkType::NvLink;
+        link.performanceRank = 0;
+        link.nvlinkCount = 18;
+        link.peakGBps = 450;
+        trace.peerLinks.push_back(link);
+    }
+    const QString linked = m_dir.filePath("two-gpus.sstrace");
+    engine::writeNativeTrace(trace, linked.toStdString());
+    r = cli({"summary", linked});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.contains("peer links: row copies to column"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("from 0   -"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("yes, NVLink x18, rank 0, 450 GB/s"), qPrintable(r.out));
 }
 
 void TestCli::runProgressJson()
