@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
@@ -60,6 +61,95 @@ std::string variantName(const std::vector<AxisSetting> &settings, int index, int
 {
     throw Error(ErrorKind::InvalidInput, (spec.workloadFile.empty() ? std::string("<workload>") : spec.workloadFile)
                                              + ": " + variant + ": " + why);
+}
+
+bool isVersionTwo(const Json &root)
+{
+    const auto v = root.find("version");
+    return v != root.end() && v->is_number_integer() && v->get<std::int64_t>() >= 2;
+}
+
+// Every op of a stream's op list, through groups, as forEachCopy does for copies.
+void forEachOp(Json &ops, const std::function<void(Json &)> &fn)
+{
+    if (!ops.is_array())
+        return;
+    for (Json &op : ops) {
+        if (!op.is_object())
+            continue;
+        if (op.contains("op"))
+            fn(op);
+        else if (const auto inner = op.find("ops"); inner != op.end())
+            forEachOp(*inner, fn);
+    }
+}
+
+// devices=N: every device index d the workload names (its default device, buffers, streams, threads,
+// prefetch and advise locations) becomes d mod N, so that a workload written for two GPUs runs on one
+// (devices=1) or as written (devices=2). A copy between device buffers that land on one GPU is then a
+// device-to-device copy: its "peer" and "p2p" direction go.
+void mapDevices(Json &root, int n, const ExperimentSpec &spec, const std::string &variant)
+{
+    if (!isVersionTwo(root))
+        cannotApply(variant, spec,
+                    "devices=" + std::to_string(n)
+                        + " maps the devices a version 2 workload names onto that many GPUs, and this workload is "
+                          "version 1 (it runs on one device)");
+    std::set<std::int64_t> named;
+    const auto map = [&](Json &obj, const char *key) {
+        const auto it = obj.find(key);
+        if (it == obj.end() || !it->is_number_integer() || it->get<std::int64_t>() < 0)
+            return;
+        named.insert(it->get<std::int64_t>());
+        *it = it->get<std::int64_t>() % n;
+    };
+    if (!root.contains("device"))
+        named.insert(0); // the default device, which buffers, streams and threads naming none run on
+    map(root, "device");
+    const std::int64_t defaultDevice =
+        root.contains("device") && root["device"].is_number_integer() ? root["device"].get<std::int64_t>() : 0;
+    std::map<std::string, std::int64_t> bufferDevice;
+    if (auto buffers = root.find("buffers"); buffers != root.end() && buffers->is_array())
+        for (Json &b : *buffers)
+            if (b.is_object()) {
+                map(b, "device");
+                if (b.contains("name") && b["name"].is_string())
+                    bufferDevice[b["name"].get<std::string>()] = b.contains("device") && b["device"].is_number_integer()
+                                                                     ? b["device"].get<std::int64_t>()
+                                                                     : defaultDevice;
+            }
+    if (auto threads = root.find("threads"); threads != root.end() && threads->is_array())
+        for (Json &t : *threads)
+            if (t.is_object())
+                map(t, "device");
+    if (auto streams = root.find("streams"); streams != root.end() && streams->is_array())
+        for (Json &st : *streams) {
+            if (!st.is_object())
+                continue;
+            map(st, "device");
+            if (!st.contains("ops"))
+                continue;
+            forEachOp(st["ops"], [&](Json &op) {
+                map(op, "location");
+                if (op["op"] != "copy")
+                    return;
+                const auto src = op.find("src"), dst = op.find("dst");
+                if (src == op.end() || dst == op.end() || !src->is_string() || !dst->is_string())
+                    return;
+                const auto a = bufferDevice.find(src->get<std::string>());
+                const auto b = bufferDevice.find(dst->get<std::string>());
+                if (a == bufferDevice.end() || b == bufferDevice.end() || a->second != b->second)
+                    return;
+                op.erase("peer");
+                if (const auto d = op.find("direction"); d != op.end() && *d == "p2p")
+                    *d = "d2d";
+            });
+        }
+    if (named.size() < 2 && n > 1)
+        cannotApply(variant, spec,
+                    "devices=" + std::to_string(n)
+                        + " spreads the devices the workload names over that many GPUs, and this workload names "
+                          "one device: give its buffers, streams and threads the devices they run on (0, 1, ...)");
 }
 
 void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, const std::string &variant)
@@ -117,6 +207,15 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
             (*pipeline)[axis] = std::stoi(s.value);
         return;
     case Axis::Connections: root["maxConnections"] = std::stoi(s.value); return;
+    case Axis::PeerAccess:
+        if (!isVersionTwo(root))
+            cannotApply(variant, spec,
+                        "peerAccess=" + s.value
+                            + " sets a version 2 workload's \"peerAccess\" (its peer copies between GPUs), and this "
+                              "workload is version 1");
+        root["peerAccess"] = s.value;
+        return;
+    case Axis::Devices: mapDevices(root, std::stoi(s.value), spec, variant); return;
     case Axis::Size: {
         const std::uint64_t bytes = parseByteSize(s.value).value_or(0);
         if (isPipeline) {

@@ -17,6 +17,10 @@ HoldDecision decideHold(const Workload &w, std::size_t maxOps)
     auto no = [](std::string reason) { return HoldDecision{false, std::move(reason)}; };
     if (w.opCount() > maxOps)
         return no("more than " + std::to_string(maxOps) + " ops per repetition");
+    if (w.threadCount() > 1)
+        for (const StreamSpec &s : w.streams)
+            if (s.useDefaultStream)
+                return no("the default streams of several host threads are each thread's own");
     for (const StreamSpec &s : w.streams) {
         for (const OpSpec &op : s.ops) {
             switch (op.type) {
@@ -27,6 +31,8 @@ HoldDecision decideHold(const Workload &w, std::size_t maxOps)
                     return no("host-to-host copies run on the host");
                 if (involvesHost(w, op.src) || involvesHost(w, op.dst))
                     return no("copies from or to pageable or managed memory involve the host");
+                if (op.direction == CopyDirection::P2P && w.peerAccess == PeerAccess::Off)
+                    return no("peer copies without peer access are staged through the host by the driver");
                 break;
             case OpType::Kernel:
                 if (op.kernelType == KernelType::Memory && involvesHost(w, op.buffer))

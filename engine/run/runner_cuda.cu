@@ -24,13 +24,16 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -337,6 +340,14 @@ constexpr std::uint32_t kRepetitionColor = 0xff999999;
 struct PreparedOp {
     const OpSpec *spec = nullptr;
     int stream = 0; // workload stream index
+    int device = 0; // its stream's device: current while it is issued, and where its events are
+    int thread = 0; // the workload thread that issues it
+    int srcDevice = -1, dstDevice = -1; // a peer copy's two ends
+    // A wait or an event sync: the record op (index into the run's ops) it waits for, -1 none; crossThread
+    // when another thread issues that record (the waiting thread holds until it has).
+    int pairedRecord = -1;
+    bool crossThread = false;
+    Event ownEvent; // a record op's event, on its device (waits use the event of the record they pair with)
     int opInStream = 0;
     std::string context; // "stream 'copy0' op 3 (/streams/0/ops/3): H2D 256 MiB pinned"
     std::string name; // display name, as Trace::strings holds it
@@ -357,6 +368,9 @@ struct PreparedOp {
 };
 
 class CudaRun {
+    struct ThreadState; // (below, with the members)
+    struct ExtraDevice;
+
 public:
     CudaRun(const Workload &workload, const RunOptions &options, const ProgressCallback &progress, RunWatchdog &watch) :
         m_workload(workload), m_options(options), m_progress(progress), m_watch(watch)
@@ -365,6 +379,7 @@ public:
 
     ~CudaRun()
     {
+        stopThreads();
         // Let queued work finish before the RAII members free the buffers it uses (a failed run can
         // leave work queued); errors here were or will be reported by the code that threw.
         settle(nullptr);
@@ -376,6 +391,15 @@ public:
             static_cast<void>(m_tracer.release());
             return;
         }
+        for (const auto &extra : m_extraDevices) {
+            cudaSetDevice(extra->index);
+            cudaDeviceSynchronize();
+        }
+        for (const auto &[a, b] : m_peerEnabled) {
+            cudaSetDevice(a);
+            cudaDeviceDisablePeerAccess(b);
+        }
+        cudaSetDevice(m_device.index);
         cudaDeviceSynchronize();
         cudaGetLastError();
     }
@@ -406,29 +430,49 @@ public:
     {
         m_watch.setPhase("preparation");
         m_watch.describeCallWith([this] { return callInProgress(); });
-        const int deviceIndex = m_options.device >= 0 ? m_options.device : m_workload.device;
+        m_override = m_options.device;
+        // The primary device: the thread 0's, where the calibration runs and the repetition span is timed.
+        const int deviceIndex = m_workload.threadDevice(0, m_override);
+        const std::vector<int> used = m_workload.usedDevices(m_override);
+        m_used = used;
         applyMaxConnections();
         startTiming();
         report(RunProgress::Phase::Preparing, 0, 1, "selecting device " + std::to_string(deviceIndex));
         m_trace.devices = queryDevices();
         m_trace.peerLinks = queryPeerLinks(m_trace.devices); // every pair: access, rank, NVLink or PCIe
-        if (deviceIndex < 0 || deviceIndex >= int(m_trace.devices.size()))
-            throw Error(ErrorKind::InvalidInput, "device " + std::to_string(deviceIndex)
-                                                     + " does not exist: " + describeDevices(m_trace.devices));
+        for (const int d : used)
+            if (d < 0 || d >= int(m_trace.devices.size()))
+                throw Error(ErrorKind::InvalidInput,
+                            "workload " + quoted(m_workload.name) + " uses device " + std::to_string(d)
+                                + ", which does not exist: " + describeDevices(m_trace.devices));
         m_device = m_trace.devices[std::size_t(deviceIndex)];
-        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(deviceIndex), cudaSetDevice(deviceIndex));
-        // Create the context now, so that its cost lands in no measurement and cudaMemGetInfo sees it.
-        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(deviceIndex) + ": creating the CUDA context",
-                               cudaFree(nullptr));
-
-        checkMemoryFits(m_workload, m_device, m_options.checkMemoryFirst);
+        for (const int d : used) {
+            // Create each context now, so that its cost lands in no measurement and cudaMemGetInfo sees it.
+            useDevice(d);
+            STREAMSCOPE_CUDA_CHECK("device " + std::to_string(d) + ": creating the CUDA context", cudaFree(nullptr));
+            checkMemoryFits(buffersOn(d, d == deviceIndex), m_trace.devices[std::size_t(d)],
+                            m_options.checkMemoryFirst);
+        }
+        setPeerAccess(used);
+        // What the run's peer copies used: peer access on between every pair of its devices that supports it.
+        for (PeerLink &link : m_trace.peerLinks)
+            link.accessEnabled = m_workload.peerAccess == PeerAccess::On && link.accessSupported
+                                 && std::find(used.begin(), used.end(), link.src) != used.end()
+                                 && std::find(used.begin(), used.end(), link.dst) != used.end();
+        useDevice(deviceIndex);
         report(RunProgress::Phase::Preparing, 0, 1,
                "allocating " + std::to_string(m_workload.buffers.size()) + " buffers");
         allocateBuffers();
         startUnifiedMemoryRecords();
-        createStreams();
-        STREAMSCOPE_CUDA_CHECK("loading the runner's kernels", kernels::preloadKernels());
+        createStreams(used);
+        for (const int d : used) {
+            useDevice(d);
+            STREAMSCOPE_CUDA_CHECK("device " + std::to_string(d) + ": loading the runner's kernels",
+                                   kernels::preloadKernels());
+        }
+        useDevice(deviceIndex);
         prepareOps();
+        startThreads();
         indexPendingOps();
         decideHold();
         checkCancel();
@@ -499,10 +543,16 @@ private:
     // For the watchdog's thread, where the host is blocked: the op whose call it is in.
     std::string callInProgress() const
     {
-        const int i = m_inCall.load();
-        if (i < 0 || std::size_t(i) >= m_ops.size())
-            return {};
-        return "the host was in the call of " + m_ops[std::size_t(i)].context;
+        std::string calls;
+        for (const auto &thread : m_threads) {
+            const int i = thread->inCall.load();
+            if (i < 0 || std::size_t(i) >= m_ops.size())
+                continue;
+            calls += (calls.empty() ? "" : "; ")
+                     + (m_threads.size() > 1 ? "thread " + quoted(m_workload.threadName(thread->index)) + " in " : "")
+                     + m_ops[std::size_t(i)].context;
+        }
+        return calls.empty() ? std::string() : "the host was in the call of " + calls;
     }
 
     // Whether every stream of the run is idle (or the context is broken, so that nothing runs any more),
@@ -515,6 +565,9 @@ private:
                 streams.push_back(st.get());
         if (m_control.get())
             streams.push_back(m_control.get());
+        for (const auto &extra : m_extraDevices)
+            if (extra->control.get())
+                streams.push_back(extra->control.get());
         if (m_device.index >= 0 && !m_streams.empty())
             streams.push_back(defaultStream());
         const std::int64_t until = hostNowNs() + budgetNs;
@@ -551,7 +604,7 @@ private:
     cudaError_t advancePending()
     {
         for (PendingOps &p : m_pending) {
-            while (p.next < p.ops.size() && p.ops[p.next] < m_issued) {
+            while (p.next < p.ops.size() && issued(p.ops[p.next])) {
                 const cudaError_t q = cudaEventQuery(m_ops[p.ops[p.next]].end.get());
                 if (q == cudaErrorNotReady)
                     break;
@@ -569,7 +622,7 @@ private:
     {
         std::vector<std::string> list;
         for (const PendingOps &p : m_pending) {
-            for (std::size_t k = p.next; k < p.ops.size() && p.ops[k] < m_issued; ++k) {
+            for (std::size_t k = p.next; k < p.ops.size() && issued(p.ops[k]); ++k) {
                 const PreparedOp &op = m_ops[p.ops[k]];
                 if (kernels && op.kind != OpKind::Kernel)
                     continue;
@@ -619,7 +672,7 @@ private:
             if (advancePending() != cudaSuccess)
                 return; // the caller's cudaDeviceSynchronize reports it
             bool busy = false;
-            for (const cudaEvent_t e : m_streamEndUsed) {
+            for (const auto &[e, device] : m_streamEndUsed) {
                 const cudaError_t q = cudaEventQuery(e);
                 if (q != cudaSuccess && q != cudaErrorNotReady)
                     return;
@@ -742,7 +795,7 @@ private:
     // cudaStreamWaitEvent).
     bool tiedToCupti(const PreparedOp &op) const
     {
-        return m_tracer
+        return m_tracer && !m_cuptiBroken.load()
                && ((!op.hostOnly && expectsRecord(op.kind)) || op.kind == OpKind::HostSync
                    || op.kind == OpKind::EventWait);
     }
@@ -958,17 +1011,108 @@ private:
         applyActivities(rep, activities, m_repHostStartNs);
     }
 
+    // -- devices ------------------------------------------------------------------------------------
+
+    // Makes `device` current on the calling thread (cudaSetDevice), naming it when that fails.
+    static void useDevice(int device)
+    {
+        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(device) + ": cudaSetDevice", cudaSetDevice(device));
+    }
+
+    int bufferDevice(const BufferSpec &b) const { return m_workload.bufferDevice(b, m_override); }
+    int streamDevice(int stream) const { return m_workload.streamDevice(stream, m_override); }
+
+    // The part of the workload whose memory lives on `device` (its device and managed buffers; the host
+    // buffers count once, with the primary device), for the memory check.
+    Workload buffersOn(int device, bool withHost) const
+    {
+        Workload w;
+        w.name = m_workload.name;
+        for (const BufferSpec &b : m_workload.buffers) {
+            const bool deviceSide = b.kind == BufferKind::Device || b.kind == BufferKind::Managed;
+            if (deviceSide ? bufferDevice(b) == device : withHost)
+                w.buffers.push_back(b);
+        }
+        return w;
+    }
+
+    // Peer access between every pair of the devices used, as the workload's peerAccess says: enabled
+    // (cudaDeviceEnablePeerAccess, which needs cudaDeviceCanAccessPeer) or disabled, so that the driver
+    // stages peer copies through host memory. What this run enabled is disabled again when it ends.
+    void setPeerAccess(const std::vector<int> &devices)
+    {
+        if (devices.size() < 2) {
+            m_trace.metadata["peer_access"] = "one device";
+            return;
+        }
+        std::string topology, cannot;
+        for (const int a : devices)
+            for (const int b : devices) {
+                if (a == b)
+                    continue;
+                int can = 0;
+                STREAMSCOPE_CUDA_CHECK("devices " + std::to_string(a) + " and " + std::to_string(b)
+                                           + ": cudaDeviceCanAccessPeer",
+                                       cudaDeviceCanAccessPeer(&can, a, b));
+                const std::string pair = std::to_string(a) + "->" + std::to_string(b);
+                topology += (topology.empty() ? "" : ", ") + pair + (can ? " yes" : " no");
+                if (!can)
+                    cannot += (cannot.empty() ? "" : ", ") + pair;
+            }
+        const bool on = m_workload.peerAccess == PeerAccess::On;
+        if (on && !cannot.empty())
+            throw Error(ErrorKind::InvalidInput,
+                        "workload " + quoted(m_workload.name) + ": \"peerAccess\": \"on\", but device pairs " + cannot
+                            + " cannot access each other (cudaDeviceCanAccessPeer; the topology: " + topology
+                            + "); set \"peerAccess\": \"off\" to copy between them through host memory");
+        for (const int a : devices) {
+            useDevice(a);
+            for (const int b : devices) {
+                if (a == b)
+                    continue;
+                const std::string context =
+                    "device " + std::to_string(a) + ": peer access to device " + std::to_string(b);
+                if (on) {
+                    const cudaError_t err = cudaDeviceEnablePeerAccess(b, 0);
+                    if (err == cudaErrorPeerAccessAlreadyEnabled) {
+                        cudaGetLastError();
+                        continue;
+                    }
+                    STREAMSCOPE_CUDA_CHECK(context, err);
+                    m_peerEnabled.emplace_back(a, b);
+                } else {
+                    const cudaError_t err = cudaDeviceDisablePeerAccess(b);
+                    if (err == cudaErrorPeerAccessNotEnabled) {
+                        cudaGetLastError();
+                        continue;
+                    }
+                    STREAMSCOPE_CUDA_CHECK(context, err);
+                }
+            }
+        }
+        m_trace.metadata["peer_access"] =
+            on ? "on: peer copies go directly between the GPUs (cudaDeviceEnablePeerAccess; " + topology + ")"
+               : "off: the driver stages peer copies through host memory (cudaMemcpyPeerAsync without peer access; "
+                 "cudaDeviceCanAccessPeer: "
+                     + topology + ")";
+    }
+
     // -- setup --------------------------------------------------------------------------------------
 
     void allocateBuffers()
     {
         for (const BufferSpec &spec : m_workload.buffers) {
-            const std::string context = "buffer " + quoted(spec.name) + " (" + std::string(toString(spec.kind)) + ", "
-                                        + formatBytes(spec.bytes) + ")";
+            std::string context = "buffer " + quoted(spec.name) + " (" + std::string(toString(spec.kind)) + ", "
+                                  + formatBytes(spec.bytes) + ")";
+            const bool deviceSide = spec.kind == BufferKind::Device || spec.kind == BufferKind::Managed;
+            if (deviceSide && m_used.size() > 1)
+                context += " on device " + std::to_string(bufferDevice(spec));
+            useDevice(deviceSide ? bufferDevice(spec) : m_device.index);
             m_buffers.emplace(spec.name, Buffer(spec.kind, spec.bytes, context));
             if (spec.kind == BufferKind::Managed)
                 m_hasManaged = true;
         }
+        useDevice(m_device.index);
     }
 
     const Buffer &buffer(const std::string &name, const std::string &context) const
@@ -984,7 +1128,7 @@ private:
         return m_workload.defaultStream == DefaultStreamMode::PerThread ? cudaStreamPerThread : cudaStreamLegacy;
     }
 
-    void createStreams()
+    void createStreams(const std::vector<int> &devices)
     {
         m_control = Stream(cudaStreamNonBlocking, 0, "the runner's control stream");
         // Named, so that in Nsight Systems the calibration and hold kernels sit on a lane that says what it is.
@@ -993,18 +1137,49 @@ private:
         for (int i = 0; i < kAnchorTries; ++i)
             m_anchorEvents.emplace_back(cudaEventDefault, "the runner's clock anchor event");
         m_repStart = Event(cudaEventDefault, "the runner's repetition start event");
+        // Every other device has its own control stream, clock anchor and start event: CUDA times events
+        // only against events of their own device.
+        for (const int d : devices) {
+            if (d == m_device.index)
+                continue;
+            useDevice(d);
+            const std::string context = "device " + std::to_string(d) + ": ";
+            auto extra = std::make_unique<ExtraDevice>();
+            extra->index = d;
+            extra->control = Stream(cudaStreamNonBlocking, 0, context + "the runner's control stream");
+            if (m_options.nvtx)
+                nvtxNameCudaStreamA(extra->control.get(), ("streamscope control gpu" + std::to_string(d)).c_str());
+            for (int i = 0; i < kAnchorTries; ++i)
+                extra->anchorEvents.emplace_back(cudaEventDefault, context + "the runner's clock anchor event");
+            extra->repStart = Event(cudaEventDefault, context + "the runner's repetition start event");
+            m_extraDevices.push_back(std::move(extra));
+        }
+        useDevice(m_device.index);
 
-        const int tid = int(syscall(SYS_gettid));
-        m_trace.hostThreads.push_back({"main", std::uint64_t(tid)});
-        if (m_options.nvtx)
-            nvtxNameOsThreadA(std::uint32_t(tid), "main");
+        // One host lane per workload thread, named as in the workload; the implicit one is this thread.
+        m_threads.clear();
+        for (int t = 0; t < m_workload.threadCount(); ++t) {
+            auto state = std::make_unique<ThreadState>();
+            state->index = t;
+            state->device = m_workload.threadDevice(t, m_override);
+            m_threads.push_back(std::move(state));
+        }
+        if (m_threads.size() == 1) {
+            const int tid = int(syscall(SYS_gettid));
+            m_threads[0]->tid = std::uint64_t(tid);
+            m_trace.hostThreads.push_back({m_workload.threadName(0), std::uint64_t(tid)});
+            if (m_options.nvtx)
+                nvtxNameOsThreadA(std::uint32_t(tid), m_workload.threadName(0).c_str());
+        }
 
         for (std::size_t i = 0; i < m_workload.streams.size(); ++i) {
             const StreamSpec &spec = m_workload.streams[i];
+            const int device = streamDevice(int(i));
+            useDevice(device);
             const std::string context = "stream " + quoted(spec.name);
             StreamInfo info;
             info.name = spec.name;
-            info.device = m_device.index;
+            info.device = device;
             if (spec.useDefaultStream) {
                 m_streams.push_back(Stream::borrow(defaultStream()));
                 info.isDefault = true;
@@ -1025,22 +1200,31 @@ private:
                 nvtxNameCudaStreamA(handle, spec.name.c_str());
             m_trace.streams.push_back(info);
             m_streamEnds.emplace_back(cudaEventDefault, context + ": repetition end event");
+            m_streamEndDevice.push_back(device);
         }
-        // The default stream ends a repetition too: synchronous copies run there whichever stream
-        // the workload lists them under.
-        m_streamEnds.emplace_back(cudaEventDefault, "the default stream's repetition end event");
+        // The default stream ends a repetition too: synchronous copies run there whichever stream the
+        // workload lists them under. Each thread's, on each device its streams are on (recorded by that
+        // thread: the per-thread default stream is its own).
+        for (auto &thread : m_threads) {
+            std::vector<int> devicesOfThread;
+            for (std::size_t i = 0; i < m_workload.streams.size(); ++i)
+                if (m_workload.streams[i].thread == thread->index
+                    && std::find(devicesOfThread.begin(), devicesOfThread.end(), streamDevice(int(i)))
+                           == devicesOfThread.end())
+                    devicesOfThread.push_back(streamDevice(int(i)));
+            if (devicesOfThread.empty())
+                devicesOfThread.push_back(thread->device);
+            for (const int d : devicesOfThread) {
+                useDevice(d);
+                thread->defaultEnds.push_back(
+                    {d, m_streamEnds.size(), Event(cudaEventDefault, "the default stream's repetition end event")});
+                m_streamEnds.emplace_back(); // its slot; the event lives in the thread's state
+                m_streamEndDevice.push_back(d);
+            }
+        }
+        useDevice(m_device.index);
 
         m_holdFlags = Buffer(BufferKind::Pinned, 2 * sizeof(int), "the runner's hold flag (pinned, 8 B)");
-    }
-
-    cudaEvent_t namedEvent(const std::string &name, const std::string &context)
-    {
-        if (name.empty())
-            throw Error(ErrorKind::InvalidInput, context + ": the op names no event");
-        auto it = m_namedEvents.find(name);
-        if (it == m_namedEvents.end())
-            it = m_namedEvents.emplace(name, Event(cudaEventDisableTiming, context + ": event " + quoted(name))).first;
-        return it->second.get();
     }
 
     void prepareOps()
@@ -1076,6 +1260,9 @@ private:
             }
             op.context += ": " + op.name;
             op.kind = opKindOf(spec);
+            op.device = streamDevice(at.stream);
+            op.thread = stream.thread;
+            useDevice(op.device); // its events are created on its device
             op.gpuStream = m_streams[std::size_t(at.stream)].get();
             if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Hang && m_watch.limitNs() <= 0)
                 throw Error(ErrorKind::InvalidInput,
@@ -1097,6 +1284,10 @@ private:
                 op.srcMem = memKindOf(src.kind());
                 op.dstMem = memKindOf(dst.kind());
                 op.bytes = spec.bytes;
+                if (spec.direction == CopyDirection::P2P) {
+                    op.srcDevice = bufferDevice(*m_workload.findBuffer(spec.src));
+                    op.dstDevice = bufferDevice(*m_workload.findBuffer(spec.dst));
+                }
                 // cudaMemcpy runs on the default stream whatever stream the workload lists it under.
                 if (spec.api == CopyApi::Sync)
                     op.gpuStream = defaultStream();
@@ -1129,11 +1320,14 @@ private:
                 break;
             }
             case OpType::EventRecord:
-            case OpType::EventWait: op.namedEvent = namedEvent(spec.event, op.context); break;
+                op.ownEvent = Event(cudaEventDisableTiming, op.context + ": event " + quoted(spec.event));
+                op.namedEvent = op.ownEvent.get();
+                break;
+            case OpType::EventWait: break; // paired below, once every record has its event
             case OpType::Sync:
                 op.hostOnly = true;
                 if (spec.syncTarget == SyncTarget::Event) {
-                    op.namedEvent = namedEvent(spec.event, op.context);
+                    // paired below
                 } else if (spec.syncTarget == SyncTarget::Stream) {
                     int target = at.stream;
                     if (!spec.syncStream.empty()) {
@@ -1153,6 +1347,25 @@ private:
                 op.end = Event(cudaEventDefault, op.context + ": end event");
             }
         }
+        useDevice(m_device.index);
+        // Each wait and event sync waits for the one record it pairs with (workload.h, pairEventWaits).
+        const std::vector<int> paired = pairEventWaits(m_workload);
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            PreparedOp &op = m_ops[i];
+            const bool waits = op.spec->type == OpType::EventWait
+                               || (op.spec->type == OpType::Sync && op.spec->syncTarget == SyncTarget::Event);
+            if (!waits)
+                continue;
+            if (i >= paired.size() || paired[i] < 0)
+                throw Error(ErrorKind::InvalidInput, op.context + ": event " + quoted(op.spec->event)
+                                                         + " is not recorded before this wait (validate the workload)");
+            op.pairedRecord = paired[i];
+            op.namedEvent = m_ops[std::size_t(paired[i])].namedEvent;
+            op.crossThread = m_ops[std::size_t(paired[i])].thread != op.thread;
+        }
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            m_threads[std::size_t(m_ops[i].thread)]->ops.push_back(i);
+        m_opIssued = std::make_unique<std::atomic<bool>[]>(m_ops.size());
     }
 
     void decideHold()
@@ -1268,29 +1481,51 @@ private:
     // -- repetitions --------------------------------------------------------------------------------
 
     // Host time (ns) of the GPU moment at which m_anchorEvents[m_base] completed; see the file comment.
+    // Every other device gets its own anchor the same way, on its own control stream: CUDA's event
+    // clock is per device, so each device's GPU times are mapped onto the host axis separately.
     void anchor()
     {
-        const std::string context = "clock anchor";
-        std::vector<AnchorWindow> windows;
-        for (std::size_t i = 0; i < m_anchorEvents.size(); ++i) {
-            AnchorWindow w;
-            w.beforeNs = hostNowNs();
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_anchorEvents[i].get(), m_control.get()));
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(m_anchorEvents[i].get()));
-            w.afterNs = hostNowNs();
-            windows.push_back(w);
-        }
-        const ClockAnchor a = narrowestAnchor(windows);
+        const auto windowsOn = [](const std::vector<Event> &events, cudaStream_t control, const std::string &context) {
+            std::vector<AnchorWindow> windows;
+            for (std::size_t i = 0; i < events.size(); ++i) {
+                AnchorWindow w;
+                w.beforeNs = hostNowNs();
+                STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(events[i].get(), control));
+                STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(events[i].get()));
+                w.afterNs = hostNowNs();
+                windows.push_back(w);
+            }
+            return narrowestAnchor(windows);
+        };
+        const ClockAnchor a = windowsOn(m_anchorEvents, m_control.get(), "clock anchor");
         m_base = a.index;
         m_baseHostNs = a.hostNs;
         m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, a.maxErrorNs);
+        for (const auto &extra : m_extraDevices) {
+            useDevice(extra->index);
+            const ClockAnchor e = windowsOn(extra->anchorEvents, extra->control.get(),
+                                            "device " + std::to_string(extra->index) + ": clock anchor");
+            extra->base = e.index;
+            extra->baseHostNs = e.hostNs;
+            extra->maxAnchorErrorNs = std::max(extra->maxAnchorErrorNs, e.maxErrorNs);
+        }
+        useDevice(m_device.index);
     }
 
-    std::int64_t gpuTime(cudaEvent_t event, const std::string &context) const
+    // An event's GPU moment on the host axis, through the anchor of the device it was recorded on.
+    std::int64_t gpuTime(cudaEvent_t event, const std::string &context, int device = -1) const
     {
+        cudaEvent_t base = m_anchorEvents[m_base].get();
+        std::int64_t baseHostNs = m_baseHostNs;
+        if (device >= 0 && device != m_device.index)
+            for (const auto &extra : m_extraDevices)
+                if (extra->index == device) {
+                    base = extra->anchorEvents[extra->base].get();
+                    baseHostNs = extra->baseHostNs;
+                }
         float ms = 0;
-        STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, m_anchorEvents[m_base].get(), event));
-        return m_baseHostNs + std::llround(double(ms) * 1e6);
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, base, event));
+        return baseHostNs + std::llround(double(ms) * 1e6);
     }
 
     // Managed buffers start every repetition resident on the host, as a freshly initialised program's
@@ -1330,6 +1565,11 @@ private:
         const std::string context = (measured ? "repetition " : "warm-up ") + std::to_string(index);
         if (m_hasManaged)
             resetManagedBuffers();
+        for (const auto &extra : m_extraDevices) {
+            useDevice(extra->index);
+            STREAMSCOPE_CUDA_CHECK("device " + std::to_string(extra->index) + ": " + context, cudaDeviceSynchronize());
+        }
+        useDevice(m_device.index);
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
         anchor();
         m_repSeq += 1;
@@ -1346,23 +1586,45 @@ private:
             m_holding = true;
         }
         STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_repStart.get(), m_control.get()));
-        m_lastEvent.clear();
+        // Each other device starts from its own start event, behind the primary's when held.
+        for (const auto &extra : m_extraDevices) {
+            useDevice(extra->index);
+            if (m_hold)
+                STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(extra->control.get(), m_repStart.get(), 0));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(extra->repStart.get(), extra->control.get()));
+        }
+        useDevice(m_device.index);
+        for (auto &thread : m_threads)
+            thread->lastEvent.clear();
         if (m_hold) {
-            for (const Stream &s : m_streams)
-                STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(s.get(), m_repStart.get(), 0));
-            STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(defaultStream(), m_repStart.get(), 0));
-            // A held stream reaches its first op when the start event fires.
-            for (const Stream &s : m_streams)
-                if (canShareEvents(s.get()))
-                    m_lastEvent[s.get()] = m_repStart.get();
-            if (canShareEvents(defaultStream()))
-                m_lastEvent[defaultStream()] = m_repStart.get();
+            for (std::size_t i = 0; i < m_streams.size(); ++i) {
+                const int device = m_trace.streams[i].device;
+                useDevice(device);
+                cudaEvent_t start = repStartOn(device);
+                STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(m_streams[i].get(), start, 0));
+                // A held stream reaches its first op when the start event fires.
+                if (canShareEvents(m_streams[i].get()))
+                    m_threads[std::size_t(m_workload.streams[i].thread)]->lastEvent[{m_streams[i].get(), device}] =
+                        start;
+            }
+            // The default streams: each thread's own, on each device (recorded on the issuing thread below).
+            useDevice(m_device.index);
+            if (m_threads.size() == 1) {
+                for (const auto &end : m_threads[0]->defaultEnds) {
+                    useDevice(end.device);
+                    STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(defaultStream(), repStartOn(end.device), 0));
+                    if (canShareEvents(defaultStream()))
+                        m_threads[0]->lastEvent[{defaultStream(), end.device}] = repStartOn(end.device);
+                }
+                useDevice(m_device.index);
+            }
         }
 
         Repetition rep;
         rep.index = index;
         rep.ops.resize(m_ops.size());
-        m_issued = 0;
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            m_opIssued[i].store(false);
         for (PendingOps &p : m_pending)
             p.next = 0;
         try {
@@ -1385,31 +1647,223 @@ private:
         recordRepetition(std::move(rep), context, previousRepEndNs);
     }
 
-    // Issues every op of the repetition, then waits for the GPU to finish them.
+    cudaEvent_t repStartOn(int device) const
+    {
+        for (const auto &extra : m_extraDevices)
+            if (extra->index == device)
+                return extra->repStart.get();
+        return m_repStart.get();
+    }
+
+    // Issues every op of the repetition (each workload thread its own, all released together), then
+    // waits for the GPU to finish them.
     void issueAndWait(Repetition &rep, const std::string &context)
     {
         m_watch.setActivity("issuing the repetition's ops");
-        for (std::size_t i = 0; i < m_ops.size(); ++i) {
-            checkCancel();
-            issue(m_ops[i], rep.ops[i]);
-            m_issued = i + 1;
+        m_streamEndUsed.assign(m_streamEnds.size(), {nullptr, m_device.index});
+        if (m_threads.size() == 1) {
+            issueThread(*m_threads[0], rep, context);
+        } else {
+            runOnThreads(rep, context);
         }
-        // Each stream's end: its last op's end event where that is the last thing on it.
-        m_streamEndUsed.assign(m_streamEnds.size(), nullptr);
-        for (std::size_t s = 0; s < m_streamEnds.size(); ++s) {
-            const cudaStream_t handle = s < m_streams.size() ? m_streams[s].get() : defaultStream();
-            const auto last = m_lastEvent.find(handle);
-            if (last != m_lastEvent.end() && last->second != m_repStart.get()) {
-                m_streamEndUsed[s] = last->second;
-            } else {
-                STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_streamEnds[s].get(), handle));
-                m_streamEndUsed[s] = m_streamEnds[s].get();
-            }
-        }
+        if (m_cuptiBroken.load())
+            fallBackToEvents(m_cuptiFailure);
         releaseHold();
         waitForGpu();
         // Errors of the queued work (a kernel fault, a failed copy) surface here.
+        for (const auto &extra : m_extraDevices) {
+            useDevice(extra->index);
+            STREAMSCOPE_CUDA_CHECK("device " + std::to_string(extra->index) + ": " + context + ": waiting for the GPU",
+                                   cudaDeviceSynchronize());
+        }
+        useDevice(m_device.index);
         STREAMSCOPE_CUDA_CHECK(context + ": waiting for the GPU", cudaDeviceSynchronize());
+    }
+
+    // One workload thread's part of a repetition, on the calling thread: its ops in its order, then its
+    // streams' end events.
+    void issueThread(ThreadState &thread, Repetition &rep, const std::string &context)
+    {
+        int current = -1;
+        for (const std::size_t i : thread.ops) {
+            checkCancel();
+            if (m_issueAborted.load())
+                throw Error(ErrorKind::Cancelled, kOtherThreadStopped);
+            PreparedOp &op = m_ops[i];
+            if (op.device != current) {
+                useDevice(op.device);
+                current = op.device;
+            }
+            if (op.crossThread)
+                waitForRecord(op);
+            issue(thread, op, rep.ops[i]);
+            m_opIssued[i].store(true);
+            if (op.spec->type == OpType::EventRecord) {
+                const std::lock_guard lock(m_issueMutex);
+                m_issueChanged.notify_all();
+            }
+        }
+        // Each stream's end: its last op's end event where that is the last thing on it.
+        for (std::size_t s = 0; s < m_streams.size(); ++s) {
+            if (m_workload.streams[s].thread != thread.index)
+                continue;
+            const int device = m_trace.streams[s].device;
+            const cudaStream_t handle = m_streams[s].get();
+            const auto last = thread.lastEvent.find({handle, device});
+            if (last != thread.lastEvent.end() && last->second != repStartOn(device)) {
+                m_streamEndUsed[s] = {last->second, device};
+            } else {
+                useDevice(device);
+                STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_streamEnds[s].get(), handle));
+                m_streamEndUsed[s] = {m_streamEnds[s].get(), device};
+            }
+        }
+        for (const auto &end : thread.defaultEnds) {
+            useDevice(end.device);
+            const auto last = thread.lastEvent.find({defaultStream(), end.device});
+            if (last != thread.lastEvent.end() && last->second != repStartOn(end.device)) {
+                m_streamEndUsed[end.slot] = {last->second, end.device};
+            } else {
+                STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(end.event.get(), defaultStream()));
+                m_streamEndUsed[end.slot] = {end.event.get(), end.device};
+            }
+        }
+        useDevice(thread.device);
+    }
+
+    // A wait on another thread's event: hold until that thread has issued the record it pairs with.
+    void waitForRecord(const PreparedOp &op)
+    {
+        std::unique_lock lock(m_issueMutex);
+        while (!m_opIssued[std::size_t(op.pairedRecord)].load()) {
+            if (m_issueAborted.load())
+                throw Error(ErrorKind::Cancelled, kOtherThreadStopped);
+            checkCancel();
+            m_issueChanged.wait_for(lock, std::chrono::milliseconds(1));
+        }
+    }
+
+    // -- host threads ---------------------------------------------------------------------------------
+
+    // One std::thread per workload thread, each bound to its device, started before anything is timed;
+    // each repetition releases them together and waits until every one has issued its ops.
+    void startThreads()
+    {
+        if (m_threads.size() < 2)
+            return;
+        m_trace.hostThreads.resize(m_threads.size());
+        for (auto &thread : m_threads) {
+            ThreadState *state = thread.get();
+            state->worker = std::thread([this, state] { workerLoop(*state); });
+        }
+        // Wait until each has bound its device and said who it is.
+        std::unique_lock lock(m_threadMutex);
+        m_threadCv.wait(lock, [&] { return m_threadsReady == m_threads.size(); });
+        for (auto &thread : m_threads) {
+            if (!thread->startError.empty())
+                throw Error(ErrorKind::Cuda,
+                            "host thread " + quoted(m_workload.threadName(thread->index)) + ": " + thread->startError);
+            m_trace.hostThreads[std::size_t(thread->index)] = {m_workload.threadName(thread->index), thread->tid};
+        }
+    }
+
+    void stopThreads()
+    {
+        {
+            const std::lock_guard lock(m_threadMutex);
+            m_stopThreads = true;
+        }
+        m_threadCv.notify_all();
+        for (auto &thread : m_threads)
+            if (thread->worker.joinable())
+                thread->worker.join();
+    }
+
+    void workerLoop(ThreadState &thread)
+    {
+        const int tid = int(syscall(SYS_gettid));
+        thread.tid = std::uint64_t(tid);
+        if (m_options.nvtx)
+            nvtxNameOsThreadA(std::uint32_t(tid), m_workload.threadName(thread.index).c_str());
+        const cudaError_t bound = cudaSetDevice(thread.device);
+        if (bound != cudaSuccess) {
+            thread.startError = "cudaSetDevice(" + std::to_string(thread.device) + "): " + cuda::errorText(bound);
+            cudaGetLastError();
+        }
+        std::uint64_t seen = 0;
+        {
+            const std::lock_guard lock(m_threadMutex);
+            m_threadsReady += 1;
+        }
+        m_threadCv.notify_all();
+        for (;;) {
+            {
+                std::unique_lock lock(m_threadMutex);
+                m_threadCv.wait(lock, [&] { return m_stopThreads || m_generation != seen; });
+                if (m_stopThreads)
+                    return;
+                seen = m_generation;
+            }
+            std::exception_ptr failure;
+            try {
+                issueThread(thread, *m_currentRep, m_currentContext);
+            } catch (...) {
+                failure = std::current_exception();
+                m_issueAborted.store(true);
+            }
+            {
+                const std::lock_guard lock(m_threadMutex);
+                // The error that stopped the others wins over their "another host thread stopped".
+                const bool echo = failure && isEcho(failure);
+                if (failure && (!m_threadFailure || (m_threadFailureIsEcho && !echo))) {
+                    m_threadFailure = failure;
+                    m_threadFailureIsEcho = echo;
+                }
+                m_threadsDone += 1;
+            }
+            m_threadCv.notify_all();
+            {
+                const std::lock_guard lock(m_issueMutex);
+                m_issueChanged.notify_all();
+            }
+        }
+    }
+
+    static bool isEcho(const std::exception_ptr &failure)
+    {
+        try {
+            std::rethrow_exception(failure);
+        } catch (const Error &e) {
+            return e.kind() == ErrorKind::Cancelled && std::string(e.what()) == kOtherThreadStopped;
+        } catch (...) {
+            return false;
+        }
+    }
+
+    // Releases every workload thread on this repetition and waits until all have issued their ops;
+    // rethrows the first error one of them met (the others stop at their next op).
+    void runOnThreads(Repetition &rep, const std::string &context)
+    {
+        {
+            const std::lock_guard lock(m_threadMutex);
+            m_currentRep = &rep;
+            m_currentContext = context;
+            m_threadsDone = 0;
+            m_threadFailure = nullptr;
+            m_threadFailureIsEcho = false;
+            m_issueAborted.store(false);
+            m_generation += 1;
+        }
+        m_threadCv.notify_all();
+        std::exception_ptr failure;
+        {
+            std::unique_lock lock(m_threadMutex);
+            m_threadCv.wait(lock, [&] { return m_threadsDone == m_threads.size(); });
+            failure = m_threadFailure;
+            m_currentRep = nullptr;
+        }
+        if (failure)
+            std::rethrow_exception(failure);
     }
 
     // A measured repetition's times, from its events and CUPTI's records.
@@ -1421,8 +1875,9 @@ private:
             m_firstBaseHostNs = m_baseHostNs;
         const std::int64_t start = gpuTime(m_repStart.get(), context);
         std::int64_t end = start;
-        for (const cudaEvent_t e : m_streamEndUsed)
-            end = std::max(end, gpuTime(e, context));
+        for (const auto &[e, device] : m_streamEndUsed)
+            if (e)
+                end = std::max(end, gpuTime(e, context, device));
         m_repetitionSpans.push_back(end - start);
 
         // Stream-ready and the event end from the events; execution from them too until CUPTI's
@@ -1431,8 +1886,8 @@ private:
             PreparedOp &op = m_ops[i];
             OpRecord &r = rep.ops[i];
             if (op.begin.get()) {
-                r.readyNs = gpuTime(op.beginUsed, op.context);
-                r.eventEndNs = gpuTime(op.end.get(), op.context);
+                r.readyNs = gpuTime(op.beginUsed, op.context, op.device);
+                r.eventEndNs = gpuTime(op.end.get(), op.context, op.device);
                 r.gpuStartNs = r.readyNs;
                 r.gpuEndNs = r.eventEndNs;
             }
@@ -1445,7 +1900,7 @@ private:
         m_trace.repetitions.push_back(std::move(rep));
     }
 
-    void issue(PreparedOp &op, OpRecord &r)
+    void issue(ThreadState &thread, PreparedOp &op, OpRecord &r)
     {
         const OpSpec &spec = *op.spec;
         r.nameId = op.nameId;
@@ -1454,13 +1909,16 @@ private:
         r.dstMem = op.dstMem;
         r.api = spec.type == OpType::Copy ? spec.api : CopyApi::None;
         r.bytes = op.bytes;
+        r.srcDevice = static_cast<std::int8_t>(op.srcDevice); // -1 but for peer copies; devices are < 64
+        r.dstDevice = static_cast<std::int8_t>(op.dstDevice);
         r.opIndex = int(&op - m_ops.data());
         r.stream = op.hostOnly ? -1 : op.stream;
-        r.hostThread = 0;
+        r.hostThread = thread.index;
 
+        const std::pair<cudaStream_t, int> key{op.gpuStream, op.device};
         if (op.begin.get()) {
-            const auto last = m_lastEvent.find(op.gpuStream);
-            if (last != m_lastEvent.end()) {
+            const auto last = thread.lastEvent.find(key);
+            if (last != thread.lastEvent.end()) {
                 op.beginUsed = last->second;
             } else {
                 STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.begin.get(), op.gpuStream));
@@ -1471,33 +1929,45 @@ private:
             NvtxRange range(m_options.nvtx, op.name.c_str(), opColor(op.kind));
             const bool traced = tiedToCupti(op);
             std::string why;
-            if (traced && !m_tracer->push(externalId(op), why))
-                fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
-            const bool pushed = traced && m_tracer;
-            m_inCall.store(int(&op - m_ops.data()), std::memory_order_relaxed);
+            bool pushed = false;
+            if (traced) {
+                pushed = m_tracer->push(externalId(op), why);
+                if (!pushed)
+                    noteCuptiFailure("CUPTI failed at " + op.context + ": " + why);
+            }
+            thread.inCall.store(int(&op - m_ops.data()), std::memory_order_relaxed);
             r.hostStartNs = hostNowNs();
             try {
                 call(op);
             } catch (...) {
-                m_inCall.store(-1, std::memory_order_relaxed);
+                thread.inCall.store(-1, std::memory_order_relaxed);
                 if (pushed)
                     m_tracer->pop(why);
                 throw;
             }
             r.hostEndNs = hostNowNs();
-            m_inCall.store(-1, std::memory_order_relaxed);
+            thread.inCall.store(-1, std::memory_order_relaxed);
             if (pushed && !m_tracer->pop(why))
-                fallBackToEvents("CUPTI failed at " + op.context + ": " + why);
+                noteCuptiFailure("CUPTI failed at " + op.context + ": " + why);
         }
         if (op.end.get()) {
             STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.end.get(), op.gpuStream));
             if (canShareEvents(op.gpuStream))
-                m_lastEvent[op.gpuStream] = op.end.get();
+                thread.lastEvent[key] = op.end.get();
             else
-                m_lastEvent.erase(op.gpuStream);
+                thread.lastEvent.erase(key);
         } else if (!op.hostOnly) {
-            m_lastEvent.erase(op.gpuStream); // uninstrumented work was enqueued there
+            thread.lastEvent.erase(key); // uninstrumented work was enqueued there
         }
+    }
+
+    // CUPTI refused a push or a pop on some host thread: no op is tied to it from now on, and once the
+    // threads have issued the repetition the run falls back to events, saying why (the first reason).
+    void noteCuptiFailure(const std::string &why)
+    {
+        const std::lock_guard lock(m_issueMutex);
+        if (!m_cuptiBroken.exchange(true))
+            m_cuptiFailure = why;
     }
 
     // Whether an event recorded earlier on `stream` marks the moment its next op starts. Not on the
@@ -1512,7 +1982,12 @@ private:
         for (std::size_t i = 0; i < m_streams.size(); ++i)
             if (m_streams[i].get() == stream)
                 return m_trace.streams[i].nonBlocking;
-        return stream == m_control.get();
+        if (stream == m_control.get())
+            return true;
+        for (const auto &extra : m_extraDevices)
+            if (stream == extra->control.get())
+                return true;
+        return false;
     }
 
     // The op's one API call (or host spin), exactly as a program would make it.
@@ -1528,6 +2003,11 @@ private:
             case CopyDirection::D2H: kind = cudaMemcpyDeviceToHost; break;
             case CopyDirection::D2D: kind = cudaMemcpyDeviceToDevice; break;
             case CopyDirection::H2H: kind = cudaMemcpyHostToHost; break;
+            case CopyDirection::P2P:
+                // Direct where peer access is enabled; staged through host memory by the driver where not.
+                STREAMSCOPE_CUDA_CHECK(
+                    context, cudaMemcpyPeerAsync(op.dst, op.dstDevice, op.src, op.srcDevice, spec.bytes, op.gpuStream));
+                return;
             }
             if (spec.api == CopyApi::Async)
                 STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyAsync(op.dst, op.src, spec.bytes, kind, op.gpuStream));
@@ -1649,7 +2129,22 @@ private:
         md["clock_anchor"] = "per repetition: base event after cudaDeviceSynchronize; host time = midpoint of "
                              "[cudaEventRecord, cudaEventSynchronize return], narrowest of "
                              + std::to_string(kAnchorTries) + " tries";
-        md["clock_anchor_max_error_ns"] = std::to_string(m_maxAnchorErrorNs);
+        // Each device's GPU times are mapped onto the host axis by an anchor of their own (CUDA's event
+        // clock is per device): each mapping's worst error over the measured repetitions.
+        std::int64_t worst = m_maxAnchorErrorNs;
+        md["clock.device" + std::to_string(m_device.index) + ".errorNs"] = std::to_string(m_maxAnchorErrorNs);
+        for (const auto &extra : m_extraDevices) {
+            md["clock.device" + std::to_string(extra->index) + ".errorNs"] = std::to_string(extra->maxAnchorErrorNs);
+            worst = std::max(worst, extra->maxAnchorErrorNs);
+        }
+        md["clock_anchor_max_error_ns"] = std::to_string(worst);
+        if (m_used.size() > 1) {
+            std::string list;
+            for (const int d : m_used)
+                list += (list.empty() ? "" : ",") + std::to_string(d);
+            md["devices"] = list;
+        }
+        md["host_threads"] = std::to_string(m_threads.size());
         std::string spans;
         for (std::int64_t s : m_repetitionSpans)
             spans += (spans.empty() ? "" : ",") + std::to_string(s);
@@ -1702,8 +2197,68 @@ private:
     RunWatchdog &m_watch;
     bool m_settled = false;
     bool m_abandoned = false;
-    // The op whose API call the host is in (-1: none), for the watchdog's thread.
-    std::atomic<int> m_inCall{-1};
+    int m_override = -1; // RunOptions::device: the default device instead of the workload's
+    std::vector<int> m_used; // the devices the run uses
+    std::vector<std::pair<int, int>> m_peerEnabled; // (device, peer) pairs this run enabled peer access for
+
+    // A device other than the primary one: its control stream, its clock anchor and its start event.
+    struct ExtraDevice {
+        int index = 0;
+        Stream control;
+        std::vector<Event> anchorEvents;
+        Event repStart;
+        std::size_t base = 0;
+        std::int64_t baseHostNs = 0;
+        std::int64_t maxAnchorErrorNs = 0;
+    };
+    std::vector<std::unique_ptr<ExtraDevice>> m_extraDevices;
+
+    // A workload thread: the ops it issues (indices into m_ops, in its order), its event sharing, the op
+    // whose API call it is in (for the watchdog's thread), its default streams' end events, and, where
+    // the workload has several threads, the std::thread that issues them.
+    struct DefaultEnd {
+        int device = 0;
+        std::size_t slot = 0; // its place in m_streamEnds / m_streamEndUsed
+        Event event;
+    };
+    struct PairHash {
+        std::size_t operator()(const std::pair<cudaStream_t, int> &k) const
+        {
+            return std::hash<const void *>()(k.first) ^ (std::size_t(k.second) * 0x9e3779b97f4a7c15ull);
+        }
+    };
+    struct ThreadState {
+        int index = 0;
+        int device = 0;
+        std::uint64_t tid = 0;
+        std::vector<std::size_t> ops;
+        // Event sharing (below), per (stream, device): a stream is driven by one thread, and the default
+        // stream's handle means the calling thread's (per-thread) or the current device's.
+        std::unordered_map<std::pair<cudaStream_t, int>, cudaEvent_t, PairHash> lastEvent;
+        std::atomic<int> inCall{-1};
+        std::vector<DefaultEnd> defaultEnds;
+        std::thread worker;
+        std::string startError;
+    };
+    std::vector<std::unique_ptr<ThreadState>> m_threads;
+    std::mutex m_threadMutex;
+    std::condition_variable m_threadCv;
+    std::size_t m_threadsReady = 0;
+    std::size_t m_threadsDone = 0;
+    std::uint64_t m_generation = 0;
+    bool m_stopThreads = false;
+    std::exception_ptr m_threadFailure;
+    bool m_threadFailureIsEcho = false;
+    static constexpr const char *kOtherThreadStopped = "another host thread of the run stopped";
+    Repetition *m_currentRep = nullptr;
+    std::string m_currentContext;
+    // Which ops of the repetition have been issued; a cross-thread wait holds on it (m_issueChanged).
+    std::unique_ptr<std::atomic<bool>[]> m_opIssued;
+    std::mutex m_issueMutex;
+    std::condition_variable m_issueChanged;
+    std::atomic<bool> m_issueAborted{false};
+    std::atomic<bool> m_cuptiBroken{false};
+    std::string m_cuptiFailure;
     // Per stream, the repetition's instrumented ops and how far the GPU got through them (waitForGpu),
     // to say which op a fault or a time limit found unfinished.
     struct PendingOps {
@@ -1712,7 +2267,7 @@ private:
         std::size_t next = 0;
     };
     std::vector<PendingOps> m_pending;
-    std::size_t m_issued = 0; // ops of the current repetition issued so far
+    bool issued(std::size_t op) const { return m_opIssued && m_opIssued[op].load(); }
 
     Trace m_trace;
     DeviceInfo m_device;
@@ -1737,9 +2292,8 @@ private:
     // op's begin reuses the last event recorded on its stream when nothing was enqueued there since
     // (the previous op's end, or the held repetition's start). Only on streams that cannot be held up
     // by the legacy default stream's implicit synchronisation, where a fresh begin event would differ.
-    std::unordered_map<cudaStream_t, cudaEvent_t> m_lastEvent;
-    std::vector<cudaEvent_t> m_streamEndUsed;
-    std::unordered_map<std::string, Event> m_namedEvents;
+    std::vector<std::pair<cudaEvent_t, int>> m_streamEndUsed; // each stream's end event and its device
+    std::vector<int> m_streamEndDevice;
     std::vector<PreparedOp> m_ops;
 
     bool m_hasManaged = false;

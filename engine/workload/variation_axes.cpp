@@ -7,12 +7,14 @@
 
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
+#include "engine/workload/workload.h"
 
 namespace streamscope::engine {
 
 namespace {
 
-constexpr std::string_view kAxisNames[] = {"memory", "api", "streams", "order", "chunks", "size", "connections"};
+constexpr std::string_view kAxisNames[] = {"memory", "api",         "streams",    "order",  "chunks",
+                                           "size",   "connections", "peerAccess", "devices"};
 constexpr int kMaxCount = 4096; // the parser's limit on pipeline chunks (and so streams)
 
 } // namespace
@@ -53,6 +55,17 @@ std::string checkedAxisValue(Axis axis, std::string value, const std::string &wh
             throw Error(ErrorKind::InvalidInput,
                         where + "\"" + value
                             + "\" is not a count of hardware queues (1..32, CUDA_DEVICE_MAX_CONNECTIONS)");
+        value = std::to_string(n);
+        break;
+    }
+    case Axis::PeerAccess: oneOf({"on", "off"}); break;
+    case Axis::Devices: {
+        const bool digits = !value.empty() && value.size() <= 2
+                            && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const int n = digits ? std::stoi(value) : 0;
+        if (n < 1 || n > kMaxDeviceIndex + 1)
+            throw Error(ErrorKind::InvalidInput, where + "\"" + value + "\" is not a count of GPUs (1.."
+                                                     + std::to_string(kMaxDeviceIndex + 1) + ")");
         value = std::to_string(n);
         break;
     }
@@ -102,12 +115,13 @@ AxisValues parseVaryOption(std::string_view text)
         throw Error(ErrorKind::InvalidInput,
                     "--vary " + option
                         + ": expected AXIS=VALUE,VALUE,... (axes: memory, api, streams, order, chunks, "
-                          "size, connections), e.g. --vary memory=pageable,pinned");
+                          "size, connections, peerAccess, devices), e.g. --vary memory=pageable,pinned");
     const std::string name(text.substr(0, eq));
     const auto axis = axisFromString(name);
     if (!axis)
-        throw Error(ErrorKind::InvalidInput, "--vary " + option + ": unknown axis \"" + name
-                                                 + "\" (memory, api, streams, order, chunks, size or connections)");
+        throw Error(ErrorKind::InvalidInput,
+                    "--vary " + option + ": unknown axis \"" + name
+                        + "\" (memory, api, streams, order, chunks, size, connections, peerAccess or devices)");
     AxisValues out;
     out.axis = *axis;
     std::string_view rest = text.substr(eq + 1);

@@ -1,7 +1,7 @@
 // The axes an experiment varies a workload along (host memory kind, copy API, stream count, issue order,
-// chunk count, transfer size, hardware queues), the values a user types after --vary AXIS= or writes in
-// a workload's "compare" list, and their checking. In engine/workload/ because the workload parser checks
-// a lesson's "compare" list with them; experiments (engine/experiment/) apply them.
+// chunk count, transfer size, hardware queues, peer access, GPU count), the values a user types after --vary AXIS= or
+// writes in a workload's "compare" list, and their checking. In engine/workload/ because the workload parser checks a
+// lesson's "compare" list with them; experiments (engine/experiment/) apply them.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,8 @@ enum class Axis : std::uint8_t {
     Chunks, // a count: the pipeline's chunks
     Size, // a byte size: the pipeline's bytes, or every copy's bytes (buffers grown to fit)
     Connections, // 1..32: the workload's maxConnections (hardware queues); each variant runs in a process of its own
+    PeerAccess, // on | off: a version 2 workload's peerAccess (peer copies direct, or staged through the host)
+    Devices, // a count: the GPUs a version 2 workload's devices are mapped onto (device d runs on d mod N)
 };
 
 std::string_view toString(Axis axis);

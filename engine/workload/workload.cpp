@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include "engine/model/limits.h"
 #include "engine/model/units.h"
@@ -10,7 +11,7 @@
 namespace streamscope::engine {
 
 namespace {
-constexpr std::array<std::string_view, 4> kDirectionLabels = {"H2D", "D2H", "D2D", "H2H"};
+constexpr std::array<std::string_view, 5> kDirectionLabels = {"H2D", "D2H", "D2D", "H2H", "P2P"};
 
 std::string locationName(int location)
 {
@@ -45,6 +46,7 @@ OpKind opKindOf(const OpSpec &op)
         case CopyDirection::D2H: return OpKind::CopyD2H;
         case CopyDirection::D2D: return OpKind::CopyD2D;
         case CopyDirection::H2H: return OpKind::CopyH2H;
+        case CopyDirection::P2P: return OpKind::CopyP2P;
         }
         return OpKind::Other;
     case OpType::Kernel: return OpKind::Kernel;
@@ -79,6 +81,13 @@ std::string describe(const OpSpec &op, const Workload &workload)
             s += " " + std::string(dst);
             break;
         case CopyDirection::D2D: break;
+        case CopyDirection::P2P: {
+            const BufferSpec *from = workload.findBuffer(op.src), *to = workload.findBuffer(op.dst);
+            if (from && to)
+                s += " gpu" + std::to_string(workload.bufferDevice(*from)) + " -> gpu"
+                     + std::to_string(workload.bufferDevice(*to));
+            break;
+        }
         case CopyDirection::H2H: s += " " + std::string(src) + " -> " + std::string(dst); break;
         }
         // The one distinction the sync-vs-async lesson is about, so it shows in every lane.
@@ -117,24 +126,154 @@ std::string describe(const OpSpec &op, const Workload &workload)
     return std::string(toString(op.type));
 }
 
+std::vector<ScheduledOp> scheduleOf(const Workload &workload, const std::vector<int> &streams, IssueOrder order)
+{
+    std::vector<ScheduledOp> out;
+    if (order == IssueOrder::StreamOrder) {
+        for (const int s : streams)
+            for (int o = 0; o < static_cast<int>(workload.streams[s].ops.size()); ++o)
+                out.push_back({s, o});
+        return out;
+    }
+    std::size_t longest = 0;
+    for (const int s : streams)
+        longest = std::max(longest, workload.streams[s].ops.size());
+    for (std::size_t o = 0; o < longest; ++o)
+        for (const int s : streams)
+            if (o < workload.streams[s].ops.size())
+                out.push_back({s, static_cast<int>(o)});
+    return out;
+}
+
 void buildSchedule(Workload &workload)
 {
     workload.schedule.clear();
     workload.schedule.reserve(workload.opCount());
-    const int streamCount = static_cast<int>(workload.streams.size());
-    if (workload.issueOrder == IssueOrder::StreamOrder) {
-        for (int s = 0; s < streamCount; ++s)
-            for (int o = 0; o < static_cast<int>(workload.streams[s].ops.size()); ++o)
-                workload.schedule.push_back({s, o});
+    if (workload.threads.empty()) {
+        std::vector<int> all(workload.streams.size());
+        for (std::size_t s = 0; s < all.size(); ++s)
+            all[s] = static_cast<int>(s);
+        workload.schedule = scheduleOf(workload, all, workload.issueOrder);
         return;
     }
-    std::size_t longest = 0;
-    for (const StreamSpec &s : workload.streams)
-        longest = std::max(longest, s.ops.size());
-    for (std::size_t o = 0; o < longest; ++o)
-        for (int s = 0; s < streamCount; ++s)
-            if (o < workload.streams[s].ops.size())
-                workload.schedule.push_back({s, static_cast<int>(o)});
+    for (const ThreadSpec &t : workload.threads) {
+        const std::vector<ScheduledOp> part = scheduleOf(workload, t.streams, t.issueOrder);
+        workload.schedule.insert(workload.schedule.end(), part.begin(), part.end());
+    }
+}
+
+int Workload::bufferDevice(const BufferSpec &buffer, int override) const
+{
+    if (buffer.device >= 0)
+        return buffer.device;
+    return override >= 0 ? override : device;
+}
+
+int Workload::streamDevice(int stream, int override) const
+{
+    const int d = streams.at(static_cast<std::size_t>(stream)).device;
+    if (d >= 0)
+        return d;
+    return override >= 0 ? override : device;
+}
+
+int Workload::threadDevice(int thread, int override) const
+{
+    const int d = threads.empty() ? -1 : threads.at(static_cast<std::size_t>(thread)).device;
+    if (d >= 0)
+        return d;
+    return override >= 0 ? override : device;
+}
+
+std::string Workload::threadName(int thread) const
+{
+    return threads.empty() ? std::string("main") : threads.at(static_cast<std::size_t>(thread)).name;
+}
+
+std::vector<int> Workload::usedDevices(int override) const
+{
+    std::vector<int> out;
+    const auto add = [&](int d) {
+        if (std::find(out.begin(), out.end(), d) == out.end())
+            out.push_back(d);
+    };
+    for (const BufferSpec &b : buffers)
+        if (b.kind == BufferKind::Device || b.kind == BufferKind::Managed)
+            add(bufferDevice(b, override));
+    for (std::size_t s = 0; s < streams.size(); ++s)
+        add(streamDevice(static_cast<int>(s), override));
+    for (int t = 0; t < threadCount(); ++t)
+        add(threadDevice(t, override));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<std::pair<std::size_t, std::size_t>> Workload::threadRanges() const
+{
+    std::vector<std::pair<std::size_t, std::size_t>> out(static_cast<std::size_t>(threadCount()), {0, 0});
+    std::size_t begin = 0;
+    for (int t = 0; t < threadCount(); ++t) {
+        std::size_t end = begin;
+        while (end < schedule.size()) {
+            const auto s = static_cast<std::size_t>(schedule[end].stream);
+            if (s >= streams.size() || streams[s].thread != t)
+                break;
+            ++end;
+        }
+        out[static_cast<std::size_t>(t)] = {begin, end};
+        begin = end;
+    }
+    return out;
+}
+
+std::vector<int> pairEventWaits(const Workload &workload)
+{
+    std::vector<int> paired(workload.schedule.size(), -1);
+    const auto opAt = [&](std::size_t i) -> const OpSpec & {
+        const ScheduledOp &so = workload.schedule[i];
+        return workload.streams[static_cast<std::size_t>(so.stream)].ops[static_cast<std::size_t>(so.op)];
+    };
+    const auto threadAt = [&](std::size_t i) {
+        return workload.streams[static_cast<std::size_t>(workload.schedule[i].stream)].thread;
+    };
+    // Per event: each thread's records in its order (schedule indices).
+    std::map<std::string, std::map<int, std::vector<int>>> records;
+    for (std::size_t i = 0; i < workload.schedule.size(); ++i)
+        if (opAt(i).type == OpType::EventRecord)
+            records[opAt(i).event][threadAt(i)].push_back(static_cast<int>(i));
+    // Per (waiting thread, event): how many waits on another thread's records it has made so far.
+    std::map<std::pair<int, std::string>, std::size_t> rank;
+    std::map<std::pair<int, std::string>, int> latest; // latest own record per (thread, event)
+    for (std::size_t i = 0; i < workload.schedule.size(); ++i) {
+        const OpSpec &op = opAt(i);
+        const int thread = threadAt(i);
+        if (op.type == OpType::EventRecord) {
+            latest[{thread, op.event}] = static_cast<int>(i);
+            continue;
+        }
+        const bool waits =
+            op.type == OpType::EventWait || (op.type == OpType::Sync && op.syncTarget == SyncTarget::Event);
+        if (!waits || op.event.empty())
+            continue;
+        const auto own = latest.find({thread, op.event});
+        if (own != latest.end()) {
+            paired[i] = own->second;
+            continue;
+        }
+        const auto byThread = records.find(op.event);
+        if (byThread == records.end())
+            continue;
+        // Another thread's records: the first thread (by index) that records it, other than this one.
+        for (const auto &[recorder, list] : byThread->second) {
+            if (recorder == thread || list.empty())
+                continue;
+            std::size_t &k = rank[{thread, op.event}];
+            paired[i] = list[std::min(k, list.size() - 1)];
+            ++k;
+            break;
+        }
+    }
+    return paired;
 }
 
 const BufferSpec *Workload::findBuffer(const std::string &bufferName) const

@@ -1,17 +1,23 @@
-// The workload model: buffers, streams and their operations, as a user describes them in a workload
-// file (JSON, format version 1, documented in docs/workload-format.md). Parsing and validation live in
-// workload_parser.h; the runner executes Workload::schedule in order from one host thread.
+// The workload model: buffers, streams and their operations, and the host threads that issue them, as a
+// user describes them in a workload file (JSON, format version 2 or 1, documented in
+// docs/workload-format.md). Parsing and validation live in workload_parser.h; the runner executes each
+// thread's part of Workload::schedule in order, one host thread per workload thread.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/model/op_vocabulary.h"
 
 namespace streamscope::engine {
 
-inline constexpr int kWorkloadFormatVersion = 1;
+// 2: devices on buffers and streams, named host threads with their own issue orders, peer copies and
+//    peerAccess. 1 is still read: every buffer and stream on the workload's device, one host thread.
+inline constexpr int kWorkloadFormatVersion = 2;
+inline constexpr int kMaxDeviceIndex = 63; // a device index a workload may name (the runner checks the machine's)
+inline constexpr int kMaxThreads = 64; // host threads of one workload
 inline constexpr int kMaxWarmup = 100; // warm-up rounds a workload (or --warmup) may ask for
 inline constexpr int kMaxRepetitions = 1000; // measured rounds
 
@@ -21,6 +27,9 @@ struct BufferSpec {
     std::string name;
     BufferKind kind = BufferKind::Device;
     std::uint64_t bytes = 0;
+    // The GPU of a device or managed buffer (cudaSetDevice before allocating it); -1: the workload's
+    // device. Host buffers have none (always -1).
+    int device = -1;
 };
 
 enum class StreamFlags : std::uint8_t { Default, NonBlocking };
@@ -45,7 +54,12 @@ enum class OpType : std::uint8_t {
     HostWork,
 };
 
-enum class CopyDirection : std::uint8_t { H2D, D2H, D2D, H2H };
+// P2P: between device buffers of two GPUs (cudaMemcpyPeerAsync); a version 2 workload only.
+enum class CopyDirection : std::uint8_t { H2D, D2H, D2D, H2H, P2P };
+
+// Whether peer access (cudaDeviceEnablePeerAccess) is enabled between the GPUs a workload uses: "on", the
+// peer copies go directly over NVLink or PCIe; "off", the driver stages them through host memory.
+enum class PeerAccess : std::uint8_t { On, Off };
 // Hang and Fault are for lessons and tests of faults: a kernel that never ends (a run needs a time
 // limit to run it) and one that writes through a bad pointer (an illegal address, a sticky error).
 enum class KernelType : std::uint8_t { Compute, Memory, Hang, Fault };
@@ -101,6 +115,8 @@ struct OpSpec {
 
 struct StreamSpec {
     std::string name;
+    int device = -1; // the GPU it is created on; -1: the workload's device
+    int thread = 0; // index into Workload::threads of the host thread that drives it (0 when implicit)
     StreamFlags flags = StreamFlags::NonBlocking;
     int priority = 0;
     bool useDefaultStream = false; // issue on the default stream (legacy or per-thread) instead of a new one
@@ -110,6 +126,18 @@ struct StreamSpec {
 struct ScheduledOp {
     int stream = 0; // index into Workload::streams
     int op = 0; // index into StreamSpec::ops
+};
+
+// A host thread of a version 2 workload: bound to its device (cudaSetDevice on that thread), it issues
+// the ops of its streams in its own order. A version 1 workload (or a version 2 one without "threads")
+// has one implicit thread, "main", on the workload's device, driving every stream.
+struct ThreadSpec {
+    std::string name;
+    int device = -1; // -1: the workload's device
+    IssueOrder issueOrder = IssueOrder::RoundRobin;
+    std::vector<int> streams; // indices into Workload::streams, as the file lists them
+    std::string jsonPath; // e.g. /threads/1 (for error messages)
+    int line = 0;
 };
 
 // The one figure a lesson asks to look at: a caption ("H2D copies run one after another: staircase")
@@ -124,14 +152,17 @@ struct KeyFigure {
 };
 
 struct Workload {
-    int version = kWorkloadFormatVersion;
+    // The format it was read from (1 or 2). workloadToJson writes 2 where the workload uses anything of
+    // version 2 (devices, threads, peer copies, peerAccess), this otherwise.
+    int version = 1;
     std::string name;
     std::string description; // "what to look for": shown beside the lesson
     // The lesson's own comparison: --vary options ("memory=pageable,pinned"), each checked by
     // parseVaryOption, in grid order. `compare` with no --vary and the GUI's experiment dialog start from it.
     std::vector<std::string> compare;
     KeyFigure keyFigure; // "keyFigure": what the lesson's picture shows, highlighted by the app
-    int device = 0;
+    int device = 0; // the default device of buffers, streams and threads that name none
+    PeerAccess peerAccess = PeerAccess::On;
     DefaultStreamMode defaultStream = DefaultStreamMode::Legacy;
     // Hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 1..32) the device gives this run's streams; 0 leaves
     // CUDA's default (8). Set before CUDA starts in the process, so a run in a fresh process honours it.
@@ -144,8 +175,11 @@ struct Workload {
     std::int64_t timeLimitNs = 0;
     std::vector<BufferSpec> buffers;
     std::vector<StreamSpec> streams;
-    // The host's issue order over all ops. Filled by the parser (from issueOrder, or directly by a
-    // pipeline generator) and always a permutation of every (stream, op).
+    // The host threads; empty: one implicit thread driving every stream (every version 1 workload).
+    std::vector<ThreadSpec> threads;
+    // The host's issue order over all ops, thread by thread: every op of thread 0 in its order, then
+    // every op of thread 1, ... Filled by the parser (from issueOrder, each thread's issueOrder or
+    // schedule, or directly by a pipeline generator) and always a permutation of every (stream, op).
     std::vector<ScheduledOp> schedule;
 
     const BufferSpec *findBuffer(const std::string &name) const;
@@ -155,18 +189,43 @@ struct Workload {
     std::uint64_t deviceBytes() const;
     std::uint64_t managedBytes() const;
     std::uint64_t hostBytes() const;
+
+    // What the -1 defaults resolve to: a buffer's, a stream's and a thread's device. `override` (>= 0,
+    // the CLI's --device) replaces the workload's own device as the default.
+    int bufferDevice(const BufferSpec &buffer, int override = -1) const;
+    int streamDevice(int stream, int override = -1) const;
+    int threadDevice(int thread, int override = -1) const;
+    int threadCount() const { return threads.empty() ? 1 : static_cast<int>(threads.size()); }
+    std::string threadName(int thread) const; // "main" for the implicit thread
+    // The devices the workload uses (buffers, streams, threads), sorted.
+    std::vector<int> usedDevices(int override = -1) const;
+    // [begin, end) of each thread's part of `schedule` (threadCount() entries).
+    std::vector<std::pair<std::size_t, std::size_t>> threadRanges() const;
 };
+
+// What a wait (cudaStreamWaitEvent) or an event sync (cudaEventSynchronize) waits for: the one record op
+// it pairs with, as an index into Workload::schedule (-1: none). In a thread, a wait pairs with the
+// latest record of its event issued before it in that thread's order. A wait on an event that another
+// thread records pairs by rank: the first such wait in a thread with that thread's first record of the
+// event, the second with the second, and so on; waits beyond the records pair with the last one. Every
+// other schedule entry gets -1.
+std::vector<int> pairEventWaits(const Workload &workload);
 
 std::string_view toString(BufferKind kind);
 std::string_view toString(OpType type);
 std::string_view toString(CopyDirection dir);
+std::string_view toString(PeerAccess access);
 std::string_view toString(AdviseKind kind);
 std::string_view toString(AttachKind kind);
 MemKind memKindOf(BufferKind kind);
 OpKind opKindOf(const OpSpec &op);
 // A short display name such as "H2D 16 MiB pinned" or "compute 1 ms", for ops that have none.
 std::string describe(const OpSpec &op, const Workload &workload);
-// Rebuild Workload::schedule from Workload::issueOrder.
+// Rebuild Workload::schedule from Workload::issueOrder (one thread) or from each thread's issueOrder.
+// Threads with an explicit schedule keep their part only when called on a workload whose schedule
+// already holds it; buildSchedule itself orders every thread by its issueOrder.
 void buildSchedule(Workload &workload);
+// One thread's issue order over the given streams, from an issue order.
+std::vector<ScheduledOp> scheduleOf(const Workload &workload, const std::vector<int> &streams, IssueOrder order);
 
 } // namespace streamscope::engine

@@ -13,7 +13,8 @@ constexpr std::array<std::string_view, 2> kDefaultStreamMode = {"legacy", "per-t
 constexpr std::array<std::string_view, 2> kIssueOrder = {"round-robin", "stream-order"};
 constexpr std::array<std::string_view, 10> kOpType = {"copy", "kernel",   "memset", "record", "wait",
                                                       "sync", "prefetch", "advise", "attach", "host"};
-constexpr std::array<std::string_view, 4> kCopyDirection = {"h2d", "d2h", "d2d", "h2h"};
+constexpr std::array<std::string_view, 5> kCopyDirection = {"h2d", "d2h", "d2d", "h2h", "p2p"};
+constexpr std::array<std::string_view, 2> kPeerAccess = {"on", "off"};
 // CopyApi::None has no spelling in a workload: "none" is never accepted by the parser (it checks).
 constexpr std::array<std::string_view, 3> kCopyApi = {"none", "sync", "async"};
 constexpr std::array<std::string_view, 4> kKernelType = {"compute", "memory", "hang", "fault"};
@@ -28,7 +29,8 @@ static_assert(static_cast<std::size_t>(StreamFlags::NonBlocking) + 1 == kStreamF
 static_assert(static_cast<std::size_t>(DefaultStreamMode::PerThread) + 1 == kDefaultStreamMode.size());
 static_assert(static_cast<std::size_t>(IssueOrder::StreamOrder) + 1 == kIssueOrder.size());
 static_assert(static_cast<std::size_t>(OpType::HostWork) + 1 == kOpType.size());
-static_assert(static_cast<std::size_t>(CopyDirection::H2H) + 1 == kCopyDirection.size());
+static_assert(static_cast<std::size_t>(CopyDirection::P2P) + 1 == kCopyDirection.size());
+static_assert(static_cast<std::size_t>(PeerAccess::Off) + 1 == kPeerAccess.size());
 static_assert(static_cast<std::size_t>(CopyApi::Async) + 1 == kCopyApi.size());
 static_assert(static_cast<std::size_t>(KernelType::Fault) + 1 == kKernelType.size());
 static_assert(static_cast<std::size_t>(SyncTarget::Device) + 1 == kSyncTarget.size());
@@ -59,6 +61,10 @@ template <> std::span<const std::string_view> enumNames<OpType>()
 template <> std::span<const std::string_view> enumNames<CopyDirection>()
 {
     return kCopyDirection;
+}
+template <> std::span<const std::string_view> enumNames<PeerAccess>()
+{
+    return kPeerAccess;
 }
 template <> std::span<const std::string_view> enumNames<CopyApi>()
 {
@@ -93,6 +99,10 @@ std::string_view toString(OpType type)
 std::string_view toString(CopyDirection dir)
 {
     return enumName(dir);
+}
+std::string_view toString(PeerAccess access)
+{
+    return enumName(access);
 }
 std::string_view toString(AdviseKind kind)
 {

@@ -24,6 +24,7 @@ template <> std::span<const std::string_view> enumNames<IssueOrder>();
 template <> std::span<const std::string_view> enumNames<OpType>();
 template <> std::span<const std::string_view> enumNames<CopyDirection>();
 template <> std::span<const std::string_view> enumNames<CopyApi>();
+template <> std::span<const std::string_view> enumNames<PeerAccess>();
 template <> std::span<const std::string_view> enumNames<KernelType>();
 template <> std::span<const std::string_view> enumNames<SyncTarget>();
 template <> std::span<const std::string_view> enumNames<AdviseKind>();

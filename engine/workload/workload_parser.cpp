@@ -1,4 +1,4 @@
-// Workload format v1: reading (structure, then meaning) with located issues, and normalised writing.
+// Workload formats 1 and 2: reading (structure, then meaning) with located issues, and normalised writing.
 // The reader walks the document from JsonLocator and collects every issue it finds; it carries on
 // after an issue wherever the rest can still be checked, and stays silent about consequences of an
 // issue already reported (an op naming a buffer whose own entry was invalid, for example).
@@ -32,7 +32,7 @@ constexpr int kMaxGroupDepth = 16;
 constexpr int kMaxThreadsPerBlock = 1024; // every CUDA GPU since Fermi
 constexpr std::int64_t kMaxBlocks = std::numeric_limits<std::int32_t>::max(); // gridDim.x limit
 constexpr int kMinPriority = -10; // CUDA clamps to the device's range, typically -5..0
-constexpr int kMaxDevice = 63;
+constexpr int kMaxDevice = kMaxDeviceIndex;
 constexpr int kMaxChunks = 4096;
 
 std::string quote(std::string_view s)
@@ -209,6 +209,11 @@ private:
     std::optional<E> readEnum(const Json &obj, const std::string &path, std::string_view key, bool required,
                               std::string_view what, const std::vector<E> &excluded = {});
     std::optional<int> readLocation(const Json &obj, const std::string &path, std::string_view key);
+    // A CUDA device index (0..63); strings such as "gpu1" or "cuda:1" are refused naming the index meant.
+    std::optional<int> readDevice(const Json &obj, const std::string &path, std::string_view what);
+    // Version 2 keys in a version 1 file: each one present is reported; true when there was none.
+    bool versionTwoOnly(const Json &obj, const std::string &path, const std::vector<std::string> &keys,
+                        std::string_view what);
     const BufferSpec *readBufferRef(const Json &obj, const std::string &path, std::string_view key,
                                     std::string_view what);
 
@@ -224,9 +229,16 @@ private:
     // memset, prefetch, advise: a buffer, an offset into it and a byte count (default: to its end)
     void readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what, bool managedOnly);
     void readSync(const Json &o, const std::string &path, OpSpec &op);
-    void readSchedule(const Json &v, const std::string &path);
+    // An explicit issue order over `streams` (all of them when empty); false when it was invalid.
+    bool readSchedule(const Json &v, const std::string &path, const std::vector<int> &streams,
+                      std::vector<ScheduledOp> &out);
+    void readThreads(const Json &v, const std::string &path);
+    void checkDefaultStreams();
     void checkStreamReferences();
     void checkEvents();
+    void checkEventDevices();
+    void checkDeadlocks(const std::vector<int> &paired);
+    std::string whereOf(const OpSpec &op) const; // "/streams/1/ops/3 (line 12)"
     bool checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &path,
                    std::string_view role);
     std::vector<std::string> bufferNames() const;
@@ -238,6 +250,7 @@ private:
     Workload m_w;
     std::set<std::string> m_declaredBuffers; // includes buffers whose entry was invalid
     std::set<std::string> m_declaredStreams;
+    bool m_hasThreads = false; // a version 2 file with "threads"
     std::set<std::string> m_suggestedKeys; // pointers of keys offered as "did you mean"
     std::size_t m_opsInFinishedStreams = 0;
     bool m_tooManyOps = false;
@@ -501,6 +514,54 @@ std::optional<int> WorkloadReader::readLocation(const Json &obj, const std::stri
     return std::nullopt;
 }
 
+std::optional<int> WorkloadReader::readDevice(const Json &obj, const std::string &path, std::string_view what)
+{
+    const Json *v = member(obj, "device");
+    if (!v)
+        return std::nullopt;
+    const std::string p = JsonLocator::child(path, "device");
+    if (v->is_string()) {
+        // "gpu1", "cuda:1", "1": what other tools call a device; say which index that is.
+        std::string s = v->get<std::string>();
+        std::string digits;
+        for (auto it = s.rbegin(); it != s.rend() && std::isdigit(static_cast<unsigned char>(*it)); ++it)
+            digits.insert(digits.begin(), *it);
+        std::string message = "expected a CUDA device index, a number from 0 to " + std::to_string(kMaxDevice)
+                              + " (streamscope-cli devices lists them), got the string " + quote(s);
+        if (!digits.empty() && digits.size() <= 2)
+            message += " (did you mean " + std::to_string(std::stoi(digits)) + "?)";
+        issueAt(p, message);
+        return std::nullopt;
+    }
+    const auto d = readInt(obj, path, "device", 0, kMaxDevice, false, what,
+                           "a CUDA device index; streamscope-cli devices lists the machine's");
+    return d ? std::optional<int>(static_cast<int>(*d)) : std::nullopt;
+}
+
+bool WorkloadReader::versionTwoOnly(const Json &obj, const std::string &path, const std::vector<std::string> &keys,
+                                    std::string_view what)
+{
+    if (m_w.version >= 2)
+        return true;
+    bool none = true;
+    for (const std::string &key : keys)
+        if (member(obj, key)) {
+            issueAtKey(JsonLocator::child(path, key),
+                       quote(key) + " in " + std::string(what)
+                           + " is part of workload format version 2: write \"version\": 2 to use it");
+            none = false;
+        }
+    return none;
+}
+
+std::string WorkloadReader::whereOf(const OpSpec &op) const
+{
+    std::string out = op.jsonPath;
+    if (op.line > 0)
+        out += " (line " + std::to_string(op.line) + ")";
+    return out;
+}
+
 const BufferSpec *WorkloadReader::readBufferRef(const Json &obj, const std::string &path, std::string_view key,
                                                 std::string_view what)
 {
@@ -584,23 +645,27 @@ void WorkloadReader::readTop(const Json &root)
                             "\"version\": 1");
         return;
     }
-    if (!version->is_number_integer() || version->get<std::int64_t>() != kWorkloadFormatVersion) {
+    if (!version->is_number_integer() || version->get<std::int64_t>() < 1
+        || version->get<std::int64_t>() > kWorkloadFormatVersion) {
         issueAt("/version", "unsupported version " + version->dump() + ": this StreamScope reads workload format "
-                                + "version " + std::to_string(kWorkloadFormatVersion));
+                                + "versions 1 and " + std::to_string(kWorkloadFormatVersion));
         return;
     }
+    m_w.version = static_cast<int>(version->get<std::int64_t>());
 
-    checkKeys(root, path,
-              {"version", "name", "description", "device", "defaultStream", "maxConnections", "issueOrder", "warmup",
-               "repetitions", "timeLimit", "buffers", "streams", "schedule", "pipeline", "compare", "keyFigure"},
-              "a workload");
-    m_w.version = kWorkloadFormatVersion;
+    static const std::vector<std::string> kTopKeys = {
+        "version",        "name",       "description", "device",      "peerAccess", "defaultStream",
+        "maxConnections", "issueOrder", "warmup",      "repetitions", "timeLimit",  "buffers",
+        "streams",        "threads",    "schedule",    "pipeline",    "compare",    "keyFigure"};
+    versionTwoOnly(root, path, {"threads", "peerAccess"}, "a workload");
+    checkKeys(root, path, kTopKeys, "a workload");
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
     if (const Json *d = member(root, "description"); d && !d->is_string())
         issueAt("/description", "expected a string (the lesson's \"what to look for\" text), got " + describeValue(*d));
     else if (d)
         m_w.description = d->get<std::string>();
-    m_w.device = static_cast<int>(readInt(root, path, "device", 0, kMaxDevice, false, "a workload").value_or(0));
+    m_w.device = readDevice(root, path, "a workload").value_or(0);
+    m_w.peerAccess = readEnum<PeerAccess>(root, path, "peerAccess", false, "a workload").value_or(PeerAccess::On);
     m_w.defaultStream = readEnum<DefaultStreamMode>(root, path, "defaultStream", false, "a workload")
                             .value_or(DefaultStreamMode::Legacy);
     m_w.maxConnections =
@@ -619,7 +684,7 @@ void WorkloadReader::readTop(const Json &root)
             issueAt(problem->pointer, problem->message);
 
     if (const Json *pipeline = member(root, "pipeline")) {
-        for (const char *key : {"buffers", "streams", "issueOrder", "schedule"})
+        for (const char *key : {"buffers", "streams", "issueOrder", "schedule", "threads"})
             if (member(root, key))
                 issueAtKey(JsonLocator::child("", key),
                            quote(key)
@@ -629,6 +694,8 @@ void WorkloadReader::readTop(const Json &root)
         return;
     }
 
+    const Json *threads = m_w.version >= 2 ? member(root, "threads") : nullptr;
+    m_hasThreads = threads != nullptr;
     if (const Json *buffers = member(root, "buffers"))
         readBuffers(*buffers, "/buffers");
     const Json *streams = member(root, "streams");
@@ -640,10 +707,17 @@ void WorkloadReader::readTop(const Json &root)
     readStreams(*streams, "/streams");
     if (m_tooManyOps)
         return;
-    if (const Json *schedule = member(root, "schedule"))
-        readSchedule(*schedule, "/schedule");
-    else
+    if (threads) {
+        if (member(root, "schedule"))
+            issueAtKey("/schedule", "with \"threads\", each thread has its own issue order: move the "
+                                    "\"schedule\" into the thread that issues those streams' ops");
+        readThreads(*threads, "/threads");
+    } else if (const Json *schedule = member(root, "schedule")) {
+        readSchedule(*schedule, "/schedule", {}, m_w.schedule);
+    } else {
         buildSchedule(m_w);
+    }
+    checkDefaultStreams();
     checkStreamReferences();
     // Event order is only meaningful once every op is right (an invalid record would show up as a
     // wait on an event never recorded).
@@ -695,10 +769,18 @@ void WorkloadReader::readBuffers(const Json &v, const std::string &path)
         const Json &b = v[i];
         if (!expectObject(b, p, "a buffer like {\"name\": \"h_in\", \"kind\": \"pinned\", \"bytes\": \"16 MiB\"}"))
             continue;
-        checkKeys(b, p, {"name", "kind", "bytes"}, "a buffer");
+        versionTwoOnly(b, p, {"device"}, "a buffer");
+        checkKeys(b, p, {"name", "kind", "bytes", "device"}, "a buffer");
         const auto name = readString(b, p, "name", true, "a buffer");
         const auto kind = readEnum<BufferKind>(b, p, "kind", true, "a buffer");
         const auto bytes = readBytes(b, p, "bytes", true, false, "a buffer");
+        const auto device = m_w.version >= 2 ? readDevice(b, p, "a buffer") : std::nullopt;
+        if (device && kind && isHostKind(*kind)) {
+            issueAt(p + "/device", quote(std::string(toString(*kind)))
+                                       + " memory is host memory, which every GPU reaches: only device and managed "
+                                         "buffers have a device");
+            continue;
+        }
         if (name && !m_declaredBuffers.insert(*name).second) {
             issueAt(p + "/name", "a buffer named " + quote(*name) + " is already declared");
             continue;
@@ -709,7 +791,7 @@ void WorkloadReader::readBuffers(const Json &v, const std::string &path)
             continue;
         }
         if (name && kind && bytes)
-            m_w.buffers.push_back({*name, *kind, *bytes});
+            m_w.buffers.push_back({*name, *kind, *bytes, device.value_or(-1)});
     }
     // Saturating: 4 x 8 EiB once added up to "0 B".
     std::uint64_t device = 0, host = 0;
@@ -836,14 +918,19 @@ void WorkloadReader::readStreams(const Json &v, const std::string &path)
         const Json &s = v[i];
         if (!expectObject(s, p, "a stream like {\"name\": \"s0\", \"ops\": [...]}"))
             continue;
-        checkKeys(s, p, {"name", "flags", "priority", "useDefaultStream", "ops"}, "a stream");
+        versionTwoOnly(s, p, {"device"}, "a stream");
+        checkKeys(s, p, {"name", "device", "flags", "priority", "useDefaultStream", "ops"}, "a stream");
         StreamSpec stream;
         stream.name = readString(s, p, "name", false, "a stream").value_or("stream" + std::to_string(i));
+        if (m_w.version >= 2)
+            stream.device = readDevice(s, p, "a stream").value_or(-1);
         if (!m_declaredStreams.insert(stream.name).second)
             issueAt(p + "/name", "a stream named " + quote(stream.name) + " is already declared");
         stream.useDefaultStream = readBool(s, p, "useDefaultStream").value_or(false);
         if (stream.useDefaultStream) {
-            if (defaultStreamIndex >= 0)
+            // With threads, one per thread (each thread has its own per-thread default stream): checked
+            // once the threads are read.
+            if (defaultStreamIndex >= 0 && !m_hasThreads)
                 issueAt(p + "/useDefaultStream", "stream " + std::to_string(defaultStreamIndex)
                                                      + " already uses the default stream: there is only one");
             defaultStreamIndex = static_cast<int>(i);
@@ -929,13 +1016,15 @@ std::optional<OpSpec> WorkloadReader::readOp(const Json &o, const std::string &p
         return specific;
     };
     static const std::vector<std::string> kAllOpKeys = {
-        "direction", "api",    "src",     "dst",   "srcOffset", "dstOffset", "bytes",  "type",     "duration", "buffer",
-        "offset",    "blocks", "threads", "value", "event",     "target",    "stream", "location", "advice",   "mode"};
+        "direction", "api",      "src",    "dst",      "srcOffset", "dstOffset", "bytes",
+        "type",      "duration", "buffer", "offset",   "blocks",    "threads",   "value",
+        "event",     "target",   "stream", "location", "advice",    "mode",      "peer"};
     const std::string what = "a " + std::string(toString(*type)) + " op";
 
     switch (*type) {
     case OpType::Copy:
-        checkKeys(o, path, keys({"direction", "api", "src", "dst", "srcOffset", "dstOffset", "bytes"}), what,
+        versionTwoOnly(o, path, {"peer"}, what);
+        checkKeys(o, path, keys({"direction", "api", "src", "dst", "srcOffset", "dstOffset", "bytes", "peer"}), what,
                   kAllOpKeys);
         readCopy(o, path, op);
         break;
@@ -1004,16 +1093,53 @@ void WorkloadReader::readCopy(const Json &o, const std::string &path, OpSpec &op
         op.bytes = bytes.value_or(0);
         return;
     }
-    const CopyDirection inferred = inferDirection(src->kind, dst->kind);
+    const bool srcDeviceMemory = src->kind == BufferKind::Device, dstDeviceMemory = dst->kind == BufferKind::Device;
+    const int srcDevice = m_w.bufferDevice(*src), dstDevice = m_w.bufferDevice(*dst);
+    CopyDirection inferred = inferDirection(src->kind, dst->kind);
+    if (srcDeviceMemory && dstDeviceMemory && srcDevice != dstDevice)
+        inferred = CopyDirection::P2P;
     op.direction = inferred;
+    const auto peer = m_w.version >= 2 ? readBool(o, path, "peer") : std::nullopt;
+    const auto onDevice = [&](const BufferSpec &b) {
+        return quote(b.name) + " is on device " + std::to_string(m_w.bufferDevice(b));
+    };
+    if (peer && *peer && inferred != CopyDirection::P2P) {
+        if (!srcDeviceMemory || !dstDeviceMemory)
+            issueAt(path + "/peer", "a peer copy (cudaMemcpyPeerAsync) copies between device memory of two GPUs, but "
+                                        + kindPhrase(srcDeviceMemory ? *dst : *src));
+        else
+            issueAt(path + "/peer", "a peer copy (cudaMemcpyPeerAsync) copies between two GPUs, but src and dst are "
+                                    "both on device "
+                                        + std::to_string(srcDevice)
+                                        + ": give one of them another \"device\", or drop \"peer\" for a "
+                                          "device-to-device copy");
+        return;
+    }
+    if (peer && !*peer && inferred == CopyDirection::P2P) {
+        issueAt(path + "/peer", "src " + onDevice(*src) + " and dst " + onDevice(*dst)
+                                    + ": a copy between device memory of two GPUs is a peer copy "
+                                      "(cudaMemcpyPeerAsync); drop \"peer\": false");
+        return;
+    }
+    if (inferred == CopyDirection::P2P && op.api == CopyApi::Sync) {
+        issueAt(path + "/api", "a peer copy is issued with cudaMemcpyPeerAsync on its stream; \"api\": \"sync\" "
+                               "(cudaMemcpy) does not apply to it");
+        return;
+    }
     if (direction && *direction != inferred) {
         static const char *const kMeaning[] = {
             "from host memory (pageable, pinned, registered) to device or managed memory",
             "from device or managed memory to host memory (pageable, pinned, registered)",
-            "between device or managed buffers", "between host buffers (pageable, pinned, registered)"};
+            "between device or managed buffers", "between host buffers (pageable, pinned, registered)",
+            "between device buffers of two GPUs"};
+        std::string srcPhrase = kindPhrase(*src), dstPhrase = kindPhrase(*dst);
+        if (m_w.version >= 2 && srcDeviceMemory && dstDeviceMemory) {
+            srcPhrase = onDevice(*src);
+            dstPhrase = onDevice(*dst);
+        }
         issueAt(path + "/direction", quote(toString(*direction)) + " copies " + kMeaning[static_cast<int>(*direction)]
-                                         + ", but src " + kindPhrase(*src) + " and dst " + kindPhrase(*dst)
-                                         + ": that copy is " + quote(toString(inferred)));
+                                         + ", but src " + srcPhrase + " and dst " + dstPhrase + ": that copy is "
+                                         + quote(toString(inferred)));
     }
     if (op.srcOffset > src->bytes) {
         issueAt(path + "/srcOffset", "offset " + std::to_string(op.srcOffset) + " is past the end of "
@@ -1047,7 +1173,7 @@ void WorkloadReader::readKernel(const Json &o, const std::string &path, OpSpec &
                                                          "offset", "bytes", "blocks", "threads"};
     static const std::vector<std::string> kOther = {
         "direction", "api",      "src",    "dst",  "srcOffset", "dstOffset", "value",  "event", "target",
-        "stream",    "location", "advice", "mode", "duration",  "buffer",    "offset", "bytes"};
+        "stream",    "location", "advice", "mode", "duration",  "buffer",    "offset", "bytes", "peer"};
     const auto type = readEnum<KernelType>(o, path, "type", false, what);
     if (type) {
         op.kernelType = *type;
@@ -1139,14 +1265,19 @@ void WorkloadReader::readSync(const Json &o, const std::string &path, OpSpec &op
         op.event = readString(o, path, "event", true, "a sync on an event", "an event name").value_or("");
 }
 
-void WorkloadReader::readSchedule(const Json &v, const std::string &path)
+bool WorkloadReader::readSchedule(const Json &v, const std::string &path, const std::vector<int> &streams,
+                                  std::vector<ScheduledOp> &out)
 {
     const std::string shape = "an array of [stream name, op index] pairs, e.g. [[\"s0\", 0], [\"s1\", 0]]";
     if (!v.is_array()) {
         issueAt(path, "expected " + shape + ", got " + describeValue(v));
-        return;
+        return false;
     }
+    const auto allowed = [&](int s) {
+        return streams.empty() || std::find(streams.begin(), streams.end(), s) != streams.end();
+    };
     std::vector<int> nextOp(m_w.streams.size(), 0);
+    std::vector<ScheduledOp> order;
     bool ok = true;
     for (std::size_t i = 0; i < v.size(); ++i) {
         const std::string p = JsonLocator::child(path, i);
@@ -1160,6 +1291,13 @@ void WorkloadReader::readSchedule(const Json &v, const std::string &path)
         const int s = m_w.findStream(name);
         if (s < 0) {
             issueAt(p + "/0", "no stream named " + quote(name) + suggestName(name, streamNames(), "streams"));
+            ok = false;
+            continue;
+        }
+        if (!allowed(s)) {
+            issueAt(p + "/0", "stream " + quote(name)
+                                  + " is not one of this thread's streams: a thread issues only "
+                                    "the ops of the streams it lists");
             ok = false;
             continue;
         }
@@ -1180,17 +1318,157 @@ void WorkloadReader::readSchedule(const Json &v, const std::string &path)
             continue;
         }
         ++nextOp[s];
-        m_w.schedule.push_back({s, static_cast<int>(index)});
+        order.push_back({s, static_cast<int>(index)});
     }
     if (!ok)
-        return;
+        return false;
     for (std::size_t s = 0; s < m_w.streams.size(); ++s)
-        if (nextOp[s] != static_cast<int>(m_w.streams[s].ops.size())) {
+        if (allowed(static_cast<int>(s)) && nextOp[s] != static_cast<int>(m_w.streams[s].ops.size())) {
             issueAt(path, "the schedule leaves out ops of stream " + quote(m_w.streams[s].name) + ": it issues "
                               + std::to_string(nextOp[s]) + " of its " + std::to_string(m_w.streams[s].ops.size())
                               + " ops");
-            return;
+            return false;
         }
+    out.insert(out.end(), order.begin(), order.end());
+    return true;
+}
+
+void WorkloadReader::readThreads(const Json &v, const std::string &path)
+{
+    if (!v.is_array() || v.empty()) {
+        issueAt(path, "expected a non-empty array of host threads like [{\"name\": \"gpu0\", \"device\": 0, "
+                      "\"streams\": [\"s0\"]}], got "
+                          + describeValue(v));
+        return;
+    }
+    if (v.size() > static_cast<std::size_t>(kMaxThreads)) {
+        issueAt(path,
+                std::to_string(v.size()) + " host threads: a workload has at most " + std::to_string(kMaxThreads));
+        return;
+    }
+    const IssueOrder defaultOrder = m_w.issueOrder;
+    std::vector<int> owner(m_w.streams.size(), -1); // which thread drives each stream
+    std::vector<std::string> ownerPath(m_w.streams.size());
+    std::set<std::string> names;
+    std::vector<const Json *> schedules;
+    bool ok = true;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        const std::string p = JsonLocator::child(path, i);
+        const Json &t = v[i];
+        ThreadSpec thread;
+        thread.jsonPath = p;
+        thread.line = lineOf(p);
+        thread.name = "thread" + std::to_string(i);
+        const int index = static_cast<int>(m_w.threads.size());
+        if (!expectObject(t, p, "a host thread like {\"name\": \"gpu0\", \"device\": 0, \"streams\": [\"s0\"]}")) {
+            ok = false;
+            m_w.threads.push_back(std::move(thread));
+            schedules.push_back(nullptr);
+            continue;
+        }
+        checkKeys(t, p, {"name", "device", "streams", "issueOrder", "schedule"}, "a host thread");
+        thread.name = readString(t, p, "name", false, "a host thread").value_or(thread.name);
+        if (!names.insert(thread.name).second)
+            issueAt(p + "/name", "a thread named " + quote(thread.name) + " is already declared");
+        const auto device = readDevice(t, p, "a host thread");
+        thread.issueOrder = readEnum<IssueOrder>(t, p, "issueOrder", false, "a host thread").value_or(defaultOrder);
+        if (member(t, "issueOrder") && member(t, "schedule"))
+            issueAtKey(p + "/schedule", "a thread takes \"issueOrder\" or \"schedule\", not both");
+        const Json *streams = member(t, "streams");
+        if (!streams) {
+            missing(p, "streams", "a host thread", "the names of the streams whose ops it issues");
+            ok = false;
+        } else if (!streams->is_array()) {
+            issueAt(p + "/streams",
+                    "expected an array of stream names like [\"s0\", \"s1\"], got " + describeValue(*streams));
+            ok = false;
+        } else if (streams->empty()) {
+            issueAt(p + "/streams", "thread " + quote(thread.name)
+                                        + " drives no stream: give it the streams whose ops it issues, or remove it");
+            ok = false;
+        } else {
+            for (std::size_t k = 0; k < streams->size(); ++k) {
+                const std::string sp = JsonLocator::child(p + "/streams", k);
+                const Json &name = (*streams)[k];
+                if (!name.is_string()) {
+                    issueAt(sp, "expected a stream name, got " + describeValue(name));
+                    ok = false;
+                    continue;
+                }
+                const std::string n = name.get<std::string>();
+                const int s = m_w.findStream(n);
+                if (s < 0) {
+                    if (m_declaredStreams.count(n) == 0)
+                        issueAt(sp, "no stream named " + quote(n) + suggestName(n, streamNames(), "streams"));
+                    ok = false;
+                    continue;
+                }
+                if (owner[s] == index) {
+                    issueAt(sp, "stream " + quote(n) + " is listed twice in this thread");
+                    ok = false;
+                    continue;
+                }
+                if (owner[s] >= 0) {
+                    issueAt(sp, "stream " + quote(n) + " is already driven by thread "
+                                    + quote(m_w.threads[owner[s]].name) + " (" + ownerPath[s]
+                                    + "): a stream is driven by one host thread, which issues its ops in order");
+                    ok = false;
+                    continue;
+                }
+                owner[s] = index;
+                ownerPath[s] = sp;
+                thread.streams.push_back(s);
+            }
+        }
+        // A thread is bound to its device; by default the device of its first stream.
+        thread.device = device ? *device : (thread.streams.empty() ? -1 : m_w.streams[thread.streams.front()].device);
+        m_w.threads.push_back(std::move(thread));
+        schedules.push_back(member(t, "schedule"));
+    }
+    for (std::size_t s = 0; s < m_w.streams.size(); ++s)
+        if (owner[s] < 0 && ok) {
+            issueAt(path,
+                    "stream " + quote(m_w.streams[s].name)
+                        + " is driven by no thread: list it in the \"streams\" of the thread that issues its ops");
+            ok = false;
+        }
+    if (!ok)
+        return;
+    for (std::size_t s = 0; s < m_w.streams.size(); ++s)
+        m_w.streams[s].thread = owner[s];
+    m_w.schedule.clear();
+    for (std::size_t t = 0; t < m_w.threads.size(); ++t) {
+        ThreadSpec &thread = m_w.threads[t];
+        if (schedules[t]) {
+            if (!readSchedule(*schedules[t], thread.jsonPath + "/schedule", thread.streams, m_w.schedule))
+                ok = false;
+        } else {
+            const auto part = scheduleOf(m_w, thread.streams, thread.issueOrder);
+            m_w.schedule.insert(m_w.schedule.end(), part.begin(), part.end());
+        }
+    }
+    if (!ok)
+        m_w.schedule.clear();
+}
+
+void WorkloadReader::checkDefaultStreams()
+{
+    if (!m_hasThreads)
+        return;
+    for (const ThreadSpec &t : m_w.threads) {
+        int first = -1;
+        for (const int s : t.streams) {
+            if (!m_w.streams[s].useDefaultStream)
+                continue;
+            if (first < 0) {
+                first = s;
+                continue;
+            }
+            issueAt("/streams/" + std::to_string(s) + "/useDefaultStream",
+                    "thread " + quote(t.name) + " already issues to the default stream through stream "
+                        + quote(m_w.streams[first].name) + ": a thread has one default stream");
+        }
+    }
 }
 
 void WorkloadReader::checkStreamReferences()
@@ -1205,24 +1483,22 @@ void WorkloadReader::checkStreamReferences()
 
 void WorkloadReader::checkEvents()
 {
+    checkEventDevices();
+    if (!m_issues.empty())
+        return;
     std::set<std::string> everRecorded;
     std::vector<std::string> recordedNames;
     for (const StreamSpec &s : m_w.streams)
         for (const OpSpec &op : s.ops)
             if (op.type == OpType::EventRecord && everRecorded.insert(op.event).second)
                 recordedNames.push_back(op.event);
-    std::set<std::string> recordedSoFar;
-    for (const ScheduledOp &so : m_w.schedule) {
+    const std::vector<int> paired = pairEventWaits(m_w);
+    for (std::size_t i = 0; i < m_w.schedule.size(); ++i) {
+        const ScheduledOp &so = m_w.schedule[i];
         const OpSpec &op = m_w.streams[so.stream].ops[so.op];
-        if (op.event.empty())
-            continue;
-        if (op.type == OpType::EventRecord) {
-            recordedSoFar.insert(op.event);
-            continue;
-        }
         const bool waits =
             op.type == OpType::EventWait || (op.type == OpType::Sync && op.syncTarget == SyncTarget::Event);
-        if (!waits || recordedSoFar.count(op.event))
+        if (!waits || op.event.empty() || paired[i] >= 0)
             continue;
         const std::string verb = op.type == OpType::EventWait ? "cudaStreamWaitEvent" : "cudaEventSynchronize";
         if (!everRecorded.count(op.event)) {
@@ -1230,6 +1506,14 @@ void WorkloadReader::checkEvents()
                                                 + didYouMean(op.event, recordedNames)
                                                 + ": add {\"op\": \"record\", \"event\": " + quote(op.event)
                                                 + "} on the stream that must finish first");
+        } else if (m_hasThreads) {
+            const ThreadSpec &t = m_w.threads[m_w.streams[so.stream].thread];
+            issueAt(op.jsonPath + "/event",
+                    "event " + quote(op.event) + " is waited on before any record of it is issued in thread "
+                        + quote(t.name) + ": " + verb
+                        + " on an event never recorded returns at once and orders nothing; issue the record "
+                          "first in this thread's order, or record it in another thread (a wait on another "
+                          "thread's event waits for that thread to record it)");
         } else {
             issueAt(op.jsonPath + "/event",
                     "event " + quote(op.event) + " is waited on before any record of it is issued (\"issueOrder\": "
@@ -1239,6 +1523,84 @@ void WorkloadReader::checkEvents()
                           "or give a \"schedule\")");
         }
     }
+    if (m_issues.empty() && m_hasThreads)
+        checkDeadlocks(paired);
+}
+
+// A CUDA event belongs to one device (a record on a stream of another device fails), and with several
+// threads, to one thread: which of two threads' records a wait meant would depend on timing.
+void WorkloadReader::checkEventDevices()
+{
+    struct First {
+        const OpSpec *op = nullptr;
+        int device = 0;
+        int thread = 0;
+    };
+    std::map<std::string, First> first;
+    for (const ScheduledOp &so : m_w.schedule) {
+        const OpSpec &op = m_w.streams[so.stream].ops[so.op];
+        if (op.type != OpType::EventRecord)
+            continue;
+        const int device = m_w.streamDevice(so.stream), thread = m_w.streams[so.stream].thread;
+        const auto [it, inserted] = first.emplace(op.event, First{&op, device, thread});
+        if (inserted)
+            continue;
+        if (it->second.device != device)
+            issueAt(op.jsonPath + "/event", "event " + quote(op.event) + " is recorded here on device "
+                                                + std::to_string(device) + " and at " + whereOf(*it->second.op)
+                                                + " on device " + std::to_string(it->second.device)
+                                                + ": a CUDA event belongs to one device; use an event per device");
+        else if (it->second.thread != thread)
+            issueAt(op.jsonPath + "/event",
+                    "event " + quote(op.event) + " is recorded here by thread " + quote(m_w.threadName(thread))
+                        + " and at " + whereOf(*it->second.op) + " by thread "
+                        + quote(m_w.threadName(it->second.thread))
+                        + ": an event is recorded by one thread, so that every wait knows which record it waits for");
+    }
+}
+
+// A wait on another thread's event holds its thread until that thread has issued the record: threads
+// that wait for each other's records in crossed order would never go on. Issues every thread as the
+// runner would until none can go on.
+void WorkloadReader::checkDeadlocks(const std::vector<int> &paired)
+{
+    const auto ranges = m_w.threadRanges();
+    const std::size_t n = ranges.size();
+    std::vector<std::size_t> next(n);
+    std::vector<char> issued(m_w.schedule.size(), 0);
+    for (std::size_t t = 0; t < n; ++t)
+        next[t] = ranges[t].first;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (std::size_t t = 0; t < n; ++t)
+            while (next[t] < ranges[t].second) {
+                const int wait = paired[next[t]];
+                if (wait >= 0 && !issued[static_cast<std::size_t>(wait)])
+                    break;
+                issued[next[t]++] = 1;
+                moved = true;
+            }
+    }
+    std::string cycle;
+    const OpSpec *firstBlocked = nullptr;
+    for (std::size_t t = 0; t < n; ++t) {
+        if (next[t] >= ranges[t].second)
+            continue;
+        const ScheduledOp &at = m_w.schedule[next[t]];
+        const OpSpec &op = m_w.streams[at.stream].ops[at.op];
+        const ScheduledOp &rec = m_w.schedule[static_cast<std::size_t>(paired[next[t]])];
+        const OpSpec &record = m_w.streams[rec.stream].ops[rec.op];
+        if (!firstBlocked)
+            firstBlocked = &op;
+        cycle += (cycle.empty() ? "" : "; ") + std::string("thread ") + quote(m_w.threadName(int(t))) + " waits at "
+                 + whereOf(op) + " for " + quote(op.event) + " recorded by thread "
+                 + quote(m_w.threadName(m_w.streams[rec.stream].thread)) + " at " + whereOf(record);
+    }
+    if (firstBlocked)
+        issueAt(firstBlocked->jsonPath + "/event",
+                "the threads wait for each other's records and none can go on: " + cycle
+                    + "; reorder a thread's ops (its \"issueOrder\" or \"schedule\") so that a record comes before "
+                      "the wait that the other thread's record waits for");
 }
 
 } // namespace
@@ -1390,10 +1752,37 @@ Json opToJson(const OpSpec &op)
 }
 } // namespace
 
+namespace {
+bool usesVersionTwo(const Workload &w)
+{
+    if (!w.threads.empty() || w.peerAccess != PeerAccess::On)
+        return true;
+    for (const BufferSpec &b : w.buffers)
+        if (b.device >= 0)
+            return true;
+    for (const StreamSpec &s : w.streams) {
+        if (s.device >= 0)
+            return true;
+        for (const OpSpec &op : s.ops)
+            if (op.type == OpType::Copy && op.direction == CopyDirection::P2P)
+                return true;
+    }
+    return false;
+}
+
+bool sameOrder(const std::vector<ScheduledOp> &a, std::vector<ScheduledOp>::const_iterator begin,
+               std::vector<ScheduledOp>::const_iterator end)
+{
+    return std::equal(a.begin(), a.end(), begin, end,
+                      [](const ScheduledOp &x, const ScheduledOp &y) { return x.stream == y.stream && x.op == y.op; });
+}
+} // namespace
+
 std::string workloadToJson(const Workload &w)
 {
+    const int version = usesVersionTwo(w) ? 2 : std::clamp(w.version, 1, kWorkloadFormatVersion);
     Json j;
-    j["version"] = w.version;
+    j["version"] = version;
     j["name"] = w.name;
     if (!w.description.empty())
         j["description"] = w.description;
@@ -1410,6 +1799,8 @@ std::string workloadToJson(const Workload &w)
         j["keyFigure"] = figure;
     }
     j["device"] = w.device;
+    if (version >= 2)
+        j["peerAccess"] = enumName(w.peerAccess);
     j["defaultStream"] = enumName(w.defaultStream);
     if (w.maxConnections > 0)
         j["maxConnections"] = w.maxConnections;
@@ -1419,12 +1810,18 @@ std::string workloadToJson(const Workload &w)
     if (w.timeLimitNs > 0)
         j["timeLimit"] = w.timeLimitNs;
     j["buffers"] = Json::array();
-    for (const BufferSpec &b : w.buffers)
-        j["buffers"].push_back(Json{{"name", b.name}, {"kind", enumName(b.kind)}, {"bytes", b.bytes}});
+    for (const BufferSpec &b : w.buffers) {
+        Json jb{{"name", b.name}, {"kind", enumName(b.kind)}, {"bytes", b.bytes}};
+        if (b.device >= 0)
+            jb["device"] = b.device;
+        j["buffers"].push_back(std::move(jb));
+    }
     j["streams"] = Json::array();
     for (const StreamSpec &s : w.streams) {
         Json js;
         js["name"] = s.name;
+        if (s.device >= 0)
+            js["device"] = s.device;
         if (s.useDefaultStream) {
             js["useDefaultStream"] = true;
         } else {
@@ -1436,21 +1833,43 @@ std::string workloadToJson(const Workload &w)
             js["ops"].push_back(opToJson(op));
         j["streams"].push_back(std::move(js));
     }
+    const auto pairs = [&](std::vector<ScheduledOp>::const_iterator begin,
+                           std::vector<ScheduledOp>::const_iterator end) {
+        Json list = Json::array();
+        for (auto it = begin; it != end; ++it)
+            list.push_back(Json::array({w.streams.at(it->stream).name, it->op}));
+        return list;
+    };
+    if (!w.threads.empty()) {
+        // Each thread's issue order: its issueOrder where that says it, else its own schedule.
+        const auto ranges = w.threadRanges();
+        j["threads"] = Json::array();
+        for (std::size_t t = 0; t < w.threads.size(); ++t) {
+            const ThreadSpec &thread = w.threads[t];
+            Json jt;
+            jt["name"] = thread.name;
+            if (thread.device >= 0)
+                jt["device"] = thread.device;
+            jt["streams"] = Json::array();
+            for (const int s : thread.streams)
+                jt["streams"].push_back(w.streams.at(static_cast<std::size_t>(s)).name);
+            const auto begin = w.schedule.begin() + static_cast<std::ptrdiff_t>(ranges[t].first);
+            const auto end = w.schedule.begin() + static_cast<std::ptrdiff_t>(ranges[t].second);
+            if (w.schedule.empty() || sameOrder(scheduleOf(w, thread.streams, thread.issueOrder), begin, end))
+                jt["issueOrder"] = enumName(thread.issueOrder);
+            else
+                jt["schedule"] = pairs(begin, end);
+            j["threads"].push_back(std::move(jt));
+        }
+        return j.dump(2) + "\n";
+    }
     // Write the issue order out only when "issueOrder" cannot say it (pipelines, hand-made orders).
     Workload rebuilt;
     rebuilt.issueOrder = w.issueOrder;
     rebuilt.streams = w.streams;
     buildSchedule(rebuilt);
-    const auto sameOrder = [](const std::vector<ScheduledOp> &a, const std::vector<ScheduledOp> &b) {
-        return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const ScheduledOp &x, const ScheduledOp &y) {
-            return x.stream == y.stream && x.op == y.op;
-        });
-    };
-    if (!w.schedule.empty() && !sameOrder(rebuilt.schedule, w.schedule)) {
-        j["schedule"] = Json::array();
-        for (const ScheduledOp &so : w.schedule)
-            j["schedule"].push_back(Json::array({w.streams.at(so.stream).name, so.op}));
-    }
+    if (!w.schedule.empty() && !sameOrder(rebuilt.schedule, w.schedule.begin(), w.schedule.end()))
+        j["schedule"] = pairs(w.schedule.begin(), w.schedule.end());
     return j.dump(2) + "\n";
 }
 

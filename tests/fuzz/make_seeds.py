@@ -75,6 +75,32 @@ def workload_seeds():
         "pipeline": {"bytes": "4 MiB", "chunks": 4, "streams": 2, "kernel": "20 us", "order": "breadth-first"},
     }))
     out("workload", "edge-broken.json", '{"name": "x", "streams": [{"ops": [{"op": "kernel", "duration": }]}]')
+    # Version 2: two GPUs, two host threads, a peer copy and an event recorded on one GPU, waited on the other.
+    out("workload", "v2-two-gpus.json", """{
+  "version": 2, "name": "two GPUs", "peerAccess": "off",
+  "buffers": [{"name": "h", "kind": "pinned", "bytes": "4 MiB"},
+              {"name": "d0", "kind": "device", "bytes": "4 MiB", "device": 0},
+              {"name": "d1", "kind": "device", "bytes": "4 MiB", "device": 1}],
+  "streams": [
+    {"name": "up", "device": 0, "ops": [{"op": "copy", "src": "h", "dst": "d0"},
+                                         {"op": "copy", "src": "d0", "dst": "d1", "peer": true},
+                                         {"op": "record", "event": "sent"}]},
+    {"name": "work", "device": 1, "ops": [{"op": "wait", "event": "sent"}, {"op": "kernel", "duration": "20 us"},
+                                           {"op": "copy", "src": "d1", "dst": "h"}]}],
+  "threads": [{"name": "host0", "device": 0, "streams": ["up"]},
+              {"name": "host1", "device": 1, "streams": ["work"]}]
+}
+""")
+    # Version 2 on one GPU: two host threads with their own orders (one a schedule), per-thread default streams.
+    out("workload", "v2-threads-one-gpu.json", compact({
+        "version": 2, "name": "threads", "defaultStream": "per-thread",
+        "streams": [
+            {"name": "a", "ops": [{"op": "kernel", "duration": "10 us", "repeat": 2}, {"op": "record", "event": "e"}]},
+            {"name": "b", "useDefaultStream": True, "ops": [{"op": "wait", "event": "e"}, {"op": "kernel", "duration": "5 us"}]},
+            {"name": "c", "ops": [{"op": "sync", "event": "e"}]}],
+        "threads": [{"name": "t0", "streams": ["a"]},
+                    {"name": "t1", "streams": ["b", "c"], "schedule": [["c", 0], ["b", 0], ["b", 1]]}],
+    }))
 
 
 def native_seeds():

@@ -106,6 +106,7 @@ private slots:
     void varyOptionErrors();
     void gridOrderAndLabels();
     void memoryAndApiEdits();
+    void peerAccessAndDevicesEdits();
     void sizeGrowsBuffers();
     void pipelineEdits();
     void noAxesIsTheBase();
@@ -148,6 +149,10 @@ void TestExperiment::varyOption_data()
                                       << "size" << QStringList{"4 KiB", "16 MiB", "1000000000"};
     QTest::newRow("spaces trimmed") << "memory=pageable, pinned"
                                     << "memory" << QStringList{"pageable", "pinned"};
+    QTest::newRow("peerAccess") << "peerAccess=on,off"
+                                << "peerAccess" << QStringList{"on", "off"};
+    QTest::newRow("devices") << "devices=1,02"
+                             << "devices" << QStringList{"1", "2"};
 }
 
 void TestExperiment::varyOption()
@@ -224,6 +229,33 @@ void TestExperiment::gridOrderAndLabels()
     const auto swapped =
         engine::expandVariants(spec(kPipelineWorkload, {"order=depth-first,breadth-first", "streams=1,2,4"}));
     QCOMPARE(QString::fromStdString(swapped[1].label), QString("order=depth-first, streams=2"));
+}
+
+void TestExperiment::peerAccessAndDevicesEdits()
+{
+    const char *twoGpus = R"({
+  "version": 2, "peerAccess": "on",
+  "buffers": [{"name": "a", "kind": "device", "bytes": "1 MiB"}, {"name": "b", "kind": "device", "bytes": "1 MiB", "device": 1},
+              {"name": "m", "kind": "managed", "bytes": "1 MiB", "device": 1}],
+  "streams": [{"name": "s0", "ops": [{"op": "copy", "src": "a", "dst": "b", "peer": true}]},
+              {"name": "s1", "device": 1, "ops": [{"repeat": 2, "ops": [{"op": "prefetch", "buffer": "m", "location": 1}]}]}],
+  "threads": [{"name": "t0", "streams": ["s0"]}, {"name": "t1", "device": 1, "streams": ["s1"]}]
+})";
+    const auto variants = engine::expandVariants(spec(twoGpus, {"peerAccess=on,off", "devices=1,2"}));
+    QCOMPARE(int(variants.size()), 4);
+    QCOMPARE(variants[0].label, std::string("peerAccess=on, devices=1"));
+    QCOMPARE(variants[2].workload.peerAccess, engine::PeerAccess::Off);
+    // devices=1: everything on GPU 0, and the peer copy a device-to-device copy.
+    const auto &one = variants[0].workload;
+    QCOMPARE(one.usedDevices(), std::vector<int>{0});
+    QCOMPARE(one.streams[0].ops[0].direction, engine::CopyDirection::D2D);
+    QCOMPARE(one.streams[1].ops[1].location, 0); // inside the group too
+    QCOMPARE(one.threads[1].device, 0);
+    // devices=2: as written.
+    const auto &two = variants[1].workload;
+    QCOMPARE(two.usedDevices(), (std::vector<int>{0, 1}));
+    QCOMPARE(two.streams[0].ops[0].direction, engine::CopyDirection::P2P);
+    QCOMPARE(two.streams[1].ops[0].location, 1);
 }
 
 void TestExperiment::memoryAndApiEdits()
@@ -326,6 +358,14 @@ void TestExperiment::impossibleAxes_data()
     QTest::newRow("size without copies") << kKernelsOnly << QStringList{"size=1MiB"} << QStringList{"(size=1 MiB)"};
     QTest::newRow("axis twice") << kPipelineWorkload << QStringList{"streams=1", "streams=2"}
                                 << QStringList{"varied twice"};
+    QTest::newRow("peerAccess on version 1")
+        << kStreamsWorkload << QStringList{"peerAccess=off"} << QStringList{"(peerAccess=off)", "version 1"};
+    QTest::newRow("devices on version 1")
+        << kStreamsWorkload << QStringList{"devices=2"} << QStringList{"(devices=2)", "version 1"};
+    QTest::newRow("devices on one device")
+        << QString::fromUtf8(
+               R"({"version": 2, "streams": [{"name": "s", "ops": [{"op": "kernel", "duration": "5 us"}]}]})")
+        << QStringList{"devices=1,2"} << QStringList{"variant 2 of 2 (devices=2)", "names one device"};
 }
 
 void TestExperiment::impossibleAxes()

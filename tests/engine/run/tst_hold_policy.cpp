@@ -120,6 +120,29 @@ private slots:
     }
 
     // Long repetitions are issued as they come: queueing them whole could block the host in a call.
+    // Version 2: a peer copy is held where peer access is on (it only enqueues a DMA), not where the
+    // driver stages it through the host; several threads' default streams are each thread's own.
+    void versionTwoRules()
+    {
+        const char *peer = R"({"version": 2, "peerAccess": "PA",
+          "buffers": [{"name": "a", "kind": "device", "bytes": 4096}, {"name": "b", "kind": "device", "bytes": 4096, "device": 1}],
+          "streams": [{"name": "s", "ops": [{"op": "copy", "src": "a", "dst": "b"}]}]})";
+        std::string on = peer, off = peer;
+        on.replace(on.find("PA"), 2, "on");
+        off.replace(off.find("PA"), 2, "off");
+        QVERIFY(decideHold(parseWorkload(on)).hold);
+        const HoldDecision staged = decideHold(parseWorkload(off));
+        QVERIFY(!staged.hold);
+        QVERIFY2(staged.reason.find("staged") != std::string::npos, staged.reason.c_str());
+        const Workload threads = parseWorkload(R"({"version": 2, "defaultStream": "per-thread",
+          "streams": [{"name": "a", "useDefaultStream": true, "ops": [{"op": "kernel", "duration": "5 us"}]},
+                      {"name": "b", "useDefaultStream": true, "ops": [{"op": "kernel", "duration": "5 us"}]}],
+          "threads": [{"name": "t0", "streams": ["a"]}, {"name": "t1", "streams": ["b"]}]})");
+        const HoldDecision d = decideHold(threads);
+        QVERIFY(!d.hold);
+        QVERIFY2(d.reason.find("several host threads") != std::string::npos, d.reason.c_str());
+    }
+
     void tooManyOps()
     {
         OpSpec k;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -430,6 +431,120 @@ private slots:
                          && what.contains(QByteArray::fromStdString(m_devices.at(0).name)),
                      what.constData());
         }
+    }
+
+    // Version 2 on one GPU: two host threads, each issuing its own stream; the second waits for an event
+    // the first records. Each thread's ops are on its own host lane, the second thread's wait is issued
+    // only once the first has issued the record, and its kernel runs after the first's.
+    void twoHostThreadsOnOneGpu()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const Workload w = parseWorkload(R"({
+  "version": 2, "name": "two host threads", "warmup": 1, "repetitions": 3,
+  "streams": [
+    {"name": "producer", "ops": [{"op": "kernel", "duration": "300 us"}, {"op": "host", "duration": "200 us"},
+                                 {"op": "record", "event": "ready"}]},
+    {"name": "consumer", "ops": [{"op": "wait", "event": "ready"}, {"op": "kernel", "duration": "100 us"}]}
+  ],
+  "threads": [{"name": "producer-thread", "streams": ["producer"]},
+              {"name": "consumer-thread", "streams": ["consumer"]}]
+})",
+                                         "two-threads.json");
+        const Trace t = runWorkload(w, {});
+        QCOMPARE(t.hostThreads.size(), std::size_t(2));
+        QCOMPARE(t.hostThreads[0].name, std::string("producer-thread"));
+        QCOMPARE(t.hostThreads[1].name, std::string("consumer-thread"));
+        QVERIFY(t.hostThreads[0].nativeId != t.hostThreads[1].nativeId);
+        QCOMPARE(t.metadata.at("host_threads"), std::string("2"));
+        QCOMPARE(t.repetitions.size(), std::size_t(3));
+        for (const Repetition &rep : t.repetitions) {
+            // Schedule order: the producer's three ops, then the consumer's two.
+            for (int i = 0; i < 3; ++i)
+                QCOMPARE(rep.ops.at(std::size_t(i)).hostThread, 0);
+            for (int i = 3; i < 5; ++i)
+                QCOMPARE(rep.ops.at(std::size_t(i)).hostThread, 1);
+            const OpRecord &produce = rep.ops.at(0), &record = rep.ops.at(2), &wait = rep.ops.at(3),
+                           &consume = rep.ops.at(4);
+            QVERIFY(produce.hasGpu() && consume.hasGpu() && record.hasHost() && wait.hasHost());
+            qInfo("rep %d: record issued %lld ns after start, wait issued %+lld ns after it; producer kernel "
+                  "%.1f us ends %lld ns before the consumer kernel starts",
+                  rep.index, static_cast<long long>(record.hostStartNs - produce.hostStartNs),
+                  static_cast<long long>(wait.hostStartNs - record.hostEndNs), produce.gpuDurationNs() / 1e3,
+                  static_cast<long long>(consume.gpuStartNs - produce.gpuEndNs));
+            // The consumer thread held until the producer thread had issued the record.
+            QVERIFY(wait.hostStartNs >= record.hostEndNs);
+            // The cross-thread dependency holds on the GPU (within the event clock's resolution).
+            QVERIFY2(consume.gpuStartNs >= produce.gpuEndNs - 2'000,
+                     qPrintable(QString::number(consume.gpuStartNs - produce.gpuEndNs)));
+        }
+    }
+
+    // Version 2 on two GPUs: a peer copy from GPU 0 to GPU 1, then a kernel on GPU 1 that waits for it
+    // through an event recorded on GPU 0, issued by two host threads; with peer access on and off.
+    void twoGpusPeerCopy()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        if (m_devices.size() < 2)
+            QSKIP(qPrintable(QStringLiteral("needs 2 GPUs; this host has %1").arg(m_devices.size())));
+        const std::string text = R"({
+  "version": 2, "name": "peer copy", "warmup": 1, "repetitions": 3, "peerAccess": "ACCESS",
+  "buffers": [{"name": "a", "kind": "device", "bytes": "64 MiB", "device": 0},
+              {"name": "b", "kind": "device", "bytes": "64 MiB", "device": 1}],
+  "streams": [
+    {"name": "gpu0", "device": 0, "ops": [{"op": "kernel", "duration": "100 us"},
+                                           {"op": "copy", "src": "a", "dst": "b", "peer": true},
+                                           {"op": "record", "event": "sent"}]},
+    {"name": "gpu1", "device": 1, "ops": [{"op": "wait", "event": "sent"}, {"op": "kernel", "duration": "50 us"}]}
+  ],
+  "threads": [{"name": "host0", "device": 0, "streams": ["gpu0"]},
+              {"name": "host1", "device": 1, "streams": ["gpu1"]}]
+})";
+        std::map<std::string, double> gbps;
+        for (const std::string access : {"on", "off"}) {
+            std::string variant = text;
+            variant.replace(variant.find("ACCESS"), 6, access);
+            const Workload w = parseWorkload(variant, "peer-copy.json");
+            Trace t;
+            try {
+                t = runWorkload(w, {});
+            } catch (const Error &e) {
+                if (access == "on" && std::string(e.what()).find("cannot access each other") != std::string::npos) {
+                    qInfo("peer access is not possible between GPUs 0 and 1: %s", e.what());
+                    continue;
+                }
+                throw;
+            }
+            QCOMPARE(t.streams.at(0).device, 0);
+            QCOMPARE(t.streams.at(1).device, 1);
+            QVERIFY(t.metadata.count("clock.device0.errorNs") && t.metadata.count("clock.device1.errorNs"));
+            QCOMPARE(t.metadata.at("devices"), std::string("0,1"));
+            QVERIFY2(t.metadata.at("peer_access").rfind(access + ":", 0) == 0, t.metadata.at("peer_access").c_str());
+            std::vector<double> rates;
+            for (const Repetition &rep : t.repetitions) {
+                const OpRecord &copy = rep.ops.at(1), &kernel0 = rep.ops.at(0), &kernel1 = rep.ops.at(4);
+                QCOMPARE(copy.bytes, std::uint64_t(64) << 20);
+                QCOMPARE(toString(copy.kind), std::string_view("p2p"));
+                QCOMPARE(int(copy.srcDevice), 0);
+                QCOMPARE(int(copy.dstDevice), 1);
+                QCOMPARE(copy.hostThread, 0);
+                QCOMPARE(kernel1.hostThread, 1);
+                QVERIFY(copy.hasGpu() && kernel1.hasGpu());
+                // In order on GPU 0, and GPU 1's kernel after the copy: two clocks mapped onto one axis.
+                QVERIFY(copy.gpuStartNs >= kernel0.gpuEndNs - 2'000);
+                QVERIFY2(kernel1.gpuStartNs >= copy.gpuEndNs - 2'000,
+                         qPrintable(QString::number(kernel1.gpuStartNs - copy.gpuEndNs)));
+                rates.push_back(copy.gbPerSecond());
+            }
+            gbps[access] = median(rates);
+            qInfo("peerAccess=%s: peer copy of 64 MiB at %.1f GB/s (median of %zu); clock errors: device 0 %s ns, "
+                  "device 1 %s ns",
+                  access.c_str(), gbps[access], rates.size(), t.metadata.at("clock.device0.errorNs").c_str(),
+                  t.metadata.at("clock.device1.errorNs").c_str());
+        }
+        if (gbps.count("on") && gbps.count("off"))
+            qInfo("staged through the host: %.2fx the direct peer copy's time", gbps["on"] / gbps["off"]);
     }
 
     // A failing CUDA call names the stream, the op, its JSON path and the API function.

@@ -136,6 +136,7 @@ private slots:
         QTest::newRow("d2h") << CopyDirection::D2H << "d2h" << OpKind::CopyD2H;
         QTest::newRow("d2d") << CopyDirection::D2D << "d2d" << OpKind::CopyD2D;
         QTest::newRow("h2h") << CopyDirection::H2H << "h2h" << OpKind::CopyH2H;
+        QTest::newRow("p2p") << CopyDirection::P2P << "p2p" << OpKind::CopyP2P;
     }
     void copyDirections()
     {
@@ -397,7 +398,11 @@ private slots:
     void defaults()
     {
         const Workload w;
-        QCOMPARE(w.version, kWorkloadFormatVersion);
+        QCOMPARE(w.version, 1); // a workload built in code is written as version 1 until it uses version 2
+        QCOMPARE(w.peerAccess, PeerAccess::On);
+        QVERIFY(w.threads.empty());
+        QCOMPARE(w.threadCount(), 1);
+        QCOMPARE(w.threadName(0), std::string("main"));
         QCOMPARE(w.issueOrder, IssueOrder::RoundRobin);
         QCOMPARE(w.defaultStream, DefaultStreamMode::Legacy);
         QCOMPARE(w.maxConnections, 0);

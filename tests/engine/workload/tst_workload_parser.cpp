@@ -1,4 +1,4 @@
-// Tests of the workload format v1 reader and writer (engine/workload/workload_parser.h): malformed files
+// Tests of the workload format v1 and v2 reader and writer (engine/workload/workload_parser.h): malformed files
 // reported at the right JSON path, line and column; the meaning of valid files (defaults, inferred
 // directions, repeats, generated names, issue order); the pipeline generator op by op; round trips
 // through workloadToJson.
@@ -82,6 +82,43 @@ Order orderOf(const Workload &w)
     return out;
 }
 
+// A valid version 2 workload: two GPUs, two host threads, a peer copy and a cross-thread event. The
+// malformed v2 cases replace one of its lines (line 1 is "{").
+const char *const kTwoGpus = R"({
+  "version": 2,
+  "name": "two GPUs",
+  "peerAccess": "on",
+  "buffers": [
+    {"name": "h", "kind": "pinned", "bytes": "4 MiB"},
+    {"name": "d0", "kind": "device", "bytes": "4 MiB", "device": 0},
+    {"name": "d1", "kind": "device", "bytes": "4 MiB", "device": 1}
+  ],
+  "streams": [
+    {"name": "up", "device": 0, "ops": [
+      {"op": "copy", "src": "h", "dst": "d0"},
+      {"op": "copy", "src": "d0", "dst": "d1", "peer": true},
+      {"op": "record", "event": "sent"}
+    ]},
+    {"name": "work", "device": 1, "ops": [
+      {"op": "wait", "event": "sent"},
+      {"op": "kernel", "duration": "20 us"},
+      {"op": "copy", "src": "d1", "dst": "h"}
+    ]}
+  ],
+  "threads": [
+    {"name": "host0", "device": 0, "streams": ["up"]},
+    {"name": "host1", "device": 1, "streams": ["work"]}
+  ]
+}
+)";
+
+QString twoGpusWithLine(int line, const QString &replacement)
+{
+    QStringList lines = QString::fromUtf8(kTwoGpus).split('\n');
+    lines[line - 1] = replacement;
+    return lines.join('\n');
+}
+
 } // namespace
 
 class TestWorkloadParser : public QObject {
@@ -117,6 +154,16 @@ private slots:
     void headerErrorsNameLineAndPath();
     void headerOfEveryPreset();
     void keyFigureParsedCheckedAndWritten();
+    void versionTwoDevicesAndThreads();
+    void versionTwoMalformed_data();
+    void versionTwoMalformed();
+    void versionTwoKeysInVersionOne();
+    void versionTwoDeadlockAcrossThreads();
+    void versionTwoRoundTrip_data();
+    void versionTwoRoundTrip();
+    void versionOneIsOneImplicitThread();
+    void eventWaitsPairAcrossThreadsByRank();
+    void versionTwoFuzzSeedsAreValid();
 };
 
 void TestWorkloadParser::baseIsValid()
@@ -155,9 +202,9 @@ void TestWorkloadParser::malformed_data()
     QTest::newRow("version missing") << 2 << R"(  "comment": "no version",)"
                                      << "/version" << 1 << "{"
                                      << "missing \"version\"";
-    QTest::newRow("version unsupported") << 2 << R"(  "version": 2,)"
-                                         << "/version" << 2 << "2"
-                                         << "unsupported version 2";
+    QTest::newRow("version unsupported") << 2 << R"(  "version": 3,)"
+                                         << "/version" << 2 << "3"
+                                         << "unsupported version 3";
     QTest::newRow("misspelled top-level key") << 3 << R"(  "nmae": "t",)"
                                               << "/nmae" << 3 << R"("nmae")"
                                               << "did you mean \"name\"";
@@ -1128,6 +1175,270 @@ void TestWorkloadParser::headerOfEveryPreset()
         QVERIFY(h.keyFigure == w.keyFigure);
         if (!h.name.empty())
             QCOMPARE(h.name, w.name);
+    }
+}
+
+void TestWorkloadParser::versionTwoDevicesAndThreads()
+{
+    const Workload w = parseOrFail(QString::fromUtf8(kTwoGpus));
+    QCOMPARE(w.version, 2);
+    QCOMPARE(w.peerAccess, PeerAccess::On);
+    QCOMPARE(w.findBuffer("h")->device, -1);
+    QCOMPARE(w.findBuffer("d1")->device, 1);
+    QCOMPARE(w.bufferDevice(*w.findBuffer("d0")), 0);
+    QCOMPARE(w.streamDevice(1), 1);
+    QCOMPARE(w.threads.size(), std::size_t(2));
+    QCOMPARE(w.threads[1].name, std::string("host1"));
+    QCOMPARE(w.threads[1].device, 1);
+    QCOMPARE(w.threads[1].streams, std::vector<int>{1});
+    QCOMPARE(w.streams[0].thread, 0);
+    QCOMPARE(w.streams[1].thread, 1);
+    QCOMPARE(w.usedDevices(), (std::vector<int>{0, 1}));
+    // Thread by thread: host0's three ops, then host1's.
+    QCOMPARE(orderOf(w), (Order{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}}));
+    const auto ranges = w.threadRanges();
+    QCOMPARE(ranges.size(), std::size_t(2));
+    QCOMPARE(ranges[0], (std::pair<std::size_t, std::size_t>{0, 3}));
+    QCOMPARE(ranges[1], (std::pair<std::size_t, std::size_t>{3, 6}));
+    // The peer copy is inferred from the buffers' devices, and named by them.
+    const OpSpec &peer = w.streams[0].ops[1];
+    QCOMPARE(peer.direction, CopyDirection::P2P);
+    QCOMPARE(peer.name, std::string("P2P 4 MiB gpu0 -> gpu1"));
+    QCOMPARE(w.streams[0].ops[0].direction, CopyDirection::H2D);
+    // The wait in host1 pairs with host0's record.
+    const std::vector<int> paired = pairEventWaits(w);
+    QCOMPARE(paired[3], 2);
+    QCOMPARE(paired[0], -1);
+    // A thread without "device" is on its first stream's device; without "streams" devices, the workload's.
+    QString noDevice = twoGpusWithLine(24, R"(    {"name": "host1", "streams": ["work"]})");
+    QCOMPARE(parseOrFail(noDevice).threads[1].device, 1);
+    // --device (an override) moves only what names no device.
+    QCOMPARE(w.bufferDevice(*w.findBuffer("h"), 3), 3);
+    QCOMPARE(w.bufferDevice(*w.findBuffer("d1"), 3), 1);
+}
+
+void TestWorkloadParser::versionTwoMalformed_data()
+{
+    QTest::addColumn<int>("replaceLine");
+    QTest::addColumn<QString>("replacement");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("message");
+
+    QTest::newRow("device as a name") << 8
+                                      << R"(    {"name": "d1", "kind": "device", "bytes": "4 MiB", "device": "cuda:1"})"
+                                      << "/buffers/2/device" << 8 << "(did you mean 1?)";
+    QTest::newRow("device out of range") << 8
+                                         << R"(    {"name": "d1", "kind": "device", "bytes": "4 MiB", "device": 64})"
+                                         << "/buffers/2/device" << 8 << "out of range";
+    QTest::newRow("host buffer with a device")
+        << 6 << R"(    {"name": "h", "kind": "pinned", "bytes": "4 MiB", "device": 1},)"
+        << "/buffers/0/device" << 6 << "host memory";
+    QTest::newRow("peer copy on one device")
+        << 13
+        << R"(      {"op": "copy", "src": "d0", "dst": "d0", "bytes": "1 MiB", "dstOffset": "2 MiB", "peer": true},)"
+        << "/streams/0/ops/1/peer" << 13 << "both on device 0";
+    QTest::newRow("peer copy from host memory")
+        << 13 << R"(      {"op": "copy", "src": "h", "dst": "d1", "peer": true},)"
+        << "/streams/0/ops/1/peer" << 13 << "\"h\" is pinned memory";
+    QTest::newRow("peer false between GPUs")
+        << 13 << R"(      {"op": "copy", "src": "d0", "dst": "d1", "peer": false},)"
+        << "/streams/0/ops/1/peer" << 13 << "is a peer copy";
+    QTest::newRow("peer copy sync") << 13 << R"(      {"op": "copy", "src": "d0", "dst": "d1", "api": "sync"},)"
+                                    << "/streams/0/ops/1/api" << 13 << "cudaMemcpyPeerAsync";
+    QTest::newRow("direction d2d between GPUs")
+        << 13 << R"(      {"op": "copy", "src": "d0", "dst": "d1", "direction": "d2d"},)"
+        << "/streams/0/ops/1/direction" << 13 << "that copy is \"p2p\"";
+    QTest::newRow("stream driven by two threads")
+        << 24 << R"(    {"name": "host1", "device": 1, "streams": ["work", "up"]})"
+        << "/threads/1/streams/1" << 24 << "already driven by thread \"host0\"";
+    QTest::newRow("thread with no streams") << 24 << R"(    {"name": "host1", "device": 1, "streams": []})"
+                                            << "/threads/1/streams" << 24 << "drives no stream";
+    QTest::newRow("stream driven by no thread")
+        << 22 << R"(  "threads": [{"name": "only", "streams": ["up"]}], "threadz": [)"
+        << "/threads" << 22 << "stream \"work\" is driven by no thread";
+    QTest::newRow("unknown stream in a thread") << 24 << R"(    {"name": "host1", "device": 1, "streams": ["wrok"]})"
+                                                << "/threads/1/streams/0" << 24 << "(did you mean \"work\"?)";
+    QTest::newRow("thread name twice") << 24 << R"(    {"name": "host0", "device": 1, "streams": ["work"]})"
+                                       << "/threads/1/name" << 24 << "already declared";
+    QTest::newRow("thread schedule with another thread's stream")
+        << 24 << R"(    {"name": "host1", "streams": ["work"], "schedule": [["up", 0]]})"
+        << "/threads/1/schedule/0/0" << 24 << "not one of this thread's streams";
+    QTest::newRow("thread issueOrder and schedule")
+        << 24
+        << R"(    {"name": "host1", "streams": ["work"], "issueOrder": "round-robin", "schedule": [["work", 0], ["work", 1], ["work", 2]]})"
+        << "/threads/1/schedule" << 24 << "not both";
+    QTest::newRow("event recorded on two devices")
+        << 19 << R"(      {"op": "record", "event": "sent"})"
+        << "/streams/1/ops/2/event" << 19 << "a CUDA event belongs to one device";
+    QTest::newRow("wait on an event never recorded") << 19 << R"(      {"op": "wait", "event": "mine"})"
+                                                     << "/streams/1/ops/2/event" << 19 << "is never recorded";
+    QTest::newRow("peerAccess unknown") << 4 << R"(  "peerAccess": "yes",)"
+                                        << "/peerAccess" << 4 << "expected on or off";
+}
+
+void TestWorkloadParser::versionTwoMalformed()
+{
+    QFETCH(int, replaceLine);
+    QFETCH(QString, replacement);
+    QFETCH(QString, path);
+    QFETCH(int, line);
+    QFETCH(QString, message);
+    const QString text = twoGpusWithLine(replaceLine, replacement);
+    const auto issues = validateWorkloadText(text.toStdString(), "test.json");
+    QVERIFY2(!issues.empty(), "accepted");
+    const WorkloadIssue &issue = issues.front();
+    QVERIFY2(QString::fromStdString(issue.jsonPath) == path, qPrintable(issuesText(issues)));
+    QCOMPARE(issue.line, line);
+    QVERIFY2(QString::fromStdString(issue.message).contains(message), qPrintable(issuesText(issues)));
+}
+
+void TestWorkloadParser::versionTwoKeysInVersionOne()
+{
+    // Every version 2 key in a version 1 file, each named with its line.
+    const QString text = QStringLiteral(R"({
+  "version": 1,
+  "peerAccess": "off",
+  "buffers": [{"name": "d", "kind": "device", "bytes": 4096, "device": 1}],
+  "streams": [{"name": "s", "device": 1, "ops": [{"op": "copy", "src": "d", "dst": "d", "bytes": 16, "dstOffset": 16, "peer": false}]}],
+  "threads": [{"name": "t", "streams": ["s"]}]
+})");
+    const auto issues = validateWorkloadText(text.toStdString(), "v1.json");
+    const QString all = issuesText(issues);
+    for (const char *path :
+         {"/peerAccess", "/buffers/0/device", "/streams/0/device", "/streams/0/ops/0/peer", "/threads"})
+        QVERIFY2(all.contains(QStringLiteral("%1: \"").arg(QLatin1String(path))), qPrintable(all));
+    QVERIFY2(all.count(QStringLiteral("write \"version\": 2")) == 5, qPrintable(all));
+    QVERIFY2(all.contains(QStringLiteral("test.json:6:3: /threads")), qPrintable(all));
+}
+
+void TestWorkloadParser::versionTwoDeadlockAcrossThreads()
+{
+    // Each thread waits for the other's record before issuing its own: neither can go on.
+    const QString text = QStringLiteral(R"({
+  "version": 2,
+  "streams": [
+    {"name": "a", "ops": [{"op": "wait", "event": "fromB"}, {"op": "record", "event": "fromA"}]},
+    {"name": "b", "ops": [{"op": "wait", "event": "fromA"}, {"op": "record", "event": "fromB"}]}
+  ],
+  "threads": [{"name": "ta", "streams": ["a"]}, {"name": "tb", "streams": ["b"]}]
+})");
+    const auto issues = validateWorkloadText(text.toStdString(), "deadlock.json");
+    QCOMPARE(issues.size(), std::size_t(1));
+    const QString message = QString::fromStdString(issues.front().message);
+    QCOMPARE(QString::fromStdString(issues.front().jsonPath), QStringLiteral("/streams/0/ops/0/event"));
+    QCOMPARE(issues.front().line, 4);
+    QVERIFY2(message.contains(QStringLiteral("thread \"ta\" waits at /streams/0/ops/0 (line 4) for \"fromB\" "
+                                             "recorded by thread \"tb\" at /streams/1/ops/1 (line 5)")),
+             qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("thread \"tb\" waits")), qPrintable(message));
+    // The same waits in the other order go on: a records first.
+    QString fixed = text;
+    fixed.replace(QStringLiteral(R"({"op": "wait", "event": "fromB"}, {"op": "record", "event": "fromA"})"),
+                  QStringLiteral(R"({"op": "record", "event": "fromA"}, {"op": "wait", "event": "fromB"})"));
+    QVERIFY2(validateWorkloadText(fixed.toStdString(), "fixed.json").empty(),
+             qPrintable(issuesText(validateWorkloadText(fixed.toStdString(), "fixed.json"))));
+}
+
+void TestWorkloadParser::versionTwoRoundTrip_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::newRow("two GPUs") << QString::fromUtf8(kTwoGpus);
+    QTest::newRow("thread schedules, peer access off, per-thread default streams") << QStringLiteral(R"({
+  "version": 2, "device": 1, "peerAccess": "off", "defaultStream": "per-thread", "issueOrder": "stream-order",
+  "buffers": [{"name": "a", "kind": "device", "bytes": "1 MiB", "device": 0},
+              {"name": "b", "kind": "device", "bytes": "1 MiB"},
+              {"name": "m", "kind": "managed", "bytes": "1 MiB", "device": 0}],
+  "streams": [
+    {"name": "s0", "device": 0, "ops": [{"op": "kernel", "duration": "5 us"}, {"op": "record", "event": "e"}]},
+    {"name": "s1", "device": 0, "ops": [{"op": "memset", "buffer": "a"}, {"op": "kernel", "duration": "5 us"}]},
+    {"name": "def", "useDefaultStream": true, "ops": [{"op": "wait", "event": "e"}, {"op": "copy", "src": "a", "dst": "b"}]},
+    {"name": "def0", "device": 0, "useDefaultStream": true, "ops": [{"op": "sync", "event": "e"}]}
+  ],
+  "threads": [
+    {"name": "t0", "streams": ["s0", "s1"], "schedule": [["s1", 0], ["s0", 0], ["s0", 1], ["s1", 1]]},
+    {"name": "t1", "streams": ["def"], "issueOrder": "round-robin"},
+    {"name": "t2", "device": 0, "streams": ["def0"]}
+  ]
+})");
+    QTest::newRow("version 2 without threads") << QStringLiteral(R"({
+  "version": 2, "buffers": [{"name": "a", "kind": "device", "bytes": 4096}, {"name": "b", "kind": "device", "bytes": 4096, "device": 1}],
+  "streams": [{"name": "s", "ops": [{"op": "copy", "src": "a", "dst": "b"}]}]
+})");
+}
+
+void TestWorkloadParser::versionTwoRoundTrip()
+{
+    QFETCH(QString, text);
+    const Workload w = parseOrFail(text);
+    const std::string json = workloadToJson(w);
+    const Workload back = parseWorkload(json, "normalised.json");
+    compareWorkloads(back, w);
+    QCOMPARE(workloadToJson(back), json);
+    const auto doc = nlohmann::json::parse(json);
+    QCOMPARE(doc.at("version").get<int>(), 2);
+    QVERIFY(doc.contains("peerAccess"));
+    if (!w.threads.empty()) {
+        // A thread whose order its issueOrder says keeps that; a hand-made one keeps its schedule.
+        const auto &threads = doc.at("threads");
+        QCOMPARE(threads.size(), w.threads.size());
+        for (std::size_t t = 0; t < w.threads.size(); ++t)
+            QVERIFY(threads[t].contains("issueOrder") != threads[t].contains("schedule"));
+        QVERIFY(!doc.contains("schedule"));
+    }
+}
+
+void TestWorkloadParser::versionOneIsOneImplicitThread()
+{
+    const Workload w = parseOrFail(QString::fromUtf8(kBase));
+    QCOMPARE(w.version, 1);
+    QVERIFY(w.threads.empty());
+    QCOMPARE(w.threadCount(), 1);
+    QCOMPARE(w.threadName(0), std::string("main"));
+    QCOMPARE(w.threadRanges().front(), (std::pair<std::size_t, std::size_t>{0, w.schedule.size()}));
+    for (const StreamSpec &s : w.streams) {
+        QCOMPARE(s.device, -1);
+        QCOMPARE(s.thread, 0);
+    }
+    QCOMPARE(w.usedDevices(), std::vector<int>{0});
+    QCOMPARE(w.usedDevices(2), std::vector<int>{2});
+    // Written back as version 1, without any version 2 key.
+    const auto doc = nlohmann::json::parse(workloadToJson(w));
+    QCOMPARE(doc.at("version").get<int>(), 1);
+    for (const char *key : {"threads", "peerAccess"})
+        QVERIFY(!doc.contains(key));
+    for (const auto &b : doc.at("buffers"))
+        QVERIFY(!b.contains("device"));
+}
+
+void TestWorkloadParser::eventWaitsPairAcrossThreadsByRank()
+{
+    // A producer records "chunk" three times; the consumer waits three times and syncs on it once more.
+    const Workload w = parseOrFail(QStringLiteral(R"({
+  "version": 2,
+  "streams": [
+    {"name": "p", "ops": [{"repeat": 3, "ops": [{"op": "kernel", "duration": "5 us"}, {"op": "record", "event": "chunk"}]}]},
+    {"name": "c", "ops": [{"repeat": 3, "ops": [{"op": "wait", "event": "chunk"}, {"op": "kernel", "duration": "5 us"}]},
+                          {"op": "sync", "event": "chunk"}]}
+  ],
+  "threads": [{"name": "producer", "streams": ["p"]}, {"name": "consumer", "streams": ["c"]}]
+})"));
+    const std::vector<int> paired = pairEventWaits(w);
+    // Producer: schedule 0..5 (kernel, record) x 3; consumer: 6..12.
+    QCOMPARE(paired[6], 1);
+    QCOMPARE(paired[8], 3);
+    QCOMPARE(paired[10], 5);
+    QCOMPARE(paired[12], 5); // beyond the records: the last one
+    QCOMPARE(paired[7], -1);
+}
+
+void TestWorkloadParser::versionTwoFuzzSeedsAreValid()
+{
+    // The fuzzer starts from these: they must reach past validation into threads and peer copies.
+    for (const char *name : {"v2-two-gpus.json", "v2-threads-one-gpu.json"}) {
+        const Workload w = loadWorkloadFile(std::string(STREAMSCOPE_SOURCE_DIR "/tests/fuzz/corpus/workload/") + name);
+        QCOMPARE(w.version, 2);
+        QCOMPARE(w.threads.size(), std::size_t(2));
     }
 }
 

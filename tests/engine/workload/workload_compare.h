@@ -28,6 +28,7 @@ STREAMSCOPE_COMPARE_ENUM(streamscope::engine::AttachKind)
 STREAMSCOPE_COMPARE_ENUM(streamscope::engine::StreamFlags)
 STREAMSCOPE_COMPARE_ENUM(streamscope::engine::DefaultStreamMode)
 STREAMSCOPE_COMPARE_ENUM(streamscope::engine::IssueOrder)
+STREAMSCOPE_COMPARE_ENUM(streamscope::engine::PeerAccess)
 STREAMSCOPE_COMPARE_ENUM(streamscope::engine::ErrorKind)
 #undef STREAMSCOPE_COMPARE_ENUM
 } // namespace QTest
@@ -42,6 +43,7 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
     QCOMPARE(a.description, b.description);
     QCOMPARE(a.compare, b.compare);
     QCOMPARE(a.device, b.device);
+    QCOMPARE(a.peerAccess, b.peerAccess);
     QCOMPARE(a.defaultStream, b.defaultStream);
     QCOMPARE(a.issueOrder, b.issueOrder);
     QCOMPARE(a.warmup, b.warmup);
@@ -51,6 +53,13 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
         QCOMPARE(a.buffers[i].name, b.buffers[i].name);
         QCOMPARE(a.buffers[i].kind, b.buffers[i].kind);
         QCOMPARE(a.buffers[i].bytes, b.buffers[i].bytes);
+        QCOMPARE(a.buffers[i].device, b.buffers[i].device);
+    }
+    QCOMPARE(a.threads.size(), b.threads.size());
+    for (std::size_t t = 0; t < a.threads.size(); ++t) {
+        QCOMPARE(a.threads[t].name, b.threads[t].name);
+        QCOMPARE(a.threads[t].device, b.threads[t].device);
+        QCOMPARE(a.threads[t].streams, b.threads[t].streams);
     }
     QCOMPARE(a.streams.size(), b.streams.size());
     for (std::size_t s = 0; s < a.streams.size(); ++s) {
@@ -59,6 +68,8 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
         QCOMPARE(x.flags, y.flags);
         QCOMPARE(x.priority, y.priority);
         QCOMPARE(x.useDefaultStream, y.useDefaultStream);
+        QCOMPARE(x.device, y.device);
+        QCOMPARE(x.thread, y.thread);
         QCOMPARE(x.ops.size(), y.ops.size());
         for (std::size_t o = 0; o < x.ops.size(); ++o) {
             const OpSpec &p = x.ops[o], &q = y.ops[o];
