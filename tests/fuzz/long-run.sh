@@ -52,7 +52,7 @@ for reader in "${readers[@]}"; do
     cov=$(grep -ho 'cov: [0-9]* ft: [0-9]*' "$dir"/logs/worker-*.log | sort -t' ' -k2 -n | tail -1)
     findings=$(find "$dir" -maxdepth 1 \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
     wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
-    rate=$(awk -v n="$total" -v w="$wall" 'BEGIN { printf "%.0f", w > 0 ? n / w : 0 }')
+    rate=$(awk -v n="$total" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0) ? (n / w) : 0 }')
     printf '%s\t%s\t%s\t%.0f\t%s\t%s\t%s\n' "$reader" "$total" "$workers" "$wall" "$rate" "${cov:-?}" "$findings" | tee -a "$table"
     if [ "$findings" -gt 0 ]; then
         failed=1
