@@ -112,10 +112,20 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
 {
     const engine::TraceSummary s = engine::summarize(trace);
     out << "\n" << (trace.title.empty() ? std::string("trace") : trace.title);
-    if (!trace.devices.empty())
-        out << " on " << deviceLine(trace.devices.front());
-    out << "\n"
-        << s.repetitions.size() << " repetition" << (s.repetitions.size() == 1 ? "" : "s") << ", " << trace.opCount()
+    // A device the source did not describe (an nsys export without TARGET_INFO_GPU) is named by its index.
+    auto describe = [](const engine::DeviceInfo &d) {
+        return d.name.empty() ? "GPU " + std::to_string(d.index) + " (model not recorded)" : deviceLine(d);
+    };
+    if (trace.devices.size() == 1)
+        out << " on " << describe(trace.devices.front());
+    else if (trace.devices.size() > 1)
+        out << " on " << trace.devices.size() << " GPUs";
+    out << "\n";
+    if (trace.devices.size() > 1)
+        for (const auto &d : trace.devices)
+            out << "  GPU " << d.index << ": " << (d.name.empty() ? std::string("model not recorded") : deviceLine(d))
+                << "\n";
+    out << s.repetitions.size() << " repetition" << (s.repetitions.size() == 1 ? "" : "s") << ", " << trace.opCount()
         << " ops; medians [min .. max]\n\n";
     // The metrics the app's summary panel shows too (engine::summaryMetrics), median [min .. max].
     const auto metrics = engine::summaryMetrics(trace, s);

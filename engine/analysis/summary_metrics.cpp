@@ -53,6 +53,27 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
             MetricUnit::Bandwidth,
             [b = kind.bytes, g = kind.gbs](const RS &r) { return r.*b > 0 ? r.*g : kNotApplicable; });
     }
+    // Per GPU, where the streams are on several: how busy each was, with what, and what it copied.
+    const std::vector<int> devices = streamDevices(trace);
+    if (devices.size() >= 2) {
+        for (std::size_t d = 0; d < devices.size(); ++d) {
+            const std::string gpu = "GPU " + std::to_string(devices[d]) + ": ";
+            auto field = [d](auto member) {
+                return [d, member](const RS &r) {
+                    return d < r.devices.size() ? double(r.devices[d].*member) : kNotApplicable;
+                };
+            };
+            add(gpu + "busy", "Union of this GPU's operations over the makespan", MetricUnit::Fraction,
+                field(&DeviceStats::busyFraction));
+            add(gpu + "kernel time", "Union of this GPU's kernels and memsets", MetricUnit::Duration,
+                field(&DeviceStats::kernelNs));
+            add(gpu + "copy time", "Union of the copies on this GPU's streams", MetricUnit::Duration,
+                field(&DeviceStats::copyNs));
+            if (usedBy(field(&DeviceStats::copyBytes)))
+                add(gpu + "bytes copied", "Bytes of every copy on this GPU's streams, in any direction",
+                    MetricUnit::Bytes, field(&DeviceStats::copyBytes));
+        }
+    }
     // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).
     if (usedBy([](const RS &r) { return r.unifiedMemory.any() ? 1.0 : 0.0; })) {
         if (usedBy([](const RS &r) { return double(r.unifiedMemory.h2dBytes); })) {

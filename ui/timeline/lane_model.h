@@ -115,6 +115,10 @@ struct Lane {
     LaneKind kind = LaneKind::Stream;
     int source = -1; // stream or host-thread index in the trace (-1: unknown thread / derived lane)
     int depth = 0; // HostRanges: the row under the thread (0 = outermost)
+    // A derived lane (activity, bandwidth, copy channel) of one GPU in a trace whose streams are on
+    // several: that device; -1 for a lane over the whole trace (every derived lane of a single-GPU trace).
+    int device = -1;
+    double peakGBs = 0; // Bandwidth: the link's theoretical peak per direction, drawn dashed; 0 = unknown
     QString title; // "copy0", "host thread 1", "H2D copies", ...
     QString subtitle; // "prio -1 · non-blocking", "12 calls", "peak 3 active", ...
     IntervalLane intervals; // HostThread, Stream, CopyEngine; Migration and PageFaults (ops = activity indexes)
@@ -149,7 +153,10 @@ public:
 
     qint64 originNs() const { return m_originNs; }
     qint64 durationNs() const { return m_durationNs; } // extent is [0, durationNs)
-    double linkPeakGBs() const { return m_linkPeakGBs; }
+    double linkPeakGBs() const { return m_linkPeakGBs; } // the highest host link peak of the trace's GPUs
+    // The devices of the trace's streams, ascending, when there are two or more (then every derived lane
+    // is built once per device, Lane::device); empty for a single-GPU trace.
+    const std::vector<int> &devices() const { return m_devices; }
 
     int laneCount() const { return int(m_lanes.size()); }
     const Lane &lane(int index) const { return m_lanes[std::size_t(index)]; }
@@ -181,8 +188,10 @@ public:
 
 private:
     void buildIntervalLanes();
+    // The derived lanes of one device (device >= 0) or of the whole trace (-1, with the unified-memory
+    // lanes among them).
     void buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
-                           const std::vector<engine::BandwidthStep> &bandwidth);
+                           const std::vector<engine::BandwidthStep> &bandwidth, int device);
     void buildActivityLanes();
     // Host range rows under their threads and, with LaneOptions::projectNvtx, a projection row above each
     // stream; then the stream and host lane indexes again (lane_model_ranges.cpp).
@@ -196,6 +205,7 @@ private:
     qint64 m_originNs = 0;
     qint64 m_durationNs = 0;
     double m_linkPeakGBs = 0;
+    std::vector<int> m_devices;
     std::vector<Lane> m_lanes;
     std::vector<Lane> m_channelLanes; // CopyEngine lanes, built with the interval lanes, placed among the derived ones
     std::vector<int> m_streamLane; // stream index -> lane

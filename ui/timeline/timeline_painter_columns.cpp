@@ -336,7 +336,7 @@ void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &r
 void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                                      const TimeMapping &mapping, int clipX0, int clipX1) const
 {
-    const double peak = m_model->linkPeakGBs();
+    const double peak = lane.peakGBs;
     const double top = std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), peak});
     if (top <= 0)
         return;

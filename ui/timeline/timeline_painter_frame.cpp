@@ -212,12 +212,12 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
         if (lane.kind == LaneKind::Bandwidth && twoLines) {
             // The scale of the lane: its top in GB/s.
             const double top =
-                std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), m_model->linkPeakGBs()})
-                * 1.08;
+                std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), lane.peakGBs}) * 1.08;
             p.setFont(m_metrics.smallFont);
             p.setPen(m_palette->mutedText());
             p.drawText(QRect(textLeft, r.top() + 2, textWidth, sm.height()), Qt::AlignRight | Qt::AlignTop,
-                       QString::number(top, 'f', top >= 10 ? 0 : 1));
+                       top >= 1 ? QString::number(top, 'f', top >= 10 ? 0 : 1)
+                                : QString::number(top, 'g', 2)); // a few bytes' copies: "0.0012", not "0.0"
             p.drawText(QRect(textLeft, r.bottom() - sm.height() - 1, textWidth, sm.height()),
                        Qt::AlignRight | Qt::AlignBottom, QStringLiteral("0"));
         }
