@@ -73,6 +73,7 @@ EngineClass engineClassOf(const OpRecord &op)
     case OpKind::Memset:
     case OpKind::CopyD2D: return EngineClass::Compute;
     case OpKind::CopyH2H:
+    case OpKind::CopyP2P: // a copy engine of one of the two GPUs, neither the host link's H2D nor D2H
     case OpKind::Prefetch:
     case OpKind::Other: return EngineClass::Other;
     default: return EngineClass::None; // event record/wait, sync, advise: no engine time
@@ -197,6 +198,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
         case OpKind::CopyH2D: st.h2dBytes = saturatingAdd(st.h2dBytes, op.bytes); break;
         case OpKind::CopyD2H: st.d2hBytes = saturatingAdd(st.d2hBytes, op.bytes); break;
         case OpKind::CopyD2D: st.d2dBytes = saturatingAdd(st.d2dBytes, op.bytes); break;
+        case OpKind::CopyP2P: st.p2pBytes = saturatingAdd(st.p2pBytes, op.bytes); break;
         default: break;
         }
     }
@@ -234,12 +236,16 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
         default: break;
         }
     }
-    // D2D bandwidth over the union of D2D copies alone (they share the compute class above).
-    std::vector<std::pair<std::int64_t, std::int64_t>> d2dIntervals;
-    for (const OpRecord &op : trace.repetitions[repetition].ops)
+    // D2D and P2P bandwidth over the union of those copies alone (they share classes with other work above).
+    std::vector<std::pair<std::int64_t, std::int64_t>> d2dIntervals, p2pIntervals;
+    for (const OpRecord &op : trace.repetitions[repetition].ops) {
         if (op.kind == OpKind::CopyD2D && op.hasGpu())
             d2dIntervals.emplace_back(op.gpuStartNs, op.gpuEndNs);
+        if (op.kind == OpKind::CopyP2P && op.hasGpu())
+            p2pIntervals.emplace_back(op.gpuStartNs, op.gpuEndNs);
+    }
     const std::int64_t d2dBusy = unionLength(std::move(d2dIntervals));
+    const std::int64_t p2pBusy = unionLength(std::move(p2pIntervals));
     const std::int64_t copyBusy = std::max(st.h2dBusyNs, st.d2hBusyNs);
     const std::int64_t possible = std::min(copyBusy, st.computeBusyNs);
     st.overlapFraction =
@@ -253,6 +259,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     st.h2dGBs = gbs(st.h2dBytes, st.h2dBusyNs);
     st.d2hGBs = gbs(st.d2hBytes, st.d2hBusyNs);
     st.d2dGBs = gbs(st.d2dBytes, d2dBusy);
+    st.p2pGBs = gbs(st.p2pBytes, p2pBusy);
     st.unifiedMemory = unifiedMemoryStats(trace.repetitions[repetition]);
     st.devices = deviceStats(trace, repetition);
     return st;
@@ -262,7 +269,7 @@ TraceSummary summarize(const Trace &trace)
 {
     TraceSummary s;
     const int n = static_cast<int>(trace.repetitions.size());
-    std::vector<double> makespan, gpuSpan, concurrent, overlap, bound, eff, h2d, d2h, d2d, hostCall, hostBlocked;
+    std::vector<double> makespan, gpuSpan, concurrent, overlap, bound, eff, h2d, d2h, d2d, p2p, hostCall, hostBlocked;
     std::vector<std::vector<double>> busy(trace.streams.size());
     std::vector<double> umH2DBytes, umD2HBytes, umH2DGBs, umD2HGBs, umFaults, umFaultNs;
     for (int r = 0; r < n; ++r) {
@@ -280,6 +287,8 @@ TraceSummary summarize(const Trace &trace)
             d2h.push_back(st.d2hGBs);
         if (st.d2dBytes)
             d2d.push_back(st.d2dGBs);
+        if (st.p2pBytes)
+            p2p.push_back(st.p2pGBs);
         hostCall.push_back(static_cast<double>(st.hostCallNs));
         hostBlocked.push_back(static_cast<double>(st.hostBlockedNs));
         for (std::size_t i = 0; i < busy.size(); ++i)
@@ -305,6 +314,7 @@ TraceSummary summarize(const Trace &trace)
     s.h2dGBs = spreadOf(h2d);
     s.d2hGBs = spreadOf(d2h);
     s.d2dGBs = spreadOf(d2d);
+    s.p2pGBs = spreadOf(p2p);
     s.hostCallNs = spreadOf(hostCall);
     s.hostBlockedNs = spreadOf(hostBlocked);
     for (auto &b : busy)

@@ -64,8 +64,8 @@ struct RepetitionStats {
     double overlapFraction = 0; // copyComputeOverlapNs / min(copy busy, compute busy)
     std::int64_t idealBoundNs = 0; // max(h2dBusy, d2hBusy, computeBusy): everything overlapped
     double efficiency = 0; // idealBound / makespan
-    std::uint64_t h2dBytes = 0, d2hBytes = 0, d2dBytes = 0;
-    double h2dGBs = 0, d2hGBs = 0, d2dGBs = 0; // bytes over the union time of each direction
+    std::uint64_t h2dBytes = 0, d2hBytes = 0, d2dBytes = 0, p2pBytes = 0; // p2pBytes: copies between GPUs
+    double h2dGBs = 0, d2hGBs = 0, d2dGBs = 0, p2pGBs = 0; // bytes over the union time of each direction
     std::int64_t hostCallNs = 0; // time the host thread spent inside API calls
     std::int64_t hostBlockedNs = 0; // the part of that spent in blocking calls
     std::vector<StreamStats> streams; // one per Trace::streams entry
@@ -78,7 +78,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition);
 struct TraceSummary {
     std::vector<RepetitionStats> repetitions;
     Spread makespanNs, gpuSpanNs, concurrentNs, overlapFraction, idealBoundNs, efficiency;
-    Spread h2dGBs, d2hGBs, d2dGBs, hostCallNs, hostBlockedNs;
+    Spread h2dGBs, d2hGBs, d2dGBs, p2pGBs, hostCallNs, hostBlockedNs;
     std::vector<Spread> streamBusyFraction; // per stream
     // Unified memory, over the repetitions that recorded any (count 0 where none did).
     Spread umH2DBytes, umD2HBytes, umH2DGBs, umD2HGBs, umGpuPageFaults, umGpuFaultNs;

@@ -102,6 +102,7 @@ RangeStatistics statistics(const Trace &trace, int repetition, std::int64_t star
         case OpKind::CopyH2D: s.h2dBytes += fraction * static_cast<double>(op.bytes); break;
         case OpKind::CopyD2H: s.d2hBytes += fraction * static_cast<double>(op.bytes); break;
         case OpKind::CopyD2D: s.d2dBytes += fraction * static_cast<double>(op.bytes); break;
+        case OpKind::CopyP2P: s.p2pBytes += fraction * static_cast<double>(op.bytes); break;
         default: break;
         }
         if (isCopy(op.kind))
@@ -138,6 +139,7 @@ RangeStatistics statistics(const Trace &trace, int repetition, std::int64_t star
     s.h2dGBs = s.h2dBytes / 1e9 / seconds;
     s.d2hGBs = s.d2hBytes / 1e9 / seconds;
     s.d2dGBs = s.d2dBytes / 1e9 / seconds;
+    s.p2pGBs = s.p2pBytes / 1e9 / seconds;
     s.copyNs = unionLength(copies);
     s.computeNs = unionLength(compute);
     std::vector<Interval> both = copies;
@@ -217,6 +219,8 @@ std::string rangeStatisticsCsv(const RangeStatistics &s)
     out << "total,h2d_bytes,,," << static_cast<std::int64_t>(s.h2dBytes) << ",,,," << s.h2dGBs << '\n';
     out << "total,d2h_bytes,,," << static_cast<std::int64_t>(s.d2hBytes) << ",,,," << s.d2hGBs << '\n';
     out << "total,d2d_bytes,,," << static_cast<std::int64_t>(s.d2dBytes) << ",,,," << s.d2dGBs << '\n';
+    if (s.p2pBytes > 0) // copies between GPUs: a row only in traces that have them
+        out << "total,p2p_bytes,,," << static_cast<std::int64_t>(s.p2pBytes) << ",,,," << s.p2pGBs << '\n';
     out << "total,copy_compute_overlap,,," << s.overlapNs << ",,,,\n";
     out << "total,concurrent,," << s.maxConcurrent << ',' << s.concurrentNs << ",,,,\n";
     return out.str();

@@ -41,8 +41,8 @@ struct RangeStatistics {
     int selectedOps = 0;
     std::vector<RangeNameStats> names; // by total time, largest first
     std::vector<RangeLaneStats> lanes; // streams in trace order, then host threads
-    double h2dBytes = 0, d2hBytes = 0, d2dBytes = 0; // prorated to the range
-    double h2dGBs = 0, d2hGBs = 0, d2dGBs = 0; // bytes over the range's length
+    double h2dBytes = 0, d2hBytes = 0, d2dBytes = 0, p2pBytes = 0; // prorated to the range
+    double h2dGBs = 0, d2hGBs = 0, d2dGBs = 0, p2pGBs = 0; // bytes over the range's length
     std::int64_t copyNs = 0, computeNs = 0, overlapNs = 0; // unions inside the range; overlap = copy ∩ compute
     std::int64_t concurrentNs = 0; // two GPU ops or more at once
     int maxConcurrent = 0;

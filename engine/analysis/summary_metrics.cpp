@@ -44,7 +44,7 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
     };
     for (const CopyKind &kind :
          {CopyKind{"H2D", &RS::h2dBytes, &RS::h2dGBs}, CopyKind{"D2H", &RS::d2hBytes, &RS::d2hGBs},
-          CopyKind{"D2D", &RS::d2dBytes, &RS::d2dGBs}}) {
+          CopyKind{"D2D", &RS::d2dBytes, &RS::d2dGBs}, CopyKind{"P2P", &RS::p2pBytes, &RS::p2pGBs}}) {
         if (!usedBy([b = kind.bytes](const RS &r) { return double(r.*b); }))
             continue;
         add(std::string(kind.name) + " bytes", "Bytes copied in this direction", MetricUnit::Bytes,

@@ -218,9 +218,10 @@ void parseMemcpyName(std::string_view name, OpRecord &op)
         op.kind = OpKind::CopyH2D;
     else if (name.find("DtoH") != std::string_view::npos || name.find("AtoH") != std::string_view::npos)
         op.kind = OpKind::CopyD2H;
-    else if (name.find("DtoD") != std::string_view::npos || name.find("PtoP") != std::string_view::npos
-             || name.find("AtoA") != std::string_view::npos || name.find("DtoA") != std::string_view::npos
-             || name.find("AtoD") != std::string_view::npos)
+    else if (name.find("PtoP") != std::string_view::npos)
+        op.kind = OpKind::CopyP2P; // Kineto names no devices: srcDevice/dstDevice stay unknown
+    else if (name.find("DtoD") != std::string_view::npos || name.find("AtoA") != std::string_view::npos
+             || name.find("DtoA") != std::string_view::npos || name.find("AtoD") != std::string_view::npos)
         op.kind = OpKind::CopyD2D;
     else if (name.find("HtoH") != std::string_view::npos)
         op.kind = OpKind::CopyH2H;
@@ -738,7 +739,7 @@ private:
         op.eventEndNs = m_r.optionalInteger(a, "event_end_ns", ap).value_or(kNoTime);
         op.queuedNs = m_r.optionalInteger(a, "queued_ns", ap).value_or(kNoTime);
         op.submittedNs = m_r.optionalInteger(a, "submitted_ns", ap).value_or(kNoTime);
-        op.channel = static_cast<std::int32_t>(m_r.optionalInteger(a, "channel", ap).value_or(-1));
+        op.channel = OpRecord::channelOf(m_r.optionalInteger(a, "channel", ap).value_or(-1));
         if (const auto t = m_r.optionalText(a, "channel_type", ap)) {
             const auto c = channelTypeFromString(*t);
             if (!c)

@@ -24,17 +24,19 @@ using nlohmann::json;
 namespace {
 
 // The order of the values in each op row. Written into the file so readers can check it. Format 1's
-// rows are the first 15 columns; format 2 appended the rest (gpu_* became execution, see trace.h).
-constexpr std::array<std::string_view, 23> kOpColumns = {
-    "name",         "kind",          "stream",       "host_thread",    "op_index",      "gpu_start_ns",
-    "gpu_end_ns",   "host_start_ns", "host_end_ns",  "bytes",          "src_mem",       "dst_mem",
-    "api",          "flags",         "correlation",  "ready_ns",       "event_end_ns",  "queued_ns",
-    "submitted_ns", "channel",       "channel_type", "driver_src_mem", "driver_dst_mem"};
+// rows are the first 15 columns; format 2 appended 8 more (gpu_* became execution, see trace.h), format 5
+// the devices of a copy's two ends (P2P copies).
+constexpr std::array<std::string_view, 25> kOpColumns = {
+    "name",           "kind",           "stream",       "host_thread", "op_index",     "gpu_start_ns", "gpu_end_ns",
+    "host_start_ns",  "host_end_ns",    "bytes",        "src_mem",     "dst_mem",      "api",          "flags",
+    "correlation",    "ready_ns",       "event_end_ns", "queued_ns",   "submitted_ns", "channel",      "channel_type",
+    "driver_src_mem", "driver_dst_mem", "src_device",   "dst_device"};
 constexpr std::size_t kOpColumnsV1 = 15;
+constexpr std::size_t kOpColumnsV2 = 23; // formats 2 to 4
 
 constexpr std::size_t opColumnsFor(int version)
 {
-    return version <= 1 ? kOpColumnsV1 : kOpColumns.size();
+    return version <= 1 ? kOpColumnsV1 : version <= 4 ? kOpColumnsV2 : kOpColumns.size();
 }
 
 // The values of each activity row (format 3): driver records of unified memory and synchronisation.
@@ -60,7 +62,7 @@ constexpr std::array<std::string_view, 12> kKernelLaunchColumns = {"op",
 
 bool isTextColumn(std::size_t col)
 {
-    return col == 1 || (col >= 10 && col <= 12) || col >= 20;
+    return col == 1 || (col >= 10 && col <= 12) || (col >= 20 && col <= 22);
 }
 
 json deviceToJson(const DeviceInfo &d)
@@ -403,8 +405,8 @@ private:
                 }
                 ++col;
             }
-            // Every row has the same width: format 1's or format 2's (checked against /version later).
-            if (rowWidth == 0 && (col == kOpColumnsV1 || col == kOpColumns.size()))
+            // Every row has the same width: format 1's, 2's or 5's (checked against /version later).
+            if (rowWidth == 0 && (col == kOpColumnsV1 || col == kOpColumnsV2 || col == kOpColumns.size()))
                 rowWidth = col;
             if (col != rowWidth)
                 rowFail(path, i, col,
@@ -667,7 +669,20 @@ private:
         case 16: op.eventEndNs = time(); break;
         case 17: op.queuedNs = time(); break;
         case 18: op.submittedNs = time(); break;
-        case 19: op.channel = int32(); break;
+        case 19:
+            if (v < -1 || v > std::numeric_limits<std::int16_t>::max())
+                rowFail(path, row, col, "expected -1 (unknown) or a channel up to 32767, found " + std::to_string(v));
+            op.channel = static_cast<std::int16_t>(v);
+            break;
+        case 23:
+        case 24: {
+            if (v < -1 || v >= static_cast<std::int64_t>(limits::kMaxDevices))
+                rowFail(path, row, col,
+                        "expected -1 (not recorded) or a device index below " + std::to_string(limits::kMaxDevices)
+                            + ", found " + std::to_string(v));
+            (col == 23 ? op.srcDevice : op.dstDevice) = static_cast<std::int8_t>(v);
+            break;
+        }
         default: rowFail(path, row, col, "expected a string, found a number");
         }
     }
@@ -742,6 +757,18 @@ std::string toNativeJson(const Trace &trace)
     head["devices"] = json::array();
     for (const auto &d : trace.devices)
         head["devices"].push_back(deviceToJson(d));
+    if (!trace.peerLinks.empty()) {
+        head["peer_links"] = json::array();
+        for (const auto &l : trace.peerLinks)
+            head["peer_links"].push_back({{"src", l.src},
+                                          {"dst", l.dst},
+                                          {"access_supported", l.accessSupported},
+                                          {"access_enabled", l.accessEnabled},
+                                          {"link", toString(l.link)},
+                                          {"performance_rank", l.performanceRank},
+                                          {"nvlink_count", l.nvlinkCount},
+                                          {"peak_gbps", l.peakGBps}});
+    }
     head["calibration"] = {{"sm_clock_hz", trace.calibration.smClockHz},
                            {"spin_overhead_ns", trace.calibration.spinOverheadNs},
                            {"event_pair_overhead_ns", trace.calibration.eventPairOverheadNs},
@@ -834,6 +861,10 @@ std::string toNativeJson(const Trace &trace)
             appendQuoted(out, toString(op.driverSrcMem));
             out += ',';
             appendQuoted(out, toString(op.driverDstMem));
+            out += ',';
+            appendInt(out, op.srcDevice);
+            out += ',';
+            appendInt(out, op.dstDevice);
             out += ']';
         }
         out += ']';
@@ -974,6 +1005,40 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             r.fail("/devices", "expected an array");
         for (std::size_t i = 0; i < h["devices"].size(); ++i)
             trace.devices.push_back(deviceFromJson(h["devices"][i], "/devices/" + std::to_string(i), r));
+    }
+    if (h.contains("peer_links")) {
+        const json &links = h["peer_links"];
+        if (!links.is_array())
+            r.fail("/peer_links", "expected an array");
+        if (links.size() > limits::kMaxDevices * limits::kMaxDevices)
+            r.fail("/peer_links", "more than " + std::to_string(limits::kMaxDevices * limits::kMaxDevices) + " links ("
+                                      + std::to_string(limits::kMaxDevices) + " devices at most)");
+        for (std::size_t i = 0; i < links.size(); ++i) {
+            const std::string p = "/peer_links/" + std::to_string(i);
+            if (!links[i].is_object())
+                r.fail(p, "expected an object");
+            PeerLink l;
+            r.get(links[i], p, "src", l.src, true);
+            r.get(links[i], p, "dst", l.dst, true);
+            for (const auto &[name, value] : {std::pair{"src", l.src}, std::pair{"dst", l.dst}})
+                if (value < 0 || value >= static_cast<int>(limits::kMaxDevices))
+                    r.fail(p + "/" + name, "expected a device index 0.." + std::to_string(limits::kMaxDevices - 1)
+                                               + ", found " + std::to_string(value));
+            r.get(links[i], p, "access_supported", l.accessSupported);
+            r.get(links[i], p, "access_enabled", l.accessEnabled);
+            std::string link = "unknown";
+            r.get(links[i], p, "link", link);
+            const auto type = linkTypeFromString(link);
+            if (!type)
+                r.fail(p + "/link", "expected \"unknown\", \"same\", \"pcie\" or \"nvlink\", found \"" + link + "\"");
+            l.link = *type;
+            r.get(links[i], p, "performance_rank", l.performanceRank);
+            r.get(links[i], p, "nvlink_count", l.nvlinkCount);
+            r.get(links[i], p, "peak_gbps", l.peakGBps);
+            if (!(l.peakGBps >= 0 && l.peakGBps < 1e6))
+                r.fail(p + "/peak_gbps", "expected 0 (unknown) or a peak in GB/s below 1e6");
+            trace.peerLinks.push_back(l);
+        }
     }
     if (h.contains("calibration") && h["calibration"].is_object()) {
         const json &c = h["calibration"];

@@ -263,7 +263,7 @@ CopyKindInfo copyKindOf(std::string_view suffix)
     else if (suffix == "DTOD" || suffix == "ATOA" || suffix == "ATOD" || suffix == "DTOA")
         info = {OpKind::CopyD2D, unified, "DtoD"};
     else if (suffix == "PTOP")
-        info = {OpKind::CopyD2D, unified, "PtoP"};
+        info = {OpKind::CopyP2P, unified, "PtoP"};
     else if (suffix == "HTOH")
         info = {OpKind::CopyH2H, unified, "HtoH"};
     else
@@ -704,8 +704,13 @@ private:
         if (!has("CUPTI_ACTIVITY_KIND_MEMCPY"))
             return;
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMCPY", {"start", "end", "deviceId", "streamId", "bytes", "copyKind"},
-                     {"correlationId", "srcKind", "dstKind", "globalPid"});
+                     {"correlationId", "srcKind", "dstKind", "globalPid", "srcDeviceId", "dstDeviceId"});
         std::map<std::tuple<int, int, int, bool>, std::uint32_t> names;
+        const auto deviceIndex = [](std::optional<std::int64_t> id) -> std::int8_t {
+            return id && *id >= 0 && *id < static_cast<std::int64_t>(limits::kMaxDevices)
+                       ? static_cast<std::int8_t>(*id)
+                       : std::int8_t(-1);
+        };
         while (q.step()) {
             OpRecord op;
             op.gpuStartNs = q.integer(0);
@@ -717,6 +722,16 @@ private:
             op.bytes = static_cast<std::uint64_t>(bytes);
             const CopyKindInfo info = copyKind(q.integer(5));
             op.kind = info.kind;
+            // A copy between two GPUs: PtoP, or a DtoD whose ends the export places on two devices.
+            const std::int8_t srcDevice = deviceIndex(q.optionalInteger(10));
+            const std::int8_t dstDevice = deviceIndex(q.optionalInteger(11));
+            if (!info.unified
+                && (op.kind == OpKind::CopyP2P
+                    || (op.kind == OpKind::CopyD2D && srcDevice >= 0 && dstDevice >= 0 && srcDevice != dstDevice))) {
+                op.kind = OpKind::CopyP2P;
+                op.srcDevice = srcDevice;
+                op.dstDevice = dstDevice;
+            }
             op.srcMem = memKind(q.optionalInteger(7));
             op.dstMem = memKind(q.optionalInteger(8));
             if (info.unified) {

@@ -20,6 +20,7 @@ std::string_view apiNameOf(const OpRecord &op)
     case OpKind::Prefetch: return "cudaMemPrefetchAsync";
     case OpKind::Advise: return "cudaMemAdvise";
     case OpKind::Attach: return "cudaStreamAttachMemAsync";
+    case OpKind::CopyP2P: return op.api == CopyApi::Sync ? "cudaMemcpyPeer" : "cudaMemcpyPeerAsync";
     case OpKind::HostWork: return "host work";
     case OpKind::Other: break;
     }

@@ -23,7 +23,7 @@ inline constexpr std::uint32_t kVermillion = 0xffd55e00;
 inline constexpr std::uint32_t kReddishPurple = 0xffcc79a7;
 } // namespace okabe_ito
 
-inline constexpr std::size_t kOpKindCount = std::size_t(OpKind::Other) + 1;
+inline constexpr std::size_t kOpKindCount = std::size_t(OpKind::CopyP2P) + 1;
 
 // For a light background, indexed by OpKind.
 inline constexpr std::array<std::uint32_t, kOpKindCount> kOpColorsLight = {
@@ -41,6 +41,7 @@ inline constexpr std::array<std::uint32_t, kOpKindCount> kOpColorsLight = {
     0xffa0a0a0, // Attach
     okabe_ito::kSkyBlue, // HostWork
     0xffb4b4b4, // Other
+    0xff7b3f8c, // CopyP2P: a deep purple, the D2D copy's reddish purple darkened (both are GPU-side copies)
 };
 
 // For a dark background: the same hues (Okabe-Ito reads well on dark), with the blue lifted so it does
@@ -60,6 +61,7 @@ inline constexpr std::array<std::uint32_t, kOpKindCount> kOpColorsDark = {
     0xff808080, // Attach
     okabe_ito::kSkyBlue, // HostWork
     0xff707070, // Other
+    0xffb48ad0, // CopyP2P: lavender, apart from the D2D copy's reddish purple on dark
 };
 
 constexpr std::uint32_t opColor(OpKind kind, bool dark = false)

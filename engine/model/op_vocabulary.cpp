@@ -9,9 +9,9 @@
 namespace streamscope::engine {
 
 namespace {
-constexpr std::array<std::string_view, 14> kOpKindNames = {"h2d",    "d2h",          "d2d",        "h2h",  "kernel",
-                                                           "memset", "event_record", "event_wait", "sync", "prefetch",
-                                                           "advise", "attach",       "host_work",  "other"};
+constexpr std::array<std::string_view, 15> kOpKindNames = {"h2d",    "d2h",          "d2d",        "h2h",   "kernel",
+                                                           "memset", "event_record", "event_wait", "sync",  "prefetch",
+                                                           "advise", "attach",       "host_work",  "other", "p2p"};
 constexpr std::array<std::string_view, 7> kMemKindNames = {"none",    "pageable", "pinned", "registered",
                                                            "managed", "device",   "unknown"};
 constexpr std::array<std::string_view, 3> kCopyApiNames = {"none", "sync", "async"};
@@ -44,7 +44,8 @@ std::optional<CopyApi> copyApiFromString(std::string_view s)
 
 bool isCopy(OpKind kind)
 {
-    return kind == OpKind::CopyH2D || kind == OpKind::CopyD2H || kind == OpKind::CopyD2D || kind == OpKind::CopyH2H;
+    return kind == OpKind::CopyH2D || kind == OpKind::CopyD2H || kind == OpKind::CopyD2D || kind == OpKind::CopyH2H
+           || kind == OpKind::CopyP2P;
 }
 
 bool isGpuWork(OpKind kind)

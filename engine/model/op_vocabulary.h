@@ -26,6 +26,8 @@ enum class OpKind : std::uint8_t {
     Attach, // cudaStreamAttachMemAsync
     HostWork, // the CPU kept busy on purpose
     Other, // imported API calls or activities with no better kind (e.g. UVM migrations)
+    CopyP2P, // a copy between two GPUs (cudaMemcpyPeerAsync; "PtoP" to CUPTI and Nsight): after Other so
+             // that no kind's number moved when it came
 };
 
 // Where the bytes of a copy live, as CUDA sees them.

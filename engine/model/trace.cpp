@@ -12,6 +12,7 @@ namespace streamscope::engine {
 namespace {
 constexpr std::array<std::string_view, 3> kChannelTypeNames = {"unknown", "compute", "async_copy"};
 constexpr std::array<std::string_view, 3> kTimingSourceNames = {"events", "cupti", "profiler"};
+constexpr std::array<std::string_view, 4> kLinkTypeNames = {"unknown", "same", "pcie", "nvlink"};
 constexpr std::array<std::string_view, 8> kActivityKindNames = {"migration_h2d",  "migration_d2h",  "gpu_page_faults",
                                                                 "cpu_page_fault", "thrashing",      "throttling",
                                                                 "remote_map",     "synchronization"};
@@ -102,6 +103,14 @@ std::optional<ChannelType> channelTypeFromString(std::string_view s)
 std::optional<TimingSource> timingSourceFromString(std::string_view s)
 {
     return enumFromNames<TimingSource>(kTimingSourceNames, s);
+}
+std::string_view toString(LinkType type)
+{
+    return kLinkTypeNames.at(static_cast<std::size_t>(type));
+}
+std::optional<LinkType> linkTypeFromString(std::string_view s)
+{
+    return enumFromNames<LinkType>(kLinkTypeNames, s);
 }
 
 std::int64_t OpRecord::readyToRunNs() const

@@ -22,7 +22,9 @@ namespace streamscope::engine {
 //    synchronisation waits (ActivityRecord). 1 and 2 are still read (they have none).
 // 4: per repetition, host ranges (NVTX, Kineto cpu_op / user_annotation / python_function) and kernel
 //    launch details (grid, block, shared memory, registers). 1 to 3 are still read (they have none).
-inline constexpr int kTraceFormatVersion = 4;
+// 5: per op, the devices of a copy's two ends (src_device, dst_device: P2P copies), and in the header the
+//    peer links between the devices (peer_links). 1 to 4 are still read.
+inline constexpr int kTraceFormatVersion = 5;
 inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
 inline constexpr std::uint32_t kNoString = 0xFFFFFFFFu; // a string index that names nothing
 
@@ -74,11 +76,11 @@ struct OpRecord {
     std::int32_t stream = -1; // index into Trace::streams, -1 for host-only ops
     std::int32_t hostThread = -1; // index into Trace::hostThreads, -1 when unknown
     std::int32_t opIndex = -1; // position of the op in the workload's issue order
-    std::int32_t channel = -1; // the hardware channel that ran it (CUPTI channelID), -1 unknown
     // The innermost host range (index into Repetition::hostRanges) around the start of its host call, on
     // the same thread: the NVTX range (or Kineto cpu_op) that launched it; -1 = none. Set by
     // layoutHostRanges (host_ranges.h), never stored in a file.
     std::int32_t hostRange = -1;
+    std::int16_t channel = -1; // the hardware channel that ran it (CUPTI channelID, 0..32767), -1 unknown
     std::uint8_t flags = OpFlagNone;
     OpKind kind = OpKind::Other;
     MemKind srcMem = MemKind::None; // as the workload declared the buffers
@@ -87,6 +89,13 @@ struct OpRecord {
     ChannelType channelType = ChannelType::Unknown;
     MemKind driverSrcMem = MemKind::None; // as the driver saw them (CUPTI), None when not recorded
     MemKind driverDstMem = MemKind::None;
+    // The devices of a copy's two ends (indexes as in Trace::devices), -1 = not recorded; always set for a
+    // P2P copy. The op's own device is its stream's (Trace::streams[stream].device).
+    std::int8_t srcDevice = -1;
+    std::int8_t dstDevice = -1;
+
+    // A channel id as OpRecord::channel holds it: -1 for one outside 0..32767 (none seen is above 100).
+    static constexpr std::int16_t channelOf(std::int64_t id) { return id >= 0 && id <= 32767 ? std::int16_t(id) : -1; }
 
     bool hasGpu() const { return gpuStartNs != kNoTime && gpuEndNs != kNoTime; }
     bool hasHost() const { return hostStartNs != kNoTime && hostEndNs != kNoTime; }
@@ -109,6 +118,7 @@ struct OpRecord {
     // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.
     double gbPerSecond() const;
 };
+static_assert(sizeof(OpRecord) == 112, "OpRecord grew: a million of them must stay near 112 MB");
 
 // A driver record that is not an op of its own (CUPTI's unified-memory counters and synchronisation
 // records): the traffic and the faults behind managed memory, and how long a synchronisation call
@@ -243,6 +253,23 @@ struct DeviceInfo {
     int runtimeVersion = 0; // cudaRuntimeGetVersion
 };
 
+// How two GPUs are connected, for copies between them (cudaDeviceGetP2PAttribute, NVML).
+enum class LinkType : std::uint8_t { Unknown, SameDevice, Pcie, NvLink };
+std::string_view toString(LinkType type);
+std::optional<LinkType> linkTypeFromString(std::string_view s);
+
+// One ordered pair of devices (src != dst) and what a copy from src to dst can use.
+struct PeerLink {
+    int src = 0;
+    int dst = 0;
+    bool accessSupported = false; // cudaDeviceCanAccessPeer(src -> dst)
+    bool accessEnabled = false; // peer access was enabled for the run (cudaDeviceEnablePeerAccess)
+    LinkType link = LinkType::Unknown;
+    int performanceRank = -1; // cudaDevP2PAttrPerformanceRank, lower is faster; -1 = not recorded
+    int nvlinkCount = 0; // NVLinks between the two, 0 for PCIe or unknown
+    double peakGBps = 0; // theoretical per-direction peak of the link, 0 = unknown
+};
+
 // How GPU time was anchored to host time and how the compute kernel was calibrated.
 struct Calibration {
     double smClockHz = 0; // measured clock64 rate used by the spin kernel
@@ -277,6 +304,8 @@ struct Trace {
     std::string createdUtc; // ISO 8601
     std::string workloadJson; // the workload as run (normalised JSON text), may be empty
     std::vector<DeviceInfo> devices;
+    // One per ordered pair of devices; empty with one device or where the topology was not recorded.
+    std::vector<PeerLink> peerLinks;
     Calibration calibration;
     std::vector<StreamInfo> streams;
     std::vector<HostThreadInfo> hostThreads;

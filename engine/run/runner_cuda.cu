@@ -938,7 +938,7 @@ private:
                 r.gpuEndNs = std::max(r.gpuEndNs, g.endNs);
             }
             r.correlation = g.correlationId;
-            r.channel = g.channel;
+            r.channel = OpRecord::channelOf(g.channel);
             r.channelType = g.channelType;
             if (g.kind == cupti::GpuRecord::Kind::Kernel) {
                 r.queuedNs = g.queuedNs;

@@ -190,6 +190,7 @@ template <typename Record> GpuRecord gpuRecord(GpuRecord::Kind kind, const Recor
     r.channel = std::int32_t(a->channelID);
     r.channelType = channelTypeOf(a->channelType);
     r.streamId = a->streamId;
+    r.deviceId = std::int32_t(a->deviceId);
     return r;
 }
 
@@ -230,9 +231,14 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
         case CUPTI_ACTIVITY_KIND_MEMCPY:
             records.push_back(copyRecord(reinterpret_cast<const CUpti_ActivityMemcpy6 *>(record)));
             break;
-        case CUPTI_ACTIVITY_KIND_MEMCPY2: // peer copies: the same fields, between two devices
-            records.push_back(copyRecord(reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record)));
+        case CUPTI_ACTIVITY_KIND_MEMCPY2: { // peer copies: the same fields, between two devices
+            const auto *p = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record);
+            GpuRecord r = copyRecord(p);
+            r.srcDeviceId = std::int32_t(p->srcDeviceId);
+            r.dstDeviceId = std::int32_t(p->dstDeviceId);
+            records.push_back(r);
             break;
+        }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(record);
             GpuRecord r = gpuRecord(GpuRecord::Kind::Memset, m);

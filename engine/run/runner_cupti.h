@@ -39,6 +39,9 @@ struct GpuRecord {
     MemKind srcKind = MemKind::None; // memcpy: as the driver saw the memory
     MemKind dstKind = MemKind::None;
     std::uint32_t streamId = 0; // CUPTI's stream id (cudaStreamGetId)
+    std::int32_t deviceId = -1; // the device that ran it (CUDA's device index)
+    std::int32_t srcDeviceId = -1; // peer copies (CUPTI_ACTIVITY_KIND_MEMCPY2): the two ends
+    std::int32_t dstDeviceId = -1;
     ActivityKind activity = ActivityKind::MigrationH2D; // UnifiedMemory, Synchronization
     ActivityDetail detail = ActivityDetail::Unknown;
     std::uint64_t value = 0; // unified memory: bytes, or faults in a fault group

@@ -35,6 +35,15 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
         if (a.devices[i].index != b.devices[i].index || a.devices[i].name != b.devices[i].name
             || a.devices[i].ccMajor != b.devices[i].ccMajor || a.devices[i].smCount != b.devices[i].smCount)
             return "device " + s(i) + " differs";
+    if (a.peerLinks.size() != b.peerLinks.size())
+        return "peer link count " + s(a.peerLinks.size()) + " vs " + s(b.peerLinks.size());
+    for (std::size_t i = 0; i < a.peerLinks.size(); ++i) {
+        const auto &x = a.peerLinks[i], &y = b.peerLinks[i];
+        if (x.src != y.src || x.dst != y.dst || x.accessSupported != y.accessSupported
+            || x.accessEnabled != y.accessEnabled || x.link != y.link || x.performanceRank != y.performanceRank
+            || x.nvlinkCount != y.nvlinkCount || x.peakGBps != y.peakGBps)
+            return "peer link " + s(i) + " differs";
+    }
     if (a.repetitions.size() != b.repetitions.size())
         return "repetition count " + s(a.repetitions.size()) + " vs " + s(b.repetitions.size());
     for (std::size_t r = 0; r < a.repetitions.size(); ++r) {
@@ -74,6 +83,9 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
             if (x.channel != y.channel || x.channelType != y.channelType || x.driverSrcMem != y.driverSrcMem
                 || x.driverDstMem != y.driverDstMem)
                 return where + "channel/driver memory kinds " + s(x.channel) + " vs " + s(y.channel);
+            if (x.srcDevice != y.srcDevice || x.dstDevice != y.dstDevice)
+                return where + "copy devices " + s(x.srcDevice) + "->" + s(x.dstDevice) + " vs " + s(y.srcDevice) + "->"
+                       + s(y.dstDevice);
             if (x.kind != y.kind || x.srcMem != y.srcMem || x.dstMem != y.dstMem || x.api != y.api)
                 return where + "kind/memory/api "
                        + QString::fromUtf8(engine::toString(x.kind).data(), engine::toString(x.kind).size()) + " vs "

@@ -62,6 +62,7 @@ QString OpPalette::label(engine::OpKind kind)
     case OpKind::CopyH2D: return QStringLiteral("H2D copy");
     case OpKind::CopyD2H: return QStringLiteral("D2H copy");
     case OpKind::CopyD2D: return QStringLiteral("D2D copy");
+    case OpKind::CopyP2P: return QStringLiteral("P2P copy");
     case OpKind::CopyH2H: return QStringLiteral("H2H copy");
     case OpKind::Kernel: return QStringLiteral("kernel");
     case OpKind::Memset: return QStringLiteral("memset");

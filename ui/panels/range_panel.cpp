@@ -140,6 +140,7 @@ void RangePanel::refresh()
     bytes(tr("H2D"), s.h2dBytes, s.h2dGBs);
     bytes(tr("D2H"), s.d2hBytes, s.d2hGBs);
     bytes(tr("D2D"), s.d2dBytes, s.d2dGBs);
+    bytes(tr("P2P"), s.p2pBytes, s.p2pGBs);
     totals << tr("copies %1, compute %2, both at once %3")
                   .arg(formatDuration(s.copyNs), formatDuration(s.computeNs), formatDuration(s.overlapNs));
     totals << tr("two GPU ops or more at once %1, at most %2").arg(formatDuration(s.concurrentNs)).arg(s.maxConcurrent);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "engine/analysis/analysis.h"
 #include "engine/formats/csv_export.h"
@@ -31,6 +32,8 @@ private slots:
     void formatThreeOpensWithoutRanges();
     void badRangeAndLaunchRows_data();
     void badRangeAndLaunchRows();
+    void peerCopiesRoundTrip();
+    void formatFourOpensWithoutDevices();
     void writeIsAtomic();
     void unwritableFolder();
     void missingFile();
@@ -41,6 +44,16 @@ private slots:
 private:
     QTemporaryDir m_dir;
 };
+
+// What a writer of format 2 to 4 wrote for the same trace: op rows without format 5's two device columns
+// (each op row ends with driver_dst_mem's name and the two devices), and the version given.
+static std::string asOlderFormat(std::string text, int version)
+{
+    const std::string current = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
+    text.replace(text.find(current), current.size(), "\"version\": " + std::to_string(version));
+    text = std::regex_replace(text, std::regex(R"(,\s*"src_device",\s*"dst_device")"), "");
+    return std::regex_replace(text, std::regex(R"(("[a-z_]+"),-?[0-9]+,-?[0-9]+\])"), "$1]");
+}
 
 static engine::Trace richTrace()
 {
@@ -260,10 +273,7 @@ void TestNativeFormat::activitiesRoundTrip()
 // A format 2 file (before the driver's records) opens, with no activities.
 void TestNativeFormat::formatTwoOpensWithoutActivities()
 {
-    std::string text = engine::toNativeJson(richTrace());
-    const std::string version = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
-    QVERIFY(text.find(version) != std::string::npos);
-    text.replace(text.find(version), version.size(), "\"version\": 2");
+    std::string text = asOlderFormat(engine::toNativeJson(richTrace()), 2);
     const std::string columns = "\"activity_columns\"";
     const auto at = text.find(columns);
     QVERIFY(at != std::string::npos);
@@ -331,7 +341,7 @@ void TestNativeFormat::hostRangesAndLaunchesRoundTrip()
     const std::string text = engine::toNativeJson(t);
     QVERIFY(text.find("\"host_range_columns\"") != std::string::npos);
     const auto r = engine::fromNativeJson(text, "ranges.sstrace");
-    QCOMPARE(r.formatVersion, 4);
+    QCOMPARE(r.formatVersion, engine::kTraceFormatVersion);
     QCOMPARE(test::traceDifference(t, r), QString());
     QCOMPARE(r.repetitions[1].hostRanges.size(), std::size_t(3));
     QCOMPARE(r.string(r.repetitions[1].hostRanges[2].domainId), std::string("my library"));
@@ -354,19 +364,14 @@ void TestNativeFormat::hostRangesAndLaunchesRoundTrip()
 // A format 3 file (before host ranges) opens, with none; host ranges in a file that says format 3 are refused.
 void TestNativeFormat::formatThreeOpensWithoutRanges()
 {
-    const std::string version = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
-    std::string text = engine::toNativeJson(richTrace());
-    QVERIFY(text.find(version) != std::string::npos);
-    text.replace(text.find(version), version.size(), "\"version\": 3");
-    const auto t = engine::fromNativeJson(text, "v3.sstrace");
+    const auto t = engine::fromNativeJson(asOlderFormat(engine::toNativeJson(richTrace()), 3), "v3.sstrace");
     QCOMPARE(t.formatVersion, 3);
     QCOMPARE(test::traceDifference(richTrace(), t), QString());
     for (const auto &rep : t.repetitions) {
         QVERIFY(rep.hostRanges.empty());
         QVERIFY(rep.kernelLaunches.empty());
     }
-    std::string withRanges = engine::toNativeJson(traceWithRanges());
-    withRanges.replace(withRanges.find(version), version.size(), "\"version\": 3");
+    const std::string withRanges = asOlderFormat(engine::toNativeJson(traceWithRanges()), 3);
     try {
         engine::fromNativeJson(withRanges, "v3.sstrace");
         QFAIL("host ranges in a format 3 file were accepted");
@@ -498,6 +503,78 @@ void TestNativeFormat::missingFile()
     }
 }
 
+// Format 5: a P2P copy's two devices and the header's peer links survive a write and a read.
+static engine::Trace twoGpuTrace()
+{
+    auto t = test::handTrace(1);
+    engine::DeviceInfo second = t.devices[0];
+    second.index = 1;
+    t.devices.push_back(second);
+    engine::OpRecord p2p = t.repetitions[0].ops[0];
+    p2p.kind = engine::OpKind::CopyP2P;
+    p2p.nameId = t.intern("peer copy");
+    p2p.bytes = 64 << 20;
+    p2p.srcMem = p2p.dstMem = engine::MemKind::Device;
+    p2p.srcDevice = 0;
+    p2p.dstDevice = 1;
+    p2p.channel = 32767;
+    t.repetitions[0].ops.push_back(p2p);
+    t.peerLinks.push_back({0, 1, true, true, engine::LinkType::NvLink, 0, 18, 450});
+    t.peerLinks.push_back({1, 0, true, false, engine::LinkType::Pcie, 1, 0, 63.015});
+    return t;
+}
+
+void TestNativeFormat::peerCopiesRoundTrip()
+{
+    const auto t = twoGpuTrace();
+    const std::string text = engine::toNativeJson(t);
+    QVERIFY(text.find("\"src_device\"") != std::string::npos);
+    QVERIFY(text.find("\"peer_links\"") != std::string::npos);
+    const auto r = engine::fromNativeJson(text, "p2p.sstrace");
+    QCOMPARE(r.formatVersion, 5);
+    QCOMPARE(test::traceDifference(t, r), QString());
+    const auto &op = r.repetitions[0].ops.back();
+    QCOMPARE(engine::toString(op.kind), std::string_view("p2p"));
+    QCOMPARE(int(op.srcDevice), 0);
+    QCOMPARE(int(op.dstDevice), 1);
+    QCOMPARE(int(op.channel), 32767);
+    QCOMPARE(r.peerLinks.size(), std::size_t(2));
+    QCOMPARE(engine::toString(r.peerLinks[0].link), std::string_view("nvlink"));
+    QCOMPARE(r.peerLinks[0].nvlinkCount, 18);
+    QCOMPARE(r.peerLinks[1].peakGBps, 63.015);
+    QVERIFY(!r.peerLinks[1].accessEnabled);
+    // The analysis counts its bytes apart from the D2D copies, over the P2P copies' own busy time.
+    const auto st = engine::analyzeRepetition(r, 0);
+    QCOMPARE(st.p2pBytes, std::uint64_t(64) << 20);
+    QVERIFY(st.p2pGBs > 0);
+    QCOMPARE(st.d2dBytes, engine::analyzeRepetition(test::handTrace(1), 0).d2dBytes);
+    // A trace without P2P copies or links writes neither key's values but the columns, and reads the same.
+    const auto plain = engine::fromNativeJson(engine::toNativeJson(test::handTrace(1)), "plain.sstrace");
+    QVERIFY(plain.peerLinks.empty());
+    QCOMPARE(int(plain.repetitions[0].ops[0].srcDevice), -1);
+}
+
+// A version 4 file (23 values per op row, no peer links) reads as before; 25-value rows need version 5.
+void TestNativeFormat::formatFourOpensWithoutDevices()
+{
+    const QString head = R"({"format":"streamscope-trace","version":4,"timing":"cupti","streams":[{"name":"s"}],)"
+                         R"("host_threads":[],"strings":["a"],"repetitions":[{"index":0,"ops":[)";
+    const QString v4 =
+        R"([0,"kernel",0,-1,0,10,20,-1,-1,0,"none","none","none",0,0,-1,-1,-1,-1,3,"compute","none","none"])";
+    const auto t = engine::fromNativeJson((head + v4 + "]}]}").toStdString(), "v4.sstrace");
+    QCOMPARE(t.formatVersion, 4);
+    QCOMPARE(int(t.repetitions[0].ops[0].channel), 3);
+    QCOMPARE(int(t.repetitions[0].ops[0].srcDevice), -1);
+    const QString v5row =
+        R"([0,"kernel",0,-1,0,10,20,-1,-1,0,"none","none","none",0,0,-1,-1,-1,-1,3,"compute","none","none",0,1])";
+    try {
+        engine::fromNativeJson((head + v5row + "]}]}").toStdString(), "v4.sstrace");
+        QFAIL("a version 4 file with version 5 rows was read");
+    } catch (const engine::Error &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains("format version 4 has 23"), e.what());
+    }
+}
+
 void TestNativeFormat::malformed_data()
 {
     QTest::addColumn<QString>("text");
@@ -557,6 +634,22 @@ void TestNativeFormat::malformed_data()
     QTest::newRow("fractional device field")
         << R"({"format":"streamscope-trace","version":1,"devices":[{"pcie_width":16.5}]})"
         << "/devices/0/pcie_width";
+    const QString head5 = R"({"format":"streamscope-trace","version":5,"timing":"cupti","streams":[{"name":"s"}],)"
+                          R"("host_threads":[],"strings":["a"],"repetitions":[{"index":0,"ops":[)";
+    QTest::newRow("P2P device out of range")
+        << head5
+               + R"([0,"p2p",0,-1,0,10,20,-1,-1,0,"device","device","async",0,0,-1,-1,-1,-1,-1,"unknown","none","none",0,64]]}]})"
+        << "/repetitions/0/ops/0/24 (dst_device): expected -1 (not recorded) or a device index below 64, found 64";
+    QTest::newRow("channel beyond 16 bits")
+        << head5
+               + R"([0,"p2p",0,-1,0,10,20,-1,-1,0,"device","device","async",0,0,-1,-1,-1,-1,40000,"unknown","none","none",0,1]]}]})"
+        << "/repetitions/0/ops/0/19 (channel): expected -1 (unknown) or a channel up to 32767, found 40000";
+    QTest::newRow("peer link of unknown type")
+        << R"({"format":"streamscope-trace","version":5,"timing":"cupti","peer_links":[{"src":0,"dst":1,"link":"wifi"}]})"
+        << "/peer_links/0/link: expected \"unknown\", \"same\", \"pcie\" or \"nvlink\", found \"wifi\"";
+    QTest::newRow("peer link device out of range")
+        << R"({"format":"streamscope-trace","version":5,"timing":"cupti","peer_links":[{"src":0,"dst":70}]})"
+        << "/peer_links/0/dst: expected a device index 0..63, found 70";
     QTest::newRow("version 2^32+1") << R"({"format":"streamscope-trace","version":4294967297})"
                                     << "/version: expected an integer from -2147483648 to 2147483647, found 4294967297";
     QTest::newRow("unsigned field negative")

@@ -39,6 +39,7 @@ private slots:
     void modernSchemaFixture();
     void enumTablesOverrideFallbackNumbering();
     void olderColumnSets();
+    void peerCopies();
     void nvtxStreamNames();
     void unifiedMemoryMigrations();
     void correlationIdsArePerProcess();
@@ -475,6 +476,36 @@ void TestNsysImport::olderColumnSets()
     QCOMPARE(test::enumName(ops[2].kind), test::enumName(OpKind::Memset));
     QCOMPARE(ops[2].bytes, std::uint64_t(8));
     QCOMPARE(t.name(ops[2]), std::string("Memset (Unknown)"));
+}
+
+// Copies between two GPUs: PtoP (copyKind 10), and a DtoD whose ends are on two devices, import as P2P
+// copies with both devices; a DtoD on one device stays a D2D copy.
+void TestNsysImport::peerCopies()
+{
+    const QString sql =
+        kStrings
+        + "CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,"
+          " bytes INTEGER, copyKind INTEGER, srcDeviceId INTEGER, dstDeviceId INTEGER);"
+          "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (0, 50, 0, 7, 1048576, 10, 0, 1),"
+          " (60, 90, 1, 8, 4096, 8, 1, 0), (100, 110, 0, 7, 512, 8, 0, 0), (120, 130, 0, 7, 256, 10, NULL, 99);";
+    const auto t = engine::importNsysSqlite(makeDb("p2p.sqlite", sql));
+    const auto &ops = t.repetitions.at(0).ops;
+    QCOMPARE(ops.size(), std::size_t(4));
+    QCOMPARE(test::enumName(ops[0].kind), test::enumName(OpKind::CopyP2P));
+    QCOMPARE(int(ops[0].srcDevice), 0);
+    QCOMPARE(int(ops[0].dstDevice), 1);
+    QCOMPARE(t.name(ops[0]).substr(0, 11), std::string("Memcpy PtoP"));
+    QCOMPARE(test::enumName(ops[1].kind), test::enumName(OpKind::CopyP2P));
+    QCOMPARE(int(ops[1].srcDevice), 1);
+    QCOMPARE(int(ops[1].dstDevice), 0);
+    QCOMPARE(t.streams[ops[1].stream].device, 1);
+    QCOMPARE(test::enumName(ops[2].kind), test::enumName(OpKind::CopyD2D));
+    QCOMPARE(int(ops[2].srcDevice), -1);
+    // A PtoP whose devices the export leaves out (or gives beyond 63) is still a P2P copy, ends unknown.
+    QCOMPARE(test::enumName(ops[3].kind), test::enumName(OpKind::CopyP2P));
+    QCOMPARE(int(ops[3].srcDevice), -1);
+    QCOMPARE(int(ops[3].dstDevice), -1);
+    QCOMPARE(t.devices.size(), std::size_t(2));
 }
 
 void TestNsysImport::nvtxStreamNames()
