@@ -130,8 +130,9 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
     // The metrics the app's summary panel shows too (engine::summaryMetrics), median [min .. max].
     const auto metrics = engine::summaryMetrics(trace, s);
     std::size_t width = 0;
-    for (const auto &m : metrics)
-        width = std::max(width, m.label.size());
+    for (const auto &m : metrics) // in characters ("P2P GPU 0→1: bytes")
+        width = std::max(width, std::size_t(std::count_if(m.label.begin(), m.label.end(),
+                                                          [](unsigned char c) { return (c & 0xC0) != 0x80; })));
     for (const auto &m : metrics) {
         const auto fmt = [&m](double v) { return engine::formatMetric(m.unit, v); };
         std::string value = m.spread.count ? fmt(m.spread.median) : std::string("-");

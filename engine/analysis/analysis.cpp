@@ -262,6 +262,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     st.p2pGBs = gbs(st.p2pBytes, p2pBusy);
     st.unifiedMemory = unifiedMemoryStats(trace.repetitions[repetition]);
     st.devices = deviceStats(trace, repetition);
+    st.peerLinks = peerLinkStats(trace, repetition);
     return st;
 }
 

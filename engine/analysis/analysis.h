@@ -71,6 +71,7 @@ struct RepetitionStats {
     std::vector<StreamStats> streams; // one per Trace::streams entry
     UnifiedMemoryStats unifiedMemory;
     std::vector<DeviceStats> devices; // per GPU, where the streams are on several (deviceStats)
+    std::vector<PeerLinkStats> peerLinks; // per direction that carried peer copies (peerLinkStats)
 };
 
 RepetitionStats analyzeRepetition(const Trace &trace, int repetition);

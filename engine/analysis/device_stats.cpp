@@ -2,6 +2,8 @@
 #include "engine/analysis/device_stats.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <utility>
 
 #include "engine/analysis/analysis.h"
@@ -71,6 +73,78 @@ std::vector<DeviceStats> deviceStats(const Trace &trace, int repetition)
         out[d].busyFraction = makespan > 0 ? static_cast<double>(out[d].busyNs) / static_cast<double>(makespan) : 0.0;
     }
     return out;
+}
+
+const PeerLink *findPeerLink(const Trace &trace, int src, int dst)
+{
+    for (const PeerLink &l : trace.peerLinks)
+        if (l.src == src && l.dst == dst)
+            return &l;
+    return nullptr;
+}
+
+std::vector<PeerLinkStats> peerLinkStats(const Trace &trace, int repetition)
+{
+    std::vector<PeerLinkStats> out;
+    if (repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
+        return out;
+    std::map<std::pair<int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> intervals;
+    std::map<std::pair<int, int>, PeerLinkStats> links;
+    for (const OpRecord &op : trace.repetitions[static_cast<std::size_t>(repetition)].ops) {
+        if (op.kind != OpKind::CopyP2P || !op.hasGpu())
+            continue;
+        const std::pair<int, int> key{op.srcDevice, op.dstDevice};
+        PeerLinkStats &l = links[key];
+        ++l.copies;
+        l.bytes = saturatingAdd(l.bytes, op.bytes);
+        intervals[key].emplace_back(op.transferStartNs(), op.transferEndNs());
+    }
+    for (auto &[key, l] : links) {
+        l.src = key.first;
+        l.dst = key.second;
+        l.busyNs = unionLength(std::move(intervals[key]));
+        l.gbs = l.busyNs > 0 ? static_cast<double>(l.bytes) / static_cast<double>(l.busyNs) : 0.0;
+        if (const PeerLink *link = findPeerLink(trace, l.src, l.dst)) {
+            l.peakGBs = link->peakGBps;
+            l.link = link->link;
+        }
+        out.push_back(l);
+    }
+    return out;
+}
+
+std::vector<PeerRateStep> peerLinkProfile(const Trace &trace, int repetition, int src, int dst)
+{
+    std::vector<PeerRateStep> steps;
+    if (repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
+        return steps;
+    struct Edge {
+        std::int64_t t;
+        int delta;
+        double gbs;
+    };
+    std::vector<Edge> edges;
+    for (const OpRecord &op : trace.repetitions[static_cast<std::size_t>(repetition)].ops) {
+        if (op.kind != OpKind::CopyP2P || !op.hasGpu() || op.srcDevice != src || op.dstDevice != dst
+            || op.transferEndNs() <= op.transferStartNs())
+            continue;
+        edges.push_back({op.transferStartNs(), +1, op.gbPerSecond()});
+        edges.push_back({op.transferEndNs(), -1, op.gbPerSecond()});
+    }
+    // Ends before starts at one instant, as the host link's profile: back-to-back copies do not add up.
+    std::sort(edges.begin(), edges.end(),
+              [](const Edge &a, const Edge &b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+    double current = 0;
+    for (const Edge &e : edges) {
+        current += e.delta * e.gbs;
+        if (std::abs(current) < 1e-9)
+            current = 0;
+        if (!steps.empty() && steps.back().timeNs == e.t)
+            steps.back().gbs = current;
+        else
+            steps.push_back({e.t, current});
+    }
+    return steps;
 }
 
 } // namespace streamscope::engine

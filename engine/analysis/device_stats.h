@@ -32,4 +32,33 @@ struct DeviceStats {
 // devices (a single-GPU trace is summarised as a whole) or the repetition does not exist.
 std::vector<DeviceStats> deviceStats(const Trace &trace, int repetition);
 
+// The peer copies (OpKind::CopyP2P) of one direction between two GPUs: src -> dst as the copies
+// recorded them (OpRecord::srcDevice/dstDevice; -1 -> -1 for copies whose devices were not recorded,
+// as Kineto's), with the link's peak where Trace::peerLinks has it.
+struct PeerLinkStats {
+    int src = -1;
+    int dst = -1;
+    int copies = 0;
+    std::uint64_t bytes = 0;
+    std::int64_t busyNs = 0; // union of the copies' transfer intervals
+    double gbs = 0; // bytes over busyNs: the achieved bandwidth
+    double peakGBs = 0; // the link's theoretical per-direction peak, 0 = unknown
+    LinkType link = LinkType::Unknown;
+    double peakFraction() const { return peakGBs > 0 ? gbs / peakGBs : 0; }
+};
+
+// The recorded link from src to dst, or nullptr.
+const PeerLink *findPeerLink(const Trace &trace, int src, int dst);
+
+// One entry per direction that carried a peer copy in the repetition, ordered by (src, dst).
+std::vector<PeerLinkStats> peerLinkStats(const Trace &trace, int repetition);
+
+// Piecewise-constant achieved bandwidth of one direction's peer copies: the sum of the GB/s of those
+// in flight (as bandwidthProfile sums a host link's copies), from timeNs to the next step.
+struct PeerRateStep {
+    std::int64_t timeNs = 0;
+    double gbs = 0;
+};
+std::vector<PeerRateStep> peerLinkProfile(const Trace &trace, int repetition, int src, int dst);
+
 } // namespace streamscope::engine

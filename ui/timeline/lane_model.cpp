@@ -141,6 +141,7 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions opt
     m_channelLanes.clear();
     if (!m_devices.empty())
         buildActivityLanes(); // the driver's unified-memory records name no device
+    buildPeerLinkLanes();
     buildRangeLanes();
     activity = {};
     bandwidth = {};
@@ -512,6 +513,39 @@ void LaneModel::buildActivityLanes()
                               .arg(faults.intervals.size() == 1 ? QString() : QStringLiteral("s"));
         finishIntervals(faults.intervals);
         m_lanes.push_back(std::move(faults));
+    }
+}
+
+void LaneModel::buildPeerLinkLanes()
+{
+    for (const engine::PeerLinkStats &link : engine::peerLinkStats(*m_trace, m_repetition)) {
+        Lane lane;
+        lane.kind = LaneKind::PeerLink;
+        lane.peerSrc = link.src;
+        lane.peerDst = link.dst;
+        lane.peakGBs = link.peakGBs;
+        const bool known = link.src >= 0 && link.dst >= 0;
+        lane.title =
+            known ? QStringLiteral("P2P GPU %1\u2192%2").arg(link.src).arg(link.dst) : QStringLiteral("P2P copies");
+        // As the host link's lane says it ("GB/s · link 63.0"): "GB/s · NVLink 450 · 19.1 MiB".
+        const QString type = link.link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
+                             : link.link == engine::LinkType::Pcie ? QStringLiteral("PCIe")
+                                                                   : QString();
+        QStringList parts{QStringLiteral("GB/s")};
+        if (link.peakGBs > 0)
+            parts << QStringLiteral("%1 %2")
+                         .arg(type.isEmpty() ? QStringLiteral("link") : type)
+                         .arg(link.peakGBs, 0, 'f', 0);
+        else if (!type.isEmpty())
+            parts << type;
+        else if (!known)
+            parts << QStringLiteral("devices not recorded");
+        parts << formatBytes(link.bytes);
+        lane.subtitle = parts.join(QStringLiteral(" · "));
+        for (const engine::PeerRateStep &step : engine::peerLinkProfile(*m_trace, m_repetition, link.src, link.dst))
+            pushStep(lane.counts, step.timeNs - m_originNs, float(step.gbs));
+        lane.counts.finish();
+        m_lanes.push_back(std::move(lane));
     }
 }
 

@@ -30,7 +30,8 @@ bool isPlacedKind(LaneKind kind)
     case LaneKind::Bandwidth:
     case LaneKind::CopyEngine:
     case LaneKind::Migration:
-    case LaneKind::PageFaults: return true;
+    case LaneKind::PageFaults:
+    case LaneKind::PeerLink: return true;
     case LaneKind::HostRanges: // under their thread
     case LaneKind::NvtxProjection: return false; // with their stream
     }
@@ -56,6 +57,8 @@ QString derivedKey(const Lane &lane)
     case LaneKind::PageFaults: return QStringLiteral("faults");
     case LaneKind::HostThread: return QStringLiteral("thread:%1").arg(lane.source);
     case LaneKind::Stream: return QStringLiteral("stream:%1").arg(lane.source);
+    case LaneKind::PeerLink: return QStringLiteral("p2p:%1>%2").arg(lane.peerSrc).arg(lane.peerDst);
+    default: break;
     }
     return QStringLiteral("lane%1:%2:%3").arg(int(lane.kind)).arg(lane.source).arg(lane.title);
 }
@@ -305,8 +308,12 @@ void LaneTree::labelLanes()
     m_labels.resize(std::size_t(n));
     std::map<QString, std::vector<int>> byTitle;
     for (int i = 0; i < n; ++i) {
-        m_labels[std::size_t(i)] = model.lane(i).title;
-        byTitle[model.lane(i).title].push_back(i);
+        // A derived lane of one GPU of several says which ("compute · GPU 1"), also pinned out of its group.
+        const Lane &lane = model.lane(i);
+        m_labels[std::size_t(i)] = lane.device >= 0 && !isThreadOrStream(lane.kind)
+                                       ? QStringLiteral("%1 · GPU %2").arg(lane.title).arg(lane.device)
+                                       : lane.title;
+        byTitle[m_labels[std::size_t(i)]].push_back(i);
     }
     for (const auto &[title, lanes] : byTitle) {
         if (lanes.size() < 2)
@@ -324,8 +331,6 @@ void LaneTree::labelLanes()
             QString &label = m_labels[std::size_t(i)];
             if (lane.kind == LaneKind::Stream && devices.size() > 1)
                 label += QStringLiteral(" · GPU %1").arg(trace.streams[std::size_t(lane.source)].device);
-            else if (!isThreadOrStream(lane.kind) && lane.device >= 0)
-                label += QStringLiteral(" · GPU %1").arg(lane.device); // "compute · GPU 1"
             else if (isThreadOrStream(lane.kind) && pids.size() > 1 && m_process[std::size_t(i)] >= 0)
                 label += QStringLiteral(" · pid %1").arg(m_process[std::size_t(i)]);
         }

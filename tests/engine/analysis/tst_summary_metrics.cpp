@@ -96,14 +96,40 @@ private slots:
         };
         // As worked out in trace_fixture.h.
         QCOMPARE(median("Makespan"), 750'000.0);
-        QCOMPARE(median("GPU 0: busy"), 300.0 / 750.0);
+        QCOMPARE(median("GPU 0: busy"), 400.0 / 750.0);
         QCOMPARE(median("GPU 0: kernel time"), 200'000.0);
-        QCOMPARE(median("GPU 0: copy time"), 100'000.0);
-        QCOMPARE(median("GPU 0: bytes copied"), 5e6);
-        QCOMPARE(median("GPU 1: busy"), 300.0 / 750.0);
+        QCOMPARE(median("GPU 0: copy time"), 200'000.0);
+        QCOMPARE(median("GPU 0: bytes copied"), 25e6);
+        QCOMPARE(median("GPU 1: busy"), 350.0 / 750.0);
         QCOMPARE(median("GPU 1: kernel time"), 200'000.0);
-        QCOMPARE(median("GPU 1: copy time"), 100'000.0);
-        QCOMPARE(median("GPU 1: bytes copied"), 5e6);
+        QCOMPARE(median("GPU 1: copy time"), 150'000.0);
+        QCOMPARE(median("GPU 1: bytes copied"), 15e6);
+        QCOMPARE(median("P2P GPU 0→"
+                        "1: bytes"),
+                 20e6);
+        QCOMPARE(median("P2P GPU 0→"
+                        "1: bandwidth"),
+                 200.0);
+        QCOMPARE(median("P2P GPU 0→"
+                        "1: of NVLink peak"),
+                 200.0 / 450.0);
+        QCOMPARE(median("P2P GPU 1→"
+                        "0: bytes"),
+                 10e6);
+        QCOMPARE(median("P2P GPU 1→"
+                        "0: bandwidth"),
+                 200.0);
+        QCOMPARE(formatMetric(MetricUnit::Fraction, median("P2P GPU 0→"
+                                                           "1: of NVLink peak")),
+                 std::string("44.4 %"));
+        // Without the topology: the bandwidth still, no share of a peak nobody recorded.
+        Trace unknown = trace;
+        unknown.peerLinks.clear();
+        const auto bare = summaryMetrics(unknown, summarize(unknown));
+        QVERIFY(find(bare, "P2P GPU 0→"
+                           "1: bandwidth"));
+        QVERIFY(!find(bare, "P2P GPU 0→"
+                            "1: of NVLink peak"));
         // In order: GPU 0's rows, then GPU 1's, after the per-stream rows.
         const auto at = [&](const std::string &label) {
             return std::find_if(metrics.begin(), metrics.end(),
@@ -112,10 +138,21 @@ private slots:
         };
         QVERIFY(at("Busy: gpu1 copy") < at("GPU 0: busy"));
         QVERIFY(at("GPU 0: bytes copied") < at("GPU 1: busy"));
+        QVERIFY(at("GPU 1: bytes copied") < at("P2P GPU 0→"
+                                               "1: bytes"));
+        QVERIFY(at("P2P GPU 0→"
+                   "1: of NVLink peak")
+                < at("P2P GPU 1→"
+                     "0: bytes"));
+        const auto &links = summary.repetitions[0].peerLinks;
+        QCOMPARE(links.size(), std::size_t(2));
+        QCOMPARE(links[0].copies, 1);
+        QCOMPARE(links[0].busyNs, std::int64_t(100'000));
+        QVERIFY(links[1].link == LinkType::NvLink);
         const auto &devices = summary.repetitions[0].devices;
         QCOMPARE(devices.size(), std::size_t(2));
         QCOMPARE(devices[1].device, 1);
-        QCOMPARE(devices[1].ops, 2);
+        QCOMPARE(devices[1].ops, 3);
         QCOMPARE(devices[1].d2hBytes, std::uint64_t(5'000'000));
         QCOMPARE(devices[0].h2dBytes, std::uint64_t(5'000'000));
 

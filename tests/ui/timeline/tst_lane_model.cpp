@@ -107,7 +107,20 @@ private slots:
                                                                  {LaneKind::Bandwidth, 0},
                                                                  {LaneKind::D2HActivity, 1},
                                                                  {LaneKind::ComputeActivity, 1},
-                                                                 {LaneKind::Bandwidth, 1}}));
+                                                                 {LaneKind::Bandwidth, 1},
+                                                                 {LaneKind::PeerLink, -1},
+                                                                 {LaneKind::PeerLink, -1}}));
+        // A lane per direction of the peer link: its copies' GB/s against the link's peak.
+        const auto &forward = model.lanes()[model.lanes().size() - 2];
+        QCOMPARE(forward.title, QStringLiteral("P2P GPU 0\u21921"));
+        QCOMPARE(forward.peerSrc, 0);
+        QCOMPARE(forward.peerDst, 1);
+        QCOMPARE(forward.peakGBs, 450.0);
+        QCOMPARE(forward.counts.valueAt(299'999), 0.0f);
+        QCOMPARE(forward.counts.valueAt(300'000), 200.0f); // 20 MB in 100 µs
+        QCOMPARE(forward.counts.valueAt(400'000), 0.0f);
+        QCOMPARE(model.lanes().back().counts.valueAt(620'000), 200.0f); // 10 MB in 50 µs, GPU 1 -> 0
+        QCOMPARE(model.lanes().back().counts.valueAt(350'000), 0.0f);
         auto find = [&](LaneKind kind, int device) -> const streamscope::ui::Lane & {
             for (const auto &lane : model.lanes())
                 if (lane.kind == kind && lane.device == device)
@@ -127,6 +140,8 @@ private slots:
 
         for (auto &s : trace.streams)
             s.device = 0;
+        std::erase_if(trace.repetitions[0].ops,
+                      [](const engine::OpRecord &o) { return o.kind == engine::OpKind::CopyP2P; });
         const LaneModel one(trace, 0);
         QVERIFY(one.devices().empty());
         for (const auto &lane : one.lanes())

@@ -11,7 +11,9 @@
 
 #include <set>
 
+#include "engine/formats/native_format.h"
 #include "engine/formats/trace_io.h"
+#include "tests/engine/trace_fixture.h"
 #include "ui/document/trace_document.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/lane_tree.h"
@@ -210,6 +212,65 @@ private slots:
         QCOMPARE(int(rows.size()), model.laneCount());
         for (int i = 0; i < int(rows.size()); ++i)
             QCOMPARE(rows[std::size_t(i)].lane, i);
+    }
+
+    void twoGpusWithPeerCopies()
+    {
+        // A thread per GPU (no process ids: a run of StreamScope's own) and peer copies both ways: the
+        // threads at the top as before, a group per GPU with its streams and derived lanes, and a lane
+        // per direction of the peer link below.
+        const auto trace = std::make_shared<const engine::Trace>(test::twoGpuTrace());
+        const LaneModel model(*trace, 0);
+        const LaneTree tree(model);
+        QStringList keys;
+        for (const LaneGroup &g : tree.groups())
+            keys << g.key + QStringLiteral("=") + g.title;
+        QCOMPARE(keys, (QStringList{QStringLiteral("device:0=GPU 0 · NVIDIA H100 80GB HBM3"),
+                                    QStringLiteral("device:1=GPU 1 · NVIDIA H100 80GB HBM3")}));
+        QStringList rows;
+        for (const LaneRow &r : tree.rows({}))
+            rows << (r.isGroup() ? QStringLiteral("[%1]").arg(tree.group(r.group).key)
+                                 : QString(r.depth, QLatin1Char(' ')) + tree.uniqueLabel(r.lane));
+        QCOMPARE(rows, (QStringList{QStringLiteral("worker gpu0"), QStringLiteral("worker gpu1"),
+                                    QStringLiteral("[device:0]"), QStringLiteral(" gpu0 copy"),
+                                    QStringLiteral(" gpu0 compute"), QStringLiteral(" H2D copies · GPU 0"),
+                                    QStringLiteral(" compute · GPU 0"), QStringLiteral(" bandwidth · GPU 0"),
+                                    QStringLiteral("[device:1]"), QStringLiteral(" gpu1 compute"),
+                                    QStringLiteral(" gpu1 copy"), QStringLiteral(" D2H copies · GPU 1"),
+                                    QStringLiteral(" compute · GPU 1"), QStringLiteral(" bandwidth · GPU 1"),
+                                    QStringLiteral("P2P GPU 0\u21921"), QStringLiteral("P2P GPU 1\u21920")}));
+        const int link = tree.laneByKey(QStringLiteral("p2p:0>1"));
+        QVERIFY(link >= 0);
+        QCOMPARE(model.lane(link).subtitle, QStringLiteral("GB/s · NVLink 450 · 19.1 MiB"));
+
+        // Drawn: the peer link's lane shows its copy in the P2P colour below the dashed peak, at
+        // 200 / 450 of the lane's scale; the label column names the GPUs' models.
+        ui::TraceDocument document;
+        document.setTrace(trace, QStringLiteral("two GPUs"), QString());
+        ui::TimelineView view;
+        view.resize(1280, 720);
+        view.setDocument(&document);
+        QImage image(view.size(), QImage::Format_RGB32);
+        view.render(&image);
+        const test::ViewGeometry g = test::viewGeometry(view, view.rect());
+        int linkRow = -1;
+        for (std::size_t r = 0; r < view.rows().size(); ++r)
+            if (view.rows()[r].lane == link)
+                linkRow = int(r);
+        QVERIFY(linkRow >= 0);
+        const QRect lane = g.layout.lanes[std::size_t(linkRow)];
+        const int x = int(g.mapping.toX(qint64(350'000))); // C in flight
+        int ink = 0;
+        for (int y = lane.top() + 2; y < lane.bottom() - 2; ++y)
+            ink += image.pixelColor(x, y) != image.pixelColor(int(g.mapping.toX(qint64(250'000))), y) ? 1 : 0;
+        if (const QString out = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+            image.save(out + QStringLiteral("/two-gpus-peer-copies-view.png"));
+            engine::writeNativeTrace(*trace, (out + QStringLiteral("/two-gpus-peer-copies.sstrace")).toStdString());
+        }
+        // The bar reaches 200 / (450 * 1.08) of the lane's plot height, give or take the padding.
+        const double expected = (lane.height() - 7) * 200.0 / (450.0 * 1.08);
+        QVERIFY2(std::abs(ink - expected) <= 4,
+                 qPrintable(QStringLiteral("ink %1 px, expected %2").arg(ink).arg(expected)));
     }
 
     void torchrunGroupsByProcess()
