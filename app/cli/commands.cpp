@@ -114,9 +114,19 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
 {
     const engine::TraceSummary s = engine::summarize(trace);
     out << "\n" << (trace.title.empty() ? std::string("trace") : trace.title);
-    if (!trace.devices.empty())
-        out << " on " << deviceLine(trace.devices.front());
+    // A device the source did not describe (an nsys export without TARGET_INFO_GPU) is named by its index.
+    auto describe = [](const engine::DeviceInfo &d) {
+        return d.name.empty() ? "GPU " + std::to_string(d.index) + " (model not recorded)" : deviceLine(d);
+    };
+    if (trace.devices.size() == 1)
+        out << " on " << describe(trace.devices.front());
+    else if (trace.devices.size() > 1)
+        out << " on " << trace.devices.size() << " GPUs";
     out << "\n";
+    if (trace.devices.size() > 1)
+        for (const auto &d : trace.devices)
+            out << "  GPU " << d.index << ": " << (d.name.empty() ? std::string("model not recorded") : deviceLine(d))
+                << "\n";
     // Where the run recorded the topology of a machine with several GPUs: how each pair is linked.
     if (!trace.peerLinks.empty()) {
         std::istringstream matrix(engine::peerLinkMatrix(trace.devices, trace.peerLinks));
@@ -129,8 +139,9 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
     // The metrics the app's summary panel shows too (engine::summaryMetrics), median [min .. max].
     const auto metrics = engine::summaryMetrics(trace, s);
     std::size_t width = 0;
-    for (const auto &m : metrics)
-        width = std::max(width, m.label.size());
+    for (const auto &m : metrics) // in characters ("P2P GPU 0→1: bytes")
+        width = std::max(width, std::size_t(std::count_if(m.label.begin(), m.label.end(),
+                                                          [](unsigned char c) { return (c & 0xC0) != 0x80; })));
     for (const auto &m : metrics) {
         const auto fmt = [&m](double v) { return engine::formatMetric(m.unit, v); };
         std::string value = m.spread.count ? fmt(m.spread.median) : std::string("-");

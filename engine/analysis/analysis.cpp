@@ -19,7 +19,8 @@ struct Edge {
     double gbs;
 };
 
-std::vector<Edge> edgesOf(const Trace &trace, int repetition, bool copiesOnly)
+// device >= 0: only the ops on that device's streams.
+std::vector<Edge> edgesOf(const Trace &trace, int repetition, bool copiesOnly, int device = -1)
 {
     std::vector<Edge> edges;
     if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))
@@ -31,6 +32,8 @@ std::vector<Edge> edgesOf(const Trace &trace, int repetition, bool copiesOnly)
         if (cls == EngineClass::None || op.gpuEndNs <= op.gpuStartNs)
             continue;
         if (copiesOnly && cls != EngineClass::H2D && cls != EngineClass::D2H)
+            continue;
+        if (device >= 0 && deviceOf(trace, op) != device)
             continue;
         // A staged (pageable) copy is in flight from its host call's start: the CPU copies through the
         // staging buffer there. So the link's busy time and bandwidth count it from then.
@@ -258,6 +261,8 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     st.d2dGBs = gbs(st.d2dBytes, d2dBusy);
     st.p2pGBs = gbs(st.p2pBytes, p2pBusy);
     st.unifiedMemory = unifiedMemoryStats(trace.repetitions[repetition]);
+    st.devices = deviceStats(trace, repetition);
+    st.peerLinks = peerLinkStats(trace, repetition);
     return st;
 }
 
@@ -332,11 +337,11 @@ TraceSummary summarize(const Trace &trace)
     return s;
 }
 
-std::vector<ActivityStep> activityProfile(const Trace &trace, int repetition)
+std::vector<ActivityStep> activityProfile(const Trace &trace, int repetition, int device)
 {
     std::vector<ActivityStep> steps;
     ActivityStep cur;
-    for (const Edge &e : edgesOf(trace, repetition, false)) {
+    for (const Edge &e : edgesOf(trace, repetition, false, device)) {
         if (!steps.empty() && steps.back().timeNs == e.t)
             steps.pop_back(); // several edges at one instant: keep the state after all of them
         switch (e.cls) {
@@ -351,11 +356,11 @@ std::vector<ActivityStep> activityProfile(const Trace &trace, int repetition)
     return steps;
 }
 
-std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition)
+std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition, int device)
 {
     std::vector<BandwidthStep> steps;
     BandwidthStep cur;
-    for (const Edge &e : edgesOf(trace, repetition, true)) {
+    for (const Edge &e : edgesOf(trace, repetition, true, device)) {
         if (!steps.empty() && steps.back().timeNs == e.t)
             steps.pop_back();
         double &v = e.cls == EngineClass::H2D ? cur.h2dGBs : cur.d2hGBs;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/analysis/device_stats.h"
 #include "engine/model/trace.h"
 
 namespace streamscope::engine {
@@ -69,6 +70,8 @@ struct RepetitionStats {
     std::int64_t hostBlockedNs = 0; // the part of that spent in blocking calls
     std::vector<StreamStats> streams; // one per Trace::streams entry
     UnifiedMemoryStats unifiedMemory;
+    std::vector<DeviceStats> devices; // per GPU, where the streams are on several (deviceStats)
+    std::vector<PeerLinkStats> peerLinks; // per direction that carried peer copies (peerLinkStats)
 };
 
 RepetitionStats analyzeRepetition(const Trace &trace, int repetition);
@@ -86,18 +89,19 @@ struct TraceSummary {
 TraceSummary summarize(const Trace &trace);
 
 // Piecewise-constant counts of active ops per engine class over one repetition: the derived lanes.
+// With device >= 0, only the ops on that device's streams (a trace of several GPUs: one profile each).
 struct ActivityStep {
     std::int64_t timeNs = 0; // from here to the next step's time
     int h2d = 0, d2h = 0, compute = 0, other = 0;
 };
-std::vector<ActivityStep> activityProfile(const Trace &trace, int repetition);
+std::vector<ActivityStep> activityProfile(const Trace &trace, int repetition, int device = -1);
 
-// Piecewise-constant achieved bandwidth (sum of the GB/s of active copies) per direction.
+// Piecewise-constant achieved bandwidth (sum of the GB/s of active copies) per direction; device as above.
 struct BandwidthStep {
     std::int64_t timeNs = 0;
     double h2dGBs = 0, d2hGBs = 0;
 };
-std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition);
+std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition, int device = -1);
 
 // Length of the union of [start, end) intervals (they need not be sorted).
 // How wrong event timing would have been, per op kind, in a trace that has both (CUPTI-timed runs keep

@@ -1,7 +1,9 @@
 // The summary metric catalogue (see summary_metrics.h).
 #include "engine/analysis/summary_metrics.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "engine/model/units.h"
 
@@ -52,6 +54,63 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
         add(std::string(kind.name) + " bandwidth", "Bytes over the union time of the copies in this direction",
             MetricUnit::Bandwidth,
             [b = kind.bytes, g = kind.gbs](const RS &r) { return r.*b > 0 ? r.*g : kNotApplicable; });
+    }
+    // Per GPU, where the streams are on several: how busy each was, with what, and what it copied.
+    const std::vector<int> devices = streamDevices(trace);
+    if (devices.size() >= 2) {
+        for (std::size_t d = 0; d < devices.size(); ++d) {
+            const std::string gpu = "GPU " + std::to_string(devices[d]) + ": ";
+            auto field = [d](auto member) {
+                return [d, member](const RS &r) {
+                    return d < r.devices.size() ? double(r.devices[d].*member) : kNotApplicable;
+                };
+            };
+            add(gpu + "busy", "Union of this GPU's operations over the makespan", MetricUnit::Fraction,
+                field(&DeviceStats::busyFraction));
+            add(gpu + "kernel time", "Union of this GPU's kernels and memsets", MetricUnit::Duration,
+                field(&DeviceStats::kernelNs));
+            add(gpu + "copy time", "Union of the copies on this GPU's streams", MetricUnit::Duration,
+                field(&DeviceStats::copyNs));
+            if (usedBy(field(&DeviceStats::copyBytes)))
+                add(gpu + "bytes copied", "Bytes of every copy on this GPU's streams, in any direction",
+                    MetricUnit::Bytes, field(&DeviceStats::copyBytes));
+        }
+    }
+    // Per direction between two GPUs that carried peer copies: bytes, the achieved bandwidth and, where the
+    // trace recorded the link, that bandwidth as a share of its peak.
+    std::vector<std::pair<int, int>> links;
+    for (const RS &r : summary.repetitions)
+        for (const PeerLinkStats &l : r.peerLinks)
+            if (std::find(links.begin(), links.end(), std::pair{l.src, l.dst}) == links.end())
+                links.emplace_back(l.src, l.dst);
+    std::sort(links.begin(), links.end());
+    for (const auto &[src, dst] : links) {
+        const std::string name = src >= 0 && dst >= 0
+                                     ? "P2P GPU " + std::to_string(src) + "→" + std::to_string(dst) + ": "
+                                     : std::string("P2P, devices not recorded: ");
+        auto field = [src = src, dst = dst](auto fn) {
+            return [src, dst, fn](const RS &r) {
+                for (const PeerLinkStats &l : r.peerLinks)
+                    if (l.src == src && l.dst == dst)
+                        return fn(l);
+                return kNotApplicable;
+            };
+        };
+        add(name + "bytes", "Bytes copied from the first GPU to the second (cudaMemcpyPeerAsync)", MetricUnit::Bytes,
+            field([](const PeerLinkStats &l) { return double(l.bytes); }));
+        add(name + "bandwidth", "Those bytes over the union time of the copies in this direction",
+            MetricUnit::Bandwidth, field([](const PeerLinkStats &l) { return l.gbs; }));
+        const PeerLink *link = findPeerLink(trace, src, dst);
+        if (link && link->peakGBps > 0) {
+            const std::string type = link->link == LinkType::NvLink ? "NVLink"
+                                     : link->link == LinkType::Pcie ? "PCIe"
+                                                                    : "link";
+            add(name + "of " + type + " peak",
+                "The achieved bandwidth over the link's theoretical per-direction peak (" + formatRate(link->peakGBps)
+                    + ")",
+                MetricUnit::Fraction,
+                field([](const PeerLinkStats &l) { return l.peakGBs > 0 ? l.peakFraction() : kNotApplicable; }));
+        }
     }
     // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).
     if (usedBy([](const RS &r) { return r.unifiedMemory.any() ? 1.0 : 0.0; })) {

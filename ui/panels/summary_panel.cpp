@@ -118,8 +118,18 @@ void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, 
     m_repetitions->setCurrentIndex(summary.repetitions.empty() ? -1 : summary.medianRepetition);
 
     QString heading = QString::fromStdString(trace->title.empty() ? trace->sourcePath : trace->title);
-    if (!trace->devices.empty())
-        heading += QStringLiteral(" — ") + QString::fromStdString(trace->devices.front().name);
+    // The GPU, or the GPUs: "2 × NVIDIA H100 80GB HBM3", "2 GPUs" where the source named no model.
+    QStringList models;
+    for (const auto &d : trace->devices)
+        if (!d.name.empty() && !models.contains(QString::fromStdString(d.name)))
+            models << QString::fromStdString(d.name);
+    if (trace->devices.size() == 1 && !models.isEmpty())
+        heading += QStringLiteral(" — ") + models.front();
+    else if (trace->devices.size() > 1)
+        heading += QStringLiteral(" — ")
+                   + (models.size() == 1 ? QStringLiteral("%1 × %2").arg(trace->devices.size()).arg(models.front())
+                      : models.isEmpty() ? tr("%1 GPUs").arg(trace->devices.size())
+                                         : models.join(QStringLiteral(" + ")));
     heading += tr(" — %n repetition(s)", nullptr, int(summary.repetitions.size()));
     switch (trace->timing) {
     case engine::TimingSource::Cupti: heading += tr(" — timed by CUPTI"); break;
@@ -157,8 +167,8 @@ void SummaryPanel::updateStrip()
     }
     // The figures a class reads off a lesson, in this order; those the trace has no value for are left out.
     static const char *const wanted[] = {
-        "Makespan",      "Efficiency",    "Copy/compute overlap", "Concurrent GPU time",
-        "H2D bandwidth", "D2H bandwidth", "D2D bandwidth",        "Host blocked"};
+        "Makespan",      "Efficiency",    "Copy/compute overlap", "Concurrent GPU time", "H2D bandwidth",
+        "D2H bandwidth", "D2D bandwidth", "P2P bandwidth",        "Host blocked"};
     QStringList parts;
     for (const char *name : wanted) {
         for (int row = 0; row < m_model->rowCount(); ++row) {

@@ -15,6 +15,7 @@
 #include <QStringList>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/device_stats.h"
 #include "engine/model/errors.h"
 #include "engine/model/op_colors.h"
 #include "ui/common/format_units.h"
@@ -112,23 +113,35 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions opt
     }
     for (const auto &d : trace.devices)
         m_linkPeakGBs = std::max(m_linkPeakGBs, d.linkPeakGBs);
+    if (std::vector<int> devices = engine::streamDevices(trace); devices.size() >= 2)
+        m_devices = std::move(devices);
 
     // The interval lanes and the two profiles (which sort every GPU edge) only read the trace: build the
     // lanes in a worker while this thread sorts. The lanes' arrays are reserved to size, so the worker's
     // malloc arena holds no garbage; the profiles' transient edge lists stay in this thread's arena, which
     // malloc_trim below can give back (a worker arena's free pages, it turned out, stay resident).
+    // A trace of several GPUs gets the derived lanes once per device (each in its device's group), a
+    // single-GPU trace once over everything.
     auto intervals = std::async(std::launch::async, [this] { buildIntervalLanes(); });
-    std::vector<engine::ActivityStep> activity;
-    std::vector<engine::BandwidthStep> bandwidth;
+    const std::vector<int> scopes = m_devices.empty() ? std::vector<int>{-1} : m_devices;
+    std::vector<std::vector<engine::ActivityStep>> activity;
+    std::vector<std::vector<engine::BandwidthStep>> bandwidth;
     try {
-        activity = engine::activityProfile(*m_trace, m_repetition);
-        bandwidth = engine::bandwidthProfile(*m_trace, m_repetition);
+        for (const int device : scopes) {
+            activity.push_back(engine::activityProfile(*m_trace, m_repetition, device));
+            bandwidth.push_back(engine::bandwidthProfile(*m_trace, m_repetition, device));
+        }
     } catch (...) {
         intervals.wait(); // never leave the worker writing into a model being destroyed
         throw;
     }
     intervals.get();
-    buildDerivedLanes(activity, bandwidth);
+    for (std::size_t i = 0; i < scopes.size(); ++i)
+        buildDerivedLanes(activity[i], bandwidth[i], scopes[i]);
+    m_channelLanes.clear();
+    if (!m_devices.empty())
+        buildActivityLanes(); // the driver's unified-memory records name no device
+    buildPeerLinkLanes();
     buildRangeLanes();
     activity = {};
     bandwidth = {};
@@ -214,7 +227,7 @@ void LaneModel::buildIntervalLanes()
         std::set<engine::OpKind> kinds;
         std::set<int> streams;
     };
-    std::map<int, ChannelCopies> byChannel;
+    std::map<std::pair<int, int>, ChannelCopies> byChannel; // by device (-1 for a single GPU) and channel
     // Queued time is drawn only where execution was timed apart from stream-ready: with events the
     // waiting is inside the bar, and an import knows no stream-ready.
     const bool drawQueued = m_trace->timing == engine::TimingSource::Cupti;
@@ -249,7 +262,9 @@ void LaneModel::buildIntervalLanes()
                 append(queuedByStream[std::size_t(o.stream)], o.readyToRunNs() - m_originNs, o.gpuStartNs - m_originNs,
                        i, kind);
             if (engine::isCopy(o.kind) && o.channel >= 0 && o.channelType == engine::ChannelType::AsyncCopy) {
-                ChannelCopies &c = byChannel[o.channel];
+                const int device =
+                    m_devices.empty() ? -1 : m_trace->streams[std::size_t(o.stream)].device; // channel ids are per GPU
+                ChannelCopies &c = byChannel[{device, o.channel}];
                 append(c.intervals, o.gpuStartNs - m_originNs, o.gpuEndNs - m_originNs, i, kind);
                 c.kinds.insert(o.kind);
                 c.streams.insert(o.stream);
@@ -317,12 +332,14 @@ void LaneModel::buildIntervalLanes()
         m_lanes.push_back(std::move(lane));
     }
 
-    for (auto &[channel, copies] : byChannel) {
+    for (auto &[where, copies] : byChannel) {
         if (copies.streams.size() < 2)
             continue;
+        const auto [device, channel] = where;
         Lane lane;
         lane.kind = LaneKind::CopyEngine;
         lane.source = channel;
+        lane.device = device;
         lane.title = QStringLiteral("copy channel %1").arg(channel);
         QStringList kinds;
         for (const engine::OpKind k : copies.kinds)
@@ -361,9 +378,11 @@ void pushStep(StepSeries &series, qint64 t, float v)
 } // namespace
 
 void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
-                                  const std::vector<engine::BandwidthStep> &bandwidth)
+                                  const std::vector<engine::BandwidthStep> &bandwidth, int device)
 {
     Lane h2d, d2h, d2d, compute;
+    for (Lane *lane : {&h2d, &d2h, &d2d, &compute})
+        lane->device = device;
     h2d.kind = LaneKind::H2DActivity;
     h2d.title = QStringLiteral("H2D copies");
     d2h.kind = LaneKind::D2HActivity;
@@ -382,7 +401,7 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
     auto countActive = [&](Lane &lane, auto counts) {
         std::vector<std::pair<qint64, int>> edges;
         for (const auto &op : rep().ops)
-            if (op.hasGpu() && counts(op.kind)) {
+            if (op.hasGpu() && counts(op.kind) && (device < 0 || engine::deviceOf(*m_trace, op) == device)) {
                 edges.emplace_back(op.gpuStartNs - m_originNs, +1);
                 edges.emplace_back(op.gpuEndNs - m_originNs, -1);
             }
@@ -406,22 +425,31 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
         // Which shared copy channel ran what, right under the counts of active copies.
         if (lane == &d2d) {
             for (Lane &channel : m_channelLanes)
-                m_lanes.push_back(std::move(channel));
-            m_channelLanes.clear();
+                if (channel.device == device)
+                    m_lanes.push_back(std::move(channel));
         }
     }
-    buildActivityLanes();
+    if (device < 0)
+        buildActivityLanes();
 
     Lane bw;
     bw.kind = LaneKind::Bandwidth;
+    bw.device = device;
     bw.title = QStringLiteral("bandwidth");
+    // Against the host link of this GPU, or of the fastest one.
+    bw.peakGBs = m_linkPeakGBs;
+    if (device >= 0) {
+        bw.peakGBs = 0;
+        for (const auto &d : m_trace->devices)
+            if (d.index == device)
+                bw.peakGBs = d.linkPeakGBs;
+    }
     for (const auto &step : bandwidth) {
         const qint64 t = step.timeNs - m_originNs;
         pushStep(bw.counts, t, float(step.h2dGBs));
         pushStep(bw.d2hBandwidth, t, float(step.d2hGBs));
     }
-    bw.subtitle =
-        m_linkPeakGBs > 0 ? QStringLiteral("GB/s · link %1").arg(m_linkPeakGBs, 0, 'f', 1) : QStringLiteral("GB/s");
+    bw.subtitle = bw.peakGBs > 0 ? QStringLiteral("GB/s · link %1").arg(bw.peakGBs, 0, 'f', 1) : QStringLiteral("GB/s");
     bw.counts.finish();
     bw.d2hBandwidth.finish();
     if (bw.counts.maxValue > 0 || bw.d2hBandwidth.maxValue > 0) // no copies, no bandwidth to show
@@ -485,6 +513,39 @@ void LaneModel::buildActivityLanes()
                               .arg(faults.intervals.size() == 1 ? QString() : QStringLiteral("s"));
         finishIntervals(faults.intervals);
         m_lanes.push_back(std::move(faults));
+    }
+}
+
+void LaneModel::buildPeerLinkLanes()
+{
+    for (const engine::PeerLinkStats &link : engine::peerLinkStats(*m_trace, m_repetition)) {
+        Lane lane;
+        lane.kind = LaneKind::PeerLink;
+        lane.peerSrc = link.src;
+        lane.peerDst = link.dst;
+        lane.peakGBs = link.peakGBs;
+        const bool known = link.src >= 0 && link.dst >= 0;
+        lane.title =
+            known ? QStringLiteral("P2P GPU %1\u2192%2").arg(link.src).arg(link.dst) : QStringLiteral("P2P copies");
+        // As the host link's lane says it ("GB/s · link 63.0"): "GB/s · NVLink 450 · 19.1 MiB".
+        const QString type = link.link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
+                             : link.link == engine::LinkType::Pcie ? QStringLiteral("PCIe")
+                                                                   : QString();
+        QStringList parts{QStringLiteral("GB/s")};
+        if (link.peakGBs > 0)
+            parts << QStringLiteral("%1 %2")
+                         .arg(type.isEmpty() ? QStringLiteral("link") : type)
+                         .arg(link.peakGBs, 0, 'f', 0);
+        else if (!type.isEmpty())
+            parts << type;
+        else if (!known)
+            parts << QStringLiteral("devices not recorded");
+        parts << formatBytes(link.bytes);
+        lane.subtitle = parts.join(QStringLiteral(" · "));
+        for (const engine::PeerRateStep &step : engine::peerLinkProfile(*m_trace, m_repetition, link.src, link.dst))
+            pushStep(lane.counts, step.timeNs - m_originNs, float(step.gbs));
+        lane.counts.finish();
+        m_lanes.push_back(std::move(lane));
     }
 }
 

@@ -2,7 +2,8 @@
 // QObject per op). Stream lanes hold GPU intervals, host-thread lanes hold API calls; both are sorted by
 // start with a running maximum of the ends, so the slice visible in a window is found by two binary
 // searches. Derived lanes hold step functions: H2D / D2H / compute active counts (engine::activityProfile)
-// and achieved bandwidth per direction (engine::bandwidthProfile) with the link's peak. Host ranges (NVTX,
+// and achieved bandwidth per direction (engine::bandwidthProfile) with the link's peak, per GPU where the
+// trace has several, and per direction between two GPUs for peer copies. Host ranges (NVTX,
 // Kineto's CPU ops) are rows under their thread's lane, one per depth; on demand (LaneOptions), a thin row
 // above each stream projects onto its ops the NVTX range each was launched in, as Nsight Systems does.
 // Times are nanoseconds relative to originNs() (the repetition's first host call or GPU start).
@@ -37,7 +38,8 @@ enum class LaneKind : std::uint8_t {
     Migration,
     PageFaults,
     HostRanges, // one depth of one host thread's ranges (intervals index Repetition::hostRanges)
-    NvtxProjection // above a stream: its ops, each drawn as the range it was launched in (intervals index ops)
+    NvtxProjection, // above a stream: its ops, each drawn as the range it was launched in (intervals index ops)
+    PeerLink // one direction between two GPUs: the achieved GB/s of its peer copies against the link's peak
 };
 
 // The colour of a host range on the range rows and projection rows, by its name (IntervalLane::styles
@@ -115,13 +117,18 @@ struct Lane {
     LaneKind kind = LaneKind::Stream;
     int source = -1; // stream or host-thread index in the trace (-1: unknown thread / derived lane)
     int depth = 0; // HostRanges: the row under the thread (0 = outermost)
+    // A derived lane (activity, bandwidth, copy channel) of one GPU in a trace whose streams are on
+    // several: that device; -1 for a lane over the whole trace (every derived lane of a single-GPU trace).
+    int device = -1;
+    double peakGBs = 0; // Bandwidth, PeerLink: the link's theoretical peak per direction, drawn dashed; 0 = unknown
+    int peerSrc = -1, peerDst = -1; // PeerLink: the two GPUs (-1, -1: copies whose devices were not recorded)
     QString title; // "copy0", "host thread 1", "H2D copies", ...
     QString subtitle; // "prio -1 · non-blocking", "12 calls", "peak 3 active", ...
     IntervalLane intervals; // HostThread, Stream, CopyEngine; Migration and PageFaults (ops = activity indexes)
     // Stream lanes of a trace that times execution (CUPTI, a profiler): [ready to run, execution start)
     // of each op that queued, drawn apart from execution. Empty for event-timed traces.
     IntervalLane queued;
-    StepSeries counts; // *Activity: number of active ops; Bandwidth: H2D GB/s
+    StepSeries counts; // *Activity: number of active ops; Bandwidth: H2D GB/s; PeerLink: GB/s
     StepSeries d2hBandwidth; // Bandwidth: D2H GB/s
 };
 
@@ -149,7 +156,10 @@ public:
 
     qint64 originNs() const { return m_originNs; }
     qint64 durationNs() const { return m_durationNs; } // extent is [0, durationNs)
-    double linkPeakGBs() const { return m_linkPeakGBs; }
+    double linkPeakGBs() const { return m_linkPeakGBs; } // the highest host link peak of the trace's GPUs
+    // The devices of the trace's streams, ascending, when there are two or more (then every derived lane
+    // is built once per device, Lane::device); empty for a single-GPU trace.
+    const std::vector<int> &devices() const { return m_devices; }
 
     int laneCount() const { return int(m_lanes.size()); }
     const Lane &lane(int index) const { return m_lanes[std::size_t(index)]; }
@@ -181,9 +191,13 @@ public:
 
 private:
     void buildIntervalLanes();
+    // The derived lanes of one device (device >= 0) or of the whole trace (-1, with the unified-memory
+    // lanes among them).
     void buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,
-                           const std::vector<engine::BandwidthStep> &bandwidth);
+                           const std::vector<engine::BandwidthStep> &bandwidth, int device);
     void buildActivityLanes();
+    // A PeerLink lane per direction that carried peer copies (engine::peerLinkStats), below the rest.
+    void buildPeerLinkLanes();
     // Host range rows under their threads and, with LaneOptions::projectNvtx, a projection row above each
     // stream; then the stream and host lane indexes again (lane_model_ranges.cpp).
     void buildRangeLanes();
@@ -196,6 +210,7 @@ private:
     qint64 m_originNs = 0;
     qint64 m_durationNs = 0;
     double m_linkPeakGBs = 0;
+    std::vector<int> m_devices;
     std::vector<Lane> m_lanes;
     std::vector<Lane> m_channelLanes; // CopyEngine lanes, built with the interval lanes, placed among the derived ones
     std::vector<int> m_streamLane; // stream index -> lane

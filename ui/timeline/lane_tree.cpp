@@ -30,7 +30,8 @@ bool isPlacedKind(LaneKind kind)
     case LaneKind::Bandwidth:
     case LaneKind::CopyEngine:
     case LaneKind::Migration:
-    case LaneKind::PageFaults: return true;
+    case LaneKind::PageFaults:
+    case LaneKind::PeerLink: return true;
     case LaneKind::HostRanges: // under their thread
     case LaneKind::NvtxProjection: return false; // with their stream
     }
@@ -39,6 +40,12 @@ bool isPlacedKind(LaneKind kind)
 
 QString derivedKey(const Lane &lane)
 {
+    // A derived lane of one GPU of several: the same key per device ("h2d@gpu1").
+    if (lane.device >= 0 && lane.kind != LaneKind::HostThread && lane.kind != LaneKind::Stream) {
+        Lane whole = lane;
+        whole.device = -1;
+        return derivedKey(whole) + QStringLiteral("@gpu%1").arg(lane.device);
+    }
     switch (lane.kind) {
     case LaneKind::H2DActivity: return QStringLiteral("h2d");
     case LaneKind::D2HActivity: return QStringLiteral("d2h");
@@ -50,6 +57,8 @@ QString derivedKey(const Lane &lane)
     case LaneKind::PageFaults: return QStringLiteral("faults");
     case LaneKind::HostThread: return QStringLiteral("thread:%1").arg(lane.source);
     case LaneKind::Stream: return QStringLiteral("stream:%1").arg(lane.source);
+    case LaneKind::PeerLink: return QStringLiteral("p2p:%1>%2").arg(lane.peerSrc).arg(lane.peerDst);
+    default: break;
     }
     return QStringLiteral("lane%1:%2:%3").arg(int(lane.kind)).arg(lane.source).arg(lane.title);
 }
@@ -175,14 +184,17 @@ void LaneTree::placeLanes()
             m_top.push_back({-1, index});
         return index;
     };
-    // Streams of one scope: in device groups when they are on more than one device, else as lanes of
-    // `parent` (or loose at the top level).
+    // Streams of one scope: in device groups when they are on more than one device, or when the trace's
+    // streams are (a group per GPU, which also holds that GPU's derived lanes); else as lanes of `parent`
+    // (or loose at the top level).
+    const bool multiDevice = !model.devices().empty();
+    std::map<int, int> deviceGroup; // device -> its first group, where its derived lanes go
     auto placeStreams = [&](const std::vector<int> &scopeStreams, int parent, qint64 pid) {
         std::vector<int> devices;
         for (const int i : scopeStreams)
             if (std::find(devices.begin(), devices.end(), streamDevice(i)) == devices.end())
                 devices.push_back(streamDevice(i));
-        if (devices.size() < 2) {
+        if (devices.empty() || (devices.size() < 2 && !multiDevice)) {
             for (const int i : scopeStreams) {
                 if (parent >= 0)
                     m_groups[std::size_t(parent)].lanes.push_back(i);
@@ -202,7 +214,7 @@ void LaneTree::placeLanes()
                 if (streamDevice(i) == device)
                     g.lanes.push_back(i);
             g.subtitle = plural(qsizetype(g.lanes.size()), "stream", "streams");
-            addGroup(std::move(g), parent);
+            deviceGroup.emplace(device, addGroup(std::move(g), parent));
         }
     };
 
@@ -259,8 +271,14 @@ void LaneTree::placeLanes()
             m_top.push_back({i, -1});
         placeStreams(streams, -1, -1);
     }
-    for (const int i : derived)
-        m_top.push_back({i, -1});
+    // Derived lanes of one GPU go with its streams; the rest, trace-wide, below every group.
+    for (const int i : derived) {
+        const auto it = deviceGroup.find(model.lane(i).device);
+        if (model.lane(i).device >= 0 && it != deviceGroup.end())
+            m_groups[std::size_t(it->second)].lanes.push_back(i);
+        else
+            m_top.push_back({i, -1});
+    }
 
     // Every lane under each group (sub-rows with their anchors), and each lane's innermost group.
     std::function<void(int, int)> collect = [&](int g, int into) {
@@ -290,8 +308,12 @@ void LaneTree::labelLanes()
     m_labels.resize(std::size_t(n));
     std::map<QString, std::vector<int>> byTitle;
     for (int i = 0; i < n; ++i) {
-        m_labels[std::size_t(i)] = model.lane(i).title;
-        byTitle[model.lane(i).title].push_back(i);
+        // A derived lane of one GPU of several says which ("compute · GPU 1"), also pinned out of its group.
+        const Lane &lane = model.lane(i);
+        m_labels[std::size_t(i)] = lane.device >= 0 && !isThreadOrStream(lane.kind)
+                                       ? QStringLiteral("%1 · GPU %2").arg(lane.title).arg(lane.device)
+                                       : lane.title;
+        byTitle[m_labels[std::size_t(i)]].push_back(i);
     }
     for (const auto &[title, lanes] : byTitle) {
         if (lanes.size() < 2)
@@ -323,6 +345,24 @@ void LaneTree::labelLanes()
             const std::uint64_t tid = trace.hostThreads[std::size_t(lane.source)].nativeId;
             if (tid != 0)
                 m_labels[std::size_t(i)] += QStringLiteral(" · tid %1").arg(tid);
+        }
+    }
+    // A sub-row (NVTX rows under a thread, a projection row over a stream) alike another takes what
+    // told its lane apart: "NVTX · depth 1 · pid 145" under "python3 · pid 145", not "#1" by model order.
+    {
+        std::map<QString, int> seen;
+        for (int i = 0; i < n; ++i)
+            ++seen[m_labels[std::size_t(i)]];
+        for (int i = 0; i < n; ++i) {
+            const int anchor = m_anchor[std::size_t(i)];
+            if (anchor < 0 || seen[m_labels[std::size_t(i)]] < 2)
+                continue;
+            const QString &anchorTitle = model.lane(anchor).title;
+            const QString &anchorLabel = m_labels[std::size_t(anchor)];
+            if (anchorLabel.startsWith(anchorTitle) && anchorLabel.size() > anchorTitle.size())
+                m_labels[std::size_t(i)] += anchorLabel.mid(anchorTitle.size());
+            else if (model.lane(anchor).kind == LaneKind::Stream && model.lane(anchor).source >= 0)
+                m_labels[std::size_t(i)] += QStringLiteral(" · %1").arg(anchorLabel);
         }
     }
     // Whatever is still alike is numbered in model order.

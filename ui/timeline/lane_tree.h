@@ -4,10 +4,12 @@
 // its namesakes ("python3 · pid 145", "pt_thread_pool · tid 5012").
 //
 // A level is drawn only where it separates something: process groups when the lanes come from more
-// than one process or the trace names its rank (PyTorch's distributedInfo), device groups when a
-// process (or the trace, without process groups) has streams on more than one device. A single-process,
-// single-GPU run therefore looks as it always did. Derived lanes (active copies, compute, bandwidth,
-// copy channels, unified memory) are trace-wide and stay ungrouped, below the groups.
+// than one process or the trace names its rank (PyTorch's distributedInfo), device groups ("GPU 1 ·
+// NVIDIA H100") when the trace's streams are on more than one device. A single-GPU run therefore looks
+// as it always did: its derived lanes (active copies, compute, bandwidth, copy channels) are trace-wide
+// and stay ungrouped, below the groups. In a trace of several GPUs each GPU's derived lanes
+// (LaneModel builds them per device) sit in its group, under its streams (in the first group of that
+// GPU where several processes drive it); unified memory and peer links stay below the groups.
 //
 // Lanes are placed generically: a thread or stream by what the trace says about it, a derived lane at
 // the bottom, and a lane of a kind the tree does not know (a sub-row of another lane, such as NVTX

@@ -87,8 +87,8 @@ void StackedTimelines::setViewModes(bool presentation, bool dark, int minHeight)
         if (presentation && model) {
             // The lanes that tell variants apart at a glance: what the copy engines and the SMs did.
             std::uint32_t kinds = 0;
-            for (const LaneKind kind :
-                 {LaneKind::H2DActivity, LaneKind::D2HActivity, LaneKind::D2DActivity, LaneKind::ComputeActivity})
+            for (const LaneKind kind : {LaneKind::H2DActivity, LaneKind::D2HActivity, LaneKind::D2DActivity,
+                                        LaneKind::ComputeActivity, LaneKind::PeerLink})
                 for (const Lane &lane : model->lanes())
                     if (lane.kind == kind)
                         kinds |= 1u << unsigned(kind);

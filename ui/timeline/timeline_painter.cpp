@@ -193,7 +193,7 @@ long long TimelinePainter::laneWorkEstimate(int row, const TimeMapping &mapping,
         work += (long long)(last - first);
     } else {
         // Derived lanes cost a search and a min/max per column and layer.
-        work *= lane.kind == LaneKind::Bandwidth ? 8 : 4;
+        work *= lane.kind == LaneKind::Bandwidth ? 8 : 4; // a peer link: one layer, as a counter
     }
     return work;
 }
@@ -225,7 +225,8 @@ int TimelinePainter::nominalHeight(const Lane &lane) const
     case LaneKind::D2HActivity:
     case LaneKind::D2DActivity:
     case LaneKind::ComputeActivity: return m_metrics.counterLaneHeight;
-    case LaneKind::Bandwidth: return m_metrics.bandwidthLaneHeight;
+    case LaneKind::Bandwidth:
+    case LaneKind::PeerLink: return m_metrics.bandwidthLaneHeight;
     case LaneKind::HostRanges:
     case LaneKind::NvtxProjection: return m_metrics.rangeLaneHeight;
     }
@@ -394,7 +395,8 @@ bool TimelinePainter::paintLane(QPainter &p, int rowIndex, const QRect &rect, co
     case LaneKind::D2HActivity:
     case LaneKind::D2DActivity:
     case LaneKind::ComputeActivity: paintCounter(p, lane, rect, background, mapping, clipX0, clipX1); break;
-    case LaneKind::Bandwidth: paintBandwidth(p, lane, rect, background, mapping, clipX0, clipX1); break;
+    case LaneKind::Bandwidth:
+    case LaneKind::PeerLink: paintBandwidth(p, lane, rect, background, mapping, clipX0, clipX1); break;
     case LaneKind::HostRanges:
     case LaneKind::NvtxProjection: edgeDependent = paintRanges(p, lane, rect, mapping, clipX0, clipX1); break;
     }

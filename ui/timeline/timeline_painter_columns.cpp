@@ -336,7 +336,7 @@ void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &r
 void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                                      const TimeMapping &mapping, int clipX0, int clipX1) const
 {
-    const double peak = m_model->linkPeakGBs();
+    const double peak = lane.peakGBs;
     const double top = std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), peak});
     if (top <= 0)
         return;
@@ -345,13 +345,19 @@ void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect 
     const double scale = (rect.height() - 2 * pad - 1) / (top * 1.08);
     thread_local std::vector<float> h2dLo, h2dHi, d2hLo, d2hHi;
     columnMinMax(lane.counts, mapping, clipX0, clipX1, m_model->durationNs(), h2dLo, h2dHi);
-    columnMinMax(lane.d2hBandwidth, mapping, clipX0, clipX1, m_model->durationNs(), d2hLo, d2hHi);
-    // D2H on top, translucent, so simultaneous transfers in both directions both stay visible.
-    QColor d2h = m_palette->d2h();
-    d2h.setAlpha(200);
-    const std::array<ColumnLayer, 2> layers{ColumnLayer{&h2dLo, &h2dHi, m_palette->h2d()},
-                                            ColumnLayer{&d2hLo, &d2hHi, d2h}};
-    drawColumnLayers(p, layers.data(), 2, background, mapping, clipX0, baseline, scale);
+    if (lane.kind == LaneKind::PeerLink) {
+        // One direction between two GPUs: one layer, in the P2P copy's colour.
+        const ColumnLayer layer{&h2dLo, &h2dHi, m_palette->opColor(engine::OpKind::CopyP2P)};
+        drawColumnLayers(p, &layer, 1, background, mapping, clipX0, baseline, scale);
+    } else {
+        columnMinMax(lane.d2hBandwidth, mapping, clipX0, clipX1, m_model->durationNs(), d2hLo, d2hHi);
+        // D2H on top, translucent, so simultaneous transfers in both directions both stay visible.
+        QColor d2h = m_palette->d2h();
+        d2h.setAlpha(200);
+        const std::array<ColumnLayer, 2> layers{ColumnLayer{&h2dLo, &h2dHi, m_palette->h2d()},
+                                                ColumnLayer{&d2hLo, &d2hHi, d2h}};
+        drawColumnLayers(p, layers.data(), 2, background, mapping, clipX0, baseline, scale);
+    }
     if (peak > 0) {
         const double y = std::round(baseline - peak * scale) + 0.5;
         QPen pen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine);

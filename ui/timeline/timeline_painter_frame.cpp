@@ -173,6 +173,8 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
             key = m_palette->opColor(engine::OpKind::CopyD2D);
         else if (lane.kind == LaneKind::ComputeActivity)
             key = m_palette->compute();
+        else if (lane.kind == LaneKind::PeerLink)
+            key = m_palette->opColor(engine::OpKind::CopyP2P);
         if (key.isValid()) {
             p.fillRect(QRect(textLeft - 2, r.top() + 4, 4, r.height() - 8), key);
             textLeft += 6;
@@ -209,15 +211,15 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
             p.drawText(QRect(textLeft, r.top(), textWidth, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
                        tm.elidedText(label, Qt::ElideRight, textWidth));
         }
-        if (lane.kind == LaneKind::Bandwidth && twoLines) {
+        if ((lane.kind == LaneKind::Bandwidth || lane.kind == LaneKind::PeerLink) && twoLines) {
             // The scale of the lane: its top in GB/s.
             const double top =
-                std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), m_model->linkPeakGBs()})
-                * 1.08;
+                std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), lane.peakGBs}) * 1.08;
             p.setFont(m_metrics.smallFont);
             p.setPen(m_palette->mutedText());
             p.drawText(QRect(textLeft, r.top() + 2, textWidth, sm.height()), Qt::AlignRight | Qt::AlignTop,
-                       QString::number(top, 'f', top >= 10 ? 0 : 1));
+                       top >= 1 ? QString::number(top, 'f', top >= 10 ? 0 : 1)
+                                : QString::number(top, 'g', 2)); // a few bytes' copies: "0.0012", not "0.0"
             p.drawText(QRect(textLeft, r.bottom() - sm.height() - 1, textWidth, sm.height()),
                        Qt::AlignRight | Qt::AlignBottom, QStringLiteral("0"));
         }
@@ -351,12 +353,31 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
             p.fillRect(s, QBrush(m_palette->blockingHatch(), Qt::BDiagPattern));
         });
     }
-    if (m_model->linkPeakGBs() > 0) {
-        entry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1), [&](const QRect &s) {
+    auto peakEntry = [&](const QString &text) {
+        entry(text, [&](const QRect &s) {
             p.setPen(QPen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine));
             p.drawLine(QPointF(s.left(), s.center().y() + 0.5), QPointF(s.right() + 1, s.center().y() + 0.5));
         });
+    };
+    if (m_model->linkPeakGBs() > 0)
+        peakEntry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1));
+    // The peer links' peaks, each once ("NVLink peak 450 GB/s"), where their lanes are drawn.
+    std::vector<QString> peers;
+    for (const LaneRow &row : m_rows) {
+        if (row.lane < 0 || m_model->lane(row.lane).kind != LaneKind::PeerLink || m_model->lane(row.lane).peakGBs <= 0)
+            continue;
+        const engine::PeerLink *link =
+            engine::findPeerLink(m_model->trace(), m_model->lane(row.lane).peerSrc, m_model->lane(row.lane).peerDst);
+        const QString type = link && link->link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
+                             : link && link->link == engine::LinkType::Pcie ? QStringLiteral("PCIe P2P")
+                                                                            : QStringLiteral("peer link");
+        const QString text =
+            QStringLiteral("%1 peak %2 GB/s").arg(type).arg(m_model->lane(row.lane).peakGBs, 0, 'f', 0);
+        if (std::find(peers.begin(), peers.end(), text) == peers.end())
+            peers.push_back(text);
     }
+    for (const QString &text : peers)
+        peakEntry(text);
     p.restore();
 }
 

@@ -1,5 +1,5 @@
 // Tests of engine/analysis/summary_metrics.h: the one list of summary metrics the CLI and the app show,
-// read from the bundled examples recorded on a GPU.
+// read from the bundled examples recorded on a GPU, and per device on a hand-made trace of two GPUs.
 #include <QtTest>
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 
 #include "engine/analysis/summary_metrics.h"
 #include "engine/formats/trace_io.h"
+#include "tests/engine/trace_fixture.h"
 
 using namespace streamscope::engine;
 
@@ -82,6 +83,87 @@ private slots:
         QVERIFY(h2d->spread.min > 1);
         QVERIFY(std::isnan(h2d->value(summary.repetitions[0])));
         QCOMPARE(formatMetric(h2d->unit, h2d->value(summary.repetitions[0])), std::string("-"));
+    }
+
+    void perDeviceRowsOnTwoGpus()
+    {
+        const Trace trace = streamscope::test::twoGpuTrace();
+        const TraceSummary summary = summarize(trace);
+        const auto metrics = summaryMetrics(trace, summary);
+        auto median = [&](const std::string &label) {
+            const SummaryMetric *m = find(metrics, label);
+            return m ? m->spread.median : -1.0;
+        };
+        // As worked out in trace_fixture.h.
+        QCOMPARE(median("Makespan"), 750'000.0);
+        QCOMPARE(median("GPU 0: busy"), 400.0 / 750.0);
+        QCOMPARE(median("GPU 0: kernel time"), 200'000.0);
+        QCOMPARE(median("GPU 0: copy time"), 200'000.0);
+        QCOMPARE(median("GPU 0: bytes copied"), 25e6);
+        QCOMPARE(median("GPU 1: busy"), 350.0 / 750.0);
+        QCOMPARE(median("GPU 1: kernel time"), 200'000.0);
+        QCOMPARE(median("GPU 1: copy time"), 150'000.0);
+        QCOMPARE(median("GPU 1: bytes copied"), 15e6);
+        QCOMPARE(median("P2P GPU 0→"
+                        "1: bytes"),
+                 20e6);
+        QCOMPARE(median("P2P GPU 0→"
+                        "1: bandwidth"),
+                 200.0);
+        QCOMPARE(median("P2P GPU 0→"
+                        "1: of NVLink peak"),
+                 200.0 / 450.0);
+        QCOMPARE(median("P2P GPU 1→"
+                        "0: bytes"),
+                 10e6);
+        QCOMPARE(median("P2P GPU 1→"
+                        "0: bandwidth"),
+                 200.0);
+        QCOMPARE(formatMetric(MetricUnit::Fraction, median("P2P GPU 0→"
+                                                           "1: of NVLink peak")),
+                 std::string("44.4 %"));
+        // Without the topology: the bandwidth still, no share of a peak nobody recorded.
+        Trace unknown = trace;
+        unknown.peerLinks.clear();
+        const auto bare = summaryMetrics(unknown, summarize(unknown));
+        QVERIFY(find(bare, "P2P GPU 0→"
+                           "1: bandwidth"));
+        QVERIFY(!find(bare, "P2P GPU 0→"
+                            "1: of NVLink peak"));
+        // In order: GPU 0's rows, then GPU 1's, after the per-stream rows.
+        const auto at = [&](const std::string &label) {
+            return std::find_if(metrics.begin(), metrics.end(),
+                                [&](const SummaryMetric &m) { return m.label == label; })
+                   - metrics.begin();
+        };
+        QVERIFY(at("Busy: gpu1 copy") < at("GPU 0: busy"));
+        QVERIFY(at("GPU 0: bytes copied") < at("GPU 1: busy"));
+        QVERIFY(at("GPU 1: bytes copied") < at("P2P GPU 0→"
+                                               "1: bytes"));
+        QVERIFY(at("P2P GPU 0→"
+                   "1: of NVLink peak")
+                < at("P2P GPU 1→"
+                     "0: bytes"));
+        const auto &links = summary.repetitions[0].peerLinks;
+        QCOMPARE(links.size(), std::size_t(2));
+        QCOMPARE(links[0].copies, 1);
+        QCOMPARE(links[0].busyNs, std::int64_t(100'000));
+        QVERIFY(links[1].link == LinkType::NvLink);
+        const auto &devices = summary.repetitions[0].devices;
+        QCOMPARE(devices.size(), std::size_t(2));
+        QCOMPARE(devices[1].device, 1);
+        QCOMPARE(devices[1].ops, 3);
+        QCOMPARE(devices[1].d2hBytes, std::uint64_t(5'000'000));
+        QCOMPARE(devices[0].h2dBytes, std::uint64_t(5'000'000));
+
+        // One GPU (the bundled examples, or this trace on one device): no per-device rows at all.
+        Trace one = trace;
+        for (StreamInfo &s : one.streams)
+            s.device = 0;
+        const auto single = summaryMetrics(one, summarize(one));
+        QVERIFY(std::none_of(single.begin(), single.end(),
+                             [](const SummaryMetric &m) { return m.label.rfind("GPU 0:", 0) == 0; }));
+        QVERIFY(summarize(one).repetitions[0].devices.empty());
     }
 
     void emptyTraceHasNone()

@@ -1,8 +1,10 @@
 // Tests of ui::LaneModel: lane order and titles, sorted interval arrays with running max ends, the
-// visible-slice search, picking, derived activity and bandwidth lanes, and errors.
+// visible-slice search, picking, derived activity and bandwidth lanes (per GPU in a trace of two), and
+// errors.
 #include <QtTest>
 
 #include "engine/model/errors.h"
+#include "tests/engine/trace_fixture.h"
 #include "tests/ui/timeline/timeline_test_trace.h"
 #include "ui/timeline/lane_model.h"
 
@@ -86,6 +88,66 @@ private slots:
         QCOMPARE(bw.d2hBandwidth.valueAt(350'000), 20.0f); // 1 MB in 50 µs
         QCOMPARE(bw.d2hBandwidth.valueAt(50'000), 0.0f);
         QCOMPARE(bw.counts.indexAt(-5), std::ptrdiff_t(-1));
+    }
+
+    void derivedLanesPerDevice()
+    {
+        // Two GPUs (trace_fixture.h): the derived lanes once per GPU, each counting only its own ops and
+        // its bandwidth against its own host link; a single-GPU model has them once, trace-wide.
+        engine::Trace trace = streamscope::test::twoGpuTrace();
+        trace.devices[1].linkPeakGBs = 32.0; // a PCIe gen4 GPU beside a gen5 one
+        const LaneModel model(trace, 0);
+        QCOMPARE(model.devices(), (std::vector<int>{0, 1}));
+        std::vector<std::pair<LaneKind, int>> derived;
+        for (const auto &lane : model.lanes())
+            if (lane.kind != LaneKind::HostThread && lane.kind != LaneKind::Stream)
+                derived.emplace_back(lane.kind, lane.device);
+        QCOMPARE(derived, (std::vector<std::pair<LaneKind, int>>{{LaneKind::H2DActivity, 0},
+                                                                 {LaneKind::ComputeActivity, 0},
+                                                                 {LaneKind::Bandwidth, 0},
+                                                                 {LaneKind::D2HActivity, 1},
+                                                                 {LaneKind::ComputeActivity, 1},
+                                                                 {LaneKind::Bandwidth, 1},
+                                                                 {LaneKind::PeerLink, -1},
+                                                                 {LaneKind::PeerLink, -1}}));
+        // A lane per direction of the peer link: its copies' GB/s against the link's peak.
+        const auto &forward = model.lanes()[model.lanes().size() - 2];
+        QCOMPARE(forward.title, QStringLiteral("P2P GPU 0\u21921"));
+        QCOMPARE(forward.peerSrc, 0);
+        QCOMPARE(forward.peerDst, 1);
+        QCOMPARE(forward.peakGBs, 450.0);
+        QCOMPARE(forward.counts.valueAt(299'999), 0.0f);
+        QCOMPARE(forward.counts.valueAt(300'000), 200.0f); // 20 MB in 100 µs
+        QCOMPARE(forward.counts.valueAt(400'000), 0.0f);
+        QCOMPARE(model.lanes().back().counts.valueAt(620'000), 200.0f); // 10 MB in 50 µs, GPU 1 -> 0
+        QCOMPARE(model.lanes().back().counts.valueAt(350'000), 0.0f);
+        auto find = [&](LaneKind kind, int device) -> const streamscope::ui::Lane & {
+            for (const auto &lane : model.lanes())
+                if (lane.kind == kind && lane.device == device)
+                    return lane;
+            return model.lanes().front();
+        };
+        const auto &compute0 = find(LaneKind::ComputeActivity, 0).counts;
+        QCOMPARE(compute0.valueAt(150'000), 1.0f); // B on GPU 0
+        QCOMPARE(compute0.valueAt(500'000), 0.0f); // D is GPU 1's
+        QCOMPARE(find(LaneKind::ComputeActivity, 1).counts.valueAt(500'000), 1.0f);
+        QCOMPARE(find(LaneKind::Bandwidth, 0).counts.valueAt(50'000), 50.0f); // 5 MB in 100 µs
+        QCOMPARE(find(LaneKind::Bandwidth, 0).d2hBandwidth.maxValue, 0.0f);
+        QCOMPARE(find(LaneKind::Bandwidth, 1).d2hBandwidth.valueAt(700'000), 50.0f);
+        QCOMPARE(find(LaneKind::Bandwidth, 0).peakGBs, 63.0);
+        QCOMPARE(find(LaneKind::Bandwidth, 1).peakGBs, 32.0);
+        QCOMPARE(find(LaneKind::Bandwidth, 1).subtitle, QStringLiteral("GB/s · link 32.0"));
+
+        for (auto &s : trace.streams)
+            s.device = 0;
+        std::erase_if(trace.repetitions[0].ops,
+                      [](const engine::OpRecord &o) { return o.kind == engine::OpKind::CopyP2P; });
+        const LaneModel one(trace, 0);
+        QVERIFY(one.devices().empty());
+        for (const auto &lane : one.lanes())
+            QCOMPARE(lane.device, -1);
+        QCOMPARE(one.lanes().back().kind, LaneKind::Bandwidth);
+        QCOMPARE(one.lanes().back().peakGBs, 63.0); // the fastest link of the trace
     }
 
     // A CUPTI-timed trace: an op that waited between ready and execution gets a queued segment in its

@@ -11,7 +11,9 @@
 
 #include <set>
 
+#include "engine/formats/native_format.h"
 #include "engine/formats/trace_io.h"
+#include "tests/engine/trace_fixture.h"
 #include "ui/document/trace_document.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/lane_tree.h"
@@ -124,12 +126,15 @@ private slots:
         const auto trace = makeTwoProcessTrace();
         const LaneModel model(*trace, 0);
         const LaneTree tree(model);
-        // Two processes (by pid), the first with a device group per GPU.
+        // Two processes (by pid), each with a group per GPU it drives: the trace has two GPUs.
         QStringList keys;
         for (const LaneGroup &g : tree.groups())
             keys << g.key;
         QCOMPARE(keys, (QStringList{QStringLiteral("process:100"), QStringLiteral("device:0@100"),
-                                    QStringLiteral("device:1@100"), QStringLiteral("process:200")}));
+                                    QStringLiteral("device:1@100"), QStringLiteral("process:200"),
+                                    QStringLiteral("device:1@200")}));
+        QCOMPARE(tree.group(1).title, QStringLiteral("GPU 0 · Test GPU"));
+        QCOMPARE(tree.group(4).parent, 3);
         QCOMPARE(tree.group(0).title, QStringLiteral("python3 (pid 100)"));
         QCOMPARE(tree.group(0).subtitle, QStringLiteral("3 threads · 2 streams"));
         QCOMPARE(tree.group(1).parent, 0);
@@ -145,7 +150,8 @@ private slots:
         QVERIFY(l.contains(QStringLiteral("stream 7 · GPU 1")));
         QCOMPARE(int(std::set<QString>(l.begin(), l.end()).size()), l.size());
 
-        // Rows: process 100's threads, its device groups, process 200, then the derived lanes.
+        // Rows: process 100's threads, its device groups (each GPU's stream, then that GPU's compute
+        // lane), process 200 and its GPU 1 group. GPU 1's derived lanes are in its first group only.
         const std::vector<LaneRow> rows = tree.rows({});
         QVERIFY(rows[0].isGroup() && rows[0].group == 0 && rows[0].depth == 0);
         for (int r = 1; r <= 3; ++r) {
@@ -155,15 +161,23 @@ private slots:
         QVERIFY(rows[4].isGroup() && rows[4].group == 1);
         QCOMPARE(rows[5].depth, 2);
         QCOMPARE(model.lane(rows[5].lane).source, 0);
-        QVERIFY(rows[8].isGroup() && rows[8].group == 3);
-        QCOMPARE(model.lane(rows.back().lane).kind, LaneKind::ComputeActivity);
+        QCOMPARE(model.lane(rows[6].lane).kind, LaneKind::ComputeActivity);
+        QCOMPARE(model.lane(rows[6].lane).device, 0);
+        QCOMPARE(tree.laneKey(rows[6].lane), QStringLiteral("compute@gpu0"));
+        QCOMPARE(tree.uniqueLabel(rows[6].lane), QStringLiteral("compute · GPU 0"));
+        QVERIFY(rows[7].isGroup() && rows[7].group == 2);
+        QCOMPARE(model.lane(rows[9].lane).kind, LaneKind::ComputeActivity);
+        QCOMPARE(model.lane(rows[9].lane).device, 1);
+        QVERIFY(rows[10].isGroup() && rows[10].group == 3);
+        QVERIFY(rows[12].isGroup() && rows[12].group == 4);
+        QCOMPARE(rows.back().lane, model.streamLane(2));
         QCOMPARE(countLaneRows(rows), model.laneCount());
 
         // Collapsed: one row for process 100; its busy time counts its five thread and stream lanes.
         ui::LaneViewState state;
         state.collapsed.insert(QStringLiteral("process:100"));
         const std::vector<LaneRow> folded = tree.rows(state);
-        QCOMPARE(folded.size(), rows.size() - 7);
+        QCOMPARE(folded.size(), rows.size() - 9);
         QVERIFY(folded[0].isGroup() && folded[0].collapsed);
         QCOMPARE(tree.group(0).busyLanes, 5);
         QCOMPARE(tree.group(0).busy.maxValue, 2.0f); // thread 0's call and its op at [0, 5): both busy
@@ -200,6 +214,65 @@ private slots:
             QCOMPARE(rows[std::size_t(i)].lane, i);
     }
 
+    void twoGpusWithPeerCopies()
+    {
+        // A thread per GPU (no process ids: a run of StreamScope's own) and peer copies both ways: the
+        // threads at the top as before, a group per GPU with its streams and derived lanes, and a lane
+        // per direction of the peer link below.
+        const auto trace = std::make_shared<const engine::Trace>(test::twoGpuTrace());
+        const LaneModel model(*trace, 0);
+        const LaneTree tree(model);
+        QStringList keys;
+        for (const LaneGroup &g : tree.groups())
+            keys << g.key + QStringLiteral("=") + g.title;
+        QCOMPARE(keys, (QStringList{QStringLiteral("device:0=GPU 0 · NVIDIA H100 80GB HBM3"),
+                                    QStringLiteral("device:1=GPU 1 · NVIDIA H100 80GB HBM3")}));
+        QStringList rows;
+        for (const LaneRow &r : tree.rows({}))
+            rows << (r.isGroup() ? QStringLiteral("[%1]").arg(tree.group(r.group).key)
+                                 : QString(r.depth, QLatin1Char(' ')) + tree.uniqueLabel(r.lane));
+        QCOMPARE(rows, (QStringList{QStringLiteral("worker gpu0"), QStringLiteral("worker gpu1"),
+                                    QStringLiteral("[device:0]"), QStringLiteral(" gpu0 copy"),
+                                    QStringLiteral(" gpu0 compute"), QStringLiteral(" H2D copies · GPU 0"),
+                                    QStringLiteral(" compute · GPU 0"), QStringLiteral(" bandwidth · GPU 0"),
+                                    QStringLiteral("[device:1]"), QStringLiteral(" gpu1 compute"),
+                                    QStringLiteral(" gpu1 copy"), QStringLiteral(" D2H copies · GPU 1"),
+                                    QStringLiteral(" compute · GPU 1"), QStringLiteral(" bandwidth · GPU 1"),
+                                    QStringLiteral("P2P GPU 0\u21921"), QStringLiteral("P2P GPU 1\u21920")}));
+        const int link = tree.laneByKey(QStringLiteral("p2p:0>1"));
+        QVERIFY(link >= 0);
+        QCOMPARE(model.lane(link).subtitle, QStringLiteral("GB/s · NVLink 450 · 19.1 MiB"));
+
+        // Drawn: the peer link's lane shows its copy in the P2P colour below the dashed peak, at
+        // 200 / 450 of the lane's scale; the label column names the GPUs' models.
+        ui::TraceDocument document;
+        document.setTrace(trace, QStringLiteral("two GPUs"), QString());
+        ui::TimelineView view;
+        view.resize(1280, 720);
+        view.setDocument(&document);
+        QImage image(view.size(), QImage::Format_RGB32);
+        view.render(&image);
+        const test::ViewGeometry g = test::viewGeometry(view, view.rect());
+        int linkRow = -1;
+        for (std::size_t r = 0; r < view.rows().size(); ++r)
+            if (view.rows()[r].lane == link)
+                linkRow = int(r);
+        QVERIFY(linkRow >= 0);
+        const QRect lane = g.layout.lanes[std::size_t(linkRow)];
+        const int x = int(g.mapping.toX(qint64(350'000))); // C in flight
+        int ink = 0;
+        for (int y = lane.top() + 2; y < lane.bottom() - 2; ++y)
+            ink += image.pixelColor(x, y) != image.pixelColor(int(g.mapping.toX(qint64(250'000))), y) ? 1 : 0;
+        if (const QString out = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+            image.save(out + QStringLiteral("/two-gpus-peer-copies-view.png"));
+            engine::writeNativeTrace(*trace, (out + QStringLiteral("/two-gpus-peer-copies.sstrace")).toStdString());
+        }
+        // The bar reaches 200 / (450 * 1.08) of the lane's plot height, give or take the padding.
+        const double expected = (lane.height() - 7) * 200.0 / (450.0 * 1.08);
+        QVERIFY2(std::abs(ink - expected) <= 4,
+                 qPrintable(QStringLiteral("ink %1 px, expected %2").arg(ink).arg(expected)));
+    }
+
     void torchrunGroupsByProcess()
     {
         const QString path = realTrace("nsys-2026.2.1_2xh100_torchrun_windowed.sqlite");
@@ -207,22 +280,47 @@ private slots:
         const auto trace = load(path);
         const LaneModel model(*trace, 0);
         const LaneTree tree(model);
-        // Two ranks' python processes, each with its threads and its GPU's stream.
-        QCOMPARE(int(tree.groups().size()), 2);
+        // Two ranks' python processes, each with its threads and a group for its GPU: the GPU's stream
+        // and its derived lanes (copies, compute, bandwidth), none of them left trace-wide.
+        QCOMPARE(model.devices(), (std::vector<int>{0, 1}));
+        QCOMPARE(int(tree.groups().size()), 4);
+        QStringList processKeys;
         for (const LaneGroup &g : tree.groups()) {
-            QCOMPARE(g.level, LaneGroup::Level::Process);
+            if (g.level == LaneGroup::Level::Device)
+                continue;
+            processKeys << g.key;
             QVERIFY2(g.title.startsWith(QStringLiteral("python3 (pid ")), qPrintable(g.title));
-            int streams = 0, threads = 0;
+            QCOMPARE(int(g.lanes.size()), 2); // the threads
             for (const int lane : g.lanes)
-                (model.lane(lane).kind == LaneKind::Stream ? streams : threads)++;
-            QCOMPARE(streams, 1);
-            QCOMPARE(threads, 2);
+                QCOMPARE(model.lane(lane).kind, LaneKind::HostThread);
+            QCOMPARE(int(g.children.size()), 1);
+            const LaneGroup &gpu = tree.group(g.children[0]);
+            QCOMPARE(gpu.level, LaneGroup::Level::Device);
+            const int device = model.lane(gpu.lanes[0]).kind == LaneKind::Stream
+                                   ? trace->streams[std::size_t(model.lane(gpu.lanes[0]).source)].device
+                                   : -1;
+            QCOMPARE(gpu.title, QStringLiteral("GPU %1").arg(device)); // the export names no model
+            std::set<LaneKind> kinds;
+            for (const int lane : gpu.lanes) {
+                kinds.insert(model.lane(lane).kind);
+                if (model.lane(lane).kind != LaneKind::Stream)
+                    QCOMPARE(model.lane(lane).device, device);
+            }
+            QCOMPARE(kinds, (std::set<LaneKind>{LaneKind::Stream, LaneKind::H2DActivity, LaneKind::D2DActivity,
+                                                LaneKind::ComputeActivity, LaneKind::Bandwidth}));
         }
-        QVERIFY(tree.group(0).key < tree.group(1).key); // by pid
+        QCOMPARE(processKeys.size(), 2);
+        QVERIFY(processKeys[0] < processKeys[1]); // by pid
+        for (int i = 0; i < model.laneCount(); ++i)
+            QVERIFY2(tree.groupOfLane(i) >= 0, qPrintable(tree.uniqueLabel(i)));
         const QStringList l = labels(tree);
         QCOMPARE(int(std::set<QString>(l.begin(), l.end()).size()), l.size());
         QCOMPARE(l.filter(QRegularExpression(QStringLiteral("^python3 · pid \\d+$"))).size(), 2);
         QCOMPARE(l.filter(QRegularExpression(QStringLiteral("^pt_nccl_watchdo?g · pid \\d+$"))).size(), 2);
+        QCOMPARE(l.filter(QRegularExpression(QStringLiteral("^compute · GPU [01]$"))).size(), 2);
+        // Each thread's NVTX rows are named by its process, not numbered.
+        QCOMPARE(l.filter(QRegularExpression(QStringLiteral("^NVTX · pid \\d+$"))).size(), 2);
+        QVERIFY2(l.filter(QRegularExpression(QStringLiteral("#\\d"))).isEmpty(), qPrintable(l.join(", ")));
     }
 
     void kinetoGroupsByRank_data()
@@ -299,17 +397,21 @@ private slots:
         const std::vector<LaneRow> open = view.rows();
         QVERIFY(open[0].isGroup() && !open[0].collapsed);
         const int lanesInGroup = int(view.laneTree()->group(open[0].group).allLanes.size());
-        // Two threads and a stream, with the NVTX rows of its thread.
-        int placed = 0;
-        for (const int lane : view.laneTree()->group(open[0].group).allLanes)
-            placed += view.laneModel()->lane(lane).kind != LaneKind::HostRanges ? 1 : 0;
+        // Two threads and a stream, with the NVTX rows of its thread and its GPU's derived lanes.
+        int placed = 0, derived = 0;
+        for (const int lane : view.laneTree()->group(open[0].group).allLanes) {
+            const LaneKind kind = view.laneModel()->lane(lane).kind;
+            placed += kind == LaneKind::HostThread || kind == LaneKind::Stream ? 1 : 0;
+            derived += view.laneModel()->lane(lane).device >= 0 ? 1 : 0;
+        }
         QCOMPARE(placed, 3);
+        QCOMPARE(derived, 4); // H2D and D2D copies, compute, bandwidth
         QVERIFY(lanesInGroup > placed);
 
         // A click on the header (its arrow) folds the group into one row.
         QTest::mouseClick(&view, Qt::LeftButton, {}, view.rowLabelRect(0).topLeft() + QPoint(10, 6));
         const std::vector<LaneRow> folded = view.rows();
-        QCOMPARE(folded.size(), open.size() - std::size_t(lanesInGroup));
+        QCOMPARE(folded.size(), open.size() - std::size_t(lanesInGroup) - 1); // and its GPU group's header
         QVERIFY(folded[0].isGroup() && folded[0].collapsed);
         QVERIFY(document.laneState().collapsed.count(QStringLiteral("process:144")) == 1);
         // The row shows the group's busy time: ink in the plot, in the pixels of the summary.

@@ -1,0 +1,150 @@
+// Per-device figures (see device_stats.h).
+#include "engine/analysis/device_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "engine/analysis/analysis.h"
+
+namespace streamscope::engine {
+
+int deviceOf(const Trace &trace, const OpRecord &op)
+{
+    return op.stream >= 0 && static_cast<std::size_t>(op.stream) < trace.streams.size()
+               ? trace.streams[static_cast<std::size_t>(op.stream)].device
+               : -1;
+}
+
+std::vector<int> streamDevices(const Trace &trace)
+{
+    std::vector<int> devices;
+    for (const StreamInfo &s : trace.streams)
+        devices.push_back(s.device);
+    std::sort(devices.begin(), devices.end());
+    devices.erase(std::unique(devices.begin(), devices.end()), devices.end());
+    return devices;
+}
+
+std::vector<DeviceStats> deviceStats(const Trace &trace, int repetition)
+{
+    std::vector<DeviceStats> out;
+    const std::vector<int> devices = streamDevices(trace);
+    if (devices.size() < 2 || repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
+        return out;
+    using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
+    struct Work {
+        Intervals busy, kernels, copies;
+    };
+    std::vector<Work> work(devices.size());
+    out.resize(devices.size());
+    for (std::size_t d = 0; d < devices.size(); ++d)
+        out[d].device = devices[d];
+    for (const OpRecord &op : trace.repetitions[static_cast<std::size_t>(repetition)].ops) {
+        if (!op.hasGpu() || engineClassOf(op) == EngineClass::None)
+            continue;
+        const auto it = std::lower_bound(devices.begin(), devices.end(), deviceOf(trace, op));
+        if (it == devices.end() || *it != deviceOf(trace, op))
+            continue;
+        const auto d = static_cast<std::size_t>(it - devices.begin());
+        DeviceStats &s = out[d];
+        ++s.ops;
+        work[d].busy.emplace_back(op.gpuStartNs, op.gpuEndNs);
+        if (op.kind == OpKind::Kernel || op.kind == OpKind::Memset)
+            work[d].kernels.emplace_back(op.gpuStartNs, op.gpuEndNs);
+        if (isCopy(op.kind)) {
+            work[d].copies.emplace_back(op.gpuStartNs, op.gpuEndNs);
+            s.copyBytes = saturatingAdd(s.copyBytes, op.bytes);
+        }
+        switch (op.kind) {
+        case OpKind::CopyH2D: s.h2dBytes = saturatingAdd(s.h2dBytes, op.bytes); break;
+        case OpKind::CopyD2H: s.d2hBytes = saturatingAdd(s.d2hBytes, op.bytes); break;
+        case OpKind::CopyD2D: s.d2dBytes = saturatingAdd(s.d2dBytes, op.bytes); break;
+        default: break;
+        }
+    }
+    const auto [lo, hi] = trace.extent(repetition);
+    const std::int64_t makespan = saturatingSub(hi, lo);
+    for (std::size_t d = 0; d < out.size(); ++d) {
+        out[d].busyNs = unionLength(std::move(work[d].busy));
+        out[d].kernelNs = unionLength(std::move(work[d].kernels));
+        out[d].copyNs = unionLength(std::move(work[d].copies));
+        out[d].busyFraction = makespan > 0 ? static_cast<double>(out[d].busyNs) / static_cast<double>(makespan) : 0.0;
+    }
+    return out;
+}
+
+const PeerLink *findPeerLink(const Trace &trace, int src, int dst)
+{
+    for (const PeerLink &l : trace.peerLinks)
+        if (l.src == src && l.dst == dst)
+            return &l;
+    return nullptr;
+}
+
+std::vector<PeerLinkStats> peerLinkStats(const Trace &trace, int repetition)
+{
+    std::vector<PeerLinkStats> out;
+    if (repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
+        return out;
+    std::map<std::pair<int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> intervals;
+    std::map<std::pair<int, int>, PeerLinkStats> links;
+    for (const OpRecord &op : trace.repetitions[static_cast<std::size_t>(repetition)].ops) {
+        if (op.kind != OpKind::CopyP2P || !op.hasGpu())
+            continue;
+        const std::pair<int, int> key{op.srcDevice, op.dstDevice};
+        PeerLinkStats &l = links[key];
+        ++l.copies;
+        l.bytes = saturatingAdd(l.bytes, op.bytes);
+        intervals[key].emplace_back(op.transferStartNs(), op.transferEndNs());
+    }
+    for (auto &[key, l] : links) {
+        l.src = key.first;
+        l.dst = key.second;
+        l.busyNs = unionLength(std::move(intervals[key]));
+        l.gbs = l.busyNs > 0 ? static_cast<double>(l.bytes) / static_cast<double>(l.busyNs) : 0.0;
+        if (const PeerLink *link = findPeerLink(trace, l.src, l.dst)) {
+            l.peakGBs = link->peakGBps;
+            l.link = link->link;
+        }
+        out.push_back(l);
+    }
+    return out;
+}
+
+std::vector<PeerRateStep> peerLinkProfile(const Trace &trace, int repetition, int src, int dst)
+{
+    std::vector<PeerRateStep> steps;
+    if (repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
+        return steps;
+    struct Edge {
+        std::int64_t t;
+        int delta;
+        double gbs;
+    };
+    std::vector<Edge> edges;
+    for (const OpRecord &op : trace.repetitions[static_cast<std::size_t>(repetition)].ops) {
+        if (op.kind != OpKind::CopyP2P || !op.hasGpu() || op.srcDevice != src || op.dstDevice != dst
+            || op.transferEndNs() <= op.transferStartNs())
+            continue;
+        edges.push_back({op.transferStartNs(), +1, op.gbPerSecond()});
+        edges.push_back({op.transferEndNs(), -1, op.gbPerSecond()});
+    }
+    // Ends before starts at one instant, as the host link's profile: back-to-back copies do not add up.
+    std::sort(edges.begin(), edges.end(),
+              [](const Edge &a, const Edge &b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+    double current = 0;
+    for (const Edge &e : edges) {
+        current += e.delta * e.gbs;
+        if (std::abs(current) < 1e-9)
+            current = 0;
+        if (!steps.empty() && steps.back().timeNs == e.t)
+            steps.back().gbs = current;
+        else
+            steps.push_back({e.t, current});
+    }
+    return steps;
+}
+
+} // namespace streamscope::engine
