@@ -479,10 +479,18 @@ public:
 
         report(RunProgress::Phase::Calibrating, 0, 1, "calibrating the spin kernel");
         m_watch.setPhase("calibration");
-        calibrate();
+        calibrate(m_trace.calibration, m_device, m_control.get());
+        // Every other device calibrates on its own control stream: a spin kernel's cycles last as long
+        // as that device's SM clock makes them, and two GPUs of a host need not run at one clock.
+        for (const auto &extra : m_extraDevices) {
+            checkCancel();
+            useDevice(extra->index);
+            calibrate(extra->calibration, m_trace.devices[std::size_t(extra->index)], extra->control.get());
+        }
+        useDevice(m_device.index);
         for (PreparedOp &op : m_ops) {
             if (op.kind == OpKind::Kernel && op.spec->kernelType == KernelType::Compute)
-                op.spinCycles = spinCyclesFor(op.spec->durationNs, m_trace.calibration);
+                op.spinCycles = spinCyclesFor(op.spec->durationNs, calibrationOf(op.device));
         }
 
         const int warmup = m_options.warmup >= 0 ? m_options.warmup : m_workload.warmup;
@@ -1377,7 +1385,8 @@ private:
 
     // -- calibration --------------------------------------------------------------------------------
 
-    // Median duration (ns) of `samples` event pairs around `body` on the control stream.
+    // Median duration (ns) of `samples` event pairs around `body` on the control stream being
+    // calibrated (m_calibrating: the primary device's, or another device's while that one calibrates).
     template <typename Body> double timeOnControl(const char *what, int samples, Body body)
     {
         const std::string context = std::string("calibration: ") + what;
@@ -1389,9 +1398,9 @@ private:
             // timed: an isolated launch measures ~5 us of overhead on an H200, a queued one ~2.5 us.
             if (m_calibrationQueueCycles > 0)
                 spinOnControl(m_calibrationQueueCycles);
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), m_control.get()));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), m_calibrating));
             body();
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), m_control.get()));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), m_calibrating));
             STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
             float ms = 0;
             STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, a.get(), b.get()));
@@ -1403,19 +1412,20 @@ private:
 
     void spinOnControl(std::int64_t cycles)
     {
-        STREAMSCOPE_CUDA_CHECK("calibration: spin kernel", kernels::launchSpin(cycles, 1, 32, m_control.get()));
+        STREAMSCOPE_CUDA_CHECK("calibration: spin kernel", kernels::launchSpin(cycles, 1, 32, m_calibrating));
     }
 
     // The spin kernel's duration as events see it is overhead + cycles / rate. The rate comes from the
     // slope between a short and a long spin (so the fixed cost cancels), the overhead from an empty one.
-    void calibrate()
+    // `device` is current, and `control` is its control stream.
+    void calibrate(Calibration &c, const DeviceInfo &device, cudaStream_t control)
     {
-        const double nominalHz = double(m_device.smClockKHz > 0 ? m_device.smClockKHz : 1'500'000) * 1e3;
+        m_calibrating = control;
+        const double nominalHz = double(device.smClockKHz > 0 ? device.smClockKHz : 1'500'000) * 1e3;
         // Bring the clocks up from idle before measuring them.
         timeOnControl("warm-up", 1, [&] { spinOnControl(std::int64_t(nominalHz * 0.05)); });
         m_calibrationQueueCycles = std::int64_t(nominalHz * 100e-6);
 
-        Calibration &c = m_trace.calibration;
         c.eventPairOverheadNs = timeOnControl("empty event pair", kCalibrationSamples, [] {});
         c.spinOverheadNs = timeOnControl("empty spin kernel", kCalibrationSamples, [&] { spinOnControl(0); });
         const auto shortCycles = std::int64_t(nominalHz * 1e-3);
@@ -1430,11 +1440,11 @@ private:
         if (rates.empty())
             throw Error(ErrorKind::Cuda, "calibration: the spin kernel's duration does not grow with its cycle count; "
                                          "clock64() or the event timer misbehaves on device "
-                                             + std::to_string(m_device.index));
+                                             + std::to_string(device.index));
         std::nth_element(rates.begin(), rates.begin() + std::ptrdiff_t(rates.size() / 2), rates.end());
         c.smClockHz = rates[rates.size() / 2];
         if (m_tracer) {
-            calibrateExecutionOverhead();
+            calibrateExecutionOverhead(c);
         } else {
             // Events see an empty spin as its execution plus the event pair around it; what is left
             // after the pair is as close to the kernel's own cost as events can tell (on an H200: 1.7 us,
@@ -1447,7 +1457,7 @@ private:
     // Timed by CUPTI, a kernel's duration is its execution alone: the launch and the event pair that the
     // event-timed overhead above holds are not in it. So the spin kernel's fixed cost is what CUPTI sees
     // of an empty one (external id 0 << 32: no repetition uses it), and a 10 us kernel executes for 10 us.
-    void calibrateExecutionOverhead()
+    void calibrateExecutionOverhead(Calibration &c)
     {
         const std::string context = "calibration: empty spin kernel (CUPTI)";
         std::string why;
@@ -1456,7 +1466,7 @@ private:
                 fallBackToEvents("CUPTI failed during " + context + ": " + why);
                 return;
             }
-            const cudaError_t launched = kernels::launchSpin(0, 1, 32, m_control.get());
+            const cudaError_t launched = kernels::launchSpin(0, 1, 32, m_calibrating);
             const bool popped = m_tracer->pop(why);
             STREAMSCOPE_CUDA_CHECK(context, launched);
             if (!popped) {
@@ -1464,7 +1474,7 @@ private:
                 return;
             }
         }
-        STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(m_control.get()));
+        STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(m_calibrating));
         cupti::Batch batch;
         if (!flushRecords(batch, context))
             return;
@@ -1475,7 +1485,16 @@ private:
         if (ns.empty())
             return; // keep the event-timed figure; the trace's kernels will say how they came out
         std::nth_element(ns.begin(), ns.begin() + std::ptrdiff_t(ns.size() / 2), ns.end());
-        m_trace.calibration.spinOverheadNs = ns[ns.size() / 2];
+        c.spinOverheadNs = ns[ns.size() / 2];
+    }
+
+    // The calibration that times a compute kernel on `device`.
+    const Calibration &calibrationOf(int device) const
+    {
+        for (const auto &extra : m_extraDevices)
+            if (extra->index == device)
+                return extra->calibration;
+        return m_trace.calibration;
     }
 
     // -- repetitions --------------------------------------------------------------------------------
@@ -2135,6 +2154,12 @@ private:
         md["clock.device" + std::to_string(m_device.index) + ".errorNs"] = std::to_string(m_maxAnchorErrorNs);
         for (const auto &extra : m_extraDevices) {
             md["clock.device" + std::to_string(extra->index) + ".errorNs"] = std::to_string(extra->maxAnchorErrorNs);
+            // The trace's calibration is the primary device's; every other device's spin rate goes beside it.
+            for (const auto &extra : m_extraDevices) {
+                char hz[32];
+                std::snprintf(hz, sizeof hz, "%.0f", extra->calibration.smClockHz);
+                md["calibration.device" + std::to_string(extra->index) + ".smClockHz"] = hz;
+            }
             worst = std::max(worst, extra->maxAnchorErrorNs);
         }
         md["clock_anchor_max_error_ns"] = std::to_string(worst);
@@ -2210,6 +2235,7 @@ private:
         std::size_t base = 0;
         std::int64_t baseHostNs = 0;
         std::int64_t maxAnchorErrorNs = 0;
+        Calibration calibration; // its spin kernel's, measured on its control stream
     };
     std::vector<std::unique_ptr<ExtraDevice>> m_extraDevices;
 
@@ -2288,6 +2314,7 @@ private:
     Event m_repStart;
     std::vector<Event> m_streamEnds; // one per workload stream, then the default stream
     std::int64_t m_calibrationQueueCycles = 0;
+    cudaStream_t m_calibrating = nullptr; // the control stream calibrate() times on
     // Event sharing: a timing event costs ~1.5 us of GPU time on the stream that records it, so an
     // op's begin reuses the last event recorded on its stream when nothing was enqueued there since
     // (the previous op's end, or the held repetition's start). Only on streams that cannot be held up
