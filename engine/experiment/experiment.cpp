@@ -216,6 +216,7 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
         root["peerAccess"] = s.value;
         return;
     case Axis::Devices: mapDevices(root, std::stoi(s.value), spec, variant); return;
+    case Axis::DefaultStream: root["defaultStream"] = s.value; return;
     case Axis::Size: {
         const std::uint64_t bytes = parseByteSize(s.value).value_or(0);
         if (isPipeline) {

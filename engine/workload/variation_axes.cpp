@@ -13,8 +13,8 @@ namespace streamscope::engine {
 
 namespace {
 
-constexpr std::string_view kAxisNames[] = {"memory", "api",         "streams",    "order",  "chunks",
-                                           "size",   "connections", "peerAccess", "devices"};
+constexpr std::string_view kAxisNames[] = {"memory", "api",         "streams",    "order",   "chunks",
+                                           "size",   "connections", "peerAccess", "devices", "defaultStream"};
 constexpr int kMaxCount = 4096; // the parser's limit on pipeline chunks (and so streams)
 
 } // namespace
@@ -59,6 +59,7 @@ std::string checkedAxisValue(Axis axis, std::string value, const std::string &wh
         break;
     }
     case Axis::PeerAccess: oneOf({"on", "off"}); break;
+    case Axis::DefaultStream: oneOf({"legacy", "per-thread"}); break;
     case Axis::Devices: {
         const bool digits = !value.empty() && value.size() <= 2
                             && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -96,6 +97,17 @@ std::optional<Axis> axisFromString(std::string_view name)
     return std::nullopt;
 }
 
+std::string axisNameList(std::string_view lastSeparator)
+{
+    std::string list;
+    for (std::size_t i = 0; i < std::size(kAxisNames); ++i)
+        list += std::string(i == 0                           ? ""
+                            : i + 1 == std::size(kAxisNames) ? lastSeparator
+                                                             : ", ")
+                + std::string(kAxisNames[i]);
+    return list;
+}
+
 std::string variantLabel(const std::vector<AxisSetting> &settings)
 {
     std::string label;
@@ -112,16 +124,13 @@ AxisValues parseVaryOption(std::string_view text)
     const std::string option(text);
     const auto eq = text.find('=');
     if (eq == std::string_view::npos)
-        throw Error(ErrorKind::InvalidInput,
-                    "--vary " + option
-                        + ": expected AXIS=VALUE,VALUE,... (axes: memory, api, streams, order, chunks, "
-                          "size, connections, peerAccess, devices), e.g. --vary memory=pageable,pinned");
+        throw Error(ErrorKind::InvalidInput, "--vary " + option + ": expected AXIS=VALUE,VALUE,... (axes: "
+                                                 + axisNameList() + "), e.g. --vary memory=pageable,pinned");
     const std::string name(text.substr(0, eq));
     const auto axis = axisFromString(name);
     if (!axis)
         throw Error(ErrorKind::InvalidInput,
-                    "--vary " + option + ": unknown axis \"" + name
-                        + "\" (memory, api, streams, order, chunks, size, connections, peerAccess or devices)");
+                    "--vary " + option + ": unknown axis \"" + name + "\" (" + axisNameList(" or ") + ")");
     AxisValues out;
     out.axis = *axis;
     std::string_view rest = text.substr(eq + 1);

@@ -1,5 +1,6 @@
 // The axes an experiment varies a workload along (host memory kind, copy API, stream count, issue order,
-// chunk count, transfer size, hardware queues, peer access, GPU count), the values a user types after --vary AXIS= or
+// chunk count, transfer size, hardware queues, peer access, GPU count,
+// default stream), the values a user types after --vary AXIS= or
 // writes in a workload's "compare" list, and their checking. In engine/workload/ because the workload parser checks a
 // lesson's "compare" list with them; experiments (engine/experiment/) apply them.
 #pragma once
@@ -23,10 +24,13 @@ enum class Axis : std::uint8_t {
     Connections, // 1..32: the workload's maxConnections (hardware queues); each variant runs in a process of its own
     PeerAccess, // on | off: a version 2 workload's peerAccess (peer copies direct, or staged through the host)
     Devices, // a count: the GPUs a version 2 workload's devices are mapped onto (device d runs on d mod N)
+    DefaultStream, // legacy | per-thread: the workload's defaultStream (what stream 0 means, per host thread or not)
 };
 
 std::string_view toString(Axis axis);
 std::optional<Axis> axisFromString(std::string_view name);
+// "memory, api, ..., defaultStream": every axis's name, for messages.
+std::string axisNameList(std::string_view lastSeparator = ", ");
 
 struct AxisValues {
     Axis axis = Axis::Memory;

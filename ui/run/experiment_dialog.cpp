@@ -44,6 +44,12 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
      QT_TRANSLATE_NOOP("ExperimentDialog", "sizes: 4096, 64 KiB, 1 GiB"), "1 MiB"},
     {engine::Axis::Connections, QT_TRANSLATE_NOOP("ExperimentDialog", "Hardware queues"), "8, 32",
      QT_TRANSLATE_NOOP("ExperimentDialog", "CUDA_DEVICE_MAX_CONNECTIONS, 1..32"), "8"},
+    {engine::Axis::PeerAccess, QT_TRANSLATE_NOOP("ExperimentDialog", "Peer access"), "on, off",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "on (direct), off (staged through the host)"), "on"},
+    {engine::Axis::Devices, QT_TRANSLATE_NOOP("ExperimentDialog", "GPUs"), "1, 2",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "counts: device d runs on d mod N"), "2"},
+    {engine::Axis::DefaultStream, QT_TRANSLATE_NOOP("ExperimentDialog", "Default stream"), "legacy, per-thread",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "legacy, per-thread"), "legacy"},
 }};
 
 QString axisName(engine::Axis axis)

@@ -107,6 +107,8 @@ private slots:
     void gridOrderAndLabels();
     void memoryAndApiEdits();
     void peerAccessAndDevicesEdits();
+    void defaultStreamEdit();
+    void twoGpuLessons();
     void sizeGrowsBuffers();
     void pipelineEdits();
     void noAxesIsTheBase();
@@ -153,6 +155,8 @@ void TestExperiment::varyOption_data()
                                 << "peerAccess" << QStringList{"on", "off"};
     QTest::newRow("devices") << "devices=1,02"
                              << "devices" << QStringList{"1", "2"};
+    QTest::newRow("defaultStream") << "defaultStream=legacy,per-thread"
+                                   << "defaultStream" << QStringList{"legacy", "per-thread"};
 }
 
 void TestExperiment::varyOption()
@@ -194,6 +198,11 @@ void TestExperiment::varyOptionErrors_data()
                            << "given twice";
     QTest::newRow("same size twice") << "size=1MiB,1048576"
                                      << "given twice";
+    QTest::newRow("bad default stream") << "defaultStream=per-process"
+                                        << "legacy, per-thread";
+    // The list of axes in the message is every axis, the newest included.
+    QTest::newRow("unknown axis lists all") << "stream=2"
+                                            << "devices or defaultStream";
 }
 
 void TestExperiment::varyOptionErrors()
@@ -256,6 +265,45 @@ void TestExperiment::peerAccessAndDevicesEdits()
     QCOMPARE(two.usedDevices(), (std::vector<int>{0, 1}));
     QCOMPARE(two.streams[0].ops[0].direction, engine::CopyDirection::P2P);
     QCOMPARE(two.streams[1].ops[0].location, 1);
+}
+
+// The two-GPU lessons' own comparisons: peer access off keeps the copies peer copies (staged by the
+// driver); devices=1 folds both pipelines onto GPU 0, so a machine with one GPU can run that half.
+void TestExperiment::twoGpuLessons()
+{
+    const auto preset = [](const char *name) {
+        return engine::readFile(std::string(STREAMSCOPE_SOURCE_DIR "/resources/workloads/") + name);
+    };
+    const auto peer = engine::expandVariants(spec(preset("peer-copies.json").c_str(), {"peerAccess=on,off"}));
+    QCOMPARE(int(peer.size()), 2);
+    QCOMPARE(peer[1].label, std::string("peerAccess=off"));
+    QCOMPARE(peer[1].workload.peerAccess, engine::PeerAccess::Off);
+    for (const auto &st : peer[1].workload.streams)
+        for (const auto &op : st.ops)
+            QCOMPARE(op.direction, engine::CopyDirection::P2P);
+    const auto threads = engine::expandVariants(spec(preset("thread-per-gpu.json").c_str(), {"devices=2,1"}));
+    QCOMPARE(int(threads.size()), 2);
+    QCOMPARE(threads[0].workload.usedDevices(), (std::vector<int>{0, 1}));
+    QCOMPARE(threads[1].label, std::string("devices=1"));
+    QCOMPARE(threads[1].workload.usedDevices(), std::vector<int>{0});
+    QCOMPARE(threads[1].workload.threadCount(), 2); // still two host threads, now both on GPU 0
+}
+
+void TestExperiment::defaultStreamEdit()
+{
+    // The per-thread default stream lesson's axis: the same workload with stream 0 legacy, then per thread.
+    const char *twoThreads = R"({
+  "version": 2, "defaultStream": "legacy",
+  "streams": [{"name": "a", "useDefaultStream": true, "ops": [{"op": "kernel", "duration": "100 us"}]},
+              {"name": "b", "useDefaultStream": true, "ops": [{"op": "kernel", "duration": "100 us"}]}],
+  "threads": [{"name": "t0", "streams": ["a"]}, {"name": "t1", "streams": ["b"]}]
+})";
+    const auto variants = engine::expandVariants(spec(twoThreads, {"defaultStream=per-thread,legacy"}));
+    QCOMPARE(int(variants.size()), 2);
+    QCOMPARE(variants[0].label, std::string("defaultStream=per-thread"));
+    QCOMPARE(variants[0].workload.defaultStream, engine::DefaultStreamMode::PerThread);
+    QCOMPARE(variants[1].workload.defaultStream, engine::DefaultStreamMode::Legacy);
+    QCOMPARE(int(variants[1].workload.threads.size()), 2);
 }
 
 void TestExperiment::memoryAndApiEdits()

@@ -41,9 +41,11 @@ private slots:
         QCOMPARE(dialog.variantCount(), 8);
         QCOMPARE(runButton(dialog)->text(), QStringLiteral("Run 8 variants"));
         QVERIFY(runButton(dialog)->isEnabled());
-        // A pipeline has something for every axis.
+        // A pipeline has something for every axis but those of version 2 workloads (several GPUs).
         for (Axis axis : ExperimentDialog::axes())
-            QVERIFY(dialog.axisAvailable(axis));
+            QCOMPARE(dialog.axisAvailable(axis), axis != Axis::PeerAccess && axis != Axis::Devices);
+        auto *peerBox = dialog.findChild<QWidget *>(QStringLiteral("vary-peerAccess"));
+        QVERIFY2(peerBox->toolTip().contains(QStringLiteral("version 1")), qPrintable(peerBox->toolTip()));
         QCOMPARE(dialog.repetitions(), -1);
         QCOMPARE(dialog.warmup(), -1);
         // Adding an axis multiplies the grid; it goes after the lesson's own axes.
@@ -111,6 +113,32 @@ private slots:
         dialog.setAxis(Axis::Streams, false, QString());
         QVERIFY2(dialog.canRun(), qPrintable(dialog.problem()));
         QCOMPARE(dialog.variantCount(), 2);
+    }
+
+    // The lessons of several threads and GPUs start from their own axes, which the dialog offers too.
+    void versionTwoLessonsStartFromTheirAxes()
+    {
+        ExperimentDialog perThread(preset("per-thread-default-stream.json"),
+                                   QStringLiteral("per-thread-default-stream.json"));
+        QVERIFY2(perThread.canRun(), qPrintable(perThread.problem()));
+        QCOMPARE(perThread.varyOptions(), QStringList{QStringLiteral("defaultStream=legacy, per-thread")});
+        QCOMPARE(perThread.variantCount(), 2);
+        QVERIFY(!perThread.axisAvailable(Axis::Devices)); // it names one GPU
+        QVERIFY(perThread.axisAvailable(Axis::PeerAccess));
+
+        ExperimentDialog peer(preset("peer-copies.json"), QStringLiteral("peer-copies.json"));
+        QVERIFY2(peer.canRun(), qPrintable(peer.problem()));
+        QCOMPARE(peer.varyOptions(), QStringList{QStringLiteral("peerAccess=on, off")});
+        QVERIFY(peer.axisAvailable(Axis::Devices));
+        peer.setAxis(Axis::Devices, true, QStringLiteral("1, 2"));
+        QCOMPARE(peer.variantCount(), 4);
+        peer.setAxis(Axis::PeerAccess, true, QStringLiteral("on, sideways"));
+        QVERIFY(!peer.canRun());
+        QVERIFY2(peer.problem().contains(QStringLiteral("\"sideways\"")), qPrintable(peer.problem()));
+
+        ExperimentDialog threads(preset("thread-per-gpu.json"), QStringLiteral("thread-per-gpu.json"));
+        QCOMPARE(threads.varyOptions(), QStringList{QStringLiteral("devices=2, 1")});
+        QVERIFY(threads.axisAvailable(Axis::Memory));
     }
 
     void workloadWithoutComparisonRunsAlone()
