@@ -171,7 +171,7 @@ void RunController::checkDevices()
 {
     if (isBusy())
         return;
-    launch({QStringLiteral("devices")}, State::CheckingDevices, Job::Devices);
+    launch({QStringLiteral("devices"), QStringLiteral("--json")}, State::CheckingDevices, Job::Devices);
 }
 
 bool RunController::start(const QString &workloadPath, const QString &outputPath)
@@ -260,6 +260,12 @@ void RunController::cancel()
 void RunController::onReadyReadStdout()
 {
     m_stdoutBuffer += m_process->readAllStandardOutput();
+    if (m_job == Job::Devices) {
+        // One pretty-printed JSON document, read whole when the child ends (a topology is a few KB).
+        if (m_stdoutBuffer.size() > kMaxLineBytes)
+            failWithProtocolError(tr("more than %1 bytes of device list").arg(kMaxLineBytes));
+        return;
+    }
     qsizetype newline;
     while ((newline = m_stdoutBuffer.indexOf('\n')) >= 0) {
         const QByteArray line = m_stdoutBuffer.left(newline).trimmed();
@@ -379,7 +385,7 @@ void RunController::onFinished(int exitCode, QProcess::ExitStatus status)
     // Drain what is left: a last line without a trailing newline still counts.
     onReadyReadStderr();
     m_stdoutBuffer += m_process->readAllStandardOutput();
-    if (!m_stdoutBuffer.trimmed().isEmpty() && m_protocolError.isEmpty()) {
+    if (m_job != Job::Devices && !m_stdoutBuffer.trimmed().isEmpty() && m_protocolError.isEmpty()) {
         m_stdoutBuffer += '\n';
         onReadyReadStdout();
     }
@@ -390,8 +396,18 @@ void RunController::onFinished(int exitCode, QProcess::ExitStatus status)
     setState(State::Idle);
 
     if (state == State::CheckingDevices) {
-        if (status == QProcess::NormalExit && exitCode == 0) {
-            emit devicesChecked(true, stderrTail());
+        m_gpuCount = 0;
+        if (status == QProcess::NormalExit && exitCode == 0 && m_protocolError.isEmpty()) {
+            // {"devices": [{"index": 0, "name": "NVIDIA H200", ...}, ...], "peer_links": [...]}
+            const QJsonDocument doc = QJsonDocument::fromJson(m_stdoutBuffer);
+            const QJsonArray devices = doc.object().value(QStringLiteral("devices")).toArray();
+            QStringList names;
+            for (const QJsonValue &d : devices)
+                names << tr("GPU %1: %2")
+                             .arg(d.toObject().value(QStringLiteral("index")).toInt())
+                             .arg(d.toObject().value(QStringLiteral("name")).toString());
+            m_gpuCount = devices.isEmpty() ? -1 : int(devices.size());
+            emit devicesChecked(true, names.isEmpty() ? stderrTail() : names.join(QStringLiteral("; ")));
             return;
         }
         QString message = m_hasErrorEvent ? m_errorEvent.message : stderrTail();

@@ -66,8 +66,13 @@ public:
     // The child's standard error so far (capped): the CLI's human summary and diagnostics.
     QString standardError() const { return m_stderr; }
 
-    // `streamscope-cli devices`: emits devicesChecked(usable, message). Exit code 5 means no usable GPU.
+    // `streamscope-cli devices --json`: emits devicesChecked(usable, message). Exit code 5 means no usable
+    // GPU. Its standard output is the topology (one JSON document, not progress lines): the GPUs it lists
+    // are counted in gpuCount().
     void checkDevices();
+    // The GPUs the last device check found: 0 before one (or when none is usable), -1 when the CLI said
+    // it found one but its list could not be read.
+    int gpuCount() const { return m_gpuCount; }
     // `streamscope-cli run WORKLOAD -o OUTPUT --progress json`. Returns false (and emits runFailed) when busy.
     bool start(const QString &workloadPath, const QString &outputPath);
     // `streamscope-cli compare WORKLOAD --vary V... -o OUTPUT --progress json` (an experiment: every variant
@@ -117,6 +122,7 @@ private:
     QProcess *m_process = nullptr; // owned through QObject parenting; replaced per child
     QTimer m_killTimer;
     QByteArray m_stdoutBuffer;
+    int m_gpuCount = 0;
     QString m_stderr;
     QString m_outputPath;
     QString m_timing = QStringLiteral("cupti");

@@ -238,9 +238,19 @@ private slots:
         QTest::addColumn<QString>("script");
         QTest::addColumn<bool>("usable");
         QTest::addColumn<QString>("messagePart");
-        QTest::newRow("gpu") << QStringLiteral("echo 'device 0: Fake' >&2; exit 0") << true << QStringLiteral("Fake");
+        QTest::addColumn<int>("gpus");
+        // `devices --json` writes one pretty-printed document over several lines, and may write it in
+        // pieces: none of them is a progress line, and the check must not take one for a broken protocol
+        // (it did: a first piece read before the child ended killed it, and the GPU counted as unusable).
+        QTest::newRow("two gpus, written in pieces")
+            << QStringLiteral("printf '{\n  \"devices\": [\n'; sleep 0.3; printf '{\"index\": 0, \"name\": "
+                              "\"Fake\"}, {\"index\": 1, \"name\": \"Fake 2\"}],\n  \"peer_links\": []\n}\n'; "
+                              "exit 0")
+            << true << QStringLiteral("GPU 1: Fake 2") << 2;
+        QTest::newRow("usable, list unreadable")
+            << QStringLiteral("echo 'device 0: Fake' >&2; exit 0") << true << QStringLiteral("Fake") << -1;
         QTest::newRow("no gpu") << QStringLiteral("echo 'no CUDA-capable device is detected' >&2; exit 5") << false
-                                << QStringLiteral("no CUDA-capable");
+                                << QStringLiteral("no CUDA-capable") << 0;
     }
     void fakeDeviceCheck()
     {
@@ -253,7 +263,9 @@ private slots:
         controller.checkDevices();
         QVERIFY(checked.wait(10000));
         QCOMPARE(checked.first().at(0).toBool(), usable);
-        QVERIFY(checked.first().at(1).toString().contains(messagePart));
+        QVERIFY2(checked.first().at(1).toString().contains(messagePart), qPrintable(checked.first().at(1).toString()));
+        QFETCH(int, gpus);
+        QCOMPARE(controller.gpuCount(), gpus);
     }
 
     // The real CLI on this machine: built without CUDA or without a device, it must say so (exit 5).
