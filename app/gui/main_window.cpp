@@ -1216,6 +1216,7 @@ void MainWindow::onRunFailed(const QString &title, const QString &message)
 void MainWindow::onDevicesChecked(bool usable, const QString &message)
 {
     m_lessons->setCanRun(usable);
+    m_lessons->setGpuCount(usable ? m_runner->gpuCount() : 0);
     updateRunActions();
     if (usable) {
         showBanner(QString());

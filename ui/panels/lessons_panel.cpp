@@ -119,6 +119,19 @@ Lesson LessonsPanel::readLesson(const QString &workloadPath, const QString &exam
             lesson.compare << qs(axis);
     } catch (const engine::Error &e) {
         lesson.error = qs(e.what());
+        return lesson;
+    }
+    try {
+        // How many GPUs it needs: the full parse knows every device a buffer, stream or thread names. A
+        // file only the header reader accepts (a newer format) is taken to need one.
+        const std::vector<int> used =
+            engine::parseWorkload(std::string_view(text.constData(), std::size_t(text.size())),
+                                  workloadPath.toStdString())
+                .usedDevices();
+        if (!used.empty())
+            lesson.gpusNeeded = used.back() + 1;
+    } catch (const engine::Error &) {
+        // opened in the editor, the file says what is wrong with it
     }
     return lesson;
 }
@@ -188,19 +201,33 @@ void LessonsPanel::showCurrent()
     }
     const Lesson &lesson = m_lessons[std::size_t(index)];
     // The explanation itself is shown beside the timeline once the lesson is open; here only what
-    // keeps it from opening.
-    m_status->setText(lesson.error);
-    m_status->setVisible(!lesson.error.isEmpty());
+    // keeps it from opening, or from running here.
+    const bool tooFewGpus = lesson.gpusNeeded > 1 && (!m_canRun || (m_gpuCount >= 0 && m_gpuCount < lesson.gpusNeeded));
+    QString status = lesson.error;
+    if (status.isEmpty() && tooFewGpus) {
+        status = tr("This lesson needs %1 GPUs; this machine has %2.")
+                     .arg(lesson.gpusNeeded)
+                     .arg(m_canRun && m_gpuCount > 0 ? QString::number(m_gpuCount) : tr("none usable"));
+        status +=
+            QLatin1Char(' ')
+            + (lesson.examplePath.isEmpty()
+                   ? tr("No recording of it is bundled yet: run it on a machine with %1 GPUs.").arg(lesson.gpusNeeded)
+                   : tr("Its example was recorded on a host with %1 GPUs.").arg(lesson.gpusNeeded));
+    }
+    m_status->setText(status);
+    m_status->setVisible(!status.isEmpty());
     m_openWorkload->setEnabled(lesson.error.isEmpty());
     m_openExample->setEnabled(!lesson.examplePath.isEmpty());
     m_openExample->setToolTip(lesson.examplePath.isEmpty()
                                   ? tr("No example trace has been recorded for this lesson yet")
                                   : tr("Open %1, recorded on a real GPU").arg(lesson.examplePath));
-    m_compare->setEnabled(lesson.error.isEmpty() && !lesson.compare.isEmpty() && m_canRun);
-    m_compare->setToolTip(lesson.compare.isEmpty() ? tr("This lesson has no comparison")
-                          : !m_canRun              ? tr("No usable GPU here: open the recorded comparison instead")
-                                                   : tr("Run this lesson's comparison on your GPU: --vary %1")
-                                            .arg(lesson.compare.join(QStringLiteral(" --vary "))));
+    m_compare->setEnabled(lesson.error.isEmpty() && !lesson.compare.isEmpty() && m_canRun && !tooFewGpus);
+    m_compare->setToolTip(
+        lesson.compare.isEmpty() ? tr("This lesson has no comparison")
+        : !m_canRun              ? tr("No usable GPU here: open the recorded comparison instead")
+        : tooFewGpus ? tr("This lesson needs %1 GPUs: open the recorded comparison instead").arg(lesson.gpusNeeded)
+                     : tr("Run this lesson's comparison on your GPU: --vary %1")
+                           .arg(lesson.compare.join(QStringLiteral(" --vary "))));
     m_openComparison->setEnabled(!lesson.comparisonPath.isEmpty());
     m_openComparison->setToolTip(lesson.comparisonPath.isEmpty()
                                      ? tr("No comparison has been recorded for this lesson")
@@ -210,6 +237,12 @@ void LessonsPanel::showCurrent()
 void LessonsPanel::setCanRun(bool canRun)
 {
     m_canRun = canRun;
+    showCurrent();
+}
+
+void LessonsPanel::setGpuCount(int count)
+{
+    m_gpuCount = count;
     showCurrent();
 }
 

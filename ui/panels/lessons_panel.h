@@ -28,6 +28,7 @@ struct Lesson {
     QStringList compare; // the lesson's comparison: the workload's "compare" (--vary options)
     QString comparisonPath; // examples/comparisons/<name>.sscompare, recorded on a real GPU; may be empty
     QString error; // why the file could not be read, shown instead of the description
+    int gpusNeeded = 1; // the GPUs its workload names (a version 2 lesson may need two)
 };
 
 class LessonsPanel : public QWidget {
@@ -58,6 +59,9 @@ signals:
 public:
     // Whether workloads can run here (a usable GPU): the Compare button is enabled only then.
     void setCanRun(bool canRun);
+    // The GPUs this machine has (from the device check; < 0 unknown): a lesson that needs more says so,
+    // and offers its recorded example instead of a run.
+    void setGpuCount(int count);
 
 private:
     void showCurrent();
@@ -70,6 +74,7 @@ private:
     QPushButton *m_compare;
     QPushButton *m_openComparison;
     bool m_canRun = true;
+    int m_gpuCount = -1;
 };
 
 } // namespace streamscope::ui

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTableView>
@@ -552,6 +553,50 @@ private slots:
         // Missing folders are not an error, just no lessons.
         panel.load(dir.filePath(QStringLiteral("missing")), QString());
         QVERIFY(panel.lessons().empty());
+    }
+
+    // The bundled two-GPU lessons on a machine with fewer GPUs: the list says what they need and that no
+    // recording is bundled, and offers no run of their comparison; with two GPUs they are ordinary lessons.
+    void lessonsPanelSaysWhatATwoGpuLessonNeeds()
+    {
+        ui::LessonsPanel panel;
+        panel.load(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads"),
+                   QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples"));
+        const int peer =
+            panel.lessonForPath(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/peer-copies.json"));
+        const int perThread = panel.lessonForPath(
+            QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/workloads/per-thread-default-stream.json"));
+        QVERIFY(peer >= 0 && perThread >= 0);
+        QCOMPARE(panel.lessons()[std::size_t(peer)].gpusNeeded, 2);
+        QCOMPARE(panel.lessons()[std::size_t(perThread)].gpusNeeded, 1);
+        auto *status = panel.findChild<QLabel *>(QStringLiteral("lessonStatus"));
+        auto *compare = panel.findChild<QPushButton *>(QStringLiteral("lessonCompare"));
+        panel.setCanRun(true);
+        panel.setGpuCount(1);
+        panel.setCurrentLesson(peer);
+        QVERIFY2(status->text().contains(QStringLiteral("needs 2 GPUs; this machine has 1")),
+                 qPrintable(status->text()));
+        QVERIFY2(panel.lessons()[std::size_t(peer)].examplePath.isEmpty()
+                     ? status->text().contains(QStringLiteral("No recording of it is bundled yet"))
+                     : status->text().contains(QStringLiteral("recorded on a host with 2 GPUs")),
+                 qPrintable(status->text()));
+        QVERIFY(!status->isHidden());
+        QVERIFY(!compare->isEnabled());
+        QVERIFY2(compare->toolTip().contains(QStringLiteral("needs 2 GPUs")), qPrintable(compare->toolTip()));
+        // A one-GPU lesson on the same machine: nothing to say, and its comparison runs.
+        panel.setCurrentLesson(perThread);
+        QVERIFY(status->isHidden());
+        QVERIFY(compare->isEnabled());
+        // Without a usable GPU at all, the two-GPU lesson still says what it needs.
+        panel.setCanRun(false);
+        panel.setGpuCount(0);
+        panel.setCurrentLesson(peer);
+        QVERIFY2(status->text().contains(QStringLiteral("this machine has none usable")), qPrintable(status->text()));
+        // With two GPUs it is an ordinary lesson.
+        panel.setCanRun(true);
+        panel.setGpuCount(2);
+        QVERIFY(status->isHidden());
+        QVERIFY(compare->isEnabled());
     }
 
     void lessonsPanelReadsCommentedLessons()
