@@ -204,21 +204,39 @@ private slots:
         std::sort(files.begin(), files.end());
         QVERIFY2(!files.empty(), "no presets in resources/workloads");
 
+        int ran = 0;
         for (const auto &file : files) {
             const Workload w = loadWorkloadFile(file.string());
+            const QByteArray what = QByteArray::fromStdString(file.filename().string());
             RunOptions options;
             options.repetitions = 2;
             options.warmup = 1;
+            if (w.usedDevices().back() >= int(m_devices.size())) {
+                // A lesson for more GPUs than this host has is refused before anything is allocated, naming
+                // the device it lacks and listing those there are.
+                try {
+                    (void)runWorkload(w, options, {});
+                    QFAIL(QByteArray(what + ": ran on a host without the GPUs it names").constData());
+                } catch (const Error &e) {
+                    QCOMPARE(e.kind(), ErrorKind::InvalidInput);
+                    QVERIFY2(std::string(e.what()).find("does not exist") != std::string::npos, e.what());
+                    QVERIFY2(std::string(e.what()).find(m_devices[0].name) != std::string::npos, e.what());
+                }
+                qInfo("%s: needs %d GPUs, refused here as it should be", what.constData(), w.usedDevices().back() + 1);
+                continue;
+            }
+            ++ran;
             std::vector<RunProgress::Phase> phases;
             const Trace t = runWorkload(w, options, [&](const RunProgress &p) { phases.push_back(p.phase); });
-            const QByteArray what = QByteArray::fromStdString(file.filename().string());
             QVERIFY2(t.repetitions.size() == 2, what);
             QCOMPARE(t.streams.size(), w.streams.size());
             QCOMPARE(t.title, w.name);
             QVERIFY2(t.calibration.smClockHz > 1e8, what);
             QVERIFY2(!phases.empty() && phases.back() == RunProgress::Phase::Done, what);
-            QCOMPARE(t.hostThreads.size(), std::size_t(1));
-            QCOMPARE(t.hostThreads[0].name, std::string("main"));
+            // One host lane per workload thread, named as the workload names it ("main" for the implicit one).
+            QCOMPARE(int(t.hostThreads.size()), w.threadCount());
+            for (int h = 0; h < w.threadCount(); ++h)
+                QCOMPARE(t.hostThreads[std::size_t(h)].name, w.threadName(h));
             for (std::size_t s = 0; s < w.streams.size(); ++s) {
                 QCOMPARE(t.streams[s].name, w.streams[s].name);
                 QCOMPARE(t.streams[s].isDefault, w.streams[s].useDefaultStream);
@@ -244,6 +262,7 @@ private slots:
                 }
             }
         }
+        QVERIFY2(ran > 0, "no preset could run on this GPU");
     }
 
     void pinnedBeatsPageable_data()
