@@ -268,18 +268,56 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
         total += heights[std::size_t(i)];
     }
     if (total > available && total > 0) {
-        // Many streams: shrink every lane alike rather than hide some below the fold.
-        const double scale = double(available) / total;
+        // Many streams: shrink every lane alike rather than hide some below the fold. An open group's
+        // header keeps its height while the lanes can give up enough: it is one line of bold title (a
+        // GPU, a process), and shrunk with the lanes it was cut in half (two GPUs' traces at 720p).
+        int headers = 0;
+        for (int i = 0; i < count; ++i)
+            if (m_rows[std::size_t(i)].isGroup() && !m_rows[std::size_t(i)].collapsed)
+                headers += heights[std::size_t(i)];
+        const bool keepHeaders = headers > 0 && available - headers >= (total - headers) / 4;
+        const auto fixed = [&](int i) {
+            return keepHeaders && m_rows[std::size_t(i)].isGroup() && !m_rows[std::size_t(i)].collapsed;
+        };
         // Below the minimum rather than below the fold when even that does not fit (32 streams in
         // presentation mode at 720p): the headers size their titles to such lanes.
         const int shown = int(std::count_if(heights.begin(), heights.end(), [](int h) { return h > 0; }));
         const int minimum = std::min(m_metrics.minLaneHeight, std::max(4, shown > 0 ? available / shown : 0));
+        // The lanes that the common factor would take below the minimum get the minimum, and the others
+        // share what is left: a few passes find the factor at which everything fits.
+        std::vector<char> atMinimum(std::size_t(count), 0);
+        double scale = 1;
+        for (int pass = 0; pass < 8; ++pass) {
+            int scalable = 0, rest = available;
+            for (int i = 0; i < count; ++i) {
+                const int h = heights[std::size_t(i)];
+                if (h == 0)
+                    continue;
+                if (fixed(i))
+                    rest -= h;
+                else if (atMinimum[std::size_t(i)])
+                    rest -= minimum;
+                else
+                    scalable += h;
+            }
+            scale = scalable > 0 ? std::max(0.0, double(rest) / scalable) : 1;
+            bool changed = false;
+            for (int i = 0; i < count; ++i)
+                if (heights[std::size_t(i)] > 0 && !fixed(i) && !atMinimum[std::size_t(i)]
+                    && heights[std::size_t(i)] * scale < minimum) {
+                    atMinimum[std::size_t(i)] = 1;
+                    changed = true;
+                }
+            if (!changed)
+                break;
+        }
         int used = 0, last = -1;
         for (int i = 0; i < count; ++i) {
             auto &h = heights[std::size_t(i)];
             if (h == 0)
                 continue;
-            h = std::max(minimum, int(std::floor(h * scale)));
+            if (!fixed(i))
+                h = atMinimum[std::size_t(i)] ? minimum : std::max(minimum, int(std::floor(h * scale)));
             used += h;
             last = i;
         }

@@ -321,6 +321,39 @@ private slots:
         // Each thread's NVTX rows are named by its process, not numbered.
         QCOMPARE(l.filter(QRegularExpression(QStringLiteral("^NVTX · pid \\d+$"))).size(), 2);
         QVERIFY2(l.filter(QRegularExpression(QStringLiteral("#\\d"))).isEmpty(), qPrintable(l.join(", ")));
+
+        // At 1280x720 the 30-odd rows must shrink: every row still fits above the legend, and the open
+        // groups' headers (a process, a GPU) keep the height of their bold title instead of being cut.
+        ui::TraceDocument document;
+        document.setTrace(trace, QStringLiteral("torchrun"), QString());
+        ui::TimelineView view;
+        view.resize(940, 410); // the timeline's share of a 1280x720 window
+        view.setDocument(&document);
+        const test::ViewGeometry g = test::viewGeometry(view, view.rect());
+        const int titleHeight = QFontMetrics([&] {
+                                    QFont bold = view.font();
+                                    bold.setBold(true);
+                                    return bold;
+                                }())
+                                    .height();
+        int headers = 0;
+        for (std::size_t r = 0; r < view.rows().size(); ++r) {
+            const QRect lane = g.layout.lanes[r];
+            QVERIFY2(lane.bottom() < g.layout.legend.top() || lane.isEmpty(),
+                     qPrintable(QStringLiteral("row %1 ends at %2, below the legend at %3")
+                                    .arg(r)
+                                    .arg(lane.bottom())
+                                    .arg(g.layout.legend.top())));
+            if (view.rows()[r].isGroup() && !view.rows()[r].collapsed) {
+                ++headers;
+                QVERIFY2(lane.height() >= titleHeight,
+                         qPrintable(QStringLiteral("group row %1: %2 px for a %3 px title")
+                                        .arg(r)
+                                        .arg(lane.height())
+                                        .arg(titleHeight)));
+            }
+        }
+        QCOMPARE(headers, 4);
     }
 
     void kinetoGroupsByRank_data()
