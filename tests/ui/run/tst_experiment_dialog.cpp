@@ -129,6 +129,10 @@ private slots:
         ExperimentDialog peer(preset("peer-copies.json"), QStringLiteral("peer-copies.json"));
         QVERIFY2(peer.canRun(), qPrintable(peer.problem()));
         QCOMPARE(peer.varyOptions(), QStringList{QStringLiteral("peerAccess=on, off")});
+        if (const QString out = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
+            peer.resize(peer.sizeHint().expandedTo(QSize(720, 0)));
+            peer.grab().save(out + QStringLiteral("/experiment-dialog-peer-copies.png"));
+        }
         QVERIFY(peer.axisAvailable(Axis::Devices));
         peer.setAxis(Axis::Devices, true, QStringLiteral("1, 2"));
         QCOMPARE(peer.variantCount(), 4);
