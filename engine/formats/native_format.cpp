@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <limits>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
@@ -232,6 +233,26 @@ void appendQuoted(std::string &out, std::string_view s)
     out += '"';
     out.append(s);
     out += '"';
+}
+
+// One value of a row: a number as it is, a name (an enum's string) quoted.
+template <typename T> void appendValue(std::string &out, const T &v)
+{
+    if constexpr (std::is_convertible_v<T, std::string_view>)
+        appendQuoted(out, v);
+    else if constexpr (std::is_signed_v<T>)
+        appendInt(out, std::int64_t(v));
+    else
+        appendUInt(out, std::uint64_t(v));
+}
+
+// Row `index` of a table (ops, activities, ...): its values in the order of the table's columns.
+template <typename... T> void appendRow(std::string &out, std::size_t index, const T &...values)
+{
+    out += index ? ",\n   [" : "\n   [";
+    bool first = true;
+    ((out += first ? "" : ",", first = false, appendValue(out, values)), ...);
+    out += ']';
 }
 
 // Reads the whole file with simdjson's On-Demand parser (GB/s, so a million-op trace loads in a
@@ -828,78 +849,19 @@ std::string toNativeJson(const Trace &trace)
         out += ", \"ops\": [";
         for (std::size_t i = 0; i < rep.ops.size(); ++i) {
             const OpRecord &op = rep.ops[i];
-            out += i ? ",\n   [" : "\n   [";
-            appendUInt(out, op.nameId);
-            out += ',';
-            appendQuoted(out, toString(op.kind));
-            out += ',';
-            appendInt(out, op.stream);
-            out += ',';
-            appendInt(out, op.hostThread);
-            out += ',';
-            appendInt(out, op.opIndex);
-            out += ',';
-            appendInt(out, op.gpuStartNs);
-            out += ',';
-            appendInt(out, op.gpuEndNs);
-            out += ',';
-            appendInt(out, op.hostStartNs);
-            out += ',';
-            appendInt(out, op.hostEndNs);
-            out += ',';
-            appendUInt(out, op.bytes);
-            out += ',';
-            appendQuoted(out, toString(op.srcMem));
-            out += ',';
-            appendQuoted(out, toString(op.dstMem));
-            out += ',';
-            appendQuoted(out, toString(op.api));
-            out += ',';
-            appendUInt(out, op.flags);
-            out += ',';
-            appendUInt(out, op.correlation);
-            out += ',';
-            appendInt(out, op.readyNs);
-            out += ',';
-            appendInt(out, op.eventEndNs);
-            out += ',';
-            appendInt(out, op.queuedNs);
-            out += ',';
-            appendInt(out, op.submittedNs);
-            out += ',';
-            appendInt(out, op.channel);
-            out += ',';
-            appendQuoted(out, toString(op.channelType));
-            out += ',';
-            appendQuoted(out, toString(op.driverSrcMem));
-            out += ',';
-            appendQuoted(out, toString(op.driverDstMem));
-            out += ',';
-            appendInt(out, op.srcDevice);
-            out += ',';
-            appendInt(out, op.dstDevice);
-            out += ']';
+            // In the order of kOpColumns.
+            appendRow(out, i, op.nameId, toString(op.kind), op.stream, op.hostThread, op.opIndex, op.gpuStartNs,
+                      op.gpuEndNs, op.hostStartNs, op.hostEndNs, op.bytes, toString(op.srcMem), toString(op.dstMem),
+                      toString(op.api), op.flags, op.correlation, op.readyNs, op.eventEndNs, op.queuedNs,
+                      op.submittedNs, op.channel, toString(op.channelType), toString(op.driverSrcMem),
+                      toString(op.driverDstMem), op.srcDevice, op.dstDevice);
         }
         out += ']';
         if (!rep.activities.empty()) {
             out += ", \"activities\": [";
             for (std::size_t i = 0; i < rep.activities.size(); ++i) {
                 const ActivityRecord &a = rep.activities[i];
-                out += i ? ",\n   [" : "\n   [";
-                appendQuoted(out, toString(a.kind));
-                out += ',';
-                appendInt(out, a.startNs);
-                out += ',';
-                appendInt(out, a.endNs);
-                out += ',';
-                appendUInt(out, a.value);
-                out += ',';
-                appendUInt(out, a.address);
-                out += ',';
-                appendInt(out, a.op);
-                out += ',';
-                appendQuoted(out, toString(a.detail));
-                out += ']';
+                appendRow(out, i, toString(a.kind), a.startNs, a.endNs, a.value, a.address, a.op, toString(a.detail));
             }
             out += ']';
         }
@@ -908,19 +870,8 @@ std::string toNativeJson(const Trace &trace)
             out += ", \"host_ranges\": [";
             for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {
                 const HostRange &h = rep.hostRanges[i];
-                out += i ? ",\n   [" : "\n   [";
-                appendUInt(out, h.nameId);
-                out += ',';
-                appendQuoted(out, toString(h.category));
-                out += ',';
-                appendInt(out, h.hostThread);
-                out += ',';
-                appendInt(out, h.startNs);
-                out += ',';
-                appendInt(out, h.endNs);
-                out += ',';
-                appendInt(out, stringIndex(h.domainId));
-                out += ']';
+                appendRow(out, i, h.nameId, toString(h.category), h.hostThread, h.startNs, h.endNs,
+                          stringIndex(h.domainId));
             }
             out += ']';
         }
@@ -928,19 +879,9 @@ std::string toNativeJson(const Trace &trace)
             out += ", \"kernel_launches\": [";
             for (std::size_t i = 0; i < rep.kernelLaunches.size(); ++i) {
                 const KernelLaunch &l = rep.kernelLaunches[i];
-                out += i ? ",\n   [" : "\n   [";
-                appendInt(out, l.op);
-                for (const std::uint32_t v : {l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]}) {
-                    out += ',';
-                    appendUInt(out, v);
-                }
-                for (const std::int64_t v :
-                     {std::int64_t(l.registersPerThread), l.sharedBytes, std::int64_t(l.staticSharedBytes),
-                      std::int64_t(l.dynamicSharedBytes), stringIndex(l.fullNameId)}) {
-                    out += ',';
-                    appendInt(out, v);
-                }
-                out += ']';
+                appendRow(out, i, l.op, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+                          l.registersPerThread, l.sharedBytes, l.staticSharedBytes, l.dynamicSharedBytes,
+                          stringIndex(l.fullNameId));
             }
             out += ']';
         }
