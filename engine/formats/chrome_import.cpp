@@ -343,20 +343,21 @@ private:
         m_trace.toolVersion = m_r.optionalText(*block, "toolVersion", p).value_or("");
         m_trace.hostName = m_r.optionalText(*block, "hostName", p).value_or("");
         m_trace.createdUtc = m_r.optionalText(*block, "createdUtc", p).value_or("");
-        auto array = [&](const char *key) -> const json & {
+        // Each object of the required array `key`, with its JSON path.
+        auto forEachObject = [&](const char *key, auto &&read) {
             const json *v = m_r.find(*block, key);
             if (!v)
                 m_r.fail(p + "/" + key, "missing (an array is required)");
             if (!v->is_array())
                 m_r.wrongType(p + "/" + key, *v, "an array");
-            return *v;
+            for (std::size_t i = 0; i < v->size(); ++i) {
+                const std::string at = p + "/" + key + "/" + std::to_string(i);
+                if (!(*v)[i].is_object())
+                    m_r.wrongType(at, (*v)[i], "an object");
+                read((*v)[i], at);
+            }
         };
-        const json &streams = array("streams");
-        for (std::size_t i = 0; i < streams.size(); ++i) {
-            const std::string sp = p + "/streams/" + std::to_string(i);
-            const json &s = streams[i];
-            if (!s.is_object())
-                m_r.wrongType(sp, s, "an object");
+        forEachObject("streams", [&](const json &s, const std::string &sp) {
             StreamInfo info;
             info.name = m_r.text(s, "name", sp);
             info.device = static_cast<int>(m_r.integer(s, "device", sp));
@@ -367,25 +368,15 @@ private:
             m_ourStreams.emplace(std::make_pair(std::int64_t(info.device), info.nativeId),
                                  static_cast<int>(m_trace.streams.size()));
             m_trace.streams.push_back(info);
-        }
-        const json &threads = array("hostThreads");
-        for (std::size_t i = 0; i < threads.size(); ++i) {
-            const std::string tp = p + "/hostThreads/" + std::to_string(i);
-            const json &t = threads[i];
-            if (!t.is_object())
-                m_r.wrongType(tp, t, "an object");
+        });
+        forEachObject("hostThreads", [&](const json &t, const std::string &tp) {
             HostThreadInfo info;
             info.name = m_r.text(t, "name", tp);
             info.nativeId = static_cast<std::uint64_t>(m_r.optionalInteger(t, "nativeId", tp).value_or(0));
             info.processId = m_r.optionalInteger(t, "processId", tp).value_or(-1);
             m_trace.hostThreads.push_back(info);
-        }
-        const json &devices = array("devices");
-        for (std::size_t i = 0; i < devices.size(); ++i) {
-            const std::string dp = p + "/devices/" + std::to_string(i);
-            const json &d = devices[i];
-            if (!d.is_object())
-                m_r.wrongType(dp, d, "an object");
+        });
+        forEachObject("devices", [&](const json &d, const std::string &dp) {
             DeviceInfo info;
             info.index = static_cast<int>(m_r.integer(d, "index", dp));
             info.name = m_r.optionalText(d, "name", dp).value_or("");
@@ -396,7 +387,7 @@ private:
             info.totalMemBytes = static_cast<std::uint64_t>(m_r.optionalInteger(d, "totalMemBytes", dp).value_or(0));
             info.pciBusId = m_r.optionalText(d, "pciBusId", dp).value_or("");
             m_trace.devices.push_back(info);
-        }
+        });
         if (const json *meta = m_r.find(*block, "metadata"); meta && meta->is_object())
             for (auto it = meta->begin(); it != meta->end(); ++it)
                 if (it.value().is_string())

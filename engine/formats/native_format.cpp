@@ -7,9 +7,9 @@
 #include <array>
 #include <charconv>
 #include <limits>
-#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
+#include <type_traits>
 
 #include "engine/model/errors.h"
 #include "engine/model/host_ranges.h"
