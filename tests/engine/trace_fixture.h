@@ -67,6 +67,23 @@ inline engine::Trace handTrace(int repetitions = 3)
 
 namespace streamscope::test {
 
+// A peer link src -> dst: peer access supported (and, with `enabled`, on for the run), its link, NVLink count
+// and peak, as engine::queryPeerLinks fills it.
+inline engine::PeerLink makePeerLink(int src, int dst, engine::LinkType type, int nvlinks, double peakGBps,
+                                     bool supported = true, int rank = 0, bool enabled = false)
+{
+    engine::PeerLink l;
+    l.src = src;
+    l.dst = dst;
+    l.accessSupported = supported;
+    l.accessEnabled = enabled;
+    l.link = type;
+    l.performanceRank = rank;
+    l.nvlinkCount = nvlinks;
+    l.peakGBps = peakGBps;
+    return l;
+}
+
 // Two GPUs, each driven by a host thread of its own (as a workload with a thread per device runs), with
 // peer copies both ways over NVLink (450 GB/s per direction), one repetition. Times in µs; every figure
 // of the per-device and per-link summary follows from this table:
@@ -98,17 +115,8 @@ inline engine::Trace twoGpuTrace()
                  {"gpu1 compute", 1, 3, 0, true, false},
                  {"gpu1 copy", 1, 4, 0, true, false}};
     t.hostThreads = {{"worker gpu0", 11}, {"worker gpu1", 12}};
-    for (int d = 0; d < 2; ++d) {
-        engine::PeerLink link;
-        link.src = d;
-        link.dst = 1 - d;
-        link.accessSupported = link.accessEnabled = true;
-        link.link = engine::LinkType::NvLink;
-        link.performanceRank = 0;
-        link.nvlinkCount = 18;
-        link.peakGBps = 450.0;
-        t.peerLinks.push_back(link);
-    }
+    for (int d = 0; d < 2; ++d)
+        t.peerLinks.push_back(makePeerLink(d, 1 - d, engine::LinkType::NvLink, 18, 450.0, true, 0, true));
     engine::Repetition rep;
     auto op = [&](const char *n, OpKind kind, int stream, int thread, std::int64_t g0, std::int64_t g1, std::int64_t h0,
                   std::uint64_t bytes) {

@@ -264,17 +264,8 @@ void TestCli::summaryShowsPeerLinks()
     engine::DeviceInfo second = trace.devices.empty() ? engine::DeviceInfo{} : trace.devices.front();
     second.index = 1;
     trace.devices.push_back(second);
-    for (auto [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
-        engine::PeerLink link;
-        link.src = src;
-        link.dst = dst;
-        link.accessSupported = true;
-        link.link = engine::LinkType::NvLink;
-        link.performanceRank = 0;
-        link.nvlinkCount = 18;
-        link.peakGBps = 450;
-        trace.peerLinks.push_back(link);
-    }
+    for (auto [src, dst] : {std::pair{0, 1}, std::pair{1, 0}})
+        trace.peerLinks.push_back(test::makePeerLink(src, dst, engine::LinkType::NvLink, 18, 450));
     const QString linked = m_dir.filePath("two-gpus.sstrace");
     engine::writeNativeTrace(trace, linked.toStdString());
     r = cli({"summary", linked});

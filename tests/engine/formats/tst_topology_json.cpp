@@ -14,17 +14,10 @@ using nlohmann::json;
 
 namespace {
 
+// Access where NVLink joins the pair; the rank its source's index.
 engine::PeerLink link(int src, int dst, engine::LinkType type, int count, double peak)
 {
-    engine::PeerLink l;
-    l.src = src;
-    l.dst = dst;
-    l.accessSupported = type == engine::LinkType::NvLink;
-    l.link = type;
-    l.performanceRank = src;
-    l.nvlinkCount = count;
-    l.peakGBps = peak;
-    return l;
+    return test::makePeerLink(src, dst, type, count, peak, type == engine::LinkType::NvLink, src);
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #include "engine/model/errors.h"
 #include "engine/run/runner.h"
 #include "engine/run/topology.h"
+#include "tests/engine/trace_fixture.h"
 
 using namespace streamscope::engine;
 
@@ -48,15 +49,7 @@ DeviceNvLinks links(int count, NvLinkPort::Remote remote, const std::string &rem
 
 PeerLink link(int src, int dst, LinkType type, int count, double peak, bool access = true, int rank = 0)
 {
-    PeerLink l;
-    l.src = src;
-    l.dst = dst;
-    l.accessSupported = access;
-    l.link = type;
-    l.performanceRank = rank;
-    l.nvlinkCount = count;
-    l.peakGBps = peak;
-    return l;
+    return streamscope::test::makePeerLink(src, dst, type, count, peak, access, rank);
 }
 
 } // namespace
