@@ -303,8 +303,9 @@ std::optional<std::int64_t> rowidAt(sqlite3 *db, const std::string &table, int r
 {
     sqlite3_stmt *s = nullptr;
     std::optional<std::int64_t> id;
-    const std::string sql = "SELECT rowid FROM " + quoted(table) + " ORDER BY rowid LIMIT 1 OFFSET (? % max(1, (SELECT "
-                            + "count(*) FROM " + quoted(table) + ")))";
+    const std::string sql = "SELECT _rowid_ FROM " + quoted(table)
+                            + " ORDER BY _rowid_ LIMIT 1 OFFSET (? % max(1, (SELECT " + "count(*) FROM " + quoted(table)
+                            + ")))";
     if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK) {
         sqlite3_bind_int(s, 1, row);
         if (sqlite3_step(s) == SQLITE_ROW)
@@ -314,6 +315,9 @@ std::optional<std::int64_t> rowidAt(sqlite3 *db, const std::string &table, int r
     return id;
 }
 
+// Rows are addressed by _rowid_, the table's own rowid even where a column is named "rowid" (one of the
+// names a column may take): by that column, a duplicated row matched every copy of itself, and a few
+// duplications grew a table to a billion rows (a long run's timeout, kept as regressions/nsys/).
 void apply(sqlite3 *db, const Record &r)
 {
     const auto tables = strings(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", 0);
@@ -349,7 +353,7 @@ void apply(sqlite3 *db, const Record &r)
         if (rowid)
             run(db,
                 "UPDATE " + t + " SET " + c + " = " + (r.kind % KindCount == Delta ? c + " + ?" : std::string("?"))
-                    + " WHERE rowid = ?",
+                    + " WHERE _rowid_ = ?",
                 &r, rowid);
         break;
     case SetColumn:
@@ -358,11 +362,11 @@ void apply(sqlite3 *db, const Record &r)
         break;
     case DeleteRow:
         if (rowid)
-            run(db, "DELETE FROM " + t + " WHERE rowid = ?", nullptr, rowid);
+            run(db, "DELETE FROM " + t + " WHERE _rowid_ = ?", nullptr, rowid);
         break;
     case DuplicateRow:
         if (rowid)
-            run(db, "INSERT INTO " + t + " SELECT * FROM " + t + " WHERE rowid = ?", nullptr, rowid);
+            run(db, "INSERT INTO " + t + " SELECT * FROM " + t + " WHERE _rowid_ = ?", nullptr, rowid);
         break;
     case SetRowid:
         if (rowid) {
@@ -371,8 +375,8 @@ void apply(sqlite3 *db, const Record &r)
             if (v.kind != Interesting && v.kind != Delta)
                 v.kind = RawInteger;
             run(db,
-                "UPDATE " + t + " SET rowid = " + (v.kind == Delta ? std::string("rowid + ?") : std::string("?"))
-                    + " WHERE rowid = ?",
+                "UPDATE " + t + " SET _rowid_ = " + (v.kind == Delta ? std::string("_rowid_ + ?") : std::string("?"))
+                    + " WHERE _rowid_ = ?",
                 &v, rowid);
         }
         break;
