@@ -3,12 +3,17 @@
 // (its full validation happens when it is opened in the editor).
 #include "ui/panels/lessons_panel.h"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QGridLayout>
+#include <QIcon>
 #include <QLabel>
 #include <QListWidget>
+#include <QPainter>
+#include <QPixmap>
 #include <QPushButton>
 #include <QStyle>
 #include <QVBoxLayout>
@@ -30,6 +35,9 @@ LessonsPanel::LessonsPanel(QWidget *parent) :
     m_list->setObjectName(QStringLiteral("lessonList"));
     // Lesson names are sentences: wrap them rather than hide their ends behind a scroll bar.
     m_list->setWordWrap(true);
+    // Wrapped, never elided: the item's height is measured for the wrapped text, and an elided first line
+    // left "streams ..." above an empty second one.
+    m_list->setTextElideMode(Qt::ElideNone);
     m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_list->setSpacing(1);
     m_list->setToolTip(tr("Click a lesson to open its recorded trace (or your last run of it) with its "
@@ -146,13 +154,29 @@ void LessonsPanel::load(const QString &workloadsDir, const QString &examplesDir)
         for (const QString &file : files)
             m_lessons.push_back(readLesson(dir.filePath(file), examplesDir));
     }
+    // A lesson with a recording is marked by a dot before its name (an icon, so that the names line up
+    // and a wrapped name never pushes the mark onto a line of its own); the others get an empty one.
+    const int side = std::max(8, m_list->fontMetrics().height() / 2);
+    QPixmap dot(side, side), none(side, side);
+    dot.fill(Qt::transparent);
+    none.fill(Qt::transparent);
+    {
+        QPainter p(&dot);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(Qt::NoPen);
+        p.setBrush(m_list->palette().color(QPalette::Text));
+        p.drawEllipse(QRectF(1, 1, side - 2, side - 2));
+    }
+    m_list->setIconSize(QSize(side, side));
     for (const Lesson &lesson : m_lessons) {
         auto *item = new QListWidgetItem(lesson.name, m_list);
-        item->setToolTip(lesson.name + QLatin1Char('\n') + lesson.workloadPath);
+        const bool recorded = lesson.error.isEmpty() && !lesson.examplePath.isEmpty();
+        item->setIcon(QIcon(recorded ? dot : none));
+        item->setData(Qt::UserRole, recorded);
+        item->setToolTip(lesson.name + QLatin1Char('\n') + lesson.workloadPath
+                         + (recorded ? tr("\n● recorded on a real GPU: %1").arg(lesson.examplePath) : QString()));
         if (!lesson.error.isEmpty())
             item->setForeground(QColor(0xd5, 0x5e, 0x00));
-        else if (!lesson.examplePath.isEmpty())
-            item->setText(lesson.name + QStringLiteral("  ●"));
     }
     if (!m_lessons.empty())
         m_list->setCurrentRow(0);

@@ -550,6 +550,13 @@ private slots:
         QVERIFY(panel.lessons()[1].error.contains(QStringLiteral("b.json")));
         QVERIFY(panel.lessons()[1].examplePath.isEmpty());
         QCOMPARE(panel.lessonForPath(dir.filePath(QStringLiteral("examples/a.sstrace"))), 0);
+        // The recorded lesson is marked by an icon, its text its name alone (so it wraps as a name).
+        auto *list = panel.findChild<QListWidget *>(QStringLiteral("lessonList"));
+        QCOMPARE(list->item(0)->text(), QStringLiteral("Lesson A"));
+        QVERIFY(list->item(0)->data(Qt::UserRole).toBool());
+        QVERIFY(!list->item(1)->data(Qt::UserRole).toBool());
+        QVERIFY(!list->item(0)->icon().isNull());
+        QCOMPARE(list->textElideMode(), Qt::ElideNone);
         // Missing folders are not an error, just no lessons.
         panel.load(dir.filePath(QStringLiteral("missing")), QString());
         QVERIFY(panel.lessons().empty());
