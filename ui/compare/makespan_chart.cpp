@@ -132,7 +132,7 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
         placeholders << QString(i + 1, QChar(0x200b)) + QStringLiteral("<br>&#8203;").repeated(lines - 1);
     axisX->append(placeholders);
     if (!summaries.empty())
-        axisX->setTitleText(tr("variant (%1); above each bar: median and verdict against the first")
+        axisX->setTitleText(tr("variant (%1)<br>above each bar: median and verdict against the first")
                                 .arg(axisNames(QString::fromStdString(summaries.front().label))));
     // The verdicts go above the whiskers, the labels under the bars (placeAnnotations).
     auto *axisY = new QValueAxis;
