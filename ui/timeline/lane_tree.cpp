@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include <QRegularExpression>
 #include <QStringList>
 
 namespace streamscope::ui {
@@ -234,6 +235,10 @@ void LaneTree::placeLanes()
                     if (main)
                         break;
                 }
+            // Kineto names a thread "thread 3113936 (python3.8)": the process is python3.8, the number its pid.
+            static const QRegularExpression kinetoThread(QStringLiteral("^thread \\d+ \\((.+)\\)$"));
+            if (const auto m = kinetoThread.match(name); m.hasMatch())
+                name = m.captured(1);
             g.title =
                 name.isEmpty() ? QStringLiteral("pid %1").arg(pid) : QStringLiteral("%1 (pid %2)").arg(name).arg(pid);
             if (processes.size() == 1 && !rank.isEmpty())

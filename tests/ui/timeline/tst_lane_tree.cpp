@@ -386,6 +386,9 @@ private slots:
         QCOMPARE(int(tree.groups().size()), 1);
         const LaneGroup &g = tree.group(0);
         QVERIFY2(g.title.startsWith(QStringLiteral("rank %1 · ").arg(rank)), qPrintable(g.title));
+        // Named by the program and its pid, as Linux names a process, not by Kineto's "thread N (name)".
+        QVERIFY2(g.title.contains(QRegularExpression(QStringLiteral("^rank \\d+ · [^ ]+ \\(pid \\d+\\)$"))),
+                 qPrintable(g.title));
         for (int i = 0; i < model.laneCount(); ++i) {
             const LaneKind kind = model.lane(i).kind;
             // A thread's rows of CPU ops and annotations go with the thread.
