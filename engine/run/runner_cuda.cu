@@ -1385,9 +1385,9 @@ private:
 
     // -- calibration --------------------------------------------------------------------------------
 
-    // Median duration (ns) of `samples` event pairs around `body` on the control stream being
-    // calibrated (m_calibrating: the primary device's, or another device's while that one calibrates).
-    template <typename Body> double timeOnControl(const char *what, int samples, Body body)
+    // Median duration (ns) of `samples` event pairs around `body` on `control`, the control stream of the
+    // device being calibrated (current).
+    template <typename Body> double timeOnControl(cudaStream_t control, const char *what, int samples, Body body)
     {
         const std::string context = std::string("calibration: ") + what;
         Event a(cudaEventDefault, context), b(cudaEventDefault, context);
@@ -1397,10 +1397,10 @@ private:
             // (as it does in a held repetition) and the host's launch latency is not part of what is
             // timed: an isolated launch measures ~5 us of overhead on an H200, a queued one ~2.5 us.
             if (m_calibrationQueueCycles > 0)
-                spinOnControl(m_calibrationQueueCycles);
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), m_calibrating));
+                spinOnControl(control, m_calibrationQueueCycles);
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), control));
             body();
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), m_calibrating));
+            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), control));
             STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
             float ms = 0;
             STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, a.get(), b.get()));
@@ -1410,9 +1410,9 @@ private:
         return ns[ns.size() / 2];
     }
 
-    void spinOnControl(std::int64_t cycles)
+    void spinOnControl(cudaStream_t control, std::int64_t cycles)
     {
-        STREAMSCOPE_CUDA_CHECK("calibration: spin kernel", kernels::launchSpin(cycles, 1, 32, m_calibrating));
+        STREAMSCOPE_CUDA_CHECK("calibration: spin kernel", kernels::launchSpin(cycles, 1, 32, control));
     }
 
     // The spin kernel's duration as events see it is overhead + cycles / rate. The rate comes from the
@@ -1420,20 +1420,20 @@ private:
     // `device` is current, and `control` is its control stream.
     void calibrate(Calibration &c, const DeviceInfo &device, cudaStream_t control)
     {
-        m_calibrating = control;
         const double nominalHz = double(device.smClockKHz > 0 ? device.smClockKHz : 1'500'000) * 1e3;
         // Bring the clocks up from idle before measuring them.
-        timeOnControl("warm-up", 1, [&] { spinOnControl(std::int64_t(nominalHz * 0.05)); });
+        timeOnControl(control, "warm-up", 1, [&] { spinOnControl(control, std::int64_t(nominalHz * 0.05)); });
         m_calibrationQueueCycles = std::int64_t(nominalHz * 100e-6);
 
-        c.eventPairOverheadNs = timeOnControl("empty event pair", kCalibrationSamples, [] {});
-        c.spinOverheadNs = timeOnControl("empty spin kernel", kCalibrationSamples, [&] { spinOnControl(0); });
+        c.eventPairOverheadNs = timeOnControl(control, "empty event pair", kCalibrationSamples, [] {});
+        c.spinOverheadNs =
+            timeOnControl(control, "empty spin kernel", kCalibrationSamples, [&] { spinOnControl(control, 0); });
         const auto shortCycles = std::int64_t(nominalHz * 1e-3);
         const auto longCycles = std::int64_t(nominalHz * 20e-3);
         std::vector<double> rates;
         for (int i = 0; i < 5; ++i) {
-            const double tShort = timeOnControl("short spin", 3, [&] { spinOnControl(shortCycles); });
-            const double tLong = timeOnControl("long spin", 1, [&] { spinOnControl(longCycles); });
+            const double tShort = timeOnControl(control, "short spin", 3, [&] { spinOnControl(control, shortCycles); });
+            const double tLong = timeOnControl(control, "long spin", 1, [&] { spinOnControl(control, longCycles); });
             if (const double rate = clockRateFromSlope(shortCycles, tShort, longCycles, tLong); rate > 0)
                 rates.push_back(rate);
         }
@@ -1444,7 +1444,7 @@ private:
         std::nth_element(rates.begin(), rates.begin() + std::ptrdiff_t(rates.size() / 2), rates.end());
         c.smClockHz = rates[rates.size() / 2];
         if (m_tracer) {
-            calibrateExecutionOverhead(c);
+            calibrateExecutionOverhead(c, control);
         } else {
             // Events see an empty spin as its execution plus the event pair around it; what is left
             // after the pair is as close to the kernel's own cost as events can tell (on an H200: 1.7 us,
@@ -1457,7 +1457,7 @@ private:
     // Timed by CUPTI, a kernel's duration is its execution alone: the launch and the event pair that the
     // event-timed overhead above holds are not in it. So the spin kernel's fixed cost is what CUPTI sees
     // of an empty one (external id 0 << 32: no repetition uses it), and a 10 us kernel executes for 10 us.
-    void calibrateExecutionOverhead(Calibration &c)
+    void calibrateExecutionOverhead(Calibration &c, cudaStream_t control)
     {
         const std::string context = "calibration: empty spin kernel (CUPTI)";
         std::string why;
@@ -1466,7 +1466,7 @@ private:
                 fallBackToEvents("CUPTI failed during " + context + ": " + why);
                 return;
             }
-            const cudaError_t launched = kernels::launchSpin(0, 1, 32, m_calibrating);
+            const cudaError_t launched = kernels::launchSpin(0, 1, 32, control);
             const bool popped = m_tracer->pop(why);
             STREAMSCOPE_CUDA_CHECK(context, launched);
             if (!popped) {
@@ -1474,7 +1474,7 @@ private:
                 return;
             }
         }
-        STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(m_calibrating));
+        STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(control));
         cupti::Batch batch;
         if (!flushRecords(batch, context))
             return;
@@ -2314,7 +2314,6 @@ private:
     Event m_repStart;
     std::vector<Event> m_streamEnds; // one per workload stream, then the default stream
     std::int64_t m_calibrationQueueCycles = 0;
-    cudaStream_t m_calibrating = nullptr; // the control stream calibrate() times on
     // Event sharing: a timing event costs ~1.5 us of GPU time on the stream that records it, so an
     // op's begin reuses the last event recorded on its stream when nothing was enqueued there since
     // (the previous op's end, or the held repetition's start). Only on streams that cannot be held up
