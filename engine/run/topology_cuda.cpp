@@ -64,13 +64,11 @@ std::vector<PeerPair> queryPairs(const std::vector<DeviceInfo> &devices, std::st
 
 std::vector<PeerLink> queryPeerLinks(const std::vector<DeviceInfo> &devices, std::string *linkNote)
 {
-    std::string note;
-    std::vector<PeerLink> links;
-    for (const PeerPair &p : queryPairs(devices, &note))
-        links.push_back(p.link);
+    Topology t;
+    t.pairs = queryPairs(devices, &t.linkNote);
     if (linkNote)
-        *linkNote = note;
-    return links;
+        *linkNote = t.linkNote;
+    return t.peerLinks();
 }
 
 Topology queryTopology()

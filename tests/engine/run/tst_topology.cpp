@@ -148,7 +148,7 @@ private slots:
         QCOMPARE(f.peakGBps, 0.0);
     }
 
-    // The NVML query itself, through a fake libnvidia-ml.so.1 (tests/engine/run/fake_nvml.cpp): each
+    // The NVML query itself, through a fake libnvidia-ml.so.1 (tests/engine/run/fake_nvml.c): each
     // topology, and each failure named with the call and its error.
     void nvmlThroughFakeLibrary_data()
     {
