@@ -54,7 +54,7 @@ fi
 
 if has bench; then
   echo "== benchmarks"
-  for b in bench_engine_bandwidth bench_overhead bench_harris; do
+  for b in bench_engine_bandwidth bench_overhead bench_harris bench_cupti_cost; do
     [ -x "$build/bench/$b" ] && { echo "-- $b"; "$build/bench/$b" --out "$out/bench/$b.json" || echo "FAILED: $b rc=$?"; }
   done
 fi
