@@ -850,9 +850,12 @@ private:
 
     // Whether CUPTI delivered the repetition's unified-memory records whole. On the H200 it sometimes
     // did not: a repetition then lacked the tail of its records (the last migrations, every fault group,
-    // the prefetch after them), intermittently, whatever the flushing. The runner moves every managed
-    // buffer to the host before a repetition, so a prefetch to the GPU of a buffer that no earlier GPU
-    // op of the repetition touched must migrate: one with no migration record is evidence of the loss.
+    // the prefetch after them), intermittently, whatever the flushing. Two things must hold in a whole one:
+    //  - the runner moves every managed buffer to the host before a repetition, so a prefetch to the GPU
+    //    of a buffer that no earlier GPU op of the repetition touched must migrate all it asked for: one
+    //    with fewer migrated bytes (none, or part: 19 of its 32 migrations once) lost records;
+    //  - a migration to the GPU on demand (cause: coherence) follows a GPU page fault, so one without any
+    //    fault group in the repetition lost the fault groups.
     void checkUnifiedMemoryComplete(const Repetition &rep)
     {
         if (!m_tracer || !m_tracer->unifiedMemory())
@@ -867,10 +870,11 @@ private:
             if (prefetch && op.spec->location < 0)
                 continue; // to the host: the buffer is there already
             if (prefetch && op.target && !wasTouched(op.target)) {
-                const bool moved =
-                    std::any_of(rep.activities.begin(), rep.activities.end(),
-                                [&](const ActivityRecord &a) { return a.op == int(i) && a.isMigration(); });
-                if (!moved)
+                std::uint64_t moved = 0;
+                for (const ActivityRecord &a : rep.activities)
+                    if (a.op == int(i) && a.kind == ActivityKind::MigrationH2D)
+                        moved += a.value;
+                if (moved < op.bytes)
                     m_unifiedMemoryLost = true;
             }
             if (!op.hostOnly)
@@ -878,6 +882,13 @@ private:
                     if (p)
                         touched.push_back(p);
         }
+        const bool onDemand = std::any_of(rep.activities.begin(), rep.activities.end(), [](const ActivityRecord &a) {
+            return a.kind == ActivityKind::MigrationH2D && a.detail == ActivityDetail::Coherence;
+        });
+        const bool faults = std::any_of(rep.activities.begin(), rep.activities.end(),
+                                        [](const ActivityRecord &a) { return a.kind == ActivityKind::GpuPageFaults; });
+        if (onDemand && !faults)
+            m_unifiedMemoryLost = true;
     }
 
     // The repetition's unified-memory and synchronisation records, tied to their ops. A prefetch that
@@ -2189,7 +2200,8 @@ private:
             if (m_unifiedMemoryRetries > 0)
                 md["unified_memory_retries"] = std::to_string(m_unifiedMemoryRetries)
                                                + " repetitions ran again: CUPTI had lost part of their unified-memory "
-                                                 "records (a prefetch to the GPU came without its migrations)";
+                                                 "records (a prefetch to the GPU came without all its migrations, or "
+                                                 "migrations on demand without their page faults)";
             if (!m_unifiedMemoryIncomplete.empty()) {
                 std::string list;
                 for (const int r : m_unifiedMemoryIncomplete)
