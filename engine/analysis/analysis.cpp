@@ -6,45 +6,30 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+
+#include "engine/analysis/transfer_edges.h"
 
 namespace streamscope::engine {
 
 namespace {
 constexpr std::int64_t kBlockingMinNs = 5'000; // below this a host call is launch cost, not blocking
 
-struct Edge {
-    std::int64_t t;
-    int delta;
-    EngineClass cls;
-    double gbs;
-};
-
 // device >= 0: only the ops on that device's streams.
-std::vector<Edge> edgesOf(const Trace &trace, int repetition, bool copiesOnly, int device = -1)
+std::vector<TransferEdge<EngineClass>> edgesOf(const Trace &trace, int repetition, bool copiesOnly, int device = -1)
 {
-    std::vector<Edge> edges;
     if (repetition < 0 || repetition >= static_cast<int>(trace.repetitions.size()))
-        return edges;
-    const auto &ops = trace.repetitions[repetition].ops;
-    edges.reserve(ops.size() * 2);
-    for (const OpRecord &op : ops) {
+        return {};
+    return transferEdges(trace.repetitions[repetition].ops, [&](const OpRecord &op) -> std::optional<EngineClass> {
         const EngineClass cls = engineClassOf(op);
         if (cls == EngineClass::None || op.gpuEndNs <= op.gpuStartNs)
-            continue;
+            return std::nullopt;
         if (copiesOnly && cls != EngineClass::H2D && cls != EngineClass::D2H)
-            continue;
+            return std::nullopt;
         if (device >= 0 && deviceOf(trace, op) != device)
-            continue;
-        // A staged (pageable) copy is in flight from its host call's start: the CPU copies through the
-        // staging buffer there. So the link's busy time and bandwidth count it from then.
-        const double gbs = op.gbPerSecond();
-        edges.push_back({op.transferStartNs(), +1, cls, gbs});
-        edges.push_back({op.transferEndNs(), -1, cls, gbs});
-    }
-    // Ends before starts at the same instant: back-to-back ops do not count as concurrent.
-    std::sort(edges.begin(), edges.end(),
-              [](const Edge &a, const Edge &b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
-    return edges;
+            return std::nullopt;
+        return cls;
+    });
 }
 } // namespace
 
@@ -212,7 +197,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     // One sweep: active counts per class give the unions, the overlap and the concurrency.
     int active = 0, h2d = 0, d2h = 0, compute = 0;
     std::int64_t prev = 0;
-    for (const Edge &e : edgesOf(trace, repetition, false)) {
+    for (const auto &e : edgesOf(trace, repetition, false)) {
         const std::int64_t dt = saturatingSub(e.t, prev);
         if (dt > 0) {
             const auto add = [dt](std::int64_t &sum) { sum = saturatingAdd(sum, dt); };
@@ -229,7 +214,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
         }
         prev = e.t;
         active += e.delta;
-        switch (e.cls) {
+        switch (e.tag) {
         case EngineClass::H2D: h2d += e.delta; break;
         case EngineClass::D2H: d2h += e.delta; break;
         case EngineClass::Compute: compute += e.delta; break;
@@ -341,10 +326,10 @@ std::vector<ActivityStep> activityProfile(const Trace &trace, int repetition, in
 {
     std::vector<ActivityStep> steps;
     ActivityStep cur;
-    for (const Edge &e : edgesOf(trace, repetition, false, device)) {
+    for (const auto &e : edgesOf(trace, repetition, false, device)) {
         if (!steps.empty() && steps.back().timeNs == e.t)
             steps.pop_back(); // several edges at one instant: keep the state after all of them
-        switch (e.cls) {
+        switch (e.tag) {
         case EngineClass::H2D: cur.h2d += e.delta; break;
         case EngineClass::D2H: cur.d2h += e.delta; break;
         case EngineClass::Compute: cur.compute += e.delta; break;
@@ -360,10 +345,10 @@ std::vector<BandwidthStep> bandwidthProfile(const Trace &trace, int repetition, 
 {
     std::vector<BandwidthStep> steps;
     BandwidthStep cur;
-    for (const Edge &e : edgesOf(trace, repetition, true, device)) {
+    for (const auto &e : edgesOf(trace, repetition, true, device)) {
         if (!steps.empty() && steps.back().timeNs == e.t)
             steps.pop_back();
-        double &v = e.cls == EngineClass::H2D ? cur.h2dGBs : cur.d2hGBs;
+        double &v = e.tag == EngineClass::H2D ? cur.h2dGBs : cur.d2hGBs;
         v += e.delta * e.gbs;
         if (std::abs(v) < 1e-9)
             v = 0; // no drift below zero from floating-point sums

@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/transfer_edges.h"
 
 namespace streamscope::engine {
 
@@ -118,24 +120,14 @@ std::vector<PeerRateStep> peerLinkProfile(const Trace &trace, int repetition, in
     std::vector<PeerRateStep> steps;
     if (repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
         return steps;
-    struct Edge {
-        std::int64_t t;
-        int delta;
-        double gbs;
-    };
-    std::vector<Edge> edges;
-    for (const OpRecord &op : trace.repetitions[static_cast<std::size_t>(repetition)].ops) {
-        if (op.kind != OpKind::CopyP2P || !op.hasGpu() || op.srcDevice != src || op.dstDevice != dst
-            || op.transferEndNs() <= op.transferStartNs())
-            continue;
-        edges.push_back({op.transferStartNs(), +1, op.gbPerSecond()});
-        edges.push_back({op.transferEndNs(), -1, op.gbPerSecond()});
-    }
-    // Ends before starts at one instant, as the host link's profile: back-to-back copies do not add up.
-    std::sort(edges.begin(), edges.end(),
-              [](const Edge &a, const Edge &b) { return a.t != b.t ? a.t < b.t : a.delta < b.delta; });
+    const auto edges = transferEdges(trace.repetitions[static_cast<std::size_t>(repetition)].ops,
+                                     [&](const OpRecord &op) -> std::optional<int> {
+                                         if (op.kind != OpKind::CopyP2P || op.srcDevice != src || op.dstDevice != dst)
+                                             return std::nullopt;
+                                         return 0; // one link, one tag
+                                     });
     double current = 0;
-    for (const Edge &e : edges) {
+    for (const auto &e : edges) {
         current += e.delta * e.gbs;
         if (std::abs(current) < 1e-9)
             current = 0;
