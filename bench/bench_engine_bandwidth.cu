@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "bench/bench_common.h"
+#include "bench/bench_cuda.h"
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
 #include "engine/run/runner.h"
@@ -62,26 +63,13 @@ double engineGBs(BufferKind hostKind, CopyDirection dir, std::uint64_t bytes, in
 // The plain program: the same buffers, one non-blocking stream, an event pair around each copy.
 double plainGBs(BufferKind hostKind, CopyDirection dir, std::uint64_t bytes, int reps)
 {
-    const char *context = "plain copy loop";
     cuda::Buffer host(hostKind, bytes, "plain host buffer");
     cuda::Buffer dev(BufferKind::Device, bytes, "plain device buffer");
-    cuda::Stream stream(cudaStreamNonBlocking, 0, context);
-    cuda::Event a(cudaEventDefault, context), b(cudaEventDefault, context);
     const bool h2d = dir == CopyDirection::H2D;
-    std::vector<double> gbs;
-    for (int i = 0; i < reps + 3; ++i) {
-        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), stream.get()));
-        STREAMSCOPE_CUDA_CHECK(context,
-                               cudaMemcpyAsync(h2d ? dev.get() : host.get(), h2d ? host.get() : dev.get(), bytes,
-                                               h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream.get()));
-        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), stream.get()));
-        STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
-        float ms = 0;
-        STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, a.get(), b.get()));
-        if (i >= 3)
-            gbs.push_back(double(bytes) / (double(ms) * 1e6));
-    }
-    return bench::median(gbs);
+    return bench::eventTimedGBs(bytes, reps, "plain copy loop (cudaMemcpyAsync)", [&](cudaStream_t stream) {
+        return cudaMemcpyAsync(h2d ? dev.get() : host.get(), h2d ? host.get() : dev.get(), bytes,
+                               h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream);
+    });
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "bench/bench_common.h"
+#include "bench/bench_cuda.h"
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
 #include "engine/run/runner.h"
@@ -83,28 +84,17 @@ double plainGBs(std::uint64_t bytes, bool access, int reps)
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceEnablePeerAccess(0, 0));
         STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(0));
     }
-    std::vector<double> gbs;
-    {
-        cuda::Stream stream(cudaStreamNonBlocking, 0, context);
-        cuda::Event a(cudaEventDefault, context), b(cudaEventDefault, context);
-        for (int i = 0; i < reps + 3; ++i) {
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(a.get(), stream.get()));
-            STREAMSCOPE_CUDA_CHECK(context, cudaMemcpyPeerAsync(dst.get(), 1, src.get(), 0, bytes, stream.get()));
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(b.get(), stream.get()));
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(b.get()));
-            float ms = 0;
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, a.get(), b.get()));
-            if (i >= 3)
-                gbs.push_back(double(bytes) / (double(ms) * 1e6));
-        }
-    }
+    const double gbs =
+        bench::eventTimedGBs(bytes, reps, "plain peer copy loop (cudaMemcpyPeerAsync)", [&](cudaStream_t stream) {
+            return cudaMemcpyPeerAsync(dst.get(), 1, src.get(), 0, bytes, stream);
+        });
     if (access) {
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceDisablePeerAccess(1));
         STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(1));
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceDisablePeerAccess(0));
         STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(0));
     }
-    return bench::median(gbs);
+    return gbs;
 }
 
 struct ClockCheck {
