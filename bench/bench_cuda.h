@@ -2,6 +2,7 @@
 // loop on one non-blocking stream, the reference every "engine / plain" ratio is taken against.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,20 @@ template <typename Enqueue> double eventTimedGBs(std::uint64_t bytes, int reps, 
             gbs.push_back(double(bytes) / (double(ms) * 1e6));
     }
     return median(gbs);
+}
+
+// The repetition span the engine reports too: from `start` to the last of `ends` (one per stream), in
+// ns, once they have all completed.
+inline double spanToLastEnd(const char *context, cudaEvent_t start, const std::vector<engine::cuda::Event> &ends)
+{
+    double span = 0;
+    for (const engine::cuda::Event &e : ends) {
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventSynchronize(e.get()));
+        float ms = 0;
+        STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, start, e.get()));
+        span = std::max(span, double(ms) * 1e6);
+    }
+    return span;
 }
 
 } // namespace streamscope::bench

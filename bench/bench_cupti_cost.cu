@@ -27,6 +27,7 @@
 #include <cupti.h>
 
 #include "bench/bench_common.h"
+#include "bench/bench_cuda.h"
 #include "engine/run/clock_calibration.h"
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
@@ -147,13 +148,7 @@ public:
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
         if (flag[1] != 0)
             std::fprintf(stderr, "bench_cupti_cost: a hold timed out (the host stalled for 1 s)\n");
-        double span = 0;
-        for (const cuda::Event &e : m_ends) {
-            float ms = 0;
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, m_start.get(), e.get()));
-            span = std::max(span, double(ms) * 1e6);
-        }
-        return span;
+        return bench::spanToLastEnd(context, m_start.get(), m_ends);
     }
 
 private:

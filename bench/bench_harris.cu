@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "bench/bench_common.h"
+#include "bench/bench_cuda.h"
 #include "engine/run/clock_calibration.h"
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
@@ -141,13 +142,7 @@ public:
         for (std::size_t i = 0; i < m_streams.size(); ++i)
             STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_ends[i].get(), m_streams[i].get()));
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
-        double span = 0;
-        for (const cuda::Event &e : m_ends) {
-            float ms = 0;
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventElapsedTime(&ms, m_start.get(), e.get()));
-            span = std::max(span, double(ms) * 1e6);
-        }
-        return span;
+        return bench::spanToLastEnd(context, m_start.get(), m_ends);
     }
 
 private:
