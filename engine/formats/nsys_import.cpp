@@ -1287,6 +1287,7 @@ private:
             for (const NvtxRange &r : m_ranges)
                 rep.hostRanges.push_back(hostRangeOf(r));
             layoutHostRanges(rep);
+            deriveStagedCopyReadiness(rep);
             m_trace.repetitions.push_back(std::move(rep));
             m_ops.clear();
             return;
@@ -1315,8 +1316,10 @@ private:
             if (auto it = repIndex.find(m_rangeRepNumbers[bracket.name]); it != repIndex.end())
                 m_trace.repetitions[it->second].hostRanges.push_back(hostRangeOf(m_ranges[r]));
         }
-        for (Repetition &rep : m_trace.repetitions)
+        for (Repetition &rep : m_trace.repetitions) {
             layoutHostRanges(rep);
+            deriveStagedCopyReadiness(rep);
+        }
         // The runner's control stream (hold kernel, timing events) ran nothing that was kept: no empty lane.
         std::vector<int> remap(m_trace.streams.size(), -1);
         for (const auto &rep : m_trace.repetitions)

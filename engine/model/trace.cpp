@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 
 #include "engine/model/enum_names.h"
 
@@ -144,9 +145,10 @@ bool OpRecord::stagedThroughHost() const
 
 std::int64_t OpRecord::transferStartNs() const
 {
-    if (stagedThroughHost() && hasHost() && hasGpu())
-        return std::min(gpuStartNs, hostStartNs);
-    return gpuStartNs;
+    if (!stagedThroughHost() || !hasHost() || !hasGpu())
+        return gpuStartNs;
+    const std::int64_t start = std::min(gpuStartNs, hostStartNs);
+    return readyNs == kNoTime ? start : std::clamp(readyNs, start, gpuStartNs);
 }
 
 std::int64_t OpRecord::transferEndNs() const
@@ -240,6 +242,26 @@ void rebuildStringIndex(Trace &trace)
     trace.m_stringIndex.reserve(trace.strings.size());
     for (std::uint32_t i = 0; i < trace.strings.size(); ++i)
         trace.m_stringIndex.emplace(trace.strings[i], i);
+}
+
+void deriveStagedCopyReadiness(Repetition &rep)
+{
+    std::map<int, std::vector<std::size_t>> byStream;
+    for (std::size_t i = 0; i < rep.ops.size(); ++i)
+        if (rep.ops[i].stream >= 0 && rep.ops[i].hasGpu())
+            byStream[rep.ops[i].stream].push_back(i);
+    for (auto &[stream, indices] : byStream) {
+        std::stable_sort(indices.begin(), indices.end(),
+                         [&](std::size_t a, std::size_t b) { return rep.ops[a].gpuStartNs < rep.ops[b].gpuStartNs; });
+        std::int64_t previousEnd = kNoTime;
+        for (const std::size_t i : indices) {
+            OpRecord &op = rep.ops[i];
+            if (op.readyNs == kNoTime && op.stagedThroughHost() && op.hasHost() && previousEnd != kNoTime
+                && previousEnd > op.hostStartNs && previousEnd <= op.gpuStartNs)
+                op.readyNs = previousEnd;
+            previousEnd = previousEnd == kNoTime ? op.gpuEndNs : std::max(previousEnd, op.gpuEndNs);
+        }
+    }
 }
 
 } // namespace streamscope::engine

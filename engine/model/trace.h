@@ -112,7 +112,9 @@ struct OpRecord {
     // inside the host call, so the transfer spans the host call as well as the DMA that CUPTI times.
     bool stagedThroughHost() const;
     // The interval the bytes were in flight: execution, or for a staged copy the union of its host call
-    // and its execution (what a hand-written loop timed with events around the call measures).
+    // and its execution (what a hand-written loop timed with events around the call measures), from no
+    // earlier than stream-ready: a staged copy's call first waits for the work before it on its stream
+    // (a cudaMemcpy after a kernel holds the host for the kernel), and that wait moves no bytes.
     std::int64_t transferStartNs() const;
     std::int64_t transferEndNs() const;
     // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.
@@ -293,6 +295,12 @@ struct Repetition {
     // The host range an op was launched in (OpRecord::hostRange), or nullptr.
     const HostRange *enclosingRange(const OpRecord &op) const;
 };
+
+// Imports (Nsight Systems, Kineto) know no stream-ready. For a copy staged through the host whose call
+// began before the previous op on its stream ended, that end is when the stream reached it: the call
+// waited for it before staging anything. Sets readyNs there (only there), so that the copy's transfer
+// interval and bandwidth leave the wait out. Ops must carry their stream; call once per repetition.
+void deriveStagedCopyReadiness(Repetition &rep);
 
 struct Trace {
     int formatVersion = kTraceFormatVersion;

@@ -17,6 +17,7 @@
 #include <map>
 #include <new>
 
+#include "engine/analysis/analysis.h"
 #include "engine/formats/native_format.h"
 #include "engine/formats/nsys_import.h"
 #include "engine/formats/trace_io.h"
@@ -56,6 +57,7 @@ private slots:
     void noNvtxKeepsCudaNames();
     void torchrunKeepsKernelNames();
     void realNvtxRanges();
+    void stagedCopiesWaitForTheirStream();
     void kernelLaunchDetails();
     void deepNvtxNestingIsNotQuadratic();
     void hugeRowidReservesNothing();
@@ -1114,6 +1116,32 @@ void TestNsysImport::realNvtxRanges()
     const auto rows = engine::hostRangeRows(fuser.repetitions[0], fuser.hostThreads.size());
     QCOMPARE(std::count_if(rows.begin(), rows.end(), [](int n) { return n > 0; }), std::ptrdiff_t(9));
     QVERIFY(*std::max_element(rows.begin(), rows.end()) >= 5);
+}
+
+// saxpy (one default stream): each cudaMemcpy of the result back to pageable memory is called while the
+// kernel before it still runs and holds the host until it ends. That wait is no transfer: the D2H is in
+// flight from the kernel's end, and one in-order stream never overlaps a copy with a kernel.
+void TestNsysImport::stagedCopiesWaitForTheirStream()
+{
+    if (!haveRealTraces())
+        QSKIP("../shared/data/real-traces is not beside the checkout (CI has it)");
+    const auto saxpy = engine::importNsysSqlite(shared("nsys-2022.2.1_a100_saxpy_mpi_nvtx.sqlite").toStdString());
+    const auto &rep = saxpy.repetitions[0];
+    int waited = 0;
+    for (std::size_t i = 1; i < rep.ops.size(); ++i) {
+        const auto &op = rep.ops[i];
+        if (op.kind != OpKind::CopyD2H || !op.stagedThroughHost())
+            continue;
+        const auto &before = rep.ops[i - 1];
+        if (before.kind != OpKind::Kernel || !(op.hostStartNs < before.gpuEndNs))
+            continue;
+        ++waited;
+        QCOMPARE(qint64(op.readyNs), qint64(before.gpuEndNs));
+        QVERIFY(op.transferStartNs() >= before.gpuEndNs);
+    }
+    QCOMPARE(waited, 5);
+    const auto stats = engine::analyzeRepetition(saxpy, 0);
+    QCOMPARE(qint64(stats.copyComputeOverlapNs), qint64(0));
 }
 
 void TestNsysImport::kernelLaunchDetails()

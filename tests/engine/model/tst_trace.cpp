@@ -342,25 +342,42 @@ private slots:
         QTest::addColumn<qint64>("hostEnd");
         QTest::addColumn<qint64>("gpuStart");
         QTest::addColumn<qint64>("gpuEnd");
+        QTest::addColumn<qint64>("ready");
         QTest::addColumn<qint64>("start");
         QTest::addColumn<qint64>("end");
         const qint64 no = kNoTime;
-        QTest::newRow("pinned: execution only")
-            << MemKind::Pinned << qint64(0) << qint64(500) << qint64(100) << qint64(300) << qint64(100) << qint64(300);
+        QTest::newRow("pinned: execution only") << MemKind::Pinned << qint64(0) << qint64(500) << qint64(100)
+                                                << qint64(300) << no << qint64(100) << qint64(300);
         QTest::newRow("pageable: host call covers execution")
-            << MemKind::Pageable << qint64(0) << qint64(500) << qint64(100) << qint64(300) << qint64(0) << qint64(500);
-        QTest::newRow("pageable: execution outlasts call") << MemKind::Pageable << qint64(50) << qint64(200)
-                                                           << qint64(100) << qint64(300) << qint64(50) << qint64(300);
-        QTest::newRow("pageable: execution starts first") << MemKind::Pageable << qint64(150) << qint64(400)
-                                                          << qint64(100) << qint64(300) << qint64(100) << qint64(400);
+            << MemKind::Pageable << qint64(0) << qint64(500) << qint64(100) << qint64(300) << no << qint64(0)
+            << qint64(500);
+        QTest::newRow("pageable: execution outlasts call")
+            << MemKind::Pageable << qint64(50) << qint64(200) << qint64(100) << qint64(300) << no << qint64(50)
+            << qint64(300);
+        QTest::newRow("pageable: execution starts first")
+            << MemKind::Pageable << qint64(150) << qint64(400) << qint64(100) << qint64(300) << no << qint64(100)
+            << qint64(400);
         QTest::newRow("pageable without host call")
-            << MemKind::Pageable << no << no << qint64(100) << qint64(300) << qint64(100) << qint64(300);
+            << MemKind::Pageable << no << no << qint64(100) << qint64(300) << no << qint64(100) << qint64(300);
         QTest::newRow("pageable with half a host call")
-            << MemKind::Pageable << qint64(0) << no << qint64(100) << qint64(300) << qint64(100) << qint64(300);
+            << MemKind::Pageable << qint64(0) << no << qint64(100) << qint64(300) << no << qint64(100) << qint64(300);
         QTest::newRow("pageable without execution")
-            << MemKind::Pageable << qint64(0) << qint64(500) << no << no << no << no;
+            << MemKind::Pageable << qint64(0) << qint64(500) << no << no << no << no << no;
         QTest::newRow("pinned without execution")
-            << MemKind::Pinned << qint64(0) << qint64(500) << no << no << no << no;
+            << MemKind::Pinned << qint64(0) << qint64(500) << no << no << no << no << no;
+        // A staged copy whose call first waited for its stream (a cudaMemcpy after a kernel): in flight
+        // from when the stream reached it, never later than its execution, never earlier than the call.
+        QTest::newRow("pageable: call waited for the stream")
+            << MemKind::Pageable << qint64(0) << qint64(500) << qint64(400) << qint64(450) << qint64(350) << qint64(350)
+            << qint64(500);
+        QTest::newRow("pageable: ready after execution start (two clocks)")
+            << MemKind::Pageable << qint64(0) << qint64(500) << qint64(400) << qint64(450) << qint64(420) << qint64(400)
+            << qint64(500);
+        QTest::newRow("pageable: ready before the call")
+            << MemKind::Pageable << qint64(100) << qint64(500) << qint64(400) << qint64(450) << qint64(50)
+            << qint64(100) << qint64(500);
+        QTest::newRow("pinned: ready does not matter") << MemKind::Pinned << qint64(0) << qint64(500) << qint64(100)
+                                                       << qint64(300) << qint64(50) << qint64(100) << qint64(300);
     }
     void transferInterval()
     {
@@ -369,6 +386,7 @@ private slots:
         QFETCH(qint64, hostEnd);
         QFETCH(qint64, gpuStart);
         QFETCH(qint64, gpuEnd);
+        QFETCH(qint64, ready);
         QFETCH(qint64, start);
         QFETCH(qint64, end);
         OpRecord op = gpuOp(OpKind::CopyH2D, gpuStart, gpuEnd, 1'000'000);
@@ -376,8 +394,53 @@ private slots:
         op.dstMem = MemKind::Device;
         op.hostStartNs = hostStart;
         op.hostEndNs = hostEnd;
+        op.readyNs = ready;
         QCOMPARE(qint64(op.transferStartNs()), start);
         QCOMPARE(qint64(op.transferEndNs()), end);
+    }
+
+    // Imports: a staged copy whose call began while its stream still ran the op before it gets that op's
+    // end as stream-ready; nothing else changes.
+    void derivedStagedCopyReadiness()
+    {
+        Repetition rep;
+        OpRecord kernel = gpuOp(OpKind::Kernel, 100, 1'000, 0);
+        kernel.stream = 0;
+        OpRecord waited = gpuOp(OpKind::CopyD2H, 1'200, 1'300, 1'000'000); // cudaMemcpy to pageable memory
+        waited.stream = 0;
+        waited.srcMem = MemKind::Device;
+        waited.dstMem = MemKind::Pageable;
+        waited.hostStartNs = 150; // called while the kernel ran: waited for it
+        waited.hostEndNs = 1'400;
+        OpRecord late = waited; // called after the stream was idle: no wait to leave out
+        late.gpuStartNs = 2'000;
+        late.gpuEndNs = 2'100;
+        late.hostStartNs = 1'900;
+        late.hostEndNs = 2'200;
+        OpRecord pinned = gpuOp(OpKind::CopyH2D, 3'000, 3'100, 1'000'000); // not staged: untouched
+        pinned.stream = 0;
+        pinned.srcMem = MemKind::Pinned;
+        pinned.dstMem = MemKind::Device;
+        pinned.hostStartNs = 2'150;
+        pinned.hostEndNs = 3'200;
+        OpRecord otherStream = waited; // another stream's copy: the kernel is not before it on its stream
+        otherStream.stream = 1;
+        OpRecord known = waited; // a stream-ready already recorded is kept
+        known.stream = 2;
+        known.readyNs = 1'100;
+        OpRecord knownBefore = kernel;
+        knownBefore.stream = 2;
+        rep.ops = {kernel, waited, late, pinned, otherStream, known, knownBefore};
+        deriveStagedCopyReadiness(rep);
+        QCOMPARE(qint64(rep.ops[1].readyNs), qint64(1'000));
+        QCOMPARE(qint64(rep.ops[1].transferStartNs()), qint64(1'000));
+        QCOMPARE(qint64(rep.ops[1].transferEndNs()), qint64(1'400));
+        QCOMPARE(qint64(rep.ops[2].readyNs), qint64(kNoTime));
+        QCOMPARE(qint64(rep.ops[2].transferStartNs()), qint64(1'900));
+        QCOMPARE(qint64(rep.ops[3].readyNs), qint64(kNoTime));
+        QCOMPARE(qint64(rep.ops[4].readyNs), qint64(kNoTime));
+        QCOMPARE(qint64(rep.ops[5].readyNs), qint64(1'100));
+        QCOMPARE(qint64(rep.ops[0].readyNs), qint64(kNoTime));
     }
 
     void bandwidth_data()
