@@ -709,9 +709,9 @@ void MainWindow::onFileOpened(int, const QString &path, engine::FileKind kind,
                                                                         : QString::fromStdString(trace->title);
     showTrace(std::move(trace), name, path);
     addRecentFile(path);
-    // An example trace: show its lesson in the list too.
-    if (const int lesson = m_lessons->lessonForPath(path); lesson >= 0)
-        m_lessons->setCurrentLesson(lesson);
+    // An example trace: show its lesson in the list too; any other trace (an Nsight or PyTorch capture, a
+    // run saved elsewhere) is no lesson's, so none stays selected as if it were.
+    m_lessons->setCurrentLesson(m_lessons->lessonForPath(path));
     clearError();
     m_lastOpenOk = true;
 }

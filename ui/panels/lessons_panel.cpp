@@ -193,6 +193,8 @@ void LessonsPanel::setCurrentLesson(int index)
 {
     if (index >= 0 && index < int(m_lessons.size()))
         m_list->setCurrentRow(index);
+    else if (index < 0)
+        m_list->setCurrentRow(-1); // none: a trace that is no lesson's is open
 }
 
 int LessonsPanel::lessonForPath(const QString &path) const

@@ -41,7 +41,7 @@ public:
     void load(const QString &workloadsDir, const QString &examplesDir);
     const std::vector<Lesson> &lessons() const { return m_lessons; }
     int currentLesson() const;
-    void setCurrentLesson(int index);
+    void setCurrentLesson(int index); // -1: none (its buttons are disabled)
     // The lesson whose workload or example is this file, or -1.
     int lessonForPath(const QString &path) const;
 

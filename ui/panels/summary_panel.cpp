@@ -110,8 +110,10 @@ void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, 
                            .arg(i + 1)
                            .arg(summary.repetitions.size())
                            .arg(formatDuration(summary.repetitions[i].makespanNs));
+        // The repetition nearest the median: with an even count the median itself (the Median column,
+        // the mean of the middle two) is no repetition's, so say "nearest", not "median".
         if (int(i) == summary.medianRepetition)
-            text += tr(" (median)");
+            text += summary.repetitions.size() % 2 == 1 ? tr(" (median)") : tr(" (nearest the median)");
         m_repetitions->addItem(text);
     }
     m_repetitions->setEnabled(m_repetitions->count() > 1);

@@ -571,6 +571,19 @@ private slots:
         QCOMPARE(window.lessonsPanel()->currentLesson(), lesson);
         auto *text = window.findChild<QTextBrowser *>(QStringLiteral("explanationText"));
         QVERIFY(!text->toPlainText().isEmpty());
+
+        // A trace that is no lesson's (here a native trace written elsewhere) leaves no lesson selected, and
+        // the lesson buttons off: nothing suggests it belongs to the overlap lesson.
+        QTemporaryDir dir;
+        const QString other = dir.filePath(QStringLiteral("mine.sstrace"));
+        QVERIFY(QFile::copy(example, other));
+        QVERIFY2(window.openFile(other), qPrintable(window.lastError()));
+        QCOMPARE(window.lessonsPanel()->currentLesson(), -1);
+        auto *compare = window.lessonsPanel()->findChild<QPushButton *>(QStringLiteral("lessonCompare"));
+        QVERIFY(compare);
+        QVERIFY(!compare->isEnabled());
+        QVERIFY2(window.openFile(example), qPrintable(window.lastError()));
+        QCOMPARE(window.lessonsPanel()->currentLesson(), lesson);
     }
 
     void runFailuresAreShown()

@@ -87,13 +87,17 @@ private slots:
         panel.setTrace(test::makePipelineTrace(3));
         QCOMPARE(panel.repetitionSelector()->count(), 3);
         QCOMPARE(panel.repetitionSelector()->currentIndex(), panel.medianRepetition());
-        QVERIFY(panel.repetitionSelector()->currentText().contains(QStringLiteral("median")));
+        QVERIFY(panel.repetitionSelector()->currentText().endsWith(QStringLiteral("(median)")));
         QCOMPARE(selected.count(), 0); // loading a trace is not a user choice
         const int other = panel.medianRepetition() == 0 ? 2 : 0;
         panel.repetitionSelector()->setCurrentIndex(other);
         QCOMPARE(selected.count(), 1);
         QCOMPARE(selected.first().first().toInt(), other);
         QCOMPARE(panel.repetition(), other);
+        // With an even count the median lies between two repetitions: the one chosen is the nearest.
+        panel.setTrace(test::makePipelineTrace(4));
+        QVERIFY(panel.repetitionSelector()->currentText().endsWith(QStringLiteral("(nearest the median)")));
+        QVERIFY(panel.repetitionSelector()->currentText().contains(QStringLiteral(" of 4 ")));
         panel.setTrace(nullptr);
         QVERIFY(!panel.repetitionSelector()->isEnabled());
     }
