@@ -15,8 +15,11 @@
 //   ... and the same with the events untimed, or only after the copies, or only after the kernels
 // Kernel queued/submitted timestamps must be chosen before CUDA starts: --latency on|off (default on, as
 // the runner). Each figure is the median span of its rounds; the ratio is against `plain` of the same
-// run. This benchmark has no target of its own: it says whether bench_overhead's <= 2 % is within reach
-// of any CUPTI-timed tool on this GPU. See bench/NOTES.md.
+// run. Then pageable copies of 1-64 MiB each way, timed on the host from the call to completion, with
+// CUPTI's tracing off and on, alternating, and without CUPTI with the CPU's caches evicted before each copy. This
+// benchmark has no target of its own: it says whether bench_overhead's <= 2 % is within reach of any CUPTI-timed tool
+// on this GPU. See bench/NOTES.md.
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -187,6 +190,33 @@ private:
     std::int64_t m_cycles = 0;
 };
 
+// A pageable copy as its user waits for it: the host call (the CPU stages the data through the driver's
+// pinned buffer there) and the DMA after it, timed on the host from the call to the stream's completion.
+// Median GB/s of `reps` copies after 2 warm-ups.
+// With `evict`, a 256 MiB sweep through other memory before each copy takes its data out of the CPU's
+// caches, as a program's other work between two copies does.
+double pageableGBs(cuda::Buffer &host, cuda::Buffer &device, std::uint64_t bytes, bool h2d, int reps,
+                   cudaStream_t stream, std::vector<unsigned char> *evict = nullptr)
+{
+    const char *context = "bench_cupti_cost: pageable copy";
+    std::vector<double> gbs;
+    for (int i = 0; i < reps + 2; ++i) {
+        if (evict)
+            for (std::size_t k = 0; k < evict->size(); k += 64)
+                (*evict)[k] = static_cast<unsigned char>((*evict)[k] + 1);
+        const auto t0 = std::chrono::steady_clock::now();
+        STREAMSCOPE_CUDA_CHECK(context,
+                               cudaMemcpyAsync(h2d ? device.get() : host.get(), h2d ? host.get() : device.get(), bytes,
+                                               h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, stream));
+        STREAMSCOPE_CUDA_CHECK(context, cudaStreamSynchronize(stream));
+        const double ns =
+            double(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+        if (i >= 2)
+            gbs.push_back(double(bytes) / ns);
+    }
+    return bench::median(gbs);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -273,7 +303,52 @@ int main(int argc, char **argv)
             floor * 100, floor <= 0.02 ? "within reach" : "below what CUPTI alone costs");
         if (dropped > 0)
             std::printf("CUPTI dropped %zu records\n", dropped);
+        // Pageable copies (bench_engine_bandwidth's rows below 0.98): what CUPTI's tracing does to them in
+        // plain CUDA, plain and traced alternating in rounds, the median of the rounds' medians.
+        constexpr int kPageableRounds = 5;
+        constexpr int kPageableReps = 10;
+        std::printf("\npageable copies, host call to completion (%d rounds x %d copies):\n", kPageableRounds,
+                    kPageableReps);
+        std::printf("%-4s %9s %12s %14s %7s %22s\n", "dir", "size", "plain GB/s", "CUPTI GB/s", "ratio",
+                    "plain, caches evicted");
+        nlohmann::json pageableRows = nlohmann::json::array();
+        {
+            constexpr std::uint64_t kMaxBytes = 64ull << 20;
+            cuda::Buffer host(BufferKind::Pageable, kMaxBytes, "bench_cupti_cost: pageable host buffer");
+            cuda::Buffer device(BufferKind::Device, kMaxBytes, "bench_cupti_cost: device buffer for pageable copies");
+            cuda::Stream stream(cudaStreamNonBlocking, 0, "bench_cupti_cost: pageable copy stream");
+            std::vector<unsigned char> other(std::size_t(256) << 20, 0);
+            for (const bool h2d : {true, false}) {
+                for (const std::uint64_t mib : {1ull, 4ull, 16ull, 64ull}) {
+                    const std::uint64_t bytes = mib << 20;
+                    std::vector<double> plainRounds, tracedRounds, evictedRounds;
+                    for (int round = 0; round < kPageableRounds; ++round) {
+                        plainRounds.push_back(pageableGBs(host, device, bytes, h2d, kPageableReps, stream.get()));
+                        for (CUpti_ActivityKind k : kStreamScopeKinds)
+                            CUPTI_CHECK(cuptiActivityEnable(k));
+                        tracedRounds.push_back(pageableGBs(host, device, bytes, h2d, kPageableReps, stream.get()));
+                        for (CUpti_ActivityKind k : kStreamScopeKinds)
+                            CUPTI_CHECK(cuptiActivityDisable(k));
+                        CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+                        evictedRounds.push_back(
+                            pageableGBs(host, device, bytes, h2d, kPageableReps, stream.get(), &other));
+                    }
+                    const double p = bench::median(plainRounds), t = bench::median(tracedRounds),
+                                 ev = bench::median(evictedRounds);
+                    std::printf("%-4s %5llu MiB %12.2f %14.2f %7.3f %22.2f\n", h2d ? "h2d" : "d2h",
+                                (unsigned long long)mib, p, t, p > 0 ? t / p : 0, ev);
+                    pageableRows.push_back({{"direction", h2d ? "h2d" : "d2h"},
+                                            {"bytes", bytes},
+                                            {"plain_GBs", p},
+                                            {"cupti_GBs", t},
+                                            {"plain_rounds_GBs", plainRounds},
+                                            {"cupti_rounds_GBs", tracedRounds},
+                                            {"plain_caches_evicted_GBs", ev}});
+                }
+            }
+        }
         bench::writeResults(args.out, {{"benchmark", "bench_cupti_cost"},
+                                       {"pageable", pageableRows},
                                        {"device", {{"name", prop.name}, {"driver", driver}}},
                                        {"latency_timestamps", latency},
                                        {"rounds", kRounds},
