@@ -359,7 +359,28 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
             p.drawLine(QPointF(s.left(), s.center().y() + 0.5), QPointF(s.right() + 1, s.center().y() + 0.5));
         });
     };
-    if (m_model->linkPeakGBs() > 0)
+    // Only what is drawn: the queued segments where some op waited, the host link's peak where a
+    // bandwidth lane shows it (a workload without copies has none).
+    bool queued = false, bandwidth = false;
+    for (const LaneRow &row : m_rows) {
+        if (row.lane < 0)
+            continue;
+        const Lane &lane = m_model->lane(row.lane);
+        queued = queued || lane.queued.size() > 0;
+        bandwidth = bandwidth || lane.kind == LaneKind::Bandwidth;
+    }
+    if (queued) {
+        const QColor c = m_palette->opColor(OpKind::Kernel);
+        const QColor bg = m_palette->background();
+        entry(QStringLiteral("queued (waiting to run)"), [&](const QRect &s) {
+            p.fillRect(s, QColor::fromRgbF(bg.redF() * 0.8f + c.redF() * 0.2f, bg.greenF() * 0.8f + c.greenF() * 0.2f,
+                                           bg.blueF() * 0.8f + c.blueF() * 0.2f));
+            p.setPen(QPen(c, 1, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(s).adjusted(0.5, 0.5, -0.5, -0.5));
+        });
+    }
+    if (bandwidth && m_model->linkPeakGBs() > 0)
         peakEntry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1));
     // The peer links' peaks, each once ("NVLink peak 450 GB/s"), where their lanes are drawn.
     std::vector<QString> peers;

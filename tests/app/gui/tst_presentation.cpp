@@ -302,6 +302,30 @@ private slots:
         QCOMPARE(qAlpha(clear.pixel(clear.width() - 2, clear.height() - 2)), 0); // behind the legend
     }
 
+    // The legend names what the picture draws and nothing else: the link's peak only beside a bandwidth
+    // lane (eight kernels have none), the queued segments where an op waited (the overlap lesson's copies).
+    void legendNamesOnlyWhatIsDrawn()
+    {
+        auto legendOf = [&](const char *name) {
+            gui::AppOptions options;
+            options.tracePath = example(name);
+            options.exportImagePath = m_dir.filePath(QStringLiteral("%1-legend.svg").arg(QLatin1String(name)));
+            options.size = QSize(1920, 1080);
+            if (gui::exportImageHeadless(options) != 0)
+                return QByteArray();
+            QFile svg(options.exportImagePath);
+            return svg.open(QIODevice::ReadOnly) ? svg.readAll() : QByteArray();
+        };
+        const QByteArray overlap = legendOf("overlap");
+        QVERIFY(!overlap.isEmpty());
+        QVERIFY(overlap.contains("link peak 63.0 GB/s"));
+        QVERIFY(overlap.contains("queued (waiting to run)"));
+        const QByteArray kernels = legendOf("concurrent-kernels");
+        QVERIFY(!kernels.isEmpty());
+        QVERIFY(!kernels.contains("link peak"));
+        QVERIFY(kernels.contains(">kernel<"));
+    }
+
     void bandwidthChartAxisInUnits()
     {
         ui::ComparisonWindow window;
