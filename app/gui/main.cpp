@@ -37,16 +37,18 @@ void chooseHeadlessPlatform(int argc, char **argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
 }
 
-// --screenshot on the offscreen platform (documentation, tests): the screen is the size asked for, so that
-// the window is laid out as on a real screen of that size (presentation mode fills it, the first window
-// fits in it). The offscreen platform reads its screens from a JSON file named in QT_QPA_PLATFORM.
+// --screenshot or --export-image on the offscreen platform (documentation, tests, the plain launch saved
+// as an image): the screen is the size asked for, so that the window is laid out as on a real screen of
+// that size (presentation mode fills it, the first window fits in it). The offscreen platform reads its screens from a
+// JSON file named in QT_QPA_PLATFORM.
 void screenOfScreenshotSize(int argc, char **argv, QTemporaryFile &config)
 {
     QByteArray size = "1920x1080";
     bool screenshot = false;
     for (int i = 1; i < argc; ++i) {
         const QByteArray arg(argv[i]);
-        screenshot = screenshot || arg == "--screenshot" || arg.startsWith("--screenshot=");
+        screenshot = screenshot || arg == "--screenshot" || arg.startsWith("--screenshot=") || arg == "--export-image"
+                     || arg.startsWith("--export-image=");
         if (arg == "--size" && i + 1 < argc)
             size = argv[i + 1];
         else if (arg.startsWith("--size="))
@@ -138,9 +140,14 @@ int main(int argc, char **argv)
         // No trace: what a plain launch shows, saved and done (README's first command, proven on a clean
         // machine): the window, the GPU check, and without a GPU its banner and the example traces.
         MainWindow window;
-        applyTheme(window.darkTheme() ? Theme::Dark : Theme::Light);
+        if (options.dark)
+            window.setDarkTheme(true);
+        else
+            applyTheme(window.darkTheme() ? Theme::Dark : Theme::Light);
         window.resize(options.size);
         window.show();
+        if (options.presentation)
+            window.setPresentationMode(true);
         QObject::connect(
             window.runController(), &RunController::devicesChecked, &window,
             [&window, &options] {
