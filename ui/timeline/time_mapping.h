@@ -100,10 +100,26 @@ inline int decimalsFor(qint64 stepNs, TimeUnit unit)
     return decimals;
 }
 
-// A ruler label: ns in the unit chosen for stepNs with just enough decimals ("1.5 ms", "250 µs").
-inline QString formatTickLabel(qint64 ns, qint64 stepNs)
+// The unit a ruler's labels share: the one for the largest time in view (|largestNs|, the farther end of
+// the window from zero) where at most three decimals tell its ticks apart, else the step's own. So a
+// window of 24-29 ms in 500 µs steps reads "24.5 ms", not "24500 µs", and 6.7 s in 1 s steps "6 s", not
+// "6000 ms"; deep zooms far from zero keep the step's finer unit.
+inline TimeUnit rulerUnitFor(qint64 stepNs, qint64 largestNs)
 {
-    const TimeUnit unit = timeUnitFor(stepNs);
+    const TimeUnit fine = timeUnitFor(stepNs);
+    for (TimeUnit unit = timeUnitFor(largestNs); unit.nsPerUnit > fine.nsPerUnit;
+         unit = timeUnitFor(qint64(unit.nsPerUnit / 1000))) {
+        if (decimalsFor(stepNs, unit) <= 3)
+            return unit;
+    }
+    return fine;
+}
+
+// A ruler label: ns in the ruler's unit (rulerUnitFor; the step's own when largestNs is 0) with just
+// enough decimals to tell the ticks apart ("1.5 ms", "250 µs").
+inline QString formatTickLabel(qint64 ns, qint64 stepNs, qint64 largestNs = 0)
+{
+    const TimeUnit unit = rulerUnitFor(stepNs, largestNs);
     return QString::number(double(ns) / unit.nsPerUnit, 'f', decimalsFor(stepNs, unit)) + QLatin1Char(' ')
            + QString::fromUtf8(unit.suffix);
 }

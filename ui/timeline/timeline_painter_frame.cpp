@@ -264,11 +264,16 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
         }
     }
     p.setPen(QPen(m_palette->text(), 0));
+    // One unit for every label, from the farther end of the window from zero.
+    const qint64 largest =
+        std::max(mapping.startNs == std::numeric_limits<qint64>::min() ? std::numeric_limits<qint64>::max()
+                                                                       : std::abs(mapping.startNs),
+                 std::abs(mapping.endNs));
     // Start one step early so the label of a tick just left of the window still shows its tail.
     for (const qint64 t : tickTimes(mapping.startNs, mapping.endNs, step, 1)) {
         const double x = std::floor(mapping.toX(t)) + 0.5;
         p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
-        const QString label = formatTickLabel(t, step);
+        const QString label = formatTickLabel(t, step, largest);
         if (x + 3 + sm.horizontalAdvance(label) <= r.right() + 1) // no label cut by the right edge
             p.drawText(QPointF(x + 3, r.top() + 2 + sm.ascent()), label);
     }

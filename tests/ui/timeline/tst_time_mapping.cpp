@@ -127,6 +127,38 @@ private slots:
         QCOMPARE(streamscope::ui::formatTickLabel(ns, step), label);
     }
 
+    // The ruler's labels in the unit of what is in view, not of the step.
+    void tickLabelInViewUnit_data()
+    {
+        QTest::addColumn<qint64>("ns");
+        QTest::addColumn<qint64>("step");
+        QTest::addColumn<qint64>("largest");
+        QTest::addColumn<QString>("label");
+        QTest::newRow("24-29 ms in 500 us steps")
+            << qint64(24'500'000) << qint64(500'000) << qint64(29'200'000) << QStringLiteral("24.5 ms");
+        QTest::newRow("6.7 s in 1 s steps")
+            << qint64(6'000'000'000) << qint64(1'000'000'000) << qint64(6'700'000'000) << QStringLiteral("6 s");
+        QTest::newRow("1.2 ms in 200 us steps")
+            << qint64(1'200'000) << qint64(200'000) << qint64(1'800'000) << QStringLiteral("1.2 ms");
+        QTest::newRow("under 1 ms stays in us")
+            << qint64(400'000) << qint64(100'000) << qint64(600'000) << QStringLiteral("400 µs");
+        QTest::newRow("ms window, 50 us steps")
+            << qint64(2'050'000) << qint64(50'000) << qint64(2'500'000) << QStringLiteral("2.05 ms");
+        // Far from zero and deep in: seconds would need 7 decimals, milliseconds 4; microseconds do.
+        QTest::newRow("5 s in, 100 ns steps")
+            << qint64(5'000'123'100) << qint64(100) << qint64(5'000'124'000) << QStringLiteral("5000123.1 µs");
+        QTest::newRow("negative window") << qint64(-1'500'000) << qint64(500'000) << qint64(3'000'000)
+                                         << QStringLiteral("-1.5 ms");
+    }
+    void tickLabelInViewUnit()
+    {
+        QFETCH(qint64, ns);
+        QFETCH(qint64, step);
+        QFETCH(qint64, largest);
+        QFETCH(QString, label);
+        QCOMPARE(streamscope::ui::formatTickLabel(ns, step, largest), label);
+    }
+
     void decimals_data()
     {
         QTest::addColumn<qint64>("step");
