@@ -165,6 +165,7 @@ void MainWindow::createWidgets()
     m_explanation = new QWidget(this);
     m_explanation->setObjectName(QStringLiteral("explanation"));
     m_explanationTitle = new QLabel(tr("What to look for"), m_explanation);
+    m_explanationTitle->setObjectName(QStringLiteral("explanationTitle"));
     // Bold through the style sheet, not setFont(), so it still follows presentation mode's larger font.
     m_explanationTitle->setStyleSheet(QStringLiteral("font-weight: bold"));
     m_explanationTitle->setWordWrap(true);
@@ -1051,6 +1052,8 @@ void MainWindow::setPresentationMode(bool on)
         explanation.setPointSizeF(large.pointSizeF() * 1.1);
         m_explanationText->setFont(explanation);
         m_keyFigureLabel->setFont(explanation);
+        // The heading as large as what it heads (its style sheet keeps it from following the window's font).
+        m_explanationTitle->setFont(explanation);
         for (const char *name : {"lessonsDock", "workloadDock", "detailsDock", "opsDock", "rangeDock"})
             if (auto *dock = findChild<QDockWidget *>(QLatin1String(name)))
                 dock->hide();
@@ -1075,10 +1078,11 @@ void MainWindow::setPresentationMode(bool on)
         if (!m_geometryBeforePresentation.isEmpty())
             restoreGeometry(m_geometryBeforePresentation);
         setFont(property("fontBeforePresentation").value<QFont>());
-        m_explanationText->setFont(QFont());
-        m_keyFigureLabel->setFont(QFont());
-        m_explanationText->setFont(font());
-        m_keyFigureLabel->setFont(font());
+        for (QWidget *w : {static_cast<QWidget *>(m_explanationText), static_cast<QWidget *>(m_keyFigureLabel),
+                           static_cast<QWidget *>(m_explanationTitle)}) {
+            w->setFont(QFont());
+            w->setFont(font());
+        }
         m_summary->setCompact(false);
         m_summary->setMaximumHeight(QWIDGETSIZE_MAX);
         restoreState(property("stateBeforePresentation").toByteArray());

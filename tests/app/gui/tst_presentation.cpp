@@ -151,6 +151,13 @@ private slots:
         QVERIFY(window.findChild<QWidget *>(QStringLiteral("explanation"))->isVisible());
         auto *text = window.findChild<QTextBrowser *>(QStringLiteral("explanationText"));
         QVERIFY(text->font().pointSizeF() > QApplication::font().pointSizeF() * 1.3);
+        // Its heading no smaller than the text it heads.
+        auto *heading = window.findChild<QLabel *>(QStringLiteral("explanationTitle"));
+        QVERIFY(heading);
+        QVERIFY2(
+            heading->font().pointSizeF() >= text->font().pointSizeF(),
+            qPrintable(
+                QStringLiteral("%1 pt under %2 pt").arg(heading->font().pointSizeF()).arg(text->font().pointSizeF())));
         QVERIFY(window.findChild<QLabel *>(QStringLiteral("keyFigure"))->isVisible());
         QVERIFY(window.bannerText().isEmpty());
         QVERIFY(!timeline->keyFigureOps().empty());
@@ -158,6 +165,7 @@ private slots:
 
         window.setPresentationMode(false);
         QVERIFY(!window.summaryPanel()->isCompact());
+        QCOMPARE(heading->font().pointSizeF(), window.font().pointSizeF());
         QVERIFY(!(window.windowState() & Qt::WindowFullScreen));
     }
 
