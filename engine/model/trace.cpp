@@ -148,7 +148,12 @@ std::int64_t OpRecord::transferStartNs() const
     if (!stagedThroughHost() || !hasHost() || !hasGpu())
         return gpuStartNs;
     const std::int64_t start = std::min(gpuStartNs, hostStartNs);
-    return readyNs == kNoTime ? start : std::clamp(readyNs, start, gpuStartNs);
+    // Stream-ready a few microseconds into the call is the event's own latency and the two clocks'
+    // mapping, not a wait: only a later one says the call waited before it staged anything.
+    constexpr std::int64_t kWaitMinNs = 5'000;
+    if (readyNs == kNoTime || saturatingSub(readyNs, start) <= kWaitMinNs)
+        return start;
+    return std::min(readyNs, gpuStartNs);
 }
 
 std::int64_t OpRecord::transferEndNs() const

@@ -113,8 +113,9 @@ struct OpRecord {
     bool stagedThroughHost() const;
     // The interval the bytes were in flight: execution, or for a staged copy the union of its host call
     // and its execution (what a hand-written loop timed with events around the call measures), from no
-    // earlier than stream-ready: a staged copy's call first waits for the work before it on its stream
-    // (a cudaMemcpy after a kernel holds the host for the kernel), and that wait moves no bytes.
+    // earlier than stream-ready when that came over 5 µs into the call: a staged copy's call first waits
+    // for the work before it on its stream (a cudaMemcpy after a kernel holds the host for the kernel),
+    // and that wait moves no bytes.
     std::int64_t transferStartNs() const;
     std::int64_t transferEndNs() const;
     // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.

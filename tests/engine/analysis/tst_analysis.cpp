@@ -256,7 +256,9 @@ void TestAnalysis::bundledExamplesKeepStreamOrder()
     const QDir dir(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples"));
     const QStringList files = dir.entryList({QStringLiteral("*.sstrace")}, QDir::Files, QDir::Name);
     QVERIFY(files.size() >= 11);
-    constexpr qint64 kToleranceNs = 2'000; // execution and stream-ready come from two clocks
+    // Execution and stream-ready come from two clocks (2 us), and a wait under 5 us is not told apart from
+    // the event's own latency (OpRecord::transferStartNs).
+    constexpr qint64 kToleranceNs = 7'000;
     for (const QString &file : files) {
         const engine::Trace t = engine::readNativeTrace(dir.filePath(file).toStdString());
         for (const engine::Repetition &rep : t.repetitions) {

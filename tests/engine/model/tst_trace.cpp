@@ -365,19 +365,24 @@ private slots:
             << MemKind::Pageable << qint64(0) << qint64(500) << no << no << no << no << no;
         QTest::newRow("pinned without execution")
             << MemKind::Pinned << qint64(0) << qint64(500) << no << no << no << no << no;
-        // A staged copy whose call first waited for its stream (a cudaMemcpy after a kernel): in flight
-        // from when the stream reached it, never later than its execution, never earlier than the call.
+        // A staged copy whose call first waited for its stream: in flight from when the stream reached it,
+        // never later than its execution, never earlier than the call; a stream-ready within 5 us of the
+        // call's start is the event's latency, not a wait.
         QTest::newRow("pageable: call waited for the stream")
-            << MemKind::Pageable << qint64(0) << qint64(500) << qint64(400) << qint64(450) << qint64(350) << qint64(350)
-            << qint64(500);
+            << MemKind::Pageable << qint64(0) << qint64(500'000) << qint64(400'000) << qint64(450'000)
+            << qint64(350'000) << qint64(350'000) << qint64(500'000);
         QTest::newRow("pageable: ready after execution start (two clocks)")
-            << MemKind::Pageable << qint64(0) << qint64(500) << qint64(400) << qint64(450) << qint64(420) << qint64(400)
-            << qint64(500);
+            << MemKind::Pageable << qint64(0) << qint64(500'000) << qint64(400'000) << qint64(450'000)
+            << qint64(420'000) << qint64(400'000) << qint64(500'000);
         QTest::newRow("pageable: ready before the call")
-            << MemKind::Pageable << qint64(100) << qint64(500) << qint64(400) << qint64(450) << qint64(50)
-            << qint64(100) << qint64(500);
-        QTest::newRow("pinned: ready does not matter") << MemKind::Pinned << qint64(0) << qint64(500) << qint64(100)
-                                                       << qint64(300) << qint64(50) << qint64(100) << qint64(300);
+            << MemKind::Pageable << qint64(100'000) << qint64(500'000) << qint64(400'000) << qint64(450'000)
+            << qint64(50'000) << qint64(100'000) << qint64(500'000);
+        QTest::newRow("pageable: ready 1.5 us into the call (event latency)")
+            << MemKind::Pageable << qint64(0) << qint64(500'000) << qint64(400'000) << qint64(450'000) << qint64(1'500)
+            << qint64(0) << qint64(500'000);
+        QTest::newRow("pinned: ready does not matter")
+            << MemKind::Pinned << qint64(0) << qint64(500'000) << qint64(100'000) << qint64(300'000) << qint64(50'000)
+            << qint64(100'000) << qint64(300'000);
     }
     void transferInterval()
     {
@@ -403,43 +408,45 @@ private slots:
     // end as stream-ready; nothing else changes.
     void derivedStagedCopyReadiness()
     {
+        constexpr qint64 us = 1'000;
         Repetition rep;
-        OpRecord kernel = gpuOp(OpKind::Kernel, 100, 1'000, 0);
+        OpRecord kernel = gpuOp(OpKind::Kernel, 100 * us, 1'000 * us, 0);
         kernel.stream = 0;
-        OpRecord waited = gpuOp(OpKind::CopyD2H, 1'200, 1'300, 1'000'000); // cudaMemcpy to pageable memory
+        OpRecord waited = gpuOp(OpKind::CopyD2H, 1'200 * us, 1'300 * us, 1'000'000); // cudaMemcpy to pageable
         waited.stream = 0;
         waited.srcMem = MemKind::Device;
         waited.dstMem = MemKind::Pageable;
-        waited.hostStartNs = 150; // called while the kernel ran: waited for it
-        waited.hostEndNs = 1'400;
+        waited.hostStartNs = 150 * us; // called while the kernel ran: waited for it
+        waited.hostEndNs = 1'400 * us;
         OpRecord late = waited; // called after the stream was idle: no wait to leave out
-        late.gpuStartNs = 2'000;
-        late.gpuEndNs = 2'100;
-        late.hostStartNs = 1'900;
-        late.hostEndNs = 2'200;
-        OpRecord pinned = gpuOp(OpKind::CopyH2D, 3'000, 3'100, 1'000'000); // not staged: untouched
+        late.gpuStartNs = 2'000 * us;
+        late.gpuEndNs = 2'100 * us;
+        late.hostStartNs = 1'900 * us;
+        late.hostEndNs = 2'200 * us;
+        OpRecord pinned = gpuOp(OpKind::CopyH2D, 3'000 * us, 3'100 * us, 1'000'000); // not staged: untouched
         pinned.stream = 0;
         pinned.srcMem = MemKind::Pinned;
         pinned.dstMem = MemKind::Device;
-        pinned.hostStartNs = 2'150;
-        pinned.hostEndNs = 3'200;
+        pinned.hostStartNs = 2'150 * us;
+        pinned.hostEndNs = 3'200 * us;
         OpRecord otherStream = waited; // another stream's copy: the kernel is not before it on its stream
         otherStream.stream = 1;
         OpRecord known = waited; // a stream-ready already recorded is kept
         known.stream = 2;
-        known.readyNs = 1'100;
+        known.readyNs = 1'100 * us;
         OpRecord knownBefore = kernel;
         knownBefore.stream = 2;
         rep.ops = {kernel, waited, late, pinned, otherStream, known, knownBefore};
         deriveStagedCopyReadiness(rep);
-        QCOMPARE(qint64(rep.ops[1].readyNs), qint64(1'000));
-        QCOMPARE(qint64(rep.ops[1].transferStartNs()), qint64(1'000));
-        QCOMPARE(qint64(rep.ops[1].transferEndNs()), qint64(1'400));
+        QCOMPARE(qint64(rep.ops[1].readyNs), 1'000 * us);
+        QCOMPARE(qint64(rep.ops[1].transferStartNs()), 1'000 * us);
+        QCOMPARE(qint64(rep.ops[1].transferEndNs()), 1'400 * us);
         QCOMPARE(qint64(rep.ops[2].readyNs), qint64(kNoTime));
-        QCOMPARE(qint64(rep.ops[2].transferStartNs()), qint64(1'900));
+        QCOMPARE(qint64(rep.ops[2].transferStartNs()), 1'900 * us);
         QCOMPARE(qint64(rep.ops[3].readyNs), qint64(kNoTime));
         QCOMPARE(qint64(rep.ops[4].readyNs), qint64(kNoTime));
-        QCOMPARE(qint64(rep.ops[5].readyNs), qint64(1'100));
+        QCOMPARE(qint64(rep.ops[4].transferStartNs()), 150 * us);
+        QCOMPARE(qint64(rep.ops[5].readyNs), 1'100 * us);
         QCOMPARE(qint64(rep.ops[0].readyNs), qint64(kNoTime));
     }
 
