@@ -476,11 +476,26 @@ void TimelinePainter::paintKeyFigure(QPainter &p, const TimelineLayout &layout, 
             const QRectF r = bar.adjusted(-2, -2, 2, 2).intersected(plot);
             if (bar.isEmpty() || r.isEmpty())
                 continue;
-            p.drawRect(r);
             outlined.push_back(r);
             bounds = bounds.isNull() ? r : bounds.united(r);
         }
     }
+    // Outlines that touch in one lane become one around the run: many small ops side by side (a lane of
+    // copies from 4 KiB up) would otherwise merge into a solid block of outline that hides the ops.
+    std::sort(outlined.begin(), outlined.end(), [](const QRectF &a, const QRectF &b) {
+        return a.top() != b.top() ? a.top() < b.top() : a.left() < b.left();
+    });
+    std::vector<QRectF> runs;
+    for (const QRectF &r : outlined) {
+        if (!runs.empty() && runs.back().top() == r.top() && runs.back().height() == r.height()
+            && r.left() <= runs.back().right() + 2 * width + 2)
+            runs.back().setRight(std::max(runs.back().right(), r.right()));
+        else
+            runs.push_back(r);
+    }
+    for (const QRectF &r : runs)
+        p.drawRect(r);
+    outlined = std::move(runs);
     if (caption.isEmpty() || plot.width() < 40 || plot.height() < 10)
         return;
     p.setFont(m_metrics.font);
