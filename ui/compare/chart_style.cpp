@@ -1,5 +1,5 @@
-// applyChartStyle: background, text and grid colours from the style; series keep their own colours
-// (Okabe-Ito-like, legible on both) except near-black lines and labels, which turn light on dark.
+// applyChartStyle: background, text and grid colours from the style; series keep their own hues, dark
+// lines lifted to light ones of the same hue on dark.
 #include "ui/compare/chart_style.h"
 
 #include <QAbstractAxis>
@@ -9,15 +9,14 @@
 #include <QLegend>
 #include <QLineSeries>
 #include <QScatterSeries>
+#include <QVariant>
+
+#include <algorithm>
 
 namespace streamscope::ui {
 
 namespace {
 
-bool nearBlack(const QColor &c)
-{
-    return c.lightnessF() < 0.3;
-}
 bool nearWhite(const QColor &c)
 {
     return c.lightnessF() > 0.7;
@@ -54,14 +53,30 @@ void applyChartStyle(QChart *chart, const ChartStyle &style)
         axis->setMinorGridLineColor(grid.lighter(style.dark ? 80 : 110));
         axis->setLinePenColor(text);
     }
-    // Lines drawn in (near) black, such as whiskers or the link's peak, stay visible on dark.
+    // Lines keep their hue, but on dark a dark line (the whiskers' and the link peak's near-black, the
+    // darker shade a D2H curve gets beside its H2D one) is lifted to a light one of the same hue, and on
+    // light a near-white one darkened: every line stays legible on both. Computed from the colour the
+    // series was built with (kept on it), so switching back and forth gives the same colours.
     for (QAbstractSeries *series : chart->series()) {
-        if (auto *line = qobject_cast<QLineSeries *>(series); line && !qobject_cast<QScatterSeries *>(series)) {
-            QPen pen = line->pen();
-            if ((style.dark && nearBlack(pen.color())) || (!style.dark && nearWhite(pen.color()))) {
-                pen.setColor(style.dark ? QColor(0xc8, 0xc8, 0xc8) : QColor(0x30, 0x30, 0x30));
-                line->setPen(pen);
-            }
+        auto *line = qobject_cast<QLineSeries *>(series);
+        if (!line || qobject_cast<QScatterSeries *>(series))
+            continue;
+        QVariant stored = line->property("streamscopeBuiltColor");
+        if (!stored.isValid()) {
+            stored = line->pen().color();
+            line->setProperty("streamscopeBuiltColor", stored);
+        }
+        const QColor built = stored.value<QColor>();
+        QColor shown = built;
+        if (style.dark && built.lightnessF() < 0.5)
+            shown = QColor::fromHslF(std::max(0.0f, built.hslHueF()), built.hslSaturationF(),
+                                     0.35f + (1.0f - built.lightnessF()) * 0.45f);
+        else if (!style.dark && nearWhite(built))
+            shown = QColor(0x30, 0x30, 0x30);
+        QPen pen = line->pen();
+        if (pen.color() != shown) {
+            pen.setColor(shown);
+            line->setPen(pen);
         }
     }
     // Annotations (speedups above the bars) are text items on the chart.

@@ -146,9 +146,28 @@ private slots:
         // A comparison opened later starts in the window's modes; turning them off restores the type.
         QVERIFY(main.openFile(examplePath("bandwidth")));
         QVERIFY(main.lastComparison()->presentationMode() && main.lastComparison()->darkPalette());
+        // Every curve of the bandwidth chart legible on dark (the pinned D2H curve was a dark blue on it),
+        // each H2D/D2H pair still two shades, and the light theme's colours back when it returns.
+        std::vector<QColor> darkColors;
+        for (QAbstractSeries *series : main.lastComparison()->bandwidthChart()->chart()->series())
+            if (auto *line = qobject_cast<QLineSeries *>(series)) {
+                QVERIFY2(line->pen().color().lightnessF() >= 0.5,
+                         qPrintable(line->name() + QStringLiteral(": ") + line->pen().color().name()));
+                darkColors.push_back(line->pen().color());
+            }
+        QVERIFY(darkColors.size() >= 5); // four curves and the link's peak
+        QVERIFY(darkColors[0] != darkColors[1]);
+        const QColor pinnedD2hDark = darkColors.size() > 3 ? darkColors[3] : QColor();
         main.setDarkTheme(false);
         main.setPresentationMode(false);
         QCOMPARE(w->font().pointSizeF(), normal);
+        std::vector<QColor> lightColors;
+        for (QAbstractSeries *series : main.lastComparison()->bandwidthChart()->chart()->series())
+            if (auto *line = qobject_cast<QLineSeries *>(series))
+                lightColors.push_back(line->pen().color());
+        QCOMPARE(lightColors.size(), darkColors.size());
+        QVERIFY(lightColors[3] != pinnedD2hDark);
+        QVERIFY2(lightColors.back().lightnessF() < 0.3, qPrintable(lightColors.back().name())); // the peak: dark
         QVERIFY(QColor(w->makespanChart()->grab().toImage().pixel(background)).lightnessF() > 0.8);
     }
 
