@@ -118,6 +118,12 @@ void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, 
     }
     m_repetitions->setEnabled(m_repetitions->count() > 1);
     m_repetitions->setCurrentIndex(summary.repetitions.empty() ? -1 : summary.medianRepetition);
+    // One repetition (most imported captures): its median, min and max are its own figures three more
+    // times, so only its column is shown.
+    const bool spread = summary.repetitions.size() > 1;
+    for (const int column :
+         {int(SummaryModel::MedianColumn), int(SummaryModel::MinColumn), int(SummaryModel::MaxColumn)})
+        m_table->setColumnHidden(column, !spread);
 
     QString heading = QString::fromStdString(trace->title.empty() ? trace->sourcePath : trace->title);
     // The GPU, or the GPUs: "2 × NVIDIA H100 80GB HBM3", "2 GPUs" where the source named no model.

@@ -3,6 +3,7 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QtTest>
 
 #include "engine/analysis/analysis.h"
@@ -94,6 +95,15 @@ private slots:
         QCOMPARE(selected.count(), 1);
         QCOMPARE(selected.first().first().toInt(), other);
         QCOMPARE(panel.repetition(), other);
+        auto *table = panel.findChild<QTableView *>(QStringLiteral("summaryTable"));
+        QVERIFY(table);
+        QVERIFY(!table->isColumnHidden(ui::SummaryModel::MedianColumn));
+        // One repetition: no Median, Min and Max repeating it.
+        panel.setTrace(test::makePipelineTrace(1));
+        for (const int column :
+             {int(ui::SummaryModel::MedianColumn), int(ui::SummaryModel::MinColumn), int(ui::SummaryModel::MaxColumn)})
+            QVERIFY(table->isColumnHidden(column));
+        QVERIFY(!table->isColumnHidden(ui::SummaryModel::RepetitionColumn));
         // With an even count the median lies between two repetitions: the one chosen is the nearest.
         panel.setTrace(test::makePipelineTrace(4));
         QVERIFY(panel.repetitionSelector()->currentText().endsWith(QStringLiteral("(nearest the median)")));
