@@ -1287,7 +1287,7 @@ private:
             for (const NvtxRange &r : m_ranges)
                 rep.hostRanges.push_back(hostRangeOf(r));
             layoutHostRanges(rep);
-            deriveStagedCopyReadiness(rep);
+            deriveStagedCopyReadiness(rep, m_trace.hostThreads);
             m_trace.repetitions.push_back(std::move(rep));
             m_ops.clear();
             return;
@@ -1318,7 +1318,7 @@ private:
         }
         for (Repetition &rep : m_trace.repetitions) {
             layoutHostRanges(rep);
-            deriveStagedCopyReadiness(rep);
+            deriveStagedCopyReadiness(rep, m_trace.hostThreads);
         }
         // The runner's control stream (hold kernel, timing events) ran nothing that was kept: no empty lane.
         std::vector<int> remap(m_trace.streams.size(), -1);

@@ -113,9 +113,10 @@ struct OpRecord {
     bool stagedThroughHost() const;
     // The interval the bytes were in flight: execution, or for a staged copy the union of its host call
     // and its execution (what a hand-written loop timed with events around the call measures), from no
-    // earlier than stream-ready when that came over 5 µs into the call: a staged copy's call first waits
-    // for the work before it on its stream (a cudaMemcpy after a kernel holds the host for the kernel),
-    // and that wait moves no bytes.
+    // earlier than stream-ready where the stream reached the op while its call still ran (a stream-ready
+    // within 5 µs is an event's latency; the cut ramps up to all of the wait at 10 µs): a staged copy's
+    // call first waits for the work before it on its stream (a cudaMemcpy after a kernel holds the host
+    // for the kernel), and that wait moves no bytes.
     std::int64_t transferStartNs() const;
     std::int64_t transferEndNs() const;
     // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.
@@ -298,10 +299,11 @@ struct Repetition {
 };
 
 // Imports (Nsight Systems, Kineto) know no stream-ready. For a copy staged through the host whose call
-// began before the previous op on its stream ended, that end is when the stream reached it: the call
-// waited for it before staging anything. Sets readyNs there (only there), so that the copy's transfer
-// interval and bandwidth leave the wait out. Ops must carry their stream; call once per repetition.
-void deriveStagedCopyReadiness(Repetition &rep);
+// began before the previous op on its stream (issued by the same process, where `threads` say which)
+// ended, that end is when the stream reached it: the call waited for it before staging anything. Sets
+// readyNs there (only there: a derived stream-ready, exported as ready_ns like a measured one), so that
+// the copy's transfer interval and bandwidth leave the wait out. Call once per repetition.
+void deriveStagedCopyReadiness(Repetition &rep, const std::vector<HostThreadInfo> &threads = {});
 
 struct Trace {
     int formatVersion = kTraceFormatVersion;

@@ -365,12 +365,23 @@ private slots:
             << MemKind::Pageable << qint64(0) << qint64(500) << no << no << no << no << no;
         QTest::newRow("pinned without execution")
             << MemKind::Pinned << qint64(0) << qint64(500) << no << no << no << no << no;
-        // A staged copy whose call first waited for its stream: in flight from when the stream reached it,
-        // never later than its execution, never earlier than the call; a stream-ready within 5 us of the
-        // call's start is the event's latency, not a wait.
+        // A staged copy whose call first waited for its stream: in flight from when the stream reached it
+        // (a stream-ready within 5 us is event latency; the cut ramps to all of a 10 us wait), never later
+        // than its execution, never earlier than the call.
         QTest::newRow("pageable: call waited for the stream")
             << MemKind::Pageable << qint64(0) << qint64(500'000) << qint64(400'000) << qint64(450'000)
             << qint64(350'000) << qint64(350'000) << qint64(500'000);
+        QTest::newRow("pageable: 6 us wait, 2 us of it cut (no step at 5 us)")
+            << MemKind::Pageable << qint64(0) << qint64(500'000) << qint64(400'000) << qint64(450'000) << qint64(6'000)
+            << qint64(2'000) << qint64(500'000);
+        QTest::newRow("pageable: 10 us wait, all cut")
+            << MemKind::Pageable << qint64(0) << qint64(500'000) << qint64(400'000) << qint64(450'000) << qint64(10'000)
+            << qint64(10'000) << qint64(500'000);
+        // cudaMemcpyAsync of a few KiB from pageable memory stages at once and returns before its stream
+        // gets there: the DMA waits, the staging did not.
+        QTest::newRow("pageable: call returned before the stream got there")
+            << MemKind::Pageable << qint64(0) << qint64(10'000) << qint64(400'000) << qint64(403'000) << qint64(400'000)
+            << qint64(0) << qint64(403'000);
         QTest::newRow("pageable: ready after execution start (two clocks)")
             << MemKind::Pageable << qint64(0) << qint64(500'000) << qint64(400'000) << qint64(450'000)
             << qint64(420'000) << qint64(400'000) << qint64(500'000);
@@ -448,6 +459,21 @@ private slots:
         QCOMPARE(qint64(rep.ops[4].transferStartNs()), 150 * us);
         QCOMPARE(qint64(rep.ops[5].readyNs), 1'100 * us);
         QCOMPARE(qint64(rep.ops[0].readyNs), qint64(kNoTime));
+
+        // Two processes on one GPU, each with "stream 7": the other process's kernel is not this copy's wait.
+        Repetition two;
+        OpRecord theirs = kernel;
+        theirs.hostThread = 1;
+        OpRecord mine = waited;
+        mine.hostThread = 0;
+        two.ops = {theirs, mine};
+        const std::vector<HostThreadInfo> threads = {{"a", 1, 100}, {"b", 2, 200}};
+        deriveStagedCopyReadiness(two, threads);
+        QCOMPARE(qint64(two.ops[1].readyNs), qint64(kNoTime));
+        theirs.hostThread = 0; // the same process: it is
+        two.ops = {theirs, mine};
+        deriveStagedCopyReadiness(two, threads);
+        QCOMPARE(qint64(two.ops[1].readyNs), 1'000 * us);
     }
 
     void bandwidth_data()
