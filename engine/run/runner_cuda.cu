@@ -852,18 +852,29 @@ private:
     // did not: a repetition then lacked the tail of its records (the last migrations, every fault group,
     // the prefetch after them), intermittently, whatever the flushing. Two things must hold in a whole one:
     //  - the runner moves every managed buffer to the host before a repetition, so a prefetch to the GPU
-    //    of a buffer that no earlier GPU op of the repetition touched must migrate all it asked for: one
-    //    with fewer migrated bytes (none, or part: 19 of its 32 migrations once) lost records;
-    //  - a migration to the GPU on demand (cause: coherence) follows a GPU page fault, so one without any
-    //    fault group in the repetition lost the fault groups.
+    //    of a buffer that no earlier GPU op of the repetition touched (anywhere in it) must migrate what
+    //    it asked for, give or take a large page at its ends (records are page-aligned): one with none,
+    //    or far less (19 of its 32 migrations once), lost records;
+    //  - a kernel's migrations to the GPU on demand (cause: coherence) follow GPU page faults, so such
+    //    migrations without any fault group in the repetition lost the fault groups. (A copy or memset
+    //    of managed memory migrates without GPU faults: it is not asked to have them.)
     void checkUnifiedMemoryComplete(const Repetition &rep)
     {
         if (!m_tracer || !m_tracer->unifiedMemory())
             return;
+        // The managed buffer a pointer lies in (by its base), or nullptr.
+        auto bufferOf = [&](const unsigned char *p) -> const unsigned char * {
+            for (const auto &[name, b] : m_buffers)
+                if (p >= b.bytesAt(0) && p < b.bytesAt(b.size()))
+                    return b.bytesAt(0);
+            return nullptr;
+        };
         std::vector<const unsigned char *> touched;
         auto wasTouched = [&](const unsigned char *p) {
-            return std::find(touched.begin(), touched.end(), p) != touched.end();
+            const unsigned char *base = bufferOf(p);
+            return std::find(touched.begin(), touched.end(), base) != touched.end();
         };
+        constexpr std::uint64_t kPageSlack = std::uint64_t(2) << 20; // a large page, at either end
         for (std::size_t i = 0; i < m_ops.size(); ++i) {
             const PreparedOp &op = m_ops[i];
             const bool prefetch = op.kind == OpKind::Prefetch;
@@ -874,20 +885,22 @@ private:
                 for (const ActivityRecord &a : rep.activities)
                     if (a.op == int(i) && a.kind == ActivityKind::MigrationH2D)
                         moved += a.value;
-                if (moved < op.bytes)
+                if (moved == 0 || moved + 2 * kPageSlack < op.bytes)
                     m_unifiedMemoryLost = true;
             }
             if (!op.hostOnly)
                 for (const unsigned char *p : {op.target, op.src, op.dst})
-                    if (p)
-                        touched.push_back(p);
+                    if (p && bufferOf(p))
+                        touched.push_back(bufferOf(p));
         }
-        const bool onDemand = std::any_of(rep.activities.begin(), rep.activities.end(), [](const ActivityRecord &a) {
-            return a.kind == ActivityKind::MigrationH2D && a.detail == ActivityDetail::Coherence;
-        });
+        const bool kernelOnDemand =
+            std::any_of(rep.activities.begin(), rep.activities.end(), [&](const ActivityRecord &a) {
+                return a.kind == ActivityKind::MigrationH2D && a.detail == ActivityDetail::Coherence && a.op >= 0
+                       && std::size_t(a.op) < m_ops.size() && m_ops[std::size_t(a.op)].kind == OpKind::Kernel;
+            });
         const bool faults = std::any_of(rep.activities.begin(), rep.activities.end(),
                                         [](const ActivityRecord &a) { return a.kind == ActivityKind::GpuPageFaults; });
-        if (onDemand && !faults)
+        if (kernelOnDemand && !faults)
             m_unifiedMemoryLost = true;
     }
 
