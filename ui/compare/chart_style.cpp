@@ -53,9 +53,9 @@ void applyChartStyle(QChart *chart, const ChartStyle &style)
         axis->setMinorGridLineColor(grid.lighter(style.dark ? 80 : 110));
         axis->setLinePenColor(text);
     }
-    // Lines keep their hue, but on dark a dark line (the whiskers' and the link peak's near-black, the
-    // darker shade a D2H curve gets beside its H2D one) is lifted to a light one of the same hue, and on
-    // light a near-white one darkened: every line stays legible on both. Computed from the colour the
+    // Lines keep their hue, but on dark every line is lifted into the light half (the whiskers' and the
+    // link peak's near-black, the darker shade a D2H curve gets beside its H2D one), keeping their order,
+    // and on light a near-white one darkened: every line stays legible on both. Computed from the colour the
     // series was built with (kept on it), so switching back and forth gives the same colours.
     for (QAbstractSeries *series : chart->series()) {
         auto *line = qobject_cast<QLineSeries *>(series);
@@ -68,10 +68,11 @@ void applyChartStyle(QChart *chart, const ChartStyle &style)
         }
         const QColor built = stored.value<QColor>();
         QColor shown = built;
-        if (style.dark && built.lightnessF() < 0.5)
+        if (style.dark) // lightness 0..1 onto 0.5..0.9: all light, and in the same order (a D2H curve built
+                        // darker than its H2D one stays the darker of the two)
             shown = QColor::fromHslF(std::max(0.0f, built.hslHueF()), built.hslSaturationF(),
-                                     0.35f + (1.0f - built.lightnessF()) * 0.45f);
-        else if (!style.dark && nearWhite(built))
+                                     0.5f + built.lightnessF() * 0.4f);
+        else if (nearWhite(built))
             shown = QColor(0x30, 0x30, 0x30);
         QPen pen = line->pen();
         if (pen.color() != shown) {

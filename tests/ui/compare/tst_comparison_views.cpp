@@ -156,7 +156,11 @@ private slots:
                 darkColors.push_back(line->pen().color());
             }
         QVERIFY(darkColors.size() >= 5); // four curves and the link's peak
-        QVERIFY(darkColors[0] != darkColors[1]);
+        // Each pair (H2D, then D2H built darker) stays two shades, in the same order.
+        QVERIFY2(darkColors[0].lightnessF() > darkColors[1].lightnessF() + 0.05,
+                 qPrintable(darkColors[0].name() + QStringLiteral(" / ") + darkColors[1].name()));
+        QVERIFY2(darkColors[2].lightnessF() > darkColors[3].lightnessF() + 0.05,
+                 qPrintable(darkColors[2].name() + QStringLiteral(" / ") + darkColors[3].name()));
         const QColor pinnedD2hDark = darkColors.size() > 3 ? darkColors[3] : QColor();
         main.setDarkTheme(false);
         main.setPresentationMode(false);
