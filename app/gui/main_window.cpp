@@ -772,8 +772,7 @@ bool MainWindow::openWorkload(const QString &path)
         dock->raise();
     }
     addRecentFile(path);
-    if (const int lesson = m_lessons->lessonForPath(path); lesson >= 0)
-        m_lessons->setCurrentLesson(lesson);
+    m_lessons->setCurrentLesson(m_lessons->lessonForPath(path)); // none for a workload that is no lesson's
     clearError();
     if (!m_editor->issues().empty()) {
         showError(tr("The workload %1 has problems").arg(QFileInfo(path).fileName()),

@@ -78,7 +78,8 @@ struct TimeUnit {
 
 inline TimeUnit timeUnitFor(qint64 stepNs)
 {
-    const qint64 a = stepNs < 0 ? -stepNs : stepNs;
+    // |stepNs| without overflow at the int64 minimum.
+    const quint64 a = stepNs < 0 ? quint64(0) - quint64(stepNs) : quint64(stepNs);
     if (a < 1000)
         return {"ns", 1};
     if (a < 1000000)
