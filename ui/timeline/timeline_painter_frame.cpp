@@ -374,17 +374,10 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
         queued = queued || lane.queued.size() > 0;
         bandwidth = bandwidth || lane.kind == LaneKind::Bandwidth;
     }
-    if (queued) {
-        const QColor c = m_palette->opColor(OpKind::Kernel);
-        const QColor bg = m_palette->background();
+    if (queued)
         entry(QStringLiteral("queued (waiting to run)"), [&](const QRect &s) {
-            p.fillRect(s, QColor::fromRgbF(bg.redF() * 0.8f + c.redF() * 0.2f, bg.greenF() * 0.8f + c.greenF() * 0.2f,
-                                           bg.blueF() * 0.8f + c.blueF() * 0.2f));
-            p.setPen(QPen(c, 1, Qt::DashLine));
-            p.setBrush(Qt::NoBrush);
-            p.drawRect(QRectF(s).adjusted(0.5, 0.5, -0.5, -0.5));
+            paintQueuedBox(p, QRectF(s), m_palette->opColor(OpKind::Kernel), m_palette->background());
         });
-    }
     if (bandwidth && m_model->linkPeakGBs() > 0)
         peakEntry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1));
     // The peer links' peaks, each once ("NVLink peak 450 GB/s"), where their lanes are drawn.

@@ -27,6 +27,16 @@ namespace streamscope::ui {
 using engine::OpKind;
 using namespace painter_detail;
 
+void painter_detail::paintQueuedBox(QPainter &p, const QRectF &r, const QColor &opColor, const QColor &background)
+{
+    p.fillRect(r, QColor::fromRgbF(background.redF() * 0.8f + opColor.redF() * 0.2f,
+                                   background.greenF() * 0.8f + opColor.greenF() * 0.2f,
+                                   background.blueF() * 0.8f + opColor.blueF() * 0.2f));
+    p.setPen(QPen(opColor, 1, Qt::DashLine));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+}
+
 void TimelinePainter::paintQueued(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                                   const TimeMapping &mapping, int clipX0, int clipX1) const
 {
@@ -43,17 +53,8 @@ void TimelinePainter::paintQueued(QPainter &p, const Lane &lane, const QRect &re
         if (x1 - x0 < 2 || x1 <= coveredTo)
             continue; // under two pixels there is nothing to see but the bar
         coveredTo = x1;
-        const QColor c = m_palette->opColor(engine::OpKind(q.styles[k] & IntervalLane::kKindMask));
-        // The light fill is the op's colour at a fifth over the lane, as an opaque colour (the same
-        // pixels on every device and in SVG).
-        const QColor fill =
-            QColor::fromRgbF(background.redF() * 0.8f + c.redF() * 0.2f, background.greenF() * 0.8f + c.greenF() * 0.2f,
-                             background.blueF() * 0.8f + c.blueF() * 0.2f);
-        const QRectF r(x0, top, x1 - x0, height);
-        p.fillRect(r, fill);
-        p.setPen(QPen(c, 1, Qt::DashLine));
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+        paintQueuedBox(p, QRectF(x0, top, x1 - x0, height),
+                       m_palette->opColor(engine::OpKind(q.styles[k] & IntervalLane::kKindMask)), background);
     }
 }
 

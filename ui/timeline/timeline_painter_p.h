@@ -52,6 +52,11 @@ bool rasterAtWholePixels(const QPainter &p);
 // the strip's clip drops it). paintGrid draws them and the derived lanes blend over them.
 void gridColumns(const TimeMapping &mapping, int clipX0, int clipX1, std::vector<int> &out);
 
+// A queued-time segment: the op's colour at a fifth over the lane's background, as an opaque colour (the
+// same pixels on every device and in SVG), outlined dashed in the op's colour. The lanes and the legend's
+// swatch draw it alike.
+void paintQueuedBox(QPainter &p, const QRectF &r, const QColor &opColor, const QColor &background);
+
 // Bar labels are the fixed cost of a frame with few ops in view (a thousand labels, each shaped by
 // HarfBuzz twice: once to elide, once to draw). Traces have few distinct names, so the name as a
 // QString, its advance and its elided forms per width are kept until the model, font or device DPI
