@@ -39,8 +39,8 @@ void chooseHeadlessPlatform(int argc, char **argv)
 
 // --screenshot or --export-image on the offscreen platform (documentation, tests, the plain launch saved
 // as an image): the screen is the size asked for, so that the window is laid out as on a real screen of
-// that size (presentation mode fills it, the first window fits in it). The offscreen platform reads its screens from a
-// JSON file named in QT_QPA_PLATFORM.
+// that size (presentation mode fills it, the first window fits in it). The offscreen platform reads its
+// screens from a JSON file named in QT_QPA_PLATFORM.
 void screenOfScreenshotSize(int argc, char **argv, QTemporaryFile &config)
 {
     QByteArray size = "1920x1080";

@@ -32,8 +32,8 @@ template <typename TagOf> auto transferEdges(const std::vector<OpRecord> &ops, T
         const auto tag = tagOf(op);
         if (!tag)
             continue;
-        // A staged (pageable) copy is in flight from its host call's start (OpRecord::transferStartNs):
-        // the CPU copies through the staging buffer there.
+        // A staged (pageable) copy is in flight over its host call as well as its DMA, less any wait for
+        // its stream (OpRecord::transferStartNs): the CPU copies through the staging buffer there.
         const double gbs = op.gbPerSecond();
         edges.push_back({op.transferStartNs(), +1, *tag, gbs});
         edges.push_back({op.transferEndNs(), -1, *tag, gbs});

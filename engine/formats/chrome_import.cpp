@@ -934,8 +934,8 @@ private:
             std::stable_sort(rep.activities.begin(), rep.activities.end(),
                              [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
             layoutHostRanges(rep); // rows, and each op's launching range (its cpu_op or NVTX range)
-            deriveStagedCopyReadiness(
-                rep, m_trace.hostThreads); // a staged copy's call waiting for its stream moves no bytes
+            // A staged copy's call that waited for its stream: that wait moves no bytes.
+            deriveStagedCopyReadiness(rep, m_trace.hostThreads);
         }
         std::sort(m_trace.repetitions.begin(), m_trace.repetitions.end(),
                   [](const Repetition &a, const Repetition &b) { return a.index < b.index; });

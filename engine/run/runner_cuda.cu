@@ -890,8 +890,8 @@ private:
             }
             if (!op.hostOnly)
                 for (const unsigned char *p : {op.target, op.src, op.dst})
-                    if (p && bufferOf(p))
-                        touched.push_back(bufferOf(p));
+                    if (const unsigned char *base = p ? bufferOf(p) : nullptr)
+                        touched.push_back(base);
         }
         const bool kernelOnDemand =
             std::any_of(rep.activities.begin(), rep.activities.end(), [&](const ActivityRecord &a) {
