@@ -1,10 +1,14 @@
 // Tests of the topology (engine/run/topology.h): NVLink rates by NVML version, what joins two GPUs (an
 // NVLink bridge, an NVSwitch fabric, PCIe, unknown), and the table `streamscope-cli devices` prints, all
 // from hand-made devices. Then the query itself: on the GPU host it must list every device and every
-// ordered pair, agreeing with cudaDeviceCanAccessPeer, and print the table for the record; without a GPU
-// it skips, naming why, after checking that the refusal is the plain no-GPU error.
+// ordered pair, agreeing with cudaDeviceCanAccessPeer and with the driver's own tool (nvidia-smi: bus ids,
+// names, NVLink counts, PCIe), each peak within the published rates, and print the table for the record;
+// without a GPU it skips, naming why, after checking that the refusal is the plain no-GPU error.
+#include <QProcess>
+#include <QRegularExpression>
 #include <QtTest>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +54,83 @@ DeviceNvLinks links(int count, NvLinkPort::Remote remote, const std::string &rem
 PeerLink link(int src, int dst, LinkType type, int count, double peak, bool access = true, int rank = 0)
 {
     return streamscope::test::makePeerLink(src, dst, type, count, peak, access, rank);
+}
+
+// The GPU-to-GPU cells of `nvidia-smi topo -m` ("X", "NV18", "SYS", "PIX", ...), by NVML's GPU indices:
+// an independent reading of how the GPUs are joined (the driver's tool, not StreamScope's NVML calls).
+// Empty when the text has no GPU matrix.
+std::vector<std::vector<std::string>> topoMatrix(QString text)
+{
+    text.remove(QRegularExpression(QStringLiteral("\\x1b\\[[0-9;]*m"))); // its underlined header
+    static const QRegularExpression gpu(QStringLiteral("^GPU(\\d+)$"));
+    std::vector<std::vector<std::string>> cells;
+    std::size_t columns = 0;
+    for (const QString &line : text.split(QLatin1Char('\n'))) {
+        const QStringList tokens = line.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+        if (tokens.isEmpty())
+            continue;
+        if (columns == 0) {
+            while (columns < std::size_t(tokens.size()) && tokens.at(qsizetype(columns)) == QStringLiteral("GPU%1").arg(columns))
+                ++columns;
+            continue;
+        }
+        const QRegularExpressionMatch m = gpu.match(tokens.first());
+        if (!m.hasMatch() || m.captured(1).toULongLong() != cells.size() || std::size_t(tokens.size()) < columns + 1)
+            continue;
+        std::vector<std::string> row;
+        for (std::size_t c = 0; c < columns; ++c)
+            row.push_back(tokens.at(qsizetype(c + 1)).toStdString());
+        cells.push_back(std::move(row));
+    }
+    if (cells.size() != columns)
+        return {};
+    return cells;
+}
+
+// A cell as the link it names: NVLink with its count ("NV18"), PCIe (PIX, PXB, PHB, NODE, SYS), or
+// nothing ("X", anything else).
+std::pair<LinkType, int> topoLink(const std::string &cell)
+{
+    static const QRegularExpression nv(QStringLiteral("^NV(\\d+)$"));
+    const QRegularExpressionMatch m = nv.match(QString::fromStdString(cell));
+    if (m.hasMatch())
+        return {LinkType::NvLink, m.captured(1).toInt()};
+    for (const char *pcie : {"PIX", "PXB", "PHB", "NODE", "SYS"})
+        if (cell == pcie)
+            return {LinkType::Pcie, 0};
+    return {LinkType::Unknown, 0};
+}
+
+// Runs nvidia-smi with `arguments`; its standard output, or empty with `why` set.
+QString nvidiaSmi(const QStringList &arguments, QString *why)
+{
+    QProcess p;
+    p.start(QStringLiteral("nvidia-smi"), arguments);
+    if (!p.waitForStarted(10'000)) {
+        *why = QStringLiteral("nvidia-smi could not be started: ") + p.errorString();
+        return {};
+    }
+    if (!p.waitForFinished(60'000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+        *why = QStringLiteral("nvidia-smi %1 failed: %2").arg(arguments.join(QLatin1Char(' ')),
+                                                               QString::fromUtf8(p.readAllStandardError()).trimmed());
+        return {};
+    }
+    return QString::fromUtf8(p.readAllStandardOutput());
+}
+
+// The raw signalling rate of one PCIe lane in Gb/s (GT/s) by generation: the PCI-SIG's figures, from
+// which the payload peak loses only its line encoding (8b/10b: 20 %, 128b/130b: 1.5 %, FLIT: ~5.5 %).
+double pcieRawGTs(int generation)
+{
+    switch (generation) {
+    case 1: return 2.5;
+    case 2: return 5;
+    case 3: return 8;
+    case 4: return 16;
+    case 5: return 32;
+    case 6: return 64;
+    default: return 0;
+    }
 }
 
 } // namespace
@@ -340,8 +421,40 @@ private slots:
         QVERIFY2(m.find("from 3   ?") != std::string::npos, m.c_str()); // 3 -> 2 was not recorded
     }
 
-    // On the GPU host: the query lists every device and every ordered pair, and its two views of peer
-    // access agree. Prints the table (qInfo) for the record. Without a GPU: the no-GPU error, then skip.
+    // The reading of `nvidia-smi topo -m` that queryOnThisMachine compares with, on the two layouts the
+    // GPU hosts have (two GPUs in an NVSwitch fabric with a NIC; one GPU), with the escape codes nvidia-smi
+    // underlines its header with.
+    void nvidiaSmiMatrixIsRead()
+    {
+        const QString two = QStringLiteral(
+            "\t\x1b[4mGPU0\tGPU1\tNIC0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+            "GPU0\t X \tNV18\tSYS\t0-47\t0\t\tN/A\n"
+            "GPU1\tNV18\t X \tPHB\t0-47\t0\t\tN/A\n"
+            "NIC0\tSYS\tPHB\t X \t\t\t\t\n\nLegend:\n\n  X    = Self\n"
+            "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes\n"
+            "  NV#  = Connection traversing a bonded set of # NVLinks\n\nNIC Legend:\n\n  NIC0: mlx5_0\n");
+        const auto m2 = topoMatrix(two);
+        QCOMPARE(m2.size(), std::size_t(2));
+        QCOMPARE(m2[0], (std::vector<std::string>{"X", "NV18"}));
+        QCOMPARE(m2[1], (std::vector<std::string>{"NV18", "X"}));
+        QVERIFY(topoLink(m2[0][1]) == (std::pair<LinkType, int>{LinkType::NvLink, 18}));
+        QVERIFY(topoLink("SYS") == (std::pair<LinkType, int>{LinkType::Pcie, 0}));
+        QVERIFY(topoLink("PIX") == (std::pair<LinkType, int>{LinkType::Pcie, 0}));
+        QVERIFY(topoLink("X").first == LinkType::Unknown);
+        const auto m1 = topoMatrix(QStringLiteral("\tGPU0\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+                                                  "GPU0\t X \t0-15\t0\t\tN/A\n\nLegend:\n\n  X    = Self\n"));
+        QCOMPARE(m1.size(), std::size_t(1));
+        QCOMPARE(m1[0], std::vector<std::string>{"X"});
+        QVERIFY(topoMatrix(QStringLiteral("No devices were found\n")).empty());
+        // A row missing: not a matrix.
+        QVERIFY(topoMatrix(QStringLiteral("\tGPU0\tGPU1\nGPU0\t X \tNV4\n")).empty());
+    }
+
+    // On the GPU host: the query lists every device and every ordered pair, each device and each pair as
+    // the driver's own tool (nvidia-smi) sees it: the same bus ids and names, NVLink with the same link
+    // count where `nvidia-smi topo -m` says NV#, PCIe where it names a PCIe path; each peak within what
+    // the link's published rates allow. Prints the table (qInfo) for the record. Without a GPU: the no-GPU
+    // error, then skip.
     void queryOnThisMachine()
     {
         Topology t;
@@ -358,9 +471,22 @@ private slots:
         QVERIFY(n >= 1);
         QCOMPARE(t.pairs.size(), n * (n - 1));
         for (std::size_t i = 0; i < n; ++i) {
-            QCOMPARE(t.devices[i].index, int(i));
-            QVERIFY(!t.devices[i].name.empty());
-            QVERIFY(!t.devices[i].pciBusId.empty());
+            const DeviceInfo &d = t.devices[i];
+            QCOMPARE(d.index, int(i));
+            QVERIFY(!d.name.empty());
+            QVERIFY(!d.pciBusId.empty());
+            // The host link's peak: the lanes' raw rate less the line encoding only (PCI-SIG's rates).
+            if (d.pcieGeneration > 0) {
+                const double raw = pcieRawGTs(d.pcieGeneration) * d.pcieWidth / 8;
+                QVERIFY2(d.linkPeakGBs >= 0.75 * raw && d.linkPeakGBs <= raw,
+                         qPrintable(QStringLiteral("gen %1 x%2: %3 GB/s, raw %4 GB/s")
+                                        .arg(d.pcieGeneration)
+                                        .arg(d.pcieWidth)
+                                        .arg(d.linkPeakGBs)
+                                        .arg(raw)));
+            } else {
+                QCOMPARE(d.linkPeakGBs, 0.0);
+            }
         }
         for (const PeerPair &p : t.pairs) {
             QVERIFY(p.link.src != p.link.dst);
@@ -368,8 +494,18 @@ private slots:
             const QByteArray where = QByteArray::number(p.link.src) + " -> " + QByteArray::number(p.link.dst);
             QVERIFY2(p.link.accessSupported == p.canAccessPeer, where.constData());
             QVERIFY2(p.link.performanceRank >= 0, where.constData());
-            if (p.link.link == LinkType::NvLink)
+            if (p.link.link == LinkType::NvLink) {
+                // NVIDIA's published rates: 20 (NVLink 1) to 50 GB/s (NVLink 5) per link and direction.
                 QVERIFY2(p.link.nvlinkCount > 0, where.constData());
+                QVERIFY2(p.link.peakGBps >= 20.0 * p.link.nvlinkCount && p.link.peakGBps <= 50.0 * p.link.nvlinkCount,
+                         qPrintable(where + ": " + QByteArray::number(p.link.peakGBps) + " GB/s"));
+                QVERIFY2(p.link.accessSupported, where.constData()); // NVLink carries peer access
+            }
+            if (p.link.link == LinkType::Pcie) {
+                const DeviceInfo &a = t.devices[std::size_t(p.link.src)], &b = t.devices[std::size_t(p.link.dst)];
+                const double slower = a.linkPeakGBs > 0 && b.linkPeakGBs > 0 ? std::min(a.linkPeakGBs, b.linkPeakGBs) : 0;
+                QCOMPARE(p.link.peakGBps, slower);
+            }
             if (p.link.link == LinkType::Unknown)
                 QVERIFY2(!t.linkNote.empty(), "an unknown link type must say why");
         }
@@ -377,7 +513,7 @@ private slots:
         for (std::size_t i = 0; i < t.pairs.size(); ++i)
             for (std::size_t j = i + 1; j < t.pairs.size(); ++j)
                 QVERIFY(t.pairs[i].link.src != t.pairs[j].link.src || t.pairs[i].link.dst != t.pairs[j].link.dst);
-        // The runner's call gives the same links.
+        // The runner's call (what every trace records) gives the same links.
         const std::vector<PeerLink> links = queryPeerLinks(listDevices());
         QCOMPARE(links.size(), t.pairs.size());
         for (std::size_t i = 0; i < links.size(); ++i) {
@@ -385,6 +521,51 @@ private slots:
             QCOMPARE(links[i].dst, t.pairs[i].link.dst);
             QCOMPARE(int(links[i].link), int(t.pairs[i].link.link));
             QCOMPARE(links[i].accessSupported, t.pairs[i].link.accessSupported);
+        }
+
+        // The driver's own tool, independently. nvidia-smi numbers the GPUs in PCI order and ignores
+        // CUDA_VISIBLE_DEVICES, so devices are matched by bus id.
+        QString why;
+        const QString list = nvidiaSmi({QStringLiteral("--query-gpu=index,pci.bus_id,name"),
+                                        QStringLiteral("--format=csv,noheader")},
+                                       &why);
+        const QString topo = list.isEmpty() ? QString() : nvidiaSmi({QStringLiteral("topo"), QStringLiteral("-m")}, &why);
+        if (list.isEmpty() || topo.isEmpty())
+            QSKIP(qPrintable(QStringLiteral("every check of the query itself passed; it could not be compared with "
+                                            "the driver's view: %1")
+                                 .arg(why)));
+        std::map<int, int> nvmlOf; // CUDA index -> nvidia-smi index
+        int smiCount = 0;
+        for (const QString &line : list.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+            const QStringList f = line.split(QLatin1Char(','));
+            QVERIFY2(f.size() >= 3, qPrintable(line));
+            ++smiCount;
+            for (const DeviceInfo &d : t.devices)
+                if (sameBusId(d.pciBusId, f.at(1).trimmed().toStdString())) {
+                    QVERIFY2(!nvmlOf.count(d.index), qPrintable(line));
+                    nvmlOf[d.index] = f.at(0).trimmed().toInt();
+                    QCOMPARE(QString::fromStdString(d.name), f.mid(2).join(QLatin1Char(',')).trimmed());
+                }
+        }
+        QVERIFY2(nvmlOf.size() == n, qPrintable(QStringLiteral("%1 of the %2 CUDA devices are in nvidia-smi's list:\n%3")
+                                                    .arg(nvmlOf.size())
+                                                    .arg(n)
+                                                    .arg(list)));
+        if (qEnvironmentVariableIsEmpty("CUDA_VISIBLE_DEVICES"))
+            QCOMPARE(smiCount, int(n));
+        const auto matrix = topoMatrix(topo);
+        QVERIFY2(matrix.size() == std::size_t(smiCount), qPrintable(topo));
+        for (const PeerPair &p : t.pairs) {
+            const std::string &cell =
+                matrix.at(std::size_t(nvmlOf.at(p.link.src))).at(std::size_t(nvmlOf.at(p.link.dst)));
+            const auto [type, count] = topoLink(cell);
+            const QByteArray where = QByteArray::number(p.link.src) + " -> " + QByteArray::number(p.link.dst) + ": "
+                                     + QByteArray::fromStdString(peerLinkCell(p.link)) + ", nvidia-smi says "
+                                     + QByteArray::fromStdString(cell) + "; " + QByteArray::fromStdString(t.linkNote);
+            QVERIFY2(type != LinkType::Unknown, where.constData());
+            QVERIFY2(p.link.link == type, where.constData());
+            if (type == LinkType::NvLink)
+                QVERIFY2(p.link.nvlinkCount == count, where.constData());
         }
     }
 };

@@ -213,7 +213,11 @@ private slots:
         nextRunWorks(session);
     }
 
-    // The real CLI: a kernel that never ends, stopped by the workload's time limit.
+    // The real CLI: a kernel that never ends, stopped by the workload's time limit. Not before it: the
+    // limit (3 s) counts from the start of the run inside the child, and the stopped run then waits 1 s
+    // for its GPU work before the process ends (kSettleNs), so the failure cannot be shown before 4 s;
+    // and not long after it: the CLI's own test allows 9 s to its exit, this one 12 s for the app's
+    // side too (a stop that never came would wait for failureOf's 60 s instead).
     void hangStoppedByTimeLimit()
     {
         if (!m_noGpu.isEmpty())
@@ -223,9 +227,13 @@ private slots:
         QElapsedTimer timer;
         timer.start();
         const QStringList f = failureOf(session, gpuWorkload("hang.json"), 60000);
-        qInfo("time limit of 3 s: failure shown after %lld ms", timer.elapsed());
+        const qint64 ms = timer.elapsed();
+        qInfo("time limit of 3 s: failure shown after %lld ms", ms);
         QCOMPARE(f.at(0), QStringLiteral("Time limit reached"));
         QVERIFY2(f.at(1).contains(QStringLiteral("hang kernel")), qPrintable(f.at(1)));
+        QVERIFY2(ms >= 4000 && ms < 12000,
+                 qPrintable(QStringLiteral("failure shown after %1 ms; the limit of 3 s and the 1 s settle give 4 s")
+                                .arg(ms)));
         nextRunWorks(session);
     }
 
@@ -347,6 +355,14 @@ private slots:
               done, warm, timer.elapsed() / 1000.0, done ? double(timer.elapsed()) / done : 0.0, base.rss / 1048576.0,
               end.rss / 1048576.0, peak.rss / 1048576.0, base.fds, end.fds, peak.fds, base.threads, end.threads,
               peak.threads, folderBytes / 1048576.0);
+        // A budget that ran out after a run or two would leave nothing to see growth in: at least 20
+        // measured runs (all of them when fewer were asked for), else the check did not happen.
+        const int needed = qMin(20, runs - warm);
+        QVERIFY2(done >= needed, qPrintable(QStringLiteral("only %1 runs were measured (at least %2 needed): the budget "
+                                                           "of %3 s is too short for this host")
+                                                .arg(done)
+                                                .arg(needed)
+                                                .arg(budgetS)));
         QVERIFY2(end.fds <= base.fds, "file descriptors grew");
         QVERIFY2(end.threads <= base.threads + 1, "threads grew");
         QVERIFY2(end.rss - base.rss < 8 * 1048576, "resident memory grew by 8 MiB or more");
