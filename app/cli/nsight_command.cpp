@@ -111,8 +111,8 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
                 out << "  * paired by order in its lane: Nsight names it differently\n";
             for (const auto &o : c.ops)
                 if (!o.byOrder && o.nsightLane != o.lane) {
-                    out << "  + Nsight saw it on another lane (" << o.nsightLane
-                        << " for the first): a synchronous cudaMemcpy runs on the legacy default stream\n";
+                    out << "  + Nsight saw it on another lane (" << o.nsightLane << " for the first): " << o.laneNote
+                        << "\n";
                     break;
                 }
         }

@@ -18,14 +18,23 @@ namespace {
 
 const std::string kHostLane = "host";
 
-using Lanes = std::map<std::string, std::vector<const OpRecord *>>;
+// A lane: a stream (by name, which both tools give it) or the host lane. Kept apart by the flag, so that
+// a stream the workload named "host" is its own lane and not the host calls' (it was counted twice).
+struct LaneKey {
+    bool host = false;
+    std::string name;
+    bool operator<(const LaneKey &o) const { return host != o.host ? o.host : name < o.name; }
+    bool operator==(const LaneKey &o) const { return host == o.host && name == o.name; }
+};
+
+using Lanes = std::map<LaneKey, std::vector<const OpRecord *>>;
 
 // GPU ops on their stream's lane, host-only ops (including syncs that name a stream) on the host lane:
 // StreamScope stores a stream synchronisation without a stream, Nsight ties it to the stream waited on.
-std::string laneOf(const Trace &t, const OpRecord &op)
+LaneKey laneOf(const Trace &t, const OpRecord &op)
 {
     const bool onStream = op.hasGpu() && op.stream >= 0 && op.stream < static_cast<int>(t.streams.size());
-    return onStream ? t.streams[static_cast<std::size_t>(op.stream)].name : kHostLane;
+    return onStream ? LaneKey{false, t.streams[static_cast<std::size_t>(op.stream)].name} : LaneKey{true, kHostLane};
 }
 
 Lanes lanesOf(const Trace &t, const Repetition &rep)
@@ -34,6 +43,16 @@ Lanes lanesOf(const Trace &t, const Repetition &rep)
     for (const auto &op : rep.ops)
         lanes[laneOf(t, op)].push_back(&op);
     return lanes;
+}
+
+// Why Nsight shows an op on another lane than the stream it was issued on, as far as its kind says.
+std::string laneNoteOf(const OpRecord &op)
+{
+    if (isCopy(op.kind) && op.api == CopyApi::Sync)
+        return "a synchronous cudaMemcpy runs on the legacy default stream whatever stream the workload named";
+    if (op.kind == OpKind::CopyP2P)
+        return "a peer copy: CUPTI's record names a stream of its own for it";
+    return "Nsight's record names another stream than the one it was issued on";
 }
 
 // The repetition's first GPU start (its first host call when it ran nothing on the GPU).
@@ -128,7 +147,7 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
     NsightComparison result;
     result.repetitions = static_cast<int>(pairs.size());
     // Slots keyed by lane, then (name, occurrence) of the StreamScope op.
-    std::map<std::string, std::map<std::pair<std::string, int>, SlotAccumulator>> slots;
+    std::map<LaneKey, std::map<std::pair<std::string, int>, SlotAccumulator>> slots;
     std::map<OpKind, Samples> byKind;
     Samples overall;
 
@@ -139,7 +158,7 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
         // default stream, where Nsight shows it), then what is left of a lane in order (ops the tools name
         // differently). Lanes are numbered in name order on both sides.
         const Lanes lanesA = lanesOf(own, *repA), lanesB = lanesOf(nsight, *repB);
-        std::map<std::string, int> laneNumber;
+        std::map<LaneKey, int> laneNumber;
         for (const Lanes *lanes : {&lanesA, &lanesB})
             for (const auto &[lane, ops] : *lanes)
                 laneNumber.emplace(lane, 0);
@@ -148,7 +167,7 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
             n = number++;
         std::vector<AlignItem> itemsA, itemsB;
         std::vector<const OpRecord *> recordsA, recordsB;
-        std::vector<std::string> laneOfA;
+        std::vector<LaneKey> laneOfA;
         for (const auto &[lane, ops] : lanesA)
             for (const OpRecord *op : ops) {
                 itemsA.push_back({laneNumber.at(lane), own.name(*op), op->kind});
@@ -163,9 +182,9 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
         const OpAlignment alignment = alignOps(itemsA, itemsB, {true, OrderFallback::InLane});
         result.unmatchedNsight +=
             static_cast<int>(std::count(alignment.partnerOfB.begin(), alignment.partnerOfB.end(), -1));
-        std::map<std::string, int> positionInLane;
+        std::map<LaneKey, int> positionInLane;
         for (std::size_t k = 0; k < itemsA.size(); ++k) {
-            const std::string &lane = laneOfA[k];
+            const LaneKey &lane = laneOfA[k];
             const int i = positionInLane[lane]++;
             const OpAlignment::Match &m = alignment.a[k];
             if (m.b < 0) {
@@ -179,10 +198,12 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
             result.matchedAcrossStreams += m.acrossLanes ? 1 : 0;
             SlotAccumulator &slot = slots[lane][{own.name(a), m.occurrence}];
             if (slot.delta.name.empty()) {
-                slot.delta.lane = lane;
+                slot.delta.lane = lane.name;
                 slot.delta.name = own.name(a);
                 slot.delta.nsightName = nsight.name(b);
-                slot.delta.nsightLane = laneOf(nsight, b);
+                slot.delta.nsightLane = laneOf(nsight, b).name;
+                if (!(laneOf(nsight, b) == lane))
+                    slot.delta.laneNote = laneNoteOf(a);
                 slot.delta.kind = a.kind;
                 slot.delta.occurrence = m.occurrence;
                 slot.position = i;
@@ -203,16 +224,16 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
         }
     }
 
-    // Lanes in the StreamScope trace's stream order, the host lane last.
-    std::vector<std::string> laneOrder;
-    for (const auto &s : own.streams)
-        if (slots.count(s.name) && std::find(laneOrder.begin(), laneOrder.end(), s.name) == laneOrder.end())
-            laneOrder.push_back(s.name);
+    // Lanes in the StreamScope trace's stream order, the host lane last (it sorts last among the keys).
+    std::vector<LaneKey> laneOrder;
+    for (const auto &s : own.streams) {
+        const LaneKey key{false, s.name};
+        if (slots.count(key) && std::find(laneOrder.begin(), laneOrder.end(), key) == laneOrder.end())
+            laneOrder.push_back(key);
+    }
     for (const auto &[lane, unused] : slots)
-        if (std::find(laneOrder.begin(), laneOrder.end(), lane) == laneOrder.end() && lane != kHostLane)
+        if (std::find(laneOrder.begin(), laneOrder.end(), lane) == laneOrder.end())
             laneOrder.push_back(lane);
-    if (slots.count(kHostLane))
-        laneOrder.push_back(kHostLane);
     for (const auto &lane : laneOrder) {
         std::vector<SlotAccumulator *> ordered;
         for (auto &[key, slot] : slots[lane])

@@ -93,8 +93,10 @@ void OpDeltaModel::setNsightComparison(const engine::NsightComparison &compariso
     for (const engine::NsightOpDelta &op : comparison.ops) {
         OpDeltaRow row;
         row.lane = QString::fromStdString(op.lane);
-        if (op.nsightLane != op.lane)
+        if (op.nsightLane != op.lane) {
             row.laneB = QString::fromStdString(op.nsightLane);
+            row.laneNote = QString::fromStdString(op.laneNote);
+        }
         row.nameA = QString::fromStdString(op.name);
         row.nameB = QString::fromStdString(op.nsightName);
         row.kind = op.kind;
@@ -243,9 +245,11 @@ QVariant OpDeltaModel::toolTip(const OpDeltaRow &row, int column) const
     switch (column) {
     case StreamColumn:
         if (!row.laneB.isEmpty())
-            return tr("%1 shows this op on %2: a synchronous cudaMemcpy runs on the legacy default stream whatever "
-                      "stream the workload named")
-                .arg(m_sideB, row.laneB);
+            return tr("%1 shows this op on %2: %3")
+                .arg(m_sideB, row.laneB,
+                     row.laneNote.isEmpty() ? tr("a synchronous cudaMemcpy runs on the legacy default stream whatever "
+                                                 "stream the workload named")
+                                            : row.laneNote);
         return {};
     case MatchColumn:
         if (row.match == OpDeltaRow::Match::ByOrder)

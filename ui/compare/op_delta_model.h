@@ -23,6 +23,7 @@ struct OpDeltaRow {
     enum class Match : std::uint8_t { ByName, ByOrder, OnlyA, OnlyB };
     QString lane; // A's stream ("host" for host-only ops); B's for an op only in B
     QString laneB; // B's stream when it is another one (a synchronous copy on the default stream)
+    QString laneNote; // why, where the comparison knows (engine::NsightOpDelta::laneNote)
     QString nameA, nameB; // empty on the side that lacks the op
     engine::OpKind kind = engine::OpKind::Other;
     Match match = Match::ByName;
