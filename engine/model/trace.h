@@ -46,6 +46,11 @@ enum OpFlag : std::uint8_t {
     OpFlagWarmup = 1u << 1,
     OpFlagImported = 1u << 2,
     OpFlagEventTimed = 1u << 3, // a CUPTI-timed trace's op whose record never came: execution from its events
+    // A peer copy the driver staged through host memory (no peer access between its GPUs): a copy down to
+    // the host and another up, of which CUPTI (and Nsight with it) records only two short fragments that
+    // each claim all the bytes. Its execution is the interval the stream spent on it: from the later of
+    // its call and stream-ready to its end event.
+    OpFlagStagedPeer = 1u << 4,
 };
 
 std::string_view toString(ChannelType type);
@@ -111,6 +116,11 @@ struct OpRecord {
     // A copy from or to pageable host memory: the driver stages it through a pinned buffer with the CPU
     // inside the host call, so the transfer spans the host call as well as the DMA that CUPTI times.
     bool stagedThroughHost() const;
+    // A peer copy staged through host memory by the driver (OpFlagStagedPeer).
+    bool stagedPeer() const { return kind == OpKind::CopyP2P && (flags & OpFlagStagedPeer) != 0; }
+    // Whether the execution interval came from the op's CUDA events rather than from the GPU's record
+    // (in a CUPTI-timed trace): a record that never came, or a staged peer copy.
+    bool executionFromEvents() const { return (flags & (OpFlagEventTimed | OpFlagStagedPeer)) != 0; }
     // The interval the bytes were in flight: execution, or for a staged copy the union of its host call
     // and its execution (what a hand-written loop timed with events around the call measures), from no
     // earlier than stream-ready where the stream reached the op while its call still ran (a stream-ready

@@ -1,6 +1,7 @@
 // The runner's clock arithmetic (see clock_calibration.h).
 #include "engine/run/clock_calibration.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -33,6 +34,31 @@ ClockAnchor narrowestAnchor(const std::vector<AnchorWindow> &windows)
         }
     }
     return best;
+}
+
+EventAlignment alignEventsByCausality(const std::vector<CausalSample> &samples, std::int64_t anchorErrorNs)
+{
+    EventAlignment a;
+    a.maxErrorNs = anchorErrorNs;
+    constexpr std::int64_t kOpen = std::numeric_limits<std::int64_t>::max();
+    std::int64_t lo = -kOpen, hi = kOpen;
+    for (const CausalSample &s : samples) {
+        hi = std::min(hi, s.gpuStartNs - s.readyNs); // ready + shift <= start
+        lo = std::max(lo, s.gpuEndNs - s.eventEndNs); // end <= eventEnd + shift
+    }
+    if (hi == kOpen && lo == -kOpen)
+        return a;
+    std::int64_t from = std::max(lo, -anchorErrorNs), to = std::min(hi, anchorErrorNs);
+    if (from > to) { // the anchor's window and the records disagree: causality alone, where it closes
+        if (lo > hi || hi == kOpen || lo == -kOpen)
+            return a;
+        from = lo;
+        to = hi;
+    }
+    a.applied = true;
+    a.shiftNs = from + (to - from) / 2;
+    a.maxErrorNs = (to - from + 1) / 2;
+    return a;
 }
 
 } // namespace streamscope::engine

@@ -3,7 +3,8 @@
 //  - the spin kernel's cycle count for a target duration, from Trace::calibration,
 //  - the SM clock rate from a short and a long spin (the slope, so their fixed cost cancels),
 //  - the anchor of GPU event time on the host clock: the narrowest of several host windows that each
-//    contain the GPU moment of a base event, and its midpoint (error at most half the window).
+//    contain the GPU moment of a base event, and its midpoint (error at most half the window);
+//  - the alignment of event times to CUPTI's execution records by causality, which narrows that error.
 #pragma once
 
 #include <cstdint>
@@ -36,5 +37,25 @@ struct ClockAnchor {
 // The narrowest window wins (least uncertainty); its midpoint minimises the worst-case error.
 // `windows` must not be empty.
 ClockAnchor narrowestAnchor(const std::vector<AnchorWindow> &windows);
+
+// One op timed both ways on one device: its stream-ready and end events (through the anchor) and its
+// execution as CUPTI recorded it on the host clock. Causality: readyNs <= gpuStartNs, gpuEndNs <= eventEndNs.
+struct CausalSample {
+    std::int64_t readyNs = 0;
+    std::int64_t gpuStartNs = 0;
+    std::int64_t gpuEndNs = 0;
+    std::int64_t eventEndNs = 0;
+};
+
+struct EventAlignment {
+    bool applied = false; // false: the samples bound nothing, or contradict each other; the anchor stands
+    std::int64_t shiftNs = 0; // add to every event time of the device
+    std::int64_t maxErrorNs = 0; // |true shift - shiftNs| <= this, where applied; else the anchor's error
+};
+
+// The shift of a device's event times that the samples' causality allows, narrowed by the anchor's own
+// window [-anchorErrorNs, +anchorErrorNs] where the two agree (causality alone where they do not): the
+// middle of what is left, and its half-width as the new error.
+EventAlignment alignEventsByCausality(const std::vector<CausalSample> &samples, std::int64_t anchorErrorNs);
 
 } // namespace streamscope::engine

@@ -1,4 +1,5 @@
-// The CUDA runner: runs a Workload on one device from one host thread and records every op of every
+// The CUDA runner: runs a Workload on one or several devices, from one host thread or one per workload
+// thread, and records every op of every
 // measured repetition with three intervals (trace.h): the host API call on the steady clock; stream-ready
 // and the event end from a CUDA event pair on the op's own stream; and execution as the GPU ran it, from
 // CUPTI activity records tied to the op by external correlation (runner_cupti.h). Where CUPTI cannot be
@@ -343,6 +344,7 @@ struct PreparedOp {
     int device = 0; // its stream's device: current while it is issued, and where its events are
     int thread = 0; // the workload thread that issues it
     int srcDevice = -1, dstDevice = -1; // a peer copy's two ends
+    bool stagedPeer = false; // a peer copy without peer access: the driver stages it through host memory
     // A wait or an event sync: the record op (index into the run's ops) it waits for, -1 none; crossThread
     // when another thread issues that record (the waiting thread holds until it has).
     int pairedRecord = -1;
@@ -791,6 +793,7 @@ private:
                 if (r.readyNs != kNoTime) {
                     r.gpuStartNs = r.readyNs;
                     r.gpuEndNs = r.eventEndNs;
+                    timeStagedPeer(r);
                 }
     }
 
@@ -1319,6 +1322,11 @@ private:
                 if (spec.direction == CopyDirection::P2P) {
                     op.srcDevice = bufferDevice(*m_workload.findBuffer(spec.src));
                     op.dstDevice = bufferDevice(*m_workload.findBuffer(spec.dst));
+                    op.stagedPeer = std::none_of(m_trace.peerLinks.begin(), m_trace.peerLinks.end(),
+                                                 [&](const PeerLink &l) {
+                                                     return l.src == op.srcDevice && l.dst == op.dstDevice
+                                                            && l.accessEnabled;
+                                                 });
                 }
                 // cudaMemcpy runs on the default stream whatever stream the workload lists it under.
                 if (spec.api == CopyApi::Sync)
@@ -1543,14 +1551,14 @@ private:
         const ClockAnchor a = windowsOn(m_anchorEvents, m_control.get(), "clock anchor");
         m_base = a.index;
         m_baseHostNs = a.hostNs;
-        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, a.maxErrorNs);
+        m_anchorErrorNs = a.maxErrorNs;
         for (const auto &extra : m_extraDevices) {
             useDevice(extra->index);
             const ClockAnchor e = windowsOn(extra->anchorEvents, extra->control.get(),
                                             "device " + std::to_string(extra->index) + ": clock anchor");
             extra->base = e.index;
             extra->baseHostNs = e.hostNs;
-            extra->maxAnchorErrorNs = std::max(extra->maxAnchorErrorNs, e.maxErrorNs);
+            extra->anchorErrorNs = e.maxErrorNs;
         }
         useDevice(m_device.index);
     }
@@ -1618,6 +1626,7 @@ private:
         m_repSeq += 1;
         m_repHostStartNs = hostNowNs();
 
+        m_repLabel = label;
         NvtxRange range(m_options.nvtx, label.c_str(), kRepetitionColor);
         // Every stream waits on the repetition's start event; when held, that event follows the hold kernel.
         if (m_hold) {
@@ -1727,6 +1736,9 @@ private:
     // streams' end events.
     void issueThread(ThreadState &thread, Repetition &rep, const std::string &context)
     {
+        // A worker thread brackets its part in the repetition's range too: Nsight Systems keeps NVTX ranges
+        // per thread, and its import finds an op's repetition in a range of the thread that issued it.
+        NvtxRange range(m_options.nvtx && m_threads.size() > 1, m_repLabel.c_str(), kRepetitionColor);
         int current = -1;
         for (const std::size_t i : thread.ops) {
             checkCancel();
@@ -1937,10 +1949,76 @@ private:
         }
         if (m_tracer)
             applyRecords(rep, context, previousRepEndNs);
-        for (OpRecord &r : rep.ops)
+        std::int64_t error = m_anchorErrorNs;
+        if (m_tracer)
+            error = alignEventsToRecords(rep, m_device.index, error);
+        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, error);
+        for (const auto &extra : m_extraDevices) {
+            error = extra->anchorErrorNs;
+            if (m_tracer)
+                error = alignEventsToRecords(rep, extra->index, error);
+            extra->maxAnchorErrorNs = std::max(extra->maxAnchorErrorNs, error);
+        }
+        for (OpRecord &r : rep.ops) {
+            timeStagedPeer(r);
             if (isHostBlocking(r))
                 r.flags |= OpFlagHostBlocking;
+        }
         m_trace.repetitions.push_back(std::move(rep));
+    }
+
+    // CUPTI times execution on the host clock itself (runner_cupti.h: a timestamp callback hands it the
+    // steady clock); the events reach that axis through the device's anchor, within +-anchorErrorNs, and
+    // the anchor's window is what this VM's synchronisation latency makes it (4-5 us on the GPU host).
+    // Causality bounds the events' offset much closer: an op's stream-ready event completed before its
+    // execution started, and its end event after its execution ended. Over the repetition's ops on
+    // `device` that CUPTI timed, the tightest of these leave an interval of offsets; the device's event
+    // times move to its middle, and its half-width is the error returned. Where the ops bound nothing, or
+    // their bounds contradict each other, the anchor stands as it was.
+    std::int64_t alignEventsToRecords(Repetition &rep, int device, std::int64_t anchorErrorNs)
+    {
+        std::vector<CausalSample> samples;
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            const PreparedOp &op = m_ops[i];
+            const OpRecord &r = rep.ops[i];
+            if (op.device == device && !op.hostOnly && expectsRecord(op.kind) && !r.executionFromEvents()
+                && r.readyNs != kNoTime && r.eventEndNs != kNoTime && r.hasGpu())
+                samples.push_back({r.readyNs, r.gpuStartNs, r.gpuEndNs, r.eventEndNs});
+        }
+        const EventAlignment a = alignEventsByCausality(samples, anchorErrorNs);
+        if (!a.applied)
+            return anchorErrorNs;
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            OpRecord &r = rep.ops[i];
+            if (m_ops[i].device != device || r.readyNs == kNoTime)
+                continue;
+            // Execution copied from the event pair moves with it; CUPTI's stays.
+            if (r.gpuStartNs == r.readyNs && r.gpuEndNs == r.eventEndNs) {
+                r.gpuStartNs += a.shiftNs;
+                r.gpuEndNs += a.shiftNs;
+            }
+            r.readyNs += a.shiftNs;
+            if (r.eventEndNs != kNoTime)
+                r.eventEndNs += a.shiftNs;
+        }
+        m_eventsAlignedToRecords += 1;
+        return a.maxErrorNs;
+    }
+
+    // A staged peer copy (OpFlagStagedPeer) is timed as the interval its stream spent on it: CUPTI
+    // records only two fragments of it (a D2H and an H2D of some 20 us that each claim all its bytes),
+    // so its execution runs from the later of its call's start and stream-ready to its end event.
+    static void timeStagedPeer(OpRecord &r)
+    {
+        if (!r.stagedPeer() || r.eventEndNs == kNoTime)
+            return;
+        std::int64_t start = r.readyNs != kNoTime ? r.readyNs : r.hostStartNs;
+        if (r.hostStartNs != kNoTime)
+            start = std::max(start, r.hostStartNs);
+        if (start == kNoTime)
+            return;
+        r.gpuStartNs = start;
+        r.gpuEndNs = std::max(start, r.eventEndNs);
     }
 
     void issue(ThreadState &thread, PreparedOp &op, OpRecord &r)
@@ -1954,6 +2032,8 @@ private:
         r.bytes = op.bytes;
         r.srcDevice = static_cast<std::int8_t>(op.srcDevice); // -1 but for peer copies; devices are < 64
         r.dstDevice = static_cast<std::int8_t>(op.dstDevice);
+        if (op.stagedPeer)
+            r.flags |= OpFlagStagedPeer;
         r.opIndex = int(&op - m_ops.data());
         r.stream = op.hostOnly ? -1 : op.stream;
         r.hostThread = thread.index;
@@ -2172,6 +2252,10 @@ private:
         md["clock_anchor"] = "per repetition: base event after cudaDeviceSynchronize; host time = midpoint of "
                              "[cudaEventRecord, cudaEventSynchronize return], narrowest of "
                              + std::to_string(kAnchorTries) + " tries";
+        if (m_eventsAlignedToRecords > 0)
+            md["clock_alignment"] = "events aligned to CUPTI's records by causality (stream-ready before execution, "
+                                    "end event after it) in "
+                                    + std::to_string(m_eventsAlignedToRecords) + " device-repetitions";
         // Each device's GPU times are mapped onto the host axis by an anchor of their own (CUDA's event
         // clock is per device): each mapping's worst error over the measured repetitions.
         std::int64_t worst = m_maxAnchorErrorNs;
@@ -2179,11 +2263,9 @@ private:
         for (const auto &extra : m_extraDevices) {
             md["clock.device" + std::to_string(extra->index) + ".errorNs"] = std::to_string(extra->maxAnchorErrorNs);
             // The trace's calibration is the primary device's; every other device's spin rate goes beside it.
-            for (const auto &extra : m_extraDevices) {
-                char hz[32];
-                std::snprintf(hz, sizeof hz, "%.0f", extra->calibration.smClockHz);
-                md["calibration.device" + std::to_string(extra->index) + ".smClockHz"] = hz;
-            }
+            char hz[32];
+            std::snprintf(hz, sizeof hz, "%.0f", extra->calibration.smClockHz);
+            md["calibration.device" + std::to_string(extra->index) + ".smClockHz"] = hz;
             worst = std::max(worst, extra->maxAnchorErrorNs);
         }
         md["clock_anchor_max_error_ns"] = std::to_string(worst);
@@ -2259,7 +2341,8 @@ private:
         Event repStart;
         std::size_t base = 0;
         std::int64_t baseHostNs = 0;
-        std::int64_t maxAnchorErrorNs = 0;
+        std::int64_t anchorErrorNs = 0; // this repetition's anchor, before alignEventsToRecords
+        std::int64_t maxAnchorErrorNs = 0; // over the measured repetitions, after it
         Calibration calibration; // its spin kernel's, measured on its control stream
     };
     std::vector<std::unique_ptr<ExtraDevice>> m_extraDevices;
@@ -2364,7 +2447,10 @@ private:
     std::size_t m_base = 0;
     std::int64_t m_baseHostNs = 0;
     std::int64_t m_firstBaseHostNs = 0;
-    std::int64_t m_maxAnchorErrorNs = 0;
+    std::int64_t m_anchorErrorNs = 0; // this repetition's anchor, before alignEventsToRecords
+    std::int64_t m_maxAnchorErrorNs = 0; // over the measured repetitions, after it
+    std::string m_repLabel; // the repetition's NVTX range: "rep N" or "warmup N"
+    int m_eventsAlignedToRecords = 0; // device-repetitions whose events alignEventsToRecords moved
     std::vector<std::int64_t> m_repetitionSpans;
 };
 

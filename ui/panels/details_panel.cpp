@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "engine/analysis/analysis.h"
@@ -163,7 +164,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             row(tr("Registers"), tr("%1 per thread").arg(l->registersPerThread));
     }
     // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
-    const bool cupti = m_trace->timing == engine::TimingSource::Cupti && !(op.flags & engine::OpFlagEventTimed);
+    const bool cupti = m_trace->timing == engine::TimingSource::Cupti && !op.executionFromEvents();
     if (op.hasHost()) {
         row(tr("Host call"), tr("%1 → %2 (held the thread %3)")
                                  .arg(formatDuration(op.hostStartNs - origin), formatDuration(op.hostEndNs - origin),
@@ -209,6 +210,13 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     if (op.driverSrcMem != engine::MemKind::None || op.driverDstMem != engine::MemKind::None)
         row(tr("Memory as the driver saw it"),
             tr("%1 → %2").arg(qs(engine::toString(op.driverSrcMem)), qs(engine::toString(op.driverDstMem))));
+    if (op.stagedPeer())
+        row(tr("Staged through the host"),
+            tr("no peer access between GPU %1 and GPU %2: the driver copied down to host memory and up again. "
+               "CUPTI records only two short pieces of such a copy, so it is timed from the stream reaching it "
+               "(or its call, if later) to its end event")
+                .arg(op.srcDevice)
+                .arg(op.dstDevice));
     if (op.api != engine::CopyApi::None)
         row(tr("Copy API"),
             op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy") : QStringLiteral("cudaMemcpyAsync"));
@@ -245,6 +253,16 @@ void DetailsPanel::showOp(int repetition, int opIndex)
         row(tr("Source"), tr("imported (%1)").arg(QString::fromStdString(m_trace->source)));
     if (op.correlation != 0)
         row(tr("Correlation id"), QString::number(op.correlation));
+    // How far this op's event times (stream-ready, the event end) may sit from the host clock: its
+    // device's anchor, after alignment to CUPTI's records where the run had them (trace metadata).
+    if (op.stream >= 0 && std::size_t(op.stream) < m_trace->streams.size()) {
+        const int device = m_trace->streams[std::size_t(op.stream)].device;
+        const auto it = m_trace->metadata.find("clock.device" + std::to_string(device) + ".errorNs");
+        if (it != m_trace->metadata.end() && (op.readyNs != engine::kNoTime || !cupti))
+            row(tr("Clock error"), tr("GPU %1's events on the host axis: within ±%2")
+                                       .arg(device)
+                                       .arg(formatDuration(std::atoll(it->second.c_str()))));
+    }
 
     // The same op in every repetition: how repeatable this measurement is (engine::opStatistics, the
     // CLI's op table's figures too).

@@ -1,5 +1,6 @@
 // Tests of the runner's clock arithmetic: spin cycles for a target duration, the clock rate from two
-// timed spins, and the choice of the host-clock anchor among several windows.
+// timed spins, the choice of the host-clock anchor among several windows, and its alignment to CUPTI's
+// records by causality.
 #include <QtTest>
 
 #include "engine/run/clock_calibration.h"
@@ -75,6 +76,60 @@ private slots:
         QCOMPARE(a.index, std::size_t(0));
         QCOMPARE(a.hostNs, 100);
         QCOMPARE(a.maxErrorNs, 0);
+    }
+
+    // Events whose anchor put them 3 us late (true shift -3000) with a +-4.5 us anchor: two ops whose
+    // CUPTI execution starts 700 ns after their ready event and ends 900 ns before their end event, as
+    // the GPU host shows them, pin the shift to [-3900, -2300]: the error falls from 4.5 us to 800 ns and
+    // the true shift is inside it.
+    void causalityNarrowsTheAnchor()
+    {
+        const std::int64_t late = 3'000; // what the anchor added to every event time
+        std::vector<CausalSample> samples;
+        for (std::int64_t start : {10'000LL, 50'000LL}) {
+            CausalSample s;
+            s.gpuStartNs = start;
+            s.gpuEndNs = start + 20'000;
+            s.readyNs = start - 700 + late;
+            s.eventEndNs = s.gpuEndNs + 900 + late;
+            samples.push_back(s);
+        }
+        samples[1].readyNs -= 500; // a looser bound on one side changes nothing: the tightest wins
+        const EventAlignment a = alignEventsByCausality(samples, 4'500);
+        QVERIFY(a.applied);
+        QCOMPARE(a.shiftNs, -3'100); // middle of [-3900, -2300]
+        QCOMPARE(a.maxErrorNs, 800);
+        QVERIFY(std::abs(-late - a.shiftNs) <= a.maxErrorNs);
+        // Shifted, every sample is causal again.
+        for (const CausalSample &s : samples) {
+            QVERIFY(s.readyNs + a.shiftNs <= s.gpuStartNs);
+            QVERIFY(s.eventEndNs + a.shiftNs >= s.gpuEndNs);
+        }
+    }
+
+    void causalityWithoutSamplesKeepsTheAnchor()
+    {
+        const EventAlignment a = alignEventsByCausality({}, 4'200);
+        QVERIFY(!a.applied);
+        QCOMPARE(a.shiftNs, 0);
+        QCOMPARE(a.maxErrorNs, 4'200);
+    }
+
+    // Bounds outside the anchor's window (the anchor was wrong by more than it claimed): causality alone,
+    // which is the truth the records give; bounds that contradict each other: nothing is moved.
+    void causalityOutsideTheAnchorOrContradictory()
+    {
+        CausalSample s{.readyNs = 0, .gpuStartNs = 10'000, .gpuEndNs = 20'000, .eventEndNs = 11'000};
+        // shift in [9000, 10000]: far outside +-4 us
+        const EventAlignment outside = alignEventsByCausality({s}, 4'000);
+        QVERIFY(outside.applied);
+        QCOMPARE(outside.shiftNs, 9'500);
+        QCOMPARE(outside.maxErrorNs, 500);
+        CausalSample t{.readyNs = 0, .gpuStartNs = 1'000, .gpuEndNs = 30'000, .eventEndNs = 20'000};
+        // shift <= 1000 and >= 10000: impossible
+        const EventAlignment contradictory = alignEventsByCausality({t}, 4'000);
+        QVERIFY(!contradictory.applied);
+        QCOMPARE(contradictory.maxErrorNs, 4'000);
     }
 };
 
