@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "engine/analysis/transfer_edges.h"
 
@@ -30,6 +31,31 @@ std::vector<TransferEdge<EngineClass>> edgesOf(const Trace &trace, int repetitio
             return std::nullopt;
         return cls;
     });
+}
+// The ideal bound: the busiest single resource, as if all other work overlapped it. Each GPU has its own
+// host link (an H2D and a D2H engine) and its own SMs, and each direction between two GPUs is a link of its
+// own, so a trace of several GPUs is bound by the busiest of those, never by one GPU's class summed with
+// another's, and a trace of peer copies alone by its busiest peer direction (it read 0 ns).
+std::int64_t idealBoundOf(const Trace &trace, const Repetition &rep)
+{
+    std::map<std::tuple<int, int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> busy;
+    for (const OpRecord &op : rep.ops) {
+        if (!op.hasGpu() || op.transferEndNs() <= op.transferStartNs())
+            continue;
+        const EngineClass cls = engineClassOf(op);
+        std::tuple<int, int, int> resource;
+        if (op.kind == OpKind::CopyP2P)
+            resource = {-1, op.srcDevice, op.dstDevice};
+        else if (cls == EngineClass::H2D || cls == EngineClass::D2H || cls == EngineClass::Compute)
+            resource = {static_cast<int>(cls), deviceOf(trace, op), 0};
+        else
+            continue;
+        busy[resource].emplace_back(op.transferStartNs(), op.transferEndNs());
+    }
+    std::int64_t bound = 0;
+    for (auto &[resource, intervals] : busy)
+        bound = std::max(bound, unionLength(std::move(intervals)));
+    return bound;
 }
 } // namespace
 
@@ -76,9 +102,11 @@ bool isHostBlocking(const OpRecord &op)
         return true;
     if (!op.hasGpu())
         return false;
-    // host >= half the GPU part, without doubling host (a time near the limits would overflow).
+    // The call returned no earlier than halfway through its GPU part: it waited for the work. Durations
+    // alone are not enough: a cudaMemcpyAsync whose call takes 10 us beside its 20 us copy returned while
+    // the copy ran, or before it began (a 1 MiB async copy was marked blocking).
     const std::int64_t gpu = op.gpuDurationNs();
-    return host >= gpu / 2 + gpu % 2;
+    return host >= gpu / 2 + gpu % 2 && op.hostEndNs >= saturatingAdd(op.gpuStartNs, gpu / 2 + gpu % 2);
 }
 
 std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals)
@@ -236,7 +264,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     st.overlapFraction =
         possible > 0 ? static_cast<double>(st.copyComputeOverlapNs) / static_cast<double>(possible) : 0;
     st.overlapFraction = std::min(st.overlapFraction, 1.0);
-    st.idealBoundNs = std::max({st.h2dBusyNs, st.d2hBusyNs, st.computeBusyNs});
+    st.idealBoundNs = idealBoundOf(trace, trace.repetitions[repetition]);
     st.efficiency = st.makespanNs > 0 ? static_cast<double>(st.idealBoundNs) / static_cast<double>(st.makespanNs) : 0;
     auto gbs = [](std::uint64_t bytes, std::int64_t ns) {
         return ns > 0 ? static_cast<double>(bytes) / static_cast<double>(ns) : 0.0;
@@ -369,7 +397,7 @@ std::vector<EventTimingError> eventTimingErrors(const Trace &trace)
     std::map<OpKind, Samples> byKind;
     for (const Repetition &rep : trace.repetitions)
         for (const OpRecord &op : rep.ops) {
-            if (!isGpuWork(op.kind) || !op.hasGpu() || op.eventDurationNs() <= 0 || (op.flags & OpFlagEventTimed))
+            if (!isGpuWork(op.kind) || !op.hasGpu() || op.eventDurationNs() <= 0 || op.executionFromEvents())
                 continue;
             const double exec = double(op.gpuDurationNs());
             const double excess = double(op.eventDurationNs()) - exec;

@@ -37,7 +37,7 @@ std::vector<DeviceStats> deviceStats(const Trace &trace, int repetition)
         return out;
     using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
     struct Work {
-        Intervals busy, kernels, copies;
+        Intervals busy, kernels, copies, h2d, d2h;
     };
     std::vector<Work> work(devices.size());
     out.resize(devices.size());
@@ -60,8 +60,14 @@ std::vector<DeviceStats> deviceStats(const Trace &trace, int repetition)
             s.copyBytes = saturatingAdd(s.copyBytes, op.bytes);
         }
         switch (op.kind) {
-        case OpKind::CopyH2D: s.h2dBytes = saturatingAdd(s.h2dBytes, op.bytes); break;
-        case OpKind::CopyD2H: s.d2hBytes = saturatingAdd(s.d2hBytes, op.bytes); break;
+        case OpKind::CopyH2D:
+            s.h2dBytes = saturatingAdd(s.h2dBytes, op.bytes);
+            work[d].h2d.emplace_back(op.transferStartNs(), op.transferEndNs());
+            break;
+        case OpKind::CopyD2H:
+            s.d2hBytes = saturatingAdd(s.d2hBytes, op.bytes);
+            work[d].d2h.emplace_back(op.transferStartNs(), op.transferEndNs());
+            break;
         case OpKind::CopyD2D: s.d2dBytes = saturatingAdd(s.d2dBytes, op.bytes); break;
         default: break;
         }
@@ -72,6 +78,9 @@ std::vector<DeviceStats> deviceStats(const Trace &trace, int repetition)
         out[d].busyNs = unionLength(std::move(work[d].busy));
         out[d].kernelNs = unionLength(std::move(work[d].kernels));
         out[d].copyNs = unionLength(std::move(work[d].copies));
+        const std::int64_t h2dNs = unionLength(std::move(work[d].h2d)), d2hNs = unionLength(std::move(work[d].d2h));
+        out[d].h2dGBs = h2dNs > 0 ? static_cast<double>(out[d].h2dBytes) / static_cast<double>(h2dNs) : 0.0;
+        out[d].d2hGBs = d2hNs > 0 ? static_cast<double>(out[d].d2hBytes) / static_cast<double>(d2hNs) : 0.0;
         out[d].busyFraction = makespan > 0 ? static_cast<double>(out[d].busyNs) / static_cast<double>(makespan) : 0.0;
     }
     return out;
@@ -98,6 +107,7 @@ std::vector<PeerLinkStats> peerLinkStats(const Trace &trace, int repetition)
         const std::pair<int, int> key{op.srcDevice, op.dstDevice};
         PeerLinkStats &l = links[key];
         ++l.copies;
+        l.staged = l.staged || op.stagedPeer();
         l.bytes = saturatingAdd(l.bytes, op.bytes);
         intervals[key].emplace_back(op.transferStartNs(), op.transferEndNs());
     }
@@ -106,7 +116,17 @@ std::vector<PeerLinkStats> peerLinkStats(const Trace &trace, int repetition)
         l.dst = key.second;
         l.busyNs = unionLength(std::move(intervals[key]));
         l.gbs = l.busyNs > 0 ? static_cast<double>(l.bytes) / static_cast<double>(l.busyNs) : 0.0;
-        if (const PeerLink *link = findPeerLink(trace, l.src, l.dst)) {
+        if (l.staged) {
+            // Down one GPU's host link and up the other's: the slower of the two bounds it.
+            const auto hostLink = [&](int d) {
+                return d >= 0 && static_cast<std::size_t>(d) < trace.devices.size()
+                           ? trace.devices[static_cast<std::size_t>(d)].linkPeakGBs
+                           : 0.0;
+            };
+            const double a = hostLink(l.src), b = hostLink(l.dst);
+            l.peakGBs = a > 0 && b > 0 ? std::min(a, b) : 0.0;
+            l.link = LinkType::Pcie;
+        } else if (const PeerLink *link = findPeerLink(trace, l.src, l.dst)) {
             l.peakGBs = link->peakGBps;
             l.link = link->link;
         }

@@ -26,6 +26,8 @@ struct DeviceStats {
     std::int64_t copyNs = 0; // union of its copies (every direction)
     std::uint64_t h2dBytes = 0, d2hBytes = 0, d2dBytes = 0;
     std::uint64_t copyBytes = 0; // every copy on its streams, peer copies included
+    // Over its own host link: its H2D (D2H) bytes over the union of their transfer intervals, 0 for none.
+    double h2dGBs = 0, d2hGBs = 0;
 };
 
 // One entry per device of streamDevices(), in that order; empty when the trace has fewer than two
@@ -44,6 +46,9 @@ struct PeerLinkStats {
     double gbs = 0; // bytes over busyNs: the achieved bandwidth
     double peakGBs = 0; // the link's theoretical per-direction peak, 0 = unknown
     LinkType link = LinkType::Unknown;
+    // Staged through host memory (OpRecord::stagedPeer): the copies crossed both GPUs' host links, so the
+    // link and peak are those (PCIe, the slower of the two), whatever joins the GPUs.
+    bool staged = false;
     double peakFraction() const { return peakGBs > 0 ? gbs / peakGBs : 0; }
 };
 

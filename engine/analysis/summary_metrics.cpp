@@ -44,20 +44,28 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
         std::uint64_t RS::*bytes;
         double RS::*gbs;
     };
+    // With several GPUs each has its own host link and each direction between two GPUs is a link of its
+    // own: a bandwidth over all of them would add links together (two GPUs' H2D read as one link at twice
+    // its rate), so the trace-wide rows give bytes only, and the bandwidths come per GPU and per direction
+    // below.
+    const std::vector<int> devices = streamDevices(trace);
+    const bool severalGpus = devices.size() >= 2;
     for (const CopyKind &kind :
          {CopyKind{"H2D", &RS::h2dBytes, &RS::h2dGBs}, CopyKind{"D2H", &RS::d2hBytes, &RS::d2hGBs},
           CopyKind{"D2D", &RS::d2dBytes, &RS::d2dGBs}, CopyKind{"P2P", &RS::p2pBytes, &RS::p2pGBs}}) {
         if (!usedBy([b = kind.bytes](const RS &r) { return double(r.*b); }))
             continue;
-        add(std::string(kind.name) + " bytes", "Bytes copied in this direction", MetricUnit::Bytes,
-            [b = kind.bytes](const RS &r) { return double(r.*b); });
+        add(std::string(kind.name) + " bytes",
+            severalGpus ? "Bytes copied in this direction, all GPUs together" : "Bytes copied in this direction",
+            MetricUnit::Bytes, [b = kind.bytes](const RS &r) { return double(r.*b); });
+        if (severalGpus)
+            continue;
         add(std::string(kind.name) + " bandwidth", "Bytes over the union time of the copies in this direction",
             MetricUnit::Bandwidth,
             [b = kind.bytes, g = kind.gbs](const RS &r) { return r.*b > 0 ? r.*g : kNotApplicable; });
     }
     // Per GPU, where the streams are on several: how busy each was, with what, and what it copied.
-    const std::vector<int> devices = streamDevices(trace);
-    if (devices.size() >= 2) {
+    if (severalGpus) {
         for (std::size_t d = 0; d < devices.size(); ++d) {
             const std::string gpu = "GPU " + std::to_string(devices[d]) + ": ";
             auto field = [d](auto member) {
@@ -74,6 +82,12 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
             if (usedBy(field(&DeviceStats::copyBytes)))
                 add(gpu + "bytes copied", "Bytes of every copy on this GPU's streams, in any direction",
                     MetricUnit::Bytes, field(&DeviceStats::copyBytes));
+            if (usedBy(field(&DeviceStats::h2dBytes)))
+                add(gpu + "H2D bandwidth", "This GPU's H2D bytes over the union time of its H2D copies (its own host link)",
+                    MetricUnit::Bandwidth, field(&DeviceStats::h2dGBs));
+            if (usedBy(field(&DeviceStats::d2hBytes)))
+                add(gpu + "D2H bandwidth", "This GPU's D2H bytes over the union time of its D2H copies (its own host link)",
+                    MetricUnit::Bandwidth, field(&DeviceStats::d2hGBs));
         }
     }
     // Per direction between two GPUs that carried peer copies: bytes, the achieved bandwidth and, where the
@@ -100,14 +114,24 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
             field([](const PeerLinkStats &l) { return double(l.bytes); }));
         add(name + "bandwidth", "Those bytes over the union time of the copies in this direction",
             MetricUnit::Bandwidth, field([](const PeerLinkStats &l) { return l.gbs; }));
-        const PeerLink *link = findPeerLink(trace, src, dst);
-        if (link && link->peakGBps > 0) {
-            const std::string type = link->link == LinkType::NvLink ? "NVLink"
-                                     : link->link == LinkType::Pcie ? "PCIe"
-                                                                    : "link";
+        // The link the copies used: the direct one, or for copies staged through the host the GPUs' own
+        // host links (PeerLinkStats::staged), as the first repetition that carried them recorded it.
+        const PeerLinkStats *first = nullptr;
+        for (const RS &r : summary.repetitions)
+            for (const PeerLinkStats &l : r.peerLinks)
+                if (!first && l.src == src && l.dst == dst)
+                    first = &l;
+        if (first && first->peakGBs > 0) {
+            const std::string type = first->staged                   ? "host link"
+                                     : first->link == LinkType::NvLink ? "NVLink"
+                                     : first->link == LinkType::Pcie   ? "PCIe"
+                                                                       : "link";
             add(name + "of " + type + " peak",
-                "The achieved bandwidth over the link's theoretical per-direction peak (" + formatRate(link->peakGBps)
-                    + ")",
+                first->staged ? "Staged through host memory (no peer access): the achieved bandwidth over the slower "
+                                "of the two GPUs' host links' theoretical per-direction peak ("
+                                    + formatRate(first->peakGBs) + "), which every byte crossed"
+                              : "The achieved bandwidth over the link's theoretical per-direction peak ("
+                                    + formatRate(first->peakGBs) + ")",
                 MetricUnit::Fraction,
                 field([](const PeerLinkStats &l) { return l.peakGBs > 0 ? l.peakFraction() : kNotApplicable; }));
         }

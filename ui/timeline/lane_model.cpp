@@ -524,14 +524,19 @@ void LaneModel::buildPeerLinkLanes()
         lane.peerSrc = link.src;
         lane.peerDst = link.dst;
         lane.peakGBs = link.peakGBs;
+        lane.peerStaged = link.staged;
         const bool known = link.src >= 0 && link.dst >= 0;
         lane.title =
             known ? QStringLiteral("P2P GPU %1\u2192%2").arg(link.src).arg(link.dst) : QStringLiteral("P2P copies");
-        // As the host link's lane says it ("GB/s · link 63.0"): "GB/s · NVLink 450 · 19.1 MiB".
-        const QString type = link.link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
-                             : link.link == engine::LinkType::Pcie ? QStringLiteral("PCIe")
-                                                                   : QString();
+        // As the host link's lane says it ("GB/s · link 63.0"): "GB/s · NVLink 450 · 19.1 MiB"; copies
+        // staged through the host: "GB/s · staged via host · host link 63 · 256 MiB".
+        const QString type = link.staged                               ? QStringLiteral("host link")
+                             : link.link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
+                             : link.link == engine::LinkType::Pcie   ? QStringLiteral("PCIe")
+                                                                     : QString();
         QStringList parts{QStringLiteral("GB/s")};
+        if (link.staged)
+            parts << QStringLiteral("staged via host");
         if (link.peakGBs > 0)
             parts << QStringLiteral("%1 %2")
                          .arg(type.isEmpty() ? QStringLiteral("link") : type)

@@ -122,6 +122,7 @@ struct Lane {
     int device = -1;
     double peakGBs = 0; // Bandwidth, PeerLink: the link's theoretical peak per direction, drawn dashed; 0 = unknown
     int peerSrc = -1, peerDst = -1; // PeerLink: the two GPUs (-1, -1: copies whose devices were not recorded)
+    bool peerStaged = false; // PeerLink: staged through host memory (no peer access); peakGBs is the host link's
     QString title; // "copy0", "host thread 1", "H2D copies", ...
     QString subtitle; // "prio -1 · non-blocking", "12 calls", "peak 3 active", ...
     IntervalLane intervals; // HostThread, Stream, CopyEngine; Migration and PageFaults (ops = activity indexes)

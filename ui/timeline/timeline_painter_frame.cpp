@@ -387,9 +387,10 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
             continue;
         const engine::PeerLink *link =
             engine::findPeerLink(m_model->trace(), m_model->lane(row.lane).peerSrc, m_model->lane(row.lane).peerDst);
-        const QString type = link && link->link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
-                             : link && link->link == engine::LinkType::Pcie ? QStringLiteral("PCIe P2P")
-                                                                            : QStringLiteral("peer link");
+        const QString type = m_model->lane(row.lane).peerStaged                 ? QStringLiteral("host link (staged P2P)")
+                             : link && link->link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
+                             : link && link->link == engine::LinkType::Pcie   ? QStringLiteral("PCIe P2P")
+                                                                              : QStringLiteral("peer link");
         const QString text =
             QStringLiteral("%1 peak %2 GB/s").arg(type).arg(m_model->lane(row.lane).peakGBs, 0, 'f', 0);
         if (std::find(peers.begin(), peers.end(), text) == peers.end())
