@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,7 +182,13 @@ private slots:
             QVERIFY(d.ccMajor >= 3);
             QVERIFY(d.smCount > 0);
             QVERIFY(d.totalMemBytes > 0);
-            QVERIFY(d.driverVersion >= d.runtimeVersion || d.driverVersion > 0);
+            // Versions read 1000 * major + 10 * minor (13000 for CUDA 13.0); StreamScope needs CUDA 12 or 13.
+            // The runtime runs on a driver of its major version or newer (a newer minor of the same major
+            // is allowed by CUDA's minor version compatibility), else CUDA refuses to start at all.
+            QVERIFY2(d.runtimeVersion >= 12000 && d.runtimeVersion % 10 == 0, qPrintable(QString::number(d.runtimeVersion)));
+            QVERIFY2(d.driverVersion >= 12000 && d.driverVersion % 10 == 0, qPrintable(QString::number(d.driverVersion)));
+            QVERIFY2(d.driverVersion / 1000 >= d.runtimeVersion / 1000,
+                     qPrintable(QStringLiteral("driver %1, runtime %2").arg(d.driverVersion).arg(d.runtimeVersion)));
             QVERIFY(d.priorityGreatest <= d.priorityLeast);
             if (d.pcieGeneration > 0)
                 QVERIFY(d.linkPeakGBs > 0);
@@ -265,13 +272,21 @@ private slots:
         QVERIFY2(ran > 0, "no preset could run on this GPU");
     }
 
+    // `minShare`: the least share of the host link's peak a pinned copy of that size must reach. On the
+    // H200 (PCIe 5.0 x16, 63.0 GB/s) pinned copies read 34.2-48.8 GB/s at 1 MiB (0.54-0.77 of the peak),
+    // 47.9-54.4 at 4 MiB (0.76-0.86), 53.4-55.5 from 16 MiB (0.85-0.88) (bench/NOTES.md); the shares
+    // below leave room for a busy shared host and still fail a copy timed twice as long as it ran.
     void pinnedBeatsPageable_data()
     {
         QTest::addColumn<int>("direction");
         QTest::addColumn<quint64>("bytes");
+        QTest::addColumn<double>("minShare");
         for (std::uint64_t mib : {1, 4, 16, 64}) {
-            QTest::addRow("H2D %llu MiB", (unsigned long long)mib) << int(CopyDirection::H2D) << quint64(mib * kMiB);
-            QTest::addRow("D2H %llu MiB", (unsigned long long)mib) << int(CopyDirection::D2H) << quint64(mib * kMiB);
+            const double share = mib == 1 ? 0.3 : mib == 4 ? 0.45 : 0.6;
+            QTest::addRow("H2D %llu MiB", (unsigned long long)mib)
+                << int(CopyDirection::H2D) << quint64(mib * kMiB) << share;
+            QTest::addRow("D2H %llu MiB", (unsigned long long)mib)
+                << int(CopyDirection::D2H) << quint64(mib * kMiB) << share;
         }
     }
 
@@ -281,6 +296,7 @@ private slots:
             QSKIP(m_noGpu.constData());
         QFETCH(int, direction);
         QFETCH(quint64, bytes);
+        QFETCH(double, minShare);
         const auto dir = CopyDirection(direction);
         const Trace pinned = runCopy(BufferKind::Pinned, dir, CopyApi::Async, bytes);
         const Trace pageable = runCopy(BufferKind::Pageable, dir, CopyApi::Async, bytes);
@@ -295,6 +311,26 @@ private slots:
         // Only the pinned workload only enqueues work, so only it is held until queued.
         QVERIFY(pinned.metadata.at("hold").rfind("yes", 0) == 0);
         QVERIFY(pageable.metadata.at("hold").rfind("no", 0) == 0);
+        // Against the link itself, so that an error both sides share (bytes counted twice, a duration
+        // halved) fails too: no copy is faster than the link's per-direction peak, and a pinned copy
+        // reaches a sane share of it.
+        const double peak = pinned.devices.at(0).linkPeakGBs;
+        if (peak <= 0)
+            QSKIP(qPrintable(QStringLiteral("the relative check passed; the absolute bound needs the host link's peak, "
+                                            "and this host's sysfs gives none for %1 (PCIe generation %2, width %3)")
+                                 .arg(QString::fromStdString(pinned.devices.at(0).pciBusId))
+                                 .arg(pinned.devices.at(0).pcieGeneration)
+                                 .arg(pinned.devices.at(0).pcieWidth)));
+        QVERIFY2(pinnedGBs <= peak && pageableGBs <= peak,
+                 qPrintable(QStringLiteral("pinned %1 GB/s, pageable %2 GB/s: above the link's peak of %3 GB/s")
+                                .arg(pinnedGBs)
+                                .arg(pageableGBs)
+                                .arg(peak)));
+        QVERIFY2(pinnedGBs >= minShare * peak,
+                 qPrintable(QStringLiteral("pinned %1 GB/s: under %2 of the link's peak of %3 GB/s")
+                                .arg(pinnedGBs)
+                                .arg(minShare)
+                                .arg(peak)));
     }
 
     // The lesson of cudaMemcpyAsync from pageable memory: the call holds the host for most of the copy,
@@ -493,9 +529,36 @@ private slots:
                   static_cast<long long>(consume.gpuStartNs - produce.gpuEndNs));
             // The consumer thread held until the producer thread had issued the record.
             QVERIFY(wait.hostStartNs >= record.hostEndNs);
+            // Each kernel lasts what it was asked for (the calibrated spin), within 5 %.
+            QVERIFY2(std::abs(produce.gpuDurationNs() - 300'000) <= 15'000, qPrintable(QString::number(produce.gpuDurationNs())));
+            QVERIFY2(std::abs(consume.gpuDurationNs() - 100'000) <= 5'000, qPrintable(QString::number(consume.gpuDurationNs())));
             // The cross-thread dependency holds on the GPU (within the event clock's resolution).
             QVERIFY2(consume.gpuStartNs >= produce.gpuEndNs - 2'000,
                      qPrintable(QString::number(consume.gpuStartNs - produce.gpuEndNs)));
+        }
+    }
+
+    // A compute kernel lasts its duration however full it makes the GPU: 500 us at 8, 32 and 64 warps
+    // per SM (one, four and eight 256-thread blocks per SM), as CUPTI times it, within 3 %. The
+    // thread-per-gpu lesson's full-GPU kernels were seen running 10 % long on two H100s.
+    void computeKernelsLastTheirDurationAtAnyOccupancy()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const int sms = m_devices.at(0).smCount;
+        QVERIFY(sms > 0);
+        std::vector<OpSpec> ops;
+        for (const int perSm : {1, 4, 8})
+            ops.push_back(computeOp(500'000, perSm * sms, 256));
+        const Trace t = runWorkload(workload("occupancy", {}, {stream("s0", ops)}), {});
+        QVERIFY2(t.timing == TimingSource::Cupti, t.timingNote.c_str());
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            const double ns = medianOfOp(t, i, [](const OpRecord &op) { return double(op.gpuDurationNs()); });
+            qInfo("%d blocks of 256 threads (%d warps per SM): %.1f us", ops[i].blocks, ops[i].blocks / sms * 8,
+                  ns / 1e3);
+            QVERIFY2(std::abs(ns - 500'000) <= 15'000, qPrintable(QStringLiteral("%1 blocks: %2 us, asked for 500 us")
+                                                                    .arg(ops[i].blocks)
+                                                                    .arg(ns / 1e3)));
         }
     }
 
@@ -521,6 +584,7 @@ private slots:
               {"name": "host1", "device": 1, "streams": ["gpu1"]}]
 })";
         std::map<std::string, double> gbps;
+        std::string noPeerAccess;
         for (const std::string access : {"on", "off"}) {
             std::string variant = text;
             variant.replace(variant.find("ACCESS"), 6, access);
@@ -530,16 +594,26 @@ private slots:
                 t = runWorkload(w, {});
             } catch (const Error &e) {
                 if (access == "on" && std::string(e.what()).find("cannot access each other") != std::string::npos) {
-                    qInfo("peer access is not possible between GPUs 0 and 1: %s", e.what());
+                    noPeerAccess = e.what(); // the direct case cannot run here: said at the end, not dropped
                     continue;
                 }
                 throw;
             }
             QCOMPARE(t.streams.at(0).device, 0);
             QCOMPARE(t.streams.at(1).device, 1);
-            QVERIFY(t.metadata.count("clock.device0.errorNs") && t.metadata.count("clock.device1.errorNs"));
             QCOMPARE(t.metadata.at("devices"), std::string("0,1"));
             QVERIFY2(t.metadata.at("peer_access").rfind(access + ":", 0) == 0, t.metadata.at("peer_access").c_str());
+            // Each GPU's events reach the host axis within 2 us where CUPTI's records align them
+            // (alignEventsToRecords); the anchor alone is bounded by this VM's synchronisation round trip.
+            for (const char *key : {"clock.device0.errorNs", "clock.device1.errorNs"}) {
+                QVERIFY2(t.metadata.count(key), key);
+                const long long error = std::stoll(t.metadata.at(key));
+                const long long limit = t.timing == TimingSource::Cupti ? 2'000 : 10'000;
+                QVERIFY2(error >= 0 && error <= limit, qPrintable(QStringLiteral("%1 = %2 ns, limit %3 ns")
+                                                                      .arg(key)
+                                                                      .arg(error)
+                                                                      .arg(limit)));
+            }
             std::vector<double> rates;
             for (const Repetition &rep : t.repetitions) {
                 const OpRecord &copy = rep.ops.at(1), &kernel0 = rep.ops.at(0), &kernel1 = rep.ops.at(4);
@@ -547,6 +621,7 @@ private slots:
                 QCOMPARE(toString(copy.kind), std::string_view("p2p"));
                 QCOMPARE(int(copy.srcDevice), 0);
                 QCOMPARE(int(copy.dstDevice), 1);
+                QCOMPARE(copy.stagedPeer(), access == "off");
                 QCOMPARE(copy.hostThread, 0);
                 QCOMPARE(kernel1.hostThread, 1);
                 QVERIFY(copy.hasGpu() && kernel1.hasGpu());
@@ -554,6 +629,9 @@ private slots:
                 QVERIFY(copy.gpuStartNs >= kernel0.gpuEndNs - 2'000);
                 QVERIFY2(kernel1.gpuStartNs >= copy.gpuEndNs - 2'000,
                          qPrintable(QString::number(kernel1.gpuStartNs - copy.gpuEndNs)));
+                // The 100 us and 50 us kernels last what they were asked for (calibrated spin), within 5 %.
+                QVERIFY2(std::abs(kernel0.gpuDurationNs() - 100'000) <= 5'000, qPrintable(QString::number(kernel0.gpuDurationNs())));
+                QVERIFY2(std::abs(kernel1.gpuDurationNs() - 50'000) <= 2'500, qPrintable(QString::number(kernel1.gpuDurationNs())));
                 rates.push_back(copy.gbPerSecond());
             }
             gbps[access] = median(rates);
@@ -561,9 +639,33 @@ private slots:
                   "device 1 %s ns",
                   access.c_str(), gbps[access], rates.size(), t.metadata.at("clock.device0.errorNs").c_str(),
                   t.metadata.at("clock.device1.errorNs").c_str());
+            if (access == "on") {
+                // Direct: at least 0.8 of the link's per-direction peak (NVLink x18 on the GPU host: 450 GB/s,
+                // measured 385-390; a plain cudaMemcpyPeerAsync loop 379-384), never above it.
+                const PeerLink *link = nullptr;
+                for (const PeerLink &l : t.peerLinks)
+                    if (l.src == 0 && l.dst == 1)
+                        link = &l;
+                QVERIFY2(link && link->accessEnabled, "the trace records the 0 -> 1 link with peer access on");
+                QVERIFY2(link->peakGBps > 0, "the 0 -> 1 link's peak is unknown: the direct copy cannot be bounded");
+                QVERIFY2(gbps[access] >= 0.8 * link->peakGBps && gbps[access] <= 1.02 * link->peakGBps,
+                         qPrintable(QStringLiteral("%1 GB/s against a %2 GB/s link").arg(gbps[access]).arg(link->peakGBps)));
+            } else {
+                // Staged: down GPU 0's host link and up GPU 1's, so below the slower one's peak (63 GB/s for
+                // PCIe 5.0 x16), and no slower than a fifth of it (a plain loop: 37.9 GB/s on two H100s).
+                const double hostPeak = std::min(t.devices.at(0).linkPeakGBs, t.devices.at(1).linkPeakGBs);
+                QVERIFY2(hostPeak > 0, "a GPU's host link peak is unknown (sysfs): the staged copy cannot be bounded");
+                QVERIFY2(gbps[access] < hostPeak && gbps[access] >= 0.2 * hostPeak,
+                         qPrintable(QStringLiteral("%1 GB/s staged against host links of %2 GB/s").arg(gbps[access]).arg(hostPeak)));
+            }
         }
-        if (gbps.count("on") && gbps.count("off"))
+        if (gbps.count("on") && gbps.count("off")) {
             qInfo("staged through the host: %.2fx the direct peer copy's time", gbps["on"] / gbps["off"]);
+            QVERIFY2(gbps["on"] > 2 * gbps["off"], "the staged copy is not slower than the direct one");
+        }
+        if (!noPeerAccess.empty())
+            QSKIP(qPrintable(QStringLiteral("staged case checked; the direct case cannot run here: %1")
+                                 .arg(QString::fromStdString(noPeerAccess))));
     }
 
     // A failing CUDA call names the stream, the op, its JSON path and the API function.
@@ -651,7 +753,7 @@ private slots:
                                         + QString::fromStdString(std::string(toString(op.driverSrcMem)))));
                     if (peak > 0)
                         QVERIFY2(
-                            op.gbPerSecond() <= peak * 1.02,
+                            op.gbPerSecond() <= peak,
                             qPrintable(
                                 what
                                 + QStringLiteral(": %1 GB/s above the link's %2").arg(op.gbPerSecond()).arg(peak)));
@@ -667,14 +769,35 @@ private slots:
             h2dOverlapUs.push_back(double(overlap) / 1e3);
         }
         const auto errors = eventTimingErrors(t);
-        QVERIFY(!errors.empty());
-        for (const EventTimingError &e : errors)
-            qInfo("%s: events longer than execution by %.1f us median (%.1f%%), queued %.1f us median",
-                  std::string(toString(e.kind)).c_str(), e.excessNs.median / 1e3, e.excessFraction.median * 100,
-                  e.queuedNs.median / 1e3);
+        const EventTimingError *h2dError = nullptr;
+        for (const EventTimingError &e : errors) {
+            const std::string kind(toString(e.kind));
+            qInfo("%s: events longer than execution by %.1f us median (%.1f%%), queued %.1f us median", kind.c_str(),
+                  e.excessNs.median / 1e3, e.excessFraction.median * 100, e.queuedNs.median / 1e3);
+            // An event pair encloses the execution: never shorter than it, beyond the two clocks' alignment.
+            QVERIFY2(e.excessNs.median >= -2'000, kind.c_str());
+            if (e.kind == OpKind::CopyH2D)
+                h2dError = &e;
+        }
         qInfo("H2D chunks overlapping each other: %.2f us median per repetition; H2D %.1f GB/s, link peak %.1f GB/s",
               median(h2dOverlapUs), summarize(t).h2dGBs.median, peak);
         QVERIFY2(median(h2dOverlapUs) < 2.0, "the H2D chunks share one link: they run one after another");
+        // Events would have been too long: every stream is ready when the repetition is released, and
+        // chunk c waits for the c chunks before it on the link, so the four H2D event pairs exceed their
+        // executions by 0, 1, 2 and 3 chunk copies: a median of 1.5 copies (H200: 133-135 us over
+        // 4 MiB copies of ~80 us, 164-165 %). Bounded on both sides, and the excess is queued time.
+        QVERIFY2(h2dError, "no H2D copy has both an event pair and an execution");
+        QVERIFY2(h2dError->excessFraction.median >= 0.75 && h2dError->excessFraction.median <= 2.5,
+                 qPrintable(QStringLiteral("H2D events exceed execution by %1 % (median); the staircase gives ~150 %")
+                                .arg(h2dError->excessFraction.median * 100)));
+        QVERIFY2(h2dError->queuedNs.median >= 0.5 * h2dError->excessNs.median,
+                 qPrintable(QStringLiteral("H2D queued %1 us of an excess of %2 us (medians)")
+                                .arg(h2dError->queuedNs.median / 1e3)
+                                .arg(h2dError->excessNs.median / 1e3)));
+        if (peak <= 0)
+            QSKIP(qPrintable(QStringLiteral("every other check passed; no copy could be bounded by the host link: this "
+                                            "host's sysfs gives no link speed for %1")
+                                 .arg(QString::fromStdString(t.devices.at(0).pciBusId))));
     }
 
     // The managed-memory lesson under CUPTI: the faulting kernel shows its page faults and its many
@@ -750,11 +873,17 @@ private slots:
                 }
             QCOMPARE(pf.gpuStartNs, lo);
             QCOMPARE(pf.gpuEndNs, hi);
+            // The prefetch's migrations cross the host link: never above its peak, and at a sane share of it
+            // (H200: 64 MiB at 51 GB/s over a 63 GB/s link, docs/measurement.md); the faulting kernel's
+            // on-demand migrations (4.5-4.8 GB/s there) never above it either.
             const double peak = t.devices.at(0).linkPeakGBs;
-            if (peak > 0)
-                QVERIFY2(
-                    p.h2dGBs <= peak * 1.02,
-                    qPrintable(QStringLiteral("prefetch at %1 GB/s, above the link's %2").arg(p.h2dGBs).arg(peak)));
+            if (peak > 0) {
+                QVERIFY2(p.h2dGBs <= peak && p.h2dGBs >= 0.3 * peak,
+                         qPrintable(QStringLiteral("prefetch at %1 GB/s against the link's %2").arg(p.h2dGBs).arg(peak)));
+                QVERIFY2(f.h2dGBs <= peak,
+                         qPrintable(
+                             QStringLiteral("on-demand migrations at %1 GB/s, above the link's %2").arg(f.h2dGBs).arg(peak)));
+            }
             QVERIFY2(syncs >= 2, "the workload's synchronisations have no driver records");
             QVERIFY2(k.gpuDurationNs() > 2 * ka.gpuDurationNs(),
                      "the faulting kernel is not slower than the one after the prefetch");
@@ -763,6 +892,10 @@ private slots:
         qInfo("summary: UM H2D %.1f MiB median at %.1f GB/s, %.0f GPU page faults, fault handling %.1f us",
               s.umH2DBytes.median / 1048576.0, s.umH2DGBs.median, s.umGpuPageFaults.median,
               s.umGpuFaultNs.median / 1e3);
+        if (t.devices.at(0).linkPeakGBs <= 0)
+            QSKIP(qPrintable(QStringLiteral("every other check passed; the migrations could not be bounded by the host "
+                                            "link: this host's sysfs gives no link speed for %1")
+                                 .arg(QString::fromStdString(t.devices.at(0).pciBusId))));
     }
 
     // 32 streams of one 1 ms kernel. With CUDA's 8 hardware queues they run in four waves; with 32 (in a
@@ -819,8 +952,30 @@ private slots:
             return;
         QCOMPARE(waves8, 4.0);
         (void)d8;
-        const auto queued = eventTimingErrors(t8);
-        QVERIFY(!queued.empty());
+        // The waiting is queued time: the kernels of wave k (0..3) wait k ms behind the streams ahead of
+        // them in their hardware queue, so the median kernel waits 1.5 ms (the H200: events longer than
+        // execution by 1.52 ms, 153 %, docs/measurement.md), and its event pair exceeds its execution by as
+        // much. Execution itself is bounded above (1 ms +- 3 %), so none of the wait is counted there.
+        auto kernelQueue = [](const Trace &t) -> std::optional<EventTimingError> {
+            for (const EventTimingError &e : eventTimingErrors(t))
+                if (e.kind == OpKind::Kernel)
+                    return e;
+            return std::nullopt;
+        };
+        const std::optional<EventTimingError> q8 = kernelQueue(t8);
+        QVERIFY2(q8.has_value(), "no kernel has both an event pair and an execution");
+        qInfo("maxConnections 8: kernels queued %.3f ms median [%.3f .. %.3f], events longer by %.3f ms median",
+              q8->queuedNs.median / 1e6, q8->queuedNs.min / 1e6, q8->queuedNs.max / 1e6, q8->excessNs.median / 1e6);
+        QVERIFY2(q8->queuedNs.median >= 1.0e6 && q8->queuedNs.median <= 2.0e6,
+                 qPrintable(QStringLiteral("kernels queued %1 ms (median); four waves give 1.5 ms")
+                                .arg(q8->queuedNs.median / 1e6)));
+        QVERIFY2(q8->excessNs.median >= 1.0e6 && q8->excessNs.median <= 2.0e6,
+                 qPrintable(QStringLiteral("events longer than execution by %1 ms (median); four waves give 1.5 ms")
+                                .arg(q8->excessNs.median / 1e6)));
+        // The last wave waited three kernels' time, not less.
+        QVERIFY2(q8->queuedNs.max >= 2.5e6 && q8->queuedNs.max <= 3.5e6,
+                 qPrintable(QStringLiteral("longest queued time %1 ms; the fourth wave waits 3 ms")
+                                .arg(q8->queuedNs.max / 1e6)));
 
         w.maxConnections = 32;
         const std::filesystem::path dir = std::filesystem::temp_directory_path() / "streamscope-hyperq-test";
@@ -839,11 +994,21 @@ private slots:
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
         const Trace t32 = readNativeTrace(traceFile);
         QCOMPARE(t32.metadata.at("max_connections").rfind("32", 0), std::size_t(0));
-        const auto [waves32, d32] = waves(t32, "maxConnections 32", 0.0, 0.05);
+        // With 32 queues 64 SMs spin at once: on the H200 68-100 % of the kernels within 2 % (median
+        // 1.000-1.012 ms, longest 1.038 ms), so at least half, and none beyond 5 %.
+        const auto [waves32, d32] = waves(t32, "maxConnections 32", 0.5, 0.05);
         if (QTest::currentTestFailed())
             return;
         QCOMPARE(waves32, 1.0);
         (void)d32;
+        // One wave: no kernel waits for another, so the median kernel is queued for its launch only,
+        // far under one kernel's 1 ms.
+        const std::optional<EventTimingError> q32 = kernelQueue(t32);
+        QVERIFY2(q32.has_value(), "no kernel has both an event pair and an execution (32 queues)");
+        qInfo("maxConnections 32: kernels queued %.3f ms median [%.3f .. %.3f]", q32->queuedNs.median / 1e6,
+              q32->queuedNs.min / 1e6, q32->queuedNs.max / 1e6);
+        QVERIFY2(q32->queuedNs.median < 0.2e6,
+                 qPrintable(QStringLiteral("kernels queued %1 ms (median) with a queue each").arg(q32->queuedNs.median / 1e6)));
         std::filesystem::remove_all(dir);
     }
 
