@@ -185,8 +185,10 @@ private slots:
             // Versions read 1000 * major + 10 * minor (13000 for CUDA 13.0); StreamScope needs CUDA 12 or 13.
             // The runtime runs on a driver of its major version or newer (a newer minor of the same major
             // is allowed by CUDA's minor version compatibility), else CUDA refuses to start at all.
-            QVERIFY2(d.runtimeVersion >= 12000 && d.runtimeVersion % 10 == 0, qPrintable(QString::number(d.runtimeVersion)));
-            QVERIFY2(d.driverVersion >= 12000 && d.driverVersion % 10 == 0, qPrintable(QString::number(d.driverVersion)));
+            QVERIFY2(d.runtimeVersion >= 12000 && d.runtimeVersion % 10 == 0,
+                     qPrintable(QString::number(d.runtimeVersion)));
+            QVERIFY2(d.driverVersion >= 12000 && d.driverVersion % 10 == 0,
+                     qPrintable(QString::number(d.driverVersion)));
             QVERIFY2(d.driverVersion / 1000 >= d.runtimeVersion / 1000,
                      qPrintable(QStringLiteral("driver %1, runtime %2").arg(d.driverVersion).arg(d.runtimeVersion)));
             QVERIFY(d.priorityGreatest <= d.priorityLeast);
@@ -878,11 +880,13 @@ private slots:
             // on-demand migrations (4.5-4.8 GB/s there) never above it either.
             const double peak = t.devices.at(0).linkPeakGBs;
             if (peak > 0) {
-                QVERIFY2(p.h2dGBs <= peak && p.h2dGBs >= 0.3 * peak,
-                         qPrintable(QStringLiteral("prefetch at %1 GB/s against the link's %2").arg(p.h2dGBs).arg(peak)));
+                QVERIFY2(
+                    p.h2dGBs <= peak && p.h2dGBs >= 0.3 * peak,
+                    qPrintable(QStringLiteral("prefetch at %1 GB/s against the link's %2").arg(p.h2dGBs).arg(peak)));
                 QVERIFY2(f.h2dGBs <= peak,
-                         qPrintable(
-                             QStringLiteral("on-demand migrations at %1 GB/s, above the link's %2").arg(f.h2dGBs).arg(peak)));
+                         qPrintable(QStringLiteral("on-demand migrations at %1 GB/s, above the link's %2")
+                                        .arg(f.h2dGBs)
+                                        .arg(peak)));
             }
             QVERIFY2(syncs >= 2, "the workload's synchronisations have no driver records");
             QVERIFY2(k.gpuDurationNs() > 2 * ka.gpuDurationNs(),
@@ -973,9 +977,10 @@ private slots:
                  qPrintable(QStringLiteral("events longer than execution by %1 ms (median); four waves give 1.5 ms")
                                 .arg(q8->excessNs.median / 1e6)));
         // The last wave waited three kernels' time, not less.
-        QVERIFY2(q8->queuedNs.max >= 2.5e6 && q8->queuedNs.max <= 3.5e6,
-                 qPrintable(QStringLiteral("longest queued time %1 ms; the fourth wave waits 3 ms")
-                                .arg(q8->queuedNs.max / 1e6)));
+        QVERIFY2(
+            q8->queuedNs.max >= 2.5e6 && q8->queuedNs.max <= 3.5e6,
+            qPrintable(
+                QStringLiteral("longest queued time %1 ms; the fourth wave waits 3 ms").arg(q8->queuedNs.max / 1e6)));
 
         w.maxConnections = 32;
         const std::filesystem::path dir = std::filesystem::temp_directory_path() / "streamscope-hyperq-test";
@@ -1007,8 +1012,10 @@ private slots:
         QVERIFY2(q32.has_value(), "no kernel has both an event pair and an execution (32 queues)");
         qInfo("maxConnections 32: kernels queued %.3f ms median [%.3f .. %.3f]", q32->queuedNs.median / 1e6,
               q32->queuedNs.min / 1e6, q32->queuedNs.max / 1e6);
-        QVERIFY2(q32->queuedNs.median < 0.2e6,
-                 qPrintable(QStringLiteral("kernels queued %1 ms (median) with a queue each").arg(q32->queuedNs.median / 1e6)));
+        QVERIFY2(
+            q32->queuedNs.median < 0.2e6,
+            qPrintable(
+                QStringLiteral("kernels queued %1 ms (median) with a queue each").arg(q32->queuedNs.median / 1e6)));
         std::filesystem::remove_all(dir);
     }
 

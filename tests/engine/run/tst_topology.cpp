@@ -70,7 +70,8 @@ std::vector<std::vector<std::string>> topoMatrix(QString text)
         if (tokens.isEmpty())
             continue;
         if (columns == 0) {
-            while (columns < std::size_t(tokens.size()) && tokens.at(qsizetype(columns)) == QStringLiteral("GPU%1").arg(columns))
+            while (columns < std::size_t(tokens.size())
+                   && tokens.at(qsizetype(columns)) == QStringLiteral("GPU%1").arg(columns))
                 ++columns;
             continue;
         }
@@ -111,8 +112,8 @@ QString nvidiaSmi(const QStringList &arguments, QString *why)
         return {};
     }
     if (!p.waitForFinished(60'000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
-        *why = QStringLiteral("nvidia-smi %1 failed: %2").arg(arguments.join(QLatin1Char(' ')),
-                                                               QString::fromUtf8(p.readAllStandardError()).trimmed());
+        *why = QStringLiteral("nvidia-smi %1 failed: %2")
+                   .arg(arguments.join(QLatin1Char(' ')), QString::fromUtf8(p.readAllStandardError()).trimmed());
         return {};
     }
     return QString::fromUtf8(p.readAllStandardOutput());
@@ -503,7 +504,8 @@ private slots:
             }
             if (p.link.link == LinkType::Pcie) {
                 const DeviceInfo &a = t.devices[std::size_t(p.link.src)], &b = t.devices[std::size_t(p.link.dst)];
-                const double slower = a.linkPeakGBs > 0 && b.linkPeakGBs > 0 ? std::min(a.linkPeakGBs, b.linkPeakGBs) : 0;
+                const double slower =
+                    a.linkPeakGBs > 0 && b.linkPeakGBs > 0 ? std::min(a.linkPeakGBs, b.linkPeakGBs) : 0;
                 QCOMPARE(p.link.peakGBps, slower);
             }
             if (p.link.link == LinkType::Unknown)
@@ -526,10 +528,10 @@ private slots:
         // The driver's own tool, independently. nvidia-smi numbers the GPUs in PCI order and ignores
         // CUDA_VISIBLE_DEVICES, so devices are matched by bus id.
         QString why;
-        const QString list = nvidiaSmi({QStringLiteral("--query-gpu=index,pci.bus_id,name"),
-                                        QStringLiteral("--format=csv,noheader")},
-                                       &why);
-        const QString topo = list.isEmpty() ? QString() : nvidiaSmi({QStringLiteral("topo"), QStringLiteral("-m")}, &why);
+        const QString list = nvidiaSmi(
+            {QStringLiteral("--query-gpu=index,pci.bus_id,name"), QStringLiteral("--format=csv,noheader")}, &why);
+        const QString topo =
+            list.isEmpty() ? QString() : nvidiaSmi({QStringLiteral("topo"), QStringLiteral("-m")}, &why);
         if (list.isEmpty() || topo.isEmpty())
             QSKIP(qPrintable(QStringLiteral("every check of the query itself passed; it could not be compared with "
                                             "the driver's view: %1")
@@ -547,10 +549,11 @@ private slots:
                     QCOMPARE(QString::fromStdString(d.name), f.mid(2).join(QLatin1Char(',')).trimmed());
                 }
         }
-        QVERIFY2(nvmlOf.size() == n, qPrintable(QStringLiteral("%1 of the %2 CUDA devices are in nvidia-smi's list:\n%3")
-                                                    .arg(nvmlOf.size())
-                                                    .arg(n)
-                                                    .arg(list)));
+        QVERIFY2(nvmlOf.size() == n,
+                 qPrintable(QStringLiteral("%1 of the %2 CUDA devices are in nvidia-smi's list:\n%3")
+                                .arg(nvmlOf.size())
+                                .arg(n)
+                                .arg(list)));
         if (qEnvironmentVariableIsEmpty("CUDA_VISIBLE_DEVICES"))
             QCOMPARE(smiCount, int(n));
         const auto matrix = topoMatrix(topo);

@@ -231,9 +231,10 @@ private slots:
         qInfo("time limit of 3 s: failure shown after %lld ms", ms);
         QCOMPARE(f.at(0), QStringLiteral("Time limit reached"));
         QVERIFY2(f.at(1).contains(QStringLiteral("hang kernel")), qPrintable(f.at(1)));
-        QVERIFY2(ms >= 4000 && ms < 12000,
-                 qPrintable(QStringLiteral("failure shown after %1 ms; the limit of 3 s and the 1 s settle give 4 s")
-                                .arg(ms)));
+        QVERIFY2(
+            ms >= 4000 && ms < 12000,
+            qPrintable(
+                QStringLiteral("failure shown after %1 ms; the limit of 3 s and the 1 s settle give 4 s").arg(ms)));
         nextRunWorks(session);
     }
 
@@ -358,11 +359,12 @@ private slots:
         // A budget that ran out after a run or two would leave nothing to see growth in: at least 20
         // measured runs (all of them when fewer were asked for), else the check did not happen.
         const int needed = qMin(20, runs - warm);
-        QVERIFY2(done >= needed, qPrintable(QStringLiteral("only %1 runs were measured (at least %2 needed): the budget "
-                                                           "of %3 s is too short for this host")
-                                                .arg(done)
-                                                .arg(needed)
-                                                .arg(budgetS)));
+        QVERIFY2(done >= needed,
+                 qPrintable(QStringLiteral("only %1 runs were measured (at least %2 needed): the budget "
+                                           "of %3 s is too short for this host")
+                                .arg(done)
+                                .arg(needed)
+                                .arg(budgetS)));
         QVERIFY2(end.fds <= base.fds, "file descriptors grew");
         QVERIFY2(end.threads <= base.threads + 1, "threads grew");
         QVERIFY2(end.rss - base.rss < 8 * 1048576, "resident memory grew by 8 MiB or more");
