@@ -77,6 +77,9 @@ using cuda::Event;
 using cuda::Stream;
 
 constexpr int kAnchorTries = 5;
+// The external id around the runner's own cudaEventRecord calls (recordTimingEvent): this bit, the
+// repetition in bits 32..61, and the record's place in the repetition's event log (1-based) below.
+constexpr std::uint64_t kEventRecordTag = 1ull << 62;
 constexpr int kCalibrationSamples = 15;
 // A held repetition is released by the host at once after queueing (see hold_policy.h for when
 // streams are held); the time-out only guards against a host that blocked anyway, so that nothing can hang.
@@ -1006,9 +1009,12 @@ private:
             throw Error(ErrorKind::Cuda, context + ": CUPTI dropped " + std::to_string(batch.dropped)
                                              + " activity records, so some ops have no execution time; "
                                                "run with fewer ops per repetition, or --timing events");
+        m_eventsFromCupti = applyEventTimestamps(rep, batch);
         std::vector<int> seen(rep.ops.size(), 0);
         std::vector<const cupti::GpuRecord *> activities;
         for (const cupti::GpuRecord &g : batch.records) {
+            if (g.kind == cupti::GpuRecord::Kind::Event)
+                continue; // applied above
             if (g.kind == cupti::GpuRecord::Kind::UnifiedMemory || g.kind == cupti::GpuRecord::Kind::Synchronization) {
                 m_unifiedMemoryRecords += g.kind == cupti::GpuRecord::Kind::UnifiedMemory;
                 activities.push_back(&g);
@@ -1624,6 +1630,10 @@ private:
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
         anchor();
         m_repSeq += 1;
+        {
+            const std::lock_guard lock(m_eventLogMutex);
+            m_eventLog.clear();
+        }
         m_repHostStartNs = hostNowNs();
 
         m_repLabel = label;
@@ -1637,13 +1647,13 @@ private:
                                                                 kHoldTimeoutNs, m_control.get()));
             m_holding = true;
         }
-        STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(m_repStart.get(), m_control.get()));
+        recordTimingEvent(m_repStart.get(), m_control.get(), context);
         // Each other device starts from its own start event, behind the primary's when held.
         for (const auto &extra : m_extraDevices) {
             useDevice(extra->index);
             if (m_hold)
                 STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(extra->control.get(), m_repStart.get(), 0));
-            STREAMSCOPE_CUDA_CHECK(context, cudaEventRecord(extra->repStart.get(), extra->control.get()));
+            recordTimingEvent(extra->repStart.get(), extra->control.get(), context);
         }
         useDevice(m_device.index);
         for (auto &thread : m_threads)
@@ -1947,18 +1957,21 @@ private:
                 r.gpuEndNs = r.eventEndNs;
             }
         }
+        m_eventsFromCupti.clear();
         if (m_tracer)
             applyRecords(rep, context, previousRepEndNs);
-        std::int64_t error = m_anchorErrorNs;
-        if (m_tracer)
-            error = alignEventsToRecords(rep, m_device.index, error);
-        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, error);
-        for (const auto &extra : m_extraDevices) {
-            error = extra->anchorErrorNs;
-            if (m_tracer)
-                error = alignEventsToRecords(rep, extra->index, error);
-            extra->maxAnchorErrorNs = std::max(extra->maxAnchorErrorNs, error);
-        }
+        // A device's events on the host axis: CUPTI's own moments where it gave every one (the same clock
+        // as execution: no mapping error of StreamScope's), else the anchor, narrowed by causality.
+        const auto eventError = [&](int device, std::int64_t anchorError) -> std::int64_t {
+            if (const auto it = m_eventsFromCupti.find(device); it != m_eventsFromCupti.end() && it->second) {
+                m_eventTimestampReps += 1;
+                return 0;
+            }
+            return m_tracer ? alignEventsToRecords(rep, device, anchorError) : anchorError;
+        };
+        m_maxAnchorErrorNs = std::max(m_maxAnchorErrorNs, eventError(m_device.index, m_anchorErrorNs));
+        for (const auto &extra : m_extraDevices)
+            extra->maxAnchorErrorNs = std::max(extra->maxAnchorErrorNs, eventError(extra->index, extra->anchorErrorNs));
         for (OpRecord &r : rep.ops) {
             timeStagedPeer(r);
             if (isHostBlocking(r))
@@ -2021,6 +2034,77 @@ private:
         r.gpuEndNs = std::max(start, r.eventEndNs);
     }
 
+    // cudaEventRecord of one of the runner's timing events (stream-ready, end, a repetition's start). Where
+    // CUPTI gives event timestamps, an external id around the call brings the moment the GPU reached the
+    // event back on CUPTI's clock (applyEventTimestamps), the clock execution is on: no anchor between them.
+    void recordTimingEvent(cudaEvent_t event, cudaStream_t stream, const std::string &context)
+    {
+        std::uint64_t id = 0;
+        if (m_tracer && m_tracer->eventTimestamps() && !m_cuptiBroken.load()) {
+            const std::lock_guard lock(m_eventLogMutex);
+            m_eventLog.push_back(event);
+            id = kEventRecordTag | (std::uint64_t(m_repSeq) << 32) | std::uint64_t(m_eventLog.size());
+        }
+        std::string why;
+        const bool pushed = id != 0 && m_tracer->push(id, why);
+        const cudaError_t err = cudaEventRecord(event, stream);
+        if (pushed && !m_tracer->pop(why))
+            noteCuptiFailure("CUPTI failed at " + context + ": " + why);
+        STREAMSCOPE_CUDA_CHECK(context, err);
+    }
+
+    // The repetition's event moments as CUPTI recorded them become its ops' stream-ready and event end
+    // (and the execution of ops timed by their events), replacing the anchor's mapping. Returns, per
+    // device, whether every instrumented op of it got both its events from CUPTI.
+    std::map<int, bool> applyEventTimestamps(Repetition &rep, const cupti::Batch &batch)
+    {
+        std::map<int, bool> whole;
+        std::unordered_map<cudaEvent_t, std::int64_t> moment;
+        {
+            const std::lock_guard lock(m_eventLogMutex);
+            for (const cupti::GpuRecord &g : batch.records) {
+                if (g.kind != cupti::GpuRecord::Kind::Event || !(g.externalId & kEventRecordTag)
+                    || ((g.externalId & ~kEventRecordTag) >> 32) != m_repSeq)
+                    continue;
+                const std::uint64_t slot = (g.externalId & 0xffffffffu) - 1;
+                if (slot < m_eventLog.size())
+                    moment[m_eventLog[slot]] = g.startNs;
+            }
+        }
+        // A check of CUPTI's conversion against the anchor's: per device, the median difference must lie
+        // within what the anchor can be off by (a few us; 50 us allows for a noisy host). A CUPTI that gave
+        // raw GPU timestamps would be off by far more, and is not used.
+        std::map<int, std::vector<std::int64_t>> offsets;
+        for (std::size_t i = 0; i < m_ops.size(); ++i)
+            if (m_ops[i].begin.get())
+                if (const auto b = moment.find(m_ops[i].beginUsed); b != moment.end() && rep.ops[i].readyNs != kNoTime)
+                    offsets[m_ops[i].device].push_back(b->second - rep.ops[i].readyNs);
+        std::map<int, bool> agrees;
+        for (auto &[device, d] : offsets) {
+            std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
+            agrees[device] = std::llabs(d[d.size() / 2]) <= 50'000;
+            if (!agrees[device])
+                m_trace.metadata["clock_events_refused.device" + std::to_string(device)] =
+                    "CUPTI's event timestamps differed from the anchor's mapping by " + std::to_string(d[d.size() / 2])
+                    + " ns (median): the anchor was kept";
+        }
+        for (std::size_t i = 0; i < m_ops.size(); ++i) {
+            const PreparedOp &op = m_ops[i];
+            if (!op.begin.get())
+                continue;
+            OpRecord &r = rep.ops[i];
+            const auto b = moment.find(op.beginUsed), e = moment.find(op.end.get());
+            const bool both = b != moment.end() && e != moment.end() && agrees[op.device];
+            whole.try_emplace(op.device, true).first->second &= both;
+            if (!both)
+                continue;
+            // Until CUPTI's execution records are applied, every op's execution is its event pair.
+            r.readyNs = r.gpuStartNs = b->second;
+            r.eventEndNs = r.gpuEndNs = e->second;
+        }
+        return whole;
+    }
+
     void issue(ThreadState &thread, PreparedOp &op, OpRecord &r)
     {
         const OpSpec &spec = *op.spec;
@@ -2044,7 +2128,7 @@ private:
             if (last != thread.lastEvent.end()) {
                 op.beginUsed = last->second;
             } else {
-                STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.begin.get(), op.gpuStream));
+                recordTimingEvent(op.begin.get(), op.gpuStream, op.context);
                 op.beginUsed = op.begin.get();
             }
         }
@@ -2074,7 +2158,7 @@ private:
                 noteCuptiFailure("CUPTI failed at " + op.context + ": " + why);
         }
         if (op.end.get()) {
-            STREAMSCOPE_CUDA_CHECK(op.context, cudaEventRecord(op.end.get(), op.gpuStream));
+            recordTimingEvent(op.end.get(), op.gpuStream, op.context);
             if (canShareEvents(op.gpuStream))
                 thread.lastEvent[key] = op.end.get();
             else
@@ -2252,6 +2336,10 @@ private:
         md["clock_anchor"] = "per repetition: base event after cudaDeviceSynchronize; host time = midpoint of "
                              "[cudaEventRecord, cudaEventSynchronize return], narrowest of "
                              + std::to_string(kAnchorTries) + " tries";
+        if (m_eventTimestampReps > 0)
+            md["clock_events"] = "stream-ready and end events timed by CUPTI (CUDA event records with device "
+                                 "timestamps, on execution's clock) in "
+                                 + std::to_string(m_eventTimestampReps) + " device-repetitions";
         if (m_eventsAlignedToRecords > 0)
             md["clock_alignment"] = "events aligned to CUPTI's records by causality (stream-ready before execution, "
                                     "end event after it) in "
@@ -2450,6 +2538,12 @@ private:
     std::int64_t m_anchorErrorNs = 0; // this repetition's anchor, before alignEventsToRecords
     std::int64_t m_maxAnchorErrorNs = 0; // over the measured repetitions, after it
     std::string m_repLabel; // the repetition's NVTX range: "rep N" or "warmup N"
+    // The runner's timing events recorded in this repetition, in order (recordTimingEvent), for CUPTI's
+    // event records to find; several host threads record them.
+    std::mutex m_eventLogMutex;
+    std::vector<cudaEvent_t> m_eventLog;
+    std::map<int, bool> m_eventsFromCupti; // this repetition: per device, every op's events timed by CUPTI
+    int m_eventTimestampReps = 0; // device-repetitions whose events all came from CUPTI
     int m_eventsAlignedToRecords = 0; // device-repetitions whose events alignEventsToRecords moved
     std::vector<std::int64_t> m_repetitionSpans;
 };

@@ -268,6 +268,18 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
                 records.push_back(r);
             break;
         }
+        case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+            const auto *e = reinterpret_cast<const CUpti_ActivityCudaEvent2 *>(record);
+            GpuRecord r;
+            r.kind = GpuRecord::Kind::Event;
+            r.correlationId = e->correlationId;
+            r.startNs = r.endNs = timeOrNone(e->deviceTimestamp);
+            r.streamId = e->streamId;
+            r.deviceId = std::int32_t(e->deviceId);
+            if (r.startNs != kNoTime)
+                records.push_back(r);
+            break;
+        }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
             const auto *e = reinterpret_cast<const CUpti_ActivityExternalCorrelation *>(record);
             if (e->externalKind == kOurKind)
@@ -312,6 +324,7 @@ void disableAll()
 {
     for (const CUpti_ActivityKind kind : kKinds)
         cuptiActivityDisable(kind);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
 }
 
 // Unified-memory counters stay configured and enabled for the rest of the process once a run asked
@@ -351,6 +364,10 @@ std::unique_ptr<Tracer> Tracer::start(std::string &whyNot, bool kernelLatency)
             return nullptr;
         }
     }
+    // The moments the GPU reached the runner's events, where this CUPTI gives them (an option of its own,
+    // off by default): without them the events reach the host axis through the anchor.
+    tracer->m_eventTimestamps = cuptiActivityEnableCudaEventDeviceTimestamps(1) == CUPTI_SUCCESS
+                                && cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CUDA_EVENT) == CUPTI_SUCCESS;
     // Start from nothing: records of an earlier run in this process are not ours.
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     Gathered &g = gathered();
@@ -464,6 +481,7 @@ std::string Tracer::description() const
            + ": concurrent kernel, memcpy, peer memcpy, memset and synchronisation records tied to ops by external "
              "correlation; timestamps on the host steady clock (timestamp callback)"
            + (m_latency ? "; kernel queued/submitted timestamps" : "")
+           + (m_eventTimestamps ? "; CUDA event records with device timestamps (stream-ready and end events)" : "")
            + (m_unifiedMemory ? "; unified-memory migrations and page faults, tied to ops by address and time" : "");
 }
 

@@ -4,7 +4,9 @@
 // external correlation: the runner pushes an id around each op's API call, CUPTI pairs the id with the
 // call's correlation id, and every record carries that correlation id. Nothing is matched by order.
 // Unified-memory records (migrations, page faults), which no API call owns, come too where asked for;
-// the runner ties them to ops by address and time.
+// the runner ties them to ops by address and time. Where the CUPTI library can, every cudaEventRecord
+// comes back with the moment the GPU reached it: the runner's stream-ready and end events then sit on
+// CUPTI's clock exactly, instead of through an anchor.
 //
 // Timestamps come out on the runner's clock: a timestamp callback hands CUPTI the host steady clock
 // (CLOCK_MONOTONIC, as std::chrono::steady_clock on Linux), and CUPTI maps the GPU's timestamps onto
@@ -25,7 +27,9 @@ struct GpuRecord {
     // UnifiedMemory: a unified-memory counter record (migration, page-fault group, ...), which CUDA
     // ties to no API call: the runner finds its op by address and time. Synchronization: a
     // synchronisation call's wait, tied to its call like the others.
-    enum class Kind : std::uint8_t { Kernel, Memcpy, Memset, UnifiedMemory, Synchronization };
+    // Event: a cudaEventRecord as the GPU reached it (CUPTI_ACTIVITY_KIND_CUDA_EVENT with device
+    // timestamps): startNs == endNs is the moment, on the same clock as every other record.
+    enum class Kind : std::uint8_t { Kernel, Memcpy, Memset, UnifiedMemory, Synchronization, Event };
     Kind kind = Kind::Kernel;
     std::uint64_t externalId = 0; // the op instance the runner pushed; 0 when none (the runner's own work)
     std::uint32_t correlationId = 0;
@@ -88,12 +92,16 @@ public:
     bool enableUnifiedMemory(int device, std::string &whyNot);
 
     bool latencyTimestamps() const { return m_latency; }
+    // Whether CUDA event records come with their device timestamps (cuptiActivityEnableCudaEventDeviceTimestamps):
+    // then a recorded event's moment is CUPTI's, on the same clock as execution, and no anchor is needed.
+    bool eventTimestamps() const { return m_eventTimestamps; }
     bool unifiedMemory() const { return m_unifiedMemory; }
     std::string description() const; // the CUPTI version and what is collected, for the trace
 
 private:
     Tracer() = default;
     bool m_latency = false;
+    bool m_eventTimestamps = false;
     bool m_unifiedMemory = false;
     std::uint32_t m_version = 0;
 };

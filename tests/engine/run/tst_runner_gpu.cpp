@@ -541,8 +541,11 @@ private slots:
     }
 
     // A compute kernel lasts its duration however full it makes the GPU: 500 us at 8, 32 and 64 warps
-    // per SM (one, four and eight 256-thread blocks per SM), as CUPTI times it, within 3 %. The
-    // thread-per-gpu lesson's full-GPU kernels were seen running 10 % long on two H100s.
+    // per SM (one, four and eight 256-thread blocks per SM). Timed by events alone, every one within 3 %
+    // (two H100s: 506, 503, 504 us). Under CUPTI tracing, ours or Nsight Systems', a kernel of more than
+    // 32 warps per SM runs some 50 us long (549 us; a plain program's spin under nsys 560 us against 508
+    // alone, docs/measurement.md): that is the tracer's doing, bounded here, and at 32 warps or fewer
+    // CUPTI's figure is within 3 % too.
     void computeKernelsLastTheirDurationAtAnyOccupancy()
     {
         if (!haveGpu())
@@ -552,15 +555,23 @@ private slots:
         std::vector<OpSpec> ops;
         for (const int perSm : {1, 4, 8})
             ops.push_back(computeOp(500'000, perSm * sms, 256));
-        const Trace t = runWorkload(workload("occupancy", {}, {stream("s0", ops)}), {});
-        QVERIFY2(t.timing == TimingSource::Cupti, t.timingNote.c_str());
-        for (std::size_t i = 0; i < ops.size(); ++i) {
-            const double ns = medianOfOp(t, i, [](const OpRecord &op) { return double(op.gpuDurationNs()); });
-            qInfo("%d blocks of 256 threads (%d warps per SM): %.1f us", ops[i].blocks, ops[i].blocks / sms * 8,
-                  ns / 1e3);
-            QVERIFY2(std::abs(ns - 500'000) <= 15'000, qPrintable(QStringLiteral("%1 blocks: %2 us, asked for 500 us")
-                                                                    .arg(ops[i].blocks)
-                                                                    .arg(ns / 1e3)));
+        for (const TimingMode timing : {TimingMode::Events, TimingMode::Cupti}) {
+            RunOptions options;
+            options.timing = timing;
+            const Trace t = runWorkload(workload("occupancy", {}, {stream("s0", ops)}), options);
+            QVERIFY2(timing == TimingMode::Events || t.timing == TimingSource::Cupti, t.timingNote.c_str());
+            for (std::size_t i = 0; i < ops.size(); ++i) {
+                const int warpsPerSm = ops[i].blocks / sms * 8;
+                const double ns = medianOfOp(t, i, [](const OpRecord &op) { return double(op.gpuDurationNs()); });
+                qInfo("%s: %d blocks of 256 threads (%d warps per SM): %.1f us", std::string(toString(timing)).c_str(),
+                      ops[i].blocks, warpsPerSm, ns / 1e3);
+                const bool traced = timing == TimingMode::Cupti && warpsPerSm > 32;
+                QVERIFY2(traced ? ns >= 485'000 && ns <= 575'000 : std::abs(ns - 500'000) <= 15'000,
+                         qPrintable(QStringLiteral("%1, %2 warps per SM: %3 us, asked for 500 us")
+                                        .arg(QString::fromStdString(std::string(toString(timing))))
+                                        .arg(warpsPerSm)
+                                        .arg(ns / 1e3)));
+            }
         }
     }
 
@@ -993,7 +1004,8 @@ private slots:
             f.write(QByteArray::fromStdString(workloadToJson(w)));
         }
         QProcess cli;
-        cli.start(QStringLiteral(STREAMSCOPE_CLI), {"run", QString::fromStdString(workloadFile), "-o",
+        // $STREAMSCOPE_CLI where set: the GPU host runs the tests away from the tree they were built in.
+        cli.start(qEnvironmentVariable("STREAMSCOPE_CLI", QStringLiteral(STREAMSCOPE_CLI)), {"run", QString::fromStdString(workloadFile), "-o",
                                                     QString::fromStdString(traceFile), "--repeat", "5", "--ops", "0"});
         QVERIFY(cli.waitForFinished(120'000));
         QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
