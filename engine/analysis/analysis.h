@@ -56,16 +56,18 @@ struct RepetitionStats {
     std::int64_t endNs = 0;
     std::int64_t makespanNs = 0; // first host call or GPU start to last GPU end or host return
     std::int64_t gpuSpanNs = 0; // first GPU start to last GPU end
-    std::int64_t concurrentNs = 0; // time with >= 2 GPU ops active (any streams)
-    std::int64_t h2dBusyNs = 0; // union of H2D copies
-    std::int64_t d2hBusyNs = 0; // union of D2H copies
-    std::int64_t computeBusyNs = 0; // union of kernels and memsets
-    std::int64_t copyComputeOverlapNs = 0; // time with a copy and a kernel both active
-    double overlapFraction = 0; // copyComputeOverlapNs / min(copy busy, compute busy)
+    // With several GPUs, each of these is summed over the GPUs, each counted on its own (a copy on one GPU
+    // beside a kernel on another is no overlap; two GPUs' H2D copies at once are two links busy).
+    std::int64_t concurrentNs = 0; // time with >= 2 GPU ops active on one GPU (any streams)
+    std::int64_t h2dBusyNs = 0; // union of H2D copies (per GPU, summed: link-time)
+    std::int64_t d2hBusyNs = 0; // union of D2H copies (likewise)
+    std::int64_t computeBusyNs = 0; // union of kernels and memsets (likewise)
+    std::int64_t copyComputeOverlapNs = 0; // time with a copy and a kernel both active on one GPU
+    double overlapFraction = 0; // copyComputeOverlapNs / sum over GPUs of min(copy busy, compute busy)
     std::int64_t idealBoundNs = 0; // the busiest resource (a GPU's H2D, D2H or SMs, a peer direction): everything overlapped
     double efficiency = 0; // idealBound / makespan
     std::uint64_t h2dBytes = 0, d2hBytes = 0, d2dBytes = 0, p2pBytes = 0; // p2pBytes: copies between GPUs
-    double h2dGBs = 0, d2hGBs = 0, d2dGBs = 0, p2pGBs = 0; // bytes over the union time of each direction
+    double h2dGBs = 0, d2hGBs = 0, d2dGBs = 0, p2pGBs = 0; // bytes over the busy time of each direction (per link)
     std::int64_t hostCallNs = 0; // time the host thread spent inside API calls
     std::int64_t hostBlockedNs = 0; // the part of that spent in blocking calls
     std::vector<StreamStats> streams; // one per Trace::streams entry
