@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "engine/analysis/analysis.h"
@@ -20,21 +21,36 @@ const std::string kHostLane = "host";
 
 // A lane: a stream (by name, which both tools give it) or the host lane. Kept apart by the flag, so that
 // a stream the workload named "host" is its own lane and not the host calls' (it was counted twice).
+// Streams of several GPUs are told apart by their device as well as their name: an import names them
+// "GPU 1 gpu1 pipeline" (import_common.h), the run that NVTX named them for "gpu1 pipeline" on device 1.
 struct LaneKey {
     bool host = false;
+    int device = -1;
     std::string name;
-    bool operator<(const LaneKey &o) const { return host != o.host ? o.host : name < o.name; }
-    bool operator==(const LaneKey &o) const { return host == o.host && name == o.name; }
+    auto tie() const { return std::tie(host, device, name); }
+    bool operator<(const LaneKey &o) const { return tie() < o.tie(); } // the host lane sorts last
+    bool operator==(const LaneKey &o) const { return tie() == o.tie(); }
 };
 
 using Lanes = std::map<LaneKey, std::vector<const OpRecord *>>;
+
+// A stream's name without the "GPU <device> " an importer puts before it in a trace of several GPUs.
+std::string baseName(const StreamInfo &s)
+{
+    const std::string prefix = "GPU " + std::to_string(s.device) + " ";
+    return s.name.size() > prefix.size() && s.name.compare(0, prefix.size(), prefix) == 0 ? s.name.substr(prefix.size())
+                                                                                          : s.name;
+}
 
 // GPU ops on their stream's lane, host-only ops (including syncs that name a stream) on the host lane:
 // StreamScope stores a stream synchronisation without a stream, Nsight ties it to the stream waited on.
 LaneKey laneOf(const Trace &t, const OpRecord &op)
 {
     const bool onStream = op.hasGpu() && op.stream >= 0 && op.stream < static_cast<int>(t.streams.size());
-    return onStream ? LaneKey{false, t.streams[static_cast<std::size_t>(op.stream)].name} : LaneKey{true, kHostLane};
+    if (!onStream)
+        return LaneKey{true, -1, kHostLane};
+    const StreamInfo &s = t.streams[static_cast<std::size_t>(op.stream)];
+    return LaneKey{false, s.device, baseName(s)};
 }
 
 Lanes lanesOf(const Trace &t, const Repetition &rep)
@@ -50,8 +66,6 @@ std::string laneNoteOf(const OpRecord &op)
 {
     if (isCopy(op.kind) && op.api == CopyApi::Sync)
         return "a synchronous cudaMemcpy runs on the legacy default stream whatever stream the workload named";
-    if (op.kind == OpKind::CopyP2P)
-        return "a peer copy: CUPTI's record names a stream of its own for it";
     return "Nsight's record names another stream than the one it was issued on";
 }
 
@@ -227,7 +241,7 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
     // Lanes in the StreamScope trace's stream order, the host lane last (it sorts last among the keys).
     std::vector<LaneKey> laneOrder;
     for (const auto &s : own.streams) {
-        const LaneKey key{false, s.name};
+        const LaneKey key{false, s.device, baseName(s)};
         if (slots.count(key) && std::find(laneOrder.begin(), laneOrder.end(), key) == laneOrder.end())
             laneOrder.push_back(key);
     }

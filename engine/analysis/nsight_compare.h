@@ -19,7 +19,7 @@ struct NsightOpDelta {
     std::string name; // StreamScope's name of the op
     std::string nsightName; // the imported name (differs only when matched by order)
     std::string nsightLane; // the lane Nsight saw it on (differs for a cudaMemcpy run on the default stream)
-    // Why nsightLane differs from lane, where it does: what is known of the op's kind ("" where the lanes agree).
+    // Why nsightLane differs from lane, where it does ("" where the lanes agree).
     std::string laneNote;
     OpKind kind = OpKind::Other;
     int occurrence = 0; // how many ops of this name come before it in the lane

@@ -94,6 +94,10 @@ void TestNsightCompare::realCaptures_data()
     QTest::newRow("managed") << "managed" << 12;
     QTest::newRow("overlap-sequential") << "overlap-sequential" << 0;
     QTest::newRow("priorities") << "priorities" << 0;
+    // Two H100s, 2026-11-26: streams of two GPUs (the import names them "GPU 1 ..."), peer copies, and
+    // one host thread per GPU (repetitions found in each worker's own NVTX range).
+    QTest::newRow("peer-copies") << "peer-copies" << 0;
+    QTest::newRow("thread-per-gpu") << "thread-per-gpu" << 0;
 }
 
 void TestNsightCompare::realCaptures()
