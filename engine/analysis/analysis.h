@@ -64,7 +64,8 @@ struct RepetitionStats {
     std::int64_t computeBusyNs = 0; // union of kernels and memsets (likewise)
     std::int64_t copyComputeOverlapNs = 0; // time with a copy and a kernel both active on one GPU
     double overlapFraction = 0; // copyComputeOverlapNs / sum over GPUs of min(copy busy, compute busy)
-    std::int64_t idealBoundNs = 0; // the busiest resource (a GPU's H2D, D2H or SMs, a peer direction): everything overlapped
+    std::int64_t idealBoundNs =
+        0; // the busiest resource (a GPU's H2D, D2H or SMs, a peer direction): everything overlapped
     double efficiency = 0; // idealBound / makespan
     std::uint64_t h2dBytes = 0, d2hBytes = 0, d2dBytes = 0, p2pBytes = 0; // p2pBytes: copies between GPUs
     double h2dGBs = 0, d2hGBs = 0, d2dGBs = 0, p2pGBs = 0; // bytes over the busy time of each direction (per link)

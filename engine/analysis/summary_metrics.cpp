@@ -83,10 +83,12 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
                 add(gpu + "bytes copied", "Bytes of every copy on this GPU's streams, in any direction",
                     MetricUnit::Bytes, field(&DeviceStats::copyBytes));
             if (usedBy(field(&DeviceStats::h2dBytes)))
-                add(gpu + "H2D bandwidth", "This GPU's H2D bytes over the union time of its H2D copies (its own host link)",
+                add(gpu + "H2D bandwidth",
+                    "This GPU's H2D bytes over the union time of its H2D copies (its own host link)",
                     MetricUnit::Bandwidth, field(&DeviceStats::h2dGBs));
             if (usedBy(field(&DeviceStats::d2hBytes)))
-                add(gpu + "D2H bandwidth", "This GPU's D2H bytes over the union time of its D2H copies (its own host link)",
+                add(gpu + "D2H bandwidth",
+                    "This GPU's D2H bytes over the union time of its D2H copies (its own host link)",
                     MetricUnit::Bandwidth, field(&DeviceStats::d2hGBs));
         }
     }
@@ -122,7 +124,7 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
                 if (!first && l.src == src && l.dst == dst)
                     first = &l;
         if (first && first->peakGBs > 0) {
-            const std::string type = first->staged                   ? "host link"
+            const std::string type = first->staged                     ? "host link"
                                      : first->link == LinkType::NvLink ? "NVLink"
                                      : first->link == LinkType::Pcie   ? "PCIe"
                                                                        : "link";

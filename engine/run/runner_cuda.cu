@@ -1328,11 +1328,10 @@ private:
                 if (spec.direction == CopyDirection::P2P) {
                     op.srcDevice = bufferDevice(*m_workload.findBuffer(spec.src));
                     op.dstDevice = bufferDevice(*m_workload.findBuffer(spec.dst));
-                    op.stagedPeer = std::none_of(m_trace.peerLinks.begin(), m_trace.peerLinks.end(),
-                                                 [&](const PeerLink &l) {
-                                                     return l.src == op.srcDevice && l.dst == op.dstDevice
-                                                            && l.accessEnabled;
-                                                 });
+                    op.stagedPeer =
+                        std::none_of(m_trace.peerLinks.begin(), m_trace.peerLinks.end(), [&](const PeerLink &l) {
+                            return l.src == op.srcDevice && l.dst == op.dstDevice && l.accessEnabled;
+                        });
                 }
                 // cudaMemcpy runs on the default stream whatever stream the workload lists it under.
                 if (spec.api == CopyApi::Sync)

@@ -530,7 +530,7 @@ void LaneModel::buildPeerLinkLanes()
             known ? QStringLiteral("P2P GPU %1\u2192%2").arg(link.src).arg(link.dst) : QStringLiteral("P2P copies");
         // As the host link's lane says it ("GB/s · link 63.0"): "GB/s · NVLink 450 · 19.1 MiB"; copies
         // staged through the host: "GB/s · staged via host · host link 63 · 256 MiB".
-        const QString type = link.staged                               ? QStringLiteral("host link")
+        const QString type = link.staged                             ? QStringLiteral("host link")
                              : link.link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
                              : link.link == engine::LinkType::Pcie   ? QStringLiteral("PCIe")
                                                                      : QString();

@@ -98,7 +98,8 @@ void TestAnalysis::hostBlocking_data()
     // blocking on the duration alone).
     QTest::newRow("async call returns while its copy runs")
         << int(OpKind::CopyH2D) << qint64(20'000) << qint64(12'000) << false;
-    QTest::newRow("call that returns as its copy ends") << int(OpKind::CopyH2D) << qint64(20'000) << qint64(20'000) << true;
+    QTest::newRow("call that returns as its copy ends")
+        << int(OpKind::CopyH2D) << qint64(20'000) << qint64(20'000) << true;
     QTest::newRow("kernel launch") << int(OpKind::Kernel) << qint64(1'000'000) << qint64(4'000) << false;
     QTest::newRow("stream sync waits") << int(OpKind::HostSync) << qint64(-1) << qint64(200'000) << true;
     QTest::newRow("host work is work") << int(OpKind::HostWork) << qint64(-1) << qint64(200'000) << false;
