@@ -1,9 +1,13 @@
 // Benchmark (d): peer copies between two GPUs, as ratios against a plain loop in one run.
-//   1. With peer access on, the engine's median GB/s of a GPU 0 -> GPU 1 peer copy against a plain
-//      event-timed cudaMemcpyPeerAsync loop in the same process: 0.98 <= engine / plain <= 1.05 from 16 MiB
-//      (two-sided: reading more than the plain loop is a timing bug too).
-//   2. With peer access off (the driver stages the copy through host memory), the same ratio within 5 %
-//      (0.95 .. 1.05), the trace marking the copy as staged, and a slowdown against peer access on > 1.
+//   1. With peer access on, the engine's median GB/s of a GPU 0 -> GPU 1 peer copy (CUPTI's execution)
+//      against a plain event-timed cudaMemcpyPeerAsync loop in the same process: engine / plain >= 0.98
+//      from 16 MiB, and never more than the plain loop's event pair can account for (the engine's time
+//      at least the plain one less 5 us and 2 %): reading more than that is a timing bug too.
+//   2. With peer access off (the driver stages the copy through host memory), each timing path against
+//      a plain loop under the same conditions, within 5 % (0.95 .. 1.05): the engine timed by CUPTI
+//      against the plain loop with CUPTI tracing on (CUPTI slows this copy, and both see it), the engine
+//      timed by events against the plain loop alone; the trace marks the copy staged, and it is slower
+//      than the direct copy.
 //   3. The clock mapping of the second GPU: a kernel on GPU 1 waits (cudaStreamWaitEvent) for an event
 //      recorded after a kernel on GPU 0, each GPU driven by a host thread of its own. On the one time
 //      axis the consumer may not start before the producer ends: the most it does (a negative gap) and
@@ -12,6 +16,7 @@
 // nothing measured, the reason printed and written to its results file), 5 without any GPU. See
 // bench/NOTES.md.
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +27,7 @@
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
 #include "engine/run/runner.h"
+#include "engine/run/runner_cupti.h"
 #include "engine/workload/workload_parser.h"
 
 using namespace streamscope;
@@ -57,9 +63,11 @@ struct EngineCopy {
     bool staged = false; // the trace marks it staged through the host (OpRecord::stagedPeer)
 };
 
-EngineCopy engineCopy(std::uint64_t bytes, bool access, int reps)
+EngineCopy engineCopy(std::uint64_t bytes, bool access, int reps, TimingMode timing = TimingMode::Cupti)
 {
-    const Trace t = runWorkload(parseWorkload(peerWorkload(bytes, access, reps), "bench_p2p"), {});
+    RunOptions options;
+    options.timing = timing;
+    const Trace t = runWorkload(parseWorkload(peerWorkload(bytes, access, reps), "bench_p2p"), options);
     std::vector<double> gbs;
     for (const Repetition &r : t.repetitions)
         gbs.push_back(r.ops.at(0).gbPerSecond());
@@ -98,6 +106,23 @@ double plainGBs(std::uint64_t bytes, bool access, int reps)
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceDisablePeerAccess(0));
         STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(0));
     }
+    return gbs;
+}
+
+// The plain loop with CUPTI tracing what the engine's runs trace (the engine's own tracer, so the same
+// activity kinds): what CUPTI costs a copy, measured without StreamScope's runner.
+double plainGBsTraced(std::uint64_t bytes, bool access, int reps)
+{
+    std::string why;
+    std::unique_ptr<cupti::Tracer> tracer = cupti::Tracer::start(why);
+    if (!tracer)
+        throw Error(ErrorKind::Cuda, "bench_p2p: CUPTI could not trace the plain loop: " + why);
+    const double gbs = plainGBs(bytes, access, reps);
+    cupti::Batch discarded;
+    if (!tracer->flush(discarded, why))
+        throw Error(ErrorKind::Cuda, "bench_p2p: CUPTI failed under the plain loop: " + why);
+    if (discarded.records.empty())
+        throw Error(ErrorKind::Cuda, "bench_p2p: CUPTI recorded nothing of the plain loop");
     return gbs;
 }
 
@@ -156,16 +181,26 @@ int main(int argc, char **argv)
         STREAMSCOPE_CUDA_CHECK("cudaDeviceCanAccessPeer(0, 1)", cudaDeviceCanAccessPeer(&canAccess, 0, 1));
         std::printf("GPU 0: %s, GPU 1: %s; peer access 0->1 %s\n\n", devices[0].name.c_str(), devices[1].name.c_str(),
                     canAccess ? "possible" : "NOT possible (only the staged rows run)");
-        std::printf("%-7s %9s %12s %12s %7s  %-22s %s\n", "access", "size", "engine GB/s", "plain GB/s", "ratio",
-                    "target", "the trace shows");
+        std::printf("%-14s %9s %12s %12s %7s  %-24s %s\n", "access/timing", "size", "engine GB/s", "plain GB/s",
+                    "ratio", "target", "the trace shows");
         nlohmann::json rows = nlohmann::json::array();
         bool ok = true;
         for (std::uint64_t mib : {16ull, 64ull, 256ull}) {
             const std::uint64_t bytes = mib * kMiB;
             const int reps = repsFor(bytes, args.reps);
             double onEngine = 0;
-            for (const bool access : {true, false}) {
-                if (access && !canAccess)
+            // on: the engine (CUPTI) against the plain loop; off: the engine timed by CUPTI against the
+            // plain loop traced by CUPTI, and the engine timed by events against the plain loop alone.
+            struct Case {
+                const char *label;
+                bool access;
+                TimingMode timing;
+                bool tracedPlain;
+            };
+            for (const Case &c :
+                 {Case{"on", true, TimingMode::Cupti, false}, Case{"off/cupti", false, TimingMode::Cupti, true},
+                  Case{"off/events", false, TimingMode::Events, false}}) {
+                if (c.access && !canAccess)
                     continue;
                 std::vector<double> engineRounds, plainRounds, ratios;
                 std::string shownAs;
@@ -174,12 +209,15 @@ int main(int argc, char **argv)
                     // Alternated, as in bench_engine_bandwidth: drift hits both alike.
                     EngineCopy e;
                     double p = 0;
+                    const auto plain = [&] {
+                        return c.tracedPlain ? plainGBsTraced(bytes, c.access, reps) : plainGBs(bytes, c.access, reps);
+                    };
                     if (round % 2 == 0) {
-                        e = engineCopy(bytes, access, reps);
-                        p = plainGBs(bytes, access, reps);
+                        e = engineCopy(bytes, c.access, reps, c.timing);
+                        p = plain();
                     } else {
-                        p = plainGBs(bytes, access, reps);
-                        e = engineCopy(bytes, access, reps);
+                        p = plain();
+                        e = engineCopy(bytes, c.access, reps, c.timing);
                     }
                     shownAs = e.shownAs;
                     markedStaged = markedStaged && e.staged;
@@ -192,22 +230,29 @@ int main(int argc, char **argv)
                 const double engine = bench::median(engineRounds);
                 const double plain = bench::median(plainRounds);
                 const double ratio = ratios.empty() ? 0 : bench::median(ratios);
-                // Both held to the plain loop, two-sided; a staged copy must also be marked so and be
-                // slower than the direct one (where that ran).
-                const double slowdown = !access && onEngine > 0 && engine > 0 ? onEngine / engine : 0.0;
-                const bool pass = access ? ratio >= 0.98 && ratio <= 1.05 && markedDirect
-                                         : ratio >= 0.95 && ratio <= 1.05 && markedStaged && (onEngine <= 0 || slowdown > 1);
-                ok = ok && pass;
-                if (access)
-                    onEngine = engine;
+                const double slowdown = !c.access && onEngine > 0 && engine > 0 ? onEngine / engine : 0.0;
+                bool pass = false;
                 char target[64];
-                if (access)
-                    std::snprintf(target, sizeof target, "0.98-1.05 %s", pass ? "ok" : "MISSED");
-                else
+                if (c.access) {
+                    // CUPTI's execution leaves out the plain loop's event pair (a few us): the engine may
+                    // read faster, by no more than that.
+                    const double engineNs = engine > 0 ? double(bytes) / engine : 0,
+                                 plainNs = plain > 0 ? double(bytes) / plain : 0;
+                    const bool notOver = engineNs >= 0.98 * (plainNs - 5'000);
+                    pass = ratio >= 0.98 && notOver && markedDirect;
+                    onEngine = engine;
+                    std::snprintf(target, sizeof target, ">= 0.98, <= pair %s", pass ? "ok" : "MISSED");
+                } else {
+                    pass = ratio >= 0.95 && ratio <= 1.05 && markedStaged && (onEngine <= 0 || slowdown > 1);
                     std::snprintf(target, sizeof target, "0.95-1.05, x%.2f %s", slowdown, pass ? "ok" : "MISSED");
-                std::printf("%-7s %5llu MiB %12.2f %12.2f %7.3f  %-22s %s\n", access ? "on" : "off",
-                            (unsigned long long)mib, engine, plain, ratio, target, shownAs.c_str());
-                rows.push_back({{"peer_access", access},
+                }
+                ok = ok && pass;
+                std::printf("%-14s %5llu MiB %12.2f %12.2f %7.3f  %-24s %s%s\n", c.label, (unsigned long long)mib,
+                            engine, plain, ratio, target, shownAs.c_str(), c.tracedPlain ? " (plain: CUPTI on)" : "");
+                rows.push_back({{"case", c.label},
+                                {"peer_access", c.access},
+                                {"timing", std::string(toString(c.timing))},
+                                {"plain_traced_by_cupti", c.tracedPlain},
                                 {"bytes", bytes},
                                 {"reps", reps},
                                 {"engine_rounds_GBs", engineRounds},
@@ -228,16 +273,18 @@ int main(int argc, char **argv)
         std::printf("\nclock of GPU 1: anchor error %lld ns; consumer on GPU 1 starts %.0f ns after the producer on "
                     "GPU 0 ends, at the least (target: error < 2 us, gap > -2 us): %s\n",
                     (long long)clock.anchorErrorNs, clock.worstGapNs, clockOk ? "ok" : "MISSED");
-        bench::writeResults(args.out, {{"benchmark", "bench_p2p"},
-                                       {"target", "engine / plain: direct 0.98-1.05, staged 0.95-1.05 and slower than "
-                                                  "direct, from 16 MiB; clock error < 2 us"},
-                                       {"devices", {devices[0].name, devices[1].name}},
-                                       {"peer_access_possible", bool(canAccess)},
-                                       {"rows", rows},
-                                       {"clock_anchor_error_ns", clock.anchorErrorNs},
-                                       {"clock_worst_gap_ns", clock.worstGapNs},
-                                       {"clock_pass", clockOk},
-                                       {"pass", ok}});
+        bench::writeResults(args.out,
+                            {{"benchmark", "bench_p2p"},
+                             {"target", "engine / plain: direct >= 0.98 and not above the plain event pair; "
+                                        "staged, each timing path 0.95-1.05 against a plain loop under the same "
+                                        "tracing, and slower than direct, from 16 MiB; clock error < 2 us"},
+                             {"devices", {devices[0].name, devices[1].name}},
+                             {"peer_access_possible", bool(canAccess)},
+                             {"rows", rows},
+                             {"clock_anchor_error_ns", clock.anchorErrorNs},
+                             {"clock_worst_gap_ns", clock.worstGapNs},
+                             {"clock_pass", clockOk},
+                             {"pass", ok}});
         std::printf("%s\n", ok ? "PASS" : "FAIL: some targets missed");
         return ok ? 0 : 1;
     } catch (const Error &e) {
