@@ -24,6 +24,8 @@
 #include <QTreeView>
 #include <QtTest>
 
+#include <set>
+
 #include "app/gui/app_options.h"
 #include "app/gui/headless_export.h"
 #include "app/gui/main_window.h"
@@ -329,6 +331,7 @@ private slots:
         // without running a 5 ms timer is what a user would feel as a freeze.
         int ticks = 0;
         int maxPercent = 0;
+        std::set<int> percentsSeen; // the progress values the GUI thread showed while it ran the timer
         qint64 longestGap = 0;
         QElapsedTimer clock;
         qint64 lastTick = 0;
@@ -339,8 +342,10 @@ private slots:
             const qint64 now = clock.elapsed();
             longestGap = std::max(longestGap, now - lastTick);
             lastTick = now;
-            if (progress->isVisible())
+            if (progress->isVisible()) {
                 maxPercent = std::max(maxPercent, progress->value());
+                percentsSeen.insert(progress->value());
+            }
             // With STREAMSCOPE_SCREENSHOT_DIR set: the window while it opens (docs/screenshots).
             static bool shot = false;
             const QString dir = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR");
@@ -358,11 +363,20 @@ private slots:
         QVERIFY2(window.trace() && window.trace()->opCount() >= 35000, qPrintable(window.lastError()));
         QVERIFY2(maxPercent > 0, "no progress was shown");
         qInfo("35k-kernel trace opened in the background in %lld ms; %d timer ticks, longest gap %lld ms; progress "
-              "reached %d %%",
-              ms, ticks, longestGap, maxPercent);
-        // The event loop ran while the file was read: the timer fired during the load, not only after it.
-        // (How long the GUI thread is held is a benchmark's figure, not a test's: bench/bench_ui_open.)
-        QVERIFY2(ticks >= 3, qPrintable(QStringLiteral("%1 ticks in %2 ms").arg(ticks).arg(ms)));
+              "reached %d %%, %zu values of it seen",
+              ms, ticks, longestGap, maxPercent, percentsSeen.size());
+        // The event loop ran while the file was read: the timer saw the progress bar at several values, so
+        // it fired between the loader's steps, not only before or after the load.
+        QVERIFY2(
+            percentsSeen.size() >= 3,
+            qPrintable(
+                QStringLiteral("the timer saw %1 progress values in %2 ticks").arg(percentsSeen.size()).arg(ticks)));
+        // And the GUI thread was never held for most of the open (a ratio within this run, not a time:
+        // the build machine measured the longest gap at 12-25 % of the open, the showing of the loaded
+        // trace; reading the file on the GUI thread holds it for all of the read, 90 % and more). How long
+        // it is held is a benchmark's figure: bench/bench_ui_open.
+        QVERIFY2(2 * longestGap < ms,
+                 qPrintable(QStringLiteral("the GUI thread was held %1 ms of a %2 ms open").arg(longestGap).arg(ms)));
     }
 
     void unsavedWorkloadIsNotDropped()

@@ -4,6 +4,12 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "engine/experiment/comparison_file.h"
 #include "engine/formats/native_format.h"
 #include "engine/workload/workload_parser.h"
 #include "ui/run/run_controller.h"
@@ -25,6 +31,50 @@ class TestRunController : public QObject {
     Q_OBJECT
 
 private:
+    // The overlap lesson's comparison axes (chunks=8, streams=1,2,4,8, order=depth-first,breadth-first),
+    // written out by hand: the first axis varies slowest.
+    static QStringList overlapLessonLabels()
+    {
+        QStringList labels;
+        for (const char *streams : {"1", "2", "4", "8"})
+            for (const char *order : {"depth-first", "breadth-first"})
+                labels << QStringLiteral("chunks=8, streams=%1, order=%2")
+                              .arg(QLatin1String(streams), QLatin1String(order));
+        return labels;
+    }
+
+    // A comparison of the overlap lesson holds `labels`' variants in that order, each its own pipeline:
+    // chunks=8 (24 ops: H2D, kernel, D2H per chunk, every one timed on the GPU) on its stream count,
+    // `repetitions` each, every (streams, order) once.
+    static void checkOverlapComparison(const engine::Comparison &c, const QStringList &labels, int repetitions)
+    {
+        QCOMPARE(int(c.variants.size()), int(labels.size()));
+        std::set<std::pair<std::string, std::string>> grid;
+        for (std::size_t i = 0; i < c.variants.size(); ++i) {
+            const engine::VariantResult &v = c.variants[i];
+            QCOMPARE(QString::fromStdString(v.label), labels.at(qsizetype(i)));
+            std::map<engine::Axis, std::string> setting;
+            for (const engine::AxisSetting &a : v.settings)
+                setting[a.axis] = a.value;
+            QCOMPARE(setting[engine::Axis::Chunks], std::string("8"));
+            QVERIFY(grid.emplace(setting[engine::Axis::Streams], setting[engine::Axis::Order]).second);
+            QCOMPARE(int(v.trace.repetitions.size()), repetitions);
+            QCOMPARE(int(v.trace.streams.size()), std::stoi(setting[engine::Axis::Streams]));
+            for (const engine::Repetition &r : v.trace.repetitions) {
+                QCOMPARE(r.ops.size(), std::size_t(24));
+                int h2d = 0, kernels = 0, d2h = 0;
+                for (const engine::OpRecord &op : r.ops) {
+                    QVERIFY2(op.hasGpu(), v.label.c_str());
+                    h2d += op.kind == engine::OpKind::CopyH2D;
+                    kernels += op.kind == engine::OpKind::Kernel;
+                    d2h += op.kind == engine::OpKind::CopyD2H;
+                }
+                QVERIFY2(h2d == 8 && kernels == 8 && d2h == 8, v.label.c_str());
+            }
+        }
+        QCOMPARE(grid.size(), c.variants.size());
+    }
+
     // A fake CLI: `sh -c SCRIPT sh run W -o OUT --progress json`, so $1 = run, $2 = W, $4 = OUT.
     static void useScript(RunController &controller, const QString &script)
     {
@@ -389,7 +439,8 @@ private slots:
         // Whichever comes first: without a GPU the failure is immediate.
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 300000);
         QCOMPARE(started.count(), 1);
-        QCOMPARE(started.first().at(1).toStringList().size(), 8); // the lesson's own axes: 4 stream counts x 2 orders
+        // The lesson's own axes: 4 stream counts x 2 orders, announced before anything runs.
+        QCOMPARE(started.first().at(1).toStringList(), overlapLessonLabels());
         if (!failed.isEmpty()) {
             const RunFailure failure = failed.first().first().value<RunFailure>();
             QVERIFY2(failure.kind == RunFailureKind::NoGpu, qPrintable(failure.message + controller.standardError()));
@@ -398,8 +449,19 @@ private slots:
             return;
         }
         QCOMPARE(finished.first().first().toString(), output);
-        QVERIFY(QFileInfo(output).size() > 0);
+        checkOverlapComparison(engine::readComparison(output.toStdString()), overlapLessonLabels(), 1);
+        if (QTest::currentTestFailed())
+            return;
         qInfo("a GPU ran the overlap lesson's 8 variants through the CLI");
+    }
+
+    // The checks realCliComparison makes of a GPU's comparison, on the one recorded on an H200: so that
+    // they are known to pass on a real comparison, and to say something (8 variants of 24 GPU-timed ops).
+    void recordedOverlapComparisonHasItsGrid()
+    {
+        const engine::Comparison c =
+            engine::readComparison(STREAMSCOPE_SOURCE_DIR "/resources/examples/comparisons/overlap.sscompare");
+        checkOverlapComparison(c, overlapLessonLabels(), 10); // the lesson's "repetitions": 10
     }
 
     void realCliWithoutGpu()
