@@ -18,7 +18,9 @@
 // run. Then pageable copies of 1-64 MiB each way, timed on the host from the call to completion, with
 // CUPTI's tracing off and on, alternating, and without CUPTI with the CPU's caches evicted before each copy. This
 // benchmark has no target of its own: it says whether bench_overhead's <= 2 % is within reach of any CUPTI-timed tool
-// on this GPU. See bench/NOTES.md.
+// on this GPU. What it measured must have happened, though: exit 1 when CUPTI dropped records, or when a CUPTI
+// configuration got fewer records than the kernels and copies it traced (the hold kernel and the four spin kernels,
+// the eight copies of every repetition); 0 otherwise; 5 without a usable GPU. See bench/NOTES.md.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -242,9 +244,17 @@ int main(int argc, char **argv)
     try {
         const int reps = args.reps > 0 ? args.reps : 20;
         constexpr int kRounds = 7;
-        CUPTI_CHECK(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted));
-        if (latency)
-            CUPTI_CHECK(cuptiActivityEnableLatencyTimestamps(1));
+        try {
+            CUPTI_CHECK(cuptiActivityRegisterCallbacks(bufferRequested, bufferCompleted));
+            if (latency)
+                CUPTI_CHECK(cuptiActivityEnableLatencyTimestamps(1));
+        } catch (const Error &e) {
+            // CUPTI fails first where there is no driver or no GPU: say so as the other benchmarks do (exit 5).
+            int count = 0;
+            if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0)
+                throw Error(ErrorKind::NoGpu, std::string("no usable GPU (") + e.what() + ")");
+            throw;
+        }
         STREAMSCOPE_CUDA_CHECK("bench_cupti_cost: starting CUDA", cudaFree(nullptr));
         cudaDeviceProp prop{};
         STREAMSCOPE_CUDA_CHECK("bench_cupti_cost: cudaGetDeviceProperties", cudaGetDeviceProperties(&prop, 0));
@@ -286,6 +296,24 @@ int main(int argc, char **argv)
         }
         std::size_t dropped = 0;
         CUPTI_CHECK(cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped));
+        // The records each configuration must have had at least: per repetition (warm-ups included) one per
+        // kernel (the hold kernel and a spin per chunk) where kernels are traced, one per copy (H2D and D2H
+        // per chunk) where copies are.
+        auto expectedRecords = [&](const Config &c) {
+            auto traced = [&](CUpti_ActivityKind k) {
+                return std::find(c.kinds.begin(), c.kinds.end(), k) != c.kinds.end();
+            };
+            const std::size_t perRepetition = (traced(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ? 1 + kChunks : 0)
+                                              + (traced(CUPTI_ACTIVITY_KIND_MEMCPY) ? 2 * kChunks : 0);
+            return perRepetition * std::size_t(2 + reps) * std::size_t(kRounds);
+        };
+        std::vector<std::string> problems;
+        if (dropped > 0)
+            problems.push_back("CUPTI dropped " + std::to_string(dropped) + " records");
+        for (const Config &c : configs)
+            if (c.records < expectedRecords(c))
+                problems.push_back(std::string(c.name) + ": " + std::to_string(c.records) + " records of at least "
+                                   + std::to_string(expectedRecords(c)) + " traced kernels and copies");
 
         const double plain = bench::median(configs.front().spans);
         std::printf("%s, driver %d, kernel latency timestamps %s; %d rounds x %d repetitions, spin %lld cycles\n",
@@ -310,8 +338,8 @@ int main(int argc, char **argv)
         std::printf(
             "\nCUPTI's own floor (kernels + copies) %+.2f%%: bench_overhead's <= 2%% target is %s on this GPU\n",
             floor * 100, floor <= 0.02 ? "within reach" : "below what CUPTI alone costs");
-        if (dropped > 0)
-            std::printf("CUPTI dropped %zu records\n", dropped);
+        for (const std::string &p : problems)
+            std::printf("NOT MEASURED: %s\n", p.c_str());
         // Pageable copies (bench_engine_bandwidth's rows below 0.98): what CUPTI's tracing does to them in
         // plain CUDA, plain and traced alternating in rounds, the median of the rounds' medians.
         constexpr int kPageableRounds = 5;
@@ -364,8 +392,12 @@ int main(int argc, char **argv)
                                        {"repetitions", reps},
                                        {"configs", rows},
                                        {"cupti_floor", floor},
-                                       {"dropped_records", dropped}});
-        return 0;
+                                       {"dropped_records", dropped},
+                                       {"problems", problems},
+                                       {"pass", problems.empty()}});
+        if (!problems.empty())
+            std::printf("FAIL: what this benchmark measured did not all happen (above)\n");
+        return problems.empty() ? 0 : 1;
     } catch (const Error &e) {
         std::fprintf(stderr, "bench_cupti_cost: %s\n", e.what());
         return e.kind() == ErrorKind::NoGpu ? 5 : 1;
