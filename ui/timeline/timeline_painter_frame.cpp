@@ -387,7 +387,7 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
             continue;
         const engine::PeerLink *link =
             engine::findPeerLink(m_model->trace(), m_model->lane(row.lane).peerSrc, m_model->lane(row.lane).peerDst);
-        const QString type = m_model->lane(row.lane).peerStaged                 ? QStringLiteral("host link (staged P2P)")
+        const QString type = m_model->lane(row.lane).peerStaged               ? QStringLiteral("host link (staged P2P)")
                              : link && link->link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
                              : link && link->link == engine::LinkType::Pcie   ? QStringLiteral("PCIe P2P")
                                                                               : QStringLiteral("peer link");
@@ -495,11 +495,16 @@ void TimelinePainter::paintKeyFigure(QPainter &p, const TimelineLayout &layout, 
     p.setFont(m_metrics.font);
     const QFontMetrics fm(m_metrics.font, p.device());
     // The derived lanes' content counts too, a little: an empty stretch of a stream lane is better.
+    // By row, not by model lane: with the lane tree they differ (group headers, pinned lanes first). An
+    // open group's header is empty beside its title; a collapsed group's row draws its busy count.
     std::vector<QRectF> derived;
-    for (int i = 0; i < m_model->laneCount() && std::size_t(i) < layout.lanes.size(); ++i) {
-        const LaneKind kind = m_model->lane(i).kind;
-        if (kind != LaneKind::Stream && kind != LaneKind::HostThread)
-            derived.push_back(QRectF(layout.lanes[std::size_t(i)]));
+    for (std::size_t row = 0; row < layout.rows.size() && row < layout.lanes.size(); ++row) {
+        const LaneRow &r = layout.rows[row];
+        const bool counts = r.lane >= 0 ? m_model->lane(r.lane).kind != LaneKind::Stream
+                                              && m_model->lane(r.lane).kind != LaneKind::HostThread
+                                        : r.collapsed;
+        if (counts)
+            derived.push_back(QRectF(layout.lanes[row]));
     }
     const double pad = 6;
     const double maxWidth = std::min(plot.width() - 4, std::max(plot.width() * 0.45, 240.0));

@@ -530,13 +530,14 @@ void TimelineView::setLaneOptions(const LaneOptions &options)
     if (!m_model)
         return;
     // The same repetition with other rows: the window, the selection and the hover stay (op indexes do
-    // not change), only the lanes are built again.
+    // not change), only the lanes are built again, and the tree over them (it points into the model, and
+    // the rows it gives are what the painter draws: without it the groups, pins and names were lost).
+    m_tree.reset();
     m_painter->setModel(nullptr);
     m_model = std::make_unique<LaneModel>(*m_trace, m_repetition, m_laneOptions);
+    m_tree = std::make_unique<LaneTree>(*m_model);
     m_painter->setModel(m_model.get());
-    m_helpersStale = true;
-    invalidateCache();
-    update();
+    rebuildRows();
 }
 
 void TimelineView::setProjectNvtx(bool on)
@@ -860,8 +861,18 @@ QString TimelineView::exportTitle() const
         return {};
     QStringList parts;
     parts << QString::fromStdString(m_trace->title.empty() ? m_trace->sourcePath : m_trace->title);
-    if (!m_trace->devices.empty())
-        parts << QString::fromStdString(m_trace->devices.front().name);
+    // The GPU, or the GPUs as the summary names them ("2 × NVIDIA H100 80GB HBM3", "2 GPUs"): a slide
+    // of a two-GPU run named the first one only.
+    QStringList models;
+    for (const auto &d : m_trace->devices)
+        if (!d.name.empty() && !models.contains(QString::fromStdString(d.name)))
+            models << QString::fromStdString(d.name);
+    if (m_trace->devices.size() > 1 && models.size() == 1)
+        parts << QStringLiteral("%1 × %2").arg(m_trace->devices.size()).arg(models.front());
+    else if (m_trace->devices.size() > 1 && models.isEmpty())
+        parts << tr("%1 GPUs").arg(m_trace->devices.size());
+    else
+        parts << models.join(QStringLiteral(" + "));
     if (m_trace->createdUtc.size() >= 10)
         parts << QString::fromStdString(m_trace->createdUtc.substr(0, 10));
     if (m_trace->repetitions.size() > 1)
@@ -897,11 +908,11 @@ bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptio
 {
     if (!size.isValid() || size.isEmpty())
         size = this->size().isEmpty() ? QSize(1600, 900) : this->size();
-    // The painter of the mode, with the lanes filling the picture and the background as asked; shared by
-    // the PNG pass and the SVG layers.
-    auto exporter = std::make_shared<TimelinePainter>();
-    exporter->setModel(m_model.get());
-    exporter->setPalette(m_palette.get());
+    // The window's own painter (its rows: groups, pins, hidden lanes and collapsed groups as the lane
+    // state has them, the unique or user-given labels, the label column's width), with the lanes filling
+    // the picture and the background as asked; shared by the PNG pass and the SVG layers. What you see
+    // is what you export.
+    auto exporter = std::make_shared<TimelinePainter>(m_painter->threadCopy());
     TimelineMetrics metrics = m_painter->metrics();
     metrics.fillHeight = true;
     metrics.transparentBackground = options.transparent;
