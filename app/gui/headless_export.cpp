@@ -15,6 +15,7 @@
 #include "engine/model/errors.h"
 #include "engine/run/cli_protocol.h"
 #include "ui/panels/lessons_panel.h"
+#include "ui/panels/summary_model.h"
 #include "ui/timeline/timeline_view.h"
 #include "ui/timeline/zoom_control.h"
 
@@ -84,6 +85,11 @@ int exportImageHeadless(const AppOptions &options)
     if (options.windowStartNs >= 0)
         view.zoom()->setWindow(options.windowStartNs, options.windowEndNs);
     image.title = view.exportTitle();
+    // The key figures of the repetition shown, as the window's summary gives them.
+    ui::SummaryModel summary;
+    summary.setTrace(trace);
+    summary.setRepetition(repetition);
+    image.figures = summary.keyFiguresText();
     QString error;
     if (!view.exportImage(options.exportImagePath, options.size, image, &error)) {
         std::fprintf(stderr, "streamscope: %s\n", qPrintable(error));

@@ -48,6 +48,7 @@
 #include "ui/panels/op_table_model.h"
 #include "ui/panels/range_panel.h"
 #include "ui/panels/shortcuts_overlay.h"
+#include "ui/panels/summary_model.h"
 #include "ui/panels/summary_panel.h"
 #include "ui/run/experiment_dialog.h"
 #include "ui/run/run_session.h"
@@ -951,6 +952,8 @@ ui::ImageOptions MainWindow::exportImageOptions() const
     options.scale = m_presentation ? 0 : 2;
     options.transparent = transparentExports();
     options.title = m_timeline->exportTitle();
+    // The key figures of the repetition shown, as presentation mode's strip gives them.
+    options.figures = m_summary->model()->keyFiguresText();
     return options;
 }
 

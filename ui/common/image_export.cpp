@@ -35,18 +35,53 @@ QFont titleFont()
     return font;
 }
 
+QFont figuresFont()
+{
+    QFont font = QApplication::font();
+    font.setPointSizeF(font.pointSizeF() > 0 ? font.pointSizeF() * 1.1 : 10);
+    return font;
+}
+
 // The title band's height in layout pixels (0 without a title).
 int titleHeight(const ImageOptions &options)
 {
     return options.title.isEmpty() ? 0 : QFontMetrics(titleFont()).height() + 12;
 }
 
+constexpr int kFiguresMargin = 8;
+
+// The figures band's height in layout pixels for a picture `width` wide (0 without figures): the
+// figures wrapped to the width, between two margins.
+int figuresHeight(const ImageOptions &options, int width)
+{
+    if (options.figures.isEmpty())
+        return 0;
+    const QRect text = QFontMetrics(figuresFont())
+                           .boundingRect(QRect(0, 0, std::max(1, width - 2 * kFiguresMargin), 100000), Qt::TextWordWrap,
+                                         options.figures);
+    return text.height() + kFiguresMargin;
+}
+
+QColor bandText(const ImageSource &source)
+{
+    if (source.text.isValid())
+        return source.text;
+    return source.background.isValid() && source.background.lightness() < 128 ? QColor(Qt::white) : QColor(Qt::black);
+}
+
+void paintFigures(QPainter &painter, const QRect &band, const ImageSource &source, const ImageOptions &options)
+{
+    painter.save();
+    painter.setFont(figuresFont());
+    painter.setPen(bandText(source));
+    painter.drawText(band.adjusted(kFiguresMargin, 0, -kFiguresMargin, 0),
+                     Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, options.figures);
+    painter.restore();
+}
+
 void paintTitle(QPainter &painter, const QRect &band, const ImageSource &source, const ImageOptions &options)
 {
-    QColor text = source.text;
-    if (!text.isValid())
-        text =
-            source.background.isValid() && source.background.lightness() < 128 ? QColor(Qt::white) : QColor(Qt::black);
+    const QColor text = bandText(source);
     painter.save();
     painter.setFont(titleFont());
     painter.setPen(text);
@@ -134,8 +169,10 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, con
     // The picture's own rectangle in layout pixels, under the title band.
     const QSize logical(int(std::floor(size.width() / scale)), int(std::floor(size.height() / scale)));
     const int band = titleHeight(options);
+    const int footer = figuresHeight(options, logical.width());
     const QRect titleRect(0, 0, logical.width(), band);
-    const QRect target(0, band, logical.width(), std::max(1, logical.height() - band));
+    const QRect target(0, band, logical.width(), std::max(1, logical.height() - band - footer));
+    const QRect figuresRect(0, target.bottom() + 1, logical.width(), footer);
     // The picture is made in memory, then written as every StreamScope file is (engine::writeFileAtomically):
     // only over a regular file or a new path, keeping the target's mode, through a temporary file that a
     // failure, Ctrl-C or SIGTERM never leaves behind.
@@ -151,6 +188,8 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, con
             painter.scale(scale, scale);
             if (band > 0)
                 paintTitle(painter, titleRect, source, options);
+            if (footer > 0)
+                paintFigures(painter, figuresRect, source, options);
             painter.save();
             painter.setClipRect(target);
             source.paint(painter, target);
@@ -166,6 +205,8 @@ bool exportImage(const QString &path, QSize size, const ImageSource &source, con
         std::vector<ImageSource::Layer> layers;
         if (band > 0)
             layers.push_back({titleRect, [&](QPainter &p) { paintTitle(p, titleRect, source, options); }});
+        if (footer > 0)
+            layers.push_back({figuresRect, [&](QPainter &p) { paintFigures(p, figuresRect, source, options); }});
         if (source.layers) {
             for (ImageSource::Layer &layer : source.layers(target))
                 layers.push_back(std::move(layer));
@@ -221,8 +262,9 @@ bool exportWidgetImage(QWidget *widget, const QString &path, QSize size, const I
         size = widget->size();
     const QSize oldSize = widget->size();
     const double scale = imageScale(options, size);
-    const QSize logical(int(std::floor(size.width() / scale)),
-                        int(std::floor(size.height() / scale)) - titleHeight(options));
+    const int width = int(std::floor(size.width() / scale));
+    const QSize logical(width,
+                        int(std::floor(size.height() / scale)) - titleHeight(options) - figuresHeight(options, width));
     widget->resize(logical);
     ImageSource source;
     source.title = options.title.isEmpty() ? widget->windowTitle() : options.title;

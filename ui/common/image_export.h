@@ -5,9 +5,10 @@
 // the stacked timelines and whole windows (QWidget::render) all export through it.
 //
 // Slides: the picture is laid out at the image size divided by a scale (text and lines grow with the
-// image instead of staying 9 pt on a 4K slide), under an optional title band, on an optional transparent
-// background. SVG keeps no clip a painter sets (QSvgGenerator drops them), so a source that relies on
-// clipping gives its picture as layers, each written inside a nested <svg> viewport that clips it.
+// image instead of staying 9 pt on a 4K slide), under an optional title band and over an optional band
+// of figures, on an optional transparent background. SVG keeps no clip a painter sets (QSvgGenerator
+// drops them), so a source that relies on clipping gives its picture as layers, each written inside a
+// nested <svg> viewport that clips it.
 #pragma once
 
 #include <QColor>
@@ -28,6 +29,9 @@ struct ImageOptions {
     double scale = 0;
     bool transparent = false; // no background: PNG pixels left transparent, no SVG background rectangle
     QString title; // not empty: a title band across the top (workload, GPU, date)
+    // Not empty: a band of figures across the bottom, wrapped to the width (a timeline slide's key
+    // figures, the strip presentation mode shows under the timeline: makespan, bandwidth, ...).
+    QString figures;
 };
 
 // The scale `options` asks for at `size` (resolving 0 as described above).

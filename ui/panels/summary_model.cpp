@@ -5,6 +5,10 @@
 
 #include <QBrush>
 #include <QFont>
+#include <QRegularExpression>
+#include <QStringList>
+
+#include <cmath>
 
 #include "ui/common/format_units.h"
 #include "ui/timeline/time_mapping.h"
@@ -91,6 +95,70 @@ QVariant SummaryModel::data(const QModelIndex &index, int role) const
         return {};
     default: return {};
     }
+}
+
+std::vector<SummaryModel::KeyFigure> SummaryModel::keyFigures() const
+{
+    std::vector<KeyFigure> figures;
+    if (!m_trace || m_summary.repetitions.empty())
+        return figures;
+    const auto &shown = m_summary.repetitions[std::size_t(m_repetition)];
+    // In this order; the metrics are engine::summaryMetrics' rows, matched by name. With several GPUs
+    // there is no trace-wide bandwidth (it would add links together): each GPU's host link and each
+    // peer link has its own, and a peer link's share of its peak goes beside it.
+    static const QRegularExpression wanted[] = {
+        QRegularExpression(QStringLiteral("^Makespan$")),
+        QRegularExpression(QStringLiteral("^Efficiency$")),
+        QRegularExpression(QStringLiteral("^Copy/compute overlap$")),
+        QRegularExpression(QStringLiteral("^Concurrent GPU time$")),
+        QRegularExpression(QStringLiteral("^(H2D|D2H|D2D|P2P) bandwidth$")),
+        QRegularExpression(QStringLiteral("^GPU \\d+: (H2D|D2H) bandwidth$")),
+        QRegularExpression(QStringLiteral("^P2P[^:]*: bandwidth$")),
+        QRegularExpression(QStringLiteral("^Host blocked$")),
+    };
+    auto valueOf = [&](const engine::SummaryMetric &row) { return row.value(shown); };
+    for (const QRegularExpression &pattern : wanted) {
+        for (const engine::SummaryMetric &row : m_rows) {
+            const QString name = qs(row.label);
+            if (!pattern.match(name).hasMatch())
+                continue;
+            const double raw = valueOf(row);
+            const QString value = qs(engine::formatMetric(row.unit, raw));
+            // Nothing to read in a zero (no overlap in a one-stream lesson is said by the picture already),
+            // or in what prints as one (a capture's few-byte copies: "0 GB/s"), except for the makespan and
+            // the host-blocked time, whose zero is the point of a lesson.
+            const bool keepZero = name == QLatin1String("Makespan") || name == QLatin1String("Host blocked");
+            if (std::isnan(raw) || value.isEmpty() || value == QLatin1String("-")
+                || ((raw == 0 || value == qs(engine::formatMetric(row.unit, 0))) && !keepZero))
+                continue;
+            KeyFigure figure{name, value, {}};
+            if (name.startsWith(QLatin1String("P2P")) && name.contains(QLatin1Char(':'))) {
+                // "P2P GPU 0→1: bandwidth" -> "P2P GPU 0→1 bandwidth", noted with its row "P2P GPU 0→1: of NVLink
+                // peak".
+                const QString link = name.section(QLatin1Char(':'), 0, 0);
+                figure.name = link + QStringLiteral(" bandwidth");
+                for (const engine::SummaryMetric &peak : m_rows) {
+                    const QString peakName = qs(peak.label);
+                    if (peakName.startsWith(link + QStringLiteral(": of ")) && !std::isnan(valueOf(peak)))
+                        figure.note = qs(engine::formatMetric(peak.unit, valueOf(peak))) + QLatin1Char(' ')
+                                      + peakName.mid(link.size() + 2);
+                }
+            } else if (name.startsWith(QLatin1String("GPU "))) {
+                figure.name.remove(QLatin1Char(':')); // "GPU 1: D2H bandwidth" -> "GPU 1 D2H bandwidth"
+            }
+            figures.push_back(std::move(figure));
+        }
+    }
+    return figures;
+}
+
+QString SummaryModel::keyFiguresText() const
+{
+    QStringList parts;
+    for (const KeyFigure &figure : keyFigures())
+        parts << figure.name + QLatin1Char(' ') + figure.value
+                     + (figure.note.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(figure.note));
+    return parts.join(QStringLiteral(" · "));
 }
 
 QVariant SummaryModel::headerData(int section, Qt::Orientation orientation, int role) const

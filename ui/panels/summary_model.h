@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QString>
 
 #include <functional>
 #include <memory>
@@ -32,6 +33,21 @@ public:
     int repetition() const { return m_repetition; }
     const engine::TraceSummary &summary() const { return m_summary; }
     bool hasTrace() const { return m_trace != nullptr; }
+
+    // The figures a class reads off a lesson, for the repetition shown: makespan, efficiency, copy/compute
+    // overlap, concurrent GPU time, the achieved bandwidth of every copy direction (trace-wide on one
+    // GPU; with several, each GPU's host link and each peer link, against its peak where known) and the
+    // host-blocked time, those the trace has a value for. Presentation mode's strip and exported slides
+    // show them.
+    struct KeyFigure {
+        QString name; // "H2D bandwidth", "GPU 1 D2H bandwidth", "P2P GPU 0→1 bandwidth"
+        QString value; // "51.7 GB/s"
+        QString note; // what the value is against, or empty: "44.4 % of NVLink peak"
+    };
+    std::vector<KeyFigure> keyFigures() const;
+    // The same as one line of plain text ("Makespan 649 µs · ... · P2P GPU 0→1 bandwidth 200 GB/s (44.4 % of
+    // NVLink peak) · ..."), empty without a trace.
+    QString keyFiguresText() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;

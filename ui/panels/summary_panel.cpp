@@ -173,28 +173,17 @@ void SummaryPanel::updateStrip()
         m_strip->setText(tr("No trace loaded."));
         return;
     }
-    // The figures a class reads off a lesson, in this order; those the trace has no value for are left out.
-    static const char *const wanted[] = {
-        "Makespan",      "Efficiency",    "Copy/compute overlap", "Concurrent GPU time", "H2D bandwidth",
-        "D2H bandwidth", "D2D bandwidth", "P2P bandwidth",        "Host blocked"};
     QStringList parts;
-    for (const char *name : wanted) {
-        for (int row = 0; row < m_model->rowCount(); ++row) {
-            if (m_model->data(m_model->index(row, SummaryModel::MetricColumn)).toString() != QLatin1String(name))
-                continue;
-            const QString value = m_model->data(m_model->index(row, SummaryModel::RepetitionColumn)).toString();
-            const double raw =
-                m_model->data(m_model->index(row, SummaryModel::RepetitionColumn), SummaryModel::RawValueRole)
-                    .toDouble();
-            // Nothing to read in a zero (no overlap in a one-stream lesson is said by the picture already),
-            // except for the makespan and the host-blocked time, whose zero is the point of a lesson.
-            const bool keepZero = qstrcmp(name, "Makespan") == 0 || qstrcmp(name, "Host blocked") == 0;
-            if (value.isEmpty() || value == QLatin1String("-") || (raw == 0 && !keepZero))
-                continue;
-            parts << QStringLiteral("%1&nbsp;<b>%2</b>")
-                         .arg(QString::fromLatin1(name).toHtmlEscaped(),
-                              value.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
-        }
+    // A figure's name and value stay on one line; a note beside it may wrap ("(44.4 % of NVLink peak)").
+    const auto unbroken = [](const QString &text) {
+        return text.toHtmlEscaped().replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+    };
+    for (const SummaryModel::KeyFigure &figure : m_model->keyFigures()) {
+        QString part = QStringLiteral("%1&nbsp;<b>%2</b>").arg(unbroken(figure.name), unbroken(figure.value));
+        if (!figure.note.isEmpty())
+            part += QStringLiteral(" (%1)").arg(
+                figure.note.toHtmlEscaped().replace(QStringLiteral(" %"), QStringLiteral("&nbsp;%")));
+        parts << part;
     }
     const int count = int(m_model->summary().repetitions.size());
     if (count > 1)

@@ -6,7 +6,10 @@
 #include <QTableView>
 #include <QtTest>
 
+#include <map>
+
 #include "engine/analysis/analysis.h"
+#include "tests/engine/trace_fixture.h"
 #include "tests/ui/test_traces.h"
 #include "ui/panels/details_panel.h"
 #include "ui/panels/op_table_model.h"
@@ -110,6 +113,47 @@ private slots:
         QVERIFY(panel.repetitionSelector()->currentText().contains(QStringLiteral(" of 4 ")));
         panel.setTrace(nullptr);
         QVERIFY(!panel.repetitionSelector()->isEnabled());
+    }
+
+    // The key figures (presentation mode's strip, exported slides): on one GPU the bandwidth of each copy
+    // direction; with two, each GPU's host link and each peer link, against its peak.
+    void keyFigures()
+    {
+        ui::SummaryModel one;
+        one.setTrace(test::makePipelineTrace(3));
+        QStringList names;
+        for (const auto &figure : one.keyFigures())
+            names << figure.name;
+        QVERIFY2(names.startsWith(QStringLiteral("Makespan")), qPrintable(names.join(QLatin1Char('|'))));
+        QVERIFY(names.contains(QStringLiteral("H2D bandwidth")) && names.contains(QStringLiteral("D2H bandwidth")));
+        QVERIFY(names.endsWith(QStringLiteral("Host blocked")));
+
+        ui::SummaryModel two;
+        two.setTrace(std::make_shared<const engine::Trace>(test::twoGpuTrace()));
+        std::map<QString, QString> values, notes;
+        for (const auto &figure : two.keyFigures()) {
+            values[figure.name] = figure.value;
+            notes[figure.name] = figure.note;
+        }
+        // Peer copies: 20 MB and 10 MB at 200 GB/s over NVLink's 450.
+        for (const char *link : {"P2P GPU 0\u21921 bandwidth", "P2P GPU 1\u21920 bandwidth"}) {
+            QCOMPARE(values[QString::fromUtf8(link)], QStringLiteral("200 GB/s"));
+            QCOMPARE(notes[QString::fromUtf8(link)], QStringLiteral("44.4 % of NVLink peak"));
+        }
+        // Each GPU's own host link: A (5 MB in 100 µs) up to GPU 0, F down from GPU 1.
+        QCOMPARE(values[QStringLiteral("GPU 0 H2D bandwidth")], QStringLiteral("50 GB/s"));
+        QCOMPARE(values[QStringLiteral("GPU 1 D2H bandwidth")], QStringLiteral("50 GB/s"));
+        QVERIFY(!values.count(QStringLiteral("GPU 1 H2D bandwidth"))); // GPU 1 copied nothing up
+        QCOMPARE(two.keyFiguresText().count(QStringLiteral(" · ")), int(values.size()) - 1);
+
+        // Presentation mode's strip shows them.
+        ui::SummaryPanel panel;
+        panel.setTrace(std::make_shared<const engine::Trace>(test::twoGpuTrace()));
+        panel.setCompact(true);
+        const QString strip = panel.stripText();
+        QVERIFY2(strip.contains(QStringLiteral("P2P GPU 0\u21921 bandwidth 200 GB/s (44.4 % of NVLink peak)")),
+                 qPrintable(strip));
+        QVERIFY2(strip.contains(QStringLiteral("GPU 1 D2H bandwidth 50 GB/s")), qPrintable(strip));
     }
 
     void opTableModel()
