@@ -34,14 +34,16 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
     const QCommandLineOption helpOption = parser.addHelpOption();
     const QCommandLineOption versionOption = parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("file"),
-                                 QCoreApplication::translate("main", "A trace to open (or a workload .json to edit)."),
+                                 QCoreApplication::translate("main",
+                                                             "A trace to open (or a workload .json to edit, or a "
+                                                             "comparison .sscompare)."),
                                  QStringLiteral("[file]"));
     const QCommandLineOption exportImage(
         QStringLiteral("export-image"),
         QCoreApplication::translate("main", "Render the trace's timeline to an image (.png or .svg) without "
-                                            "showing a window, then exit. Without a trace: the main window as it "
-                                            "opens (the GPU check, and without a GPU the bundled example traces), "
-                                            "saved as a PNG."),
+                                            "showing a window, then exit; a comparison (.sscompare) as its window "
+                                            "shows it. Without a trace: the main window as it opens (the GPU "
+                                            "check, and without a GPU the bundled example traces), saved as a PNG."),
         QStringLiteral("out.png"));
     const QCommandLineOption size(
         QStringLiteral("size"),

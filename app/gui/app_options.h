@@ -10,8 +10,8 @@
 namespace streamscope::gui {
 
 struct AppOptions {
-    QString tracePath; // positional: a trace (or a workload .json) to open
-    QString exportImagePath; // --export-image: render the trace's timeline to PNG/SVG and exit
+    QString tracePath; // positional: a trace (or a workload .json, or a comparison .sscompare) to open
+    QString exportImagePath; // --export-image: render the trace's timeline (or the comparison) to PNG/SVG and exit
     QSize size{1920, 1080}; // --size WxH for --export-image and --screenshot
     bool presentation = false;
     int repetition = -1; // --repetition N (1-based on the command line; -1 here = the median)

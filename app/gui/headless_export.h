@@ -1,5 +1,7 @@
 // Headless rendering for `streamscope TRACE --export-image out.png [--size WxH]`: loads the trace, lays
-// out a timeline of the requested size off screen and writes it, with no window shown.
+// out a timeline of the requested size off screen (with the lane tree the window builds on open) and
+// writes it, with no window shown. A recorded comparison (.sscompare) is written as its comparison
+// window shows it.
 #pragma once
 
 #include <QString>

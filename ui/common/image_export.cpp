@@ -1,11 +1,13 @@
 // exportImage and exportWidgetImage: see image_export.h.
 #include "ui/common/image_export.h"
 
+#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QBuffer>
 #include <QFileInfo>
 #include <QFontMetrics>
 #include <QImage>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QSvgGenerator>
@@ -123,6 +125,10 @@ QByteArray layerDocument(QSize size, double scale, const std::function<void(QPai
     generator.setOutputDevice(&buffer);
     generator.setSize(size);
     generator.setViewBox(QRect(QPoint(0, 0), size));
+    // The resolution a PNG's QImage has: text as large as in the PNG and on screen, where the
+    // generator's own 72 dpi made it a quarter smaller, and a widget laid out for the screen (a label's
+    // rich text) spaced its words for glyphs larger than those drawn.
+    generator.setResolution(QImage(1, 1, QImage::Format_ARGB32_Premultiplied).logicalDpiX());
     QPainter painter;
     *ok = painter.begin(&generator);
     if (*ok) {
@@ -270,10 +276,62 @@ bool exportWidgetImage(QWidget *widget, const QString &path, QSize size, const I
     source.title = options.title.isEmpty() ? widget->windowTitle() : options.title;
     source.background = widget->palette().window().color();
     source.text = widget->palette().windowText().color();
-    source.paint = [widget, &options](QPainter &painter, const QRect &target) {
-        widget->render(&painter, target.topLeft(), QRegion(),
-                       options.transparent ? QWidget::RenderFlags(QWidget::DrawChildren)
-                                           : QWidget::DrawWindowBackground | QWidget::DrawChildren);
+    // Transparent: the widget's own window background left out (its children keep theirs).
+    const QWidget::RenderFlags flags = options.transparent ? QWidget::RenderFlags(QWidget::DrawChildren)
+                                                           : QWidget::DrawWindowBackground | QWidget::DrawChildren;
+    source.paint = [widget, flags](QPainter &painter, const QRect &target) {
+        if (painter.paintEngine() && painter.paintEngine()->type() == QPaintEngine::Raster) {
+            // A PNG: rendered into an image of its own at the image's resolution, as grab() renders, and
+            // copied pixel for pixel. Each widget then paints under the clip Qt gives it; through a shared
+            // painter a child that sets its own clip (the timeline does) replaced it, and the stacked
+            // timelines below a scroll area's viewport were drawn over the table under it.
+            const QTransform device = painter.deviceTransform();
+            const QRect pixels = device.mapRect(QRectF(target)).toAlignedRect();
+            QImage picture(pixels.size(), QImage::Format_ARGB32_Premultiplied);
+            picture.setDevicePixelRatio(device.m11());
+            picture.fill(Qt::transparent);
+            widget->render(&picture, QPoint(), QRegion(), flags);
+            picture.setDevicePixelRatio(1);
+            painter.save();
+            painter.resetTransform();
+            painter.drawImage(pixels.topLeft(), picture);
+            painter.restore();
+            return;
+        }
+        widget->render(&painter, target.topLeft(), QRegion(), flags);
+    };
+    // SVG keeps no clip, and a scroll area's content reaches beyond its viewport (the stacked timelines
+    // below it, over the table): each viewport is a layer clipped to itself, and the rest of the widget,
+    // rendered without them, one layer under them.
+    source.layers = [widget, flags](const QRect &target) {
+        // The outermost viewports: one inside another is drawn, and clipped, with it.
+        std::vector<QWidget *> all;
+        for (QAbstractScrollArea *area : widget->findChildren<QAbstractScrollArea *>())
+            if (QWidget *viewport = area->viewport(); viewport && viewport->isVisibleTo(widget))
+                all.push_back(viewport);
+        std::vector<QWidget *> viewports;
+        for (QWidget *viewport : all)
+            if (std::none_of(all.begin(), all.end(),
+                             [&](const QWidget *outer) { return outer != viewport && outer->isAncestorOf(viewport); }))
+                viewports.push_back(viewport);
+        QRegion rest(widget->rect());
+        std::vector<QRect> clips;
+        for (QWidget *viewport : viewports) {
+            const QRect area(viewport->mapTo(widget, QPoint(0, 0)), viewport->size());
+            rest -= area;
+            clips.push_back(area.translated(target.topLeft()).intersected(target));
+        }
+        std::vector<ImageSource::Layer> layers;
+        layers.push_back({target, [widget, target, rest, flags](QPainter &p) {
+                              widget->render(&p, target.topLeft(), rest, flags);
+                          }});
+        for (std::size_t i = 0; i < viewports.size(); ++i) {
+            QWidget *viewport = viewports[i];
+            const QPoint at = viewport->mapTo(widget, QPoint(0, 0)) + target.topLeft();
+            layers.push_back(
+                {clips[i], [viewport, at, flags](QPainter &p) { viewport->render(&p, at, QRegion(), flags); }});
+        }
+        return layers;
     };
     const bool ok = exportImage(path, size, source, options, error);
     widget->resize(oldSize);

@@ -8,7 +8,7 @@
 // image instead of staying 9 pt on a 4K slide), under an optional title band and over an optional band
 // of figures, on an optional transparent background. SVG keeps no clip a painter sets (QSvgGenerator
 // drops them), so a source that relies on clipping gives its picture as layers, each written inside a
-// nested <svg> viewport that clips it.
+// nested <svg> viewport that clips it (a widget's scroll areas are such layers).
 #pragma once
 
 #include <QColor>

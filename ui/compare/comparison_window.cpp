@@ -112,6 +112,8 @@ ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
             QMessageBox::warning(this, tr("Could not open the comparison"), error);
     });
     file->addAction(tr("&Save comparison as…"), QKeySequence::SaveAs, this, &ComparisonWindow::saveDialog);
+    file->addAction(tr("&Export comparison image…"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    &ComparisonWindow::exportComparisonDialog);
     file->addAction(tr("Export &timelines image…"), this, [this] { exportDialog(true); });
     file->addAction(tr("Export &chart image…"), this, [this] { exportDialog(false); });
     file->addSeparator();
@@ -414,20 +416,54 @@ bool ComparisonWindow::exportTimelines(const QString &path, QSize size, QString 
     return exportWidgetImage(m_timelines, path, size, exportOptions(), error);
 }
 
-bool ComparisonWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
+QChart *ComparisonWindow::currentChart() const
 {
-    const ImageOptions options = exportOptions();
+    return m_tabs->currentWidget() == m_makespan    ? m_makespan->chart()
+           : m_tabs->currentWidget() == m_bandwidth ? m_bandwidth->chart()
+                                                    : nullptr;
+}
+
+bool ComparisonWindow::withChartBackground(bool transparent, const std::function<bool()> &export_)
+{
     // A chart paints its own background: off for a transparent slide, and back on after.
-    QChart *chart = m_tabs->currentWidget() == m_makespan    ? m_makespan->chart()
-                    : m_tabs->currentWidget() == m_bandwidth ? m_bandwidth->chart()
-                                                             : nullptr;
+    QChart *chart = currentChart();
     const bool background = chart && chart->isBackgroundVisible();
-    if (chart && options.transparent)
+    if (chart && transparent)
         chart->setBackgroundVisible(false);
-    const bool ok = exportWidgetImage(m_tabs->currentWidget(), path, size, options, error);
+    const bool ok = export_();
     if (chart)
         chart->setBackgroundVisible(background);
     return ok;
+}
+
+bool ComparisonWindow::exportCurrentChart(const QString &path, QSize size, QString *error)
+{
+    const ImageOptions options = exportOptions();
+    return withChartBackground(options.transparent,
+                               [&] { return exportWidgetImage(m_tabs->currentWidget(), path, size, options, error); });
+}
+
+bool ComparisonWindow::exportComparison(const QString &path, QSize size, const ImageOptions &options, QString *error)
+{
+    ImageOptions slide = options;
+    slide.title.clear(); // the header says it, larger, with what the variants vary
+    return withChartBackground(slide.transparent,
+                               [&] { return exportWidgetImage(centralWidget(), path, size, slide, error); });
+}
+
+void ComparisonWindow::exportComparisonDialog()
+{
+    const QString suggested = QFileInfo(m_displayName).completeBaseName() + QStringLiteral(".png");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export comparison image"), suggested,
+                                                      tr("PNG image (*.png);;SVG image (*.svg)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    // Twice the window's content at twice the scale: what is on screen, sharp on a slide.
+    if (exportComparison(path, centralWidget()->size() * 2, exportOptions(), &error))
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void ComparisonWindow::exportDialog(bool timelines)

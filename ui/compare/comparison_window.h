@@ -2,7 +2,7 @@
 // variants' timelines stacked on one time scale (StackedTimelines), the makespan bar chart with its
 // whiskers and noise verdicts (MakespanChart), bandwidth against transfer size (BandwidthSizeChart),
 // for the overlap lesson Harris's published results beside the user's GPU, and the delta table
-// (ComparisonTableModel). Charts and timelines export to PNG or SVG.
+// (ComparisonTableModel). The whole comparison as shown, the charts and the timelines export to PNG or SVG.
 #pragma once
 
 #include "ui/common/image_export.h"
@@ -11,12 +11,14 @@
 #include <QMainWindow>
 #include <QString>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 #include "engine/experiment/comparison_file.h"
 
 class QAction;
+class QChart;
 class QLabel;
 class QSplitter;
 class QTabWidget;
@@ -79,9 +81,20 @@ public:
     bool exportTimelines(const QString &path, QSize size, QString *error = nullptr);
     bool exportCurrentChart(const QString &path, QSize size, QString *error = nullptr);
     ImageOptions exportOptions() const;
+    // The comparison as the window shows it, its widgets rendered at the slide's layout size (the
+    // image over the scale): the header, the stacked timelines, the chart of the current tab and,
+    // outside presentation mode, the delta table. The header is the slide's title (it names the
+    // comparison, GPU and date), so no title band is added over it. File > Export comparison image…
+    // and `streamscope X.sscompare --export-image` write it.
+    bool exportComparison(const QString &path, QSize size, const ImageOptions &options, QString *error = nullptr);
 
 private:
     void exportDialog(bool timelines);
+    void exportComparisonDialog();
+    // The chart of the current tab, nullptr on a tab without one (Harris's results).
+    QChart *currentChart() const;
+    // Runs export with the current chart's background off for a transparent image (a chart paints its own).
+    bool withChartBackground(bool transparent, const std::function<bool()> &export_);
     void saveDialog();
     void updateTitle();
     void applyStyle(); // the charts and timelines after a change of comparison, palette or mode

@@ -274,7 +274,10 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
         const double x = std::floor(mapping.toX(t)) + 0.5;
         p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
         const QString label = formatTickLabel(t, step, largest);
-        if (x + 3 + sm.horizontalAdvance(label) <= r.right() + 1) // no label cut by the right edge
+        const int width = sm.horizontalAdvance(label);
+        // No label cut by the right edge, and none wholly left of the ruler (the clip hid it, but an SVG
+        // keeps no clip: a window rendered into one showed it over the corner's text).
+        if (x + 3 + width <= r.right() + 1 && x + 3 + width > r.left())
             p.drawText(QPointF(x + 3, r.top() + 2 + sm.ascent()), label);
     }
 

@@ -13,6 +13,7 @@
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QRegion>
 #include <QRunnable>
@@ -1137,6 +1138,21 @@ void TimelineView::paintEvent(QPaintEvent *)
     }
     const TimelineLayout layout = m_painter->layout(rect());
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
+    TimelineOverlay overlay;
+    overlay.selectedOp = m_selected.op;
+    overlay.hoveredOp = m_hovered.op;
+    overlay.allFlows = m_showAllFlows;
+    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
+    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
+    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
+    addMatches(overlay);
+    addKeyFigure(overlay, false);
+    if (p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster) {
+        // A vector target (a window rendered into an SVG: a comparison's export): the lanes drawn as
+        // vectors, not as the images cached for the screen.
+        m_painter->paintAll(p, layout, mapping, overlay);
+        return;
+    }
     // The background only where no lane picture goes: every lane pixmap is opaque and covers its lane
     // (paintLane fills it first), and the lanes tile the plot, so filling under them is wasted (a
     // fill of the whole 1920x1080 window was a tenth of a frame). That holds when the pixmaps are at the
@@ -1154,16 +1170,6 @@ void TimelineView::paintEvent(QPaintEvent *)
     for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
         if (m_caches[i].valid)
             p.drawImage(layout.lanes[i].topLeft(), m_caches[i].image);
-
-    TimelineOverlay overlay;
-    overlay.selectedOp = m_selected.op;
-    overlay.hoveredOp = m_hovered.op;
-    overlay.allFlows = m_showAllFlows;
-    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
-    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
-    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
-    addMatches(overlay);
-    addKeyFigure(overlay, false);
     // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
     // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
     // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend
