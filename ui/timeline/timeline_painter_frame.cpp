@@ -272,11 +272,13 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
     // Start one step early so the label of a tick just left of the window still shows its tail.
     for (const qint64 t : tickTimes(mapping.startNs, mapping.endNs, step, 1)) {
         const double x = std::floor(mapping.toX(t)) + 0.5;
-        p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
+        // Nothing wholly left of the ruler: the clip hid it, but an SVG keeps no clip (a window rendered
+        // into one showed the tick and its label over the corner's text).
+        if (x >= r.left())
+            p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
         const QString label = formatTickLabel(t, step, largest);
         const int width = sm.horizontalAdvance(label);
-        // No label cut by the right edge, and none wholly left of the ruler (the clip hid it, but an SVG
-        // keeps no clip: a window rendered into one showed it over the corner's text).
+        // No label cut by the right edge.
         if (x + 3 + width <= r.right() + 1 && x + 3 + width > r.left())
             p.drawText(QPointF(x + 3, r.top() + 2 + sm.ascent()), label);
     }
