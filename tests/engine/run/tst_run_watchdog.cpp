@@ -122,6 +122,7 @@ private slots:
     }
 
     // Cancelled while blocked: the exit code is the cancel's (130), the activity is named when no call is.
+    // Not before the grace period after the cancel (80 ms); a hang guard of 3 s after it.
     void stuckCancelIsAbandoned()
     {
         Recorder r;
@@ -131,8 +132,12 @@ private slots:
         watch.describeCallWith([] { return std::string(); });
         std::this_thread::sleep_for(20ms);
         QCOMPARE(r.exitCode.load(), -1);
+        const auto cancelled = std::chrono::steady_clock::now();
         cancel = true;
         QVERIFY(r.waitForExit(3000ms));
+        // Less 1 ms: the watchdog reads its clock just before it looks at the flag, so a cancel in between
+        // starts its grace period a few microseconds early.
+        QVERIFY2(std::chrono::steady_clock::now() - cancelled >= 79ms, "abandoned before the grace period had passed");
         QCOMPARE(r.exitCode.load(), int(protocol::ExitCancelled));
         QVERIFY2(QByteArray::fromStdString(r.message).contains("waiting for the GPU work it had queued to end"),
                  r.message.c_str());
