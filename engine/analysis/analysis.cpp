@@ -232,6 +232,9 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     // over the GPUs: busy times are link- or engine-time, the overlap share is of what could overlap.
     const std::vector<int> devices = streamDevices(trace);
     std::int64_t possible = 0;
+    // Concurrency is a time: the union over the GPUs of when one of them ran two ops or more (summed, two
+    // GPUs' concurrency read longer than the makespan).
+    std::vector<std::pair<std::int64_t, std::int64_t>> concurrent;
     for (const int device : devices.size() >= 2 ? devices : std::vector<int>{-1}) {
         int active = 0, h2d = 0, d2h = 0, compute = 0;
         std::int64_t prev = 0, h2dBusy = 0, d2hBusy = 0, computeBusy = 0;
@@ -240,7 +243,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
             if (dt > 0) {
                 const auto add = [dt](std::int64_t &sum) { sum = saturatingAdd(sum, dt); };
                 if (active >= 2)
-                    add(st.concurrentNs);
+                    concurrent.emplace_back(prev, e.t);
                 if (h2d > 0)
                     add(h2dBusy);
                 if (d2h > 0)
@@ -264,6 +267,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
         st.computeBusyNs = saturatingAdd(st.computeBusyNs, computeBusy);
         possible = saturatingAdd(possible, std::min(std::max(h2dBusy, d2hBusy), computeBusy));
     }
+    st.concurrentNs = unionLength(std::move(concurrent));
     // D2D and P2P bandwidth over the union of those copies alone (they share classes with other work above).
     std::vector<std::pair<std::int64_t, std::int64_t>> d2dIntervals, p2pIntervals;
     for (const OpRecord &op : trace.repetitions[repetition].ops) {

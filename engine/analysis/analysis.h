@@ -56,9 +56,9 @@ struct RepetitionStats {
     std::int64_t endNs = 0;
     std::int64_t makespanNs = 0; // first host call or GPU start to last GPU end or host return
     std::int64_t gpuSpanNs = 0; // first GPU start to last GPU end
-    // With several GPUs, each of these is summed over the GPUs, each counted on its own (a copy on one GPU
-    // beside a kernel on another is no overlap; two GPUs' H2D copies at once are two links busy).
-    std::int64_t concurrentNs = 0; // time with >= 2 GPU ops active on one GPU (any streams)
+    // With several GPUs, each GPU is counted on its own (a copy on one GPU beside a kernel on another is no
+    // overlap; two GPUs' H2D copies at once are two links busy) and the busy times below are summed.
+    std::int64_t concurrentNs = 0; // time with >= 2 GPU ops active on one GPU (any streams; a union, not summed)
     std::int64_t h2dBusyNs = 0; // union of H2D copies (per GPU, summed: link-time)
     std::int64_t d2hBusyNs = 0; // union of D2H copies (likewise)
     std::int64_t computeBusyNs = 0; // union of kernels and memsets (likewise)

@@ -716,7 +716,7 @@ QString TimelineView::toolTipText(int opIndex) const
         what += QStringLiteral(" · op #%1").arg(op.opIndex);
     lines << what;
     if (op.hasGpu()) {
-        const bool cupti = trace.timing == engine::TimingSource::Cupti && !(op.flags & engine::OpFlagEventTimed);
+        const bool cupti = trace.timing == engine::TimingSource::Cupti && !op.executionFromEvents();
         lines << QStringLiteral("%1: start %2 · duration %3")
                      .arg(cupti ? QStringLiteral("executed") : QStringLiteral("GPU"),
                           formatDuration(m_model->gpuStart(op)), formatDuration(op.gpuDurationNs()));

@@ -400,6 +400,17 @@ void TestAnalysis::severalGpusCountedPerGpu()
     QCOMPARE(both.h2dBusyNs, std::int64_t(200'000));
     QCOMPARE(both.h2dGBs, 50.0);
     QCOMPARE(both.overlapFraction, 0.0);
+    // Two kernels at once on GPU 0 over [0, 100) us and on GPU 1 over [50, 150): concurrent GPU time is
+    // when either ran two, 150 us (a union: summed over the GPUs it read 200 us, and could pass the makespan).
+    t.streams.push_back({"gpu0 b", 0, 3, 0, true, false});
+    t.streams.push_back({"gpu1 b", 1, 4, 0, true, false});
+    engine::Repetition two;
+    two.ops.push_back(test::makeOp(t, "a0", OpKind::Kernel, 0, 0, 100, 0, 1));
+    two.ops.push_back(test::makeOp(t, "b0", OpKind::Kernel, 2, 0, 100, 1, 2));
+    two.ops.push_back(test::makeOp(t, "a1", OpKind::Kernel, 1, 50, 150, 2, 3));
+    two.ops.push_back(test::makeOp(t, "b1", OpKind::Kernel, 3, 50, 150, 3, 4));
+    t.repetitions = {two};
+    QCOMPARE(engine::analyzeRepetition(t, 0).concurrentNs, std::int64_t(150'000));
 }
 
 // A trace of peer copies alone: each direction is a link of its own, busy 100 us; the bound read 0 ns
