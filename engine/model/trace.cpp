@@ -145,7 +145,9 @@ bool OpRecord::stagedThroughHost() const
 
 std::int64_t OpRecord::transferStartNs() const
 {
-    if (!stagedThroughHost() || !hasHost() || !hasGpu())
+    // An imported copy is what the profiler's record says ran (#23): its call may have waited for
+    // anything, on a stream the import cannot see into, and a profiler's capture times only the DMA.
+    if (!stagedThroughHost() || !hasHost() || !hasGpu() || (flags & OpFlagImported))
         return gpuStartNs;
     const std::int64_t start = std::min(gpuStartNs, hostStartNs);
     // The call waited for its stream when the stream reached the op while the call still ran; what it
@@ -164,7 +166,7 @@ std::int64_t OpRecord::transferStartNs() const
 
 std::int64_t OpRecord::transferEndNs() const
 {
-    if (stagedThroughHost() && hasHost() && hasGpu())
+    if (stagedThroughHost() && hasHost() && hasGpu() && !(flags & OpFlagImported))
         return std::max(gpuEndNs, hostEndNs);
     return gpuEndNs;
 }

@@ -126,7 +126,8 @@ struct OpRecord {
     // earlier than stream-ready where the stream reached the op while its call still ran (a stream-ready
     // within 5 µs is an event's latency; the cut ramps up to all of the wait at 10 µs): a staged copy's
     // call first waits for the work before it on its stream (a cudaMemcpy after a kernel holds the host
-    // for the kernel), and that wait moves no bytes.
+    // for the kernel), and that wait moves no bytes. An imported op's (OpFlagImported) is its execution:
+    // the profiler's record of the DMA, whatever its call waited for.
     std::int64_t transferStartNs() const;
     std::int64_t transferEndNs() const;
     // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.
