@@ -37,15 +37,30 @@ namespace {
 
 std::string deviceLine(const engine::DeviceInfo &d)
 {
-    std::ostringstream s;
-    s << d.name << " (cc " << d.ccMajor << "." << d.ccMinor << ", " << d.smCount << " SMs, " << d.asyncEngineCount
-      << " copy engine" << (d.asyncEngineCount == 1 ? "" : "s");
-    if (d.pcieGeneration > 0)
-        s << ", PCIe gen" << d.pcieGeneration << " x" << d.pcieWidth;
-    if (d.linkPeakGBs > 0)
-        s << " (" << std::fixed << std::setprecision(1) << d.linkPeakGBs << " GB/s per direction)";
-    s << ")";
-    return s.str();
+    // A count of 0 is one the trace did not record (a PyTorch profile names no copy engines): left out,
+    // never printed as "0 copy engines".
+    std::vector<std::string> parts;
+    if (d.ccMajor > 0)
+        parts.push_back("cc " + std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor));
+    if (d.smCount > 0)
+        parts.push_back(std::to_string(d.smCount) + " SMs");
+    if (d.asyncEngineCount > 0)
+        parts.push_back(std::to_string(d.asyncEngineCount) + " copy engine" + (d.asyncEngineCount == 1 ? "" : "s"));
+    if (d.pcieGeneration > 0) {
+        std::ostringstream link;
+        link << "PCIe gen" << d.pcieGeneration << " x" << d.pcieWidth;
+        if (d.linkPeakGBs > 0)
+            link << " (" << std::fixed << std::setprecision(1) << d.linkPeakGBs << " GB/s per direction)";
+        parts.push_back(link.str());
+    } else if (d.linkPeakGBs > 0) {
+        std::ostringstream link;
+        link << std::fixed << std::setprecision(1) << d.linkPeakGBs << " GB/s per direction";
+        parts.push_back(link.str());
+    }
+    std::string line = d.name;
+    for (std::size_t i = 0; i < parts.size(); ++i)
+        line += (i == 0 ? " (" : ", ") + parts[i];
+    return parts.empty() ? line : line + ")";
 }
 
 // Per op (engine::opStatistics): the median over repetitions of start (relative to the repetition),
@@ -321,9 +336,14 @@ int cmdExport(const std::string &input, const std::string &format, const std::st
               std::ostream &err)
 {
     try {
-        const auto fmt = engine::exportFormatFromString(format);
+        // Without --format the output's suffix says it; --format wins over a suffix that says otherwise.
+        const auto fmt = format.empty() ? engine::exportFormatFromPath(output) : engine::exportFormatFromString(format);
         if (!fmt) {
-            err << "streamscope-cli export: unknown format '" << format << "' (native, chrome, csv)\n";
+            if (format.empty())
+                err << "streamscope-cli export: the output " << output << " has no suffix that names a format "
+                    << "(.sstrace, .json, .csv): give --format native, chrome or csv\n";
+            else
+                err << "streamscope-cli export: unknown format '" << format << "' (native, chrome, csv)\n";
             return ExitUsage;
         }
         // Written over its own input, a failed export would have lost the trace it was made from.
@@ -335,7 +355,8 @@ int cmdExport(const std::string &input, const std::string &format, const std::st
         }
         const engine::Trace trace = engine::loadTrace(input);
         engine::exportTrace(trace, *fmt, output);
-        out << "wrote " << output << " (" << format << ", " << trace.opCount() << " ops from " << input << ")\n";
+        out << "wrote " << output << " (" << engine::toString(*fmt) << ", " << trace.opCount() << " ops from " << input
+            << ")\n";
         return ExitOk;
     } catch (const Error &e) {
         err << "streamscope-cli export: " << e.what() << "\n";

@@ -39,6 +39,19 @@ using nlohmann::json;
 
 namespace {
 
+// The diff's verdict on B's makespan against A's, as a sentence: "B 1.25x faster", or that the two do not
+// differ beyond their spread (engine::describe's "noise (1.00x)" read as if B were noisy).
+std::string plainVerdict(const engine::Verdict &verdict)
+{
+    switch (verdict.kind) {
+    case engine::VerdictKind::Faster:
+    case engine::VerdictKind::Slower: return "B " + engine::describe(verdict);
+    case engine::VerdictKind::Noise: return "no clear difference: A's and B's min..max ranges overlap";
+    case engine::VerdictKind::Unknown: break;
+    }
+    return "not judged: a makespan is missing";
+}
+
 // One variant in a process of its own: `streamscope-cli run` of the variant's workload, its trace read
 // back. For grids that vary the hardware queues, which CUDA fixes when it starts in a process.
 engine::Trace runInChildProcess(const engine::Workload &workload, const engine::RunOptions &options,
@@ -359,7 +372,7 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
         };
         row("makespan A", spreadText(s.makespanA, ms));
         row("makespan B", spreadText(s.makespanB, ms));
-        row("makespan delta", signedMs(s.makespanDeltaNs) + "  (B " + engine::describe(s.makespan) + ")");
+        row("makespan delta", signedMs(s.makespanDeltaNs) + "  (" + plainVerdict(s.makespan) + ")");
         row("ops matched",
             std::to_string(s.matched)
                 + (s.matchedByOrder ? " (" + std::to_string(s.matchedByOrder) + " by order, names differ)"

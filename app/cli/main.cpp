@@ -87,8 +87,9 @@ int main(int argc, char **argv)
     auto *exportCmd = app.add_subcommand("export", "Convert a trace (native, Nsight Systems SQLite, Chrome/PyTorch "
                                                    "JSON) to native, Chrome trace JSON (Perfetto) or CSV");
     exportCmd->add_option("input", exportIn, "Input trace")->required();
-    exportCmd->add_option("--format", exportFormat, "Output format")
-        ->required()
+    exportCmd
+        ->add_option("--format", exportFormat,
+                     "Output format (default: the output's suffix says it: .sstrace native, .json chrome, .csv csv)")
         ->check(CLI::IsMember({"native", "chrome", "csv"}));
     exportCmd->add_option("-o,--output", exportOut, "Output file")->required();
 

@@ -43,6 +43,9 @@ private slots:
     void exportConversions_data();
     void exportConversions();
     void exportRejectsGarbage();
+    void exportFormatFromSuffix_data();
+    void exportFormatFromSuffix();
+    void summaryLeavesOutWhatATraceDidNotRecord();
 
 private:
     QTemporaryDir m_dir;
@@ -349,6 +352,58 @@ void TestCli::exportRejectsGarbage()
     QCOMPARE(r.code, 3);
     QVERIFY2(r.err.contains("garbage.sstrace"), qPrintable(r.err));
     QVERIFY(!QFile::exists(m_dir.filePath("x.json")));
+}
+
+void TestCli::exportFormatFromSuffix_data()
+{
+    QTest::addColumn<QString>("suffix");
+    QTest::addColumn<QString>("expect");
+    QTest::newRow(".sstrace") << "sstrace"
+                              << "streamscope-trace";
+    QTest::newRow(".json") << "json"
+                           << "traceEvents";
+    QTest::newRow(".csv") << "csv"
+                          << "repetition,op_index,name";
+}
+
+// `export X.sqlite -o y.sstrace`: the output's suffix names the format, so --format is not demanded.
+void TestCli::exportFormatFromSuffix()
+{
+    QFETCH(QString, suffix);
+    QFETCH(QString, expect);
+    const QString in = test::sourceDir() + QStringLiteral("/tests/engine/fixtures/nsys-streamscope/overlap.sqlite");
+    QVERIFY(QFile::exists(in));
+    const QString out = m_dir.filePath("from-sqlite." + suffix);
+    const auto r = cli({"export", in, "-o", out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.readAll().contains(expect.toUtf8()));
+    // A suffix that names no format: --format is asked for, and nothing is written.
+    const QString unknown = m_dir.filePath("from-sqlite.bin");
+    const auto bad = cli({"export", in, "-o", unknown});
+    QCOMPARE(bad.code, 2);
+    QVERIFY2(bad.err.contains("--format"), qPrintable(bad.err));
+    QVERIFY(!QFile::exists(unknown));
+}
+
+// A PyTorch profile records the GPU's model, compute capability and SMs but no copy engines: the summary
+// leaves the count out instead of printing "0 copy engines".
+void TestCli::summaryLeavesOutWhatATraceDidNotRecord()
+{
+    const auto r = cli({"summary", test::sourceDir() + QStringLiteral("/tests/engine/fixtures/kineto_minimal.json")});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(!r.out.contains("copy engine"), qPrintable(r.out));
+    QVERIFY2(r.out.contains("Fixture GPU (cc 9.0, 132 SMs)"), qPrintable(r.out));
+    // A trace that recorded them still shows them.
+    const QString path = m_dir.filePath("engines.sstrace");
+    engine::Trace trace = test::handTrace(1);
+    QVERIFY(!trace.devices.empty());
+    trace.devices.front().asyncEngineCount = 2;
+    engine::writeNativeTrace(trace, path.toStdString());
+    const auto native = cli({"summary", path});
+    QVERIFY2(native.code == 0, qPrintable(native.err));
+    QVERIFY2(native.out.contains("2 copy engines"), qPrintable(native.out));
 }
 
 QTEST_GUILESS_MAIN(TestCli)
