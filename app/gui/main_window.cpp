@@ -35,6 +35,7 @@
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "engine/workload/workload_parser.h"
+#include "ui/common/screen_fit.h"
 #include "ui/compare/comparison_window.h"
 #include "ui/compare/diff_view.h"
 #include "ui/compare/nsight_compare_view.h"
@@ -77,6 +78,8 @@ MainWindow::MainWindow(QWidget *parent) :
     initStreamscopeResources();
     setObjectName(QStringLiteral("MainWindow"));
     setAcceptDrops(true);
+    // Inside its screen when shown, and whenever a layout (the find bar beside the lessons) would widen it.
+    ui::keepOnScreen(this);
     setWindowIcon(QIcon(QStringLiteral(":/icons/streamscope.svg")));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
     m_experimentQuestion = [](ui::ExperimentDialog &dialog) { return dialog.exec() == QDialog::Accepted; };
@@ -741,6 +744,7 @@ ui::ComparisonWindow *MainWindow::newComparisonWindow(const QString &path, QStri
     }
     window->setPresentationMode(m_presentation);
     window->setDarkPalette(m_dark);
+    openOnMyScreen(window);
     m_lastComparison = window;
     return window;
 }
@@ -1007,28 +1011,20 @@ bool MainWindow::saveTrace(const QString &path, QString *error)
 
 void MainWindow::fitToScreen()
 {
-    QScreen *screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
-    if (!screen)
-        return;
-    const QRect available = screen->availableGeometry();
-    // The frame (title bar, borders) is the window manager's; before the window is shown it is unknown,
-    // so leave room for a typical one.
-    const QMargins frame =
-        isVisible()
-            ? QMargins(geometry().left() - frameGeometry().left(), geometry().top() - frameGeometry().top(),
-                       frameGeometry().right() - geometry().right(), frameGeometry().bottom() - geometry().bottom())
-            : QMargins();
-    const QSize room = available.size().shrunkBy(frame);
-    if (width() > room.width() || height() > room.height())
-        resize(std::min(width(), room.width()), std::min(height(), room.height()));
-    QRect outer = frameGeometry();
-    if (!available.contains(outer)) {
-        outer.moveLeft(std::clamp(outer.left(), available.left(),
-                                  std::max(available.left(), available.right() - outer.width() + 1)));
-        outer.moveTop(std::clamp(outer.top(), available.top(),
-                                 std::max(available.top(), available.bottom() - outer.height() + 1)));
-        move(outer.topLeft());
-    }
+    ui::fitToScreen(this);
+}
+
+void MainWindow::openOnMyScreen(QWidget *window) const
+{
+    // On this window's screen (left alone, it opened on the primary one wherever this window was), fitted
+    // to it before it is shown and kept inside it. Where on the screen is the window manager's to decide:
+    // a position set before the frame is known put the title bar above the screen under openbox.
+    QScreen *mine = screen();
+    window->setScreen(mine);
+    if (mine && !mine->geometry().contains(window->pos()))
+        window->move(mine->availableGeometry().topLeft());
+    ui::fitToScreen(window);
+    ui::keepOnScreen(window);
 }
 
 void MainWindow::setPresentationMode(bool on)
@@ -1436,6 +1432,7 @@ ui::NsightCompareView *MainWindow::compareWithNsight(const QString &nsightPath, 
         return nullptr;
     }
     view->resize(1600, 1000);
+    openOnMyScreen(view);
     view->show();
     return view;
 }

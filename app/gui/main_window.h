@@ -103,8 +103,8 @@ public:
     // summary, which shrinks to a strip of the key figures, makes the lanes fill the height and the
     // explanation large, and hides the no-GPU banner. Off: the window, layout and font as before.
     void setPresentationMode(bool on);
-    // Keeps the window inside the available geometry of its screen (the first window, a restored
-    // geometry from a larger screen).
+    // Keeps the window, its frame included, inside the available geometry of its screen (the first
+    // window, a restored geometry from a larger screen): ui::fitToScreen.
     void fitToScreen();
     // Opens lesson `index` of the lessons panel as one click does: its last run in this session, else its
     // example trace, else its workload in the editor; the explanation and key figure follow.
@@ -191,6 +191,8 @@ private:
     void showBanner(const QString &text);
     void onOpSelected(int repetition, int op);
     ui::ComparisonWindow *newComparisonWindow(const QString &path, QString *error);
+    // A window this one opens (a comparison), placed on this window's screen and kept inside it.
+    void openOnMyScreen(QWidget *window) const;
     bool checkRunnable(const QString &cannot);
     void onRunTraceReady(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path);
     void onRunComparisonReady(const QString &path, const QString &displayName);

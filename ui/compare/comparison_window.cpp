@@ -24,6 +24,7 @@
 #include "engine/experiment/harris_reference.h"
 #include "engine/model/errors.h"
 #include "ui/common/image_export.h"
+#include "ui/common/screen_fit.h"
 #include "ui/compare/bandwidth_size_chart.h"
 #include "ui/compare/chart_style.h"
 #include "ui/compare/comparison_table_model.h"
@@ -57,7 +58,9 @@ constexpr int kMinTimelineHeight = 150;
 
 ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
 {
+    // As large as the screen it opens on allows, frame included (ui/common/screen_fit.h).
     resize(1600, 1000);
+    keepOnScreen(this);
 
     auto *central = new QWidget(this);
     auto *layout = new QVBoxLayout(central);

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "engine/formats/trace_io.h"
+#include "ui/common/screen_fit.h"
 #include "ui/compare/nsight_summary_model.h"
 #include "ui/compare/op_delta_model.h"
 #include "ui/compare/stream_delta_model.h"
@@ -197,6 +198,7 @@ DiffView *DiffView::pickAndShow(QWidget *parent)
         delete view;
         return nullptr;
     }
+    keepOnScreen(view);
     view->show();
     return view;
 }

@@ -1,6 +1,7 @@
 // FindBar: see find_bar.h.
 #include "ui/panels/find_bar.h"
 
+#include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -9,6 +10,7 @@
 #include <QLineEdit>
 #include <QToolButton>
 
+#include <algorithm>
 #include <set>
 
 #include "engine/model/op_colors.h"
@@ -41,6 +43,8 @@ FindBar::FindBar(QWidget *parent) :
     m_max->setPlaceholderText(tr("at most"));
     for (QLineEdit *field : {m_min, m_max}) {
         field->setMaximumWidth(90);
+        // Room for "1.5 ms" and its placeholder however the row is squeezed.
+        field->setMinimumWidth(field->fontMetrics().horizontalAdvance(tr("at least")) + 16);
         field->setToolTip(tr("A duration: 50 us, 1.5 ms, 2 s (a bare number is in nanoseconds)"));
     }
     m_filter->setToolTip(tr("Dim everything else on the timeline and hide it from the operations table"));
@@ -54,22 +58,28 @@ FindBar::FindBar(QWidget *parent) :
     closeButton->setAutoRaise(true);
     m_status->setMinimumWidth(110);
 
-    auto *layout = new QHBoxLayout(this);
-    layout->setContentsMargins(4, 2, 4, 2);
-    layout->addWidget(new QLabel(tr("Find:"), this));
-    layout->addWidget(m_name, 2);
-    layout->addWidget(m_regex);
-    layout->addWidget(m_kind);
-    layout->addWidget(m_lane);
-    layout->addWidget(new QLabel(tr("duration"), this));
-    layout->addWidget(m_min);
-    layout->addWidget(new QLabel(QStringLiteral("–"), this));
-    layout->addWidget(m_max);
-    layout->addWidget(m_filter);
-    layout->addWidget(m_previous);
-    layout->addWidget(m_next);
-    layout->addWidget(m_status, 1);
-    layout->addWidget(closeButton);
+    // Two groups, side by side where the bar has room and one above the other where it has not (beside
+    // the lessons at 1280x720): the bar never makes the window wider (minimumSizeHint, resizeEvent).
+    auto *query = new QHBoxLayout;
+    query->addWidget(new QLabel(tr("Find:"), this));
+    query->addWidget(m_name, 2);
+    query->addWidget(m_regex);
+    query->addWidget(m_kind);
+    query->addWidget(m_lane);
+    auto *walk = new QHBoxLayout;
+    walk->addWidget(new QLabel(tr("duration"), this));
+    walk->addWidget(m_min);
+    walk->addWidget(new QLabel(QStringLiteral("–"), this));
+    walk->addWidget(m_max);
+    walk->addWidget(m_filter);
+    walk->addWidget(m_previous);
+    walk->addWidget(m_next);
+    walk->addWidget(m_status, 1);
+    walk->addWidget(closeButton);
+    m_rows = new QBoxLayout(QBoxLayout::LeftToRight, this);
+    m_rows->setContentsMargins(4, 2, 4, 2);
+    m_rows->addLayout(query, 3);
+    m_rows->addLayout(walk, 2);
 
     connect(m_name, &QLineEdit::textChanged, this, &FindBar::applyQuery);
     connect(m_min, &QLineEdit::textChanged, this, &FindBar::applyQuery);
@@ -84,6 +94,31 @@ FindBar::FindBar(QWidget *parent) :
     for (QLineEdit *field : {m_name, m_min, m_max})
         field->installEventFilter(this);
     updateStatus();
+}
+
+int FindBar::oneRowWidth() const
+{
+    const QMargins margins = m_rows->contentsMargins();
+    return m_rows->itemAt(0)->minimumSize().width() + m_rows->spacing() + m_rows->itemAt(1)->minimumSize().width()
+           + margins.left() + margins.right();
+}
+
+QSize FindBar::minimumSizeHint() const
+{
+    // As narrow as the two rows allow: the window decides the width, the bar wraps to fit it.
+    const QMargins margins = m_rows->contentsMargins();
+    const QSize rows = m_rows->minimumSize();
+    const int width = std::max(m_rows->itemAt(0)->minimumSize().width(), m_rows->itemAt(1)->minimumSize().width())
+                      + margins.left() + margins.right();
+    return {width, rows.height()};
+}
+
+void FindBar::resizeEvent(QResizeEvent *event)
+{
+    QWidget::resizeEvent(event);
+    const auto direction = width() < oneRowWidth() ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight;
+    if (m_rows->direction() != direction)
+        m_rows->setDirection(direction);
 }
 
 void FindBar::setDocument(TraceDocument *document)

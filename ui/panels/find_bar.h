@@ -6,6 +6,7 @@
 // document's query (TraceDocument::setQuery); the views follow the document.
 #pragma once
 
+#include <QBoxLayout>
 #include <QPointer>
 #include <QWidget>
 
@@ -44,15 +45,20 @@ public:
     QLineEdit *minDurationField() const { return m_min; }
     QLineEdit *maxDurationField() const { return m_max; }
     QCheckBox *filterBox() const { return m_filter; }
+    // The bar's query and its walk side by side, or one above the other where the bar is narrower than both.
+    bool isOneRow() const { return m_rows->direction() == QBoxLayout::LeftToRight; }
+    QSize minimumSizeHint() const override;
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
+    void resizeEvent(QResizeEvent *event) override;
 
 private:
     void applyQuery();
     void updateStatus();
     void fillLanes();
+    int oneRowWidth() const; // the narrowest the bar can be with its two groups side by side
 
     QPointer<TraceDocument> m_document;
     ConnectionList m_connections;
@@ -66,6 +72,7 @@ private:
     QToolButton *m_previous;
     QToolButton *m_next;
     QLabel *m_status;
+    QBoxLayout *m_rows = nullptr;
     QString m_inputError; // a duration field that does not parse
 };
 

@@ -173,11 +173,10 @@ void LessonsPanel::load(const QString &workloadsDir, const QString &examplesDir)
         const bool recorded = lesson.error.isEmpty() && !lesson.examplePath.isEmpty();
         item->setIcon(QIcon(recorded ? dot : none));
         item->setData(Qt::UserRole, recorded);
-        item->setToolTip(lesson.name + QLatin1Char('\n') + lesson.workloadPath
-                         + (recorded ? tr("\n● recorded on a real GPU: %1").arg(lesson.examplePath) : QString()));
         if (!lesson.error.isEmpty())
             item->setForeground(QColor(0xd5, 0x5e, 0x00));
     }
+    updateItems();
     if (!m_lessons.empty())
         m_list->setCurrentRow(0);
     showCurrent();
@@ -226,22 +225,11 @@ void LessonsPanel::showCurrent()
         return;
     }
     const Lesson &lesson = m_lessons[std::size_t(index)];
-    // The explanation itself is shown beside the timeline once the lesson is open; here only what
-    // keeps it from opening, or from running here.
-    const bool tooFewGpus = lesson.gpusNeeded > 1 && (!m_canRun || (m_gpuCount >= 0 && m_gpuCount < lesson.gpusNeeded));
-    QString status = lesson.error;
-    if (status.isEmpty() && tooFewGpus) {
-        status = tr("This lesson needs %1 GPUs; this machine has %2.")
-                     .arg(lesson.gpusNeeded)
-                     .arg(m_canRun && m_gpuCount > 0 ? QString::number(m_gpuCount) : tr("none usable"));
-        status +=
-            QLatin1Char(' ')
-            + (lesson.examplePath.isEmpty()
-                   ? tr("No recording of it is bundled yet: run it on a machine with %1 GPUs.").arg(lesson.gpusNeeded)
-                   : tr("Its example was recorded on a host with %1 GPUs.").arg(lesson.gpusNeeded));
-    }
-    m_status->setText(status);
-    m_status->setVisible(!status.isEmpty());
+    const bool tooFewGpus = needsMoreGpus(lesson);
+    // What keeps a lesson from opening or running here is in its own item, never in a note under the
+    // list: a note that appeared on the mouse press shrank the list, which wrapped its names again, and the
+    // release landed on another lesson (no click: the lesson did not open).
+    m_status->hide();
     m_openWorkload->setEnabled(lesson.error.isEmpty());
     m_openExample->setEnabled(!lesson.examplePath.isEmpty());
     m_openExample->setToolTip(lesson.examplePath.isEmpty()
@@ -260,15 +248,63 @@ void LessonsPanel::showCurrent()
                                      : tr("Open %1, recorded on a real GPU").arg(lesson.comparisonPath));
 }
 
+bool LessonsPanel::needsMoreGpus(const Lesson &lesson) const
+{
+    return lesson.gpusNeeded > 1 && (!m_canRun || (m_gpuCount >= 0 && m_gpuCount < lesson.gpusNeeded));
+}
+
+QString LessonsPanel::note(int index) const
+{
+    if (index < 0 || index >= int(m_lessons.size()))
+        return {};
+    const Lesson &lesson = m_lessons[std::size_t(index)];
+    if (!lesson.error.isEmpty())
+        return lesson.error;
+    if (!needsMoreGpus(lesson))
+        return {};
+    return tr("This lesson needs %1 GPUs; this machine has %2.")
+               .arg(lesson.gpusNeeded)
+               .arg(m_canRun && m_gpuCount > 0 ? QString::number(m_gpuCount) : tr("none usable"))
+           + QLatin1Char(' ')
+           + (lesson.examplePath.isEmpty()
+                  ? tr("No recording of it is bundled yet: run it on a machine with %1 GPUs.").arg(lesson.gpusNeeded)
+                  : tr("Its example was recorded on a host with %1 GPUs.").arg(lesson.gpusNeeded));
+}
+
+void LessonsPanel::updateItems()
+{
+    for (int i = 0; i < m_list->count() && i < int(m_lessons.size()); ++i) {
+        const Lesson &lesson = m_lessons[std::size_t(i)];
+        QListWidgetItem *item = m_list->item(i);
+        const bool recorded = item->data(Qt::UserRole).toBool();
+        // A second line for what the lesson needs, the whole note in the tooltip: both stay put while the
+        // lessons are clicked (only the device check changes them).
+        QString text = lesson.name;
+        if (!lesson.error.isEmpty())
+            text += QLatin1Char('\n') + tr("cannot be read");
+        else if (needsMoreGpus(lesson))
+            text += QLatin1Char('\n')
+                    + (recorded ? tr("%1 GPUs: shows its recording").arg(lesson.gpusNeeded)
+                                : tr("%1 GPUs: no recording yet").arg(lesson.gpusNeeded));
+        item->setText(text);
+        const QString why = note(i);
+        item->setToolTip(lesson.name + QLatin1Char('\n') + lesson.workloadPath
+                         + (recorded ? tr("\n● recorded on a real GPU: %1").arg(lesson.examplePath) : QString())
+                         + (why.isEmpty() ? QString() : QLatin1Char('\n') + why));
+    }
+}
+
 void LessonsPanel::setCanRun(bool canRun)
 {
     m_canRun = canRun;
+    updateItems();
     showCurrent();
 }
 
 void LessonsPanel::setGpuCount(int count)
 {
     m_gpuCount = count;
+    updateItems();
     showCurrent();
 }
 

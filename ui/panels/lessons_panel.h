@@ -46,6 +46,10 @@ public:
     int lessonForPath(const QString &path) const;
 
     static Lesson readLesson(const QString &workloadPath, const QString &examplesDir);
+    // What keeps lesson `index` from opening or from running here (its file's error, or the GPUs it needs
+    // and whether a recording is bundled); empty when nothing does. Shown in its item (a second line and
+    // the tooltip), never under the list, so that a click never moves the list.
+    QString note(int index) const;
 
 signals:
     // A click (or Enter) on a lesson: open it.
@@ -65,10 +69,12 @@ public:
 
 private:
     void showCurrent();
+    void updateItems();
+    bool needsMoreGpus(const Lesson &lesson) const;
 
     std::vector<Lesson> m_lessons;
     QListWidget *m_list;
-    QLabel *m_status; // why a lesson cannot be read, or that there are none
+    QLabel *m_status; // that there are no lessons
     QPushButton *m_openWorkload;
     QPushButton *m_openExample;
     QPushButton *m_compare;

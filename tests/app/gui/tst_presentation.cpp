@@ -1,13 +1,15 @@
 // Tests of the classroom: presentation mode on screens of 1280x720, 1366x768 and 1920x1080 (the offscreen
-// platform given three screens side by side), the first window fitting its screen, lessons opening on one
-// click with their key figure, and slide-ready exports (title, scale, lanes filling the height, SVG
-// clipped, transparent background, chart axes in units).
+// platform given three screens side by side), the first window fitting its screen with room for a frame,
+// the find bar and the Nsight comparison inside it, lessons opening on one click with their key figure
+// (a two-GPU lesson on a machine without GPUs included), and slide-ready exports (title, scale, lanes filling the
+// height, SVG clipped, transparent background, chart axes in units).
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QCategoryAxis>
 #include <QDockWidget>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QScreen>
 #include <QScrollArea>
@@ -23,6 +25,8 @@
 #include "ui/compare/bandwidth_size_chart.h"
 #include "ui/compare/comparison_window.h"
 #include "ui/compare/makespan_chart.h"
+#include "ui/compare/nsight_compare_view.h"
+#include "ui/panels/find_bar.h"
 #include "ui/panels/lessons_panel.h"
 #include "ui/panels/summary_panel.h"
 #include "ui/timeline/lane_model.h"
@@ -104,6 +108,81 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY2(screen->availableGeometry().contains(window.frameGeometry()),
                  qPrintable(QStringLiteral("%1x%2").arg(window.width()).arg(window.height())));
+    }
+
+    void firstWindowLeavesRoomForItsFrame()
+    {
+        // Before it is shown a window's frame is unknown; a window manager then adds a title bar, and a
+        // window as tall as the screen had its status bar (open progress, the selected range) below it.
+        QSettings().clear();
+        QScreen *screen = screenOfSize({1280, 720});
+        QVERIFY(screen);
+        MainWindow window;
+        window.setScreen(screen);
+        window.fitToScreen();
+        QVERIFY2(window.height() <= screen->availableGeometry().height() - 24,
+                 qPrintable(QStringLiteral("%1x%2").arg(window.width()).arg(window.height())));
+        QVERIFY(window.width() <= screen->availableGeometry().width());
+    }
+
+    void findBarKeepsTheWindowOnItsScreen()
+    {
+        // Ctrl+F with the lessons beside the timeline widened the window to 1316 px on a 1280 px screen, and
+        // it stayed so after Escape.
+        QSettings().clear();
+        QScreen *screen = screenOfSize({1280, 720});
+        QVERIFY(screen);
+        MainWindow window;
+        window.setScreen(screen);
+        window.move(screen->geometry().topLeft());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY2(window.openFile(example("overlap")), "overlap example");
+        QTRY_VERIFY(window.trace() != nullptr && !window.isOpening());
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("lessonsDock"));
+        QVERIFY(dock && dock->isVisible());
+        const QRect available = screen->availableGeometry();
+        QVERIFY(available.contains(window.frameGeometry()));
+        QTest::keySequence(&window, QKeySequence::Find);
+        auto *bar = window.findChild<ui::FindBar *>();
+        QVERIFY(bar);
+        QTRY_VERIFY(bar->isVisible());
+        QTest::qWait(50); // the layout's pass, and the window's answer to it
+        QVERIFY2(available.contains(window.frameGeometry()),
+                 qPrintable(QStringLiteral("with the find bar: %1 px wide").arg(window.frameGeometry().width())));
+        QVERIFY(bar->geometry().right() < window.centralWidget()->width());
+        QVERIFY(dock->isVisible());
+        QTest::keyClick(bar->nameField(), Qt::Key_Escape);
+        QTRY_VERIFY(!bar->isVisible());
+        QTest::qWait(50);
+        QVERIFY2(available.contains(window.frameGeometry()),
+                 qPrintable(QStringLiteral("after Escape: %1 px wide").arg(window.frameGeometry().width())));
+    }
+
+    void nsightComparisonFitsTheScreen_data() { presentationFitsTheScreen_data(); }
+    void nsightComparisonFitsTheScreen()
+    {
+        // It opened at 1600x1000 on every screen: its delta table and repetition selector off a 720p one.
+        QFETCH(QSize, size);
+        QScreen *screen = screenOfSize(size);
+        QVERIFY(screen);
+        MainWindow window;
+        window.setScreen(screen);
+        window.setGeometry(QRect(screen->geometry().topLeft() + QPoint(20, 40), QSize(900, 600)));
+        const QString fixtures = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/nsys-streamscope/");
+        QString error;
+        ui::NsightCompareView *view = window.compareWithNsight(fixtures + QStringLiteral("overlap.sqlite"),
+                                                               fixtures + QStringLiteral("overlap.sstrace"), &error);
+        QVERIFY2(view, qPrintable(error));
+        QVERIFY(QTest::qWaitForWindowExposed(view));
+        QTest::qWait(50);
+        QCOMPARE(view->screen(), screen);
+        QVERIFY2(screen->availableGeometry().contains(view->frameGeometry()),
+                 qPrintable(QStringLiteral("%1x%2").arg(view->width()).arg(view->height())));
+        // Where the screen has room it keeps its size.
+        if (size.height() >= 1080)
+            QCOMPARE(view->size(), QSize(1600, 1000));
     }
 
     void presentationFitsTheScreen_data()
@@ -241,6 +320,49 @@ private slots:
                     ->text()
                     .contains(QString::fromStdString(lesson.keyFigure.caption)));
         QCOMPARE(window.timeline()->keyFigureOps().size(), std::size_t(4)); // the four H2D copies
+    }
+
+    void oneClickOpensATwoGpuLesson()
+    {
+        // On a machine without GPUs the peer-copies lesson (two GPUs, recording bundled) says what it needs;
+        // that note appeared under the list on the mouse press and moved the list, so the release landed on
+        // another lesson: no click, and the previous lesson's explanation and title stayed.
+        MainWindow window;
+        QScreen *screen = screenOfSize({1280, 720});
+        window.setScreen(screen);
+        window.move(screen->geometry().topLeft());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::LessonsPanel *lessons = window.lessonsPanel();
+        lessons->setCanRun(false);
+        lessons->setGpuCount(0);
+        auto *list = lessons->findChild<QListWidget *>(QStringLiteral("lessonList"));
+        int overlap = -1, peer = -1;
+        for (int i = 0; i < int(lessons->lessons().size()); ++i) {
+            if (lessons->lessons()[std::size_t(i)].examplePath == example("overlap"))
+                overlap = i;
+            if (lessons->lessons()[std::size_t(i)].examplePath == example("peer-copies"))
+                peer = i;
+        }
+        QVERIFY2(overlap >= 0 && peer >= 0, "the overlap and peer-copies lessons with their recordings");
+        // First another lesson, as a user would have: its explanation and title are the ones to replace.
+        list->scrollToItem(list->item(overlap));
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(list->item(overlap)).center());
+        QTRY_VERIFY(window.document()->path() == example("overlap") && !window.isOpening());
+        list->scrollToItem(list->item(peer));
+        const QPoint at = list->visualItemRect(list->item(peer)).center();
+        QTest::mousePress(list->viewport(), Qt::LeftButton, {}, at);
+        QCOMPARE(list->indexAt(at).row(), peer); // still under the pointer once the press has been handled
+        QTest::mouseRelease(list->viewport(), Qt::LeftButton, {}, at);
+        QTRY_VERIFY(window.document()->path() == example("peer-copies") && !window.isOpening());
+        const ui::Lesson &lesson = lessons->lessons()[std::size_t(peer)];
+        QCOMPARE(lessons->currentLesson(), peer);
+        QCOMPARE(window.findChild<QTextBrowser *>(QStringLiteral("explanationText"))->toPlainText(),
+                 lesson.description);
+        QVERIFY2(window.windowTitle().contains(lesson.name), qPrintable(window.windowTitle()));
+        const ui::Lesson &before = lessons->lessons()[std::size_t(overlap)];
+        QVERIFY2(!window.windowTitle().contains(before.name), qPrintable(window.windowTitle()));
     }
 
     void exportsAreSlideReady()

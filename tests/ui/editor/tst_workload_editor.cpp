@@ -562,8 +562,10 @@ private slots:
         QVERIFY(panel.lessons().empty());
     }
 
-    // The bundled two-GPU lessons on a machine with fewer GPUs: the list says what they need and that no
-    // recording is bundled, and offers no run of their comparison; with two GPUs they are ordinary lessons.
+    // The bundled two-GPU lessons on a machine with fewer GPUs: each one's item says what it needs and
+    // whether a recording is bundled (a second line, the whole note in its tooltip; never a note under the
+    // list, which moved the list under a click), and its comparison is not offered to run; with two GPUs
+    // they are ordinary lessons.
     void lessonsPanelSaysWhatATwoGpuLessonNeeds()
     {
         ui::LessonsPanel panel;
@@ -576,33 +578,42 @@ private slots:
         QVERIFY(peer >= 0 && perThread >= 0);
         QCOMPARE(panel.lessons()[std::size_t(peer)].gpusNeeded, 2);
         QCOMPARE(panel.lessons()[std::size_t(perThread)].gpusNeeded, 1);
+        const bool recorded = !panel.lessons()[std::size_t(peer)].examplePath.isEmpty();
+        auto *list = panel.findChild<QListWidget *>(QStringLiteral("lessonList"));
         auto *status = panel.findChild<QLabel *>(QStringLiteral("lessonStatus"));
         auto *compare = panel.findChild<QPushButton *>(QStringLiteral("lessonCompare"));
         panel.setCanRun(true);
         panel.setGpuCount(1);
         panel.setCurrentLesson(peer);
-        QVERIFY2(status->text().contains(QStringLiteral("needs 2 GPUs; this machine has 1")),
-                 qPrintable(status->text()));
-        QVERIFY2(panel.lessons()[std::size_t(peer)].examplePath.isEmpty()
-                     ? status->text().contains(QStringLiteral("No recording of it is bundled yet"))
-                     : status->text().contains(QStringLiteral("recorded on a host with 2 GPUs")),
-                 qPrintable(status->text()));
-        QVERIFY(!status->isHidden());
+        const QString note = panel.note(peer);
+        QVERIFY2(note.contains(QStringLiteral("needs 2 GPUs; this machine has 1")), qPrintable(note));
+        QVERIFY2(recorded ? note.contains(QStringLiteral("recorded on a host with 2 GPUs"))
+                          : note.contains(QStringLiteral("No recording of it is bundled yet")),
+                 qPrintable(note));
+        QVERIFY2(list->item(peer)->toolTip().contains(note), qPrintable(list->item(peer)->toolTip()));
+        QCOMPARE(list->item(peer)->text(), panel.lessons()[std::size_t(peer)].name + QLatin1Char('\n')
+                                               + (recorded ? QStringLiteral("2 GPUs: shows its recording")
+                                                           : QStringLiteral("2 GPUs: no recording yet")));
+        QVERIFY(status->isHidden());
         QVERIFY(!compare->isEnabled());
         QVERIFY2(compare->toolTip().contains(QStringLiteral("needs 2 GPUs")), qPrintable(compare->toolTip()));
         // A one-GPU lesson on the same machine: nothing to say, and its comparison runs.
         panel.setCurrentLesson(perThread);
-        QVERIFY(status->isHidden());
+        QVERIFY(panel.note(perThread).isEmpty());
+        QCOMPARE(list->item(perThread)->text(), panel.lessons()[std::size_t(perThread)].name);
         QVERIFY(compare->isEnabled());
         // Without a usable GPU at all, the two-GPU lesson still says what it needs.
         panel.setCanRun(false);
         panel.setGpuCount(0);
         panel.setCurrentLesson(peer);
-        QVERIFY2(status->text().contains(QStringLiteral("this machine has none usable")), qPrintable(status->text()));
+        QVERIFY2(panel.note(peer).contains(QStringLiteral("this machine has none usable")),
+                 qPrintable(panel.note(peer)));
+        QVERIFY(status->isHidden());
         // With two GPUs it is an ordinary lesson.
         panel.setCanRun(true);
         panel.setGpuCount(2);
-        QVERIFY(status->isHidden());
+        QVERIFY(panel.note(peer).isEmpty());
+        QCOMPARE(list->item(peer)->text(), panel.lessons()[std::size_t(peer)].name);
         QVERIFY(compare->isEnabled());
     }
 
