@@ -183,6 +183,7 @@ private slots:
         // Where the screen has room it keeps its size.
         if (size.height() >= 1080)
             QCOMPARE(view->size(), QSize(1600, 1000));
+        saveShot(view, QStringLiteral("nsight-compare-%1x%2.png").arg(size.width()).arg(size.height()));
     }
 
     void presentationFitsTheScreen_data()
