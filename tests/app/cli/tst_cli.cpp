@@ -54,7 +54,7 @@ private:
 
 void TestCli::initTestCase()
 {
-    QVERIFY(QFile::exists(STREAMSCOPE_CLI));
+    QVERIFY2(QFile::exists(test::cliPath()), qPrintable(test::cliPath())); // $STREAMSCOPE_CLI on the GPU host
     m_gpu = cli({"devices"}).code == 0;
     qInfo() << (m_gpu ? "a GPU is present: run tests run real presets" : "no GPU: run tests check the no-GPU error");
 }

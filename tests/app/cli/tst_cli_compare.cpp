@@ -60,7 +60,7 @@ private:
 
 void TestCliCompare::initTestCase()
 {
-    QVERIFY(QFile::exists(STREAMSCOPE_CLI));
+    QVERIFY2(QFile::exists(test::cliPath()), qPrintable(test::cliPath())); // $STREAMSCOPE_CLI on the GPU host
     m_gpu = cli({"devices"}).code == 0;
     qInfo() << (m_gpu ? "a GPU is present: compare runs a real grid" : "no GPU: compare checks the no-GPU error");
 }
