@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <tuple>
 
 #include "engine/analysis/device_stats.h"
 #include "engine/analysis/transfer_edges.h"
@@ -32,31 +31,6 @@ std::vector<TransferEdge<EngineClass>> edgesOf(const Trace &trace, int repetitio
             return std::nullopt;
         return cls;
     });
-}
-// The ideal bound: the busiest single resource, as if all other work overlapped it. Each GPU has its own
-// host link (an H2D and a D2H engine) and its own SMs, and each direction between two GPUs is a link of its
-// own, so a trace of several GPUs is bound by the busiest of those, never by one GPU's class summed with
-// another's, and a trace of peer copies alone by its busiest peer direction (it read 0 ns).
-std::int64_t idealBoundOf(const Trace &trace, const Repetition &rep)
-{
-    std::map<std::tuple<int, int, int>, std::vector<std::pair<std::int64_t, std::int64_t>>> busy;
-    for (const OpRecord &op : rep.ops) {
-        if (!op.hasGpu() || op.transferEndNs() <= op.transferStartNs())
-            continue;
-        const EngineClass cls = engineClassOf(op);
-        std::tuple<int, int, int> resource;
-        if (op.kind == OpKind::CopyP2P)
-            resource = {-1, op.srcDevice, op.dstDevice};
-        else if (cls == EngineClass::H2D || cls == EngineClass::D2H || cls == EngineClass::Compute)
-            resource = {static_cast<int>(cls), deviceOf(trace, op), 0};
-        else
-            continue;
-        busy[resource].emplace_back(op.transferStartNs(), op.transferEndNs());
-    }
-    std::int64_t bound = 0;
-    for (auto &[resource, intervals] : busy)
-        bound = std::max(bound, unionLength(std::move(intervals)));
-    return bound;
 }
 } // namespace
 
@@ -231,7 +205,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     // mixed, the two-GPU lesson read 2 % overlap and 95 GB/s over a 63 GB/s link). The figures add up
     // over the GPUs: busy times are link- or engine-time, the overlap share is of what could overlap.
     const std::vector<int> devices = streamDevices(trace);
-    std::int64_t possible = 0;
+    std::int64_t possible = 0, busiestEngine = 0;
     // Concurrency is a time: the union over the GPUs of when one of them ran two ops or more (summed, two
     // GPUs' concurrency read longer than the makespan).
     std::vector<std::pair<std::int64_t, std::int64_t>> concurrent;
@@ -266,6 +240,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
         st.d2hBusyNs = saturatingAdd(st.d2hBusyNs, d2hBusy);
         st.computeBusyNs = saturatingAdd(st.computeBusyNs, computeBusy);
         possible = saturatingAdd(possible, std::min(std::max(h2dBusy, d2hBusy), computeBusy));
+        busiestEngine = std::max({busiestEngine, h2dBusy, d2hBusy, computeBusy});
     }
     st.concurrentNs = unionLength(std::move(concurrent));
     // D2D and P2P bandwidth over the union of those copies alone (they share classes with other work above).
@@ -281,7 +256,13 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     st.overlapFraction =
         possible > 0 ? static_cast<double>(st.copyComputeOverlapNs) / static_cast<double>(possible) : 0;
     st.overlapFraction = std::min(st.overlapFraction, 1.0);
-    st.idealBoundNs = idealBoundOf(trace, trace.repetitions[repetition]);
+    // The ideal bound: the busiest single resource, as if all other work overlapped it. Each GPU's H2D and
+    // D2H engines (its own host link) and SMs are resources of their own (the sweep above), and so is each
+    // direction between two GPUs (its peer link's busy time): a trace of peer copies alone read 0 ns.
+    st.peerLinks = peerLinkStats(trace, repetition);
+    st.idealBoundNs = busiestEngine;
+    for (const PeerLinkStats &l : st.peerLinks)
+        st.idealBoundNs = std::max(st.idealBoundNs, l.busyNs);
     st.efficiency = st.makespanNs > 0 ? static_cast<double>(st.idealBoundNs) / static_cast<double>(st.makespanNs) : 0;
     auto gbs = [](std::uint64_t bytes, std::int64_t ns) {
         return ns > 0 ? static_cast<double>(bytes) / static_cast<double>(ns) : 0.0;
@@ -292,7 +273,6 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     st.p2pGBs = gbs(st.p2pBytes, p2pBusy);
     st.unifiedMemory = unifiedMemoryStats(trace.repetitions[repetition]);
     st.devices = deviceStats(trace, repetition);
-    st.peerLinks = peerLinkStats(trace, repetition);
     return st;
 }
 
