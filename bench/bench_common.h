@@ -1,7 +1,7 @@
 // What the runner benchmarks share: their command line (--out FILE, --workload FILE, --reps N), medians,
 // reading the per-repetition GPU spans the runner keeps in Trace::metadata, a plain table on stdout
 // and the JSON results file (./bench-results/<name>.json unless --out says otherwise).
-// Header-only, for the bench_*.cu executables; see bench/NOTES.md for the method.
+// Header-only, for the runner benchmarks (bench_harris, bench_p2p, ...); see bench/NOTES.md for the method.
 #pragma once
 
 #include <algorithm>

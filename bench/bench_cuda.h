@@ -1,4 +1,4 @@
-// What the CUDA benchmarks' plain programs share (header-only, for bench_*.cu): an event-timed copy
+// What the CUDA benchmarks' plain programs share (header-only, for the runner benchmarks): an event-timed copy
 // loop on one non-blocking stream, the reference every "engine / plain" ratio is taken against.
 #pragma once
 

@@ -86,7 +86,7 @@ struct Config {
     const char *name;
     std::vector<CUpti_ActivityKind> kinds;
     Marks events = Marks::None;
-    std::vector<double> spans;
+    std::vector<double> spans{};
     std::size_t records = 0;
 };
 
