@@ -13,7 +13,7 @@
 #include <set>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include "engine/formats/import_common.h"
 #include "engine/model/api_names.h"
@@ -28,21 +28,71 @@ namespace streamscope::engine {
 
 namespace {
 
-using nlohmann::json;
+namespace dom = simdjson::dom;
+// One JSON value of the event being read (or of a header block): simdjson's DOM of that event alone,
+// valid until the next event is parsed.
+using Value = dom::element;
+using OptValue = std::optional<Value>;
 
-std::string typeName(const json &v)
+std::string typeName(const Value &v)
 {
-    if (v.is_null())
-        return "null";
-    if (v.is_boolean())
-        return "a boolean";
-    if (v.is_number())
-        return "a number";
-    if (v.is_string())
-        return "a string";
-    if (v.is_array())
-        return "an array";
+    switch (v.type()) {
+    case dom::element_type::NULL_VALUE: return "null";
+    case dom::element_type::BOOL: return "a boolean";
+    case dom::element_type::INT64:
+    case dom::element_type::UINT64:
+    case dom::element_type::DOUBLE: return "a number";
+    case dom::element_type::STRING: return "a string";
+    case dom::element_type::ARRAY: return "an array";
+    case dom::element_type::OBJECT: break;
+    }
     return "an object";
+}
+
+bool isString(const Value &v)
+{
+    return v.type() == dom::element_type::STRING;
+}
+bool isInteger(const Value &v)
+{
+    return v.type() == dom::element_type::INT64 || v.type() == dom::element_type::UINT64;
+}
+bool isArray(const Value &v)
+{
+    return v.type() == dom::element_type::ARRAY;
+}
+bool isObject(const Value &v)
+{
+    return v.type() == dom::element_type::OBJECT;
+}
+bool isNull(const Value &v)
+{
+    return v.type() == dom::element_type::NULL_VALUE;
+}
+// Only for a value that isString().
+std::string_view stringOf(const Value &v)
+{
+    return v.get_string().value_unsafe();
+}
+// Only for a value that isInteger(): an unsigned one beyond int64 wraps, as nlohmann's get<int64_t> did.
+std::int64_t looseInteger(const Value &v)
+{
+    return v.type() == dom::element_type::UINT64 ? static_cast<std::int64_t>(v.get_uint64().value_unsafe())
+                                                 : v.get_int64().value_unsafe();
+}
+// Only for an array: its elements in order.
+dom::array arrayOf(const Value &v)
+{
+    return v.get_array().value_unsafe();
+}
+
+// The value's JSON text, compact (for ids that are neither strings nor integers).
+std::string compactJson(const Value &v)
+{
+    if (isInteger(v))
+        return v.type() == dom::element_type::UINT64 ? std::to_string(v.get_uint64().value_unsafe())
+                                                     : std::to_string(v.get_int64().value_unsafe());
+    return simdjson::minify(v);
 }
 
 // Typed access to JSON values with errors that name the file and the JSON path.
@@ -54,80 +104,81 @@ public:
     {
         throw Error(ErrorKind::InvalidInput, m_file + ": " + path + ": " + what);
     }
-    [[noreturn]] void wrongType(const std::string &path, const json &v, const char *expected) const
+    [[noreturn]] void wrongType(const std::string &path, const Value &v, const char *expected) const
     {
         fail(path, std::string("expected ") + expected + ", found " + typeName(v));
     }
 
-    const json *find(const json &obj, const char *key) const
+    // The member `key` of an object (none for another value, as for an object without it).
+    OptValue find(const Value &obj, std::string_view key) const
     {
-        auto it = obj.find(key);
-        return it == obj.end() ? nullptr : &*it;
+        Value out;
+        if (!isObject(obj) || obj.at_key(key).get(out) != simdjson::SUCCESS)
+            return std::nullopt;
+        return out;
     }
-    std::int64_t integer(const json &obj, const char *key, const std::string &path) const
+    std::int64_t integer(const Value &obj, const char *key, const std::string &path) const
     {
-        const json *v = find(obj, key);
+        const OptValue v = find(obj, key);
         if (!v)
             fail(path + "/" + key, "missing (an integer is required)");
         return integerValue(*v, path + "/" + key);
     }
-    std::int64_t integerValue(const json &v, const std::string &path) const
+    std::int64_t integerValue(const Value &v, const std::string &path) const
     {
-        if (v.is_number_unsigned()) {
-            if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))
-                fail(path, "integer out of range");
-            return static_cast<std::int64_t>(v.get<std::uint64_t>());
-        }
-        if (v.is_number_integer())
-            return v.get<std::int64_t>();
+        if (v.type() == dom::element_type::UINT64) // simdjson keeps int64 for every value that fits one
+            fail(path, "integer out of range");
+        if (v.type() == dom::element_type::INT64)
+            return v.get_int64().value_unsafe();
         wrongType(path, v, "an integer");
     }
-    std::optional<std::int64_t> optionalInteger(const json &obj, const char *key, const std::string &path) const
+    std::optional<std::int64_t> optionalInteger(const Value &obj, const char *key, const std::string &path) const
     {
-        const json *v = find(obj, key);
-        if (!v || v->is_null())
+        const OptValue v = find(obj, key);
+        if (!v || isNull(*v))
             return std::nullopt;
         return integerValue(*v, path + "/" + key);
     }
-    std::string text(const json &obj, const char *key, const std::string &path) const
+    // A string member; the view lives as long as the value it was read from.
+    std::string_view text(const Value &obj, const char *key, const std::string &path) const
     {
-        const json *v = find(obj, key);
+        const OptValue v = find(obj, key);
         if (!v)
             fail(path + "/" + key, "missing (a string is required)");
-        if (!v->is_string())
+        if (!isString(*v))
             wrongType(path + "/" + key, *v, "a string");
-        return v->get<std::string>();
+        return stringOf(*v);
     }
-    std::optional<std::string> optionalText(const json &obj, const char *key, const std::string &path) const
+    std::optional<std::string_view> optionalText(const Value &obj, const char *key, const std::string &path) const
     {
-        const json *v = find(obj, key);
-        if (!v || v->is_null())
+        const OptValue v = find(obj, key);
+        if (!v || isNull(*v))
             return std::nullopt;
-        if (!v->is_string())
+        if (!isString(*v))
             wrongType(path + "/" + key, *v, "a string");
-        return v->get<std::string>();
+        return stringOf(*v);
     }
-    bool optionalBool(const json &obj, const char *key, const std::string &path) const
+    bool optionalBool(const Value &obj, const char *key, const std::string &path) const
     {
-        const json *v = find(obj, key);
-        if (!v || v->is_null())
+        const OptValue v = find(obj, key);
+        if (!v || isNull(*v))
             return false;
-        if (!v->is_boolean())
+        if (v->type() != dom::element_type::BOOL)
             wrongType(path + "/" + key, *v, "true or false");
-        return v->get<bool>();
+        return v->get_bool().value_unsafe();
     }
     // Microseconds (integer or fractional) to integer nanoseconds, exact for the integer part so
     // that epoch-based Kineto timestamps (~1.7e15 us) lose nothing.
-    std::int64_t micros(const json &obj, const char *key, const std::string &path) const
+    std::int64_t micros(const Value &obj, const char *key, const std::string &path) const
     {
-        const json *v = find(obj, key);
+        const OptValue v = find(obj, key);
         if (!v)
             fail(path + "/" + key, "missing (a time in microseconds is required)");
-        if (v->is_number_integer())
+        if (isInteger(*v))
             return checkedTimes1000(integerValue(*v, path + "/" + key), path + "/" + key);
-        if (!v->is_number_float())
+        if (v->type() != dom::element_type::DOUBLE)
             wrongType(path + "/" + key, *v, "a number (microseconds)");
-        const double us = v->get<double>();
+        const double us = v->get_double().value_unsafe();
         if (!std::isfinite(us) || std::fabs(us) > 9.0e15)
             fail(path + "/" + key, "time out of range");
         const double whole = std::floor(us);
@@ -174,10 +225,10 @@ std::string lowered(std::string s)
 
 enum class Category { Kernel, Memcpy, Memset, GpuOther, Runtime, HostWork, HostRange, Ignored };
 
-Category categoryOf(const std::string &cat)
+Category categoryOf(std::string_view cat)
 {
     // Kineto's current names, its older capitalised ones, and StreamScope's own gpu_op / host_work.
-    const std::string c = lowered(cat);
+    const std::string c = lowered(std::string(cat));
     if (c == "kernel")
         return Category::Kernel;
     if (c == "gpu_memcpy" || c == "memcpy")
@@ -238,13 +289,13 @@ void parseMemcpyName(std::string_view name, OpRecord &op)
 }
 
 // A Chrome pid or tid: an integer or (Kineto's "Spans", "Traces") a string.
-std::string idKey(const json *v)
+std::string idKey(const OptValue &v)
 {
     if (!v)
         return "";
-    if (v->is_string())
-        return "s:" + v->get<std::string>();
-    return v->dump();
+    if (isString(*v))
+        return "s:" + std::string(stringOf(*v));
+    return compactJson(*v);
 }
 
 // An op as read, before host calls are linked to GPU ops: a GPU slice, or an API call (its host part,
@@ -271,27 +322,56 @@ struct LaneKeyHash {
     }
 };
 
+namespace od = simdjson::ondemand;
+
+std::string typeName(od::json_type t)
+{
+    switch (t) {
+    case od::json_type::array: return "an array";
+    case od::json_type::object: return "an object";
+    case od::json_type::number: return "a number";
+    case od::json_type::string: return "a string";
+    case od::json_type::boolean: return "a boolean";
+    case od::json_type::null: return "null";
+    }
+    return "a value";
+}
+
+constexpr std::size_t kProgressStep = 256 << 10;
+
 class ChromeImporter {
 public:
-    ChromeImporter(const json &root, const std::string &file) : m_root(root), m_r(file) { }
+    // `text` stays unchanged and must outlive the importer (the names of what is read are views into it
+    // until they are interned).
+    ChromeImporter(simdjson::padded_string_view text, const std::string &file, const LoadControl &control, double from,
+                   double to) :
+        m_text(text),
+        m_r(file), m_control(control), m_from(from), m_to(to)
+    {
+    }
 
+    // Two walks of simdjson's on-demand parser over the text, neither of which builds the document: the
+    // first reads the top-level members other than traceEvents (the streamscope block, deviceProperties
+    // and distributedInfo, whose meaning the events depend on, wherever they stand) and skips the events;
+    // the second reads the events one at a time, each as a DOM of that event alone that the next one
+    // replaces. What stays is what the trace keeps.
     Trace run()
     {
-        const json *events = &m_root;
-        std::string eventsPath = "";
-        if (m_root.is_object()) {
-            events = m_r.find(m_root, "traceEvents");
-            if (!events)
-                m_r.fail("/traceEvents",
-                         "missing: a Chrome trace is an object with a traceEvents array, or an array of events");
+        od::document doc;
+        simdjson::error_code err = m_parser.iterate(m_text).get(doc);
+        if (err)
+            syntax(err);
+        od::json_type rootType{};
+        if ((err = doc.type().get(rootType)))
+            syntax(err);
+        std::string eventsPath;
+        std::size_t eventsField = 0;
+        if (rootType == od::json_type::object) {
             eventsPath = "/traceEvents";
-            if (!events->is_array())
-                m_r.wrongType(eventsPath, *events, "an array of events");
-            readStreamscopeBlock();
-            readDeviceProperties();
-            readDistributedInfo();
-        } else if (!m_root.is_array()) {
-            m_r.wrongType("/", m_root, "an object with a traceEvents array, or an array of events");
+            eventsField = readHeader(doc);
+        } else if (rootType != od::json_type::array) {
+            m_r.fail("/",
+                     "expected an object with a traceEvents array, or an array of events, found " + typeName(rootType));
         }
         m_trace.source = m_ours ? m_trace.source : "chrome-json";
         if (!m_ours)
@@ -301,8 +381,32 @@ public:
             m_trace.title = std::filesystem::path(m_r.file()).filename().string();
         m_trace.metadata["importer"] = "chrome-json";
 
-        for (m_eventIndex = 0; m_eventIndex < events->size(); ++m_eventIndex)
-            readEvent((*events)[m_eventIndex], eventsPath + "/" + std::to_string(m_eventIndex));
+        doc.rewind();
+        od::array events;
+        if (rootType == od::json_type::object) {
+            od::object root;
+            if ((err = doc.get_object().get(root)))
+                syntax(err);
+            std::size_t field = 0;
+            for (auto member : root) {
+                od::field f;
+                if ((err = std::move(member).get(f)))
+                    syntax(err);
+                if (field++ == eventsField) {
+                    if ((err = f.value().get_array().get(events)))
+                        syntax(err);
+                    readEvents(events, eventsPath);
+                    break;
+                }
+            }
+        } else {
+            if ((err = doc.get_array().get(events)))
+                syntax(err);
+            readEvents(events, eventsPath);
+            checkAtEnd(doc);
+        }
+        m_control.checkCancelled();
+        m_control.report("importing", m_from + (m_to - m_from) * 0.9);
         if (!m_ours && m_gpuOps.empty() && m_calls.empty())
             m_r.fail(
                 eventsPath.empty() ? "/" : eventsPath,
@@ -315,22 +419,144 @@ public:
     }
 
 private:
-    void readStreamscopeBlock()
+    // simdjson says what but not where: the text's first syntax error is found again (one linear pass of
+    // nlohmann's SAX parser, which builds nothing, only on this path) to name its line and column.
+    [[noreturn]] void syntax(simdjson::error_code err) const
     {
-        const json *block = m_r.find(m_root, "streamscope");
-        if (!block)
-            return;
+        const std::string_view text(m_text.data(), m_text.size());
+        if (err == simdjson::MEMALLOC)
+            throw Error(ErrorKind::Io, m_r.file() + ": not enough memory to read it ("
+                                           + limits::describeBytes(text.size()) + " of JSON)");
+        if (text.empty())
+            throw Error(ErrorKind::InvalidInput, m_r.file() + ": not valid JSON (the file is empty)");
+        if (const auto e = findJsonSyntaxError(text))
+            throw Error(ErrorKind::InvalidInput,
+                        m_r.file() + ":" + lineColumnOfByte(text, e->offset) + ": not valid JSON (" + e->message + ")");
+        throw Error(ErrorKind::InvalidInput, m_r.file() + ": not valid JSON (" + simdjson::error_message(err) + ")");
+    }
+
+    // The JSON text of a value, to be parsed on its own (a view into the text).
+    std::string_view rawJson(od::value &value)
+    {
+        od::json_type type{};
+        simdjson::error_code err = value.type().get(type);
+        std::string_view raw;
+        if (!err) {
+            if (type == od::json_type::object) {
+                od::object o;
+                if (!(err = value.get_object().get(o)))
+                    err = o.raw_json().get(raw);
+            } else if (type == od::json_type::array) {
+                od::array a;
+                if (!(err = value.get_array().get(a)))
+                    err = a.raw_json().get(raw);
+            } else {
+                raw = value.raw_json_token();
+            }
+        }
+        if (err)
+            syntax(err);
+        return raw;
+    }
+
+    // Nothing but white space after the top-level value.
+    void checkAtEnd(od::document &doc) const
+    {
+        const char *at = nullptr;
+        if (doc.current_location().get(at) == simdjson::SUCCESS)
+            syntax(simdjson::TRAILING_CONTENT);
+    }
+
+    // The JSON text of the value `raw` (a view into the text, which is padded) as a DOM of its own.
+    Value parseValue(std::string_view raw)
+    {
+        Value v;
+        if (const auto err = m_dom.parse(raw.data(), raw.size(), false).get(v))
+            syntax(err);
+        return v;
+    }
+
+    // The first walk: the top-level members. Returns the position of traceEvents among them (the last
+    // one where a key repeats, as for every member).
+    std::size_t readHeader(od::document &doc)
+    {
+        od::object root;
+        simdjson::error_code err = doc.get_object().get(root);
+        if (err)
+            syntax(err);
+        std::optional<std::string_view> block, props, info;
+        std::optional<std::size_t> eventsField;
+        std::size_t field = 0;
+        for (auto member : root) {
+            od::field f;
+            if ((err = std::move(member).get(f)))
+                syntax(err);
+            std::string_view key;
+            if ((err = f.unescaped_key().get(key)))
+                syntax(err);
+            od::value value = f.value();
+            if (key == "traceEvents") {
+                od::json_type type{};
+                if ((err = value.type().get(type)))
+                    syntax(err);
+                if (type != od::json_type::array)
+                    m_r.fail("/traceEvents", "expected an array of events, found " + typeName(type));
+                eventsField = field;
+            } else if (key == "streamscope" || key == "deviceProperties" || key == "distributedInfo") {
+                (key == "streamscope" ? block : key == "deviceProperties" ? props : info) = rawJson(value);
+            }
+            ++field; // other members are skipped, unread
+        }
+        checkAtEnd(doc);
+        if (!eventsField)
+            m_r.fail("/traceEvents",
+                     "missing: a Chrome trace is an object with a traceEvents array, or an array of events");
+        if (block)
+            readStreamscopeBlock(parseValue(*block));
+        if (props)
+            readDeviceProperties(parseValue(*props));
+        if (info)
+            readDistributedInfo(parseValue(*info));
+        return *eventsField;
+    }
+
+    // The second walk: each event, in order, read as it comes.
+    void readEvents(od::array &events, const std::string &eventsPath)
+    {
+        const char *const begin = m_text.data();
+        std::size_t nextReport = kProgressStep;
+        m_eventIndex = 0;
+        for (auto element : events) {
+            od::value value;
+            if (const auto err = std::move(element).get(value))
+                syntax(err);
+            const std::string_view raw = rawJson(value);
+            const auto at = static_cast<std::size_t>(raw.data() - begin);
+            if (at >= nextReport) {
+                nextReport = at + kProgressStep;
+                m_control.checkCancelled();
+                m_control.report("importing", m_from
+                                                  + (m_to - m_from) * 0.9 * static_cast<double>(at)
+                                                        / static_cast<double>(std::max<std::size_t>(1, m_text.size())));
+            }
+            readEvent(parseValue(raw), eventsPath + "/" + std::to_string(m_eventIndex));
+            ++m_eventIndex;
+        }
+    }
+
+    void readStreamscopeBlock(const Value &block)
+    {
         const std::string p = "/streamscope";
-        if (!block->is_object())
-            m_r.wrongType(p, *block, "an object");
-        if (m_r.text(*block, "format", p) != "streamscope-chrome")
+        if (!isObject(block))
+            m_r.wrongType(p, block, "an object");
+        if (m_r.text(block, "format", p) != "streamscope-chrome")
             m_r.fail(p + "/format", "expected \"streamscope-chrome\"");
         m_ours = true;
-        m_origin = m_r.integer(*block, "originNs", p);
+        m_origin = m_r.integer(block, "originNs", p);
         m_trace.formatVersion =
-            static_cast<int>(m_r.optionalInteger(*block, "traceFormatVersion", p).value_or(kTraceFormatVersion));
-        m_trace.source = m_r.optionalText(*block, "source", p).value_or("streamscope");
-        if (const auto timing = m_r.optionalText(*block, "timing", p)) {
+            static_cast<int>(m_r.optionalInteger(block, "traceFormatVersion", p).value_or(kTraceFormatVersion));
+        m_trace.source = m_r.optionalText(block, "source", p).value_or("streamscope");
+        if (const auto timing = m_r.optionalText(block, "timing", p)) {
             const auto t = timingSourceFromString(*timing);
             if (!t)
                 m_r.fail(p + "/timing", "expected \"cupti\", \"events\" or \"profiler\"");
@@ -338,26 +564,27 @@ private:
         } else {
             m_trace.timing = m_trace.source == "streamscope" ? TimingSource::Events : TimingSource::Profiler;
         }
-        m_trace.timingNote = m_r.optionalText(*block, "timingNote", p).value_or("");
-        m_trace.title = m_r.optionalText(*block, "title", p).value_or("");
-        m_trace.toolVersion = m_r.optionalText(*block, "toolVersion", p).value_or("");
-        m_trace.hostName = m_r.optionalText(*block, "hostName", p).value_or("");
-        m_trace.createdUtc = m_r.optionalText(*block, "createdUtc", p).value_or("");
+        m_trace.timingNote = m_r.optionalText(block, "timingNote", p).value_or("");
+        m_trace.title = m_r.optionalText(block, "title", p).value_or("");
+        m_trace.toolVersion = m_r.optionalText(block, "toolVersion", p).value_or("");
+        m_trace.hostName = m_r.optionalText(block, "hostName", p).value_or("");
+        m_trace.createdUtc = m_r.optionalText(block, "createdUtc", p).value_or("");
         // Each object of the required array `key`, with its JSON path.
         auto forEachObject = [&](const char *key, auto &&read) {
-            const json *v = m_r.find(*block, key);
+            const OptValue v = m_r.find(block, key);
             if (!v)
                 m_r.fail(p + "/" + key, "missing (an array is required)");
-            if (!v->is_array())
+            if (!isArray(*v))
                 m_r.wrongType(p + "/" + key, *v, "an array");
-            for (std::size_t i = 0; i < v->size(); ++i) {
-                const std::string at = p + "/" + key + "/" + std::to_string(i);
-                if (!(*v)[i].is_object())
-                    m_r.wrongType(at, (*v)[i], "an object");
-                read((*v)[i], at);
+            std::size_t i = 0;
+            for (const Value item : arrayOf(*v)) {
+                const std::string at = p + "/" + key + "/" + std::to_string(i++);
+                if (!isObject(item))
+                    m_r.wrongType(at, item, "an object");
+                read(item, at);
             }
         };
-        forEachObject("streams", [&](const json &s, const std::string &sp) {
+        forEachObject("streams", [&](const Value &s, const std::string &sp) {
             StreamInfo info;
             info.name = m_r.text(s, "name", sp);
             info.device = static_cast<int>(m_r.integer(s, "device", sp));
@@ -369,14 +596,14 @@ private:
                                  static_cast<int>(m_trace.streams.size()));
             m_trace.streams.push_back(info);
         });
-        forEachObject("hostThreads", [&](const json &t, const std::string &tp) {
+        forEachObject("hostThreads", [&](const Value &t, const std::string &tp) {
             HostThreadInfo info;
             info.name = m_r.text(t, "name", tp);
             info.nativeId = static_cast<std::uint64_t>(m_r.optionalInteger(t, "nativeId", tp).value_or(0));
             info.processId = m_r.optionalInteger(t, "processId", tp).value_or(-1);
             m_trace.hostThreads.push_back(info);
         });
-        forEachObject("devices", [&](const json &d, const std::string &dp) {
+        forEachObject("devices", [&](const Value &d, const std::string &dp) {
             DeviceInfo info;
             info.index = static_cast<int>(m_r.integer(d, "index", dp));
             info.name = m_r.optionalText(d, "name", dp).value_or("");
@@ -388,40 +615,36 @@ private:
             info.pciBusId = m_r.optionalText(d, "pciBusId", dp).value_or("");
             m_trace.devices.push_back(info);
         });
-        if (const json *meta = m_r.find(*block, "metadata"); meta && meta->is_object())
-            for (auto it = meta->begin(); it != meta->end(); ++it)
-                if (it.value().is_string())
-                    m_trace.metadata[it.key()] = it.value().get<std::string>();
+        if (const OptValue meta = m_r.find(block, "metadata"); meta && isObject(*meta)) {
+            const dom::object members = meta->get_object().value_unsafe();
+            for (const auto [key, value] : members)
+                if (isString(value))
+                    m_trace.metadata[std::string(key)] = std::string(stringOf(value));
+        }
     }
 
     // The PyTorch profiler's distributedInfo: which rank of a distributed job the trace is (the timeline
     // names the process by it).
-    void readDistributedInfo()
+    void readDistributedInfo(const Value &info)
     {
-        if (m_ours)
-            return;
-        const json *info = m_r.find(m_root, "distributedInfo");
-        if (!info || !info->is_object())
+        if (m_ours || !isObject(info))
             return;
         // Informational only: a value of another type is left out rather than refused.
         for (const char *key : {"rank", "world_size"})
-            if (const json *v = m_r.find(*info, key); v && v->is_number_integer())
-                m_trace.metadata[key] = std::to_string(v->get<std::int64_t>());
+            if (const OptValue v = m_r.find(info, key); v && isInteger(*v))
+                m_trace.metadata[key] = std::to_string(looseInteger(*v));
     }
 
-    void readDeviceProperties()
+    void readDeviceProperties(const Value &props)
     {
         if (m_ours)
             return;
-        const json *props = m_r.find(m_root, "deviceProperties");
-        if (!props)
-            return;
-        if (!props->is_array())
-            m_r.wrongType("/deviceProperties", *props, "an array");
-        for (std::size_t i = 0; i < props->size(); ++i) {
-            const std::string p = "/deviceProperties/" + std::to_string(i);
-            const json &d = (*props)[i];
-            if (!d.is_object())
+        if (!isArray(props))
+            m_r.wrongType("/deviceProperties", props, "an array");
+        std::size_t i = 0;
+        for (const Value d : arrayOf(props)) {
+            const std::string p = "/deviceProperties/" + std::to_string(i++);
+            if (!isObject(d))
                 m_r.wrongType(p, d, "an object");
             DeviceInfo info;
             info.index = static_cast<int>(m_r.integer(d, "id", p));
@@ -434,11 +657,11 @@ private:
         }
     }
 
-    void readEvent(const json &e, const std::string &path)
+    void readEvent(const Value &e, const std::string &path)
     {
-        if (!e.is_object())
+        if (!isObject(e))
             m_r.wrongType(path, e, "an event object");
-        const std::string ph = m_r.text(e, "ph", path);
+        const std::string_view ph = m_r.text(e, "ph", path);
         if (ph == "M") {
             readMetadataEvent(e, path);
             return;
@@ -458,20 +681,19 @@ private:
         if (category == Category::Ignored)
             return;
         if (category == Category::HostRange) {
-            readHostRange(e, path, *hostRangeCategoryFromString(lowered(*cat)));
+            readHostRange(e, path, *hostRangeCategoryFromString(lowered(std::string(*cat))));
             return;
         }
-        const std::string name = m_r.text(e, "name", path);
+        const std::string_view name = m_r.text(e, "name", path);
         const std::int64_t ts = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
         const std::int64_t dur = m_r.micros(e, "dur", path);
         if (dur < 0)
             m_r.fail(path + "/dur", "negative duration");
         m_r.checkEnd(ts, dur, path + "/dur");
-        const json *args = m_r.find(e, "args");
-        if (args && !args->is_object())
+        const OptValue args = m_r.find(e, "args");
+        if (args && !isObject(*args))
             m_r.wrongType(path + "/args", *args, "an object");
-        static const json kNoArgs = json::object();
-        const json &a = args ? *args : kNoArgs;
+        const Value &a = args ? *args : m_noArgs;
         const std::string ap = path + "/args";
 
         if (category == Category::Runtime || category == Category::HostWork) {
@@ -542,8 +764,8 @@ private:
             std::int64_t device = 0;
             if (auto d = m_r.optionalInteger(a, "device", ap))
                 device = *d;
-            else if (const json *pid = m_r.find(e, "pid"); pid && pid->is_number_integer())
-                device = pid->get<std::int64_t>(); // Kineto puts GPU d on pid d
+            else if (const OptValue pid = m_r.find(e, "pid"); pid && isInteger(*pid))
+                device = looseInteger(*pid); // Kineto puts GPU d on pid d
             op.stream = streamIndex(device, stream);
             if (op.correlation == 0)
                 m_gpuFlowPending.push_back(
@@ -555,25 +777,27 @@ private:
     // A kernel's launch details from its args, as Kineto writes them ("grid": [x, y, z], "block",
     // "shared memory", "registers per thread") and StreamScope's export adds ("static shared memory",
     // "dynamic shared memory", "demangled"). Returns the index into m_launches, -1 when the args have none.
-    std::int32_t readLaunchArgs(const json &a, const std::string &ap)
+    std::int32_t readLaunchArgs(const Value &a, const std::string &ap)
     {
         KernelLaunch l;
         bool any = false;
         auto dims = [&](const char *key, std::uint32_t(&out)[3]) {
-            const json *v = m_r.find(a, key);
-            if (!v || v->is_null())
+            const OptValue v = m_r.find(a, key);
+            if (!v || isNull(*v))
                 return;
             const std::string p = ap + "/" + key;
-            if (!v->is_array() || v->empty() || v->size() > 3)
+            const std::size_t n = isArray(*v) ? arrayOf(*v).size() : 0;
+            if (n == 0 || n > 3)
                 m_r.wrongType(p, *v, "an array of one to three integers");
-            for (std::size_t i = 0; i < v->size(); ++i) {
-                const std::int64_t x = m_r.integerValue((*v)[i], p + "/" + std::to_string(i));
+            std::size_t i = 0;
+            for (const Value item : arrayOf(*v)) {
+                const std::int64_t x = m_r.integerValue(item, p + "/" + std::to_string(i));
                 if (x < 0 || x > std::numeric_limits<std::uint32_t>::max())
                     m_r.fail(p + "/" + std::to_string(i),
                              "a launch dimension of " + std::to_string(x) + " is not possible");
-                out[i] = static_cast<std::uint32_t>(x);
+                out[i++] = static_cast<std::uint32_t>(x);
             }
-            for (std::size_t i = v->size(); i < 3; ++i)
+            for (i = n; i < 3; ++i)
                 out[i] = 1; // "grid": [64] is 64 x 1 x 1
             any = true;
         };
@@ -607,13 +831,12 @@ private:
 
     // A host range: Kineto's cpu_op, user_annotation and python_function slices (on their pid/tid), and
     // the NVTX and CPU ranges of StreamScope's own export (on the thread its ss_thread arg names).
-    void readHostRange(const json &e, const std::string &path, HostRangeCategory category)
+    void readHostRange(const Value &e, const std::string &path, HostRangeCategory category)
     {
-        const json *args = m_r.find(e, "args");
-        if (args && !args->is_object())
+        const OptValue args = m_r.find(e, "args");
+        if (args && !isObject(*args))
             m_r.wrongType(path + "/args", *args, "an object");
-        static const json kNoArgs = json::object();
-        const json &a = args ? *args : kNoArgs;
+        const Value &a = args ? *args : m_noArgs;
         const std::string ap = path + "/args";
         HostRange h;
         h.category = category;
@@ -645,22 +868,22 @@ private:
     }
 
     // A unified-memory slice of StreamScope's export: a driver record of a repetition.
-    void readActivity(const json &e, const std::string &path)
+    void readActivity(const Value &e, const std::string &path)
     {
         const std::string ap = path + "/args";
-        const json *args = m_r.find(e, "args");
-        if (!args || !args->is_object())
+        const OptValue args = m_r.find(e, "args");
+        if (!args || !isObject(*args))
             m_r.fail(ap, "a unified_memory slice needs its args (kind, detail, value, address, op, repetition)");
         ActivityRecord a;
-        const std::string kind = m_r.text(*args, "kind", ap);
+        const std::string_view kind = m_r.text(*args, "kind", ap);
         const auto k = activityKindFromString(kind);
         if (!k)
-            m_r.fail(ap + "/kind", "unknown activity kind \"" + kind + "\"");
+            m_r.fail(ap + "/kind", "unknown activity kind \"" + std::string(kind) + "\"");
         a.kind = *k;
-        const std::string detail = m_r.text(*args, "detail", ap);
+        const std::string_view detail = m_r.text(*args, "detail", ap);
         const auto d = activityDetailFromString(detail);
         if (!d)
-            m_r.fail(ap + "/detail", "unknown activity detail \"" + detail + "\"");
+            m_r.fail(ap + "/detail", "unknown activity detail \"" + std::string(detail) + "\"");
         a.detail = *d;
         const std::int64_t value = m_r.integer(*args, "value", ap);
         const std::int64_t address = m_r.integer(*args, "address", ap);
@@ -685,7 +908,7 @@ private:
     }
 
     // StreamScope's own args: kind, op_index, repetition, memory kinds, api, flags.
-    void readOpArgs(const json &a, const std::string &ap, OpRecord &op, int &repetition)
+    void readOpArgs(const Value &a, const std::string &ap, OpRecord &op, int &repetition)
     {
         // The stream: ss_stream where the export wrote one (streams sharing a device and native id),
         // else the one stream of /streamscope/streams with this device and native id.
@@ -700,7 +923,7 @@ private:
         if (const auto kind = m_r.optionalText(a, "kind", ap)) {
             const auto k = opKindFromString(*kind);
             if (!k)
-                m_r.fail(ap + "/kind", "unknown op kind \"" + *kind + "\"");
+                m_r.fail(ap + "/kind", "unknown op kind \"" + std::string(*kind) + "\"");
             op.kind = *k;
         }
         op.opIndex = static_cast<int>(m_r.optionalInteger(a, "op_index", ap).value_or(-1));
@@ -711,7 +934,7 @@ private:
                 return MemKind::None;
             const auto m = memKindFromString(*s);
             if (!m)
-                m_r.fail(ap + "/" + key, "unknown memory kind \"" + *s + "\"");
+                m_r.fail(ap + "/" + key, "unknown memory kind \"" + std::string(*s) + "\"");
             return *m;
         };
         op.srcMem = mem("src_mem");
@@ -719,7 +942,7 @@ private:
         if (const auto api = m_r.optionalText(a, "api", ap)) {
             const auto c = copyApiFromString(*api);
             if (!c)
-                m_r.fail(ap + "/api", "unknown copy API \"" + *api + "\"");
+                m_r.fail(ap + "/api", "unknown copy API \"" + std::string(*api) + "\"");
             op.api = *c;
         }
         const std::int64_t flags = m_r.optionalInteger(a, "flags", ap).value_or(0);
@@ -734,7 +957,7 @@ private:
         if (const auto t = m_r.optionalText(a, "channel_type", ap)) {
             const auto c = channelTypeFromString(*t);
             if (!c)
-                m_r.fail(ap + "/channel_type", "unknown channel type \"" + *t + "\"");
+                m_r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*t) + "\"");
             op.channelType = *c;
         }
         op.driverSrcMem = mem("driver_src_mem");
@@ -746,38 +969,38 @@ private:
         }
     }
 
-    void readMetadataEvent(const json &e, const std::string &path)
+    void readMetadataEvent(const Value &e, const std::string &path)
     {
         if (m_ours)
             return;
         const auto name = m_r.optionalText(e, "name", path);
         if (!name || *name != "thread_name")
             return;
-        const json *args = m_r.find(e, "args");
-        if (!args || !args->is_object())
+        const OptValue args = m_r.find(e, "args");
+        if (!args || !isObject(*args))
             return;
         if (const auto n = m_r.optionalText(*args, "name", path + "/args"))
             m_threadNames[idKey(m_r.find(e, "pid")) + "/" + idKey(m_r.find(e, "tid"))] = *n;
     }
 
-    void readFlow(const json &e, const std::string &path, bool start)
+    void readFlow(const Value &e, const std::string &path, bool start)
     {
         if (m_ours)
             return; // bind_id pairs host and GPU slices already
         const auto cat = m_r.optionalText(e, "cat", path);
         if (!cat || (*cat != "ac2g" && *cat != "async_cpu_to_gpu"))
             return;
-        const json *id = m_r.find(e, "id");
+        const OptValue id = m_r.find(e, "id");
         if (!id)
             m_r.fail(path + "/id", "missing (a flow needs an id)");
-        const std::int64_t flowId =
-            id->is_string() ? static_cast<std::int64_t>(std::hash<std::string>()(id->get<std::string>()) >> 1)
-                            : m_r.integerValue(*id, path + "/id");
+        const std::int64_t flowId = isString(*id)
+                                        ? static_cast<std::int64_t>(std::hash<std::string_view>()(stringOf(*id)) >> 1)
+                                        : m_r.integerValue(*id, path + "/id");
         LaneKey key{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), m_r.micros(e, "ts", path)};
         (start ? m_flowStarts : m_flowEnds).emplace(std::move(key), static_cast<std::uint64_t>(flowId));
     }
 
-    std::uint64_t bindId(const json &e, const std::string &path) const
+    std::uint64_t bindId(const Value &e, const std::string &path) const
     {
         const auto id = m_r.optionalInteger(e, "bind_id", path);
         if (id && *id <= 0)
@@ -785,7 +1008,7 @@ private:
         return id ? static_cast<std::uint64_t>(*id) : 0;
     }
 
-    int hostThread(const json *pid, const json *tid)
+    int hostThread(const OptValue &pid, const OptValue &tid)
     {
         const std::string key = idKey(pid) + "/" + idKey(tid);
         auto it = m_threadIndex.find(key);
@@ -795,20 +1018,20 @@ private:
         HostThreadInfo t;
         // Kineto writes some thread ids as a signed 32-bit number (a pthread id cut to 32 bits: "tid":
         // -1220540864); they read as the OS prints them, unsigned (3074426432).
-        std::string tidText = tid && tid->is_string() ? tid->get<std::string>() : tid ? tid->dump() : "?";
-        if (tid && tid->is_number_integer()) {
-            std::int64_t id = tid->get<std::int64_t>();
+        std::string tidText = tid && isString(*tid) ? std::string(stringOf(*tid)) : tid ? compactJson(*tid) : "?";
+        if (tid && isInteger(*tid)) {
+            std::int64_t id = looseInteger(*tid);
             if (id < 0 && id >= std::numeric_limits<std::int32_t>::min())
                 id += std::int64_t(1) << 32;
             t.nativeId = static_cast<std::uint64_t>(id);
             tidText = std::to_string(t.nativeId);
         }
-        if (pid && pid->is_number_integer() && pid->get<std::int64_t>() >= 0)
-            t.processId = pid->get<std::int64_t>();
+        if (pid && isInteger(*pid) && looseInteger(*pid) >= 0)
+            t.processId = looseInteger(*pid);
         t.name = "pid "
-                 + (pid && pid->is_string() ? pid->get<std::string>()
-                    : pid                   ? pid->dump()
-                                            : "?")
+                 + (pid && isString(*pid) ? std::string(stringOf(*pid))
+                    : pid                 ? compactJson(*pid)
+                                          : "?")
                  + " tid " + tidText;
         m_trace.hostThreads.push_back(t);
         m_threadIndex.emplace(key, index);
@@ -941,8 +1164,14 @@ private:
                   [](const Repetition &a, const Repetition &b) { return a.index < b.index; });
     }
 
-    const json &m_root;
+    simdjson::padded_string_view m_text;
     Reader m_r;
+    const LoadControl &m_control;
+    double m_from, m_to;
+    od::parser m_parser; // the walks over the whole text
+    dom::parser m_dom; // one event (or header block) at a time
+    dom::parser m_emptyParser;
+    Value m_noArgs = m_emptyParser.parse(std::string_view("{}")).value_unsafe(); // an event without args
     Trace m_trace;
     bool m_ours = false;
     std::size_t m_eventIndex = 0;
@@ -966,112 +1195,31 @@ private:
 
 } // namespace
 
-namespace {
-
-constexpr std::ptrdiff_t kProgressStep = 256 << 10;
-
-// An input iterator over the text for nlohmann's parser that calls `at` each time the lexer has read
-// another kProgressStep bytes (the progress and cancel checks of a long parse).
-class ProgressIterator {
-public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = char;
-    using difference_type = std::ptrdiff_t;
-    using pointer = const char *;
-    using reference = const char &;
-
-    // `next`: the offset from `begin` at which `at` is called next (offsets, so that no pointer is formed
-    // past the text's end).
-    ProgressIterator(const char *begin, const char *p, std::ptrdiff_t *next, std::function<void(const char *)> at) :
-        m_begin(begin), m_p(p), m_next(next), m_at(std::move(at))
-    {
-    }
-    reference operator*() const { return *m_p; }
-    ProgressIterator &operator++()
-    {
-        ++m_p;
-        if (m_next && m_p - m_begin >= *m_next) {
-            *m_next = (m_p - m_begin) + kProgressStep;
-            m_at(m_p);
-        }
-        return *this;
-    }
-    ProgressIterator operator++(int)
-    {
-        ProgressIterator old = *this;
-        ++*this;
-        return old;
-    }
-    bool operator==(const ProgressIterator &other) const { return m_p == other.m_p; }
-    bool operator!=(const ProgressIterator &other) const { return m_p != other.m_p; }
-
-private:
-    const char *m_begin;
-    const char *m_p;
-    std::ptrdiff_t *m_next;
-    std::function<void(const char *)> m_at;
-};
-
-} // namespace
-
-namespace {
-
-// nlohmann's message without its "[json.exception.parse_error.101] " prefix.
-std::string nlohmannMessage(const json::exception &e)
+Trace chromeTraceFromText(std::string &text, const std::string &fileName, const LoadControl &control, double from,
+                          double to)
 {
-    std::string what = e.what();
-    if (const auto pos = what.find("] "); pos != std::string::npos)
-        what = what.substr(pos + 2);
-    return what;
+    // simdjson reads up to SIMDJSON_PADDING bytes past the text: the string's own capacity gives them
+    // (gunzip leaves room; a file read as is grows once).
+    if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING)
+        text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    checkJsonNesting(text, fileName); // simdjson's own depth limit is 1024; StreamScope's is lower
+    try {
+        return ChromeImporter(simdjson::padded_string_view(text.data(), text.size(), text.capacity()), fileName,
+                              control, from, to)
+            .run();
+    } catch (const std::bad_alloc &) {
+        throw Error(ErrorKind::Io,
+                    fileName + ": not enough memory to read it (" + limits::describeBytes(text.size()) + " of JSON)");
+    }
 }
-
-} // namespace
 
 Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, const LoadControl &control, double from,
                           double to)
 {
-    json root;
-    const double parseEnd = from + (to - from) * 0.8;
-    checkJsonNesting(text, fileName); // nlohmann would build it; nothing after could walk it safely
-    try {
-        // Progress while parsing, which is most of a large trace's load: the bytes nlohmann's lexer has read,
-        // counted by the input iterator, checked every 256 KiB (a cancel stops within a millisecond or
-        // two). A parser callback would do it too but made the parse about 1.9x slower; this costs one
-        // comparison per byte.
-        if (control.progress || control.cancel) {
-            const char *const begin = text.data();
-            std::ptrdiff_t next = kProgressStep;
-            ProgressIterator first(begin, begin, &next, [&](const char *at) {
-                control.checkCancelled();
-                control.report("parsing", from
-                                              + (parseEnd - from) * static_cast<double>(at - begin)
-                                                    / static_cast<double>(std::max<std::size_t>(1, text.size())));
-            });
-            const ProgressIterator last(begin, begin + text.size(), nullptr, {});
-            root = json::parse(first, last);
-        } else {
-            root = json::parse(text.begin(), text.end());
-        }
-    } catch (const json::parse_error &e) {
-        // Line and column of the byte where parsing stopped: what an editor shows.
-        const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-        throw Error(ErrorKind::InvalidInput,
-                    fileName + ":" + lineColumnOfByte(text, at) + ": not valid JSON (" + nlohmannMessage(e) + ")");
-    } catch (const json::exception &e) {
-        // A number beyond a double (1e400) and the like: said with where the token is, not as an
-        // internal error.
-        const std::string what = nlohmannMessage(e);
-        std::string where;
-        if (const auto q = what.find('\''); q != std::string::npos) {
-            const std::string token = what.substr(q + 1, what.find('\'', q + 1) - q - 1);
-            if (const auto at = token.empty() ? std::string_view::npos : text.find(token); at != std::string_view::npos)
-                where = ":" + lineColumnOfByte(text, at);
-        }
-        throw Error(ErrorKind::InvalidInput, fileName + where + ": not valid JSON (" + what + ")");
-    }
-    control.checkCancelled();
-    control.report("importing", parseEnd);
-    return ChromeImporter(root, fileName).run();
+    std::string copy;
+    copy.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    copy.assign(text);
+    return chromeTraceFromText(copy, fileName, control, from, to);
 }
 
 Trace importChromeTrace(const std::string &path)
@@ -1079,7 +1227,7 @@ Trace importChromeTrace(const std::string &path)
     std::string content = readFile(path);
     if (isGzip(content))
         content = gunzip(content, path);
-    return chromeTraceFromJson(content, path);
+    return chromeTraceFromText(content, path);
 }
 
 } // namespace streamscope::engine

@@ -16,10 +16,15 @@ namespace streamscope::engine {
 // Error{InvalidInput} naming the file and the JSON path (or line and column) of what is wrong.
 Trace importChromeTrace(const std::string &path);
 
-// The same from JSON text already in memory; fileName is only used in messages and Trace::sourcePath.
-// `control` gets progress while the JSON is parsed (fraction `from`..`to` of its whole load) and may
-// cancel it (Error{Cancelled}).
+// The same from JSON text already in memory, read by simdjson's on-demand parser one event at a time (no
+// document is built: what the import costs beyond the text is what the trace keeps); fileName is only used in messages
+// and Trace::sourcePath. `control` gets progress while the JSON is parsed (fraction `from`..`to` of its whole load) and
+// may cancel it (Error{Cancelled}).
 Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, const LoadControl &control = {},
+                          double from = 0.0, double to = 1.0);
+// As chromeTraceFromJson without copying the text: `text` may gain capacity for simdjson's padding (its
+// content stays as it was). An allocation that fails is Error{Io} naming the file, never std::bad_alloc.
+Trace chromeTraceFromText(std::string &text, const std::string &fileName, const LoadControl &control = {},
                           double from = 0.0, double to = 1.0);
 
 } // namespace streamscope::engine

@@ -181,7 +181,7 @@ Trace traceFromContent(std::string &content, const std::string &path, bool wasGz
         trace = fromNativeJson(content, path);
         break;
     case TraceFileKind::ChromeJson:
-        trace = chromeTraceFromJson(content, path, control, 0.15, 0.95);
+        trace = chromeTraceFromText(content, path, control, 0.15, 0.95);
         limits::checkTraceLimits(trace, path); // (the native reader checks its own)
         break;
     case TraceFileKind::NsysSqlite:
