@@ -9,6 +9,7 @@
 #include "engine/analysis/analysis.h"
 #include "engine/model/errors.h"
 #include "engine/util/csv.h"
+#include "engine/workload/pipeline_generator.h"
 
 namespace streamscope::engine {
 
@@ -82,7 +83,8 @@ RangeStatistics statistics(const Trace &trace, int repetition, std::int64_t star
             continue;
         const std::int64_t part = hi - lo;
         ++s.ops;
-        NameAcc &n = names[trace.name(op)];
+        // A pipeline's chunks are one stage each: "H2D 4 MiB pinned [c0]" .. "[c7]" are one row.
+        NameAcc &n = names[std::string(withoutChunkTag(trace.name(op)))];
         if (n.count == 0) {
             n.kind = op.kind;
             n.min = n.max = part;

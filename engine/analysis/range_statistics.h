@@ -1,10 +1,11 @@
 // Statistics of a time range of one repetition: what a developer asks of an area selected in the
 // timeline (Perfetto's area selection, Nsight's statistics that follow the selection). Every op whose
 // interval (GPU, else host call) touches the range counts, with only its part inside the range:
-// per name the count, total, mean, min and max of those parts and their share of the range; per lane
-// the busy time (union of its ops' intervals); copy bytes per direction, prorated to the part of each
-// copy inside the range, and the average rate over the range; copy/compute overlap and concurrency
-// (time with two GPU ops or more at once, and the most at once).
+// per name the count, total, mean, min and max of those parts and their share of the range (a pipeline's
+// chunks of one stage are one name: engine::withoutChunkTag); per lane the busy time (union of its ops'
+// intervals); copy bytes per direction, prorated to the part of each copy inside the range, and the
+// average rate over the range; copy/compute overlap and concurrency (time with two GPU ops or more at
+// once, and the most at once).
 #pragma once
 
 #include <cstdint>

@@ -27,7 +27,9 @@ std::string toCsv(const Trace &trace)
 {
     std::string out = "repetition,op_index,name,kind,stream,host_thread,gpu_start_ns,gpu_end_ns,gpu_duration_ns,"
                       "host_start_ns,host_end_ns,host_call_ns,bytes,gb_per_s,src_mem,dst_mem,api,correlation,"
-                      "host_range,grid,block,shared_bytes,registers_per_thread\n";
+                      "host_range,grid,block,shared_bytes,registers_per_thread,ready_ns,event_end_ns,"
+                      "queued_duration_ns,launch_queued_ns,launch_submitted_ns,channel,channel_type,driver_src_mem,"
+                      "driver_dst_mem\n";
     out.reserve(out.size() + trace.opCount() * 120);
     for (int r = 0; r < static_cast<int>(trace.repetitions.size()); ++r) {
         const auto origin = trace.extent(r).first;
@@ -103,6 +105,33 @@ std::string toCsv(const Trace &trace)
             out += ',';
             if (launch && launch->registersPerThread >= 0)
                 appendNumber(out, launch->registersPerThread);
+            // What the operations table and the details show beyond the execution: stream-ready and the
+            // event after the op (event timing), the time it waited between ready and running (known where
+            // CUPTI timed the execution apart from readiness, as the details panel says it), a kernel's
+            // launch timestamps, the hardware channel, and the memory kinds as the driver saw them.
+            out += ',';
+            appendTime(out, op.readyNs, origin);
+            out += ',';
+            appendTime(out, op.eventEndNs, origin);
+            out += ',';
+            if (trace.timing == TimingSource::Cupti && op.hasGpu() && op.readyToRunNs() != kNoTime)
+                appendNumber(out, op.queuedDurationNs());
+            out += ',';
+            appendTime(out, op.queuedNs, origin);
+            out += ',';
+            appendTime(out, op.submittedNs, origin);
+            out += ',';
+            if (op.channel >= 0)
+                appendNumber(out, op.channel);
+            out += ',';
+            if (op.channelType != ChannelType::Unknown)
+                out.append(toString(op.channelType));
+            out += ',';
+            if (op.driverSrcMem != MemKind::None)
+                out.append(toString(op.driverSrcMem));
+            out += ',';
+            if (op.driverDstMem != MemKind::None)
+                out.append(toString(op.driverDstMem));
             out += '\n';
         }
     }

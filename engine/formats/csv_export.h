@@ -1,4 +1,5 @@
-// CSV export: one row per op of every repetition, with times relative to the repetition's start.
+// CSV export: one row per op of every repetition, with times relative to the repetition's start, in
+// nanoseconds; an unknown value is an empty field. The columns are docs/formats.md's ("CSV").
 #pragma once
 
 #include <string>

@@ -12,6 +12,24 @@ std::string_view toString(PipelineOrder order)
     return order == PipelineOrder::DepthFirst ? "depth-first" : "breadth-first";
 }
 
+std::string chunkTag(int chunk)
+{
+    return " [c" + std::to_string(chunk) + "]";
+}
+
+std::string_view withoutChunkTag(std::string_view name)
+{
+    if (name.size() < 5 || name.back() != ']')
+        return name;
+    const std::size_t open = name.rfind(" [c");
+    if (open == std::string_view::npos || open + 4 >= name.size())
+        return name;
+    for (std::size_t i = open + 3; i + 1 < name.size(); ++i)
+        if (name[i] < '0' || name[i] > '9')
+            return name;
+    return name.substr(0, open);
+}
+
 void generatePipeline(Workload &w, const PipelineSpec &spec, const std::string &jsonPath, int line)
 {
     const auto fail = [&](const std::string &what) {
@@ -45,7 +63,7 @@ void generatePipeline(Workload &w, const PipelineSpec &spec, const std::string &
     std::vector<std::array<OpSpec, 3>> chunks(static_cast<std::size_t>(spec.chunks));
     for (int c = 0; c < spec.chunks; ++c) {
         const std::uint64_t offset = chunkBytes * static_cast<std::uint64_t>(c);
-        const std::string tag = " [c" + std::to_string(c) + "]";
+        const std::string tag = chunkTag(c);
 
         OpSpec h2d;
         h2d.type = OpType::Copy;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "engine/workload/workload.h"
 
@@ -36,6 +37,11 @@ struct PipelineSpec {
 // Throws Error{InvalidInput} when the spec cannot make a pipeline (no chunks, bytes not divisible by
 // chunks, more streams than chunks, a device host memory kind); the parser checks these first to
 // name the JSON path.
+// The tag that names chunk c in its ops' names (" [c3]"), and a name without it: "H2D 4 MiB pinned [c3]"
+// -> "H2D 4 MiB pinned" (every chunk's op of one stage; names without the tag are returned whole).
+std::string chunkTag(int chunk);
+std::string_view withoutChunkTag(std::string_view name);
+
 void generatePipeline(Workload &workload, const PipelineSpec &spec, const std::string &jsonPath = "/pipeline",
                       int line = 0);
 

@@ -7,6 +7,7 @@
 
 #include "engine/analysis/range_statistics.h"
 #include "engine/model/errors.h"
+#include "engine/workload/pipeline_generator.h"
 #include "tests/engine/trace_fixture.h"
 
 using namespace streamscope;
@@ -111,6 +112,28 @@ private slots:
         QCOMPARE(edge.names.front().name, std::string("B: kernel"));
         QCOMPARE(edge.concurrentNs, std::int64_t(0));
         QCOMPARE(edge.maxConcurrent, 1);
+    }
+
+    // A pipeline's ops are named per chunk ("H2D 1 MB [c0]", "[c1]"...): the table has a row per stage,
+    // not per op. A tag that is not a chunk's stays in the name.
+    void chunksOfOneStageAreOneName()
+    {
+        engine::Trace t = test::handTrace(1);
+        auto &ops = t.repetitions[0].ops;
+        ops[0].nameId = t.intern("H2D 1 MB" + engine::chunkTag(0));
+        ops[2].nameId = t.intern("H2D 1 MB" + engine::chunkTag(12));
+        ops[1].nameId = t.intern("kernel [cx]");
+        const auto s = engine::rangeStatistics(t, 0, 0, 400'000);
+        QCOMPARE(int(s.names.size()), 3);
+        const auto *h2d = name(s, "H2D 1 MB");
+        QVERIFY(h2d);
+        QCOMPARE(h2d->count, 2);
+        QCOMPARE(h2d->totalNs, std::int64_t(200'000));
+        QVERIFY(name(s, "kernel [cx]"));
+        QCOMPARE(engine::withoutChunkTag("H2D 4 MiB pinned [c3]"), std::string_view("H2D 4 MiB pinned"));
+        QCOMPARE(engine::withoutChunkTag("[c3]"), std::string_view("[c3]"));
+        QCOMPARE(engine::withoutChunkTag("a [c]"), std::string_view("a [c]"));
+        QCOMPARE(engine::withoutChunkTag("a [c1] b"), std::string_view("a [c1] b"));
     }
 
     void csvAndErrors()
