@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/interference.h"
 #include "engine/analysis/op_statistics.h"
 #include "engine/analysis/summary_metrics.h"
 #include "engine/formats/csv_export.h"
@@ -70,8 +71,13 @@ void printOpTable(const engine::Trace &trace, int rows, std::ostream &out)
     if (rows <= 0 || trace.repetitions.empty())
         return;
     const std::vector<engine::OpStatistics> ops = engine::opStatistics(trace);
+    // With solo baselines, each op's execution alone and how much the mix slowed it (interference.h).
+    const engine::InterferenceReport interference =
+        trace.solo.empty() ? engine::InterferenceReport{} : engine::analyzeInterference(trace);
+    const bool slowdowns = interference.known;
     out << "\n  " << padRight("#", 5) << padRight("stream", 14) << padRight("op", 30) << padRight("start", 12)
-        << padRight("GPU time", 12) << padRight("GB/s", 10) << "host call\n";
+        << padRight("GPU time", 12) << (slowdowns ? padRight("alone", 12) + padRight("slowdown", 11) : std::string())
+        << padRight("GB/s", 10) << "host call\n";
     int shown = 0;
     for (const engine::OpStatistics &s : ops) {
         if (shown++ >= rows) {
@@ -92,9 +98,20 @@ void printOpTable(const engine::Trace &trace, int rows, std::ostream &out)
             name = name.substr(0, 27) + "~";
         out << "  " << padRight(std::to_string(s.index), 5) << padRight(stream.substr(0, 13), 14) << padRight(name, 30)
             << padRight(s.startNs.count ? ms(s.startNs.median) : "-", 12)
-            << padRight(s.gpuNs.count ? ms(s.gpuNs.median) : "-", 12) << padRight(g.str(), 10)
-            << (s.hostNs.count ? ms(s.hostNs.median) : "-") << (engine::isHostBlocking(op) ? "  (blocks host)" : "")
-            << "\n";
+            << padRight(s.gpuNs.count ? ms(s.gpuNs.median) : "-", 12);
+        if (slowdowns) {
+            const std::size_t at = static_cast<std::size_t>(s.index);
+            const engine::OpSlowdown *d = at < interference.ops.size() ? &interference.ops[at] : nullptr;
+            std::string change = "-";
+            if (d && d->known()) {
+                std::ostringstream c;
+                c << std::showpos << std::fixed << std::setprecision(1) << (d->slowdown - 1.0) * 100.0 << " %";
+                change = c.str();
+            }
+            out << padRight(d && d->soloNs.count ? ms(d->soloNs.median) : "-", 12) << padRight(change, 11);
+        }
+        out << padRight(g.str(), 10) << (s.hostNs.count ? ms(s.hostNs.median) : "-")
+            << (engine::isHostBlocking(op) ? "  (blocks host)" : "") << "\n";
     }
 }
 
@@ -159,10 +176,24 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
                                                           [](unsigned char c) { return (c & 0xC0) != 0x80; })));
     for (const auto &m : metrics) {
         const auto fmt = [&m](double v) { return engine::formatMetric(m.unit, v); };
-        std::string value = m.spread.count ? fmt(m.spread.median) : std::string("-");
+        std::string value = m.spread.count           ? fmt(m.spread.median)
+                            : !m.whenUnknown.empty() ? m.whenUnknown
+                                                     : std::string("-");
         if (m.spread.count > 1)
             value += "  [" + fmt(m.spread.min) + " .. " + fmt(m.spread.max) + "]";
         out << "  " << padRight(m.label, width + 2) << value << "\n";
+    }
+    if (!trace.solo.empty()) {
+        // The solo baselines behind the price of overlap above: each part's GPU span alone.
+        const engine::InterferenceReport r = engine::analyzeInterference(trace);
+        out << "\n  solo baselines: " << r.rounds.size() << " round" << (r.rounds.size() == 1 ? "" : "s")
+            << "; each part alone (GPU span, median):";
+        for (std::size_t p = 0; p < trace.solo.parts.size() && p < r.partSoloNs.size(); ++p)
+            out << (p ? ", " : " ") << trace.solo.parts[p] << " "
+                << (r.partSoloNs[p].count ? engine::formatDuration(std::llround(r.partSoloNs[p].median)) : "-");
+        out << "\n";
+        if (!r.why.empty())
+            out << "  " << r.why << "\n";
     }
     if (!trace.streams.empty()) {
         out << "\n  " << padRight("stream", 20) << "ops per repetition\n";
@@ -267,6 +298,7 @@ int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &o
         options.nvtx = args.nvtx;
         options.timing = engine::timingModeFromString(args.timing).value_or(engine::TimingMode::Cupti);
         options.kernelLatency = args.kernelLatency;
+        options.solo = args.solo;
         if (jsonMode)
             emit(out, {{field::kEvent, event::kStart},
                        {field::kWorkload, workload.name},

@@ -26,6 +26,7 @@ struct RunArgs {
     bool nvtx = true;
     std::string timing = "cupti"; // cupti | events
     bool kernelLatency = true; // CUPTI: kernels' queued/submitted timestamps too (RunOptions)
+    bool solo = false; // solo baselines: each part alone after each repetition (RunOptions::solo)
     int opRows = 40;
     std::string timeLimit; // --time-limit DURATION ("30 s", "500ms"); empty: the workload's timeLimit
 };

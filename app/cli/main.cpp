@@ -71,6 +71,9 @@ int main(int argc, char **argv)
     runCmd->add_flag("!--no-kernel-latency", run.kernelLatency,
                      "With CUPTI: do not record kernels' queued and submitted times (saves about 1% of the GPU time, "
                      "but CUPTI then slowed pageable copies by a fifth on an H200)");
+    runCmd->add_flag("--solo", run.solo,
+                     "Also run each part of the workload alone (a stream, or the streams naming one \"part\") "
+                     "after each repetition: per-op slowdown and the price of overlap (docs/measurement.md)");
     runCmd->add_option("--ops", run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
     runCmd->add_option("--time-limit", run.timeLimit,
                        "The longest the run may take, e.g. 30s or 500ms (default: the workload's timeLimit, else "

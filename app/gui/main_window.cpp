@@ -35,6 +35,7 @@
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "engine/workload/workload_parser.h"
+#include "ui/common/format_units.h"
 #include "ui/common/screen_fit.h"
 #include "ui/compare/comparison_window.h"
 #include "ui/compare/diff_view.h"
@@ -146,6 +147,12 @@ void MainWindow::createWidgets()
         return label;
     };
     m_banner = banner(QStringLiteral("banner"), QStringLiteral("#f0e442"), 8);
+    // One line; the runner's own words (the CLI's reason and the CUDA call's error) on demand.
+    m_banner->setTextFormat(Qt::RichText);
+    connect(m_banner, &QLabel::linkActivated, this, [this] {
+        m_bannerDetailsShown = !m_bannerDetailsShown;
+        showBanner(m_bannerText, m_bannerDetails);
+    });
     // What timed the trace on screen, where that changes how to read it (a run that could not use
     // CUPTI, a recording from before CUPTI timing).
     m_timingBanner = banner(QStringLiteral("timingBanner"), QStringLiteral("#fbe3c4"), 6);
@@ -258,7 +265,10 @@ void MainWindow::createWidgets()
     connect(m_document, &ui::TraceDocument::selectionChanged, this, &MainWindow::onOpSelected);
     connect(m_timeline, &ui::TimelineView::rangeSelected, this, [this](qint64 start, qint64 end) {
         if (end > start)
-            statusBar()->showMessage(tr("Selected range: %1 µs").arg(double(end - start) / 1000.0, 0, 'f', 2), 8000);
+            statusBar()->showMessage(
+                tr("Selected range: %1 (from %2 to %3)")
+                    .arg(ui::formatDuration(end - start), ui::formatDuration(start), ui::formatDuration(end)),
+                8000);
     });
 }
 
@@ -289,6 +299,13 @@ void MainWindow::createDocks()
     m_opTable->verticalHeader()->hide();
     m_opTable->horizontalHeader()->setStretchLastSection(true);
     m_opTable->setAlternatingRowColors(true);
+    // "vs alone" only where the trace has solo baselines to compare with (run --solo).
+    const auto showAlone = [this] {
+        const auto trace = m_document->trace();
+        m_opTable->setColumnHidden(ui::OpTableModel::AloneColumn, !trace || trace->solo.empty());
+    };
+    connect(m_document, &ui::TraceDocument::traceChanged, this, showAlone);
+    showAlone();
 
     QDockWidget *lessons = makeDock(tr("Lessons"), QStringLiteral("lessonsDock"), m_lessons, Qt::LeftDockWidgetArea);
     QDockWidget *editor = makeDock(tr("Workload"), QStringLiteral("workloadDock"), m_editor, Qt::LeftDockWidgetArea);
@@ -650,11 +667,28 @@ void MainWindow::showShortcuts()
     m_shortcuts->showFor(actions);
 }
 
-void MainWindow::showBanner(const QString &text)
+void MainWindow::showBanner(const QString &text, const QString &details)
 {
+    if (details != m_bannerDetails)
+        m_bannerDetailsShown = false;
     m_bannerText = text;
-    m_banner->setText(text);
+    m_bannerDetails = details;
+    QString html = text.toHtmlEscaped();
+    if (!details.isEmpty()) {
+        html += QStringLiteral(" <a href=\"details\" style=\"color:#000\">%1</a>")
+                    .arg(m_bannerDetailsShown ? tr("Hide details") : tr("Details"));
+        if (m_bannerDetailsShown)
+            html += QStringLiteral("<br>") + details.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    }
+    m_banner->setText(html);
+    m_banner->setToolTip(details);
     m_banner->setVisible(!text.isEmpty() && !m_presentation);
+}
+
+void MainWindow::showBannerDetails(bool on)
+{
+    m_bannerDetailsShown = on && !m_bannerDetails.isEmpty();
+    showBanner(m_bannerText, m_bannerDetails);
 }
 
 std::shared_ptr<const engine::Trace> MainWindow::trace() const
@@ -674,7 +708,9 @@ QString MainWindow::timingBannerText() const
 
 QString MainWindow::bannerText() const
 {
-    return m_banner->isHidden() ? QString() : m_banner->text();
+    if (m_banner->isHidden())
+        return {};
+    return m_bannerDetailsShown ? m_bannerText + QLatin1Char('\n') + m_bannerDetails : m_bannerText;
 }
 
 void MainWindow::openFileInBackground(const QString &path)
@@ -1225,16 +1261,26 @@ void MainWindow::onDevicesChecked(bool usable, const QString &message)
         return;
     }
     const QStringList examples = exampleTraces();
-    QString text = tr("No usable GPU, so workloads cannot be run here: %1").arg(message.trimmed());
+    // One line: the reason the runner gave first ("no usable GPU: no NVIDIA driver is installed (the
+    // library ...) (cudaGetDeviceCount: cudaErrorInsufficientDriver: ...)" -> "no NVIDIA driver is
+    // installed"), without its repeated "no usable GPU" and the CUDA call's own error, which named an old
+    // driver beside a missing one; the whole message under Details.
+    QString reason = message.trimmed().section(QLatin1Char('\n'), 0, 0);
+    const QString prefix = QStringLiteral("no usable GPU:");
+    if (reason.startsWith(prefix, Qt::CaseInsensitive))
+        reason = reason.mid(prefix.size()).trimmed();
+    if (const qsizetype bracket = reason.indexOf(QStringLiteral(" (")); bracket > 0)
+        reason = reason.left(bracket);
+    QString text = reason.isEmpty() ? tr("No usable GPU here, so workloads cannot be run.")
+                                    : tr("No usable GPU here (%1), so workloads cannot be run.").arg(reason);
     if (examples.isEmpty()) {
-        text += tr("\nNo example traces are installed either; open a trace recorded elsewhere with File > Open "
-                   "(streamscope-cli run on a GPU machine writes them).");
+        text += tr(" Open a trace recorded elsewhere with File > Open (streamscope-cli run writes them).");
     } else {
-        text += tr("\nShowing example traces recorded on a real GPU: pick a lesson on the left to see its trace.");
+        text += tr(" Showing example traces recorded on a real GPU: pick a lesson on the left.");
         if (!m_document->trace() && !isOpening()) // a file given to the app is being opened: it wins
             openFileInBackground(examples.first());
     }
-    showBanner(text);
+    showBanner(text, message.trimmed());
 }
 
 bool MainWindow::maybeKeepWorkload()

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <utility>
 
+#include "engine/analysis/interference.h"
 #include "engine/model/units.h"
 
 namespace streamscope::engine {
@@ -36,6 +38,49 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
         MetricUnit::Fraction, [](const RS &r) { return r.overlapFraction; });
     add("Concurrent GPU time", "Time with two or more GPU operations active", MetricUnit::Duration,
         [](const RS &r) { return double(r.concurrentNs); });
+    // The price of overlap (interference.h): only solo baselines can say what overlapping saved and cost.
+    if (trace.solo.empty()) {
+        add("Price of overlap",
+            trace.source == "streamscope"
+                ? "Unknown: this run did not measure its parts alone, so what overlapping saved and cost cannot be "
+                  "told apart (run --solo measures it)"
+                : "Unknown: a trace recorded by another tool has no solo baselines, so overlapped time is not "
+                  "known to be saved time",
+            MetricUnit::Duration, [](const RS &) { return kNotApplicable; });
+        m.back().whenUnknown = "unknown (no solo baselines)";
+    } else {
+        auto report = std::make_shared<InterferenceReport>(analyzeInterference(trace));
+        auto round = [report, &trace](const RS &r) -> const OverlapRound * {
+            if (r.repetition < 0 || std::size_t(r.repetition) >= trace.repetitions.size())
+                return nullptr;
+            const int index = trace.repetitions[std::size_t(r.repetition)].index;
+            for (const OverlapRound &o : report->rounds)
+                if (o.round == index)
+                    return &o;
+            return nullptr;
+        };
+        const auto field = [round](auto fn) {
+            return [round, fn](const RS &r) {
+                const OverlapRound *o = round(r);
+                return o ? fn(*o) : kNotApplicable;
+            };
+        };
+        add("Serial (parts alone)",
+            "Each part run alone, one after another: the sum of their GPU spans alone (solo baselines)",
+            MetricUnit::Duration, field([](const OverlapRound &o) { return double(o.serialNs); }));
+        add("Ideal overlap", "Perfect overlap at no cost: the longest part's GPU span alone", MetricUnit::Duration,
+            field([](const OverlapRound &o) { return double(o.idealNs); }));
+        add("Overlap saved", "Serial minus the measured GPU span: what running the parts side by side saved",
+            MetricUnit::Duration, field([](const OverlapRound &o) { return double(o.savedNs()); }));
+        add("Interference cost",
+            "The measured GPU span minus the ideal overlap: what running side by side cost, as ops slowed each other",
+            MetricUnit::Duration, field([](const OverlapRound &o) { return double(o.costNs()); }));
+        add("Saving realised", "Overlap saved over what perfect overlap would save (serial minus ideal)",
+            MetricUnit::Fraction, field([](const OverlapRound &o) { return o.realised(); }));
+        if (!report->known)
+            for (std::size_t i = m.size() - 5; i < m.size(); ++i)
+                m[i].whenUnknown = "unknown (" + report->why + ")";
+    }
     for (std::size_t s = 0; s < trace.streams.size(); ++s)
         add("Busy: " + trace.streams[s].name, "Union of this stream's GPU intervals over the makespan",
             MetricUnit::Fraction, [s](const RS &r) { return s < r.streams.size() ? r.streams[s].busyFraction : 0.0; });

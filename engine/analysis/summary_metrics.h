@@ -26,6 +26,8 @@ struct SummaryMetric {
     MetricUnit unit = MetricUnit::Duration;
     std::function<double(const RepetitionStats &)> value; // the metric in one repetition
     Spread spread; // over every repetition of the summary
+    // What to write where no repetition has a value (spread.count == 0); empty: "-".
+    std::string whenUnknown;
 };
 
 std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary &summary);

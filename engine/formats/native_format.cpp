@@ -61,6 +61,17 @@ constexpr std::array<std::string_view, 12> kKernelLaunchColumns = {"op",
                                                                    "dynamic_shared_bytes",
                                                                    "full_name"};
 
+// Solo baselines (trace.h SoloBaselines): each solo run's ops as rows of the times that differ from the
+// mixed repetitions; the rest of each op (name, kind, stream, bytes...) is the same op's in repetition 0.
+// "op" indexes a repetition's ops.
+constexpr std::array<std::string_view, 8> kSoloOpColumns = {"op",           "gpu_start_ns",  "gpu_end_ns",  "ready_ns",
+                                                            "event_end_ns", "host_start_ns", "host_end_ns", "flags"};
+
+// A solo run's op row as read, before it is joined to its op in repetition 0.
+struct SoloRow {
+    std::int64_t values[kSoloOpColumns.size()] = {};
+};
+
 bool isTextColumn(std::size_t col)
 {
     return col == 1 || (col >= 10 && col <= 12) || (col >= 20 && col <= 22);
@@ -292,6 +303,10 @@ public:
                 readRepetitions(value, text.size());
                 continue;
             }
+            if (key == "solo") {
+                readSolo(value, text.size());
+                continue;
+            }
             std::string_view raw;
             od::json_type type;
             if (const auto err = value.type().get(type))
@@ -319,7 +334,109 @@ public:
         }
     }
 
+    // /solo: parts, stream_part and missing as a small DOM (soloHeader); each run's op rows straight into
+    // soloRows, joined to repetition 0's ops once the whole file is read (soloRuns).
+    json soloHeader = json::object();
+    struct SoloRunRows {
+        std::int64_t part = -1, round = -1;
+        std::vector<SoloRow> rows;
+    };
+    std::vector<SoloRunRows> soloRuns;
+    bool hasSolo = false;
+
 private:
+    void readSolo(simdjson::ondemand::value &value, std::size_t size)
+    {
+        namespace od = simdjson::ondemand;
+        hasSolo = true;
+        od::object solo;
+        if (value.get_object().get(solo))
+            fail("/solo", "expected an object (the solo baselines)");
+        for (auto field : solo) {
+            std::string_view key;
+            if (const auto err = field.unescaped_key().get(key))
+                syntax(err, size);
+            od::value v;
+            if (const auto err = field.value().get(v))
+                syntax(err, size);
+            if (key != "runs") {
+                std::string_view raw;
+                od::json_type type;
+                if (const auto err = v.type().get(type))
+                    syntax(err, size);
+                simdjson::error_code err = simdjson::SUCCESS;
+                if (type == od::json_type::array) {
+                    od::array a;
+                    err = v.get_array().get(a);
+                    if (!err)
+                        err = a.raw_json().get(raw);
+                } else if (type == od::json_type::object) {
+                    od::object o;
+                    err = v.get_object().get(o);
+                    if (!err)
+                        err = o.raw_json().get(raw);
+                } else {
+                    raw = v.raw_json_token();
+                }
+                if (err)
+                    syntax(err, size);
+                json parsed = json::parse(raw, nullptr, false);
+                if (parsed.is_discarded())
+                    syntax(simdjson::TAPE_ERROR, size);
+                soloHeader[std::string(key)] = std::move(parsed);
+                continue;
+            }
+            od::array runs;
+            if (v.get_array().get(runs))
+                fail("/solo/runs", "expected an array of solo runs");
+            std::size_t r = 0;
+            for (auto runValue : runs) {
+                const std::string path = "/solo/runs/" + std::to_string(r);
+                od::object run;
+                if (const auto err = runValue.get_object().get(run)) {
+                    if (err == simdjson::INCORRECT_TYPE)
+                        fail(path, "expected an object for each solo run");
+                    syntax(err, size);
+                }
+                if (soloRuns.size() >= limits::kMaxRepetitions)
+                    fail(path, "more than " + std::to_string(limits::kMaxRepetitions)
+                                   + " solo runs: StreamScope reads at most that many");
+                SoloRunRows &out = soloRuns.emplace_back();
+                for (auto f : run) {
+                    std::string_view k;
+                    if (const auto err = f.unescaped_key().get(k))
+                        syntax(err, size);
+                    if (k == "part" || k == "round") {
+                        std::int64_t n = 0;
+                        if (f.value().get_int64().get(n) || n < 0 || n > std::numeric_limits<std::int32_t>::max())
+                            fail(path + "/" + std::string(k), "expected an integer from 0 to 2147483647");
+                        (k == "part" ? out.part : out.round) = n;
+                    } else if (k == "ops") {
+                        od::array rows;
+                        if (f.value().get_array().get(rows))
+                            fail(path + "/ops", "expected an array of solo op rows");
+                        std::size_t i = 0;
+                        readIntegerRows(rows, path + "/ops", kSoloOpColumns, size,
+                                        [&](const std::string &cellPath, std::size_t col, const Cell &cell) {
+                                            if (col == 0) {
+                                                countRow(path + "/ops", i++);
+                                                out.rows.emplace_back();
+                                            }
+                                            out.rows.back().values[col] =
+                                                cellInteger(cellPath, cell, std::numeric_limits<std::int64_t>::min(),
+                                                            std::numeric_limits<std::int64_t>::max());
+                                        });
+                    }
+                }
+                if (out.part < 0)
+                    fail(path + "/part", "a solo run needs the part it ran");
+                if (out.round < 0)
+                    fail(path + "/round", "a solo run needs the round it followed");
+                ++r;
+            }
+        }
+    }
+
     [[noreturn]] void fail(const std::string &path, const std::string &what) const
     {
         throw Error(ErrorKind::InvalidInput, m_file + ": " + path + ": " + what);
@@ -591,7 +708,6 @@ private:
 
     void setRange(HostRange &r, const std::string &cellPath, std::size_t col, const Cell &cell) const
     {
-        constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
         switch (col) {
         case 0:
             r.nameId = cellString(cellPath, cell);
@@ -611,9 +727,10 @@ private:
             r.hostThread =
                 static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, std::numeric_limits<std::int32_t>::max()));
             break;
-        case 3: r.startNs = cellInteger(cellPath, cell, 0, kMax); break;
+        // The times every reader lets a host range have (limits::checkTraceLimits): what one wrote, this reads.
+        case 3: r.startNs = cellInteger(cellPath, cell, -limits::kMaxTimeNs, limits::kMaxTimeNs); break;
         case 4:
-            r.endNs = cellInteger(cellPath, cell, 0, kMax);
+            r.endNs = cellInteger(cellPath, cell, -limits::kMaxTimeNs, limits::kMaxTimeNs);
             if (r.endNs < r.startNs)
                 fail(cellPath, "a host range ends before it starts");
             break;
@@ -835,8 +952,11 @@ std::string toNativeJson(const Trace &trace)
     head["kernel_launch_columns"] = kKernelLaunchColumns;
     head["strings"] = trace.strings;
 
-    // The header, less its closing brace, then the repetitions written by hand.
-    std::string out = head.dump(1);
+    // The header, less its closing brace, then the repetitions written by hand. Imported names may hold
+    // bytes that are not UTF-8 (an Nsight StringIds value is any bytes): each invalid one is written as
+    // U+FFFD, as the Chrome export does, so that what is written is JSON this reader reads back (strict
+    // dumping threw, an internal error).
+    std::string out = head.dump(1, ' ', false, json::error_handler_t::replace);
     out.pop_back(); // '}'
     while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
         out.pop_back();
@@ -887,9 +1007,112 @@ std::string toNativeJson(const Trace &trace)
         }
         out += '}';
     }
-    out += "\n ]\n}\n";
+    out += "\n ]";
+    if (!trace.solo.empty()) {
+        const SoloBaselines &solo = trace.solo;
+        json head2 = {{"parts", solo.parts}, {"stream_part", solo.streamPart}, {"op_columns", kSoloOpColumns}};
+        if (!solo.missing.empty())
+            head2["missing"] = solo.missing;
+        std::string soloHead = head2.dump();
+        soloHead.pop_back(); // '}'
+        out += ",\n \"solo\": " + soloHead + ", \"runs\": [";
+        for (std::size_t r = 0; r < solo.runs.size(); ++r) {
+            const SoloRun &run = solo.runs[r];
+            out += r ? ",\n  {\"part\": " : "\n  {\"part\": ";
+            appendInt(out, run.part);
+            out += ", \"round\": ";
+            appendInt(out, run.round);
+            out += ", \"ops\": [";
+            for (std::size_t i = 0; i < run.ops.size(); ++i) {
+                const OpRecord &op = run.ops[i];
+                appendRow(out, i, op.opIndex, op.gpuStartNs, op.gpuEndNs, op.readyNs, op.eventEndNs, op.hostStartNs,
+                          op.hostEndNs, op.flags);
+            }
+            out += "]}";
+        }
+        out += "\n ]}";
+    }
+    out += "\n}\n";
     return out;
 }
+
+namespace {
+
+// /solo, checked and joined to repetition 0's ops (kSoloOpColumns).
+template <typename Runs> void readSoloBaselines(Trace &trace, const json &h, const Runs &runs, HeaderReader &r)
+{
+    SoloBaselines &solo = trace.solo;
+    if (!h.contains("parts") || !h["parts"].is_array() || h["parts"].size() < 2)
+        r.fail("/solo/parts", "expected the names of two parts or more");
+    if (h["parts"].size() > limits::kMaxStreams)
+        r.fail("/solo/parts", "more parts than streams can be (" + std::to_string(limits::kMaxStreams) + ")");
+    for (std::size_t i = 0; i < h["parts"].size(); ++i) {
+        if (!h["parts"][i].is_string())
+            r.fail("/solo/parts/" + std::to_string(i), "expected a part's name");
+        solo.parts.push_back(h["parts"][i].get<std::string>());
+    }
+    if (!h.contains("stream_part") || !h["stream_part"].is_array() || h["stream_part"].size() != trace.streams.size())
+        r.fail("/solo/stream_part",
+               "expected each stream's part (" + std::to_string(trace.streams.size()) + " values)");
+    for (std::size_t i = 0; i < h["stream_part"].size(); ++i) {
+        const json &v = h["stream_part"][i];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < -1
+            || v.get<std::int64_t>() >= std::int64_t(solo.parts.size()))
+            r.fail("/solo/stream_part/" + std::to_string(i),
+                   "expected a part index 0.." + std::to_string(solo.parts.size() - 1) + " or -1");
+        solo.streamPart.push_back(v.get<std::int32_t>());
+    }
+    if (h.contains("missing")) {
+        if (!h["missing"].is_string())
+            r.fail("/solo/missing", "expected a sentence");
+        solo.missing = h["missing"].get<std::string>();
+    }
+    if (trace.repetitions.empty())
+        r.fail("/solo", "solo baselines need the repetitions they are the baselines of");
+    const std::vector<OpRecord> &ops = trace.repetitions.front().ops;
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+        const auto &in = runs[k];
+        const std::string path = "/solo/runs/" + std::to_string(k);
+        if (in.part >= std::int64_t(solo.parts.size()))
+            r.fail(path + "/part", "part " + std::to_string(in.part) + " is not in /solo/parts");
+        SoloRun &run = solo.runs.emplace_back();
+        run.part = int(in.part);
+        run.round = int(in.round);
+        run.ops.reserve(in.rows.size());
+        for (std::size_t i = 0; i < in.rows.size(); ++i) {
+            const std::int64_t *v = in.rows[i].values;
+            const std::string p = path + "/ops/" + std::to_string(i);
+            if (v[0] < 0 || v[0] >= std::int64_t(ops.size()))
+                r.fail(p + "/0", "op " + std::to_string(v[0]) + " is not an op of the repetitions ("
+                                     + std::to_string(ops.size()) + " ops)");
+            OpRecord op = ops[std::size_t(v[0])];
+            if (op.stream < 0 || solo.streamPart[std::size_t(op.stream)] != run.part)
+                r.fail(p + "/0",
+                       "op " + std::to_string(v[0]) + " is not on a stream of part " + std::to_string(run.part));
+            for (std::size_t c = 1; c <= 6; ++c)
+                if (!limits::isTimeInRange(v[c]))
+                    r.fail(p + "/" + std::to_string(c), "expected a time (ns) or -1 for none");
+            if (v[7] < 0 || v[7] > 255)
+                r.fail(p + "/7", "expected flags 0..255");
+            op.opIndex = std::int32_t(v[0]);
+            op.gpuStartNs = v[1];
+            op.gpuEndNs = v[2];
+            op.readyNs = v[3];
+            op.eventEndNs = v[4];
+            op.hostStartNs = v[5];
+            op.hostEndNs = v[6];
+            op.flags = std::uint8_t(v[7]);
+            op.hostRange = -1;
+            if (op.hasGpu() && op.gpuEndNs < op.gpuStartNs)
+                r.fail(p + "/2", "GPU end is before GPU start");
+            if (op.hasHost() && op.hostEndNs < op.hostStartNs)
+                r.fail(p + "/6", "host end is before host start");
+            run.ops.push_back(op);
+        }
+    }
+}
+
+} // namespace
 
 Trace fromNativeJson(std::string_view text, const std::string &fileName)
 {
@@ -1102,6 +1325,8 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
         }
         layoutHostRanges(rep);
     }
+    if (reader.hasSolo)
+        readSoloBaselines(trace, reader.soloHeader, reader.soloRuns, r);
     limits::checkTraceLimits(trace, fileName);
     rebuildStringIndex(trace);
     return trace;

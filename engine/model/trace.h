@@ -316,6 +316,28 @@ struct Repetition {
 // the copy's transfer interval and bandwidth leave the wait out. Call once per repetition.
 void deriveStagedCopyReadiness(Repetition &rep, const std::vector<HostThreadInfo> &threads = {});
 
+// Solo baselines (`run --solo`, docs/measurement.md "The price of overlap"): each part of a workload (a
+// group of its streams; by default each stream is a part) run alone on an otherwise idle device, in rounds
+// that alternate with the measured repetitions, so that clock and temperature drift hit both alike.
+struct SoloRun {
+    int part = 0; // index into SoloBaselines::parts
+    int round = 0; // the measured repetition it followed (0-based)
+    // Its part's ops as they ran alone, in issue order; OpRecord::opIndex is the op's index in every
+    // repetition's ops (the same op in the mix).
+    std::vector<OpRecord> ops;
+};
+
+struct SoloBaselines {
+    std::vector<std::string> parts; // each part's name
+    std::vector<std::int32_t> streamPart; // per Trace::streams entry: its part, -1 where none
+    std::vector<SoloRun> runs; // in the order they ran
+    // Empty when every part ran alone after every measured repetition; otherwise which baselines are
+    // missing and why (a run interrupted after some rounds keeps the ones that finished).
+    std::string missing;
+
+    bool empty() const { return parts.empty(); }
+};
+
 struct Trace {
     int formatVersion = kTraceFormatVersion;
     std::string source = "streamscope"; // streamscope | nsys-sqlite | chrome-json
@@ -333,6 +355,7 @@ struct Trace {
     std::vector<HostThreadInfo> hostThreads;
     std::vector<std::string> strings; // op names; OpRecord::nameId indexes here
     std::vector<Repetition> repetitions;
+    SoloBaselines solo; // empty unless the run measured them (run --solo)
     std::map<std::string, std::string> metadata; // free-form provenance (importer, schema version, ...)
     TimingSource timing = TimingSource::Events; // what timed the ops' execution
     std::string timingNote; // why: e.g. the CUPTI call and result that forced the fallback to events

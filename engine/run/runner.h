@@ -24,6 +24,11 @@ struct RunOptions {
     int warmup = -1; // -1: the workload's
     bool instrument = true; // CUDA event pairs per op; off only for the overhead benchmark
     bool nvtx = true; // NVTX ranges per op and stream names
+    // Solo baselines (docs/measurement.md "The price of overlap"): after each measured repetition, each
+    // part of the workload (StreamSpec::part; by default each stream) runs alone, its ops recorded in
+    // Trace::solo. A workload whose parts wait on each other's events cannot run them alone: refused. On
+    // whatever this says where the workload asks for them (Workload::solo, its lessons on the price of overlap).
+    bool solo = false;
     // Cupti: execution from CUPTI activity records, stream-ready from events; falls back to Events,
     // saying why in Trace::timingNote, where CUPTI cannot be enabled or fails during the run.
     TimingMode timing = TimingMode::Cupti;

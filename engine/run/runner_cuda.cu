@@ -20,6 +20,7 @@
 //    synchronous copies, host syncs, host work, managed memory) ops are issued in Workload::schedule
 //    order exactly as a real program would, and the host's own blocking is part of the picture.
 #include "engine/run/runner.h"
+#include "engine/workload/solo_parts.h"
 
 #include <algorithm>
 #include <array>
@@ -436,6 +437,10 @@ public:
         m_watch.setPhase("preparation");
         m_watch.describeCallWith([this] { return callInProgress(); });
         m_override = m_options.device;
+        m_solo = m_options.solo || m_workload.solo;
+        // Solo baselines: refuse a workload whose parts cannot run alone before anything is allocated.
+        if (m_solo && m_workload.schedule.size() == m_workload.opCount())
+            m_soloParts = soloParts(m_workload);
         // The primary device: the thread 0's, where the calibration runs and the repetition span is timed.
         const int deviceIndex = m_workload.threadDevice(0, m_override);
         const std::vector<int> used = m_workload.usedDevices(m_override);
@@ -477,6 +482,12 @@ public:
         }
         useDevice(deviceIndex);
         prepareOps();
+        if (m_solo) {
+            m_trace.solo.parts = m_soloParts.names;
+            m_trace.solo.streamPart.assign(m_trace.streams.size(), -1);
+            for (std::size_t s = 0; s < m_soloParts.streamPart.size() && s < m_trace.streams.size(); ++s)
+                m_trace.solo.streamPart[s] = m_soloParts.streamPart[s];
+        }
         startThreads();
         indexPendingOps();
         decideHold();
@@ -507,23 +518,47 @@ public:
             runRepetition(i, /*measured=*/false);
         }
         for (int i = 0; i < repetitions; ++i) {
-            checkCancel();
-            m_watch.setPhase("repetition " + std::to_string(i + 1) + " of " + std::to_string(repetitions));
-            report(RunProgress::Phase::Measuring, i, repetitions, {});
-            // A repetition whose unified-memory records CUPTI lost runs again (it starts from the same
-            // state: the managed buffers on the host), up to kUnifiedMemoryAttempts times in all.
-            for (int attempt = 1;; ++attempt) {
-                m_unifiedMemoryLost = false;
-                runRepetition(i, /*measured=*/true);
-                if (!m_unifiedMemoryLost)
-                    break;
-                if (attempt == kUnifiedMemoryAttempts) {
-                    m_unifiedMemoryIncomplete.push_back(i);
-                    break;
+            try {
+                checkCancel();
+                m_watch.setPhase("repetition " + std::to_string(i + 1) + " of " + std::to_string(repetitions));
+                report(RunProgress::Phase::Measuring, i, repetitions, {});
+                // A repetition whose unified-memory records CUPTI lost runs again (it starts from the same
+                // state: the managed buffers on the host), up to kUnifiedMemoryAttempts times in all.
+                for (int attempt = 1;; ++attempt) {
+                    m_unifiedMemoryLost = false;
+                    runRepetition(i, /*measured=*/true);
+                    if (!m_unifiedMemoryLost)
+                        break;
+                    if (attempt == kUnifiedMemoryAttempts) {
+                        m_unifiedMemoryIncomplete.push_back(i);
+                        break;
+                    }
+                    m_trace.repetitions.pop_back();
+                    m_repetitionSpans.pop_back();
+                    m_unifiedMemoryRetries += 1;
                 }
-                m_trace.repetitions.pop_back();
-                m_repetitionSpans.pop_back();
-                m_unifiedMemoryRetries += 1;
+                // Solo baselines alternate with the measured repetitions, a round after each, so that clock
+                // and temperature drift hit the mix and the parts alone alike.
+                if (m_solo)
+                    runSoloRound(i, repetitions);
+            } catch (const Error &e) {
+                // A stopped run with solo baselines keeps the rounds that finished and says what is missing.
+                const bool stopped = e.kind() == ErrorKind::Cancelled || e.kind() == ErrorKind::TimeLimit;
+                if (!m_solo || !stopped || m_soloRoundsDone == 0)
+                    throw;
+                settle(&e);
+                while (int(m_trace.repetitions.size()) > m_soloRoundsDone) {
+                    m_trace.repetitions.pop_back();
+                    m_repetitionSpans.pop_back();
+                }
+                while (!m_trace.solo.runs.empty() && m_trace.solo.runs.back().round >= m_soloRoundsDone)
+                    m_trace.solo.runs.pop_back();
+                m_trace.solo.missing = "the run was stopped (" + std::string(e.what()) + ") after "
+                                       + std::to_string(m_soloRoundsDone) + " of " + std::to_string(repetitions)
+                                       + " rounds: repetitions " + std::to_string(m_soloRoundsDone + 1) + "-"
+                                       + std::to_string(repetitions) + " and their solo baselines are missing";
+                m_trace.timingNote += (m_trace.timingNote.empty() ? "" : "; ") + m_trace.solo.missing;
+                break;
             }
         }
         finishMetadata();
@@ -1045,7 +1080,7 @@ private:
             }
         }
         for (std::size_t i = 0; i < rep.ops.size(); ++i)
-            if (seen[i] == 0 && !m_ops[i].hostOnly && expectsRecord(m_ops[i].kind)) {
+            if (seen[i] == 0 && inRun(i) && !m_ops[i].hostOnly && expectsRecord(m_ops[i].kind)) {
                 m_missingRecords += 1;
                 rep.ops[i].flags |= OpFlagEventTimed;
             }
@@ -1615,10 +1650,39 @@ private:
         }
     }
 
+    // Whether op `i` (an index into m_ops) runs in the current repetition: every op, but in a solo run only
+    // the ops of the part running alone.
+    bool inRun(std::size_t i) const { return m_soloPart < 0 || m_soloParts.opPart[i] == m_soloPart; }
+
+    // After measured repetition `round`: each part of the workload alone, in order (Trace::solo).
+    void runSoloRound(int round, int repetitions)
+    {
+        for (std::size_t part = 0; part < m_soloParts.names.size(); ++part) {
+            checkCancel();
+            m_watch.setPhase("solo baseline of part " + quoted(m_soloParts.names[part]) + " after repetition "
+                             + std::to_string(round + 1));
+            report(RunProgress::Phase::Measuring, round, repetitions,
+                   "part " + quoted(m_soloParts.names[part]) + " alone");
+            m_soloPart = int(part);
+            try {
+                runRepetition(round, /*measured=*/true);
+            } catch (...) {
+                m_soloPart = -1;
+                throw;
+            }
+            m_soloPart = -1;
+        }
+        m_soloRoundsDone = round + 1;
+    }
+
     void runRepetition(int index, bool measured)
     {
-        const std::string label = (measured ? "rep " : "warmup ") + std::to_string(index);
-        const std::string context = (measured ? "repetition " : "warm-up ") + std::to_string(index);
+        const std::string solo = m_soloPart >= 0 ? "solo " + m_soloParts.names[std::size_t(m_soloPart)] + " " : "";
+        const std::string label = solo + (measured ? "rep " : "warmup ") + std::to_string(index);
+        const std::string context =
+            (m_soloPart >= 0 ? "part " + quoted(m_soloParts.names[std::size_t(m_soloPart)]) + " alone after "
+                             : std::string())
+            + (measured ? "repetition " : "warm-up ") + std::to_string(index);
         if (m_hasManaged)
             resetManagedBuffers();
         for (const auto &extra : m_extraDevices) {
@@ -1750,6 +1814,8 @@ private:
         NvtxRange range(m_options.nvtx && m_threads.size() > 1, m_repLabel.c_str(), kRepetitionColor);
         int current = -1;
         for (const std::size_t i : thread.ops) {
+            if (!inRun(i))
+                continue;
             checkCancel();
             if (m_issueAborted.load())
                 throw Error(ErrorKind::Cancelled, kOtherThreadStopped);
@@ -1942,14 +2008,15 @@ private:
         for (const auto &[e, device] : m_streamEndUsed)
             if (e)
                 end = std::max(end, gpuTime(e, context, device));
-        m_repetitionSpans.push_back(end - start);
+        if (m_soloPart < 0)
+            m_repetitionSpans.push_back(end - start);
 
         // Stream-ready and the event end from the events; execution from them too until CUPTI's
         // records replace it.
         for (std::size_t i = 0; i < m_ops.size(); ++i) {
             PreparedOp &op = m_ops[i];
             OpRecord &r = rep.ops[i];
-            if (op.begin.get()) {
+            if (op.begin.get() && inRun(i)) {
                 r.readyNs = gpuTime(op.beginUsed, op.context, op.device);
                 r.eventEndNs = gpuTime(op.end.get(), op.context, op.device);
                 r.gpuStartNs = r.readyNs;
@@ -1975,6 +2042,16 @@ private:
             timeStagedPeer(r);
             if (isHostBlocking(r))
                 r.flags |= OpFlagHostBlocking;
+        }
+        if (m_soloPart >= 0) {
+            SoloRun run;
+            run.part = m_soloPart;
+            run.round = rep.index;
+            for (std::size_t i = 0; i < rep.ops.size(); ++i)
+                if (inRun(i))
+                    run.ops.push_back(rep.ops[i]);
+            m_trace.solo.runs.push_back(std::move(run));
+            return;
         }
         m_trace.repetitions.push_back(std::move(rep));
     }
@@ -2362,6 +2439,9 @@ private:
                 list += (list.empty() ? "" : ",") + std::to_string(d);
             md["devices"] = list;
         }
+        if (m_solo)
+            md["solo"] = std::to_string(m_soloParts.names.size()) + " parts, each alone after each of "
+                         + std::to_string(m_soloRoundsDone) + " measured repetitions";
         md["host_threads"] = std::to_string(m_threads.size());
         std::string spans;
         for (std::int64_t s : m_repetitionSpans)
@@ -2498,6 +2578,10 @@ private:
     std::string m_cuptiDescription;
     std::uint32_t m_repSeq = 0; // repetitions issued so far, warm-ups included: the high half of external ids
     int m_missingRecords = 0;
+    bool m_solo = false; // solo baselines: RunOptions::solo, or the workload asks for them
+    SoloParts m_soloParts; // RunOptions::solo: the workload's parts
+    int m_soloPart = -1; // the part running alone in the current repetition, -1 in the mix
+    int m_soloRoundsDone = 0; // measured repetitions followed by every part alone
     int m_connections = 8; // CUDA_DEVICE_MAX_CONNECTIONS in force
 
     // Declaration order is release order reversed: events and streams go before the buffers.

@@ -120,6 +120,9 @@ struct StreamSpec {
     StreamFlags flags = StreamFlags::NonBlocking;
     int priority = 0;
     bool useDefaultStream = false; // issue on the default stream (legacy or per-thread) instead of a new one
+    // The part it belongs to when a run measures solo baselines (run --solo): streams of one part run
+    // alone together; empty: the stream is a part of its own.
+    std::string part;
     std::vector<OpSpec> ops; // repeats already expanded
 };
 
@@ -173,6 +176,9 @@ struct Workload {
     // The longest the run may take (ns), from start to its last repetition; 0: no limit. A run past it is
     // ended (ErrorKind::TimeLimit): a kernel that never ends can only be ended with its process.
     std::int64_t timeLimitNs = 0;
+    // Runs measure solo baselines by default (RunOptions::solo; `run --solo` asks for them for any
+    // workload): the lesson is about the price of overlap.
+    bool solo = false;
     std::vector<BufferSpec> buffers;
     std::vector<StreamSpec> streams;
     // The host threads; empty: one implicit thread driving every stream (every version 1 workload).

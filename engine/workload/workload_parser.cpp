@@ -28,6 +28,11 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::size_t kMaxOps = 1'000'000; // after expanding repeats: a trace of 1e6 ops per repetition
 constexpr std::int64_t kMaxRepeat = 1'000'000;
+// What the ops take in memory after expanding repeats (each op's fixed part and its strings: name, JSON
+// path, buffer, event and stream names): a repeat copies every string of its op, so a short file with long
+// names could ask for gigabytes within kMaxOps. Checked before a repeat is expanded. A million ops with
+// names of a few dozen characters take about 400 MiB.
+constexpr std::uint64_t kMaxOpBytes = std::uint64_t(512) << 20;
 constexpr int kMaxGroupDepth = 16;
 constexpr int kMaxThreadsPerBlock = 1024; // every CUDA GPU since Fermi
 constexpr std::int64_t kMaxBlocks = std::numeric_limits<std::int32_t>::max(); // gridDim.x limit
@@ -38,6 +43,17 @@ constexpr int kMaxChunks = 4096;
 std::string quote(std::string_view s)
 {
     return "\"" + std::string(s) + "\"";
+}
+
+// What one op takes in memory: its fixed part, and each string longer than fits inside std::string itself.
+std::uint64_t opFootprint(const OpSpec &op)
+{
+    constexpr std::size_t kInline = 15; // libstdc++'s short-string buffer
+    std::uint64_t bytes = sizeof(OpSpec);
+    for (const std::string *s : {&op.name, &op.jsonPath, &op.src, &op.dst, &op.buffer, &op.event, &op.syncStream})
+        if (s->size() > kInline)
+            bytes += s->size() + 1;
+    return bytes;
 }
 
 // "keyFigure": {"caption": "...", "kind": "h2d", "name": "...", "lane": "stream0"}. Both readers (the
@@ -253,6 +269,7 @@ private:
     bool m_hasThreads = false; // a version 2 file with "threads"
     std::set<std::string> m_suggestedKeys; // pointers of keys offered as "did you mean"
     std::size_t m_opsInFinishedStreams = 0;
+    std::uint64_t m_opBytesInFinishedStreams = 0; // opFootprint of their ops, summed
     bool m_tooManyOps = false;
 };
 
@@ -608,13 +625,14 @@ Workload WorkloadReader::read(std::string_view text)
     if (!m_doc.parse(text)) {
         const TextPosition p = m_doc.syntaxErrorPosition();
         m_issues.push_back({"", p.line, p.column, "invalid JSON: " + m_doc.syntaxError()});
-        return m_w;
+        return std::move(m_w);
     }
     for (const std::string &dup : m_doc.duplicateKeys())
         issueAtKey(dup, "duplicate key " + quote(dup.substr(dup.rfind('/') + 1))
                             + ": it is already set earlier in this object");
     readTop(m_doc.root());
-    return m_w;
+    // Moved out, not copied (a million ops are hundreds of megabytes): read() is the reader's last use of it.
+    return std::move(m_w);
 }
 
 std::vector<WorkloadIssue> WorkloadReader::takeIssues()
@@ -654,9 +672,9 @@ void WorkloadReader::readTop(const Json &root)
     m_w.version = static_cast<int>(version->get<std::int64_t>());
 
     static const std::vector<std::string> kTopKeys = {
-        "version",        "name",       "description", "device",      "peerAccess", "defaultStream",
-        "maxConnections", "issueOrder", "warmup",      "repetitions", "timeLimit",  "buffers",
-        "streams",        "threads",    "schedule",    "pipeline",    "compare",    "keyFigure"};
+        "version",    "name",     "description", "device",    "peerAccess", "defaultStream", "maxConnections",
+        "issueOrder", "warmup",   "repetitions", "timeLimit", "buffers",    "streams",       "threads",
+        "schedule",   "pipeline", "compare",     "keyFigure", "solo"};
     versionTwoOnly(root, path, {"threads", "peerAccess"}, "a workload");
     checkKeys(root, path, kTopKeys, "a workload");
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -676,6 +694,7 @@ void WorkloadReader::readTop(const Json &root)
     m_w.repetitions =
         static_cast<int>(readInt(root, path, "repetitions", 1, kMaxRepetitions, false, "a workload").value_or(5));
     m_w.timeLimitNs = readDuration(root, path, "timeLimit", false, "a workload").value_or(0);
+    m_w.solo = readBool(root, path, "solo").value_or(false);
 
     if (const Json *compare = member(root, "compare"))
         readCompare(*compare, "/compare");
@@ -919,13 +938,16 @@ void WorkloadReader::readStreams(const Json &v, const std::string &path)
         if (!expectObject(s, p, "a stream like {\"name\": \"s0\", \"ops\": [...]}"))
             continue;
         versionTwoOnly(s, p, {"device"}, "a stream");
-        checkKeys(s, p, {"name", "device", "flags", "priority", "useDefaultStream", "ops"}, "a stream");
+        checkKeys(s, p, {"name", "device", "flags", "priority", "useDefaultStream", "part", "ops"}, "a stream");
         StreamSpec stream;
         stream.name = readString(s, p, "name", false, "a stream").value_or("stream" + std::to_string(i));
         if (m_w.version >= 2)
             stream.device = readDevice(s, p, "a stream").value_or(-1);
         if (!m_declaredStreams.insert(stream.name).second)
             issueAt(p + "/name", "a stream named " + quote(stream.name) + " is already declared");
+        stream.part = readString(s, p, "part", false, "a stream").value_or("");
+        if (member(s, "part") && stream.part.empty())
+            issueAt(p + "/part", "a part needs a name (the streams that run alone together under `run --solo`)");
         stream.useDefaultStream = readBool(s, p, "useDefaultStream").value_or(false);
         if (stream.useDefaultStream) {
             // With threads, one per thread (each thread has its own per-thread default stream): checked
@@ -961,12 +983,17 @@ void WorkloadReader::readStreams(const Json &v, const std::string &path)
                     issueAt(op.jsonPath + "/mode", "cudaStreamAttachMemAsync with \"single\" needs a stream of its "
                                                    "own, not the default stream: use \"global\" or \"host\"");
         m_opsInFinishedStreams += stream.ops.size();
+        for (const OpSpec &op : stream.ops)
+            m_opBytesInFinishedStreams += opFootprint(op);
         m_w.streams.push_back(std::move(stream));
     }
 }
 
 void WorkloadReader::readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth)
 {
+    std::uint64_t outBytes = 0;
+    for (const OpSpec &op : out)
+        outBytes += opFootprint(op);
     for (std::size_t i = 0; i < v.size() && !m_tooManyOps; ++i) {
         const std::string p = JsonLocator::child(path, i);
         const Json &item = v[i];
@@ -988,15 +1015,39 @@ void WorkloadReader::readOps(const Json &v, const std::string &path, std::vector
         const auto repeat = readInt(item, p, "repeat", 1, kMaxRepeat, false, "an op").value_or(1);
         if (unit.empty())
             continue;
+        const std::string at = member(item, "repeat") ? p + "/repeat" : p;
         const std::size_t already = m_opsInFinishedStreams + out.size();
         if (unit.size() > (kMaxOps - std::min(already, kMaxOps)) / static_cast<std::size_t>(repeat)) {
-            issueAt(member(item, "repeat") ? p + "/repeat" : p,
-                    "this makes more than " + std::to_string(kMaxOps) + " ops in the workload; repeat fewer times");
+            issueAt(at, "this makes more than " + std::to_string(kMaxOps) + " ops in the workload; repeat fewer times");
             m_tooManyOps = true;
             return;
         }
+        // Bytes before copies: unitBytes * repeat cannot wrap (at most kMaxOpBytes-sized units, each
+        // op's strings bounded by the 64 MiB file, times at most kMaxRepeat).
+        std::uint64_t unitBytes = 0;
+        for (const OpSpec &op : unit)
+            unitBytes += opFootprint(op);
+        const std::uint64_t alreadyBytes = m_opBytesInFinishedStreams + outBytes;
+        const std::uint64_t room = kMaxOpBytes - std::min(alreadyBytes, kMaxOpBytes);
+        if (unitBytes > room / static_cast<std::uint64_t>(repeat)) {
+            const std::string each =
+                unit.size() == 1 ? "an op of " + formatBytes(unitBytes)
+                                 : std::to_string(unit.size()) + " ops of " + formatBytes(unitBytes) + " together";
+            issueAt(at, (repeat > 1 ? std::to_string(repeat) + " times " : std::string()) + each
+                            + " makes the workload's ops take more than " + formatBytes(kMaxOpBytes)
+                            + " of memory, the most StreamScope reads (after repeats, names and JSON paths "
+                              "included); repeat fewer times or shorten the names");
+            m_tooManyOps = true;
+            return;
+        }
+        // Room for every copy at once (a repeat of a million would otherwise double the vector twenty times,
+        // each time holding the old and the new), growing geometrically still for op after op.
+        if (const std::size_t needed = out.size() + unit.size() * static_cast<std::size_t>(repeat);
+            needed > out.capacity())
+            out.reserve(std::max(needed, 2 * out.capacity()));
         for (std::int64_t r = 0; r < repeat; ++r)
             out.insert(out.end(), unit.begin(), unit.end());
+        outBytes += unitBytes * static_cast<std::uint64_t>(repeat);
     }
 }
 
@@ -1809,6 +1860,8 @@ std::string workloadToJson(const Workload &w)
     j["repetitions"] = w.repetitions;
     if (w.timeLimitNs > 0)
         j["timeLimit"] = w.timeLimitNs;
+    if (w.solo)
+        j["solo"] = true;
     j["buffers"] = Json::array();
     for (const BufferSpec &b : w.buffers) {
         Json jb{{"name", b.name}, {"kind", enumName(b.kind)}, {"bytes", b.bytes}};
@@ -1822,6 +1875,8 @@ std::string workloadToJson(const Workload &w)
         js["name"] = s.name;
         if (s.device >= 0)
             js["device"] = s.device;
+        if (!s.part.empty())
+            js["part"] = s.part;
         if (s.useDefaultStream) {
             js["useDefaultStream"] = true;
         } else {

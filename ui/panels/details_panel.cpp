@@ -1,5 +1,6 @@
 // DetailsPanel: an HTML table rebuilt on each selection; names from the trace are escaped.
 #include "ui/panels/details_panel.h"
+#include "ui/common/display_text.h"
 
 #include "ui/document/trace_document.h"
 
@@ -71,6 +72,8 @@ void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace, std::vec
 {
     m_trace = std::move(trace);
     m_opStatistics = std::move(statistics);
+    m_interference =
+        m_trace && !m_trace->solo.empty() ? engine::analyzeInterference(*m_trace) : engine::InterferenceReport{};
     showOp(-1, -1);
 }
 
@@ -110,11 +113,11 @@ void DetailsPanel::showOp(int repetition, int opIndex)
         html += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>")
                     .arg(key.toHtmlEscaped(), value.toHtmlEscaped());
     };
-    html += QStringLiteral("<h3>%1</h3><table>").arg(QString::fromStdString(m_trace->name(op)).toHtmlEscaped());
+    html += QStringLiteral("<h3>%1</h3><table>").arg(displayText(m_trace->name(op), kLongName).toHtmlEscaped());
     row(tr("Kind"), qs(engine::toString(op.kind)));
     if (op.stream >= 0 && op.stream < int(m_trace->streams.size())) {
         const engine::StreamInfo &stream = m_trace->streams[std::size_t(op.stream)];
-        QString text = QString::fromStdString(stream.name);
+        QString text = displayText(stream.name);
         if (stream.isDefault)
             text += tr(" (default stream)");
         else if (stream.nonBlocking)
@@ -128,9 +131,9 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     if (const engine::HostRange *range = rep.enclosingRange(op)) {
         QString label = hostRangeCategoryLabel(range->category);
         label[0] = label[0].toUpper();
-        QString text = QString::fromStdString(m_trace->string(range->nameId));
+        QString text = displayText(m_trace->string(range->nameId), kLongName);
         if (range->domainId != engine::kNoString)
-            text += tr(" (domain %1)").arg(QString::fromStdString(m_trace->string(range->domainId)));
+            text += tr(" (domain %1)").arg(displayText(m_trace->string(range->domainId)));
         row(label, text);
         if (range->depth > 0)
             row(tr("Launched in"), rangeStack(*m_trace, rep, op, *range));
@@ -138,7 +141,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     // How a kernel was launched, where the source recorded it.
     if (const engine::KernelLaunch *l = rep.launchOf(opIndex)) {
         if (l->fullNameId != engine::kNoString)
-            row(tr("Kernel"), QString::fromStdString(m_trace->string(l->fullNameId)));
+            row(tr("Kernel"), displayText(m_trace->string(l->fullNameId), kLongName));
         if (l->hasGrid() || l->hasBlock()) {
             if (l->hasGrid())
                 row(tr("Grid"),
@@ -181,6 +184,12 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             tr("%1 → %2 (%3, %4)")
                 .arg(formatDuration(op.gpuStartNs - origin), formatDuration(op.gpuEndNs - origin),
                      formatDuration(op.gpuDurationNs()), source));
+    }
+    // Solo baselines: this op alone against the mix, and who ran beside it (interference.h).
+    if (m_interference.known && op.hasGpu() && std::size_t(opIndex) < m_interference.ops.size()) {
+        const engine::OpSlowdown &s = m_interference.ops[std::size_t(opIndex)];
+        if (s.known())
+            row(tr("Against alone"), QString::fromStdString(engine::describeSlowdown(*m_trace, s)));
     }
     if (cupti && op.hasGpu()) {
         const engine::QueueExplanation q = engine::explainQueued(*m_trace, repetition, opIndex);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/analysis/interference.h"
 #include "engine/analysis/op_statistics.h"
 #include "engine/model/trace.h"
 #include "ui/common/connection_list.h"
@@ -38,6 +39,7 @@ private:
     QPointer<TraceDocument> m_document;
     ConnectionList m_documentConnections;
     std::vector<engine::OpStatistics> m_opStatistics; // engine::opStatistics(*m_trace), once per trace
+    engine::InterferenceReport m_interference; // with solo baselines: each op alone against the mix
     QTextBrowser *m_text;
 };
 

@@ -8,6 +8,7 @@
 #include "ui/timeline/time_mapping.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace streamscope::ui {
@@ -23,6 +24,12 @@ void OpTableModel::setTrace(std::shared_ptr<const engine::Trace> trace, int repe
     m_repetition =
         m_trace && !m_trace->repetitions.empty() ? qBound(0, repetition, int(m_trace->repetitions.size()) - 1) : 0;
     m_originNs = currentRepetition() ? m_trace->extent(m_repetition).first : 0;
+    if (m_trace.get() != m_interferenceOf) {
+        m_interferenceOf = m_trace.get();
+        m_interference = m_trace && !m_trace->solo.empty()
+                             ? std::make_shared<const engine::InterferenceReport>(engine::analyzeInterference(*m_trace))
+                             : nullptr;
+    }
     m_rangeHeader = tr("Range");
     if (const engine::Repetition *rep = currentRepetition(); rep && !rep->hostRanges.empty()) {
         const bool nvtx = std::any_of(rep->hostRanges.begin(), rep->hostRanges.end(), [](const engine::HostRange &h) {
@@ -151,6 +158,24 @@ QVariant OpTableModel::data(const QModelIndex &index, int role) const
         }
         return text;
     }
+    case AloneColumn: {
+        const engine::OpSlowdown *s =
+            m_interference && m_interference->known && std::size_t(index.row()) < m_interference->ops.size()
+                ? &m_interference->ops[std::size_t(index.row())]
+                : nullptr;
+        if (!s || !s->known() || !op.hasGpu())
+            return display ? QVariant() : QVariant(0.0);
+        const double change = double(op.gpuDurationNs()) / s->soloNs.median - 1.0;
+        if (role == Qt::ToolTipRole)
+            return tr("This repetition: %1 against %2 alone (median of %3 solo runs). Over every repetition: %4")
+                .arg(formatDuration(op.gpuDurationNs()), formatDuration(std::llround(s->soloNs.median)))
+                .arg(s->soloNs.count)
+                .arg(QString::fromStdString(engine::describeSlowdown(*m_trace, *s)));
+        return display ? QVariant(QStringLiteral("%1%2 %")
+                                      .arg(change >= 0 ? QStringLiteral("+") : QString())
+                                      .arg(change * 100, 0, 'f', 1))
+                       : QVariant(change);
+    }
     default: return {};
     }
 }
@@ -171,6 +196,7 @@ QVariant OpTableModel::headerData(int section, Qt::Orientation orientation, int 
     case BandwidthColumn: return tr("GB/s");
     case HostCallColumn: return tr("Host call");
     case LaunchColumn: return tr("Grid · block");
+    case AloneColumn: return tr("vs alone");
     default: return {};
     }
 }

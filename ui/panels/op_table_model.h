@@ -10,6 +10,7 @@
 
 #include <memory>
 
+#include "engine/analysis/interference.h"
 #include "engine/model/trace.h"
 #include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
@@ -31,6 +32,7 @@ public:
         BandwidthColumn,
         HostCallColumn,
         LaunchColumn, // a kernel's grid and block: "244×1×6 · 128×1×1"
+        AloneColumn, // with solo baselines: this execution against the op's median alone, "+19 %"
         ColumnCount
     };
     // The raw number behind a cell (ns, bytes, GB/s), so a proxy sorts numerically.
@@ -59,6 +61,9 @@ private:
     int m_repetition = 0;
     std::int64_t m_originNs = 0; // start of the repetition: times are shown relative to it
     QString m_rangeHeader; // "NVTX range", "CPU op": what the repetition's ranges are
+    // With solo baselines (interference.h), computed once per trace.
+    std::shared_ptr<const engine::InterferenceReport> m_interference;
+    const engine::Trace *m_interferenceOf = nullptr;
 };
 
 // OpTableProxy: the operations table's sorting proxy (numbers sort as numbers, SortRole), which hides the

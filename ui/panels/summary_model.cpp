@@ -83,7 +83,11 @@ QVariant SummaryModel::data(const QModelIndex &index, int role) const
     default: return {};
     }
     switch (role) {
-    case Qt::DisplayRole: return qs(engine::formatMetric(row.unit, value));
+    case Qt::DisplayRole:
+        // A metric no repetition has (the price of overlap without solo baselines) says why, once.
+        if (std::isnan(value) && !row.whenUnknown.empty() && row.spread.count == 0)
+            return index.column() == MedianColumn ? qs(row.whenUnknown) : QString();
+        return qs(engine::formatMetric(row.unit, value));
     case RawValueRole: return value;
     case Qt::TextAlignmentRole: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/interference.h"
 #include "engine/formats/native_format.h"
 #include "engine/model/errors.h"
 #include "engine/run/hold_policy.h"
@@ -405,6 +406,84 @@ private slots:
         qInfo("8 x 1 ms kernels on 8 streams: %.3f ms (serial sum 8 ms)", span / 1e6);
         QVERIFY2(span < 0.4 * 8e6, qPrintable(QString("8 x 1 ms kernels took %1 ns").arg(span)));
         QVERIFY(analyzeRepetition(t, 0).concurrentNs > 500'000);
+    }
+
+    // Solo baselines (run --solo): each part alone after each repetition, only its own ops, and the
+    // accounting they give is the physics of the case. Small kernels (2 blocks) side by side slow nothing:
+    // overlapping them saves almost a whole part. Kernels that fill the GPU cannot overlap at all: running
+    // them side by side saves nothing, and the part that waits is not slower, only later.
+    void soloBaselinesMeasureWhatOverlapSaved_data()
+    {
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<double>("realisedAtLeast");
+        QTest::addColumn<double>("realisedAtMost");
+        QTest::newRow("small kernels overlap for free") << 2 << 0.8 << 1.2;
+        QTest::newRow("full-GPU kernels cannot overlap") << 4096 << -0.2 << 0.2;
+    }
+
+    void soloBaselinesMeasureWhatOverlapSaved()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        QFETCH(int, blocks);
+        QFETCH(double, realisedAtLeast);
+        QFETCH(double, realisedAtMost);
+        Workload w =
+            workload("solo", {},
+                     {stream("a", {computeOp(400'000, blocks, 256)}), stream("b", {computeOp(400'000, blocks, 256)})},
+                     IssueOrder::RoundRobin, 4, 1);
+        RunOptions options;
+        options.solo = true;
+        const Trace t = runWorkload(w, options);
+        QCOMPARE(t.solo.parts, (std::vector<std::string>{"a", "b"}));
+        QCOMPARE(t.solo.runs.size(), std::size_t(2 * 4));
+        QVERIFY2(t.solo.missing.empty(), t.solo.missing.c_str());
+        for (const SoloRun &run : t.solo.runs) {
+            QCOMPARE(run.ops.size(), std::size_t(1)); // its part's op only
+            QCOMPARE(t.solo.streamPart.at(std::size_t(run.ops[0].stream)), run.part);
+            QVERIFY(run.ops[0].hasGpu());
+        }
+        // The solo runs stay out of the repetitions and their spans.
+        QCOMPARE(t.repetitions.size(), std::size_t(4));
+        const InterferenceReport r = analyzeInterference(t);
+        QVERIFY2(r.known, r.why.c_str());
+        qInfo("%d blocks: serial %.1f us, ideal %.1f us, measured %.1f us, saved %.1f us, cost %.1f us, realised %.0f "
+              "%%; "
+              "slowdowns %.3f and %.3f",
+              blocks, r.serialNs.median / 1e3, r.idealNs.median / 1e3, r.measuredNs.median / 1e3,
+              r.savedNs.median / 1e3, r.costNs.median / 1e3, r.realised.median * 100, r.ops[0].slowdown,
+              r.ops[1].slowdown);
+        QVERIFY2(r.realised.median >= realisedAtLeast && r.realised.median <= realisedAtMost,
+                 qPrintable(QString::number(r.realised.median)));
+        // Each kernel's execution, in the mix or queued behind the other, lasts what it lasts alone.
+        for (const OpSlowdown &op : r.ops)
+            QVERIFY2(op.slowdown > 0.9 && op.slowdown < 1.1, qPrintable(QString::number(op.slowdown)));
+        // What the trace says survives the file.
+        const Trace back = fromNativeJson(toNativeJson(t), "solo.sstrace");
+        QCOMPARE(back.solo.runs.size(), t.solo.runs.size());
+        QCOMPARE(analyzeInterference(back).serialNs.median, r.serialNs.median);
+    }
+
+    void soloRunStoppedKeepsTheRoundsThatFinished()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        // A round is the mix (40 ms) and each part alone (40 ms each): about 120 ms. Stopped at 600 ms, after
+        // the warm-up and one round or two.
+        Workload w =
+            workload("stopped", {}, {stream("a", {computeOp(40'000'000)}), stream("b", {computeOp(40'000'000)})},
+                     IssueOrder::RoundRobin, 20, 1);
+        RunOptions options;
+        options.solo = true;
+        options.timeLimitNs = 600'000'000;
+        const Trace t = runWorkload(w, options);
+        QVERIFY2(!t.solo.missing.empty(), "nothing said missing");
+        QVERIFY2(t.solo.missing.find("of 20 rounds") != std::string::npos, t.solo.missing.c_str());
+        QVERIFY(t.repetitions.size() >= 1 && t.repetitions.size() < 20);
+        QCOMPARE(t.solo.runs.size(), 2 * t.repetitions.size());
+        for (const SoloRun &run : t.solo.runs)
+            QVERIFY(run.round < int(t.repetitions.size()));
+        QVERIFY(analyzeInterference(t).known);
     }
 
     void calibratedKernels_data()

@@ -1,0 +1,62 @@
+#include "engine/workload/solo_parts.h"
+
+#include <algorithm>
+
+#include "engine/model/errors.h"
+
+namespace streamscope::engine {
+
+namespace {
+
+std::string quoted(const std::string &s)
+{
+    return "\"" + s + "\"";
+}
+
+} // namespace
+
+SoloParts soloParts(const Workload &workload)
+{
+    SoloParts parts;
+    parts.streamPart.reserve(workload.streams.size());
+    for (const StreamSpec &stream : workload.streams) {
+        const std::string &name = stream.part.empty() ? stream.name : stream.part;
+        auto it = std::find(parts.names.begin(), parts.names.end(), name);
+        if (it == parts.names.end())
+            it = parts.names.insert(parts.names.end(), name);
+        parts.streamPart.push_back(std::int32_t(it - parts.names.begin()));
+    }
+    if (parts.names.size() < 2)
+        throw Error(ErrorKind::InvalidInput,
+                    "workload " + quoted(workload.name) + ": solo baselines need at least two parts to run alone, but "
+                        + (workload.streams.size() < 2 ? std::string("it has one stream")
+                                                       : "all its streams are part " + quoted(parts.names.front()))
+                        + ": there is no overlap to price");
+    parts.opPart.reserve(workload.schedule.size());
+    for (const ScheduledOp &at : workload.schedule)
+        parts.opPart.push_back(parts.streamPart.at(std::size_t(at.stream)));
+
+    const std::vector<int> paired = pairEventWaits(workload);
+    for (std::size_t i = 0; i < paired.size(); ++i) {
+        if (paired[i] < 0)
+            continue;
+        const ScheduledOp &waiter = workload.schedule[i];
+        const ScheduledOp &recorder = workload.schedule[std::size_t(paired[i])];
+        const int a = parts.opPart[i], b = parts.opPart[std::size_t(paired[i])];
+        if (a == b)
+            continue;
+        const StreamSpec &ws = workload.streams[std::size_t(waiter.stream)];
+        const StreamSpec &rs = workload.streams[std::size_t(recorder.stream)];
+        const OpSpec &op = ws.ops[std::size_t(waiter.op)];
+        throw Error(ErrorKind::InvalidInput,
+                    "workload " + quoted(workload.name) + ": " + (op.jsonPath.empty() ? "an op" : op.jsonPath)
+                        + " waits on event " + quoted(op.event) + ", which stream " + quoted(rs.name) + " of part "
+                        + quoted(parts.names[std::size_t(b)]) + " records, from stream " + quoted(ws.name) + " of part "
+                        + quoted(parts.names[std::size_t(a)])
+                        + ": parts that wait on each other cannot run alone. Put both streams in one part (\"part\": "
+                          "\"...\" on each) to measure them alone together");
+    }
+    return parts;
+}
+
+} // namespace streamscope::engine
