@@ -18,16 +18,43 @@
 #include "engine/model/errors.h"
 #include "engine/model/host_ranges.h"
 #include "engine/model/limits.h"
+#include "engine/util/interrupt.h"
 
 namespace streamscope::engine {
 
 namespace {
 
-// ---- SQLite RAII ---------------------------------------------------------------------------------
+// ---- SQLite, opened defensively --------------------------------------------------------------------
+//
+// A database runs what its schema says: a generated column, a view or a CHECK constraint is SQL that the
+// file chooses and SQLite evaluates as it is read (a 12 KB file whose StringIds.value was a generated
+// column took 4.6 GB and over a minute, #24). So the file is opened read-only with SQLite's defensive
+// settings (no triggers, no views, no schema-defined functions that are not innocuous), each value is
+// bounded in length (limits::kMaxTextBytes), SQLite's own memory is capped, its work is counted in
+// virtual-machine steps against a budget proportional to the file's size (and stops at a cancel or
+// Ctrl-C), and the importer refuses views, virtual tables and generated columns wherever it expects a
+// table (checkSchema) and a damaged b-tree (PRAGMA quick_check) before it reads a row.
+
+// SQLite's work: the progress handler runs every kStepsPerCheck virtual-machine steps; a file may take
+// kStepsPerByte steps per byte of its size, at least kMinSteps. The ten real exports of
+// ../shared/data/real-traces take 0.16 to 0.69 steps per byte (the 23k-kernel capture: 2.5 million steps
+// for 3.7 MB): a scan takes a step per column read and a few per row, under half a step per byte. The
+// budget is six times the most they take and stops a query a file makes SQLite run in seconds per 100
+// MB (a StringIds without its key made each name a scan of the table: 100 million steps, 3 s, for a
+// 1.1 MB file whose 30k names would have taken over a minute; docs/formats.md, "Limits").
+constexpr int kStepsPerCheck = 1000;
+constexpr std::uint64_t kStepsPerByte = 4;
+constexpr std::uint64_t kMinSteps = 100'000'000;
+// SQLite's heap (page cache, one row's values, the schema), for every database the process has open: the
+// values StreamScope keeps are copied out, so SQLite itself needs a few MiB per import.
+constexpr std::int64_t kSqliteHeapBytes = std::int64_t(1) << 30;
+// Rows of a table that describes the capture (enums, GPUs, streams, thread names), counted before it is
+// read: a real export has at most thousands.
+constexpr std::size_t kMaxDescriptionRows = 1'000'000;
 
 class Database {
 public:
-    explicit Database(const std::string &path) : m_path(path)
+    Database(const std::string &path, const LoadControl &control) : m_path(path), m_control(control)
     {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(path, ec))
@@ -38,6 +65,13 @@ public:
                                                      + ", more than the limit of "
                                                      + limits::describeBytes(limits::kMaxNsysFileBytes)
                                                      + " for an Nsight Systems export (docs/formats.md, \"Limits\")");
+        m_budget = std::max<std::uint64_t>(kMinSteps, (ec ? 0 : bytes) * kStepsPerByte) / kStepsPerCheck;
+        static const bool heapCapped = [] {
+            if (sqlite3_hard_heap_limit64(-1) == 0 || sqlite3_hard_heap_limit64(-1) > kSqliteHeapBytes)
+                sqlite3_hard_heap_limit64(kSqliteHeapBytes);
+            return true;
+        }();
+        (void)heapCapped;
         const int rc = sqlite3_open_v2(path.c_str(), &m_db, SQLITE_OPEN_READONLY, nullptr);
         if (rc != SQLITE_OK) {
             const std::string why = m_db ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
@@ -45,6 +79,27 @@ public:
             m_db = nullptr;
             throw Error(ErrorKind::Io, path + ": cannot open as SQLite: " + why);
         }
+        // Nothing the file's schema defines runs: no triggers or views, no functions in it that are not
+        // innocuous, no writes to the schema, no extensions.
+        for (const int option : {SQLITE_DBCONFIG_ENABLE_TRIGGER, SQLITE_DBCONFIG_ENABLE_VIEW,
+                                 SQLITE_DBCONFIG_TRUSTED_SCHEMA, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION})
+            sqlite3_db_config(m_db, option, 0, nullptr);
+        sqlite3_db_config(m_db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+        // The longest value (and row) SQLite makes or reads, and small bounds on what a query may be.
+        sqlite3_limit(m_db, SQLITE_LIMIT_LENGTH, static_cast<int>(limits::kMaxTextBytes));
+        sqlite3_limit(m_db, SQLITE_LIMIT_SQL_LENGTH, 100'000);
+        sqlite3_limit(m_db, SQLITE_LIMIT_EXPR_DEPTH, 100);
+        sqlite3_limit(m_db, SQLITE_LIMIT_COMPOUND_SELECT, 10);
+        sqlite3_limit(m_db, SQLITE_LIMIT_FUNCTION_ARG, 8);
+        sqlite3_limit(m_db, SQLITE_LIMIT_ATTACHED, 0);
+        sqlite3_limit(m_db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000);
+        sqlite3_limit(m_db, SQLITE_LIMIT_TRIGGER_DEPTH, 1);
+        sqlite3_limit(m_db, SQLITE_LIMIT_WORKER_THREADS, 0);
+        sqlite3_progress_handler(m_db, kStepsPerCheck, &Database::onProgress, this);
+        // query_only: nothing is written. ignore_check_constraints: the quick check would evaluate every
+        // CHECK constraint on every row, an expression of the file's choosing (one that printed a 16 MiB
+        // string took 10 ms a row).
+        sqlite3_exec(m_db, "PRAGMA query_only = 1; PRAGMA ignore_check_constraints = 1", nullptr, nullptr, nullptr);
     }
     ~Database() { sqlite3_close(m_db); }
     Database(const Database &) = delete;
@@ -52,29 +107,72 @@ public:
 
     sqlite3 *handle() const { return m_db; }
     const std::string &path() const { return m_path; }
+    // Virtual-machine steps so far, in thousands (tests compare work by it).
+    std::uint64_t checks() const { return m_checks; }
 
-    [[noreturn]] void fail(const std::string &what) const
+    // Why a call into SQLite failed, as StreamScope says it: a cancel, the work budget, a value beyond the
+    // length limit, SQLite's memory cap, or SQLite's own message (a corrupt page, a missing table).
+    [[noreturn]] void fail(const std::string &what, int rc) const
     {
+        if (m_cancelled) {
+            m_control.checkCancelled(); // throws Error{Cancelled}, or the interrupt's
+            throw Error(ErrorKind::Cancelled, "loading cancelled");
+        }
+        if (m_exhausted)
+            throw Error(ErrorKind::InvalidInput,
+                        m_path + ": " + what + ": SQLite did more than " + std::to_string(m_budget * kStepsPerCheck)
+                            + " steps of work, the most StreamScope lets an export of this size take ("
+                            + std::to_string(kStepsPerByte) + " per byte, at least " + std::to_string(kMinSteps)
+                            + "; docs/formats.md, \"Limits\"); a real Nsight export takes under one per byte");
+        const int primary = rc & 0xff;
+        if (primary == SQLITE_TOOBIG)
+            throw Error(ErrorKind::InvalidInput, m_path + ": " + what + ": a value longer than "
+                                                     + limits::describeBytes(limits::kMaxTextBytes)
+                                                     + ", the most StreamScope reads (docs/formats.md, \"Limits\")");
+        if (primary == SQLITE_NOMEM)
+            throw Error(ErrorKind::InvalidInput, m_path + ": " + what + ": SQLite needed more than "
+                                                     + limits::describeBytes(kSqliteHeapBytes)
+                                                     + " of memory to read it (docs/formats.md, \"Limits\")");
         throw Error(ErrorKind::InvalidInput, m_path + ": " + what + ": " + sqlite3_errmsg(m_db));
     }
 
 private:
+    static int onProgress(void *self)
+    {
+        auto *db = static_cast<Database *>(self);
+        if ((db->m_control.cancel && db->m_control.cancel->load(std::memory_order_relaxed)) || interrupted()) {
+            db->m_cancelled = true;
+            return 1;
+        }
+        if (++db->m_checks > db->m_budget) {
+            db->m_exhausted = true;
+            return 1;
+        }
+        return 0;
+    }
+
     std::string m_path;
+    LoadControl m_control;
     sqlite3 *m_db = nullptr;
+    std::uint64_t m_budget = 0; // progress checks allowed
+    std::uint64_t m_checks = 0;
+    bool m_cancelled = false;
+    bool m_exhausted = false;
 };
 
 class Statement {
 public:
     Statement(const Database &db, const std::string &sql, const std::string &what) : m_db(db), m_what(what)
     {
-        if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &m_stmt, nullptr) != SQLITE_OK)
-            db.fail(what);
+        if (const int rc = sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &m_stmt, nullptr); rc != SQLITE_OK)
+            db.fail(what, rc);
     }
     ~Statement() { sqlite3_finalize(m_stmt); }
     Statement(const Statement &) = delete;
     Statement &operator=(const Statement &) = delete;
 
-    // True while there is a row; a corrupt page or a non-database file fails here with the operation named.
+    // True while there is a row; a corrupt page, a non-database file, a value too long or work beyond the
+    // budget fails here with the operation named.
     bool step()
     {
         const int rc = sqlite3_step(m_stmt);
@@ -82,11 +180,17 @@ public:
             return true;
         if (rc == SQLITE_DONE)
             return false;
-        m_db.fail(m_what);
+        m_db.fail(m_what, rc);
     }
     void reset() { sqlite3_reset(m_stmt); }
     void bind(int index, std::int64_t value) { sqlite3_bind_int64(m_stmt, index, value); }
     sqlite3_stmt *get() const { return m_stmt; }
+    // Column i as text (its bytes, NUL included where the file has them), empty for NULL.
+    std::string text(int i) const
+    {
+        const auto *p = reinterpret_cast<const char *>(sqlite3_column_text(m_stmt, i));
+        return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, i))) : std::string();
+    }
 
 private:
     const Database &m_db;
@@ -107,6 +211,35 @@ std::string joined(const std::set<std::string> &names)
     return s;
 }
 
+// SQLite's multi-line report as one line of a message.
+std::string oneLine(std::string text)
+{
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
+// The columns of a table, each one a value stored in the file: a generated column (computed by an
+// expression of the file's choosing as it is read) or a virtual table's hidden column is refused, naming
+// it. Nsight writes plain tables only.
+std::set<std::string> storedColumns(const Database &db, const std::string &table)
+{
+    std::set<std::string> present;
+    Statement info(db, "PRAGMA table_xinfo(\"" + table + "\")", "reading the columns of table " + table);
+    while (info.step()) {
+        std::string name = info.text(1);
+        // hidden: 0 a stored column, 1 a virtual table's hidden column, 2 and 3 a generated column.
+        if (const auto hidden = sqlite3_column_int64(info.get(), 6); hidden != 0)
+            throw Error(ErrorKind::InvalidInput,
+                        db.path() + ": table " + table + ", column " + name + ": "
+                            + (hidden == 1 ? std::string("a hidden column of a virtual table")
+                                           : std::string("a generated column (GENERATED ALWAYS AS ...)"))
+                            + ": StreamScope reads values stored in the file, never ones the file computes "
+                              "(an Nsight export has none)");
+        present.insert(std::move(name));
+    }
+    return present;
+}
+
 // The columns a query of one table reads: required ones must exist, optional ones read as NULL where
 // the nsys version that wrote the file did not have them.
 class TableQuery {
@@ -116,12 +249,7 @@ public:
         m_db(db),
         m_table(std::move(table))
     {
-        std::set<std::string> present;
-        {
-            Statement info(db, "PRAGMA table_info(\"" + m_table + "\")", "reading the columns of table " + m_table);
-            while (info.step())
-                present.insert(reinterpret_cast<const char *>(sqlite3_column_text(info.get(), 1)));
-        }
+        const std::set<std::string> present = storedColumns(db, m_table);
         for (const auto &c : required)
             if (!present.count(c))
                 throw Error(ErrorKind::InvalidInput, db.path() + ": table " + m_table + " lacks column '" + c
@@ -203,16 +331,20 @@ private:
 // ---- enum tables and their fall-backs ---------------------------------------------------------------
 
 // id -> symbol name (e.g. CUDA_MEMCPY_KIND_HTOD) from an ENUM_* table, empty when the file has none.
+// `keep` is told the bytes of each name kept.
+template <typename KeepText>
 std::unordered_map<std::int64_t, std::string> readEnum(const Database &db, const std::set<std::string> &tables,
-                                                       const std::string &table)
+                                                       const std::string &table, KeepText keep)
 {
     std::unordered_map<std::int64_t, std::string> values;
     if (!tables.count(table))
         return values;
     TableQuery q(db, table, {"id", "name"}, {});
     while (q.step())
-        if (auto name = q.optionalText(1))
-            values[q.integer(0)] = *name;
+        if (auto name = q.optionalText(1)) {
+            keep(name->size());
+            values[q.integer(0)] = std::move(*name);
+        }
     return values;
 }
 
@@ -370,11 +502,13 @@ std::optional<int> numberAfter(std::string_view text, std::string_view prefix)
 
 class NsysImporter {
 public:
-    explicit NsysImporter(const std::string &path) : m_db(path), m_path(path) { }
+    NsysImporter(const std::string &path, const LoadControl &control) : m_db(path, control), m_path(path) { }
 
     Trace run()
     {
         readTableList();
+        checkIntegrity();
+        checkRowCounts();
         m_trace.source = "nsys-sqlite";
         m_trace.timing = TimingSource::Profiler; // Nsight Systems times GPU work with CUPTI
         m_trace.sourcePath = m_path;
@@ -383,10 +517,10 @@ public:
         readMetadata();
         readEnums();
         readDevices();
-        readStreamAttributes();
         readKernels();
         readMemcpys();
         readMemsets();
+        readStreamAttributes(); // for the streams that ran work, now known
         readRuntime();
         readSynchronization();
         linkHostCalls();
@@ -401,10 +535,24 @@ public:
 private:
     void readTableList()
     {
-        // The first read of the file: a file that is not a database (or is damaged) fails here.
-        Statement s(m_db, "SELECT name FROM sqlite_master WHERE type = 'table'", "reading the list of tables");
-        while (s.step())
-            m_tables.insert(reinterpret_cast<const char *>(sqlite3_column_text(s.get(), 0)));
+        // The first read of the file: a file that is not a database (or is damaged) fails here. A view or
+        // a virtual table is not a table: a view named after a table the importer reads is refused by
+        // checkSchema, a virtual table here.
+        Statement s(m_db, "SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view')",
+                    "reading the list of tables");
+        while (s.step()) {
+            std::string name = s.text(1);
+            if (s.text(0) == "view") {
+                m_views.insert(std::move(name));
+                continue;
+            }
+            std::string sql = s.text(2).substr(0, 32);
+            std::transform(sql.begin(), sql.end(), sql.begin(), [](unsigned char c) { return std::toupper(c); });
+            if (sql.starts_with("CREATE VIRTUAL"))
+                m_virtualTables.insert(name);
+            m_tables.insert(std::move(name));
+        }
+        checkSchema();
         if (!m_tables.count("StringIds"))
             throw Error(ErrorKind::InvalidInput,
                         m_path + ": not an Nsight Systems export: it has no StringIds table (tables: "
@@ -421,13 +569,113 @@ private:
 
     bool has(const char *table) const { return m_tables.count(table) > 0; }
 
+    // Every table the importer reads is a plain table of stored values: a view (a query of the file's
+    // choosing, run as it is read) or a virtual table in its place is refused, naming it; generated
+    // columns are refused as each table's columns are looked up (storedColumns).
+    void checkSchema()
+    {
+        static const char *const kRead[] = {"StringIds",
+                                            "META_DATA_EXPORT",
+                                            "EXPORT_META_DATA",
+                                            "ENUM_CUDA_MEMCPY_OPER",
+                                            "ENUM_CUDA_MEM_KIND",
+                                            "ENUM_NSYS_EVENT_TYPE",
+                                            "TARGET_INFO_GPU",
+                                            "TARGET_INFO_CUDA_DEVICE",
+                                            "TARGET_INFO_CUDA_STREAM",
+                                            "TARGET_INFO_CUDA_NULL_STREAM",
+                                            "TARGET_INFO_CUDA_CONTEXT_INFO",
+                                            "TARGET_INFO_NVTX_CUDA_STREAM",
+                                            "CUPTI_ACTIVITY_KIND_KERNEL",
+                                            "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                            "CUPTI_ACTIVITY_KIND_MEMSET",
+                                            "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                            "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                            "NVTX_EVENTS",
+                                            "ThreadNames"};
+        for (const char *table : kRead) {
+            if (m_views.count(table))
+                throw Error(ErrorKind::InvalidInput,
+                            m_path + ": " + table
+                                + " is a view, not a table: StreamScope reads values stored in the file, never "
+                                  "a query the file defines (an Nsight export has no views)");
+            if (m_virtualTables.count(table))
+                throw Error(ErrorKind::InvalidInput,
+                            m_path + ": " + table
+                                + " is a virtual table, not a table: StreamScope reads values stored in the file "
+                                  "(an Nsight export has no virtual tables)");
+            if (has(table))
+                storedColumns(m_db, table); // refuses generated columns
+        }
+    }
+
+    // A damaged b-tree reads as rows that were never written (142 ops of a capture of 120, #24): SQLite's
+    // quick check (every page's structure, without comparing indexes to their tables) refuses it first.
+    void checkIntegrity()
+    {
+        Statement s(m_db, "PRAGMA quick_check(1)", "checking the database (PRAGMA quick_check)");
+        const std::string result = s.step() ? s.text(0) : std::string("no result");
+        if (result != "ok")
+            throw Error(ErrorKind::InvalidInput,
+                        m_path + ": the database is damaged (SQLite's quick_check: " + oneLine(result.substr(0, 300))
+                            + "): StreamScope does not read a damaged export; export the capture again");
+    }
+
+    // What each table would become, counted before a row is read: the limits refuse a file without
+    // reading (or keeping) what they bound (12M kernels were read whole, 3 GB, before, #24).
+    void checkRowCounts()
+    {
+        const auto count = [&](const char *table) -> std::size_t { return has(table) ? rowCount(table) : 0; };
+        const auto refuse = [&](const std::string &what, std::size_t n, const std::string &limit) {
+            throw Error(ErrorKind::InvalidInput, m_path + ": " + what + ": " + std::to_string(n)
+                                                     + " rows, more than StreamScope reads (" + limit
+                                                     + "; docs/formats.md, \"Limits\")");
+        };
+        const std::string ops = "at most " + std::to_string(limits::kMaxOps) + " ops";
+        const std::size_t kernels = count("CUPTI_ACTIVITY_KIND_KERNEL"), copies = count("CUPTI_ACTIVITY_KIND_MEMCPY"),
+                          memsets = count("CUPTI_ACTIVITY_KIND_MEMSET");
+        if (kernels + copies + memsets > limits::kMaxOps) // each row is an op
+            refuse("tables CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY and _MEMSET together", kernels + copies + memsets, ops);
+        // Each call is an op or the host side of one; some versions record a launch twice.
+        if (const std::size_t calls = count("CUPTI_ACTIVITY_KIND_RUNTIME"); calls > 2 * limits::kMaxOps)
+            refuse("table CUPTI_ACTIVITY_KIND_RUNTIME", calls, ops + ", at most two calls recorded for each");
+        if (const std::size_t syncs = count("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"); syncs > limits::kMaxOps)
+            refuse("table CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", syncs, ops);
+        if (const std::size_t ranges = count("NVTX_EVENTS"); ranges > limits::kMaxHostRanges + limits::kMaxOps)
+            refuse("table NVTX_EVENTS", ranges,
+                   "at most " + std::to_string(limits::kMaxHostRanges) + " host ranges, and as many marks as ops");
+        for (const char *table :
+             {"ENUM_CUDA_MEMCPY_OPER", "ENUM_CUDA_MEM_KIND", "ENUM_NSYS_EVENT_TYPE", "TARGET_INFO_GPU",
+              "TARGET_INFO_CUDA_DEVICE", "TARGET_INFO_CUDA_STREAM", "TARGET_INFO_CUDA_NULL_STREAM",
+              "TARGET_INFO_CUDA_CONTEXT_INFO", "TARGET_INFO_NVTX_CUDA_STREAM", "ThreadNames"})
+            if (const std::size_t n = count(table); n > kMaxDescriptionRows)
+                refuse(std::string("table ") + table, n,
+                       "at most " + std::to_string(kMaxDescriptionRows) + " rows of a table that describes");
+    }
+
+    // Text kept from the file (StringIds values, range names), all together: bytes, not a count.
+    void keepText(std::size_t bytes, const char *table)
+    {
+        m_textBytes += bytes;
+        if (m_textBytes > limits::kMaxTotalTextBytes)
+            throw Error(ErrorKind::InvalidInput, m_path + ": table " + table + ": more than "
+                                                     + limits::describeBytes(limits::kMaxTotalTextBytes)
+                                                     + " of text, the most StreamScope keeps of a trace "
+                                                       "(docs/formats.md, \"Limits\")");
+    }
+
     // The number of rows of a table: what to reserve for them. Counted, never taken from max(rowid): a
     // row id is any number a file chooses, and one huge id in a tiny file reserved gigabytes (#13).
-    std::size_t rowCount(const char *table) const
+    std::size_t rowCount(const char *table)
     {
+        if (auto it = m_rowCounts.find(table); it != m_rowCounts.end())
+            return it->second;
         Statement s(m_db, std::string("SELECT count(*) FROM \"") + table + "\"",
                     std::string("reading table ") + table + " (counting its rows)");
-        return s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
+        const std::size_t n =
+            s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
+        m_rowCounts.emplace(table, n);
+        return n;
     }
 
     void readMetadata()
@@ -463,8 +711,10 @@ private:
 
     void readEnums()
     {
-        m_copyKinds = readEnum(m_db, m_tables, "ENUM_CUDA_MEMCPY_OPER");
-        m_memKinds = readEnum(m_db, m_tables, "ENUM_CUDA_MEM_KIND");
+        m_copyKinds = readEnum(m_db, m_tables, "ENUM_CUDA_MEMCPY_OPER",
+                               [&](std::size_t n) { keepText(n, "ENUM_CUDA_MEMCPY_OPER"); });
+        m_memKinds =
+            readEnum(m_db, m_tables, "ENUM_CUDA_MEM_KIND", [&](std::size_t n) { keepText(n, "ENUM_CUDA_MEM_KIND"); });
         m_trace.metadata["nsys.enums"] =
             m_copyKinds.empty() || m_memKinds.empty()
                 ? "not in the file: copy and memory kinds read with Nsight's fixed numbering"
@@ -506,8 +756,13 @@ private:
                 d.ccMinor = static_cast<int>(q.optionalInteger(9).value_or(0));
                 // Several VMs or processes may list the same GPU: keep one entry per device id.
                 if (std::none_of(m_trace.devices.begin(), m_trace.devices.end(),
-                                 [&](const DeviceInfo &e) { return e.index == d.index; }))
+                                 [&](const DeviceInfo &e) { return e.index == d.index; })) {
+                    if (m_trace.devices.size() == limits::kMaxDevices)
+                        q.invalid(0, "more than " + std::to_string(limits::kMaxDevices)
+                                         + " devices, the most StreamScope reads (docs/formats.md, \"Limits\")");
+                    keepText(d.name.size() + d.pciBusId.size(), "TARGET_INFO_GPU");
                     m_trace.devices.push_back(std::move(d));
+                }
             }
         }
         if (has("TARGET_INFO_CUDA_DEVICE")) {
@@ -521,31 +776,40 @@ private:
                   [](const DeviceInfo &a, const DeviceInfo &b) { return a.index < b.index; });
     }
 
+    // Attributes and names of the streams that ran work (what is kept follows the ops, not the rows).
     void readStreamAttributes()
     {
+        std::set<std::int64_t> ran;
+        for (const StreamKey &k : m_streamKeys)
+            ran.insert(k.stream);
         if (has("TARGET_INFO_CUDA_STREAM")) {
             TableQuery q(m_db, "TARGET_INFO_CUDA_STREAM", {"streamId"}, {"priority", "flag"});
             while (q.step())
-                m_streamAttrs[q.integer(0)] = {static_cast<int>(q.optionalInteger(1).value_or(0)),
-                                               q.optionalInteger(2).value_or(-1)};
+                if (ran.count(q.integer(0)))
+                    m_streamAttrs[q.integer(0)] = {static_cast<int>(q.optionalInteger(1).value_or(0)),
+                                                   q.optionalInteger(2).value_or(-1)};
         }
         if (has("TARGET_INFO_CUDA_NULL_STREAM")) {
             TableQuery q(m_db, "TARGET_INFO_CUDA_NULL_STREAM", {"streamId"}, {});
             while (q.step())
-                m_nullStreams.insert(q.integer(0));
+                if (ran.count(q.integer(0)))
+                    m_nullStreams.insert(q.integer(0));
         }
         if (has("TARGET_INFO_CUDA_CONTEXT_INFO")) {
             TableQuery q(m_db, "TARGET_INFO_CUDA_CONTEXT_INFO", {}, {"nullStreamId"});
             while (q.step())
-                if (auto id = q.optionalInteger(0))
+                if (auto id = q.optionalInteger(0); id && ran.count(*id))
                     m_nullStreams.insert(*id);
         }
         // Names given with nvtxNameCudaStream. Older exports keep them in this table; see docs/formats.md.
         if (has("TARGET_INFO_NVTX_CUDA_STREAM")) {
             TableQuery q(m_db, "TARGET_INFO_NVTX_CUDA_STREAM", {"name", "streamId"}, {"deviceId"});
             while (q.step())
-                if (auto name = q.optionalText(0))
-                    m_nvtxStreamNames[{q.optionalInteger(2).value_or(-1), q.integer(1)}] = *name;
+                if (ran.count(q.integer(1)))
+                    if (auto name = q.optionalText(0)) {
+                        keepText(name->size(), "TARGET_INFO_NVTX_CUDA_STREAM");
+                        m_nvtxStreamNames[{q.optionalInteger(2).value_or(-1), q.integer(1)}] = std::move(*name);
+                    }
         }
     }
 
@@ -569,9 +833,10 @@ private:
         m_stringQuery->bind(1, id);
         std::string value;
         if (m_stringQuery->step() && sqlite3_column_type(m_stringQuery->get(), 0) == SQLITE_TEXT)
-            value = reinterpret_cast<const char *>(sqlite3_column_text(m_stringQuery->get(), 0));
+            value = m_stringQuery->text(0);
         else
             value = "[string " + std::to_string(id) + " missing from StringIds]";
+        keepText(value.size(), "StringIds");
         return value;
     }
 
@@ -585,6 +850,11 @@ private:
         if (it != m_streamIndex.end()) {
             index = it->second;
         } else {
+            if (m_streamKeys.size() == limits::kMaxStreams)
+                throw Error(ErrorKind::InvalidInput,
+                            m_path + ": device " + std::to_string(device) + ", stream " + std::to_string(stream)
+                                + ": more than " + std::to_string(limits::kMaxStreams)
+                                + " streams, the most StreamScope reads (docs/formats.md, \"Limits\")");
             index = static_cast<int>(m_streamKeys.size());
             m_streamKeys.push_back(key);
             m_streamIndex.emplace(key, index);
@@ -630,10 +900,21 @@ private:
             return "(" + std::to_string(ns) + " ns) is beyond the limit of ±" + std::to_string(limits::kMaxTimeNs)
                    + " ns (docs/formats.md, \"Limits\")";
         };
+        // -1 ns is StreamScope's "no time" (kNoTime): a start or end there would silently drop the interval
+        // (a 1 GiB copy vanished from every figure, #24), so it is refused like a time beyond the limits.
+        const auto noTime = [](const char *what) {
+            return std::string(what)
+                   + " is -1 ns, the one time StreamScope cannot hold (it means \"not recorded\" inside "
+                     "StreamScope; docs/formats.md, \"Limits\")";
+        };
         if (!limits::isTimeInRange(start))
             q.invalid(0, "start " + outOfRange(start));
         if (!limits::isTimeInRange(end))
             q.invalid(endColumn, "end " + outOfRange(end));
+        if (start == kNoTime)
+            q.invalid(0, noTime("start"));
+        if (end == kNoTime)
+            q.invalid(endColumn, noTime("end"));
         if (end < start)
             q.invalid(endColumn, "end (" + std::to_string(end) + ") is before start (" + std::to_string(start) + ")");
     }
@@ -838,6 +1119,11 @@ private:
         auto it = m_threadIndex.find(globalTid);
         if (it != m_threadIndex.end())
             return it->second;
+        if (m_trace.hostThreads.size() == limits::kMaxHostThreads)
+            throw Error(ErrorKind::InvalidInput, m_path + ": thread " + std::to_string(globalTid) + ": more than "
+                                                     + std::to_string(limits::kMaxHostThreads)
+                                                     + " host threads, the most StreamScope reads (docs/formats.md, "
+                                                       "\"Limits\")");
         const int index = static_cast<int>(m_trace.hostThreads.size());
         HostThreadInfo t;
         // Nsight's serialized GlobalId: bits 24..47 hold the pid, bits 0..23 the tid.
@@ -927,6 +1213,7 @@ private:
             role = RangeRole::Warmup;
             number = *w;
         }
+        keepText(text.size(), "NVTX_EVENTS");
         m_rangeRoles.push_back(role);
         m_rangeRepNumbers.push_back(number);
         m_rangeNameIndex.emplace(text, index);
@@ -942,7 +1229,8 @@ private:
         // read from the table where it exists in case a version renumbers them.
         // NvtxDomainCreate (75) names a domain: its text, for the domainId the ranges carry.
         std::int64_t pushPop = 59, startEnd = 60, domainCreate = 75;
-        for (const auto &[id, name] : readEnum(m_db, m_tables, "ENUM_NSYS_EVENT_TYPE")) {
+        for (const auto &[id, name] :
+             readEnum(m_db, m_tables, "ENUM_NSYS_EVENT_TYPE", [](std::size_t) {})) { // not kept
             if (name == "NvtxPushPopRange")
                 pushPop = id;
             else if (name == "NvtxStartEndRange")
@@ -960,8 +1248,10 @@ private:
                 if (!text)
                     if (const auto textId = q.optionalInteger(4))
                         text = stringValue(*textId);
-                if (id && text && *id != 0)
-                    m_domainNames[*id] = *text;
+                if (id && text && *id != 0) {
+                    keepText(text->size(), "NVTX_EVENTS");
+                    m_domainNames[*id] = std::move(*text);
+                }
                 continue;
             }
             if (type != pushPop && type != startEnd)
@@ -1343,6 +1633,9 @@ private:
     std::string m_path;
     Trace m_trace;
     std::set<std::string> m_tables;
+    std::set<std::string> m_views, m_virtualTables;
+    std::map<std::string, std::size_t> m_rowCounts; // rowCount's, each table counted once
+    std::uint64_t m_textBytes = 0; // text kept so far (keepText)
     std::unordered_map<std::int64_t, std::string> m_copyKinds, m_memKinds;
     std::unordered_map<std::int64_t, StreamAttrs> m_streamAttrs;
     std::set<std::int64_t> m_nullStreams;
@@ -1379,9 +1672,9 @@ private:
 
 } // namespace
 
-Trace importNsysSqlite(const std::string &path)
+Trace importNsysSqlite(const std::string &path, const LoadControl &control)
 {
-    return NsysImporter(path).run();
+    return NsysImporter(path, control).run();
 }
 
 } // namespace streamscope::engine

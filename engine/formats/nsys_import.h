@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/model/trace.h"
+#include "engine/util/load_control.h"
 
 namespace streamscope::engine {
 
@@ -22,6 +23,10 @@ namespace streamscope::engine {
 // follows the rows a table has (counted), never a number read from the file. Throws
 // Error{Io} when the file cannot be opened and Error{InvalidInput} naming the file, table, column and row for a file
 // that is not an Nsight export, a corrupt database, a table that lacks a needed column or a value of the wrong type.
-Trace importNsysSqlite(const std::string &path);
+// The file is opened defensively (nothing its schema computes is run: views, virtual tables and generated
+// columns are refused; SQLite's work, memory and value lengths are bounded; a damaged b-tree is refused by
+// PRAGMA quick_check), and every limit of docs/formats.md is checked before the rows it bounds are read.
+// `control`'s cancel (and Ctrl-C) stops it with Error{Cancelled}, also in the middle of a query.
+Trace importNsysSqlite(const std::string &path, const LoadControl &control = {});
 
 } // namespace streamscope::engine

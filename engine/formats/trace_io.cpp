@@ -191,7 +191,7 @@ Trace traceFromContent(std::string &content, const std::string &path, bool wasGz
         content.clear();
         content.shrink_to_fit(); // SQLite reads the file itself
         control.report("importing", 0.15);
-        trace = importNsysSqlite(path);
+        trace = importNsysSqlite(path, control);
         limits::checkTraceLimits(trace, path);
         break;
     }

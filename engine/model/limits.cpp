@@ -66,15 +66,25 @@ void checkTraceLimits(const Trace &trace, const std::string &fileName)
         fail(fileName, "/host_threads", tooMany(trace.hostThreads.size(), "host threads", kMaxHostThreads));
     if (trace.devices.size() > kMaxDevices)
         fail(fileName, "/devices", tooMany(trace.devices.size(), "devices", kMaxDevices));
-    std::size_t ops = 0, activities = 0;
+    std::size_t ops = 0, activities = 0, ranges = 0;
     for (const Repetition &rep : trace.repetitions) {
         ops += rep.ops.size();
         activities += rep.activities.size();
+        ranges += rep.hostRanges.size();
     }
     if (ops > kMaxOps)
         fail(fileName, "the whole trace", tooMany(ops, "ops", kMaxOps));
     if (activities > kMaxActivities)
         fail(fileName, "the whole trace", tooMany(activities, "activity records", kMaxActivities));
+    if (ranges > kMaxHostRanges)
+        fail(fileName, "the whole trace", tooMany(ranges, "host ranges", kMaxHostRanges));
+    std::uint64_t textBytes = 0;
+    for (const std::string &s : trace.strings)
+        textBytes += s.size();
+    if (textBytes > kMaxTotalTextBytes)
+        fail(fileName, "/strings",
+             describeBytes(textBytes) + " of names, more than StreamScope reads (at most "
+                 + describeBytes(kMaxTotalTextBytes) + ")");
 
     std::int64_t lo = kMaxTimeNs, hi = -kMaxTimeNs;
     for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
@@ -120,6 +130,26 @@ void checkTraceLimits(const Trace &trace, const std::string &fileName)
             if (a.startNs == kNoTime)
                 continue;
             widen(lo, hi, a.startNs, std::max(a.startNs, a.endNs));
+            if (hi > lo && hi - lo > kMaxSpanNs)
+                fail(fileName, where(),
+                     "the trace would span " + std::to_string(hi - lo) + " ns; StreamScope reads traces of at most "
+                         + std::to_string(kMaxSpanNs) + " ns (" + describeSpan(kMaxSpanNs) + ")");
+        }
+        // Host ranges as ops: a range a reader let through beyond these, the native reader refused once
+        // written (#24).
+        for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {
+            const HostRange &h = rep.hostRanges[i];
+            const auto where = [&] {
+                return "repetition " + std::to_string(r) + ", host range " + std::to_string(i)
+                       + (h.nameId < trace.strings.size() ? " (" + trace.strings[h.nameId] + ")" : std::string());
+            };
+            if (!isTimeInRange(h.startNs))
+                fail(fileName, where(), outOfRange("start", h.startNs));
+            if (!isTimeInRange(h.endNs))
+                fail(fileName, where(), outOfRange("end", h.endNs));
+            if (h.endNs < h.startNs)
+                fail(fileName, where(), "it ends before it starts");
+            widen(lo, hi, h.startNs, h.endNs);
             if (hi > lo && hi - lo > kMaxSpanNs)
                 fail(fileName, where(),
                      "the trace would span " + std::to_string(hi - lo) + " ns; StreamScope reads traces of at most "

@@ -30,6 +30,13 @@ inline constexpr std::size_t kMaxRepetitions = 100'000;
 inline constexpr std::size_t kMaxStreams = 10'000;
 inline constexpr std::size_t kMaxHostThreads = 10'000;
 inline constexpr std::size_t kMaxDevices = 64;
+// Host ranges (NVTX ranges, Kineto CPU ops, annotations and Python calls), every repetition together.
+inline constexpr std::size_t kMaxHostRanges = 10'000'000;
+// Text a reader keeps (names of ops, ranges, threads, devices, metadata): each value at most
+// kMaxTextBytes (a demangled kernel name is at most a few KiB), all of a trace together at most
+// kMaxTotalTextBytes. Bytes, not counts: a count of names says nothing of the memory they take.
+inline constexpr std::size_t kMaxTextBytes = std::size_t(16) << 20; // 16 MiB
+inline constexpr std::uint64_t kMaxTotalTextBytes = std::uint64_t(1) << 30; // 1 GiB
 // File sizes, checked before a byte is parsed: a JSON trace (native or Chrome/Kineto, also after gzip
 // inflation), a comparison (it may embed its variants' traces), a workload.
 inline constexpr std::uint64_t kMaxTraceFileBytes = std::uint64_t(2) << 30; // 2 GiB
@@ -55,8 +62,10 @@ constexpr bool isTimeInRange(std::int64_t ns)
 
 // Throws Error{InvalidInput} "FILE: repetition R, op I: ..." (or ": N ops, more than ...") when the
 // trace breaks one of the limits above: a time out of range, an end before its start, a span beyond
-// kMaxSpanNs, too many ops, repetitions, streams, host threads or devices. Every reader calls it on the
-// trace it made (the native and Chrome readers also check each value as they read it, naming its JSON path).
+// kMaxSpanNs, too many ops, repetitions, streams, host threads, devices or host ranges, more text than
+// kMaxTotalTextBytes; host ranges are checked as ops are (times in range, in order, inside the span).
+// Every reader calls it on the trace it made (the native and Chrome readers also check each value as they
+// read it, naming its JSON path), so that whatever a reader accepts, the native reader reads back.
 void checkTraceLimits(const Trace &trace, const std::string &fileName);
 
 } // namespace limits

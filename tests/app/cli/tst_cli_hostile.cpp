@@ -107,6 +107,16 @@ void TestCliHostile::hostileFilesFailOneWay_data()
     row("compare", "comparison-dev-zero.sscompare", "/variants/0/trace_file|is an absolute path");
     row("compare", "comparison-absolute.sscompare", "/variants/0/trace_file|is an absolute path");
     row("compare", "comparison-dotdot.sscompare", "/variants/0/trace_file|leads out of the folder");
+    // Nsight exports (#24, tests/data/hostile/make_nsys.py): nothing the schema computes is run, a damaged
+    // b-tree is refused, -1 ns ("no time") is refused, host ranges are time-checked.
+    row("summary", "nsys-generated-column.sqlite", "table StringIds, column value: a generated column");
+    row("summary", "nsys-view.sqlite", "StringIds is a view, not a table");
+    row("summary", "nsys-damaged-btree.sqlite", "the database is damaged (SQLite's quick_check");
+    row("summary", "nsys-copy-at-minus-1.sqlite", "table CUPTI_ACTIVITY_KIND_MEMCPY, row 1, column start|-1 ns");
+    row("summary", "nsys-nvtx-beyond-span.sqlite", "host range 0 (far): the trace would span");
+    QTest::newRow("export of an NVTX range beyond the span")
+        << QStringLiteral("export") << hostile("nsys-nvtx-beyond-span.sqlite") << 3
+        << QStringLiteral("the trace would span");
     // Every command that reads a trace reads it the same way.
     QTest::newRow("export of a wrapping Chrome trace")
         << QStringLiteral("export") << hostile("chrome-ts-plus-dur-wraps.json") << 3

@@ -202,8 +202,9 @@ private slots:
         QVERIFY(window.openFile(m_tracePath));
         const auto before = window.trace();
         const QDir data(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/data/hostile"));
-        const QStringList files = data.entryList(
-            {QStringLiteral("*.sstrace"), QStringLiteral("*.json"), QStringLiteral("*.sscompare")}, QDir::Files);
+        const QStringList files = data.entryList({QStringLiteral("*.sstrace"), QStringLiteral("*.json"),
+                                                  QStringLiteral("*.sscompare"), QStringLiteral("*.sqlite")},
+                                                 QDir::Files);
         QVERIFY(files.size() >= 15);
         for (const QString &name : files) {
             const QString path = data.filePath(name);
@@ -219,7 +220,8 @@ private slots:
                          qPrintable(window.lastError()));
             }
             QCOMPARE(window.trace(), before);
-            if (name.startsWith(QStringLiteral("native")) || name.startsWith(QStringLiteral("chrome"))) {
+            if (name.startsWith(QStringLiteral("native")) || name.startsWith(QStringLiteral("chrome"))
+                || name.startsWith(QStringLiteral("nsys"))) {
                 gui::AppOptions options;
                 options.tracePath = path;
                 options.exportImagePath = m_dir.filePath(QStringLiteral("hostile.png"));

@@ -63,6 +63,18 @@ private slots:
     void kernelLaunchDetails();
     void deepNvtxNestingIsNotQuadratic();
     void hugeRowidReservesNothing();
+    void schemaComputesNothing_data();
+    void schemaComputesNothing();
+    void checkConstraintsAreNotEvaluated();
+    void valuesAreBoundedInLength();
+    void damagedBtreeIsRefused();
+    void rowsAreCountedBeforeTheyAreRead();
+    void streamsAreCountedAsTheyAppear();
+    void minusOneNanosecondIsRefused();
+    void hostRangesAreTimeChecked();
+    void cancelStopsAQuery();
+    void sqliteWorkIsBounded();
+    void namesThatAreNotUtf8AreWrittenReadably();
 
 private:
     std::string makeDb(const QString &name, const QString &sql);
@@ -756,7 +768,9 @@ void TestNsysImport::damagedDatabase()
         QCOMPARE(e.kind(), engine::ErrorKind::InvalidInput);
         const QString what = e.what();
         QVERIFY2(what.contains(QString::fromStdString(path)), e.what());
-        QVERIFY2(what.contains("reading table") || what.contains("reading the"), e.what());
+        QVERIFY2(what.contains("the database is damaged") || what.contains("checking the database")
+                     || what.contains("reading the list of tables"),
+                 e.what());
     }
 }
 
@@ -1337,6 +1351,266 @@ void TestNsysImport::hugeRowidReservesNothing()
     const std::size_t largest = g_largestAllocation;
     qInfo("largest single allocation while importing: %zu bytes", largest);
     QVERIFY2(largest < 4 * 1024 * 1024, qPrintable(QStringLiteral("an allocation of %1 bytes").arg(largest)));
+}
+
+// ---- hostile databases (#24): nothing the schema computes, limits before the work ----------------------
+
+namespace {
+
+// The message of the Error an import throws (its kind checked), or a failure.
+QString importError(const std::string &path, engine::ErrorKind kind = engine::ErrorKind::InvalidInput)
+{
+    try {
+        engine::loadTrace(path);
+    } catch (const engine::Error &e) {
+        if (e.kind() != kind)
+            return QStringLiteral("wrong kind of error: ") + e.what();
+        return QString::fromUtf8(e.what());
+    }
+    return QStringLiteral("no error");
+}
+
+QString hostileFile(const char *name)
+{
+    return QStringLiteral(STREAMSCOPE_SOURCE_DIR "/tests/data/hostile/") + QString::fromUtf8(name);
+}
+
+} // namespace
+
+void TestNsysImport::schemaComputesNothing_data()
+{
+    QTest::addColumn<QString>("sql");
+    QTest::addColumn<QString>("expected");
+    const QString kernel =
+        QStringLiteral("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, "
+                       "streamId INTEGER, shortName INTEGER); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+                       "(1000, 2000, 0, 7, 1);");
+    const QString strings = QStringLiteral("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                                           "INSERT INTO StringIds VALUES (1, 'k');");
+    // A 100-million-character name per look-up (the file: 500 million, 4.6 GB).
+    QTest::newRow("generated StringIds.value")
+        << QStringLiteral("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, seed TEXT, value TEXT GENERATED ALWAYS "
+                          "AS (printf('%.*c', 100000000, seed)) VIRTUAL); INSERT INTO StringIds (id, seed) "
+                          "VALUES (1, 'k');")
+               + kernel
+        << "table StringIds, column value: a generated column";
+    QTest::newRow("stored generated column")
+        << strings
+               + QStringLiteral("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+                                "INTEGER, streamId INTEGER, shortName INTEGER, x GENERATED ALWAYS AS (start + 1) "
+                                "STORED); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, "
+                                "shortName) VALUES (1000, 2000, 0, 7, 1);")
+        << "table CUPTI_ACTIVITY_KIND_KERNEL, column x: a generated column";
+    QTest::newRow("StringIds a view")
+        << QStringLiteral("CREATE VIEW StringIds (id, value) AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT "
+                          "i + 1 FROM n WHERE i < 1000000000000) SELECT 1, 'k' || max(i) FROM n;")
+               + kernel
+        << "StringIds is a view, not a table";
+    QTest::newRow("an optional table a view")
+        << strings + kernel
+               + QStringLiteral("CREATE VIEW NVTX_EVENTS (start, end, eventType, text) AS SELECT 0, 1, 59, "
+                                "printf('%.*c', 100000000, 'x');")
+        << "NVTX_EVENTS is a view, not a table";
+}
+
+void TestNsysImport::schemaComputesNothing()
+{
+    QFETCH(QString, sql);
+    QFETCH(QString, expected);
+    const std::string path =
+        makeDb(QStringLiteral("schema_%1.sqlite").arg(QTest::currentDataTag()).replace(' ', '_'), sql);
+    sqlite3_memory_highwater(1);
+    const QString what = importError(path);
+    QVERIFY2(what.contains(QString::fromStdString(path)) && what.contains(expected), qPrintable(what));
+    // Refused before a value was computed: SQLite never held the 100 MB name.
+    const auto highwater = sqlite3_memory_highwater(1);
+    QVERIFY2(highwater < 8 * 1024 * 1024, qPrintable(QString::number(highwater)));
+}
+
+void TestNsysImport::checkConstraintsAreNotEvaluated()
+{
+    // PRAGMA quick_check evaluates every CHECK constraint on every row unless told not to: an expression of
+    // the file's choosing. The file reads as what it stores; the 16 MiB strings are never printed.
+    QString sql = kBase
+                  + "CREATE TABLE TARGET_INFO_CUDA_STREAM (streamId INTEGER CHECK (length(printf('%.*c', 16000000, "
+                    "'x')) > 0), priority INTEGER, flag INTEGER);";
+    for (int i = 0; i < 50; ++i)
+        sql += QStringLiteral("INSERT INTO TARGET_INFO_CUDA_STREAM VALUES (%1, 0, 2);").arg(i == 0 ? 13 : 1000 + i);
+    const std::string path = makeDb(QStringLiteral("check.sqlite"), sql);
+    sqlite3_memory_highwater(1);
+    const auto t = engine::importNsysSqlite(path);
+    const auto highwater = sqlite3_memory_highwater(1);
+    QVERIFY2(highwater < 8 * 1024 * 1024, qPrintable(QString::number(highwater)));
+    QCOMPARE(t.opCount(), std::size_t(4));
+    QVERIFY(std::any_of(t.streams.begin(), t.streams.end(), [](const auto &s) { return s.nonBlocking; }));
+}
+
+void TestNsysImport::valuesAreBoundedInLength()
+{
+    // A stored name of 17 MiB: beyond limits::kMaxTextBytes, refused naming the table.
+    const std::string path =
+        makeDb(QStringLiteral("long.sqlite"),
+               QStringLiteral("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                              "INSERT INTO StringIds VALUES (1, printf('%.*c', 17825792, 'x'));"
+                              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, "
+                              "streamId INTEGER, shortName INTEGER); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+                              "(1000, 2000, 0, 7, 1);"));
+    const QString what = importError(path);
+    QVERIFY2(what.contains(QStringLiteral("reading table StringIds: a value longer than 16 MiB")), qPrintable(what));
+}
+
+void TestNsysImport::damagedBtreeIsRefused()
+{
+    // tests/data/hostile/make_nsys.py: 120 kernels, one child pointer of the table's interior page pointed
+    // at the leaf beside it; SQLite itself read 124 kernels from it without an error.
+    const std::string path = hostileFile("nsys-damaged-btree.sqlite").toStdString();
+    sqlite3 *db = nullptr;
+    QCOMPARE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    sqlite3_stmt *count = nullptr;
+    QCOMPARE(sqlite3_prepare_v2(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL", -1, &count, nullptr), SQLITE_OK);
+    QCOMPARE(sqlite3_step(count), SQLITE_ROW);
+    const auto rows = sqlite3_column_int64(count, 0);
+    sqlite3_finalize(count);
+    sqlite3_close(db);
+    QVERIFY2(rows != 120, "the damage no longer misreads: the test file shows nothing");
+    const QString what = importError(path);
+    QVERIFY2(what.contains(QStringLiteral("nsys-damaged-btree.sqlite: the database is damaged (SQLite's quick_check")),
+             qPrintable(what));
+}
+
+void TestNsysImport::rowsAreCountedBeforeTheyAreRead()
+{
+    // 10,000,001 kernels (about 110 MB of one-column rows): refused by their count, before a row is read
+    // or a byte reserved for them (12M kernels were read whole, 3 GB, before "at most 10,000,000 ops").
+    const std::string path =
+        makeDb(QStringLiteral("many.sqlite"),
+               QStringLiteral("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);"
+                              "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER);"
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000001) "
+                              "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT 0 FROM n;"));
+    g_largestAllocation = 0;
+    g_trackAllocations = true;
+    const QString what = importError(path);
+    g_trackAllocations = false;
+    std::filesystem::remove(path);
+    QVERIFY2(what.contains(QStringLiteral("tables CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY and _MEMSET together: "
+                                          "10000001 rows, more than StreamScope reads (at most 10000000 ops")),
+             qPrintable(what));
+    const std::size_t largest = g_largestAllocation;
+    QVERIFY2(largest < 4 * 1024 * 1024, qPrintable(QStringLiteral("an allocation of %1 bytes").arg(largest)));
+}
+
+void TestNsysImport::streamsAreCountedAsTheyAppear()
+{
+    // 10,001 streams: refused at the stream beyond the limit, naming it.
+    const std::string path = makeDb(
+        QStringLiteral("streams.sqlite"),
+        QStringLiteral("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES "
+                       "(1, 'k'); CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId "
+                       "INTEGER, streamId INTEGER, shortName INTEGER);"
+                       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10001) "
+                       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT i * 10, i * 10 + 5, 0, i, 1 FROM n;"));
+    const QString what = importError(path);
+    QVERIFY2(what.contains(QStringLiteral("device 0, stream 10001: more than 10000 streams")), qPrintable(what));
+}
+
+void TestNsysImport::minusOneNanosecondIsRefused()
+{
+    // -1 ns is kNoTime inside StreamScope: a 1 GiB copy from -1 ns lost its GPU interval and vanished from
+    // every figure. Now refused, naming the table, row and column; -2 ns and 0 ns are times like any other.
+    const QString what = importError(hostileFile("nsys-copy-at-minus-1.sqlite").toStdString());
+    QVERIFY2(what.contains(QStringLiteral("table CUPTI_ACTIVITY_KIND_MEMCPY, row 1, column start: start is -1 ns")),
+             qPrintable(what));
+    const QString kernelSql = QStringLiteral(
+        "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES (1, 'k');"
+        "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, "
+        "shortName INTEGER); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (%1, %2, 0, 7, 1);");
+    QVERIFY(importError(makeDb(QStringLiteral("end-1.sqlite"), kernelSql.arg(-5).arg(-1)))
+                .contains(QStringLiteral("column end: end is -1 ns")));
+    const auto t = engine::importNsysSqlite(makeDb(QStringLiteral("minus2.sqlite"), kernelSql.arg(-2).arg(0)));
+    QCOMPARE(t.opCount(), std::size_t(1));
+    QVERIFY(t.repetitions[0].ops[0].hasGpu());
+    QCOMPARE(t.repetitions[0].ops[0].gpuDurationNs(), std::int64_t(2));
+}
+
+void TestNsysImport::hostRangesAreTimeChecked()
+{
+    // An NVTX range a year before the kernel: imported and exported before, then the export refused.
+    const QString far = importError(hostileFile("nsys-nvtx-beyond-span.sqlite").toStdString());
+    QVERIFY2(far.contains(QStringLiteral("repetition 0, host range 0 (far): the trace would span")), qPrintable(far));
+    // Ranges at negative times inside the span: read, written and read back (the native reader refused
+    // every negative host range time before).
+    const std::string path = makeDb(
+        QStringLiteral("negative-nvtx.sqlite"),
+        kBase
+            + QStringLiteral("CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT "
+                             "NULL, text TEXT, globalTid INTEGER); INSERT INTO NVTX_EVENTS VALUES "
+                             "(-5000, -4000, 59, 'before', %1), (-100, 8000, 60, 'around', %1);")
+                  .arg(kTid));
+    const engine::Trace t = engine::loadTrace(path);
+    QCOMPARE(t.repetitions[0].hostRanges.size(), std::size_t(2));
+    const engine::Trace back = engine::fromNativeJson(engine::toNativeJson(t), "back.sstrace");
+    QCOMPARE(back.repetitions[0].hostRanges.size(), std::size_t(2));
+    QCOMPARE(back.repetitions[0].hostRanges[0].startNs, std::int64_t(-5000));
+    QCOMPARE(back.repetitions[0].hostRanges[1].endNs, std::int64_t(8000));
+}
+
+void TestNsysImport::cancelStopsAQuery()
+{
+    // The cancel flag is seen inside SQLite's work (its progress handler), not only between tables.
+    std::atomic<bool> cancel{true};
+    engine::LoadControl control;
+    control.cancel = &cancel;
+    QString sql = kBase + "BEGIN;";
+    for (int i = 0; i < 3000; ++i)
+        sql += QString("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (%1, %2, 0, 1, 13, 0, 0, 4, 3);")
+                   .arg(10000 + i * 10)
+                   .arg(10005 + i * 10);
+    sql += "COMMIT;";
+    const std::string path = makeDb(QStringLiteral("cancel.sqlite"), sql);
+    QCOMPARE(engine::importNsysSqlite(path).opCount(), std::size_t(3004)); // whole when not cancelled
+    try {
+        engine::importNsysSqlite(path, control);
+        QFAIL("not cancelled");
+    } catch (const engine::Error &e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::Cancelled);
+    }
+}
+
+void TestNsysImport::sqliteWorkIsBounded()
+{
+    // StringIds without its key: every name looked up is a scan of the table, 20k names of 20k rows (a
+    // 0.7 MB file, over a billion steps of SQLite's work): stopped by the work budget, naming the table.
+    const std::string path = makeDb(
+        QStringLiteral("unkeyed.sqlite"),
+        QStringLiteral("CREATE TABLE StringIds (id INTEGER, value TEXT); CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL "
+                       "(start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, shortName INTEGER);"
+                       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+                       "INSERT INTO StringIds SELECT i, 'k' || i FROM n;"
+                       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+                       "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT i * 10, i * 10 + 5, 0, 7, i FROM n;"));
+    const QString what = importError(path);
+    QVERIFY2(what.contains(QStringLiteral("reading table StringIds: SQLite did more than 100000000 steps of work")),
+             qPrintable(what));
+}
+
+void TestNsysImport::namesThatAreNotUtf8AreWrittenReadably()
+{
+    // A StringIds value is any bytes: the native writer threw on one that is not UTF-8 (an internal error,
+    // exit 1). Written with U+FFFD for each invalid byte, it reads back.
+    const std::string path = makeDb(
+        QStringLiteral("latin1.sqlite"),
+        QStringLiteral("CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT); INSERT INTO StringIds VALUES "
+                       "(1, CAST(x'626164ff7a' AS TEXT));")
+            + QStringLiteral("CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, "
+                             "streamId INTEGER, shortName INTEGER); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES "
+                             "(1000, 2000, 0, 7, 1);"));
+    const engine::Trace t = engine::importNsysSqlite(path);
+    QCOMPARE(t.name(t.repetitions[0].ops[0]), std::string("bad\xff"
+                                                          "z"));
+    const engine::Trace back = engine::fromNativeJson(engine::toNativeJson(t), "back.sstrace");
+    QCOMPARE(back.name(back.repetitions[0].ops[0]), std::string("bad\xEF\xBF\xBD"
+                                                                "z"));
 }
 
 QTEST_GUILESS_MAIN(TestNsysImport)
