@@ -49,6 +49,8 @@ enum Op : std::uint8_t {
     RenameColumn, // to a name from kColumnNames
     AddColumn, // a column from kColumnNames, filled with value
     DamageByte, // after the edits: the file's byte (value mod size) := extra
+    GenerateColumn, // the column replaced by a generated one (an expression from kExpressions) of its name
+    ReplaceByView, // the table renamed aside and a view of its name in its place (plain or costly)
     OpCount
 };
 
@@ -315,6 +317,11 @@ std::optional<std::int64_t> rowidAt(sqlite3 *db, const std::string &table, int r
     return id;
 }
 
+// Expressions a generated column or a view computes: cheap, and ones that cost seconds and gigabytes
+// each time they are read (the importer must refuse them without evaluating them, #24).
+const std::array<const char *, 5> kExpressions = {"1", "rowid + 1", "printf('%.*c', 100000000, 'x')",
+                                                  "zeroblob(500000000)", "length(printf('%.*c', 400000000, 'y'))"};
+
 // Rows are addressed by _rowid_, the table's own rowid even where a column is named "rowid" (one of the
 // names a column may take): by that column, a duplicated row matched every copy of itself, and a few
 // duplications grew a table to a billion rows (a long run's timeout, kept as regressions/nsys/).
@@ -398,6 +405,21 @@ void apply(sqlite3 *db, const Record &r)
         run(db, "ALTER TABLE " + t + " ADD COLUMN " + quoted(pick(kColumnNames, r.extra)));
         run(db, "UPDATE " + t + " SET " + quoted(pick(kColumnNames, r.extra)) + " = ?", &r);
         break;
+    case GenerateColumn:
+        // SQLite adds only VIRTUAL generated columns to a table that exists; a column that cannot be
+        // dropped (the last one, a key) stays and the addition then clashes: skipped.
+        run(db, "ALTER TABLE " + t + " DROP COLUMN " + c);
+        run(db, "ALTER TABLE " + t + " ADD COLUMN " + c + " GENERATED ALWAYS AS (" + pick(kExpressions, r.extra)
+                    + ") VIRTUAL");
+        break;
+    case ReplaceByView: {
+        const std::string aside = quoted(table + "_stored");
+        run(db, "ALTER TABLE " + t + " RENAME TO " + aside);
+        run(db, "CREATE VIEW " + t + " AS SELECT *"
+                    + (r.extra % 2 ? ", " + std::string(pick(kExpressions, r.column)) + " AS computed" : std::string())
+                    + " FROM " + aside);
+        break;
+    }
     case CreateTable:
     case DamageByte:
     case OpCount: break;

@@ -259,6 +259,10 @@ def nsys_corpus(seed_count):
     out("nsys", "text-and-blob", bytes([2]) + rec(0, 5, 2, 3, 5, 20) + rec(0, 6, 0, 2, 6, 0, 0x4142434445464748))
     out("nsys", "create-memset", bytes([0]) + rec(8, 3, 0, 2, 1, 1, 0x203f) + rec(5, 3, 0, 0, 1, 0, 8))
     out("nsys", "damaged-byte", bytes([0]) + rec(12, 0, 0, 0, 0, 0xff, 100) + rec(12, 0, 0, 0, 0, 0x00, 4096 + 8))
+    # Tables in name order: 0 = CUPTI_ACTIVITY_KIND_KERNEL, 9 = StringIds (column 1: value). Expression 2
+    # prints 100 million characters each time it is read (#24).
+    out("nsys", "generated-name", bytes([0]) + rec(13, 9, 0, 1, 0, 2))
+    out("nsys", "view-in-place", bytes([0]) + rec(14, 0, 0, 2, 0, 1))
 
 
 def main():
