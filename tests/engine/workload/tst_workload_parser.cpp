@@ -326,6 +326,21 @@ void TestWorkloadParser::malformed_data()
         << R"(      {"repeat": 1000000, "ops": [{"op": "kernel", "duration": 5}, {"op": "host", "duration": 5}]},)"
         << "/streams/0/ops/1/repeat" << 13 << "1000000"
         << "more than 1000000 ops";
+    // Within the op count, but each repetition copies the op's strings: bounded in bytes, before expanding
+    // (a 1.2 KB file once took 2.7 GB to validate).
+    QTest::newRow("repeat of a long name")
+        << 13
+        << QStringLiteral(R"(      {"op": "kernel", "duration": 5, "repeat": 500000, "name": "%1"},)")
+               .arg(QString(1000, QLatin1Char('k')))
+        << "/streams/0/ops/1/repeat" << 13 << "500000"
+        << "500000 times an op of 1.31 KiB makes the workload's ops take more than 512 MiB of memory";
+    QTest::newRow("nested repeats of long names")
+        << 13
+        << QStringLiteral(
+               R"(      {"repeat": 700, "ops": [{"repeat": 700, "ops": [{"op": "host", "duration": 5, "name": "%1"}]}]},)")
+               .arg(QString(900, QLatin1Char('h')))
+        << "/streams/0/ops/1/repeat" << 13 << "700,"
+        << "700 times 700 ops of";
     QTest::newRow("negative device") << 3 << R"(  "device": -1,)"
                                      << "/device" << 3 << "-1"
                                      << "out of range";
