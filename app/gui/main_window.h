@@ -150,7 +150,9 @@ public:
     bool saveWorkloadAs();
 
     QString lastError() const { return m_lastError; }
+    // The no-GPU banner: one line, and with its details shown (the runner's whole message) a second.
     QString bannerText() const;
+    void showBannerDetails(bool on);
     QString timingBannerText() const; // empty when hidden
     void selectOp(int op); // op of the repetition shown, as a click on it would
     QStringList recentFiles() const;
@@ -188,7 +190,7 @@ private:
     void onFileOpened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace);
     void onOpenFailed(int id, const QString &path, const QString &message, bool cancelled);
     void clearError();
-    void showBanner(const QString &text);
+    void showBanner(const QString &text, const QString &details = {});
     void onOpSelected(int repetition, int op);
     ui::ComparisonWindow *newComparisonWindow(const QString &path, QString *error);
     // A window this one opens (a comparison), placed on this window's screen and kept inside it.
@@ -239,6 +241,8 @@ private:
     QLabel *m_explanationTitle = nullptr;
     QLabel *m_keyFigureLabel = nullptr; // "Look at: ..." above the explanation
     QString m_bannerText; // the no-GPU banner's text (hidden in presentation mode)
+    QString m_bannerDetails; // the runner's whole message, shown on demand
+    bool m_bannerDetailsShown = false;
     QByteArray m_geometryBeforePresentation;
     // The last run of each lesson in this session (by canonical workload path), opened by a click on it.
     struct LastRun {
