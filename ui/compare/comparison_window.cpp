@@ -1,5 +1,6 @@
 // ComparisonWindow: see comparison_window.h.
 #include "ui/compare/comparison_window.h"
+#include "ui/common/display_text.h"
 #include "ui/common/format_units.h"
 
 #include <QFileDialog>
@@ -198,7 +199,7 @@ QString ComparisonWindow::harrisHtml(const engine::Comparison &comparison,
     int engines = -1;
     for (const auto &v : comparison.variants)
         if (!v.trace.devices.empty()) {
-            device = QString::fromStdString(v.trace.devices.front().name);
+            device = displayText(v.trace.devices.front().name);
             engines = v.trace.devices.front().asyncEngineCount;
             break;
         }
@@ -292,17 +293,22 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
 
     QString device;
     if (!c.variants.empty() && !c.variants.front().trace.devices.empty())
-        device = QString::fromStdString(c.variants.front().trace.devices.front().name);
+        device = displayText(c.variants.front().trace.devices.front().name);
     QStringList axes;
+    // Values from the file: a header lists at most kShownValues of each axis (a file may list 400,000,
+    // which took the label 40 s to lay out), each clamped.
+    constexpr std::size_t kShownValues = 12;
     for (const engine::AxisValues &a : c.axes) {
         QStringList values;
-        for (const std::string &v : a.values)
-            values << QString::fromStdString(v);
+        for (std::size_t k = 0; k < a.values.size() && k < kShownValues; ++k)
+            values << displayText(a.values[k], 40);
+        if (a.values.size() > kShownValues)
+            values << tr("… (%1 values)").arg(a.values.size());
         axes << QStringLiteral("%1 = %2").arg(qs(engine::toString(a.axis)), values.join(QStringLiteral(", ")));
     }
     m_header->setText(QStringLiteral("<b style='font-size:14pt'>%1</b>&nbsp;&nbsp; %2 variants on %3 · varying %4 · "
                                      "%5 · noise rule: overlapping min–max ranges call no winner")
-                          .arg(QString::fromStdString(c.title).toHtmlEscaped())
+                          .arg(displayText(c.title).toHtmlEscaped())
                           .arg(c.variants.size())
                           .arg(device.isEmpty() ? tr("an unknown GPU") : device.toHtmlEscaped(),
                                axes.join(QStringLiteral("; ")).toHtmlEscaped(),
@@ -403,9 +409,9 @@ ImageOptions ComparisonWindow::exportOptions() const
     options.scale = 2;
     options.transparent = QSettings().value(QStringLiteral("export/transparent"), false).toBool();
     if (m_comparison) {
-        QStringList parts{QString::fromStdString(m_comparison->title)};
+        QStringList parts{displayText(m_comparison->title)};
         if (!m_comparison->variants.empty() && !m_comparison->variants.front().trace.devices.empty())
-            parts << QString::fromStdString(m_comparison->variants.front().trace.devices.front().name);
+            parts << displayText(m_comparison->variants.front().trace.devices.front().name);
         if (m_comparison->createdUtc.size() >= 10)
             parts << QString::fromStdString(m_comparison->createdUtc.substr(0, 10));
         parts.removeAll(QString());

@@ -24,6 +24,10 @@ namespace streamscope::ui {
 
 namespace {
 
+// Names from the file in the details: long C++ kernel names read whole (a few hundred characters), a
+// megabyte-long one clamped (displayText).
+constexpr int kLongName = 2000;
+
 // The ranges around an op's launch on its thread, outermost first ("step › forward › aten::mm"): for
 // each depth above the innermost range, the range of that depth that holds the call's start.
 QString rangeStack(const engine::Trace &trace, const engine::Repetition &rep, const engine::OpRecord &op,

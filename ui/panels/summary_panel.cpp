@@ -1,5 +1,6 @@
 // SummaryPanel: a heading (what was run, where), the repetition selector and the summary table.
 #include "ui/panels/summary_panel.h"
+#include "ui/common/display_text.h"
 
 #include "ui/common/format_units.h"
 #include "ui/document/trace_document.h"
@@ -125,12 +126,13 @@ void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, 
          {int(SummaryModel::MedianColumn), int(SummaryModel::MinColumn), int(SummaryModel::MaxColumn)})
         m_table->setColumnHidden(column, !spread);
 
-    QString heading = QString::fromStdString(trace->title.empty() ? trace->sourcePath : trace->title);
+    // From the file: clamped, so that a megabyte-long title cannot widen the window.
+    QString heading = displayText(trace->title.empty() ? trace->sourcePath : trace->title);
     // The GPU, or the GPUs: "2 × NVIDIA H100 80GB HBM3", "2 GPUs" where the source named no model.
     QStringList models;
     for (const auto &d : trace->devices)
-        if (!d.name.empty() && !models.contains(QString::fromStdString(d.name)))
-            models << QString::fromStdString(d.name);
+        if (!d.name.empty() && !models.contains(displayText(d.name)))
+            models << displayText(d.name);
     if (trace->devices.size() == 1 && !models.isEmpty())
         heading += QStringLiteral(" — ") + models.front();
     else if (trace->devices.size() > 1)

@@ -1,4 +1,5 @@
 #include "ui/run/run_session.h"
+#include "ui/common/display_text.h"
 
 #include <QDir>
 #include <QFile>
@@ -116,7 +117,7 @@ void RunSession::onFinished(const QString &outputPath)
     try {
         auto trace = std::make_shared<engine::Trace>(engine::readNativeTrace(outputPath.toStdString()));
         if (!trace->title.empty())
-            name = QString::fromStdString(trace->title);
+            name = displayText(trace->title);
         emit traceReady(std::move(trace), tr("%1 (run %2, not saved)").arg(name).arg(m_runCount), outputPath);
     } catch (const engine::Error &e) {
         emit failed(tr("The run finished but its trace could not be read"), QString::fromUtf8(e.what()));

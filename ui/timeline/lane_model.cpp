@@ -1,5 +1,6 @@
 // LaneModel: building the flat per-lane arrays from one repetition, and the searches over them.
 #include "ui/timeline/lane_model.h"
+#include "ui/common/display_text.h"
 
 #include <algorithm>
 #include <future>
@@ -155,9 +156,10 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions opt
 
 namespace {
 
+// Names from the file, as lane titles: clamped (a megabyte-long stream name would widen the header).
 QString fromStd(const std::string &s)
 {
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+    return displayText(s);
 }
 
 } // namespace

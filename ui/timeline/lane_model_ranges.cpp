@@ -1,6 +1,7 @@
 // LaneModel's host range rows and NVTX projection rows: built after the other lanes and inserted among
 // them (under each host thread's lane, above each stream's), then the lane indexes are found again. Kept
 // apart from lane_model.cpp: the rows only add lanes, they change none.
+#include "ui/common/display_text.h"
 #include "ui/timeline/lane_model.h"
 
 #include <QStringList>
@@ -16,7 +17,7 @@ namespace {
 
 QString fromStd(const std::string &s)
 {
-    return QString::fromUtf8(s.data(), qsizetype(s.size()));
+    return displayText(s); // a name from the file: clamped
 }
 
 void appendRange(IntervalLane &lane, qint64 start, qint64 end, qint32 index, std::uint8_t style)
