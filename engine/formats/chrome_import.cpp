@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <iterator>
@@ -13,6 +14,7 @@
 #include <set>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
 #include <simdjson.h>
 
 #include "engine/formats/import_common.h"
@@ -322,22 +324,43 @@ struct LaneKeyHash {
     }
 };
 
-namespace od = simdjson::ondemand;
-
-std::string typeName(od::json_type t)
-{
-    switch (t) {
-    case od::json_type::array: return "an array";
-    case od::json_type::object: return "an object";
-    case od::json_type::number: return "a number";
-    case od::json_type::string: return "a string";
-    case od::json_type::boolean: return "a boolean";
-    case od::json_type::null: return "null";
-    }
-    return "a value";
-}
-
 constexpr std::size_t kProgressStep = 256 << 10;
+// The JSON text of one event (or one header block) at most: a name may be limits::kMaxTextBytes, and no
+// real event has more than a few KiB besides. Bounds the DOM of one value (simdjson's tape takes 8 bytes
+// per token).
+constexpr std::size_t kMaxValueBytes = limits::kMaxTextBytes + (std::size_t(1) << 20);
+
+// The first syntax error of a text, as nlohmann's parser reports it, found by its SAX interface (which
+// builds nothing): where simdjson says only what is wrong, this says where.
+struct FirstSyntaxError {
+    using Json = nlohmann::json;
+    std::optional<std::size_t> position; // bytes read when the parser stopped
+    std::string message;
+    int id = 0; // nlohmann's exception id: 406 is a number beyond a double
+    bool null() { return true; }
+    bool boolean(bool) { return true; }
+    bool number_integer(Json::number_integer_t) { return true; }
+    bool number_unsigned(Json::number_unsigned_t) { return true; }
+    bool number_float(Json::number_float_t, const Json::string_t &) { return true; }
+    bool string(Json::string_t &) { return true; }
+    bool binary(Json::binary_t &) { return true; }
+    bool start_object(std::size_t) { return true; }
+    bool end_object() { return true; }
+    bool start_array(std::size_t) { return true; }
+    bool end_array() { return true; }
+    bool key(Json::string_t &) { return true; }
+    bool parse_error(std::size_t at, const std::string &, const nlohmann::detail::exception &e)
+    {
+        position = at;
+        id = e.id;
+        message = e.what();
+        if (const auto p = message.find("] "); p != std::string::npos)
+            message = message.substr(p + 2); // without "[json.exception.parse_error.101] "
+        if (const auto p = message.find("syntax error"); p != std::string::npos)
+            message = message.substr(p); // without nlohmann's own "parse error at line 1, column 2: "
+        return false;
+    }
+};
 
 class ChromeImporter {
 public:
@@ -350,28 +373,31 @@ public:
     {
     }
 
-    // Two walks of simdjson's on-demand parser over the text, neither of which builds the document: the
-    // first reads the top-level members other than traceEvents (the streamscope block, deviceProperties
-    // and distributedInfo, whose meaning the events depend on, wherever they stand) and skips the events;
-    // the second reads the events one at a time, each as a DOM of that event alone that the next one
-    // replaces. What stays is what the trace keeps.
-    Trace run()
+    // One pass over the text that builds no document of it: the top-level members and the events are
+    // found by a scan of their extents (JSON's brackets and strings, see valueEnd), and each member of
+    // interest and each event is parsed by simdjson as a DOM of that value alone, which the next replaces.
+    // The members the events depend on (the streamscope block, deviceProperties, distributedInfo) are read
+    // first wherever they stand. simdjson's on-demand parser over the whole text would keep an index of
+    // 4 bytes per token of it (twice the text for a file of tiny events); this keeps one event's DOM.
+    // What stays is what the trace keeps. `release` is called once the text has been read, the parser's
+    // buffers freed before it, so that the text can be too before the ops are linked and sorted.
+    Trace run(const std::function<void()> &release)
     {
-        od::document doc;
-        simdjson::error_code err = m_parser.iterate(m_text).get(doc);
-        if (err)
-            syntax(err);
-        od::json_type rootType{};
-        if ((err = doc.type().get(rootType)))
-            syntax(err);
+        const std::string_view text(m_text.data(), m_text.size());
+        std::size_t pos = skipSpace(text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
+        if (pos == text.size())
+            syntax(simdjson::EMPTY);
         std::string eventsPath;
-        std::size_t eventsField = 0;
-        if (rootType == od::json_type::object) {
+        std::size_t eventsAt = pos;
+        if (text[pos] == '{') {
             eventsPath = "/traceEvents";
-            eventsField = readHeader(doc);
-        } else if (rootType != od::json_type::array) {
-            m_r.fail("/",
-                     "expected an object with a traceEvents array, or an array of events, found " + typeName(rootType));
+            eventsAt = readHeader(pos);
+        } else if (text[pos] == '[') {
+            if (skipSpace(valueEnd(pos)) != text.size())
+                syntax(simdjson::TRAILING_CONTENT);
+        } else {
+            m_r.wrongType("/", parseValue(pos, valueEnd(pos)),
+                          "an object with a traceEvents array, or an array of events");
         }
         m_trace.source = m_ours ? m_trace.source : "chrome-json";
         if (!m_ours)
@@ -381,30 +407,9 @@ public:
             m_trace.title = std::filesystem::path(m_r.file()).filename().string();
         m_trace.metadata["importer"] = "chrome-json";
 
-        doc.rewind();
-        od::array events;
-        if (rootType == od::json_type::object) {
-            od::object root;
-            if ((err = doc.get_object().get(root)))
-                syntax(err);
-            std::size_t field = 0;
-            for (auto member : root) {
-                od::field f;
-                if ((err = std::move(member).get(f)))
-                    syntax(err);
-                if (field++ == eventsField) {
-                    if ((err = f.value().get_array().get(events)))
-                        syntax(err);
-                    readEvents(events, eventsPath);
-                    break;
-                }
-            }
-        } else {
-            if ((err = doc.get_array().get(events)))
-                syntax(err);
-            readEvents(events, eventsPath);
-            checkAtEnd(doc);
-        }
+        readEvents(eventsAt, eventsPath);
+        m_dom = dom::parser{};
+        release();
         m_control.checkCancelled();
         m_control.report("importing", m_from + (m_to - m_from) * 0.9);
         if (!m_ours && m_gpuOps.empty() && m_calls.empty())
@@ -429,119 +434,237 @@ private:
                                            + limits::describeBytes(text.size()) + " of JSON)");
         if (text.empty())
             throw Error(ErrorKind::InvalidInput, m_r.file() + ": not valid JSON (the file is empty)");
-        if (const auto e = findJsonSyntaxError(text))
+        FirstSyntaxError first;
+        try {
+            nlohmann::json::sax_parse(text.begin(), text.end(), &first);
+        } catch (const nlohmann::json::exception &e) {
+            first.position = 0;
+            first.message = e.what();
+        }
+        if (first.position) {
+            // Line and column of the byte where parsing stopped, what an editor shows; for a number beyond a
+            // double, of the number itself.
+            std::size_t at = std::min(*first.position > 0 ? *first.position - 1 : 0, text.size());
+            if (first.id == 406)
+                if (const auto q = first.message.find('\''); q != std::string::npos) {
+                    const std::string token = first.message.substr(q + 1, first.message.find('\'', q + 1) - q - 1);
+                    if (const auto found = token.empty() ? std::string_view::npos : text.find(token);
+                        found != std::string_view::npos)
+                        at = found;
+                }
             throw Error(ErrorKind::InvalidInput,
-                        m_r.file() + ":" + lineColumnOfByte(text, e->offset) + ": not valid JSON (" + e->message + ")");
+                        m_r.file() + ":" + lineColumnOfByte(text, at) + ": not valid JSON (" + first.message + ")");
+        }
         throw Error(ErrorKind::InvalidInput, m_r.file() + ": not valid JSON (" + simdjson::error_message(err) + ")");
     }
 
-    // The JSON text of a value, to be parsed on its own (a view into the text).
-    std::string_view rawJson(od::value &value)
+    static bool isSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+    std::size_t skipSpace(std::size_t pos) const
     {
-        od::json_type type{};
-        simdjson::error_code err = value.type().get(type);
-        std::string_view raw;
-        if (!err) {
-            if (type == od::json_type::object) {
-                od::object o;
-                if (!(err = value.get_object().get(o)))
-                    err = o.raw_json().get(raw);
-            } else if (type == od::json_type::array) {
-                od::array a;
-                if (!(err = value.get_array().get(a)))
-                    err = a.raw_json().get(raw);
-            } else {
-                raw = value.raw_json_token();
+        while (pos < m_text.size() && isSpace(m_text.data()[pos]))
+            ++pos;
+        return pos;
+    }
+
+    // Where the JSON value that starts at `pos` ends (one past its last byte): a string to its closing
+    // quote (escapes skipped), an object or array to its closing bracket (strings inside skipped), anything
+    // else to the next delimiter. Only extents: simdjson checks what is inside when the value is parsed,
+    // and a text that is not JSON is reported by syntax() with its line and column.
+    std::size_t valueEnd(std::size_t pos) const
+    {
+        const char *const text = m_text.data();
+        const std::size_t size = m_text.size();
+        const auto stringEnd = [&](std::size_t i) { // i: just past the opening quote
+            for (;;) {
+                const void *hit = std::memchr(text + i, '"', size - i);
+                if (!hit)
+                    syntax(simdjson::UNCLOSED_STRING);
+                std::size_t q = static_cast<std::size_t>(static_cast<const char *>(hit) - text);
+                std::size_t backslashes = 0;
+                while (q - backslashes > i && text[q - backslashes - 1] == '\\')
+                    ++backslashes;
+                if (backslashes % 2 == 0)
+                    return q + 1;
+                i = q + 1;
             }
+        };
+        if (pos >= size)
+            syntax(simdjson::TAPE_ERROR);
+        const char first = text[pos];
+        if (first == '"')
+            return stringEnd(pos + 1);
+        if (first == '{' || first == '[') {
+            std::size_t depth = 0;
+            for (std::size_t i = pos; i < size;) {
+                const char c = text[i];
+                if (c == '"') {
+                    i = stringEnd(i + 1);
+                    continue;
+                }
+                if (c == '{' || c == '[')
+                    ++depth;
+                else if ((c == '}' || c == ']') && --depth == 0)
+                    return i + 1;
+                ++i;
+            }
+            syntax(simdjson::INCOMPLETE_ARRAY_OR_OBJECT);
         }
-        if (err)
-            syntax(err);
-        return raw;
+        std::size_t i = pos;
+        while (i < size && !isSpace(text[i]) && text[i] != ',' && text[i] != ']' && text[i] != '}')
+            ++i;
+        return i;
     }
 
-    // Nothing but white space after the top-level value.
-    void checkAtEnd(od::document &doc) const
+    // The value text[begin, end) as a DOM of its own (the text is padded, so simdjson parses it in place).
+    // One value is at most kMaxValueBytes: an event, a header block.
+    Value parseValue(std::size_t begin, std::size_t end, const std::string &path = {})
     {
-        const char *at = nullptr;
-        if (doc.current_location().get(at) == simdjson::SUCCESS)
-            syntax(simdjson::TRAILING_CONTENT);
-    }
-
-    // The JSON text of the value `raw` (a view into the text, which is padded) as a DOM of its own.
-    Value parseValue(std::string_view raw)
-    {
+        if (end - begin > kMaxValueBytes)
+            m_r.fail(path.empty() ? "/" : path, limits::describeBytes(end - begin)
+                                                    + " of JSON in one value, more than StreamScope reads (at most "
+                                                    + limits::describeBytes(kMaxValueBytes) + " for an event)");
         Value v;
-        if (const auto err = m_dom.parse(raw.data(), raw.size(), false).get(v))
+        if (const auto err = m_dom.parse(m_text.data() + begin, end - begin, false).get(v))
             syntax(err);
         return v;
     }
 
-    // The first walk: the top-level members. Returns the position of traceEvents among them (the last
-    // one where a key repeats, as for every member).
-    std::size_t readHeader(od::document &doc)
+    // The top-level object's members: the ones of interest are read (the streamscope block first, then
+    // deviceProperties and distributedInfo), the others skipped. Returns where traceEvents' value starts
+    // (the last one where a key repeats, as for every member).
+    std::size_t readHeader(std::size_t pos)
     {
-        od::object root;
-        simdjson::error_code err = doc.get_object().get(root);
-        if (err)
-            syntax(err);
-        std::optional<std::string_view> block, props, info;
-        std::optional<std::size_t> eventsField;
-        std::size_t field = 0;
-        for (auto member : root) {
-            od::field f;
-            if ((err = std::move(member).get(f)))
-                syntax(err);
-            std::string_view key;
-            if ((err = f.unescaped_key().get(key)))
-                syntax(err);
-            od::value value = f.value();
-            if (key == "traceEvents") {
-                od::json_type type{};
-                if ((err = value.type().get(type)))
-                    syntax(err);
-                if (type != od::json_type::array)
-                    m_r.fail("/traceEvents", "expected an array of events, found " + typeName(type));
-                eventsField = field;
-            } else if (key == "streamscope" || key == "deviceProperties" || key == "distributedInfo") {
-                (key == "streamscope" ? block : key == "deviceProperties" ? props : info) = rawJson(value);
+        const std::string_view text(m_text.data(), m_text.size());
+        std::optional<std::pair<std::size_t, std::size_t>> block, props, info;
+        std::optional<std::size_t> events;
+        pos = skipSpace(pos + 1);
+        if (pos < text.size() && text[pos] == '}') {
+            pos = pos + 1;
+        } else {
+            for (;;) {
+                if (pos >= text.size() || text[pos] != '"')
+                    syntax(simdjson::TAPE_ERROR);
+                const std::size_t keyEnd = valueEnd(pos);
+                std::string_view key = text.substr(pos + 1, keyEnd - pos - 2);
+                std::string unescaped;
+                if (key.find('\\') != std::string_view::npos) { // "trace\u0045vents": simdjson unescapes it
+                    const Value k = parseValue(pos, keyEnd);
+                    unescaped = std::string(stringOf(k));
+                    key = unescaped;
+                }
+                pos = skipSpace(keyEnd);
+                if (pos >= text.size() || text[pos] != ':')
+                    syntax(simdjson::TAPE_ERROR);
+                const std::size_t valueAt = skipSpace(pos + 1);
+                const std::size_t end = valueEnd(valueAt);
+                if (key == "traceEvents")
+                    events = valueAt;
+                else if (key == "streamscope")
+                    block = {valueAt, end};
+                else if (key == "deviceProperties")
+                    props = {valueAt, end};
+                else if (key == "distributedInfo")
+                    info = {valueAt, end};
+                pos = skipSpace(end);
+                if (pos < text.size() && text[pos] == ',') {
+                    pos = skipSpace(pos + 1);
+                    continue;
+                }
+                if (pos < text.size() && text[pos] == '}') {
+                    ++pos;
+                    break;
+                }
+                syntax(simdjson::TAPE_ERROR);
             }
-            ++field; // other members are skipped, unread
         }
-        checkAtEnd(doc);
-        if (!eventsField)
+        if (skipSpace(pos) != text.size())
+            syntax(simdjson::TRAILING_CONTENT);
+        if (!events)
             m_r.fail("/traceEvents",
                      "missing: a Chrome trace is an object with a traceEvents array, or an array of events");
+        if (text[*events] != '[')
+            m_r.wrongType("/traceEvents", parseValue(*events, valueEnd(*events), "/traceEvents"), "an array of events");
         if (block)
-            readStreamscopeBlock(parseValue(*block));
+            readStreamscopeBlock(parseValue(block->first, block->second, "/streamscope"));
         if (props)
-            readDeviceProperties(parseValue(*props));
+            readDeviceProperties(parseValue(props->first, props->second, "/deviceProperties"));
         if (info)
-            readDistributedInfo(parseValue(*info));
-        return *eventsField;
+            readDistributedInfo(parseValue(info->first, info->second, "/distributedInfo"));
+        return *events;
     }
 
-    // The second walk: each event, in order, read as it comes.
-    void readEvents(od::array &events, const std::string &eventsPath)
+    // Each event of the array that starts at `pos`, in order, read as it comes.
+    void readEvents(std::size_t pos, const std::string &eventsPath)
     {
-        const char *const begin = m_text.data();
+        const std::string_view text(m_text.data(), m_text.size());
         std::size_t nextReport = kProgressStep;
         m_eventIndex = 0;
-        for (auto element : events) {
-            od::value value;
-            if (const auto err = std::move(element).get(value))
-                syntax(err);
-            const std::string_view raw = rawJson(value);
-            const auto at = static_cast<std::size_t>(raw.data() - begin);
-            if (at >= nextReport) {
-                nextReport = at + kProgressStep;
+        pos = skipSpace(pos + 1);
+        if (pos < text.size() && text[pos] == ']')
+            return;
+        for (;;) {
+            const std::size_t end = valueEnd(pos);
+            if (end >= nextReport) {
+                nextReport = end + kProgressStep;
                 m_control.checkCancelled();
                 m_control.report("importing", m_from
-                                                  + (m_to - m_from) * 0.9 * static_cast<double>(at)
-                                                        / static_cast<double>(std::max<std::size_t>(1, m_text.size())));
+                                                  + (m_to - m_from) * 0.9 * static_cast<double>(end)
+                                                        / static_cast<double>(std::max<std::size_t>(1, text.size())));
             }
-            readEvent(parseValue(raw), eventsPath + "/" + std::to_string(m_eventIndex));
+            const std::string path = eventsPath + "/" + std::to_string(m_eventIndex);
+            readEvent(parseValue(pos, end, path), path);
+            checkCounts(path);
             ++m_eventIndex;
+            pos = skipSpace(end);
+            if (pos < text.size() && text[pos] == ',') {
+                pos = skipSpace(pos + 1);
+                if (pos < text.size() && text[pos] == ']')
+                    syntax(simdjson::TAPE_ERROR); // a trailing comma
+                continue;
+            }
+            if (pos < text.size() && text[pos] == ']')
+                return;
+            syntax(simdjson::TAPE_ERROR);
         }
+    }
+
+    // The limits of engine/model/limits.h on what has been read so far, checked after each event: a file
+    // past one is refused as soon as it passes it, not once everything has been read. Each call either
+    // issues GPU ops or stays an op of its own, so the trace will have at least max(GPU ops, calls) ops.
+    void checkCounts(const std::string &path) const
+    {
+        const auto tooMany = [&](std::size_t count, const char *what, std::size_t limit) {
+            if (count > limit)
+                m_r.fail(path, std::to_string(count) + " " + what
+                                   + " by this event, more than StreamScope reads (at most " + std::to_string(limit)
+                                   + ")");
+        };
+        tooMany(std::max(m_gpuOps.size(), m_calls.size()), "ops", limits::kMaxOps);
+        tooMany(m_ranges.size(), "host ranges", limits::kMaxHostRanges);
+        tooMany(m_activities.size(), "activity records", limits::kMaxActivities);
+        tooMany(m_streamKeys.size(), "streams", limits::kMaxStreams);
+        tooMany(m_trace.hostThreads.size(), "host threads", limits::kMaxHostThreads);
+    }
+
+    // A name into the trace's string table, within the limits on text: each name at most kMaxTextBytes,
+    // all names together at most kMaxTotalTextBytes (counted as they are added, so that a file of many
+    // long distinct names stops at the limit).
+    std::uint32_t intern(std::string_view name, const std::string &path)
+    {
+        if (name.size() > limits::kMaxTextBytes)
+            m_r.fail(path, "a name of " + limits::describeBytes(name.size())
+                               + ", longer than StreamScope reads (at most "
+                               + limits::describeBytes(limits::kMaxTextBytes) + ")");
+        const std::size_t before = m_trace.strings.size();
+        const std::uint32_t id = m_trace.intern(name);
+        if (m_trace.strings.size() != before) {
+            m_textBytes += name.size();
+            if (m_textBytes > limits::kMaxTotalTextBytes)
+                m_r.fail(path, "more than " + limits::describeBytes(limits::kMaxTotalTextBytes)
+                                   + " of names, more than StreamScope reads (at most "
+                                   + limits::describeBytes(limits::kMaxTotalTextBytes) + ")");
+        }
+        return id;
     }
 
     void readStreamscopeBlock(const Value &block)
@@ -717,7 +840,7 @@ private:
                         {m_calls.size(), LaneKey{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), ts}});
             }
             const auto opName = m_r.optionalText(a, "op_name", ap);
-            call.op.nameId = m_trace.intern(opName ? *opName : name);
+            call.op.nameId = intern(opName ? *opName : name, opName ? ap + "/op_name" : path + "/name");
             call.op.kind = category == Category::HostWork ? OpKind::HostWork : opKindOfApiCall(name);
             if (m_r.find(a, "kind")) {
                 call.hostOnlyArgs = true;
@@ -732,7 +855,7 @@ private:
         OpRecord op;
         op.gpuStartNs = ts;
         op.gpuEndNs = ts + dur;
-        op.nameId = m_trace.intern(name);
+        op.nameId = intern(name, path + "/name");
         op.flags = OpFlagImported;
         if (category == Category::Kernel)
             op.kind = OpKind::Kernel;
@@ -820,7 +943,7 @@ private:
         if (l.sharedBytes < 0 && (l.staticSharedBytes >= 0 || l.dynamicSharedBytes >= 0))
             l.sharedBytes = std::int64_t(std::max(0, l.staticSharedBytes)) + std::max(0, l.dynamicSharedBytes);
         if (const auto full = m_r.optionalText(a, "demangled", ap)) {
-            l.fullNameId = m_trace.intern(*full);
+            l.fullNameId = intern(*full, ap + "/demangled");
             any = true;
         }
         if (!any)
@@ -840,13 +963,12 @@ private:
         const std::string ap = path + "/args";
         HostRange h;
         h.category = category;
-        h.nameId = m_trace.intern(m_r.text(e, "name", path));
-        h.startNs = m_r.micros(e, "ts", path) + m_origin;
+        h.nameId = intern(m_r.text(e, "name", path), path + "/name");
+        h.startNs = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
         const std::int64_t dur = m_r.micros(e, "dur", path);
         if (dur < 0)
             m_r.fail(path + "/dur", "negative duration");
-        if (h.startNs > std::numeric_limits<std::int64_t>::max() - dur)
-            m_r.fail(path + "/dur", "the range ends past the largest time");
+        m_r.checkEnd(h.startNs, dur, path + "/dur");
         h.endNs = h.startNs + dur;
         int repetition = 0;
         if (m_ours) {
@@ -860,7 +982,7 @@ private:
                 m_r.fail(ap + "/repetition", "repetition " + std::to_string(rep) + " is not valid");
             repetition = static_cast<int>(rep);
             if (const auto domain = m_r.optionalText(a, "domain", ap))
-                h.domainId = m_trace.intern(*domain);
+                h.domainId = intern(*domain, ap + "/domain");
         } else {
             h.hostThread = hostThread(m_r.find(e, "pid"), m_r.find(e, "tid"));
         }
@@ -1168,12 +1290,12 @@ private:
     Reader m_r;
     const LoadControl &m_control;
     double m_from, m_to;
-    od::parser m_parser; // the walks over the whole text
     dom::parser m_dom; // one event (or header block) at a time
     dom::parser m_emptyParser;
     Value m_noArgs = m_emptyParser.parse(std::string_view("{}")).value_unsafe(); // an event without args
     Trace m_trace;
     bool m_ours = false;
+    std::uint64_t m_textBytes = 0; // of the names interned so far
     std::size_t m_eventIndex = 0;
     std::int64_t m_origin = 0;
     std::vector<DeviceInfo> m_kinetoDevices;
@@ -1198,18 +1320,19 @@ private:
 Trace chromeTraceFromText(std::string &text, const std::string &fileName, const LoadControl &control, double from,
                           double to)
 {
-    // simdjson reads up to SIMDJSON_PADDING bytes past the text: the string's own capacity gives them
-    // (gunzip leaves room; a file read as is grows once).
-    if (text.capacity() < text.size() + simdjson::SIMDJSON_PADDING)
-        text.reserve(text.size() + simdjson::SIMDJSON_PADDING);
+    const std::size_t size = text.size();
     checkJsonNesting(text, fileName); // simdjson's own depth limit is 1024; StreamScope's is lower
     try {
-        return ChromeImporter(simdjson::padded_string_view(text.data(), text.size(), text.capacity()), fileName,
-                              control, from, to)
-            .run();
+        // simdjson reads up to SIMDJSON_PADDING bytes past the text: the string's own capacity gives them
+        // (gunzip leaves room; a file read as is grows once).
+        if (text.capacity() < size + simdjson::SIMDJSON_PADDING)
+            text.reserve(size + simdjson::SIMDJSON_PADDING);
+        return ChromeImporter(simdjson::padded_string_view(text.data(), size, text.capacity()), fileName, control, from,
+                              to)
+            .run([&] { std::string().swap(text); });
     } catch (const std::bad_alloc &) {
         throw Error(ErrorKind::Io,
-                    fileName + ": not enough memory to read it (" + limits::describeBytes(text.size()) + " of JSON)");
+                    fileName + ": not enough memory to read it (" + limits::describeBytes(size) + " of JSON)");
     }
 }
 

@@ -22,8 +22,9 @@ Trace importChromeTrace(const std::string &path);
 // may cancel it (Error{Cancelled}).
 Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, const LoadControl &control = {},
                           double from = 0.0, double to = 1.0);
-// As chromeTraceFromJson without copying the text: `text` may gain capacity for simdjson's padding (its
-// content stays as it was). An allocation that fails is Error{Io} naming the file, never std::bad_alloc.
+// As chromeTraceFromJson without copying the text, which it consumes: `text` may gain capacity for
+// simdjson's padding, and is emptied (its memory freed) once every event has been read, before the ops are
+// linked and ordered. An allocation that fails is Error{Io} naming the file, never std::bad_alloc.
 Trace chromeTraceFromText(std::string &text, const std::string &fileName, const LoadControl &control = {},
                           double from = 0.0, double to = 1.0);
 

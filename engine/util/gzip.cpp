@@ -49,7 +49,17 @@ std::string gunzip(std::string_view data, const std::string &fileName, std::size
     if (maxBytes == 0)
         maxBytes = gunzipLimit(data.size());
     std::string out;
-    out.reserve(std::min(data.size() * 6, maxBytes));
+    // The size the gzip trailer states (ISIZE: the last member's size modulo 4 GiB, which for one member
+    // under the limit is the whole output): reserved up front with room for a parser's padding, so that
+    // the text is neither copied while it grows nor twice its size. The trailer is only a hint: data that
+    // lies about it grows as before, and never past maxBytes.
+    std::size_t hint = data.size() * 6;
+    if (data.size() >= 18) {
+        const auto *tail = reinterpret_cast<const unsigned char *>(data.data() + data.size() - 4);
+        hint =
+            std::size_t(tail[0]) | std::size_t(tail[1]) << 8 | std::size_t(tail[2]) << 16 | std::size_t(tail[3]) << 24;
+    }
+    out.reserve(std::min(hint, maxBytes) + kGunzipPadding);
     auto tooLarge = [&] {
         const std::string limit = formatBytes(maxBytes);
         return Error(ErrorKind::InvalidInput, fileName + ": decompresses to more than " + limit
@@ -80,8 +90,10 @@ std::string gunzip(std::string_view data, const std::string &fileName, std::size
                 throw tooLarge();
             if (out.size() == out.capacity())
                 out.reserve(std::min(out.capacity() * 2 + (1u << 16), maxBytes + 1));
+            // Inflated into at most 1 MiB past the data at a time: resize() writes zeros into what it adds,
+            // and capacity not yet needed is left untouched (a false trailer costs address space only).
             const std::size_t before = out.size();
-            out.resize(out.capacity());
+            out.resize(before + std::min<std::size_t>(out.capacity() - before, 1u << 20));
             zs->next_out = reinterpret_cast<Bytef *>(out.data() + before);
             zs->avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - before, 64u << 20));
             const uInt availBefore = zs->avail_out;

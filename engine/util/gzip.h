@@ -19,6 +19,9 @@ inline constexpr std::size_t kGunzipRatio = 100;
 inline constexpr std::size_t kMinGunzipLimit = std::size_t(256) << 20;
 inline constexpr std::size_t kMaxGunzipBytes = limits::kMaxTraceFileBytes; // 2 GiB, as an uncompressed trace
 std::size_t gunzipLimit(std::size_t compressedBytes);
+// gunzip() leaves at least this much capacity past the text where the gzip trailer tells the size: the
+// padding simdjson reads past a text (SIMDJSON_PADDING), so that the Chrome reader parses it in place.
+inline constexpr std::size_t kGunzipPadding = 64;
 
 // Inflates a whole gzip stream (several members are concatenated, as gzip(1) does). Throws
 // Error{InvalidInput} naming the file for corrupt or truncated data, or for data that decompresses to
