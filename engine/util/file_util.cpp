@@ -137,6 +137,16 @@ AtomicFileWriter::AtomicFileWriter(const std::string &path) : m_path(path)
                     path + ": is " + std::string(what)
                         + ", not a regular file: StreamScope replaces only regular files or writes new ones");
     }
+    // A write-protected file is not replaced, as cp would not replace it: renaming over it needs only the
+    // folder's permission, so the file's own is checked here. Root may write anything, so for root a file
+    // without any write bit counts as protected.
+    if (exists && (::access(path.c_str(), W_OK) != 0 || (existing.st_mode & 0222) == 0)) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", unsigned(existing.st_mode & 07777));
+        throw Error(ErrorKind::Io, path + ": is write-protected (mode " + mode
+                                       + "): StreamScope does not replace it; make it writable (chmod u+w) or "
+                                         "write to another file");
+    }
     std::random_device rd;
     m_temp = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(rd() % 1000000))).string();
     // A new file gets the usual 0666 less the umask; a replaced one keeps its mode (a 0600 trace stays 0600).

@@ -150,6 +150,22 @@ void TestCli::exportRefusesToReplaceWhatItShouldNot()
     r = cli({"export", input, "--format", "csv", "-o", "/dev/null"});
     QCOMPARE(r.code, 4);
     QVERIFY2(r.err.contains(QStringLiteral("is a device")), qPrintable(r.err));
+    // Over a write-protected file (0444): refused as cp refuses, the file untouched.
+    const QString locked = dir.filePath(QStringLiteral("locked.csv"));
+    {
+        QFile o(locked);
+        QVERIFY(o.open(QIODevice::WriteOnly));
+        o.write("protected");
+    }
+    QVERIFY(QFile::setPermissions(locked, QFile::ReadOwner | QFile::ReadGroup | QFile::ReadOther));
+    r = cli({"export", input, "-o", locked});
+    QCOMPARE(r.code, 4);
+    QVERIFY2(r.err.contains(locked + QStringLiteral(": is write-protected (mode 0444)")), qPrintable(r.err));
+    {
+        QFile o(locked);
+        QVERIFY(o.open(QIODevice::ReadOnly));
+        QCOMPARE(o.readAll(), QByteArray("protected"));
+    }
     // Over a regular file: replaced, keeping its mode (0600 stays 0600); nothing temporary left behind.
     const QString out = dir.filePath(QStringLiteral("out.csv"));
     {

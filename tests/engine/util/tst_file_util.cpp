@@ -100,6 +100,26 @@ private slots:
         QVERIFY(timer.elapsed() < 2000);
     }
 
+    // A file without write permission is not replaced (as cp does not replace it), even by root, for whom
+    // any file is writable: one without any write bit counts as protected.
+    void writeProtectedFilesAreKept()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("locked.txt").toStdString();
+        engine::writeFileAtomically(path, "keep");
+        QCOMPARE(::chmod(path.c_str(), 0444), 0);
+        const Failure f = failureOf([&] { engine::writeFileAtomically(path, "replaced"); });
+        QCOMPARE(f.kind, int(ErrorKind::Io));
+        QVERIFY2(f.message.contains(QString::fromStdString(path) + ": is write-protected (mode 0444)"),
+                 qPrintable(f.message));
+        QCOMPARE(engine::readFile(path), std::string("keep"));
+        QVERIFY(temporaryFiles(dir.path()).isEmpty());
+        // Writable again: replaced.
+        QCOMPARE(::chmod(path.c_str(), 0644), 0);
+        engine::writeFileAtomically(path, "replaced");
+        QCOMPARE(engine::readFile(path), std::string("replaced"));
+    }
+
     void failedWritesLeaveNoTemporaryFile()
     {
         QTemporaryDir dir;
