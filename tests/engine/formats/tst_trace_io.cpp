@@ -95,6 +95,14 @@ private slots:
         QTest::newRow("gzip native") << QByteArray(packed.data(), qsizetype(packed.size()))
                                      << int(FileKind::NativeTrace);
         QTest::newRow("corrupt gzip") << QByteArray("\x1f\x8b\x08\x00garbage", 12) << int(FileKind::Unknown);
+        // Larger than a DOM was once built for (4 MiB), within the workload limit (64 MiB): told by its keys,
+        // where it was taken for a Chrome trace ("not a Chrome trace" for a valid workload).
+        const QByteArray filler(5 << 20, 'x');
+        const QByteArray large = "{\"name\": \"large\", \"description\": \"" + filler
+                                 + "\", \"streams\": [{\"ops\": [{\"op\": \"kernel\", \"duration\": \"1 us\"}]}]}";
+        QTest::newRow("workload over 4 MiB") << large << int(FileKind::Workload);
+        const QByteArray largeChrome = "{\"otherData\": \"" + filler + "\", \"traceEvents\": [], \"streams\": 1}";
+        QTest::newRow("chrome over 4 MiB, keys after") << largeChrome << int(FileKind::ChromeJson);
     }
     void contentDecidesNotTheName()
     {
