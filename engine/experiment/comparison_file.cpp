@@ -4,9 +4,15 @@
 #include "engine/experiment/comparison_file.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/formats/native_format.h"
 #include "engine/formats/trace_io.h"
@@ -71,9 +77,35 @@ int intValue(const Json &v, const std::string &fileName, const std::string &path
 
 // A variant's trace file: a relative path to a regular file in the comparison's folder or below it,
 // symbolic links resolved (a comparison from someone else must not make StreamScope read /dev/zero,
-// ~/.ssh or anything else outside the folder it came in).
-std::string resolveTraceFile(const std::string &name, const std::string &baseDir, const std::string &fileName,
-                             const std::string &path)
+// ~/.ssh or anything else outside the folder it came in). The path is checked, then the file opened once
+// and what was opened checked again (its real path, by its descriptor): a link swapped in between the
+// check and the read leads nowhere else. The trace is read through that descriptor.
+class TraceFileHandle {
+public:
+    TraceFileHandle(const std::string &name, const std::string &baseDir, const std::string &fileName,
+                    const std::string &path);
+    ~TraceFileHandle()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+    }
+    TraceFileHandle(const TraceFileHandle &) = delete;
+    TraceFileHandle &operator=(const TraceFileHandle &) = delete;
+
+    // The opened file itself, for readers that open by path (a magic link: no lookup through the folders).
+    std::string descriptorPath() const { return "/proc/self/fd/" + std::to_string(m_fd); }
+    const std::string &shownPath() const { return m_shown; }
+    std::pair<dev_t, ino_t> identity() const { return {m_stat.st_dev, m_stat.st_ino}; }
+    std::uint64_t size() const { return static_cast<std::uint64_t>(m_stat.st_size); }
+
+private:
+    int m_fd = -1;
+    struct stat m_stat { };
+    std::string m_shown; // the file as messages name it: the comparison's folder joined with the name
+};
+
+TraceFileHandle::TraceFileHandle(const std::string &name, const std::string &baseDir, const std::string &fileName,
+                                 const std::string &path)
 {
     namespace fs = std::filesystem;
     const fs::path p(name);
@@ -88,16 +120,63 @@ std::string resolveTraceFile(const std::string &name, const std::string &baseDir
         if (part == "..")
             refuse("leads out of the folder (\"..\")");
     std::error_code ec;
-    const fs::path base = fs::canonical(baseDir.empty() ? fs::path(".") : fs::path(baseDir), ec);
+    const fs::path given = baseDir.empty() ? fs::path(".") : fs::path(baseDir);
+    const fs::path base = fs::canonical(given, ec);
     if (ec)
         throw Error(ErrorKind::Io, fileName + ": cannot resolve its folder: " + ec.message());
+    const auto inside = [&](const fs::path &target) {
+        const auto [baseEnd, targetAt] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
+        return baseEnd == base.end();
+    };
+    // First by the path (so that a link to a device is never opened)...
     const fs::path target = fs::weakly_canonical(base / p, ec);
     if (ec)
         throw Error(ErrorKind::Io, fileName + ": " + path + ": cannot resolve \"" + name + "\": " + ec.message());
-    const auto [baseEnd, targetAt] = std::mismatch(base.begin(), base.end(), target.begin(), target.end());
-    if (baseEnd != base.end())
+    if (!inside(target))
         refuse("leads out of the folder through a symbolic link");
-    return target.string(); // readFile refuses anything but a regular file (a device, a FIFO, a folder)
+    m_shown = (given / p).lexically_normal().string();
+    // ...then by what was opened. O_NONBLOCK: a FIFO is opened at once, to be refused.
+    m_fd = ::open(target.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (m_fd < 0)
+        throw Error(ErrorKind::Io, m_shown + ": cannot open for reading: " + std::strerror(errno));
+    const fs::path opened = fs::read_symlink(descriptorPath(), ec);
+    if (ec || ::fstat(m_fd, &m_stat) != 0)
+        throw Error(ErrorKind::Io,
+                    m_shown + ": cannot tell what was opened: " + (ec ? ec.message() : std::strerror(errno)));
+    if (!inside(opened))
+        refuse("leads out of the folder through a symbolic link (it changed while it was opened)");
+    if (!S_ISREG(m_stat.st_mode))
+        throw Error(ErrorKind::Io, m_shown + ": is " + (S_ISDIR(m_stat.st_mode) ? "a folder" : "not a file")
+                                       + ", not a regular file: StreamScope reads only regular files");
+}
+
+// "/proc/self/fd/7" in a reader's message becomes the file's own name.
+std::string replaceAll(std::string text, const std::string &from, const std::string &to)
+{
+    for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+        text.replace(at, from.size(), to);
+    return text;
+}
+
+// The ops an embedded trace lists, counted in its JSON before it is read (0 where its shape is wrong: its
+// reader says what is wrong with it).
+std::size_t embeddedOpCount(const Json &trace)
+{
+    std::size_t n = 0;
+    if (const auto reps = trace.find("repetitions"); reps != trace.end() && reps->is_array())
+        for (const Json &rep : *reps)
+            if (rep.is_object())
+                if (const auto ops = rep.find("ops"); ops != rep.end() && ops->is_array())
+                    n += ops->size();
+    return n;
+}
+
+std::size_t opCount(const Trace &trace)
+{
+    std::size_t n = 0;
+    for (const Repetition &rep : trace.repetitions)
+        n += rep.ops.size();
+    return n;
 }
 
 int intMember(const Json &obj, const std::string &key, const std::string &fileName, const std::string &path,
@@ -227,6 +306,20 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
     const Json &variants = member(root, "variants", fileName, "");
     if (!variants.is_array())
         fail(fileName, "/variants", "expected an array of variants, " + found(variants));
+    // Every variant's trace is kept: together they hold at most limits::kMaxOps ops, checked before each
+    // is read or copied. A file several variants name is read once (by its device and inode), and the
+    // comparison with its distinct trace files is at most kMaxComparisonFileBytes.
+    std::map<std::pair<dev_t, ino_t>, std::size_t> readFiles; // -> the first variant that read it
+    std::uint64_t totalBytes = text.size();
+    std::size_t totalOps = 0;
+    const auto addOps = [&](std::size_t ops, const std::string &path) {
+        if (ops > limits::kMaxOps - std::min(totalOps, limits::kMaxOps))
+            fail(fileName, path,
+                 "the comparison's traces together would hold " + std::to_string(totalOps + ops)
+                     + " ops, more than StreamScope reads (at most " + std::to_string(limits::kMaxOps)
+                     + " in all its variants)");
+        totalOps += ops;
+    };
     for (std::size_t i = 0; i < variants.size(); ++i) {
         const std::string path = "/variants/" + std::to_string(i);
         const Json &v = variants[i];
@@ -264,12 +357,36 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
         if (trace != v.end()) {
             if (!trace->is_object())
                 fail(fileName, path + "/trace", "expected a StreamScope trace object, " + found(*trace));
+            addOps(embeddedOpCount(*trace), path + "/trace");
             r.trace = fromNativeJson(trace->dump(), fileName + " " + path + "/trace");
         } else {
             if (!file->is_string() || file->get<std::string>().empty())
                 fail(fileName, path + "/trace_file", "expected a path, " + found(*file));
             r.traceFile = file->get<std::string>();
-            r.trace = loadTrace(resolveTraceFile(r.traceFile, baseDir, fileName, path + "/trace_file"));
+            const std::string at = path + "/trace_file";
+            const TraceFileHandle handle(r.traceFile, baseDir, fileName, at);
+            if (const auto read = readFiles.find(handle.identity()); read != readFiles.end()) {
+                const Trace &first = c.variants[read->second].trace;
+                addOps(opCount(first), at);
+                r.trace = first;
+            } else {
+                if (handle.size()
+                    > limits::kMaxComparisonFileBytes - std::min(totalBytes, limits::kMaxComparisonFileBytes))
+                    fail(fileName, at,
+                         handle.shownPath() + " makes the comparison and its trace files together more than "
+                             + limits::describeBytes(limits::kMaxComparisonFileBytes)
+                             + ", more than StreamScope reads as a comparison");
+                totalBytes += handle.size();
+                try {
+                    r.trace = loadTrace(handle.descriptorPath());
+                } catch (const Error &e) {
+                    throw Error(e.kind(), fileName + ": " + at + ": "
+                                              + replaceAll(e.what(), handle.descriptorPath(), handle.shownPath()));
+                }
+                r.trace.sourcePath = handle.shownPath();
+                addOps(opCount(r.trace), at);
+                readFiles.emplace(handle.identity(), c.variants.size());
+            }
         }
         c.variants.push_back(std::move(r));
     }

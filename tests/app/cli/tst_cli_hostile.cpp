@@ -107,6 +107,11 @@ void TestCliHostile::hostileFilesFailOneWay_data()
     row("compare", "comparison-dev-zero.sscompare", "/variants/0/trace_file|is an absolute path");
     row("compare", "comparison-absolute.sscompare", "/variants/0/trace_file|is an absolute path");
     row("compare", "comparison-dotdot.sscompare", "/variants/0/trace_file|leads out of the folder");
+    // #24: a repeat bounded in bytes before it is expanded; a comparison's traces bounded together, each
+    // file read once.
+    row("validate", "workload-repeat-long-name.json", ":1:138: /streams/0/ops/0/repeat|more than 512 MiB");
+    row("compare", "comparison-one-trace-101-times.sscompare",
+        "/variants/100/trace_file: the comparison's traces together would hold 10100000 ops|at most 10000000");
     // Nsight exports (#24, tests/data/hostile/make_nsys.py): nothing the schema computes is run, a damaged
     // b-tree is refused, -1 ns ("no time") is refused, host ranges are time-checked.
     row("summary", "nsys-generated-column.sqlite", "table StringIds, column value: a generated column");

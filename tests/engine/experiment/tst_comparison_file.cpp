@@ -10,6 +10,8 @@
 
 #include <functional>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/experiment/comparison_file.h"
@@ -442,6 +444,52 @@ private slots:
             [&] { engine::fromComparisonJson(engine::toComparisonJson(c), "n.sscompare", base.toStdString()); });
         QCOMPARE(f.kind, int(ErrorKind::InvalidInput));
         QVERIFY2(f.message.contains("v0.sstrace"), qPrintable(f.message));
+    }
+
+    // A file several variants name is read once (#24 item 5: a comparison naming one trace in every variant
+    // read it once per variant): the second name of the same file (a hard link here) gets the first's trace,
+    // source path included, where reading it again would have set its own.
+    void sameFileIsReadOnce()
+    {
+        const QString base = m_dir.filePath("once");
+        QVERIFY(QDir().mkpath(base));
+        engine::Comparison c = sample();
+        engine::writeNativeTrace(c.variants[1].trace, (base + "/t.sstrace").toStdString());
+        QVERIFY(QFile::link(base + "/t.sstrace", base + "/soft.sstrace")); // a symbolic link inside the folder
+        QCOMPARE(
+            ::link((base + "/t.sstrace").toLocal8Bit().constData(), (base + "/hard.sstrace").toLocal8Bit().constData()),
+            0);
+        for (std::size_t i = 0; i < c.variants.size(); ++i) {
+            c.variants[i].trace = c.variants[1].trace;
+            c.variants[i].traceFile = i == 0   ? "t.sstrace"
+                                      : i == 1 ? "hard.sstrace"
+                                      : i == 2 ? "soft.sstrace"
+                                               : "./t.sstrace";
+        }
+        const auto back = engine::fromComparisonJson(engine::toComparisonJson(c), "once.sscompare", base.toStdString());
+        QCOMPARE(back.variants.size(), c.variants.size());
+        for (const auto &v : back.variants) {
+            QCOMPARE(v.trace.sourcePath, (base + "/t.sstrace").toStdString());
+            QCOMPARE(v.trace.repetitions.size(), c.variants[1].trace.repetitions.size());
+        }
+        QCOMPARE(back.variants[1].traceFile, std::string("hard.sstrace"));
+    }
+
+    // A referenced trace that cannot be read is named as the comparison names it (the comparison, the
+    // variant's JSON path and the trace file), never as the descriptor it was read through.
+    void unreadableReferencedTraceIsNamed()
+    {
+        const QString base = m_dir.filePath("named");
+        QVERIFY(QDir().mkpath(base));
+        engine::writeFileAtomically((base + "/bad.sstrace").toStdString(), "{\"format\": \"streamscope-trace\", ");
+        engine::Comparison c = sample();
+        c.variants[2].traceFile = "bad.sstrace";
+        const Failure f = failureOf(
+            [&] { engine::fromComparisonJson(engine::toComparisonJson(c), "n.sscompare", base.toStdString()); });
+        QCOMPARE(f.kind, int(ErrorKind::InvalidInput));
+        QVERIFY2(f.message.startsWith(QStringLiteral("n.sscompare: /variants/2/trace_file: ")), qPrintable(f.message));
+        QVERIFY2(f.message.contains(base + QStringLiteral("/bad.sstrace")), qPrintable(f.message));
+        QVERIFY2(!f.message.contains(QStringLiteral("/proc/self/fd")), qPrintable(f.message));
     }
 
     void writeAndRead()
