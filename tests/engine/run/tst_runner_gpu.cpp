@@ -410,15 +410,17 @@ private slots:
 
     // Solo baselines (run --solo): each part alone after each repetition, only its own ops, and the
     // accounting they give is the physics of the case. Small kernels (2 blocks) side by side slow nothing:
-    // overlapping them saves almost a whole part. Kernels that fill the GPU cannot overlap at all: running
-    // them side by side saves nothing, and the part that waits is not slower, only later.
+    // overlapping them saves almost a whole part. Kernels that fill the GPU (4096 blocks of 256 threads, four
+    // waves on an H100) cannot overlap: side by side saves nothing. Their waves interleave, so each one's
+    // execution stretches over part of the other's (+12.6 % each on an H100) while the sum stays the same.
     void soloBaselinesMeasureWhatOverlapSaved_data()
     {
         QTest::addColumn<int>("blocks");
         QTest::addColumn<double>("realisedAtLeast");
         QTest::addColumn<double>("realisedAtMost");
-        QTest::newRow("small kernels overlap for free") << 2 << 0.8 << 1.2;
-        QTest::newRow("full-GPU kernels cannot overlap") << 4096 << -0.2 << 0.2;
+        QTest::addColumn<double>("slowdownAtMost");
+        QTest::newRow("small kernels overlap for free") << 2 << 0.8 << 1.2 << 1.1;
+        QTest::newRow("full-GPU kernels cannot overlap") << 4096 << -0.2 << 0.2 << 1.3;
     }
 
     void soloBaselinesMeasureWhatOverlapSaved()
@@ -428,6 +430,7 @@ private slots:
         QFETCH(int, blocks);
         QFETCH(double, realisedAtLeast);
         QFETCH(double, realisedAtMost);
+        QFETCH(double, slowdownAtMost);
         Workload w =
             workload("solo", {},
                      {stream("a", {computeOp(400'000, blocks, 256)}), stream("b", {computeOp(400'000, blocks, 256)})},
@@ -455,9 +458,9 @@ private slots:
               r.ops[1].slowdown);
         QVERIFY2(r.realised.median >= realisedAtLeast && r.realised.median <= realisedAtMost,
                  qPrintable(QString::number(r.realised.median)));
-        // Each kernel's execution, in the mix or queued behind the other, lasts what it lasts alone.
+        // No kernel runs faster beside another than alone; small ones run as fast.
         for (const OpSlowdown &op : r.ops)
-            QVERIFY2(op.slowdown > 0.9 && op.slowdown < 1.1, qPrintable(QString::number(op.slowdown)));
+            QVERIFY2(op.slowdown > 0.95 && op.slowdown < slowdownAtMost, qPrintable(QString::number(op.slowdown)));
         // What the trace says survives the file.
         const Trace back = fromNativeJson(toNativeJson(t), "solo.sstrace");
         QCOMPARE(back.solo.runs.size(), t.solo.runs.size());
