@@ -214,9 +214,32 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
     std::uint8_t runStyle = 0;
     bool runBlocking = false;
     long long runCount = 0;
+    // The last bar drawn, and its label, which waits until the next bar is known: a bar of the same kind
+    // wholly inside it changes no pixel but its label, so it is not painted again (half a million ops at
+    // one timestamp on one lane are one bar, not half a million; only the label of the last one shows,
+    // as it did when each was painted over the one before).
+    struct DrawnBar {
+        bool valid = false;
+        double left = 0, right = 0; // snapped to pixel columns, as drawBar draws them
+        std::uint8_t style = 0;
+        bool hasLabel = false; // a label waits to be drawn over it
+        QString text;
+        QRectF textRect;
+    } drawn;
+    auto drawPendingLabel = [&]() {
+        if (drawn.hasLabel) {
+            p.setFont(m_metrics.font);
+            p.setPen(OpPalette::textOn(colorOf(drawn.style)));
+            p.drawText(drawn.textRect, Qt::AlignVCenter | Qt::AlignLeft, drawn.text);
+            drawn.hasLabel = false;
+        }
+    };
+
     auto flush = [&]() {
         if (!run)
             return;
+        drawPendingLabel(); // the mark goes over it
+        drawn.valid = false;
         const QRectF r = drawBar(runX0, runX1, runStyle, runBlocking, true);
         // No "N ops" label on a folded mark: where a mark is split depends on the strip being painted,
         // and a label would not survive the cached pan (the tooltip names the op under the pointer).
@@ -329,24 +352,47 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
             continue;
         }
         flush();
-        const QRectF r = drawBar(x0, x1, style, blocking, false);
-        ++m_stats.barsDrawn;
         coveredTo = std::max(coveredTo, x1);
+        // Where drawBar puts it (snapped to whole columns).
+        const double left = std::floor(x0);
+        const double right = std::max(left + 1, std::round(x1));
+        const bool thin = host && !blocking;
+        const QRectF r(left, thin ? thinTop : fullTop, right - left, thin ? thinHeight : fullHeight);
         // Labels only where they fit, elided; the visible part of the bar so a long kernel that starts
-        // off-screen still shows its name.
+        // off-screen still shows its name. Activity lanes carry no names: their tooltips say what each
+        // record was.
         const QRectF visible = r.intersected(QRectF(rect.left(), r.top(), rect.width(), r.height()));
-        // Activity lanes carry no names: their tooltips say what each record was.
+        const QString *label = nullptr;
         if (!activities && visible.width() >= minLabelWidth && r.height() >= fm.height() * 0.8) {
             const QString &text = barLabel(fm, dpi, m_model->op(iv.ops[k]).nameId, int(visible.width() - 6));
-            if (!text.isEmpty()) {
-                if (r.left() < rect.left() || r.right() > rect.right() + 1)
-                    edgeDependent = true;
-                p.setFont(m_metrics.font);
-                p.setPen(OpPalette::textOn(colorOf(style)));
-                p.drawText(visible.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
-            }
+            if (!text.isEmpty())
+                label = &text;
         }
+        const bool inside = drawn.valid && style == drawn.style && left >= drawn.left && right <= drawn.right;
+        const bool same = inside && left == drawn.left && right == drawn.right;
+        // Covered: the same pixels in the same colour. Only its label (or the lack of one, painting over
+        // the last bar's) could differ, and that waits until the next bar anyway.
+        if (same || (inside && !drawn.hasLabel && !label)) {
+            if (same) {
+                drawn.hasLabel = label != nullptr;
+                if (label) {
+                    drawn.text = *label;
+                    drawn.textRect = visible.adjusted(3, 0, -3, 0);
+                    if (r.left() < rect.left() || r.right() > rect.right() + 1)
+                        edgeDependent = true;
+                }
+            }
+            continue;
+        }
+        drawPendingLabel();
+        drawBar(x0, x1, style, blocking, false);
+        ++m_stats.barsDrawn;
+        drawn = DrawnBar{
+            true, left, right, style, label != nullptr, label ? *label : QString(), visible.adjusted(3, 0, -3, 0)};
+        if (label && (r.left() < rect.left() || r.right() > rect.right() + 1))
+            edgeDependent = true;
     }
+    drawPendingLabel();
     flush();
     // Each row is drawn as an image as tall as its marks (the row repeated), not stretched from one
     // pixel row: the same pixels (all rows equal, so nearest sampling has nothing to choose), but at

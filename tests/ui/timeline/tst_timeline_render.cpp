@@ -97,6 +97,30 @@ std::shared_ptr<engine::Trace> tinyOps(int n, qint64 width, qint64 period)
     return trace;
 }
 
+// One stream of n kernels all from 0 to 1 ms (a hostile import: half a million ops at one timestamp),
+// named "k0", "k1", ... ("k" + the last index alone when `onlyLast`), then one kernel of its own after them.
+std::shared_ptr<engine::Trace> stackedOps(int n, bool onlyLast)
+{
+    auto trace = std::make_shared<engine::Trace>();
+    trace->streams.resize(1);
+    trace->streams[0].name = "stacked";
+    engine::Repetition rep;
+    auto add = [&](const std::string &name, qint64 start, qint64 end) {
+        engine::OpRecord op;
+        op.kind = engine::OpKind::Kernel;
+        op.nameId = trace->intern(name);
+        op.stream = 0;
+        op.gpuStartNs = start;
+        op.gpuEndNs = end;
+        rep.ops.push_back(op);
+    };
+    for (int i = onlyLast ? n - 1 : 0; i < n; ++i)
+        add("k" + std::to_string(i), 0, 1'000'000);
+    add("after", 1'200'000, 2'000'000);
+    trace->repetitions.push_back(std::move(rep));
+    return trace;
+}
+
 void sendMouse(QWidget *w, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,
                Qt::KeyboardModifiers modifiers = {})
 {
@@ -249,6 +273,39 @@ private slots:
         QCOMPARE(stats.opsVisited, 100'000LL);
         QVERIFY2(stats.barsDrawn + stats.foldedMarks <= layout.plot.width(),
                  qPrintable(QStringLiteral("%1 bars + %2 folds").arg(stats.barsDrawn).arg(stats.foldedMarks)));
+    }
+
+    // Bars wholly covered by the bar drawn just before them (same kind, same pixels) are not painted again:
+    // 200,000 kernels at one timestamp are one bar, and the picture is the one the last of them alone
+    // makes (its label on top, as when each was painted over the one before).
+    void coveredBarsAreNotPaintedAgain()
+    {
+        constexpr int kOps = 200'000;
+        TimelineView stacked, alone;
+        stacked.setDarkPalette(false);
+        alone.setDarkPalette(false);
+        stacked.setTrace(stackedOps(kOps, false), 0);
+        alone.setTrace(stackedOps(kOps, true), 0);
+        const Rendered a = render(stacked, QSize(1200, 200));
+        const Rendered b = render(alone, QSize(1200, 200));
+        const QRect lane = a.layout.lanes[0].intersected(a.layout.plot);
+        QVERIFY(!lane.isEmpty());
+        QCOMPARE(a.image.copy(lane), b.image.copy(lane));
+        COMPARE_COLOR(pixel(a, 0, 100'000, 3), m_light.opColor(engine::OpKind::Kernel));
+
+        TimelinePainter painter;
+        OpPalette palette;
+        painter.setModel(stacked.laneModel());
+        painter.setPalette(&palette);
+        painter.setMetrics(TimelineMetrics::make(false, stacked.font()));
+        QImage image(1200, 200, QImage::Format_ARGB32_Premultiplied);
+        QPainter p(&image);
+        const TimelineLayout layout = painter.layout(image.rect());
+        painter.resetStats();
+        painter.paintLane(p, 0, layout.lanes[0], a.mapping, layout.plot.left(), layout.plot.right() + 1);
+        const auto stats = painter.stats();
+        QCOMPARE(stats.opsVisited, qint64(kOps + 1));
+        QCOMPARE(stats.barsDrawn, 2LL); // the stack and the kernel after it
     }
 
     void sparseTinyOpsEachLeaveAMark()
