@@ -20,6 +20,7 @@
 #include "engine/analysis/analysis.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
+#include "engine/model/limits.h"
 #include "engine/model/units.h"
 #include "engine/util/file_util.h"
 
@@ -1115,14 +1116,38 @@ void ChromeWriter::writeCounters(JsonOut &j, std::size_t r) const
 
 // The whole export, handed to sink in order: toChromeJson appends the parts to a string,
 // writeChromeTrace writes each to the file as soon as it and every part before it are done, so that
-// writing overlaps serialising.
+// writing overlaps serialising. `tooLarge`, when given, is called with the estimated size before anything
+// is handed to the sink if the estimate passes limits::kMaxTraceFileBytes (the most StreamScope reads back).
 void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
-                     const std::function<void(std::string_view)> &sink, bool toFile)
+                     const std::function<void(std::string_view)> &sink, bool toFile,
+                     const std::function<void(std::uint64_t estimate)> &tooLarge = {})
 {
     const std::size_t opCount = trace.opCount();
     if (opCount >= std::numeric_limits<std::uint32_t>::max())
         throw Error(ErrorKind::InvalidInput, "Chrome export: too many ops (" + std::to_string(opCount) + ")");
     const ChromeWriter writer(trace, options);
+    if (tooLarge && opCount > 0) {
+        // The size from a sample of ops spread over the trace (their slices and flows; the counters come on
+        // top, so this is below the real size): an export that would pass the limit is refused before a
+        // byte is written, not after gigabytes.
+        constexpr std::size_t kSamples = 8, kPerSample = 1024;
+        JsonOut sample(kSamples * kPerSample * 600 + 4096);
+        std::size_t sampled = 0;
+        if (opCount <= kSamples * kPerSample) {
+            writer.writeOps(sample, 0, opCount);
+            sampled = opCount;
+        } else {
+            for (std::size_t k = 0; k < kSamples; ++k) {
+                const std::size_t begin = (opCount - kPerSample) * k / (kSamples - 1);
+                writer.writeOps(sample, begin, begin + kPerSample);
+                sampled += kPerSample;
+            }
+        }
+        const double perOp = double(sample.view().size()) / double(std::max<std::size_t>(1, sampled));
+        const auto estimate = static_cast<std::uint64_t>(perOp * double(opCount));
+        if (estimate > limits::kMaxTraceFileBytes)
+            tooLarge(estimate);
+    }
     // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op).
     JsonOut j(opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536);
     writer.writeHeader(j);
@@ -1136,7 +1161,11 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
     const unsigned hardware = std::thread::hardware_concurrency();
     const unsigned cores = options.threads > 0 ? static_cast<unsigned>(options.threads)
                                                : (hardware >= (toFile ? 2u : 4u) ? std::min(16u, hardware) : 1u);
-    const std::size_t opChunks = std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
+    // Into a file, chunks of at most 100k ops (about 100 MB), however many threads: a part waits in memory
+    // until it is written, and an export that passes the size limit stops within one part of it.
+    const std::size_t opChunks = toFile && cores > 1
+                                     ? opCount / 100'000 + 1
+                                     : std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
     PartEmitter emit(sink);
     if (cores == 1 || opChunks == 1) {
         writer.writeOps(j, 0, opCount);
@@ -1224,9 +1253,28 @@ std::string toChromeJson(const Trace &trace, const ChromeExportOptions &options)
 
 void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeExportOptions &options)
 {
+    // What StreamScope writes it reads back: a Chrome file is read whole, at most limits::kMaxTraceFileBytes,
+    // and the export takes about 1 KB per op (slices, flows and counter steps), so from about 2 million ops
+    // it would pass the limit. Refused before the target is touched: by an estimate before anything is
+    // written, and by the count of what is written (the temporary file is removed, the target stays as it was).
+    const auto refuse = [&](std::uint64_t bytes, bool estimated) {
+        return Error(ErrorKind::Io, path + ": the Chrome export of these " + std::to_string(trace.opCount())
+                                        + " ops would take " + (estimated ? "about " : "more than ")
+                                        + limits::describeBytes(bytes) + ", more than StreamScope reads back (at most "
+                                        + limits::describeBytes(limits::kMaxTraceFileBytes)
+                                        + "); export the native format (.sstrace) instead");
+    };
     AtomicFileWriter file(path);
+    std::uint64_t written = 0;
     buildChromeJson(
-        trace, options, [&](std::string_view part) { file.write(part); }, true);
+        trace, options,
+        [&](std::string_view part) {
+            written += part.size();
+            if (written > limits::kMaxTraceFileBytes)
+                throw refuse(written, false);
+            file.write(part);
+        },
+        true, [&](std::uint64_t estimate) { throw refuse(estimate, true); });
     file.commit();
 }
 

@@ -20,6 +20,8 @@
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "engine/model/host_ranges.h"
+#include "engine/model/limits.h"
+#include "engine/util/file_util.h"
 #include "tests/engine/trace_compare.h"
 #include "tests/engine/trace_fixture.h"
 
@@ -49,6 +51,7 @@ private slots:
     void emptyTrace();
     void exportFormats();
     void unwritableTarget();
+    void exportPastTheReadLimitIsRefused();
 
 private:
     void checkTouchingSlices(const engine::Trace &trace);
@@ -702,6 +705,52 @@ void TestChromeExport::unwritableTarget()
         QVERIFY2(QString(e.what()).contains("no/such/folder"), e.what());
     }
     QVERIFY(!std::filesystem::exists(path));
+}
+
+// #24 item 10: what StreamScope writes it reads back. 2M ops named by 1,000 characters export to about
+// 3.4 GB (each op's GPU and host slices carry the name; over the 2 GiB a Chrome file is read up to): refused
+// before a byte is written, naming the limit, the target untouched and no temporary file left; a tenth of
+// them export and read back.
+void TestChromeExport::exportPastTheReadLimitIsRefused()
+{
+    engine::Trace t = test::handTrace(1);
+    engine::Repetition &rep = t.repetitions[0];
+    engine::OpRecord model = rep.ops[0];
+    model.nameId = t.intern(std::string(1000, 'k'));
+    rep.ops.assign(2'000'000, model);
+    for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+        rep.ops[i].opIndex = static_cast<int>(i);
+        rep.ops[i].hostStartNs = model.hostStartNs + std::int64_t(i) * 10'000;
+        rep.ops[i].hostEndNs = rep.ops[i].hostStartNs + 1'000;
+        rep.ops[i].gpuStartNs = rep.ops[i].hostEndNs + 1'000;
+        rep.ops[i].gpuEndNs = rep.ops[i].gpuStartNs + 5'000;
+        rep.ops[i].readyNs = rep.ops[i].eventEndNs = engine::kNoTime;
+    }
+    rep.kernelLaunches.clear();
+    rep.activities.clear();
+    rep.hostRanges.clear();
+    const QString folder = m_dir.filePath("limit");
+    QVERIFY(QDir().mkpath(folder));
+    const std::string path = (folder + "/big.json").toStdString();
+    engine::writeFileAtomically(path, "previous contents\n");
+    try {
+        engine::exportTrace(t, engine::ExportFormat::Chrome, path);
+        QFAIL(qPrintable(QString("no error; wrote %1 bytes").arg(std::filesystem::file_size(path))));
+    } catch (const engine::Error &e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::Io);
+        const QString what = e.what();
+        QVERIFY2(what.startsWith(QString::fromStdString(path)), e.what());
+        QVERIFY2(what.contains("more than StreamScope reads back (at most 2 GiB)"), e.what());
+        QVERIFY2(what.contains(".sstrace"), e.what());
+    }
+    QCOMPARE(engine::readFile(path), std::string("previous contents\n"));
+    QCOMPARE(QDir(folder).entryList(QDir::Files | QDir::Hidden).size(), 1); // no temporary file left
+
+    // A tenth of it is written, and reads back with every op.
+    rep.ops.resize(200'000);
+    engine::exportTrace(t, engine::ExportFormat::Chrome, path);
+    QVERIFY(std::filesystem::file_size(path) < engine::limits::kMaxTraceFileBytes / 4);
+    QCOMPARE(engine::loadTrace(path).opCount(), std::size_t(200'000));
 }
 
 QTEST_GUILESS_MAIN(TestChromeExport)
