@@ -210,7 +210,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
 
     // Fold state: a run of narrow ops that touch.
     bool run = false;
-    double runX0 = 0, runX1 = 0, runWidest = -1;
+    double runX0 = 0, runX1 = 0;
     std::uint8_t runStyle = 0;
     bool runBlocking = false;
     long long runCount = 0;
@@ -235,7 +235,7 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         }
     };
 
-    auto flush = [&]() {
+    auto flushMark = [&]() {
         if (!run)
             return;
         drawPendingLabel(); // the mark goes over it
@@ -249,6 +249,51 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
         else
             ++m_stats.barsDrawn;
         run = false;
+    };
+    // A folded mark says what its lane did column by column, by time: each pixel column of the run
+    // takes the kind that was busy longest in it (the time of the ops that start there), and the mark
+    // is split where that changes. Neither the widest op nor the most numerous kind: a stream of many
+    // short kernels between fewer, longer copies reads as copies only where the copies took the time.
+    std::array<double, 16> colTime{}; // by kind, the pending column's ops, in pixels
+    double colIndex = 0; // the pending column
+    bool colAny = false; // it holds ops not decided yet
+    bool runDecided = false; // the run has a kind from a column already
+    auto splitAt = [&](double column, std::uint8_t kind) {
+        if (runDecided && kind != (runStyle & IntervalLane::kKindMask) && column > runX0) {
+            // The mark so far ends where this column begins; a new one starts here.
+            const double keep = runX1;
+            runX1 = column;
+            flushMark();
+            run = true;
+            runX0 = column;
+            runX1 = keep;
+            runCount = 0;
+            runBlocking = false;
+        }
+        runStyle = kind;
+        runDecided = true;
+    };
+    auto decideColumn = [&]() {
+        if (!colAny)
+            return;
+        const auto kind = std::uint8_t(std::max_element(colTime.begin(), colTime.end()) - colTime.begin());
+        colTime = {};
+        colAny = false;
+        splitAt(colIndex, kind);
+    };
+    auto addToColumn = [&](double x0, double x1, std::uint8_t style) {
+        const double column = std::floor(x0);
+        if (column != colIndex)
+            decideColumn();
+        colIndex = column;
+        colTime[style & 0x0f] += std::max(x1 - x0, 1e-6);
+        colAny = true;
+    };
+    auto flush = [&]() {
+        if (!run)
+            return;
+        decideColumn();
+        flushMark();
     };
 
     double coveredTo = -std::numeric_limits<double>::infinity();
@@ -277,15 +322,26 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
                                              : gallop<false>(iv.starts, guess, last, boundary);
                 foldHint = jump - k;
                 if (jump > k + 1 && mapping.toX(iv.maxEnd(jump - 1)) <= column + 2) {
-                    // The column takes the colour of the kind most of its ops have (a byte scan), so a
-                    // stream that interleaves copies and kernels reads as a mix, not as its first op.
-                    // A sample of 32 ops is enough to pick a colour; a blocking call is never sampled
-                    // away (the OR over the bytes vectorises).
+                    // The column takes the colour of the kind that was busy longest in it (its ops by
+                    // their time), so a stream that interleaves copies and kernels reads as what took
+                    // its time, not as its first op or its most numerous kind. Up to 256 ops are all
+                    // counted, more are sampled evenly (a million ops in view); a blocking call is never
+                    // sampled away (the OR over the bytes vectorises).
                     static_assert(engine::kOpKindCount <= 16);
-                    std::array<int, 16> counts{};
-                    const std::size_t stride = std::max<std::size_t>(1, (jump - k) / 32);
+                    std::array<double, 16> time{};
+                    const std::size_t stride = std::max<std::size_t>(1, (jump - k) / 256);
                     for (std::size_t j = k; j < jump; j += stride)
-                        ++counts[iv.styles[j] & 0x0f];
+                        time[iv.styles[j] & 0x0f] += double(iv.ends[j] - iv.starts[j]) * double(stride) + 1e-3;
+                    // Ops of this column met one by one before it count with it; an earlier column still
+                    // pending is decided first.
+                    if (colAny && colIndex == column)
+                        for (std::size_t c = 0; c < time.size(); ++c)
+                            time[c] += colTime[c] * mapping.nsPerPixel();
+                    else
+                        decideColumn();
+                    colTime = {};
+                    colAny = false;
+                    colIndex = column;
                     bool anyBlocking = false;
                     if (host) {
                         // Eight styles per step (hundreds of calls share a column when a million are in
@@ -303,13 +359,17 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
                         static_assert(IntervalLane::kBlockingBit == 0x80);
                         anyBlocking = (bits & IntervalLane::kBlockingBit) != 0 || (wide & 0x8080808080808080ull) != 0;
                     }
-                    const auto dominant = std::uint8_t(std::max_element(counts.begin(), counts.end()) - counts.begin());
-                    if (dominant != (runStyle & IntervalLane::kKindMask) || (host && anyBlocking != runBlocking)) {
+                    const auto dominant = std::uint8_t(std::max_element(time.begin(), time.end()) - time.begin());
+                    if (!runDecided) {
+                        runStyle = dominant;
+                        runDecided = true;
+                    } else if (dominant != (runStyle & IntervalLane::kKindMask)
+                               || (host && anyBlocking != runBlocking)) {
                         if (column > runX0) {
                             // The mark so far ends where this column begins; a new one starts here.
                             const double keep = runX1;
                             runX1 = column;
-                            flush();
+                            flushMark();
                             run = true;
                             runX0 = column;
                             runX1 = keep;
@@ -317,7 +377,6 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
                             runBlocking = false;
                         }
                         runStyle = dominant;
-                        runWidest = 0;
                     }
                     runX1 = std::max(runX1, mapping.toX(iv.maxEnd(jump - 1)));
                     runCount += (long long)(jump - k);
@@ -326,17 +385,13 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
                     k = jump - 1;
                     continue;
                 }
-                if (x1 <= runX1 && !(blocking && !runBlocking)) {
-                    ++runCount;
-                    continue;
-                } // wholly inside pixels this mark already covers
-                runX1 = std::max(runX1, x1);
+                // Its time counts for its column's kind, inside pixels this mark covers or not.
+                addToColumn(x0, x1, style);
                 ++runCount;
+                if (x1 <= runX1 && !(blocking && !runBlocking))
+                    continue; // wholly inside pixels this mark already covers
+                runX1 = std::max(runX1, x1);
                 runBlocking = runBlocking || blocking;
-                if (w > runWidest) {
-                    runWidest = w;
-                    runStyle = style;
-                }
                 continue;
             }
             flush();
@@ -345,8 +400,12 @@ bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect 
             run = true;
             runX0 = x0;
             runX1 = x1;
-            runWidest = w;
             runStyle = style;
+            runDecided = false;
+            colTime = {};
+            colAny = false;
+            colIndex = std::floor(x0);
+            addToColumn(x0, x1, style);
             runBlocking = blocking;
             runCount = 1;
             continue;

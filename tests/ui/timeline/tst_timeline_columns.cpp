@@ -5,6 +5,7 @@
 #include <QPainter>
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 #include <set>
 
@@ -141,6 +142,102 @@ private slots:
                                              .arg(firstY)
                                              .arg(fast.pixel(std::max(0, firstX), std::max(0, firstY)), 8, 16)
                                              .arg(slow.pixel(std::max(0, firstX), std::max(0, firstY)), 8, 16)));
+    }
+
+    // Zoomed out, a pixel column of a stream lane holds many ops: it must show what the lane did there
+    // by time, not by the widest op of a run or by the most numerous kind (#23 item 10: a trace whose
+    // ops were 75 % kernels drew its streams almost entirely in H2D blue at fit-all). Stream 0 is dense
+    // (200 ops per column, folded a column at a time): three 100 ns kernels and one 500 ns H2D copy over
+    // and over, 75 % kernels by count, 62.5 % copies by time: blue. Stream 1 is sparse (runs of touching
+    // ops about a pixel wide, folded one by one): three 40 µs kernels and one 60 µs copy, the copy the
+    // widest but the kernels two thirds of the time: mostly green, blue only in the copies' columns.
+    void foldedColumnsShowWhatTookTheTime()
+    {
+        auto trace = std::make_shared<engine::Trace>();
+        trace->devices.emplace_back();
+        trace->streams.resize(2);
+        const auto kernel = trace->intern("kernel"), copy = trace->intern("copy");
+        engine::Repetition rep;
+        auto add = [&](int stream, engine::OpKind kind, std::int64_t start, std::int64_t length) {
+            engine::OpRecord op;
+            op.stream = stream;
+            op.kind = kind;
+            op.nameId = kind == engine::OpKind::Kernel ? kernel : copy;
+            op.gpuStartNs = start;
+            op.gpuEndNs = start + length;
+            op.opIndex = int(rep.ops.size());
+            if (kind == engine::OpKind::CopyH2D)
+                op.bytes = 4096;
+            rep.ops.push_back(op);
+        };
+        constexpr std::int64_t kEnd = 40'000'000;
+        std::int64_t counts[2][2] = {}; // stream, copy?: ns
+        for (std::int64_t t = 0; t + 800 <= kEnd; t += 800) {
+            for (int k = 0; k < 3; ++k)
+                add(0, engine::OpKind::Kernel, t + 100 * k, 100);
+            add(0, engine::OpKind::CopyH2D, t + 300, 500);
+            counts[0][0] += 300;
+            counts[0][1] += 500;
+        }
+        for (std::int64_t t = 0; t + 180'000 <= kEnd; t += 180'000) {
+            for (int k = 0; k < 3; ++k)
+                add(1, engine::OpKind::Kernel, t + 40'000 * k, 40'000);
+            add(1, engine::OpKind::CopyH2D, t + 120'000, 60'000);
+            counts[1][0] += 120'000;
+            counts[1][1] += 60'000;
+        }
+        std::stable_sort(rep.ops.begin(), rep.ops.end(), [](const engine::OpRecord &a, const engine::OpRecord &b) {
+            return a.gpuStartNs < b.gpuStartNs;
+        });
+        for (std::size_t i = 0; i < rep.ops.size(); ++i)
+            rep.ops[i].opIndex = int(i);
+        trace->repetitions.push_back(std::move(rep));
+        QVERIFY(counts[0][1] > counts[0][0] && counts[1][0] > counts[1][1]);
+
+        const LaneModel model(*trace, 0);
+        const OpPalette palette(false, false);
+        for (const QImage::Format format : {QImage::Format_RGB32, QImage::Format_ARGB32_Premultiplied}) {
+            TimelinePainter painter;
+            painter.setModel(&model);
+            painter.setPalette(&palette);
+            painter.setMetrics(TimelineMetrics::make(false, QFont()));
+            QImage image(1200, 520, format);
+            image.fill(Qt::magenta);
+            QPainter p(&image);
+            const TimelineLayout layout = painter.layout(image.rect());
+            const TimeMapping mapping = TimelinePainter::mappingFor(layout, 0, model.durationNs());
+            painter.paintAll(p, layout, mapping, TimelineOverlay{});
+            p.end();
+            QVERIFY(mapping.nsPerPixel() > 30'000 && mapping.nsPerPixel() < 60'000);
+            for (int stream = 0; stream < 2; ++stream) {
+                const QRect lane = layout.lanes[std::size_t(layout.rowOf(model.streamLane(stream)))];
+                int blue = 0, green = 0, other = 0;
+                const int y = lane.center().y();
+                for (int x = lane.left(); x < int(mapping.toX(qint64(kEnd))) - 2; ++x) {
+                    const QRgb c = image.pixel(x, y) | 0xff000000u;
+                    if (c == (palette.h2d().rgb() | 0xff000000u))
+                        ++blue;
+                    else if (c == (palette.compute().rgb() | 0xff000000u))
+                        ++green;
+                    else
+                        ++other;
+                }
+                const QString what = QStringLiteral("stream %1: %2 blue, %3 green, %4 other columns")
+                                         .arg(stream)
+                                         .arg(blue)
+                                         .arg(green)
+                                         .arg(other);
+                QVERIFY2(blue + green > 700, qPrintable(what));
+                if (stream == 0) {
+                    // The copies took the time in every column.
+                    QVERIFY2(blue >= (blue + green) * 95 / 100, qPrintable(what));
+                } else {
+                    // Mostly the kernels' green, the copies' blue where they ran: about a third.
+                    QVERIFY2(green >= (blue + green) * 55 / 100 && green <= (blue + green) * 85 / 100,
+                             qPrintable(what));
+                }
+            }
+        }
     }
 };
 
