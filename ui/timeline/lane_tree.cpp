@@ -83,6 +83,22 @@ LaneTree::LaneTree(const LaneModel &model) : m_model(&model)
         m_keys[std::size_t(i)] = derivedKey(model.lane(i));
     placeLanes();
     labelLanes();
+    // A thread's NVTX rows: consecutive range rows of one thread under the same lane.
+    m_rangeBlock.assign(std::size_t(n), 0);
+    for (int i = 0; i < n; ++i) {
+        const std::vector<int> &attached = m_attached[std::size_t(i)];
+        for (std::size_t k = 0; k < attached.size();) {
+            const Lane &first = model.lane(attached[k]);
+            std::size_t e = k + 1;
+            if (first.kind == LaneKind::HostRanges)
+                while (e < attached.size() && model.lane(attached[e]).kind == LaneKind::HostRanges
+                       && model.lane(attached[e]).source == first.source && model.lane(attached[e]).depth > 0)
+                    ++e;
+            if (first.kind == LaneKind::HostRanges)
+                m_rangeBlock[std::size_t(attached[k])] = int(e - k);
+            k = e;
+        }
+    }
     for (LaneGroup &g : m_groups)
         buildSummary(g);
 }
@@ -455,6 +471,27 @@ QString LaneTree::label(int lane, const LaneViewState &state) const
     return it != state.names.end() && !it->second.isEmpty() ? it->second : m_labels[std::size_t(lane)];
 }
 
+std::vector<int> LaneTree::rangeFirstLanes() const
+{
+    std::vector<int> out;
+    for (int i = 0; i < int(m_rangeBlock.size()); ++i)
+        if (m_rangeBlock[std::size_t(i)] >= 2)
+            out.push_back(i);
+    return out;
+}
+
+bool LaneTree::rangesFolded(int firstLane, const LaneViewState &state) const
+{
+    if (firstLane < 0 || std::size_t(firstLane) >= m_rangeBlock.size() || m_rangeBlock[std::size_t(firstLane)] < 2)
+        return false;
+    const QString &key = m_keys[std::size_t(firstLane)];
+    if (state.collapsed.count(rangeFoldKey(key)))
+        return true;
+    if (state.collapsed.count(rangeOpenKey(key)))
+        return false;
+    return m_rangeBlock[std::size_t(firstLane)] > kOpenRangeRows;
+}
+
 std::vector<int> LaneTree::hiddenLanes(const LaneViewState &state) const
 {
     std::vector<int> out;
@@ -475,10 +512,45 @@ std::vector<LaneRow> LaneTree::rows(const LaneViewState &state) const
     }
     std::vector<LaneRow> rows;
     auto emitLane = [&](int lane, int depth, bool pin) {
+        const std::size_t laneRow = rows.size();
         rows.push_back({lane, m_groupOfLane[std::size_t(lane)], depth, pin, false});
-        for (const int a : m_attached[std::size_t(lane)])
-            if (!hidden[std::size_t(a)])
-                rows.push_back({a, m_groupOfLane[std::size_t(a)], depth + 1, pin, false});
+        const std::vector<int> &attached = m_attached[std::size_t(lane)];
+        for (std::size_t k = 0; k < attached.size(); ++k) {
+            const int a = attached[k];
+            const int block = m_rangeBlock[std::size_t(a)];
+            if (block < 2) {
+                if (!hidden[std::size_t(a)])
+                    rows.push_back({a, m_groupOfLane[std::size_t(a)], depth + 1, pin, false});
+                continue;
+            }
+            // A thread's NVTX rows: all of them, or folded into the outermost. The thread's own lane
+            // carries the fold where the rows are its own, else their outermost row does.
+            const bool folded = rangesFolded(a, state);
+            const Lane &first = m_model->lane(a);
+            const Lane &owner = m_model->lane(lane);
+            const bool onOwner = owner.kind == LaneKind::HostThread && owner.source == first.source;
+            const LaneRow::Fold fold = folded ? LaneRow::Fold::Folded : LaneRow::Fold::Open;
+            if (onOwner) {
+                rows[laneRow].fold = fold;
+                rows[laneRow].foldLane = a;
+            }
+            for (int j = 0; j < block; ++j) {
+                const int r = attached[k + std::size_t(j)];
+                if (hidden[std::size_t(r)] || (folded && j > 0))
+                    continue;
+                LaneRow row{r, m_groupOfLane[std::size_t(r)], depth + 1, pin, false};
+                if (j == 0) {
+                    if (!onOwner) {
+                        row.fold = fold;
+                        row.foldLane = a;
+                    }
+                    if (folded)
+                        row.foldedRows = block - 1;
+                }
+                rows.push_back(row);
+            }
+            k += std::size_t(block) - 1;
+        }
     };
     for (const QString &key : state.pinned) {
         const int lane = laneByKey(key);

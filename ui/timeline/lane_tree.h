@@ -53,6 +53,12 @@ struct LaneRow {
     int depth = 0; // indentation
     bool pinned = false;
     bool collapsed = false; // a header of a collapsed group
+    // A thread's NVTX rows fold into their outermost one (LaneTree::rows). The row that folds them (the
+    // thread's lane, or that outermost row where the thread has no lane of its own) says so here:
+    enum class Fold : std::uint8_t { None, Open, Folded };
+    Fold fold = Fold::None;
+    int foldLane = -1; // the rows' first lane (depth 0), what LaneTree::rangeFoldKey names
+    int foldedRows = 0; // on the outermost row of folded rows: how many deeper rows it stands for
     bool isGroup() const { return lane < 0 && group >= 0; }
 };
 
@@ -81,8 +87,18 @@ public:
     qint64 processOfLane(int lane) const { return m_process[std::size_t(lane)]; }
 
     // The rows for a state: pinned lanes first (in pin order), then the tree with hidden lanes left out
-    // and collapsed groups as one row; a group whose lanes are all hidden is left out too.
+    // and collapsed groups as one row; a group whose lanes are all hidden is left out too. A thread's
+    // NVTX rows (two or more) show only the outermost where they are folded: by default when there are
+    // more than kOpenRangeRows of them, else as the state says (rangeFoldKey).
     std::vector<LaneRow> rows(const LaneViewState &state) const;
+    static constexpr int kOpenRangeRows = 3;
+    // A thread's NVTX rows, by their first lane (depth 0): how many there are (0: not a first row), and
+    // the keys in LaneViewState::collapsed that fold or open them against the default.
+    int rangeRowCount(int firstLane) const { return m_rangeBlock[std::size_t(firstLane)]; }
+    std::vector<int> rangeFirstLanes() const;
+    bool rangesFolded(int firstLane, const LaneViewState &state) const;
+    static QString rangeFoldKey(const QString &laneKey) { return QStringLiteral("nvtx-folded:") + laneKey; }
+    static QString rangeOpenKey(const QString &laneKey) { return QStringLiteral("nvtx-open:") + laneKey; }
     // The lanes hidden in `state` that exist here, in model order.
     std::vector<int> hiddenLanes(const LaneViewState &state) const;
 
@@ -101,6 +117,7 @@ private:
     std::vector<int> m_groupOfLane;
     std::vector<int> m_anchor; // a lane of an unknown kind: the lane it hangs under; else -1
     std::vector<std::vector<int>> m_attached; // lanes hanging under each lane, in model order
+    std::vector<int> m_rangeBlock; // by lane: a thread's first NVTX row: how many rows it has; else 0
     std::vector<qint64> m_process;
     std::vector<QString> m_keys;
     std::vector<QString> m_labels;

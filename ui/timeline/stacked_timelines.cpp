@@ -1,6 +1,7 @@
 // StackedTimelines: see stacked_timelines.h.
 #include "ui/timeline/stacked_timelines.h"
 
+#include <QFontMetrics>
 #include <QLabel>
 #include <QVBoxLayout>
 
@@ -13,6 +14,15 @@
 #include "ui/timeline/zoom_control.h"
 
 namespace streamscope::ui {
+
+namespace {
+
+// Compact rows (presentation mode): at most this many thread and stream rows in all the variants, or
+// streams alone where a variant has at least kManyStreams of them.
+constexpr int kMaxCompactRows = 24;
+constexpr int kManyStreams = 16;
+
+} // namespace
 
 StackedTimelines::StackedTimelines(QWidget *parent) : QWidget(parent)
 {
@@ -81,19 +91,45 @@ void StackedTimelines::setWindow(qint64 startNs, qint64 endNs)
 void StackedTimelines::setViewModes(bool presentation, bool dark, int minHeight)
 {
     m_compact = presentation;
+    // What a compact row shows: what the lessons are about, as far as every variant stays readable (at
+    // least ten pixels a row at 720p). A few variants with few threads and streams: the host threads
+    // and the streams, each labelled (sync vs async: "watch the host row"; the per-thread default
+    // stream's two stream lanes). Many streams (Hyper-Q's 32): the streams, whose waves are the lesson.
+    // Else (the overlap grid's eight variants): the copy and compute counts.
+    enum class Choice { ThreadsAndStreams, Streams, Counts };
+    Choice choice = Choice::Counts;
+    {
+        int rows = 0, streams = 0;
+        for (TimelineView *view : m_views)
+            if (const LaneModel *model = view->laneModel()) {
+                int threadRows = 0, streamRows = 0;
+                for (const Lane &lane : model->lanes()) {
+                    threadRows += lane.kind == LaneKind::HostThread;
+                    streamRows += lane.kind == LaneKind::Stream;
+                }
+                rows = std::max(rows, threadRows + streamRows);
+                streams = std::max(streams, streamRows);
+            }
+        if (rows * int(m_views.size()) <= kMaxCompactRows)
+            choice = Choice::ThreadsAndStreams;
+        else if (streams >= kManyStreams)
+            choice = Choice::Streams;
+    }
     for (std::size_t i = 0; i < m_views.size(); ++i) {
         TimelineView *view = m_views[i];
         const LaneModel *model = view->laneModel();
         if (presentation && model) {
-            // The lanes that tell variants apart at a glance: what the copy engines and the SMs did.
             std::uint32_t kinds = 0;
-            for (const LaneKind kind : {LaneKind::H2DActivity, LaneKind::D2HActivity, LaneKind::D2DActivity,
-                                        LaneKind::ComputeActivity, LaneKind::PeerLink})
+            for (const Lane &lane : model->lanes())
+                if ((choice == Choice::ThreadsAndStreams && lane.kind == LaneKind::HostThread)
+                    || (choice != Choice::Counts && lane.kind == LaneKind::Stream))
+                    kinds |= 1u << unsigned(lane.kind);
+            if ((kinds & (1u << unsigned(LaneKind::Stream))) == 0)
                 for (const Lane &lane : model->lanes())
-                    if (lane.kind == kind)
-                        kinds |= 1u << unsigned(kind);
-            if (kinds == 0)
-                kinds = 1u << unsigned(LaneKind::Stream);
+                    if (lane.kind == LaneKind::H2DActivity || lane.kind == LaneKind::D2HActivity
+                        || lane.kind == LaneKind::D2DActivity || lane.kind == LaneKind::ComputeActivity
+                        || lane.kind == LaneKind::PeerLink)
+                        kinds |= 1u << unsigned(lane.kind);
             const bool first = i == 0, last = i + 1 == m_views.size();
             const auto [title, subtitle] = m_titles[i];
             view->setMetricsAdjustment([=](TimelineMetrics &m) {
@@ -103,6 +139,7 @@ void StackedTimelines::setViewModes(bool presentation, bool dark, int minHeight)
                 m.groupTitle = title;
                 m.groupSubtitle = subtitle;
                 m.fillHeight = true;
+                m.scrollable = false; // every variant in view at once
                 m.minLaneHeight = 4;
             });
         } else {
@@ -114,8 +151,18 @@ void StackedTimelines::setViewModes(bool presentation, bool dark, int minHeight)
         if (!model)
             continue;
         if (presentation) {
-            // Rows share the height evenly: none scrolls out of sight.
-            view->setMinimumHeight(40);
+            // Rows share the height evenly: none scrolls out of sight. Each at least its title band, ten
+            // pixels a lane, and the ruler or the legend it carries (a share by stretch alone gave the
+            // first and last variants' lanes less than the others').
+            const TimelineMetrics &m = view->metrics();
+            int lanes = 0;
+            for (const Lane &lane : model->lanes())
+                lanes += (m.laneKinds >> unsigned(lane.kind)) & 1u;
+            QFont bold = m.font;
+            bold.setBold(true);
+            view->setMinimumHeight(std::max(40, QFontMetrics(bold).height() + 6 + 10 * lanes
+                                                    + (m.showRuler ? m.rulerHeight : 0)
+                                                    + (m.showLegend ? m.legendHeight : 0)));
             view->setMaximumHeight(QWIDGETSIZE_MAX);
             continue;
         }

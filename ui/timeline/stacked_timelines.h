@@ -28,7 +28,7 @@ public:
         QString label; // shown above the timeline
         std::shared_ptr<const engine::Trace> trace;
         int repetition = 0; // the repetition shown (the median one)
-        QString title; // compact rows (presentation mode): beside the lanes, the variant's settings (else label)
+        QString title; // compact rows (presentation mode): above the lanes, the variant's settings (else label)
         QString subtitle; // and under it its makespan
     };
 
@@ -49,8 +49,9 @@ public:
     void fitAll();
     // Presentation mode and dark palette for every timeline. Each keeps at most its natural height
     // (its lanes and legend in that mode) and at least minHeight, or its natural height if smaller.
-    // In presentation mode every variant fits without scrolling: each is one compact row (the copy and
-    // compute lanes, or its streams when it has none, under one header with its title and makespan),
+    // In presentation mode every variant fits without scrolling: each is one compact row (a title band
+    // with its settings and makespan over its labelled host threads and streams, or its streams alone
+    // where there are many, or its copy and compute counts where there are many variants; see the .cpp),
     // sharing the height, with one ruler above the first and one legend below the last.
     void setViewModes(bool presentation, bool dark, int minHeight);
     bool compact() const { return m_compact; }

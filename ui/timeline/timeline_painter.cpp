@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <numeric>
 
 #include "engine/analysis/analysis.h"
 #include "engine/model/op_colors.h"
@@ -101,6 +102,10 @@ int TimelinePainter::fittedLabelWidth() const
                           sm.horizontalAdvance(m_model->lane(row.lane).subtitle));
             if (row.pinned)
                 w += m_metrics.indent;
+            if (row.fold != LaneRow::Fold::None)
+                w += m_metrics.indent;
+            if (row.foldedRows > 0)
+                w += fm.horizontalAdvance(QStringLiteral(" · +%1 folded").arg(row.foldedRows));
         }
         widest = std::max(widest, w);
     }
@@ -148,6 +153,7 @@ TimelineMetrics TimelineMetrics::make(bool presentation, const QFont &base)
     m.groupHeaderHeight = std::max(presentation ? 26 : 18, line + 4);
     m.indent = std::max(10, fm.horizontalAdvance(QStringLiteral("x")) * 2);
     m.minLaneHeight = std::max(10, sm.height() / 2 + 4);
+    m.readableLaneHeight = line + 2;
     return m;
 }
 
@@ -200,10 +206,38 @@ long long TimelinePainter::laneWorkEstimate(int row, const TimeMapping &mapping,
 
 int TimelineLayout::laneAt(int y) const
 {
+    for (const Sticky &s : sticky)
+        if (y >= s.rect.top() && y <= s.rect.bottom())
+            return s.row;
+    // Rows scrolled out of view are not under any point (the ruler and the legend lie over them).
+    if (contentHeight > 0 && (y < plot.top() || y > plot.bottom()))
+        return -1;
     for (std::size_t i = 0; i < lanes.size(); ++i)
         if (y >= lanes[i].top() && y <= lanes[i].bottom())
             return int(i);
     return -1;
+}
+
+int TimelineLayout::scrollToShow(int row) const
+{
+    if (row < 0 || std::size_t(row) >= lanes.size() || maxScrollY <= 0)
+        return scrollY;
+    const QRect r = lanes[std::size_t(row)];
+    // The sticky headers above a row cover the top of the view: at most one per level of the tree, so
+    // the row goes below the headers that would be sticky over it.
+    int covered = 0;
+    for (int i = row - 1, depth = rows[std::size_t(row)].depth; i >= 0 && depth > 0; --i)
+        if (rows[std::size_t(i)].isGroup() && rows[std::size_t(i)].depth < depth) {
+            covered += lanes[std::size_t(i)].height();
+            depth = rows[std::size_t(i)].depth;
+        }
+    const int top = plot.top() + covered;
+    int y = scrollY;
+    if (r.top() < top)
+        y -= top - r.top();
+    else if (r.bottom() > plot.bottom())
+        y += std::min(r.bottom() - plot.bottom(), r.top() - top);
+    return std::clamp(y, 0, maxScrollY);
 }
 
 int TimelinePainter::rowHeight(const LaneRow &row) const
@@ -246,7 +280,15 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
                                            std::min(m_fittedWidth, std::max(60, target.width() / 4)));
     l.corner = QRect(target.left(), target.top(), headerWidth, rulerHeight);
     l.ruler = QRect(target.left() + headerWidth, target.top(), std::max(1, target.width() - headerWidth), rulerHeight);
-    const int lanesTop = target.top() + rulerHeight;
+    int lanesTop = target.top() + rulerHeight;
+    if (!m_metrics.groupTitle.isEmpty()) {
+        // A compact view's title: one line of bold text above its lanes, across the whole width.
+        QFont bold = m_metrics.font;
+        bold.setBold(true);
+        const int height = QFontMetrics(bold).height() + 6;
+        l.title = QRect(target.left(), lanesTop, target.width(), height);
+        lanesTop += height;
+    }
     const int available = std::max(0, target.bottom() + 1 - lanesTop - legendHeight);
 
     const int count = m_model ? int(m_rows.size()) : 0;
@@ -280,9 +322,12 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
             return keepHeaders && m_rows[std::size_t(i)].isGroup() && !m_rows[std::size_t(i)].collapsed;
         };
         // Below the minimum rather than below the fold when even that does not fit (32 streams in
-        // presentation mode at 720p): the headers size their titles to such lanes.
+        // presentation mode at 720p): the headers size their titles to such lanes. A scrolling view
+        // keeps a readable height instead, and scrolls.
         const int shown = int(std::count_if(heights.begin(), heights.end(), [](int h) { return h > 0; }));
-        const int minimum = std::min(m_metrics.minLaneHeight, std::max(4, shown > 0 ? available / shown : 0));
+        const int minimum = m_metrics.scrollable
+                                ? std::max(m_metrics.minLaneHeight, m_metrics.readableLaneHeight)
+                                : std::min(m_metrics.minLaneHeight, std::max(4, shown > 0 ? available / shown : 0));
         // The lanes that the common factor would take below the minimum get the minimum, and the others
         // share what is left: a few passes find the factor at which everything fits.
         std::vector<char> atMinimum(std::size_t(count), 0);
@@ -317,13 +362,23 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
             if (h == 0)
                 continue;
             if (!fixed(i))
-                h = atMinimum[std::size_t(i)] ? minimum : std::max(minimum, int(std::floor(h * scale)));
+                h = atMinimum[std::size_t(i)] ? std::min(h, minimum)
+                                              : std::max(std::min(h, minimum), int(std::floor(h * scale)));
             used += h;
             last = i;
         }
-        // The rounding down goes to the last lane where the picture fills its target.
-        if (m_metrics.fillHeight && last >= 0 && used < available)
-            heights[std::size_t(last)] += available - used;
+        // The rounding down goes to the lanes where the picture fills its target: a pixel more each
+        // from the bottom up (32 streams rounded down left a last lane four times the others').
+        if (m_metrics.fillHeight && last >= 0 && used < available) {
+            int left = available - used;
+            for (int pass = 0; left > 0 && pass < 64; ++pass)
+                for (int i = last; i >= 0 && left > 0; --i)
+                    if (heights[std::size_t(i)] > 0 && !fixed(i)) {
+                        ++heights[std::size_t(i)];
+                        --left;
+                    }
+            heights[std::size_t(last)] += left;
+        }
     } else if (m_metrics.fillHeight && total > 0 && total < available) {
         // Few lanes on a slide: each grows by the same factor, the last takes the rounding.
         const double scale = double(available) / total;
@@ -339,15 +394,45 @@ TimelineLayout TimelinePainter::layout(const QRect &target) const
         if (last >= 0)
             heights[std::size_t(last)] += available - used;
     }
-    int y = lanesTop;
+    const int content = std::accumulate(heights.begin(), heights.end(), 0);
+    if (m_metrics.scrollable) {
+        l.contentHeight = content;
+        l.maxScrollY = std::max(0, content - available);
+        l.scrollY = std::clamp(m_scrollY, 0, l.maxScrollY);
+    }
+    int y = lanesTop - l.scrollY;
     for (int i = 0; i < count; ++i) {
         l.lanes.emplace_back(l.ruler.left(), y, l.ruler.width(), heights[std::size_t(i)]);
         y += heights[std::size_t(i)];
     }
-    l.headers = QRect(target.left(), lanesTop, headerWidth, y - lanesTop);
-    l.plot = QRect(l.ruler.left(), lanesTop, l.ruler.width(), y - lanesTop);
-    const int legendTop = std::min(y + (m_metrics.fillHeight ? 0 : 2), target.bottom() + 1 - legendHeight);
+    // The visible part of the rows.
+    const int visible = m_metrics.scrollable ? std::min(content, available) : y - lanesTop;
+    l.headers = QRect(target.left(), lanesTop, headerWidth, visible);
+    l.plot = QRect(l.ruler.left(), lanesTop, l.ruler.width(), visible);
+    const int legendTop =
+        std::min(lanesTop + visible + (m_metrics.fillHeight ? 0 : 2), target.bottom() + 1 - legendHeight);
     l.legend = QRect(target.left(), std::max(lanesTop, legendTop), target.width(), legendHeight);
+    if (l.scrollY > 0) {
+        // Sticky headers: an open group whose header is scrolled above the top while some of its rows
+        // are in view keeps its header at the top (nested groups stack under their parent's), pushed
+        // up by the group's end as it leaves.
+        int top = lanesTop;
+        for (int i = 0; i < count; ++i) {
+            const LaneRow &row = m_rows[std::size_t(i)];
+            if (!row.isGroup() || row.collapsed || heights[std::size_t(i)] == 0 || l.lanes[std::size_t(i)].top() >= top)
+                continue;
+            int end = i;
+            while (end + 1 < count && m_rows[std::size_t(end) + 1].depth > row.depth)
+                ++end;
+            const int spanBottom = l.lanes[std::size_t(end)].bottom() + 1;
+            const int h = heights[std::size_t(i)];
+            if (end == i || spanBottom <= top + 1)
+                continue;
+            const int at = std::min(top, spanBottom - h);
+            l.sticky.push_back({i, QRect(target.left(), at, l.plot.right() + 1 - target.left(), h)});
+            top = at + h;
+        }
+    }
     return l;
 }
 
@@ -360,13 +445,50 @@ void TimelinePainter::paintAll(QPainter &p, const TimelineLayout &layout, const 
                                const TimelineOverlay &overlay) const
 {
     paintBackground(p, layout);
+    const bool scrolled = layout.contentHeight > layout.plot.height();
+    if (scrolled) {
+        p.save();
+        p.setClipRect(layout.plot);
+    }
     for (int i = 0; i < int(layout.lanes.size()); ++i)
-        if (!layout.lanes[std::size_t(i)].isEmpty())
+        if (!layout.lanes[std::size_t(i)].isEmpty() && layout.lanes[std::size_t(i)].intersects(layout.plot))
             paintLane(p, i, layout.lanes[std::size_t(i)], mapping, layout.plot.left(), layout.plot.right() + 1);
+    if (scrolled)
+        p.restore();
     paintHeaders(p, layout);
+    paintTitle(p, layout);
     paintRuler(p, layout, mapping, overlay);
     paintLegend(p, layout);
     paintOverlay(p, layout, mapping, overlay);
+    paintSticky(p, layout);
+}
+
+void TimelinePainter::paintSticky(QPainter &p, const TimelineLayout &layout) const
+{
+    if (layout.sticky.empty())
+        return;
+    // The headers as paintHeaders draws them, and the group's row in the plot, at their sticky place.
+    TimelineLayout s;
+    s.target = layout.target;
+    int top = layout.sticky.front().rect.top(), bottom = top;
+    for (const TimelineLayout::Sticky &st : layout.sticky) {
+        s.rows.push_back(layout.rows[std::size_t(st.row)]);
+        s.lanes.emplace_back(layout.plot.left(), st.rect.top(), layout.plot.width(), st.rect.height());
+        top = std::min(top, st.rect.top());
+        bottom = std::max(bottom, st.rect.bottom() + 1);
+    }
+    s.headers = QRect(layout.headers.left(), top, layout.headers.width(), bottom - top);
+    s.plot = QRect(layout.plot.left(), top, layout.plot.width(), bottom - top);
+    p.save();
+    p.setClipRect(layout.headers.united(layout.plot).adjusted(0, 0, 0, 1));
+    // An open group's row in the plot is its header's colour with the separator under it.
+    for (const QRect &lr : s.lanes) {
+        p.fillRect(lr, m_palette->headerBackground());
+        p.setPen(QPen(m_palette->separator(), 0));
+        p.drawLine(QPointF(lr.left(), lr.bottom() + 0.5), QPointF(lr.right() + 1, lr.bottom() + 0.5));
+    }
+    paintHeaders(p, s);
+    p.restore();
 }
 
 void TimelinePainter::paintBackground(QPainter &p, const TimelineLayout &layout) const

@@ -12,6 +12,7 @@
 #include <QRect>
 #include <QString>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -43,6 +44,11 @@ struct TimelineMetrics {
     int indent = 12; // per level of the lane tree
     int rangeLaneHeight = 16; // a row of host ranges, a projection row: one line of label
     int minLaneHeight = 10;
+    // A scrolling view (the window's timeline): rows shrink to fit down to readableLaneHeight (a line
+    // of label), never below; what does not fit then scrolls (setScrollY) instead of shrinking further.
+    // Off (exports, a comparison's compact rows): everything is drawn, shrunk to fit the target.
+    bool scrollable = false;
+    int readableLaneHeight = 14;
     // Lanes share the height left over below their natural sizes (presentation mode, exports): the
     // picture fills its target instead of leaving the bottom blank. Off: natural sizes, shrunk when
     // the target is too small.
@@ -52,7 +58,7 @@ struct TimelineMetrics {
     bool showRuler = true;
     bool showLegend = true;
     std::uint32_t laneKinds = ~0u; // bit (1 << int(LaneKind)) per lane kind shown
-    QString groupTitle; // not empty: one header (this title, groupSubtitle under it) beside every lane
+    QString groupTitle; // not empty: a band above the lanes with this title (groupSubtitle after it)
     QString groupSubtitle;
     // Exports on a transparent background: no fill behind the picture and the legend (lanes and
     // headers keep theirs).
@@ -69,12 +75,29 @@ struct TimelineLayout {
     QRect headers; // the column of lane headers
     QRect plot; // the lanes' drawing area (x range shared with the ruler)
     QRect legend; // below everything
+    QRect title; // a compact view's title band (TimelineMetrics::groupTitle), above the lanes
     std::vector<QRect> lanes; // plot-column rectangle of each row, top to bottom
     std::vector<LaneRow> rows; // what each row shows (a lane of the model, or a group header)
     std::vector<int> rowOfLane; // by model lane: its row, -1 where it is hidden or in a collapsed group
+    // Scrolling (TimelineMetrics::scrollable): the rows' total height, the offset applied to them (lanes
+    // holds where each row is now, above or below the visible part too) and the largest offset.
+    // headers and plot cover the visible part only.
+    int contentHeight = 0;
+    int scrollY = 0;
+    int maxScrollY = 0;
+    // Open groups' headers kept at the top of the rows while their lanes are in view (scrolled past
+    // their own place): the row and where it is drawn (the label column and the plot, full width).
+    struct Sticky {
+        int row = -1;
+        QRect rect;
+    };
+    std::vector<Sticky> sticky;
 
-    // Row under a y coordinate, or -1.
+    // Row under a y coordinate (a sticky header where one is drawn; nothing outside the visible rows),
+    // or -1.
     int laneAt(int y) const;
+    // The y offset that brings a row wholly into view (below the sticky headers), or scrollY when it is.
+    int scrollToShow(int row) const;
     // The model lane a row shows, -1 for a group header or no row.
     int laneOfRow(int row) const
     {
@@ -139,6 +162,9 @@ public:
     // The label column's width in pixels; 0: the mode's default. Capped to two thirds of the target.
     void setLabelWidth(int pixels) { m_labelWidth = pixels; }
     int labelWidth() const { return m_labelWidth; }
+    // Scrolling views: how far the rows are scrolled up, in pixels (clamped by layout()).
+    void setScrollY(int pixels) { m_scrollY = std::max(0, pixels); }
+    int scrollY() const { return m_scrollY; }
     // The width that shows every row's label whole (title, indentation and margins).
     int fittedLabelWidth() const;
     void setPalette(const OpPalette *palette) { m_palette = palette; }
@@ -166,6 +192,10 @@ public:
     void paintRuler(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                     const TimelineOverlay &overlay) const;
     void paintLegend(QPainter &p, const TimelineLayout &layout) const;
+    // The sticky group headers (layout.sticky), over everything else in their band.
+    void paintSticky(QPainter &p, const TimelineLayout &layout) const;
+    // A compact view's title band (layout.title): the title in bold, the subtitle after it.
+    void paintTitle(QPainter &p, const TimelineLayout &layout) const;
     // One lane's content inside rect, limited to the pixel columns [clipX0, clipX1) (the exposed strip
     // after a pan). rect is in the painter's coordinates and the mapping's x0 must match them.
     // Returns true when the picture depends on where the lane's edges are (a label kept inside the
@@ -277,6 +307,7 @@ private:
     std::vector<LaneRow> m_rows;
     std::vector<QString> m_labels; // by model lane
     int m_labelWidth = 0;
+    int m_scrollY = 0;
     int m_fittedWidth = 0; // fittedLabelWidth() of the rows set
     const OpPalette *m_palette = nullptr;
     TimelineMetrics m_metrics;

@@ -38,59 +38,11 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
     QFont bold = m_metrics.font;
     bold.setBold(true);
     const QFontMetrics bm(bold, p.device());
-    if (!m_metrics.groupTitle.isEmpty()) {
-        // One header for the whole (compact) view: its title wrapped over as many lines as fit, the
-        // subtitle under it.
-        const QRect r = layout.headers;
-        p.fillRect(r, m_palette->headerBackground());
-        const QRect text = r.adjusted(6, 2, -4, -2);
-        const int subtitleHeight = m_metrics.groupSubtitle.isEmpty() ? 0 : sm.height();
-        const QRect titleRect = text.adjusted(0, 0, 0, -subtitleHeight);
-        p.setPen(m_palette->text());
-        p.setFont(m_metrics.font);
-        const int lines = std::max(1, titleRect.height() / fm.lineSpacing());
-        QString title;
-        {
-            // Word-wrap by hand so that what does not fit ends in an ellipsis instead of a cut line.
-            QStringList words = m_metrics.groupTitle.split(QLatin1Char(' '));
-            QStringList out;
-            QString line;
-            while (!words.isEmpty()) {
-                const QString candidate = line.isEmpty() ? words.front() : line + QLatin1Char(' ') + words.front();
-                if (fm.horizontalAdvance(candidate) <= titleRect.width() || line.isEmpty()) {
-                    line = candidate;
-                    words.pop_front();
-                    continue;
-                }
-                out << line;
-                line.clear();
-                if (int(out.size()) == lines)
-                    break;
-            }
-            if (!line.isEmpty() && int(out.size()) < lines)
-                out << line;
-            if (!words.isEmpty() && !out.isEmpty())
-                out.back() = fm.elidedText(out.back() + QStringLiteral(" …"), Qt::ElideRight, titleRect.width());
-            for (QString &l : out)
-                l = fm.elidedText(l, Qt::ElideRight, titleRect.width());
-            title = out.join(QLatin1Char('\n'));
-        }
-        const int used = int(title.count(QLatin1Char('\n')) + 1) * fm.lineSpacing();
-        const int top = text.top() + std::max(0, (text.height() - used - subtitleHeight) / 2);
-        p.drawText(QRect(text.left(), top, text.width(), used), Qt::AlignLeft | Qt::AlignTop, title);
-        if (subtitleHeight > 0) {
-            p.setFont(m_metrics.smallFont);
-            p.setPen(m_palette->mutedText());
-            p.drawText(QRect(text.left(), top + used, text.width(), subtitleHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                       sm.elidedText(m_metrics.groupSubtitle, Qt::ElideRight, text.width()));
-        }
-    }
-    for (int i = 0;
-         i < int(layout.lanes.size()) && std::size_t(i) < layout.rows.size() && m_metrics.groupTitle.isEmpty(); ++i) {
+    for (int i = 0; i < int(layout.lanes.size()) && std::size_t(i) < layout.rows.size(); ++i) {
         const LaneRow &row = layout.rows[std::size_t(i)];
         const QRect lr = layout.lanes[std::size_t(i)];
-        if (lr.isEmpty())
-            continue;
+        if (lr.isEmpty() || lr.bottom() < layout.headers.top() || lr.top() > layout.headers.bottom())
+            continue; // scrolled out of view
         const QRect r(layout.headers.left(), lr.top(), layout.headers.width(), lr.height());
         p.fillRect(r, m_palette->headerBackground());
         int textLeft = r.left() + 6 + row.depth * m_metrics.indent;
@@ -163,6 +115,27 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
             p.restore();
             textLeft += d + 5;
         }
+        if (row.fold != LaneRow::Fold::None) {
+            // A thread whose NVTX rows fold: the arrow a group has (right when folded), clicked as one.
+            const int a = std::max(6, std::min(m_metrics.indent - 2, fm.height() / 2 + 1));
+            const int cy = r.height() >= fm.height() + sm.height() + 2
+                               ? r.top() + (r.height() - fm.height() - sm.height()) / 2 + fm.height() / 2
+                               : r.center().y();
+            QPolygonF arrow;
+            if (row.fold == LaneRow::Fold::Folded)
+                arrow << QPointF(textLeft, cy - a / 2.0) << QPointF(textLeft + a * 0.8, cy + 0.5)
+                      << QPointF(textLeft, cy + a / 2.0 + 1);
+            else
+                arrow << QPointF(textLeft - 1, cy - a * 0.4) << QPointF(textLeft + a, cy - a * 0.4)
+                      << QPointF(textLeft + a / 2.0 - 0.5, cy + a * 0.5);
+            p.save();
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(Qt::NoPen);
+            p.setBrush(m_palette->text());
+            p.drawPolygon(arrow);
+            p.restore();
+            textLeft += m_metrics.indent;
+        }
         // Derived lanes carry the colour of what they count, as a key.
         QColor key;
         if (lane.kind == LaneKind::H2DActivity)
@@ -190,7 +163,9 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
         const bool twoLines = r.height() >= fm.height() + sm.height() + 2;
         p.setPen(m_palette->text());
         p.setFont(m_metrics.font);
-        const QString &label = std::size_t(row.lane) < m_labels.size() ? m_labels[std::size_t(row.lane)] : lane.title;
+        QString label = std::size_t(row.lane) < m_labels.size() ? m_labels[std::size_t(row.lane)] : lane.title;
+        if (row.foldedRows > 0) // the outermost of folded NVTX rows
+            label += QStringLiteral(" · +%1 folded").arg(row.foldedRows);
         const QString title = fm.elidedText(label, Qt::ElideRight, textWidth);
         if (twoLines) {
             const int y0 = r.top() + (r.height() - fm.height() - sm.height()) / 2;
@@ -232,6 +207,35 @@ void TimelinePainter::paintHeaders(QPainter &p, const TimelineLayout &layout) co
     p.restore();
 }
 
+void TimelinePainter::paintTitle(QPainter &p, const TimelineLayout &layout) const
+{
+    if (layout.title.isEmpty())
+        return;
+    p.save();
+    const QRect r = layout.title;
+    p.setClipRect(r);
+    p.fillRect(r, m_palette->headerBackground());
+    QFont bold = m_metrics.font;
+    bold.setBold(true);
+    const QFontMetrics bm(bold, p.device());
+    const QFontMetrics sm(m_metrics.smallFont, p.device());
+    const QRect text = r.adjusted(6, 0, -6, 0);
+    const QString title = bm.elidedText(m_metrics.groupTitle, Qt::ElideRight, text.width());
+    p.setFont(bold);
+    p.setPen(m_palette->text());
+    p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter, title);
+    const int used = bm.horizontalAdvance(title) + sm.horizontalAdvance(QStringLiteral("   "));
+    if (!m_metrics.groupSubtitle.isEmpty() && used < text.width()) {
+        p.setFont(m_metrics.smallFont);
+        p.setPen(m_palette->mutedText());
+        p.drawText(text.adjusted(used, 0, 0, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                   sm.elidedText(m_metrics.groupSubtitle, Qt::ElideRight, text.width() - used));
+    }
+    p.setPen(QPen(m_palette->separator(), 0));
+    p.drawLine(QPointF(r.left(), r.bottom() + 0.5), QPointF(r.right() + 1, r.bottom() + 0.5));
+    p.restore();
+}
+
 void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, const TimeMapping &mapping,
                                  const TimelineOverlay &overlay) const
 {
@@ -250,6 +254,26 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
                QStringLiteral("window %1").arg(formatDuration(engine::saturatingSub(mapping.endNs, mapping.startNs))));
 
     p.setClipRect(r);
+    // A selected range: a light band under the ticks and labels, edged at its ends, and its length in a
+    // box that the labels leave free (an opaque band hid every label it covered, and all of them when
+    // zoomed inside the range).
+    const bool haveRange = overlay.selectionEndNs > overlay.selectionStartNs;
+    QRectF rangeText;
+    QString rangeLabel;
+    if (haveRange) {
+        const double x0 = mapping.toX(overlay.selectionStartNs);
+        const double x1 = mapping.toX(overlay.selectionEndNs);
+        p.fillRect(QRectF(x0, r.top(), std::max(1.0, x1 - x0), r.height()), m_palette->selectionFill());
+        p.setPen(QPen(m_palette->selectionEdge(), 2));
+        for (const double x : {x0, x1})
+            if (x >= r.left() && x <= r.right() + 1)
+                p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom() + 1));
+        rangeLabel = QStringLiteral("Δ %1").arg(formatDuration(overlay.selectionEndNs - overlay.selectionStartNs));
+        rangeText = QRectF(0, r.top() + 1, sm.horizontalAdvance(rangeLabel) + 10, r.height() - 2);
+        rangeText.moveCenter(
+            QPointF((std::max(x0, double(r.left())) + std::min(x1, double(r.right()))) / 2, r.center().y() + 0.5));
+        rangeText.moveLeft(std::clamp(rangeText.left(), double(r.left()), double(r.right()) - rangeText.width()));
+    }
     const qint64 step = rulerStepNs(mapping.nsPerPixel(), kTickSpacingPixels);
     // Minor ticks split 1 and 5 steps in five, 2 steps in four.
     qint64 mantissa = step;
@@ -269,7 +293,7 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
         std::max(mapping.startNs == std::numeric_limits<qint64>::min() ? std::numeric_limits<qint64>::max()
                                                                        : std::abs(mapping.startNs),
                  std::abs(mapping.endNs));
-    // Start one step early so the label of a tick just left of the window still shows its tail.
+    // One step early: the tick just left of the window may be partly in it.
     for (const qint64 t : tickTimes(mapping.startNs, mapping.endNs, step, 1)) {
         const double x = std::floor(mapping.toX(t)) + 0.5;
         // Nothing wholly left of the ruler: the clip hid it, but an SVG keeps no clip (a window rendered
@@ -278,25 +302,17 @@ void TimelinePainter::paintRuler(QPainter &p, const TimelineLayout &layout, cons
             p.drawLine(QPointF(x, r.bottom() - 8), QPointF(x, r.bottom() + 1));
         const QString label = formatTickLabel(t, step, largest);
         const int width = sm.horizontalAdvance(label);
-        // No label cut by the right edge.
-        if (x + 3 + width <= r.right() + 1 && x + 3 + width > r.left())
+        // No label cut by either edge (one begun left of the ruler ran into the corner's text in an SVG,
+        // which keeps no clip), nor under the range's length.
+        const QRectF box(x + 3, r.top(), width, r.height());
+        if (box.right() <= r.right() + 1 && box.left() >= r.left() && !box.intersects(rangeText))
             p.drawText(QPointF(x + 3, r.top() + 2 + sm.ascent()), label);
     }
 
-    if (overlay.selectionEndNs > overlay.selectionStartNs) {
-        const double x0 = mapping.toX(overlay.selectionStartNs);
-        const double x1 = mapping.toX(overlay.selectionEndNs);
-        const QRectF band(x0, r.top(), std::max(1.0, x1 - x0), r.height());
-        p.fillRect(band, m_palette->selectionEdge());
-        const QString text =
-            QStringLiteral("Δ %1").arg(formatDuration(overlay.selectionEndNs - overlay.selectionStartNs));
-        QRectF textRect(0, r.top(), sm.horizontalAdvance(text) + 10, r.height());
-        textRect.moveCenter(QPointF((x0 + x1) / 2, r.center().y() + 0.5));
-        textRect.moveLeft(std::clamp(textRect.left(), double(r.left()), double(r.right()) - textRect.width()));
-        if (textRect.width() > band.width())
-            p.fillRect(textRect, m_palette->selectionEdge());
+    if (haveRange) {
+        p.fillRect(rangeText, m_palette->selectionEdge());
         p.setPen(OpPalette::textOn(m_palette->selectionEdge()));
-        p.drawText(textRect, Qt::AlignCenter, text);
+        p.drawText(rangeText, Qt::AlignCenter, rangeLabel);
     }
     p.setClipping(false);
     p.setPen(QPen(m_palette->separator(), 0));
@@ -313,96 +329,134 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
     p.setClipRect(r);
     if (!m_metrics.transparentBackground)
         p.fillRect(r, m_palette->background());
-    p.setFont(m_metrics.smallFont);
-    const QFontMetrics sm(m_metrics.smallFont, p.device());
-    const int box = std::max(8, sm.height() - 6);
-    int x = r.left() + 6;
-    const int cy = r.center().y();
-    auto entry = [&](const QString &label, const std::function<void(const QRect &)> &swatch) {
-        const QRect s(x, cy - box / 2, box, box);
-        swatch(s);
-        x += box + 4;
-        p.setPen(m_palette->text());
-        p.drawText(QRect(x, r.top(), sm.horizontalAdvance(label) + 2, r.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   label);
-        x += sm.horizontalAdvance(label) + 14;
-    };
-    for (OpKind kind : m_model->kindsPresent()) {
-        const QColor c = m_palette->opColor(kind);
-        entry(OpPalette::label(kind), [&](const QRect &s) { p.fillRect(s, c); });
-    }
-    // The driver's unified-memory records, in the colours their lanes draw them with.
-    bool toGpu = false, toHost = false, faults = false;
-    for (const auto &lane : m_model->lanes()) {
-        if (lane.kind == LaneKind::PageFaults)
-            faults = true;
-        if (lane.kind != LaneKind::Migration)
-            continue;
-        for (const std::uint8_t style : lane.intervals.styles) {
-            toGpu = toGpu || OpKind(style & IntervalLane::kKindMask) == OpKind::CopyH2D;
-            toHost = toHost || OpKind(style & IntervalLane::kKindMask) == OpKind::CopyD2H;
+    // Three passes: the first measures; where the entries are wider than the legend (a comparison's
+    // timeline beside its chart at 720p, presentation mode's type), the second measures them in a font
+    // that fits, down to 70 %; where that is not enough either, the entries take their short labels
+    // ("queued", "peak 63.0 GB/s"). The last pass draws, and leaves out an entry that still does not fit
+    // rather than cut it ("queued (wa", "link p").
+    QFont font = m_metrics.smallFont;
+    bool brief = false;
+    for (int pass = 0; pass < 3; ++pass) {
+        const bool draw = pass == 2;
+        p.setFont(font);
+        const QFontMetrics sm(font, p.device());
+        const int box = std::max(8, sm.height() - 6);
+        int x = r.left() + 6;
+        const int cy = r.center().y();
+        auto entry = [&](const QString &full, const std::function<void(const QRect &)> &swatch,
+                         const QString &shortLabel = QString()) {
+            const QString label = brief && !shortLabel.isEmpty() ? shortLabel : full;
+            if (draw && x + box + 4 + sm.horizontalAdvance(label) > r.right() + 1)
+                return;
+            const QRect s(x, cy - box / 2, box, box);
+            if (draw)
+                swatch(s);
+            x += box + 4;
+            if (draw) {
+                p.setPen(m_palette->text());
+                p.drawText(QRect(x, r.top(), sm.horizontalAdvance(label) + 2, r.height()),
+                           Qt::AlignLeft | Qt::AlignVCenter, label);
+            }
+            x += sm.horizontalAdvance(label) + 14;
+        };
+        for (OpKind kind : m_model->kindsPresent()) {
+            const QColor c = m_palette->opColor(kind);
+            entry(OpPalette::label(kind), [&](const QRect &s) { p.fillRect(s, c); });
+        }
+        // The driver's unified-memory records, in the colours their lanes draw them with.
+        bool toGpu = false, toHost = false, faults = false;
+        for (const auto &lane : m_model->lanes()) {
+            if (lane.kind == LaneKind::PageFaults)
+                faults = true;
+            if (lane.kind != LaneKind::Migration)
+                continue;
+            for (const std::uint8_t style : lane.intervals.styles) {
+                toGpu = toGpu || OpKind(style & IntervalLane::kKindMask) == OpKind::CopyH2D;
+                toHost = toHost || OpKind(style & IntervalLane::kKindMask) == OpKind::CopyD2H;
+            }
+        }
+        const std::pair<bool, std::pair<OpKind, QString>> activityEntries[] = {
+            {toGpu, {OpKind::CopyH2D, QStringLiteral("migration to GPU")}},
+            {toHost, {OpKind::CopyD2H, QStringLiteral("migration to host")}},
+            {faults, {OpKind::CopyD2D, QStringLiteral("page-fault group")}},
+        };
+        for (const auto &[shown, what] : activityEntries) {
+            if (!shown)
+                continue;
+            const QColor c = m_palette->opColor(what.first);
+            entry(what.second, [&](const QRect &s) { p.fillRect(s, c); });
+        }
+        bool anyHost = false;
+        for (const auto &lane : m_model->lanes())
+            anyHost = anyHost || (lane.kind == LaneKind::HostThread && lane.intervals.size() > 0);
+        if (anyHost) {
+            entry(
+                QStringLiteral("blocking host call"),
+                [&](const QRect &s) {
+                    p.fillRect(s, m_palette->mutedText());
+                    p.fillRect(s, QBrush(m_palette->blockingHatch(), Qt::BDiagPattern));
+                },
+                QStringLiteral("host blocked"));
+        }
+        auto peakEntry = [&](const QString &text, const QString &shortText) {
+            entry(
+                text,
+                [&](const QRect &s) {
+                    p.setPen(QPen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine));
+                    p.drawLine(QPointF(s.left(), s.center().y() + 0.5), QPointF(s.right() + 1, s.center().y() + 0.5));
+                },
+                shortText);
+        };
+        // Only what is drawn: the queued segments where some op waited, the host link's peak where a
+        // bandwidth lane shows it (a workload without copies has none).
+        bool queued = false, bandwidth = false;
+        for (const LaneRow &row : m_rows) {
+            if (row.lane < 0)
+                continue;
+            const Lane &lane = m_model->lane(row.lane);
+            queued = queued || lane.queued.size() > 0;
+            bandwidth = bandwidth || lane.kind == LaneKind::Bandwidth;
+        }
+        if (queued)
+            entry(
+                QStringLiteral("queued (waiting to run)"),
+                [&](const QRect &s) {
+                    paintQueuedBox(p, QRectF(s), m_palette->opColor(OpKind::Kernel), m_palette->background());
+                },
+                QStringLiteral("queued"));
+        if (bandwidth && m_model->linkPeakGBs() > 0)
+            peakEntry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1),
+                      QStringLiteral("peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1));
+        // The peer links' peaks, each once ("NVLink peak 450 GB/s"), where their lanes are drawn.
+        std::vector<std::pair<QString, QString>> peers; // full and short
+        for (const LaneRow &row : m_rows) {
+            if (row.lane < 0 || m_model->lane(row.lane).kind != LaneKind::PeerLink
+                || m_model->lane(row.lane).peakGBs <= 0)
+                continue;
+            const engine::PeerLink *link = engine::findPeerLink(m_model->trace(), m_model->lane(row.lane).peerSrc,
+                                                                m_model->lane(row.lane).peerDst);
+            const QString type = m_model->lane(row.lane).peerStaged ? QStringLiteral("host link (staged P2P)")
+                                 : link && link->link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
+                                 : link && link->link == engine::LinkType::Pcie   ? QStringLiteral("PCIe P2P")
+                                                                                  : QStringLiteral("peer link");
+            const QString text =
+                QStringLiteral("%1 peak %2 GB/s").arg(type).arg(m_model->lane(row.lane).peakGBs, 0, 'f', 0);
+            if (std::find_if(peers.begin(), peers.end(), [&](const auto &e) { return e.first == text; }) == peers.end())
+                peers.emplace_back(
+                    text, QStringLiteral("%1 %2 GB/s").arg(type).arg(m_model->lane(row.lane).peakGBs, 0, 'f', 0));
+        }
+        for (const auto &[text, shortText] : peers)
+            peakEntry(text, shortText);
+        if (pass == 1 && x - 14 > r.right())
+            brief = true;
+        if (pass == 0 && x - 14 > r.right()) {
+            const double ratio = std::max(0.7, double(r.right() - r.left() - 6) / double(x - 14 - r.left()));
+            if (font.pixelSize() > 0)
+                font.setPixelSize(std::max(6, int(font.pixelSize() * ratio)));
+            else
+                font.setPointSizeF(font.pointSizeF() * ratio);
         }
     }
-    const std::pair<bool, std::pair<OpKind, QString>> activityEntries[] = {
-        {toGpu, {OpKind::CopyH2D, QStringLiteral("migration to GPU")}},
-        {toHost, {OpKind::CopyD2H, QStringLiteral("migration to host")}},
-        {faults, {OpKind::CopyD2D, QStringLiteral("page-fault group")}},
-    };
-    for (const auto &[shown, what] : activityEntries) {
-        if (!shown)
-            continue;
-        const QColor c = m_palette->opColor(what.first);
-        entry(what.second, [&](const QRect &s) { p.fillRect(s, c); });
-    }
-    bool anyHost = false;
-    for (const auto &lane : m_model->lanes())
-        anyHost = anyHost || (lane.kind == LaneKind::HostThread && lane.intervals.size() > 0);
-    if (anyHost) {
-        entry(QStringLiteral("blocking host call"), [&](const QRect &s) {
-            p.fillRect(s, m_palette->mutedText());
-            p.fillRect(s, QBrush(m_palette->blockingHatch(), Qt::BDiagPattern));
-        });
-    }
-    auto peakEntry = [&](const QString &text) {
-        entry(text, [&](const QRect &s) {
-            p.setPen(QPen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine));
-            p.drawLine(QPointF(s.left(), s.center().y() + 0.5), QPointF(s.right() + 1, s.center().y() + 0.5));
-        });
-    };
-    // Only what is drawn: the queued segments where some op waited, the host link's peak where a
-    // bandwidth lane shows it (a workload without copies has none).
-    bool queued = false, bandwidth = false;
-    for (const LaneRow &row : m_rows) {
-        if (row.lane < 0)
-            continue;
-        const Lane &lane = m_model->lane(row.lane);
-        queued = queued || lane.queued.size() > 0;
-        bandwidth = bandwidth || lane.kind == LaneKind::Bandwidth;
-    }
-    if (queued)
-        entry(QStringLiteral("queued (waiting to run)"), [&](const QRect &s) {
-            paintQueuedBox(p, QRectF(s), m_palette->opColor(OpKind::Kernel), m_palette->background());
-        });
-    if (bandwidth && m_model->linkPeakGBs() > 0)
-        peakEntry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1));
-    // The peer links' peaks, each once ("NVLink peak 450 GB/s"), where their lanes are drawn.
-    std::vector<QString> peers;
-    for (const LaneRow &row : m_rows) {
-        if (row.lane < 0 || m_model->lane(row.lane).kind != LaneKind::PeerLink || m_model->lane(row.lane).peakGBs <= 0)
-            continue;
-        const engine::PeerLink *link =
-            engine::findPeerLink(m_model->trace(), m_model->lane(row.lane).peerSrc, m_model->lane(row.lane).peerDst);
-        const QString type = m_model->lane(row.lane).peerStaged               ? QStringLiteral("host link (staged P2P)")
-                             : link && link->link == engine::LinkType::NvLink ? QStringLiteral("NVLink")
-                             : link && link->link == engine::LinkType::Pcie   ? QStringLiteral("PCIe P2P")
-                                                                              : QStringLiteral("peer link");
-        const QString text =
-            QStringLiteral("%1 peak %2 GB/s").arg(type).arg(m_model->lane(row.lane).peakGBs, 0, 'f', 0);
-        if (std::find(peers.begin(), peers.end(), text) == peers.end())
-            peers.push_back(text);
-    }
-    for (const QString &text : peers)
-        peakEntry(text);
     p.restore();
 }
 
@@ -528,6 +582,10 @@ void TimelinePainter::paintKeyFigure(QPainter &p, const TimelineLayout &layout, 
     const double gap = 6;
     const std::vector<QPointF> candidates = {
         {bounds.right() + gap, bounds.top()}, // beside the figure
+        // Left of it, in its own lanes: the figure at the end of a lane leaves the lane empty before it
+        // (below it the box covered the next lane's bars).
+        {bounds.left() - gap - boxSize.width(), bounds.top()},
+        {bounds.left() - gap - boxSize.width(), bounds.center().y() - boxSize.height() / 2},
         {bounds.left(), bounds.top() - gap - boxSize.height()}, // above it
         {bounds.left(), bounds.bottom() + gap}, // below it
         {bounds.right() + gap, bounds.bottom() - boxSize.height()},

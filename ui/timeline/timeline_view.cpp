@@ -17,6 +17,8 @@
 #include <QPainter>
 #include <QRegion>
 #include <QRunnable>
+#include <QScrollBar>
+#include <QStyle>
 #include <QThread>
 #include <QThreadPool>
 #include <QToolTip>
@@ -133,6 +135,92 @@ TimelineView::TimelineView(QWidget *parent) :
     applyStyle();
     m_ownZoom = m_zoom;
     attachZoom();
+    m_vscroll = new QScrollBar(Qt::Vertical, this);
+    m_vscroll->hide();
+    m_vscroll->setFocusPolicy(Qt::NoFocus);
+    connect(m_vscroll, &QScrollBar::valueChanged, this, [this](int value) {
+        if (value == m_painter->scrollY())
+            return;
+        m_painter->setScrollY(value);
+        update();
+    });
+}
+
+QRect TimelineView::layoutRect() const
+{
+    QRect r = rect();
+    if (!m_model || !m_painter->metrics().scrollable)
+        return r;
+    // Row heights do not depend on the width: the rows overflow with the scroll bar as without it.
+    if (m_painter->layout(r).maxScrollY > 0)
+        r.setRight(r.right() - style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, this));
+    return r;
+}
+
+TimelineLayout TimelineView::currentLayout() const
+{
+    return m_painter->layout(layoutRect());
+}
+
+void TimelineView::syncScrollBar()
+{
+    if (!m_vscroll)
+        return; // the constructor's first applyStyle
+    const TimelineLayout layout = currentLayout();
+    if (layout.maxScrollY <= 0) {
+        m_vscroll->hide();
+        m_painter->setScrollY(0);
+        return;
+    }
+    const QSignalBlocker quiet(m_vscroll);
+    m_vscroll->setGeometry(layout.target.right() + 1, layout.plot.top(), width() - layout.target.width(),
+                           layout.plot.height());
+    m_vscroll->setRange(0, layout.maxScrollY);
+    m_vscroll->setPageStep(std::max(1, layout.plot.height() - m_painter->metrics().readableLaneHeight));
+    m_vscroll->setSingleStep(std::max(1, m_painter->metrics().readableLaneHeight));
+    m_vscroll->setValue(layout.scrollY);
+    m_painter->setScrollY(layout.scrollY);
+    m_vscroll->show();
+}
+
+int TimelineView::scrollY() const
+{
+    return currentLayout().scrollY;
+}
+
+int TimelineView::maxScrollY() const
+{
+    return currentLayout().maxScrollY;
+}
+
+void TimelineView::setScrollY(int pixels)
+{
+    m_painter->setScrollY(std::clamp(pixels, 0, std::max(0, maxScrollY())));
+    syncScrollBar();
+    update();
+}
+
+void TimelineView::ensureRowVisible(int row)
+{
+    const TimelineLayout layout = currentLayout();
+    const int y = layout.scrollToShow(row);
+    if (y != layout.scrollY)
+        setScrollY(y);
+}
+
+int TimelineView::rowOfOp(const TimelineLayout &layout, int op, bool host) const
+{
+    if (!m_model || op < 0 || op >= m_model->opCount())
+        return -1;
+    const engine::OpRecord &o = m_model->op(op);
+    const int threads = int(m_model->trace().hostThreads.size());
+    const int hostRow =
+        o.hasHost() ? layout.rowOf(m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1))
+                    : -1;
+    const int gpuRow = o.hasGpu() ? layout.rowOf(m_model->streamLane(o.stream)) : -1;
+    if (host)
+        return hostRow >= 0 ? hostRow : gpuRow;
+    return gpuRow >= 0 ? gpuRow : hostRow;
 }
 
 TimelineView::~TimelineView() = default;
@@ -216,6 +304,7 @@ void TimelineView::rebuildRows()
     }
     m_helpersStale = true;
     invalidateCache();
+    syncScrollBar();
     update();
 }
 
@@ -288,6 +377,36 @@ void TimelineView::setAllGroupsCollapsed(bool collapsed)
     setLaneState(state);
 }
 
+void TimelineView::setRangesFolded(int firstLane, bool folded)
+{
+    if (!m_tree || firstLane < 0 || firstLane >= m_model->laneCount() || m_tree->rangeRowCount(firstLane) < 2)
+        return;
+    LaneViewState state = laneState();
+    const QString key = m_tree->laneKey(firstLane);
+    state.collapsed.erase(LaneTree::rangeFoldKey(key));
+    state.collapsed.erase(LaneTree::rangeOpenKey(key));
+    LaneViewState plain = state;
+    // Only what differs from the default is kept.
+    if (m_tree->rangesFolded(firstLane, plain) != folded)
+        state.collapsed.insert(folded ? LaneTree::rangeFoldKey(key) : LaneTree::rangeOpenKey(key));
+    setLaneState(state);
+}
+
+void TimelineView::setAllRangesFolded(bool folded)
+{
+    if (!m_tree)
+        return;
+    LaneViewState state = laneState();
+    for (const int lane : m_tree->rangeFirstLanes()) {
+        const QString key = m_tree->laneKey(lane);
+        state.collapsed.erase(LaneTree::rangeFoldKey(key));
+        state.collapsed.erase(LaneTree::rangeOpenKey(key));
+        if (m_tree->rangesFolded(lane, state) != folded)
+            state.collapsed.insert(folded ? LaneTree::rangeFoldKey(key) : LaneTree::rangeOpenKey(key));
+    }
+    setLaneState(state);
+}
+
 void TimelineView::revealLane(int lane)
 {
     if (!m_tree || lane < 0)
@@ -306,7 +425,7 @@ const std::vector<LaneRow> &TimelineView::rows() const
 
 QRect TimelineView::rowLabelRect(int row) const
 {
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     if (row < 0 || std::size_t(row) >= layout.lanes.size())
         return {};
     const QRect lr = layout.lanes[std::size_t(row)];
@@ -317,7 +436,7 @@ int TimelineView::rowAt(const QPoint &pos) const
 {
     if (!m_model)
         return -1;
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     if (pos.x() < layout.target.left() || pos.x() > layout.target.right())
         return -1;
     return layout.laneAt(pos.y());
@@ -337,7 +456,7 @@ void TimelineView::setLabelWidth(int pixels)
 
 int TimelineView::labelWidth() const
 {
-    return m_painter->layout(rect()).headers.width();
+    return currentLayout().headers.width();
 }
 
 void TimelineView::fitLabelWidth()
@@ -349,7 +468,7 @@ bool TimelineView::onLabelEdge(const QPoint &pos) const
 {
     if (!m_model)
         return false;
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     return pos.y() >= layout.target.top() && pos.y() <= std::max(layout.headers.bottom(), layout.ruler.bottom())
            && std::abs(pos.x() - (layout.headers.right() + 1)) <= kEdgeGrabPixels;
 }
@@ -373,6 +492,12 @@ QMenu *TimelineView::createRowMenu(int row, QWidget *parent)
         } else if (r.lane >= 0) {
             const int lane = r.lane;
             const QString label = m_tree->label(lane, laneState());
+            if (r.fold != LaneRow::Fold::None) {
+                const bool folded = r.fold == LaneRow::Fold::Folded;
+                menu->addAction(folded ? tr("Unfold its NVTX rows (%1)").arg(m_tree->rangeRowCount(r.foldLane))
+                                       : tr("Fold its NVTX rows into one"),
+                                this, [this, first = r.foldLane, folded] { setRangesFolded(first, !folded); });
+            }
             menu->addAction(tr("Hide '%1'").arg(label), this, [this, lane] { setLaneHidden(lane, true); });
             menu->addAction(r.pinned ? tr("Unpin") : tr("Pin to top"), this,
                             [this, lane, pinned = r.pinned] { setLanePinned(lane, !pinned); });
@@ -415,7 +540,12 @@ void TimelineView::fillLanesMenu(QMenu *menu)
     QAction *collapse = menu->addAction(tr("Collapse all groups"), this, [this] { setAllGroupsCollapsed(true); });
     QAction *expand = menu->addAction(tr("Expand all groups"), this, [this] { setAllGroupsCollapsed(false); });
     collapse->setEnabled(groups);
-    expand->setEnabled(groups && !state.collapsed.empty());
+    expand->setEnabled(groups && std::any_of(m_tree->groups().begin(), m_tree->groups().end(), [&](const LaneGroup &g) {
+                           return state.collapsed.count(g.key) > 0;
+                       }));
+    const bool ranges = m_tree && !m_tree->rangeFirstLanes().empty();
+    menu->addAction(tr("Fold all NVTX rows"), this, [this] { setAllRangesFolded(true); })->setEnabled(ranges);
+    menu->addAction(tr("Unfold all NVTX rows"), this, [this] { setAllRangesFolded(false); })->setEnabled(ranges);
     menu->addAction(tr("Fit the label column"), this, [this] { fitLabelWidth(); })->setEnabled(m_model != nullptr);
     QAction *reset =
         menu->addAction(tr("Reset lanes (show, unpin, restore names)"), this, [this] { setLaneState({}); });
@@ -437,7 +567,7 @@ int TimelineView::flowsInView(bool *capped) const
         *capped = false;
     if (!m_model)
         return 0;
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     const TimelinePainter::Flows flows = m_painter->flowsInView(layout, mapping);
     if (capped)
@@ -471,6 +601,7 @@ bool TimelineView::followFlow()
         const qint64 centre = s + (e - s) / 2;
         m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
     }
+    ensureRowVisible(currentLayout().rowOf(lane));
     update();
     return true;
 }
@@ -614,11 +745,15 @@ void TimelineView::applyStyle()
     TimelineMetrics metrics = TimelineMetrics::make(m_presentation, font());
     // On a projector the lanes fill the height: few lanes grow instead of leaving the bottom blank.
     metrics.fillHeight = m_presentation;
+    // Many rows keep a readable height and scroll. Not on a projector: a lesson's picture is whole
+    // there (Hyper-Q's 32 streams at 720p), its rows shrunk to fit as exports are.
+    metrics.scrollable = !m_presentation;
     if (m_adjustMetrics)
         m_adjustMetrics(metrics);
     m_painter->setMetrics(metrics);
     m_helpersStale = true;
     invalidateCache();
+    syncScrollBar();
     update();
 }
 
@@ -662,6 +797,10 @@ void TimelineView::selectOp(int op)
                 m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
             }
         }
+        // And its GPU row (else its call's): scrolled into view where the rows overflow (the find bar's
+        // walk, the table), but never away from an end that was just clicked.
+        if (!m_selectingByClick)
+            ensureRowVisible(rowOfOp(currentLayout(), op, false));
     }
     emit opSelected(m_repetition, ref.op);
     update();
@@ -680,7 +819,7 @@ TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
 {
     if (!m_model)
         return {};
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     if (!layout.plot.contains(pos))
         return {};
     const int lane = layout.laneOfRow(layout.laneAt(pos.y()));
@@ -916,6 +1055,8 @@ bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptio
     auto exporter = std::make_shared<TimelinePainter>(m_painter->threadCopy());
     TimelineMetrics metrics = m_painter->metrics();
     metrics.fillHeight = true;
+    // Every row that is not hidden, however far the window is scrolled: the picture is the whole tree.
+    metrics.scrollable = false;
     metrics.transparentBackground = options.transparent;
     exporter->setMetrics(metrics);
     auto overlay = std::make_shared<TimelineOverlay>(exportOverlay());
@@ -943,6 +1084,8 @@ bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptio
                               [=](QPainter &p) { exporter->paintRuler(p, layout, mapping, *overlay); }});
             layers.push_back(
                 {layout.headers.adjusted(0, 0, 1, 1), [=](QPainter &p) { exporter->paintHeaders(p, layout); }});
+            if (!layout.title.isEmpty())
+                layers.push_back({layout.title, [=](QPainter &p) { exporter->paintTitle(p, layout); }});
             layers.push_back({layout.plot.adjusted(0, 0, 0, 1), [=](QPainter &p) {
                                   for (int i = 0; i < int(layout.lanes.size()); ++i)
                                       if (!layout.lanes[std::size_t(i)].isEmpty())
@@ -966,15 +1109,16 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
     for (std::size_t i = 0; i < layout.lanes.size(); ++i) {
         LaneCache &c = m_caches[i];
         const QRect lr = layout.lanes[i];
-        if (lr.isEmpty())
-            continue;
+        if (lr.isEmpty() || !lr.intersects(layout.plot))
+            continue; // scrolled out of view: painted when it comes back
         auto paintStrip = [&](int x0, int x1) {
             QPainter cp(&c.image);
             cp.translate(-lr.topLeft());
             return m_painter->paintLane(cp, int(i), lr, mapping, x0, x1);
         };
         const qint64 duration = mapping.endNs - mapping.startNs;
-        if (!c.valid || c.rect != lr || c.dpr != dpr || c.durationNs != duration) {
+        // Where the lane sits does not matter (a vertical scroll moves the picture), only its size.
+        if (!c.valid || c.rect.size() != lr.size() || c.dpr != dpr || c.durationNs != duration) {
             // Zoom, resize, new data or style: the whole lane again, at device resolution (the image is
             // kept when only its content changes: every pixel gets painted over).
             if (c.image.size() != lr.size() * dpr || c.image.devicePixelRatio() != dpr) {
@@ -989,6 +1133,7 @@ void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapp
             whole.push_back(int(i));
             continue;
         }
+        c.rect = lr;
         if (c.startNs == double(mapping.startNs))
             continue;
         // A pure pan: shift what is drawn by whole device pixels and paint only the exposed strip. Less
@@ -1136,7 +1281,7 @@ void TimelineView::paintEvent(QPaintEvent *)
         renderTo(p, rect());
         return;
     }
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     TimelineOverlay overlay;
     overlay.selectedOp = m_selected.op;
@@ -1160,16 +1305,28 @@ void TimelineView::paintEvent(QPaintEvent *)
     // their edges may leave rows uncovered, so there the whole target is filled as before.
     const qreal targetDpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
     if (targetDpr == devicePixelRatioF()) {
-        const QRegion uncovered = QRegion(layout.target).subtracted(QRegion(layout.plot));
+        // (The widget's whole rectangle: beside the scroll bar, right of the ruler and the legend, too.)
+        const QRegion uncovered = QRegion(rect()).subtracted(QRegion(layout.plot));
         for (const QRect &r : uncovered)
             p.fillRect(r, m_palette->background());
     } else {
         m_painter->paintBackground(p, layout);
     }
     updateLaneCaches(layout, mapping);
+    const bool scrolled = layout.contentHeight > layout.plot.height();
+    if (scrolled) {
+        p.save();
+        p.setClipRect(layout.plot);
+    }
     for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
-        if (m_caches[i].valid)
+        if (m_caches[i].valid && layout.lanes[i].intersects(layout.plot))
             p.drawImage(layout.lanes[i].topLeft(), m_caches[i].image);
+    if (scrolled)
+        p.restore();
+    if (m_headerCacheScroll != layout.scrollY) {
+        m_headerCache.valid = false;
+        m_headerCacheScroll = layout.scrollY;
+    }
     // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
     // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
     // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend
@@ -1180,12 +1337,14 @@ void TimelineView::paintEvent(QPaintEvent *)
                     [&](QPainter &cp) { m_painter->paintHeaders(cp, layout); });
     else
         m_painter->paintHeaders(p, layout);
+    m_painter->paintTitle(p, layout);
     m_painter->paintRuler(p, layout, mapping, overlay);
     if (cached)
         paintCached(p, m_legendCache, layout.legend, [&](QPainter &cp) { m_painter->paintLegend(cp, layout); });
     else
         m_painter->paintLegend(p, layout);
     m_painter->paintOverlay(p, layout, mapping, overlay);
+    m_painter->paintSticky(p, layout);
     if (hasFocus()) {
         // Keys (W/S/A/D/F) act only with focus: show where it is.
         p.setPen(QPen(palette().color(QPalette::Highlight), 1));
@@ -1198,16 +1357,26 @@ void TimelineView::resizeEvent(QResizeEvent *event)
     // No invalidation here: each lane cache compares its rectangle with the new layout when painted (and
     // QWidget::render on a hidden widget sends a resize event every time, which must not drop the caches).
     QWidget::resizeEvent(event);
+    syncScrollBar();
 }
 
 void TimelineView::wheelEvent(QWheelEvent *event)
 {
     if (!m_model)
         return;
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     const QPoint delta = event->angleDelta();
     const double x = std::clamp(event->position().x(), double(layout.plot.left()), double(layout.plot.right()));
+    // Vertical scrolling where the rows overflow: Shift+wheel anywhere (some platforms turn a shifted
+    // wheel horizontal), or the wheel over the labels, where it has nothing to zoom.
+    const bool overLabels = event->position().x() < layout.plot.left();
+    if (layout.maxScrollY > 0 && ((event->modifiers() & Qt::ShiftModifier) || overLabels)) {
+        const int notches = delta.y() != 0 ? delta.y() : delta.x();
+        setScrollY(layout.scrollY - notches * 3 * m_painter->metrics().readableLaneHeight / 120);
+        event->accept();
+        return;
+    }
     if (delta.y() != 0) {
         // 120 units = one notch = 20 % closer, at the cursor.
         m_zoom->zoomAt(mapping.toNs(x) - m_zoomOffsetNs, std::pow(1.2, delta.y() / 120.0));
@@ -1223,7 +1392,7 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
         QWidget::mousePressEvent(event);
         return;
     }
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     m_pressPos = event->position().toPoint();
     m_dragMoved = false;
@@ -1234,10 +1403,14 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
         return;
     }
     if (m_pressPos.x() < layout.plot.left()) {
-        // The label column: a click on a group's header opens or folds it.
+        // The label column: a click on a group's header opens or folds it, on a thread's (the row
+        // with the arrow) its NVTX rows.
         const int row = layout.laneAt(m_pressPos.y());
         if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
             setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
+        else if (row >= 0 && layout.rows[std::size_t(row)].fold != LaneRow::Fold::None)
+            setRangesFolded(layout.rows[std::size_t(row)].foldLane,
+                            layout.rows[std::size_t(row)].fold == LaneRow::Fold::Open);
         event->accept();
         return;
     }
@@ -1250,6 +1423,7 @@ void TimelineView::mousePressEvent(QMouseEvent *event)
     } else {
         m_drag = DragMode::Pan;
         m_pressWindowStart = windowStartNs();
+        m_pressScrollY = layout.scrollY;
         setCursor(Qt::ClosedHandCursor);
     }
     event->accept();
@@ -1275,12 +1449,15 @@ void TimelineView::mouseMoveEvent(QMouseEvent *event)
         m_dragMoved = true;
     if (!m_dragMoved)
         return;
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     if (m_drag == DragMode::Pan) {
         const qint64 delta = qint64(std::llround(double(pos.x() - m_pressPos.x()) * mapping.nsPerPixel()));
         const qint64 start = m_pressWindowStart - delta;
         m_zoom->setWindow(start - m_zoomOffsetNs, start - m_zoomOffsetNs + m_zoom->windowDuration());
+        // The rows follow the pointer up and down too where they overflow.
+        if (layout.maxScrollY > 0)
+            setScrollY(m_pressScrollY - (pos.y() - m_pressPos.y()));
     } else {
         const double x = std::clamp(double(pos.x()), double(layout.plot.left()), double(layout.plot.right() + 1));
         m_zoom->setSelection(m_selectAnchorNs - m_zoomOffsetNs, mapping.toNs(x) - m_zoomOffsetNs);
@@ -1313,9 +1490,11 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *event)
         }
         if (mode == DragMode::Select || !ref.isValid())
             m_zoom->clearSelection();
+        m_selectingByClick = true;
         if (m_document && m_document->selectedOps().size() > 1 && ref == m_selected)
             emit opSelected(m_repetition, ref.op); // the one op again, out of a multiple selection
         selectOp(ref.op);
+        m_selectingByClick = false;
         // Which end was clicked: where follow flow starts from.
         if (ref.isValid()) {
             const Pick pick = pickAt(pos);
@@ -1333,7 +1512,7 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 {
     if (event->button() == Qt::LeftButton && m_model) {
         const QPoint pos = event->position().toPoint();
-        const TimelineLayout layout = m_painter->layout(rect());
+        const TimelineLayout layout = currentLayout();
         if (onLabelEdge(pos)) {
             fitLabelWidth();
             event->accept();
@@ -1344,6 +1523,9 @@ void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
             const int row = layout.laneAt(pos.y());
             if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
                 setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
+            else if (row >= 0 && layout.rows[std::size_t(row)].fold != LaneRow::Fold::None)
+                setRangesFolded(layout.rows[std::size_t(row)].foldLane,
+                                layout.rows[std::size_t(row)].fold == LaneRow::Fold::Open);
             event->accept();
             return;
         }
@@ -1362,7 +1544,7 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
         QWidget::keyPressEvent(event);
         return;
     }
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     // Zoom keys act at the pointer when it is over the plot (as Perfetto does), else at the centre.
     const QPoint cursorPos = mapFromGlobal(QCursor::pos());
@@ -1397,6 +1579,10 @@ void TimelineView::keyPressEvent(QKeyEvent *event)
         fitAll();
         break;
     case Qt::Key_Home: fitAll(); break;
+    case Qt::Key_Up: setScrollY(layout.scrollY - m_painter->metrics().readableLaneHeight); break;
+    case Qt::Key_Down: setScrollY(layout.scrollY + m_painter->metrics().readableLaneHeight); break;
+    case Qt::Key_PageUp: setScrollY(layout.scrollY - m_vscroll->pageStep()); break;
+    case Qt::Key_PageDown: setScrollY(layout.scrollY + m_vscroll->pageStep()); break;
     case Qt::Key_BracketRight: followFlow(); break; // also the View menu's action, where there is one
     case Qt::Key_Escape:
         m_zoom->clearSelection();
@@ -1413,7 +1599,7 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *event)
         QWidget::contextMenuEvent(event);
         return;
     }
-    const TimelineLayout layout = m_painter->layout(rect());
+    const TimelineLayout layout = currentLayout();
     const QPoint pos = event->pos();
     std::unique_ptr<QMenu> menu;
     if (pos.x() < layout.plot.left()) {
@@ -1515,7 +1701,7 @@ bool TimelineView::event(QEvent *event)
     if (event->type() == QEvent::ToolTip) {
         auto *help = static_cast<QHelpEvent *>(event);
         // A label: the whole of it (the column may cut it), and for a group what it holds.
-        if (m_model && m_tree && help->pos().x() < m_painter->layout(rect()).plot.left()) {
+        if (m_model && m_tree && help->pos().x() < currentLayout().plot.left()) {
             const int row = rowAt(help->pos());
             if (row >= 0 && std::size_t(row) < rows().size()) {
                 const LaneRow &r = rows()[std::size_t(row)];
@@ -1529,6 +1715,10 @@ bool TimelineView::event(QEvent *event)
                 } else if (r.lane >= 0) {
                     text = tr("%1\n%2\nright-click: hide, pin, rename")
                                .arg(m_tree->label(r.lane, laneState()), m_model->lane(r.lane).subtitle);
+                    if (r.fold != LaneRow::Fold::None)
+                        text += tr("\nclick to %1 its %2 NVTX rows")
+                                    .arg(r.fold == LaneRow::Fold::Folded ? tr("unfold") : tr("fold"))
+                                    .arg(m_tree->rangeRowCount(r.foldLane));
                 }
                 QToolTip::showText(help->globalPos(), text, this);
                 return true;

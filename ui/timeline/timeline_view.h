@@ -42,6 +42,7 @@
 
 class QMenu;
 class QPainter;
+class QScrollBar;
 class QThreadPool;
 
 namespace streamscope::ui {
@@ -147,6 +148,21 @@ public:
     QRect rowLabelRect(int row) const;
     // The row under a widget position (label column or plot), -1 when none.
     int rowAt(const QPoint &pos) const;
+    // Vertical scrolling: when the rows at a readable height do not fit, the view scrolls (a scroll bar
+    // on the right, Shift+wheel or the wheel over the labels, Up/Down, Page Up/Page Down, a vertical
+    // drag), open groups' headers staying at the top while their lanes are in view.
+    int scrollY() const;
+    int maxScrollY() const;
+    void setScrollY(int pixels);
+    // Scrolls the least that brings a row (rows() index) wholly into view.
+    void ensureRowVisible(int row);
+    // The layout the widget paints with (the scroll bar's width left out of it when shown).
+    TimelineLayout currentLayout() const;
+    // A thread's NVTX rows folded into their outermost one (false: every depth shown); by default they
+    // are folded when there are more than LaneTree::kOpenRangeRows. firstLane: their outermost row's
+    // lane (LaneRow::foldLane of the row that carries the fold).
+    void setRangesFolded(int firstLane, bool folded);
+    void setAllRangesFolded(bool folded);
     // The context menu of a row's label (hide, pin, rename; a group: collapse; the hidden lanes to show
     // again); the caller owns it.
     QMenu *createRowMenu(int row, QWidget *parent = nullptr);
@@ -243,6 +259,11 @@ private:
     void revealLane(int lane);
     void onWindowChanged();
     void invalidateCache();
+    // The widget's rectangle less the scroll bar where the rows overflow; the scroll bar placed there.
+    QRect layoutRect() const;
+    void syncScrollBar();
+    // The row showing an op's GPU work (else its host call), -1 when neither is shown.
+    int rowOfOp(const TimelineLayout &layout, int op, bool host) const;
     void updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping);
     // Repaints the given lanes' whole caches, concurrently where that pays (see the .cpp).
     void repaintLanes(const std::vector<int> &lanes, const TimelineLayout &layout, const TimeMapping &mapping);
@@ -293,6 +314,10 @@ private:
     DragMode m_drag = DragMode::None;
     QPoint m_pressPos;
     qint64 m_pressWindowStart = 0;
+    int m_pressScrollY = 0;
+    bool m_selectingByClick = false; // selectOp from a click: what was clicked is in view, no scrolling
+    QScrollBar *m_vscroll = nullptr; // child widget, shown while the rows overflow
+    int m_headerCacheScroll = -1; // the scroll offset the header cache was painted at
     qint64 m_selectAnchorNs = 0;
     bool m_dragMoved = false;
 

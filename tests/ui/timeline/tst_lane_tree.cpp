@@ -447,7 +447,12 @@ private slots:
         // A click on the header (its arrow) folds the group into one row.
         QTest::mouseClick(&view, Qt::LeftButton, {}, view.rowLabelRect(0).topLeft() + QPoint(10, 6));
         const std::vector<LaneRow> folded = view.rows();
-        QCOMPARE(folded.size(), open.size() - std::size_t(lanesInGroup) - 1); // and its GPU group's header
+        // Its rows go: every lane of it but the thread's NVTX rows that were folded into their outermost
+        // (LaneTree::kOpenRangeRows), and its GPU group's header.
+        int foldedAway = 0;
+        for (std::size_t r = 1; r < open.size() && open[r].depth > open[0].depth; ++r)
+            foldedAway += open[r].foldedRows;
+        QCOMPARE(folded.size(), open.size() - std::size_t(lanesInGroup - foldedAway) - 1);
         QVERIFY(folded[0].isGroup() && folded[0].collapsed);
         QVERIFY(document.laneState().collapsed.count(QStringLiteral("process:144")) == 1);
         // The row shows the group's busy time: ink in the plot, in the pixels of the summary.
@@ -476,6 +481,94 @@ private slots:
         findAction(&menu, QStringLiteral("Collapse all"))->trigger();
         QCOMPARE(std::count_if(view.rows().begin(), view.rows().end(), [](const LaneRow &r) { return r.collapsed; }),
                  2);
+    }
+
+    // An NVTX-heavy capture at 1280x720 (#23 item 5): each thread's NVTX rows folded into their
+    // outermost by default where there are more than LaneTree::kOpenRangeRows, every row at least a
+    // readable height, the GPU stream in view without scrolling; a click on a thread's header unfolds its
+    // rows (the view then scrolls), and with the rows scrolled the group's header stays at the top.
+    void nvtxRowsFoldPerThread()
+    {
+        const QString path = realTrace("nsys-2025.1.1_h200_nvtx.sqlite");
+        REQUIRE_REAL_TRACE(path);
+        ui::TraceDocument document;
+        document.setTrace(load(path), QStringLiteral("nvtx"), path);
+        ui::TimelineView view;
+        view.resize(1280, 720);
+        view.setDocument(&document);
+        const ui::LaneTree &tree = *view.laneTree();
+        const ui::LaneModel &model = *view.laneModel();
+        const std::vector<int> firsts = tree.rangeFirstLanes();
+        QVERIFY(firsts.size() >= 8); // the main thread and the pool threads
+        int folded = 0;
+        for (const LaneRow &row : view.rows()) {
+            if (row.fold == LaneRow::Fold::None)
+                continue;
+            const int count = tree.rangeRowCount(row.foldLane);
+            QCOMPARE(row.fold == LaneRow::Fold::Folded, count > LaneTree::kOpenRangeRows);
+            folded += row.fold == LaneRow::Fold::Folded;
+        }
+        QVERIFY(folded >= 6);
+        // The NVTX rows shown: the outermost of each folded thread, every row of an open one.
+        int shownRanges = 0, expected = 0;
+        for (const LaneRow &row : view.rows())
+            shownRanges += row.lane >= 0 && model.lane(row.lane).kind == LaneKind::HostRanges;
+        for (int i = 0; i < model.laneCount(); ++i)
+            if (const int count = tree.rangeRowCount(i); count > 0)
+                expected += tree.rangesFolded(i, document.laneState()) ? 1 : count;
+        QCOMPARE(shownRanges, expected);
+        QVERIFY(expected < 20);
+        ui::TimelineLayout layout = view.currentLayout();
+        for (const QRect &r : layout.lanes)
+            QVERIFY2(r.height() >= view.metrics().readableLaneHeight, "a row below a readable height");
+        int stream = -1;
+        for (int i = 0; i < model.laneCount(); ++i)
+            if (model.lane(i).kind == LaneKind::Stream)
+                stream = i;
+        QVERIFY(stream >= 0);
+        const QRect streamRow = layout.lanes[std::size_t(layout.rowOf(stream))];
+        QCOMPARE(layout.scrollY, 0);
+        QVERIFY2(streamRow.top() >= layout.plot.top() && streamRow.bottom() <= layout.plot.bottom(),
+                 "the GPU stream is below the fold");
+
+        // A click on a folded thread's header shows all its rows; the fold is the document's.
+        int at = -1;
+        for (int r = 0; r < int(view.rows().size()); ++r)
+            if (view.rows()[std::size_t(r)].fold == LaneRow::Fold::Folded) {
+                at = r;
+                break;
+            }
+        QVERIFY(at >= 0);
+        const int first = view.rows()[std::size_t(at)].foldLane;
+        const std::size_t before = view.rows().size();
+        QTest::mouseClick(&view, Qt::LeftButton, {}, view.rowLabelRect(at).center());
+        QCOMPARE(view.rows().size(), before + std::size_t(tree.rangeRowCount(first) - 1));
+        QVERIFY(!tree.rangesFolded(first, document.laneState()));
+        QTest::mouseClick(&view, Qt::LeftButton, {}, view.rowLabelRect(at).center());
+        QCOMPARE(view.rows().size(), before);
+
+        // Everything unfolded: far more rows than fit, at a readable height, scrolled.
+        QMenu menu;
+        view.fillLanesMenu(&menu);
+        findAction(&menu, QStringLiteral("Unfold all NVTX"))->trigger();
+        QVERIFY(view.rows().size() > before + 60);
+        layout = view.currentLayout();
+        QVERIFY(layout.maxScrollY > 0);
+        for (const QRect &r : layout.lanes)
+            QVERIFY(r.height() >= view.metrics().readableLaneHeight);
+        // Scrolled into the group, its header stays on top, and a click there folds the group.
+        QVERIFY(view.rows()[0].isGroup());
+        view.setScrollY(layout.maxScrollY / 2);
+        layout = view.currentLayout();
+        QVERIFY(!layout.sticky.empty());
+        QCOMPARE(layout.sticky[0].row, 0);
+        QCOMPARE(layout.sticky[0].rect.top(), layout.plot.top());
+        QCOMPARE(view.rowAt(QPoint(layout.plot.center().x(), layout.plot.top() + 2)), 0);
+        if (const QString out = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty())
+            view.grab().save(out + QStringLiteral("/nvtx-scrolled.png"));
+        QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(layout.headers.left() + 10, layout.plot.top() + 4));
+        QVERIFY(view.rows()[0].collapsed);
+        QCOMPARE(view.currentLayout().maxScrollY, 0);
     }
 
     void hidePinRenameFromTheContextMenu()

@@ -3,6 +3,7 @@
 // hatched, derived lanes and the bandwidth lane with its dashed peak, folding that keeps ink for 1e5 tiny
 // ops, tooltips, selection with the host->GPU link, PNG/SVG export, the pixmap cache on pans, and the
 // mouse/keyboard navigation of TimelineView.
+#include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -10,6 +11,8 @@
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QWheelEvent>
+#include <QXmlStreamReader>
 #include <QtTest>
 
 #include <sys/stat.h>
@@ -670,6 +673,120 @@ private slots:
         QImage image(400, 200, QImage::Format_ARGB32);
         QPainter p(&image);
         view.renderTo(p, image.rect()); // an empty view paints a message, and does not crash
+    }
+
+    // More rows than fit: they keep a readable height and the view scrolls (#23 item 5). Hit-testing,
+    // selection and the picture follow the scroll; an export draws every row.
+    void manyLanesScroll()
+    {
+        auto trace = std::make_shared<engine::Trace>();
+        trace->devices.emplace_back();
+        trace->hostThreads.push_back({"main", 1});
+        constexpr int kStreams = 40;
+        engine::Repetition rep;
+        for (int s = 0; s < kStreams; ++s) {
+            engine::StreamInfo info;
+            info.name = QStringLiteral("s%1").arg(s).toStdString();
+            trace->streams.push_back(info);
+            engine::OpRecord op;
+            op.kind = engine::OpKind::Kernel;
+            op.nameId = trace->intern("k");
+            op.stream = s;
+            op.hostThread = 0;
+            op.hostStartNs = s * 1'000;
+            op.hostEndNs = s * 1'000 + 500;
+            op.gpuStartNs = 100'000 + s * 10'000;
+            op.gpuEndNs = op.gpuStartNs + 50'000;
+            op.opIndex = s;
+            rep.ops.push_back(op);
+        }
+        trace->repetitions.push_back(std::move(rep));
+        TimelineView view;
+        view.setDarkPalette(false);
+        view.setTrace(trace, 0);
+        view.resize(900, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const int readable = view.metrics().readableLaneHeight;
+        TimelineLayout layout = view.currentLayout();
+        QVERIFY2(layout.maxScrollY > 0, "40 streams at a readable height do not fit 420 px");
+        for (const QRect &r : layout.lanes)
+            QVERIFY(r.height() >= readable);
+        QCOMPARE(layout.contentHeight, layout.lanes.back().bottom() + 1 - layout.lanes.front().top());
+        // The rows below the fold are not under any point; the last stream's op cannot be picked yet.
+        const int lastRow = layout.rowOf(view.laneModel()->streamLane(kStreams - 1));
+        QVERIFY(layout.lanes[std::size_t(lastRow)].top() > layout.plot.bottom());
+        QCOMPARE(view.scrollY(), 0);
+
+        // Keys, Shift+wheel and the wheel over the labels scroll; the plain wheel still zooms.
+        QTest::keyClick(&view, Qt::Key_Down);
+        QCOMPARE(view.scrollY(), readable);
+        QTest::keyClick(&view, Qt::Key_PageDown);
+        QVERIFY(view.scrollY() > readable * 5);
+        QTest::keyClick(&view, Qt::Key_PageUp);
+        QTest::keyClick(&view, Qt::Key_Up);
+        QCOMPARE(view.scrollY(), 0);
+        const QPoint inPlot = layout.plot.center();
+        auto wheel = [&](QPoint at, Qt::KeyboardModifiers modifiers) {
+            QWheelEvent event(at, view.mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, modifiers,
+                              Qt::NoScrollPhase, false);
+            QApplication::sendEvent(&view, &event);
+        };
+        const qint64 full = view.zoom()->windowDuration();
+        wheel(inPlot, Qt::ShiftModifier);
+        QCOMPARE(view.scrollY(), 3 * readable);
+        QCOMPARE(view.zoom()->windowDuration(), full);
+        wheel(QPoint(layout.headers.center().x(), inPlot.y()), Qt::NoModifier);
+        QCOMPARE(view.scrollY(), 6 * readable);
+        wheel(inPlot, Qt::NoModifier);
+        QVERIFY(view.zoom()->windowDuration() > full || view.zoom()->windowDuration() == full); // zoomed out, clamped
+        view.fitAll();
+
+        // Selecting the last stream's op (the find bar's walk, the table) scrolls its row into view,
+        // where a click picks it and the picture shows it.
+        view.setScrollY(0);
+        view.selectOp(kStreams - 1);
+        layout = view.currentLayout();
+        QVERIFY(view.scrollY() > 0);
+        const QRect last = layout.lanes[std::size_t(lastRow)];
+        QVERIFY2(last.top() >= layout.plot.top() && last.bottom() <= layout.plot.bottom(),
+                 qPrintable(QStringLiteral("row %1..%2, plot %3..%4")
+                                .arg(last.top())
+                                .arg(last.bottom())
+                                .arg(layout.plot.top())
+                                .arg(layout.plot.bottom())));
+        const double x = layout.plot.left()
+                         + (100'000 + 39 * 10'000 + 25'000 - double(view.windowStartNs()))
+                               / double(view.windowEndNs() - view.windowStartNs()) * layout.plot.width();
+        const QPoint onBar(int(x), last.center().y());
+        QCOMPARE(view.rowAt(onBar), lastRow);
+        QCOMPARE(view.opAt(onBar).op, kStreams - 1);
+        const QImage shown = view.grab().toImage();
+        const OpPalette palette(false, false);
+        QCOMPARE(shown.pixel(onBar) | 0xff000000u, palette.compute().rgb() | 0xff000000u);
+        // The first stream's row is scrolled away: nothing is picked where it was.
+        const int firstRow = layout.rowOf(view.laneModel()->streamLane(0));
+        QVERIFY(layout.lanes[std::size_t(firstRow)].bottom() < layout.plot.top());
+        QVERIFY(view.rowAt(QPoint(onBar.x(), layout.plot.top() - 2)) != firstRow);
+
+        // An export draws every row, scrolled or not: all 40 streams' labels in the SVG.
+        QTemporaryDir dir;
+        const QString svg = dir.filePath(QStringLiteral("all.svg"));
+        QString error;
+        QVERIFY2(view.exportImage(svg, QSize(1200, 1400), &error), qPrintable(error));
+        QFile file(svg);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QStringList texts;
+        QXmlStreamReader xml(&file);
+        while (!xml.atEnd()) {
+            xml.readNext();
+            if (xml.isStartElement() && xml.name() == QLatin1String("text"))
+                texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+        }
+        QVERIFY(!xml.hasError());
+        for (int sIndex = 0; sIndex < kStreams; ++sIndex)
+            QVERIFY2(texts.contains(QStringLiteral("s%1").arg(sIndex)),
+                     qPrintable(QStringLiteral("s%1 is not in the export").arg(sIndex)));
     }
 };
 

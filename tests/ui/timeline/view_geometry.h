@@ -25,7 +25,9 @@ inline ViewGeometry viewGeometry(const ui::TimelineView &view, const QRect &targ
     if (view.laneTree())
         g.painter.setRows(view.laneTree(), view.rows(), {});
     g.painter.setLabelWidth(view.labelWidth());
-    g.layout = g.painter.layout(target);
+    // The widget's own layout where the target is the widget (its rows scrolled, the scroll bar's width
+    // left out), else the same rows laid out in the target.
+    g.layout = target == view.rect() ? view.currentLayout() : g.painter.layout(target);
     g.mapping = ui::TimelinePainter::mappingFor(g.layout, view.windowStartNs(), view.windowEndNs());
     return g;
 }
