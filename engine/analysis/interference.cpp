@@ -224,7 +224,7 @@ std::string describeSlowdown(const Trace &trace, const OpSlowdown &s)
     const bool noise =
         std::abs(change) < 0.01 || (s.roundRatio.count >= 3 && s.roundRatio.min <= 1.0 && s.roundRatio.max >= 1.0);
     char pct[32];
-    std::snprintf(pct, sizeof pct, "%+.0f %%", change * 100.0);
+    std::snprintf(pct, sizeof pct, std::abs(change) < 0.1 ? "%+.1f %%" : "%+.0f %%", change * 100.0);
     text = noise ? "within noise (" + std::string(pct) + ")" : std::string(pct);
     text += " (" + formatDuration(std::llround(s.soloNs.median)) + " alone → "
             + formatDuration(std::llround(s.mixedNs.median)) + " in the mix)";

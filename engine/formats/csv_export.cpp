@@ -2,6 +2,9 @@
 #include "engine/formats/csv_export.h"
 
 #include <charconv>
+#include <cmath>
+
+#include "engine/analysis/interference.h"
 
 #include "engine/util/csv.h"
 #include "engine/util/file_util.h"
@@ -29,8 +32,10 @@ std::string toCsv(const Trace &trace)
                       "host_start_ns,host_end_ns,host_call_ns,bytes,gb_per_s,src_mem,dst_mem,api,correlation,"
                       "host_range,grid,block,shared_bytes,registers_per_thread,ready_ns,event_end_ns,"
                       "queued_duration_ns,launch_queued_ns,launch_submitted_ns,channel,channel_type,driver_src_mem,"
-                      "driver_dst_mem\n";
+                      "driver_dst_mem,alone_ns,slowdown\n";
     out.reserve(out.size() + trace.opCount() * 120);
+    // With solo baselines (run --solo): each op's median execution alone, and this execution over it.
+    const InterferenceReport interference = trace.solo.empty() ? InterferenceReport{} : analyzeInterference(trace);
     for (int r = 0; r < static_cast<int>(trace.repetitions.size()); ++r) {
         const auto origin = trace.extent(r).first;
         const Repetition &rep = trace.repetitions[r];
@@ -132,6 +137,18 @@ std::string toCsv(const Trace &trace)
             out += ',';
             if (op.driverDstMem != MemKind::None)
                 out.append(toString(op.driverDstMem));
+            out += ',';
+            if (interference.known && i < interference.ops.size() && interference.ops[i].known() && op.hasGpu()) {
+                const double alone = interference.ops[i].soloNs.median;
+                appendNumber(out, std::llround(alone));
+                out += ',';
+                char buf[32];
+                auto [p, ec] = std::to_chars(buf, buf + sizeof buf, double(op.gpuDurationNs()) / alone,
+                                             std::chars_format::fixed, 4);
+                out.append(buf, p);
+            } else {
+                out += ',';
+            }
             out += '\n';
         }
     }

@@ -8,6 +8,7 @@
 
 #include "engine/analysis/interference.h"
 #include "engine/analysis/summary_metrics.h"
+#include "engine/formats/csv_export.h"
 #include "engine/formats/native_format.h"
 #include "engine/model/errors.h"
 #include "engine/workload/solo_parts.h"
@@ -248,6 +249,20 @@ private slots:
         QCOMPARE(analyzeInterference(back).ops[1].slowdown, 1.5);
         // A trace without baselines writes none.
         QVERIFY(toNativeJson(streamscope::test::handTrace()).find("\"solo\"") == std::string::npos);
+    }
+
+    void csvCarriesEachExecutionAgainstAlone()
+    {
+        const std::string csv = toCsv(soloTrace());
+        const std::string header = csv.substr(0, csv.find('\n'));
+        QVERIFY2(header.size() > 20 && header.substr(header.size() - 18) == ",alone_ns,slowdown", header.c_str());
+        // Repetition 0's kernel (1.2 ms in the mix, 1 ms alone) and copy (1.5 ms, 1 ms).
+        QVERIFY2(csv.find(",1000000,1.2000\n") != std::string::npos, csv.c_str());
+        QVERIFY2(csv.find(",1000000,1.5000\n") != std::string::npos, csv.c_str());
+        // Without baselines the two columns are there, empty.
+        const std::string plain = toCsv(streamscope::test::handTrace(1));
+        QVERIFY(plain.find(",alone_ns,slowdown\n") != std::string::npos);
+        QVERIFY(plain.find(",,\n") != std::string::npos);
     }
 
     void badSoloSectionsAreRefusedWithTheirPath_data()
