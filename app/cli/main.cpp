@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/compare_commands.h"
 #include "app/cli/nsight_command.h"
+#include "app/cli/terminal_text.h"
 #include "engine/util/interrupt.h"
 
 namespace engine = streamscope::engine;
@@ -16,6 +17,8 @@ static_assert(engine::protocol::ExitCancelled == 130, "engine/util/interrupt.cpp
 int main(int argc, char **argv)
 {
     using namespace streamscope::cli;
+    // Names from files reach the terminal: their control characters are printed as escapes, never obeyed.
+    const TerminalSafeOutput terminalSafe;
     CLI::App app{"StreamScope: what CUDA streams really do.\n"
                  "Runs multi-stream CUDA workloads, times every copy and kernel as the GPU ran it (CUPTI; CUDA events "
                  "as the fallback), and writes "

@@ -145,9 +145,14 @@ TraceFileHandle::TraceFileHandle(const std::string &name, const std::string &bas
                     m_shown + ": cannot tell what was opened: " + (ec ? ec.message() : std::strerror(errno)));
     if (!inside(opened))
         refuse("leads out of the folder through a symbolic link (it changed while it was opened)");
-    if (!S_ISREG(m_stat.st_mode))
-        throw Error(ErrorKind::Io, m_shown + ": is " + (S_ISDIR(m_stat.st_mode) ? "a folder" : "not a file")
+    if (!S_ISREG(m_stat.st_mode)) {
+        const char *what = S_ISDIR(m_stat.st_mode)    ? "a folder"
+                           : S_ISFIFO(m_stat.st_mode) ? "a FIFO"
+                           : S_ISSOCK(m_stat.st_mode) ? "a socket"
+                                                      : "a device";
+        throw Error(ErrorKind::Io, fileName + ": " + path + ": " + m_shown + ": is " + what
                                        + ", not a regular file: StreamScope reads only regular files");
+    }
 }
 
 // "/proc/self/fd/7" in a reader's message becomes the file's own name.

@@ -37,6 +37,7 @@ private slots:
     void hostileFilesFailOneWay_data();
     void hostileFilesFailOneWay();
     void specialFilesAreRefused();
+    void controlCharactersAreEscaped();
     void comparisonTraceFilesStayInTheirFolder();
     void minifiedWorkloadValidatesInLinearTime();
     void signalsStopLongCommands_data();
@@ -152,6 +153,31 @@ void TestCliHostile::hostileFilesFailOneWay()
         QVERIFY2(r.err.contains(part), qPrintable(QStringLiteral("no '%1' in: %2").arg(part, r.err)));
     QVERIFY2(!r.err.contains(QStringLiteral("internal error")), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(m_dir.filePath(QStringLiteral("out.sstrace"))));
+}
+
+// Names from a file reach the terminal as text: an escape sequence in a title or a stream name is printed
+// as "\x1b", never sent raw (it could retitle or clear the terminal), and a C1 control (U+009B, a CSI to
+// some terminals) as "\u009b"; other UTF-8 (µs) passes untouched (#24 item 11).
+void TestCliHostile::controlCharactersAreEscaped()
+{
+    QFile example(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap-sequential.sstrace"));
+    QVERIFY(example.open(QIODevice::ReadOnly));
+    QByteArray text = example.readAll();
+    const QByteArray title = "\"title\": \"";
+    const qsizetype at = text.indexOf(title);
+    QVERIFY(at >= 0);
+    text.insert(at + title.size(), "\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m");
+    const QString path = m_dir.filePath(QStringLiteral("escapes.sstrace"));
+    QFile out(path);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(text);
+    out.close();
+    const auto r = test::runCli({QStringLiteral("summary"), path}, 60000);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(!r.out.contains(QChar(0x1b)) && !r.out.contains(QChar(0x07)) && !r.out.contains(QChar(0x9b)),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m")), qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("µs")), qPrintable(r.out));
 }
 
 void TestCliHostile::specialFilesAreRefused()

@@ -1,0 +1,82 @@
+// TerminalSafeBuffer: control characters in the CLI's output written as visible escapes (see terminal_text.h).
+#include "app/cli/terminal_text.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace streamscope::cli {
+
+TerminalSafeBuffer::~TerminalSafeBuffer()
+{
+    flushLead();
+    m_target->pubsync();
+}
+
+bool TerminalSafeBuffer::flushLead()
+{
+    if (!m_heldLead)
+        return true;
+    m_heldLead = false;
+    return m_target->sputc(char(0xC2)) != traits_type::eof();
+}
+
+bool TerminalSafeBuffer::put(unsigned char c)
+{
+    char escaped[8];
+    if (m_heldLead) {
+        m_heldLead = false;
+        if (c >= 0x80 && c <= 0x9F) { // U+0080..U+009F: a C1 control
+            std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(c));
+            return m_target->sputn(escaped, 6) == 6;
+        }
+        if (m_target->sputc(char(0xC2)) == traits_type::eof())
+            return false;
+    }
+    if (c == 0xC2) {
+        m_heldLead = true;
+        return true;
+    }
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
+        std::snprintf(escaped, sizeof escaped, "\\x%02x", unsigned(c));
+        return m_target->sputn(escaped, 4) == 4;
+    }
+    return m_target->sputc(char(c)) != traits_type::eof();
+}
+
+TerminalSafeBuffer::int_type TerminalSafeBuffer::overflow(int_type ch)
+{
+    if (traits_type::eq_int_type(ch, traits_type::eof()))
+        return traits_type::not_eof(ch);
+    return put(static_cast<unsigned char>(traits_type::to_char_type(ch))) ? ch : traits_type::eof();
+}
+
+std::streamsize TerminalSafeBuffer::xsputn(const char *s, std::streamsize n)
+{
+    for (std::streamsize i = 0; i < n; ++i)
+        if (!put(static_cast<unsigned char>(s[i])))
+            return i;
+    return n;
+}
+
+int TerminalSafeBuffer::sync()
+{
+    // A held lead byte stays held: the next byte decides what it is. It goes out at the end in any case.
+    return m_target->pubsync();
+}
+
+TerminalSafeOutput::TerminalSafeOutput() :
+    m_cout(std::cout.rdbuf()), m_cerr(std::cerr.rdbuf()), m_safeOut(m_cout), m_safeErr(m_cerr)
+{
+    std::cout.rdbuf(&m_safeOut);
+    std::cerr.rdbuf(&m_safeErr);
+}
+
+TerminalSafeOutput::~TerminalSafeOutput()
+{
+    std::cout.flush();
+    std::cerr.flush();
+    std::cout.rdbuf(m_cout);
+    std::cerr.rdbuf(m_cerr);
+}
+
+} // namespace streamscope::cli

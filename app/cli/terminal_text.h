@@ -1,0 +1,45 @@
+// What the CLI prints goes to a terminal, and names in it come from files: a stream named
+// "\x1b]0;pwned\x07" or "\x1b[2J" would retitle or clear the user's terminal. TerminalSafeBuffer sits in
+// front of standard output and standard error and writes every control character (C0 but newline and tab,
+// DEL, and the C1 controls U+0080..U+009F, which some terminals obey too) as a visible escape ("\x1b",
+// "\u009b"). The CLI's own output has no control characters, and its JSON escapes them already.
+#pragma once
+
+#include <streambuf>
+
+namespace streamscope::cli {
+
+class TerminalSafeBuffer : public std::streambuf {
+public:
+    explicit TerminalSafeBuffer(std::streambuf *target) : m_target(target) { }
+    ~TerminalSafeBuffer() override;
+
+protected:
+    int_type overflow(int_type ch) override;
+    std::streamsize xsputn(const char *s, std::streamsize n) override;
+    int sync() override;
+
+private:
+    bool put(unsigned char c);
+    bool flushLead(); // a held 0xC2 that no C1 control followed
+
+    std::streambuf *m_target;
+    bool m_heldLead = false; // 0xC2, the first byte of U+0080..U+00BF, waiting for the next
+};
+
+// Puts a TerminalSafeBuffer in front of std::cout and std::cerr for as long as it lives.
+class TerminalSafeOutput {
+public:
+    TerminalSafeOutput();
+    ~TerminalSafeOutput();
+    TerminalSafeOutput(const TerminalSafeOutput &) = delete;
+    TerminalSafeOutput &operator=(const TerminalSafeOutput &) = delete;
+
+private:
+    std::streambuf *m_cout;
+    std::streambuf *m_cerr;
+    TerminalSafeBuffer m_safeOut;
+    TerminalSafeBuffer m_safeErr;
+};
+
+} // namespace streamscope::cli
