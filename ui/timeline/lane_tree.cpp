@@ -380,7 +380,16 @@ void LaneTree::labelLanes()
                 continue;
             const QString &anchorTitle = model.lane(anchor).title;
             const QString &anchorLabel = m_labels[std::size_t(anchor)];
-            if (anchorLabel.startsWith(anchorTitle) && anchorLabel.size() > anchorTitle.size())
+            const Lane &lane = model.lane(i);
+            const Lane &owner = model.lane(anchor);
+            if (lane.kind == LaneKind::HostRanges && lane.source >= 0
+                && std::size_t(lane.source) < trace.hostThreads.size()
+                && !(owner.kind == LaneKind::HostThread && owner.source == lane.source)) {
+                // The rows of a thread that made no CUDA call hang under another thread's lane: they
+                // take their own thread's id, not that lane's ("pt_thread_pool · NVTX · tid 51306").
+                if (const std::uint64_t tid = trace.hostThreads[std::size_t(lane.source)].nativeId; tid != 0)
+                    m_labels[std::size_t(i)] += QStringLiteral(" · tid %1").arg(tid);
+            } else if (anchorLabel.startsWith(anchorTitle) && anchorLabel.size() > anchorTitle.size())
                 m_labels[std::size_t(i)] += anchorLabel.mid(anchorTitle.size());
             else if (model.lane(anchor).kind == LaneKind::Stream && model.lane(anchor).source >= 0)
                 m_labels[std::size_t(i)] += QStringLiteral(" · %1").arg(anchorLabel);

@@ -509,6 +509,11 @@ private slots:
             folded += row.fold == LaneRow::Fold::Folded;
         }
         QVERIFY(folded >= 6);
+        // Rows of threads that made no CUDA call are told apart by their own thread ids, not numbered.
+        for (const LaneRow &row : view.rows())
+            if (row.lane >= 0)
+                QVERIFY2(!tree.uniqueLabel(row.lane).contains(QStringLiteral(" #")),
+                         qPrintable(tree.uniqueLabel(row.lane)));
         // The NVTX rows shown: the outermost of each folded thread, every row of an open one.
         int shownRanges = 0, expected = 0;
         for (const LaneRow &row : view.rows())
