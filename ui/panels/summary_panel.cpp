@@ -30,6 +30,9 @@ SummaryPanel::SummaryPanel(QWidget *parent) :
     m_strip->hide();
     m_heading->setWordWrap(true);
     m_heading->setTextFormat(Qt::PlainText);
+    // The title comes from the file: one long word (even clamped to displayText's 200 characters) must not
+    // set the window's width; the heading takes the width the panel has and clips what does not wrap.
+    m_heading->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     m_heading->setText(tr("No trace loaded."));
     m_repetitions->setObjectName(QStringLiteral("repetitionSelector"));
     m_repetitions->setEnabled(false);
