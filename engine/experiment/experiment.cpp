@@ -217,6 +217,16 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
         return;
     case Axis::Devices: mapDevices(root, std::stoi(s.value), spec, variant); return;
     case Axis::DefaultStream: root["defaultStream"] = s.value; return;
+    case Axis::Schedule:
+        // serial: every stream waits for the one before it (the parser inserts the events), so nothing overlaps
+        // across streams; such a workload has no parts that could run alone, so no solo baselines either.
+        if (s.value == "serial") {
+            root["serial"] = true;
+            root.erase("solo");
+        } else {
+            root.erase("serial");
+        }
+        return;
     case Axis::Size: {
         const std::uint64_t bytes = parseByteSize(s.value).value_or(0);
         if (isPipeline) {

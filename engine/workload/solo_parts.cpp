@@ -15,6 +15,17 @@ std::string quoted(const std::string &s)
 
 } // namespace
 
+std::size_t countSoloParts(const Workload &workload)
+{
+    std::vector<std::string> names;
+    for (const StreamSpec &stream : workload.streams) {
+        const std::string &name = stream.part.empty() ? stream.name : stream.part;
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            names.push_back(name);
+    }
+    return names.size();
+}
+
 SoloParts soloParts(const Workload &workload)
 {
     SoloParts parts;

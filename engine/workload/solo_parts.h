@@ -23,4 +23,9 @@ struct SoloParts {
 // (nothing would run beside anything: there is no overlap to price).
 SoloParts soloParts(const Workload &workload);
 
+// How many parts the workload has (each stream, or the streams naming one part): a workload that asks for
+// solo baselines itself ("solo": true) and has one part, such as a lesson's one-stream comparison variant,
+// runs without them.
+std::size_t countSoloParts(const Workload &workload);
+
 } // namespace streamscope::engine

@@ -13,8 +13,8 @@ namespace streamscope::engine {
 
 namespace {
 
-constexpr std::string_view kAxisNames[] = {"memory", "api",         "streams",    "order",   "chunks",
-                                           "size",   "connections", "peerAccess", "devices", "defaultStream"};
+constexpr std::string_view kAxisNames[] = {"memory",      "api",        "streams", "order",         "chunks",  "size",
+                                           "connections", "peerAccess", "devices", "defaultStream", "schedule"};
 constexpr int kMaxCount = 4096; // the parser's limit on pipeline chunks (and so streams)
 
 } // namespace
@@ -60,6 +60,7 @@ std::string checkedAxisValue(Axis axis, std::string value, const std::string &wh
     }
     case Axis::PeerAccess: oneOf({"on", "off"}); break;
     case Axis::DefaultStream: oneOf({"legacy", "per-thread"}); break;
+    case Axis::Schedule: oneOf({"overlapped", "serial"}); break;
     case Axis::Devices: {
         const bool digits = !value.empty() && value.size() <= 2
                             && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });

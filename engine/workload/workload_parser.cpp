@@ -178,6 +178,31 @@ std::string fileStem(std::string_view fileName)
     return std::string(s);
 }
 
+// "serial": true (the comparison axis schedule=serial): every stream after the first waits for the one before
+// it, through an event recorded after that stream's last op, so nothing of two streams overlaps. Each thread
+// issues its streams stream by stream, so that a wait always comes after the record it pairs with.
+void serializeStreams(Workload &w)
+{
+    for (std::size_t i = 1; i < w.streams.size(); ++i) {
+        const StreamSpec &before = w.streams[i - 1];
+        const std::string event = "serial: " + before.name + " done";
+        OpSpec record;
+        record.type = OpType::EventRecord;
+        record.event = event;
+        record.name = "record " + event;
+        record.jsonPath = "/serial";
+        OpSpec wait = record;
+        wait.type = OpType::EventWait;
+        wait.name = "wait for " + before.name;
+        w.streams[i - 1].ops.push_back(record);
+        w.streams[i].ops.insert(w.streams[i].ops.begin(), wait);
+    }
+    w.issueOrder = IssueOrder::StreamOrder;
+    for (ThreadSpec &t : w.threads)
+        t.issueOrder = IssueOrder::StreamOrder;
+    buildSchedule(w);
+}
+
 class WorkloadReader {
 public:
     explicit WorkloadReader(std::string_view fileName) : m_fileName(fileName) { }
@@ -267,6 +292,7 @@ private:
     std::set<std::string> m_declaredBuffers; // includes buffers whose entry was invalid
     std::set<std::string> m_declaredStreams;
     bool m_hasThreads = false; // a version 2 file with "threads"
+    bool m_serial = false; // "serial": true (serializeStreams)
     std::set<std::string> m_suggestedKeys; // pointers of keys offered as "did you mean"
     std::size_t m_opsInFinishedStreams = 0;
     std::uint64_t m_opBytesInFinishedStreams = 0; // opFootprint of their ops, summed
@@ -631,6 +657,8 @@ Workload WorkloadReader::read(std::string_view text)
         issueAtKey(dup, "duplicate key " + quote(dup.substr(dup.rfind('/') + 1))
                             + ": it is already set earlier in this object");
     readTop(m_doc.root());
+    if (m_serial && m_issues.empty())
+        serializeStreams(m_w);
     // Moved out, not copied (a million ops are hundreds of megabytes): read() is the reader's last use of it.
     return std::move(m_w);
 }
@@ -674,7 +702,7 @@ void WorkloadReader::readTop(const Json &root)
     static const std::vector<std::string> kTopKeys = {
         "version",    "name",     "description", "device",    "peerAccess", "defaultStream", "maxConnections",
         "issueOrder", "warmup",   "repetitions", "timeLimit", "buffers",    "streams",       "threads",
-        "schedule",   "pipeline", "compare",     "keyFigure", "solo"};
+        "schedule",   "pipeline", "compare",     "keyFigure", "solo",       "serial"};
     versionTwoOnly(root, path, {"threads", "peerAccess"}, "a workload");
     checkKeys(root, path, kTopKeys, "a workload");
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -695,6 +723,10 @@ void WorkloadReader::readTop(const Json &root)
         static_cast<int>(readInt(root, path, "repetitions", 1, kMaxRepetitions, false, "a workload").value_or(5));
     m_w.timeLimitNs = readDuration(root, path, "timeLimit", false, "a workload").value_or(0);
     m_w.solo = readBool(root, path, "solo").value_or(false);
+    m_serial = readBool(root, path, "serial").value_or(false);
+    if (m_serial && m_w.solo)
+        issueAt("/serial", "\"serial\" makes every stream wait for the one before it, so no part could run alone: "
+                           "it cannot be combined with \"solo\"");
 
     if (const Json *compare = member(root, "compare"))
         readCompare(*compare, "/compare");

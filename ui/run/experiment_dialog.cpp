@@ -50,6 +50,9 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
      QT_TRANSLATE_NOOP("ExperimentDialog", "counts: device d runs on d mod N"), "2"},
     {engine::Axis::DefaultStream, QT_TRANSLATE_NOOP("ExperimentDialog", "Default stream"), "legacy, per-thread",
      QT_TRANSLATE_NOOP("ExperimentDialog", "legacy, per-thread"), "legacy"},
+    {engine::Axis::Schedule, QT_TRANSLATE_NOOP("ExperimentDialog", "Schedule"), "overlapped, serial",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "overlapped (as written), serial (each stream after the one before)"),
+     "overlapped"},
 }};
 
 QString axisName(engine::Axis axis)

@@ -8,10 +8,13 @@
 
 #include "engine/analysis/interference.h"
 #include "engine/analysis/summary_metrics.h"
+#include "engine/experiment/experiment.h"
 #include "engine/formats/csv_export.h"
 #include "engine/formats/native_format.h"
 #include "engine/model/errors.h"
+#include "engine/util/file_util.h"
 #include "engine/workload/solo_parts.h"
+#include "engine/workload/variation_axes.h"
 #include "engine/workload/workload_parser.h"
 #include "tests/engine/trace_fixture.h"
 
@@ -249,6 +252,59 @@ private slots:
         QCOMPARE(analyzeInterference(back).ops[1].slowdown, 1.5);
         // A trace without baselines writes none.
         QVERIFY(toNativeJson(streamscope::test::handTrace()).find("\"solo\"") == std::string::npos);
+    }
+
+    // "Did overlapping help?": schedule=serial makes every stream wait for the one before, so the comparison
+    // shows the net gain of overlap. The lesson that measures solo baselines runs serial without them.
+    void serialScheduleOrdersEveryStreamAfterTheOneBefore()
+    {
+        const std::string lesson = std::string(STREAMSCOPE_SOURCE_DIR) + "/resources/workloads/overlap.json";
+        ExperimentSpec spec;
+        spec.workloadText = readFile(lesson);
+        spec.workloadFile = lesson;
+        spec.axes = {parseVaryOption("schedule=overlapped,serial")};
+        const std::vector<Variant> variants = expandVariants(spec);
+        QCOMPARE(variants.size(), std::size_t(2));
+        const Workload &overlapped = variants[0].workload, &serial = variants[1].workload;
+        QCOMPARE(variants[1].label, std::string("schedule=serial"));
+        QVERIFY(overlapped.solo);
+        QVERIFY(!serial.solo);
+        QCOMPARE(serial.streams.size(), overlapped.streams.size());
+        // Each stream but the first starts with a wait; each but the last ends with a record; in between, its
+        // own ops as written.
+        for (std::size_t i = 0; i < serial.streams.size(); ++i) {
+            const auto &ops = serial.streams[i].ops;
+            const std::size_t own = overlapped.streams[i].ops.size();
+            QCOMPARE(ops.size(), own + (i > 0) + (i + 1 < serial.streams.size()));
+            if (i > 0)
+                QVERIFY(ops.front().type == OpType::EventWait);
+            if (i + 1 < serial.streams.size())
+                QVERIFY(ops.back().type == OpType::EventRecord);
+        }
+        // Issued stream by stream, every wait pairs with the record of the stream before it.
+        const std::vector<int> paired = pairEventWaits(serial);
+        int waits = 0;
+        for (std::size_t k = 0; k < serial.schedule.size(); ++k) {
+            const ScheduledOp &at = serial.schedule[k];
+            if (serial.streams[std::size_t(at.stream)].ops[std::size_t(at.op)].type != OpType::EventWait)
+                continue;
+            ++waits;
+            QVERIFY(paired[k] >= 0);
+            QCOMPARE(serial.schedule[std::size_t(paired[k])].stream, at.stream - 1);
+            QVERIFY(std::size_t(paired[k]) < k);
+        }
+        QCOMPARE(waits, int(serial.streams.size()) - 1);
+        // The serial variant survives its own round trip, and asking for both is refused at /serial.
+        QCOMPARE(parseWorkload(workloadToJson(serial), "again.json").opCount(), serial.opCount());
+        try {
+            parseWorkload(
+                R"({"version": 1, "serial": true, "solo": true, "streams": [{"name": "a", "ops": [{"op": "kernel", "duration": "1 ms"}]}]})",
+                "both.json");
+            QFAIL("serial and solo together were accepted");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("/serial") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, parseVaryOption("schedule=sequential"));
     }
 
     void csvCarriesEachExecutionAgainstAlone()
