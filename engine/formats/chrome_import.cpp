@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <functional>
 #include <iterator>
@@ -311,16 +312,17 @@ struct PendingOp {
     std::int32_t launch = -1; // index into ChromeImporter::m_launches: the kernel's launch details
 };
 
+// Where a flow starts or ends: a (pid, tid) lane, numbered as first met, and a time. 16 bytes, kept for
+// every event without a correlation until the flows are matched.
 struct LaneKey {
-    std::string pid, tid;
-    std::int64_t ts;
-    bool operator==(const LaneKey &o) const { return ts == o.ts && pid == o.pid && tid == o.tid; }
+    std::uint32_t lane = 0;
+    std::int64_t ts = 0;
+    bool operator==(const LaneKey &o) const { return ts == o.ts && lane == o.lane; }
 };
 struct LaneKeyHash {
     std::size_t operator()(const LaneKey &k) const
     {
-        return std::hash<std::string>()(k.pid) ^ (std::hash<std::string>()(k.tid) * 31)
-               ^ std::hash<std::int64_t>()(k.ts);
+        return std::hash<std::int64_t>()(k.ts) ^ (std::size_t(k.lane) * 0x9E3779B97F4A7C15ull);
     }
 };
 
@@ -836,8 +838,7 @@ private:
             } else {
                 call.op.hostThread = hostThread(m_r.find(e, "pid"), m_r.find(e, "tid"));
                 if (call.op.correlation == 0)
-                    m_hostFlowPending.push_back(
-                        {m_calls.size(), LaneKey{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), ts}});
+                    m_hostFlowPending.push_back({m_calls.size(), LaneKey{laneOf(e), ts}});
             }
             const auto opName = m_r.optionalText(a, "op_name", ap);
             call.op.nameId = intern(opName ? *opName : name, opName ? ap + "/op_name" : path + "/name");
@@ -891,8 +892,7 @@ private:
                 device = looseInteger(*pid); // Kineto puts GPU d on pid d
             op.stream = streamIndex(device, stream);
             if (op.correlation == 0)
-                m_gpuFlowPending.push_back(
-                    {m_gpuOps.size(), LaneKey{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), ts}});
+                m_gpuFlowPending.push_back({m_gpuOps.size(), LaneKey{laneOf(e), ts}});
         }
         m_gpuOps.push_back({op, link, m_eventIndex, false, repetition, launch});
     }
@@ -1118,7 +1118,7 @@ private:
         const std::int64_t flowId = isString(*id)
                                         ? static_cast<std::int64_t>(std::hash<std::string_view>()(stringOf(*id)) >> 1)
                                         : m_r.integerValue(*id, path + "/id");
-        LaneKey key{idKey(m_r.find(e, "pid")), idKey(m_r.find(e, "tid")), m_r.micros(e, "ts", path)};
+        LaneKey key{laneOf(e), m_r.micros(e, "ts", path)};
         (start ? m_flowStarts : m_flowEnds).emplace(std::move(key), static_cast<std::uint64_t>(flowId));
     }
 
@@ -1128,6 +1128,14 @@ private:
         if (id && *id <= 0)
             m_r.fail(path + "/bind_id", "expected a positive integer");
         return id ? static_cast<std::uint64_t>(*id) : 0;
+    }
+
+    // The number of an event's (pid, tid) lane, for flows.
+    std::uint32_t laneOf(const Value &e)
+    {
+        const auto [it, inserted] = m_laneIds.emplace(idKey(m_r.find(e, "pid")) + "/" + idKey(m_r.find(e, "tid")),
+                                                      static_cast<std::uint32_t>(m_laneIds.size()));
+        return it->second;
     }
 
     int hostThread(const OptValue &pid, const OptValue &tid)
@@ -1205,6 +1213,11 @@ private:
         for (std::size_t i = 0; i < m_calls.size(); ++i)
             if (!used[i])
                 m_hostOnly.push_back(m_calls[i]);
+        m_calls = {}; // what is left of them is in m_hostOnly
+        m_hostFlowPending = {};
+        m_gpuFlowPending = {};
+        m_flowStarts = {};
+        m_flowEnds = {};
     }
 
     void finish()
@@ -1231,15 +1244,22 @@ private:
         }
 
         // Ops in file order for StreamScope's export (its issue order), by start time otherwise.
-        std::vector<PendingOp> all = std::move(m_gpuOps);
-        for (auto &c : m_hostOnly)
-            all.push_back(c);
+        // Sorted as indices (GPU slices, then host-only calls), not as copies of the pending ops: each op is
+        // copied once, into its repetition, reserved to its size.
+        const std::size_t gpuCount = m_gpuOps.size();
+        const auto pending = [&](std::uint32_t i) -> const PendingOp & {
+            return i < gpuCount ? m_gpuOps[i] : m_hostOnly[i - gpuCount];
+        };
+        std::vector<std::uint32_t> order(gpuCount + m_hostOnly.size());
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = static_cast<std::uint32_t>(i);
         if (m_ours) {
             // GPU slices and host-only slices were written in trace order: keep the file's order.
-            std::sort(all.begin(), all.end(), [](const PendingOp &a, const PendingOp &b) { return a.order < b.order; });
+            std::stable_sort(order.begin(), order.end(),
+                             [&](std::uint32_t a, std::uint32_t b) { return pending(a).order < pending(b).order; });
         } else {
-            std::stable_sort(all.begin(), all.end(), [](const PendingOp &a, const PendingOp &b) {
-                return importOrderKey(a.op) < importOrderKey(b.op);
+            std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return importOrderKey(pending(a).op) < importOrderKey(pending(b).op);
             });
         }
         std::map<int, std::size_t> repIndex;
@@ -1252,7 +1272,16 @@ private:
             }
             return m_trace.repetitions[it->second];
         };
-        for (auto &c : all) {
+        {
+            std::map<int, std::size_t> counts;
+            for (const std::uint32_t i : order)
+                if (counts[pending(i).repetition]++ == 0)
+                    repetitionOf(pending(i).repetition);
+            for (const auto &[repetition, count] : counts)
+                repetitionOf(repetition).ops.reserve(count);
+        }
+        for (const std::uint32_t i : order) {
+            const PendingOp &c = pending(i);
             Repetition &rep = repetitionOf(c.repetition);
             if (c.launch >= 0) {
                 KernelLaunch l = m_launches[static_cast<std::size_t>(c.launch)];
@@ -1261,6 +1290,9 @@ private:
             }
             rep.ops.push_back(c.op);
         }
+        order = {};
+        m_gpuOps = {};
+        m_hostOnly = {};
         for (auto &[repetition, range] : m_ranges)
             repetitionOf(repetition).hostRanges.push_back(range);
         m_ranges.clear();
@@ -1299,9 +1331,10 @@ private:
     std::size_t m_eventIndex = 0;
     std::int64_t m_origin = 0;
     std::vector<DeviceInfo> m_kinetoDevices;
-    std::vector<PendingOp> m_gpuOps;
-    std::vector<PendingOp> m_calls;
-    std::vector<PendingOp> m_hostOnly;
+    // Deques: growing one copies nothing (a vector's doubling held the old and the new array at once).
+    std::deque<PendingOp> m_gpuOps;
+    std::deque<PendingOp> m_calls;
+    std::deque<PendingOp> m_hostOnly;
     std::vector<std::pair<int, ActivityRecord>> m_activities; // (repetition, record), StreamScope's own files
     std::vector<std::pair<int, HostRange>> m_ranges; // (repetition, range)
     std::vector<KernelLaunch> m_launches; // PendingOp::launch indexes here
@@ -1311,6 +1344,7 @@ private:
     std::unordered_map<std::string, int> m_threadIndex;
     std::vector<std::string> m_threadKeys;
     std::unordered_map<std::string, std::string> m_threadNames;
+    std::unordered_map<std::string, std::uint32_t> m_laneIds; // "pid/tid" -> lane number, for flows
     std::unordered_map<LaneKey, std::uint64_t, LaneKeyHash> m_flowStarts, m_flowEnds;
     std::vector<std::pair<std::size_t, LaneKey>> m_hostFlowPending, m_gpuFlowPending;
 };

@@ -24,6 +24,18 @@ namespace {
 
 constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
 
+// An allocation that fails while a file is read (a file near the size limits on a machine short of memory,
+// or under a memory cap) is the machine's limit, not a bug: Error{Io} naming the file (exit 4 in the CLI),
+// never std::bad_alloc (exit 1, or an abort where it meets a noexcept destructor).
+template <typename Read> auto memoryChecked(const std::string &path, Read &&read)
+{
+    try {
+        return read();
+    } catch (const std::bad_alloc &) {
+        throw Error(ErrorKind::Io, path + ": not enough memory to read it");
+    }
+}
+
 bool isSpace(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -215,7 +227,7 @@ FileKind detectFileKind(const std::string &path)
 {
     if (readFileHead(path, kSqliteMagic.size()) == kSqliteMagic)
         return FileKind::NsysSqlite; // SQLite reads the file itself: never read whole here
-    return detectFileKindOfContent(readFile(path), path);
+    return memoryChecked(path, [&] { return detectFileKindOfContent(readFile(path), path); });
 }
 
 namespace {
@@ -274,7 +286,9 @@ std::string readTraceContent(const std::string &path)
 
 } // namespace
 
-OpenedFile openFile(const std::string &path, const LoadControl &control)
+namespace {
+
+OpenedFile openFileUnchecked(const std::string &path, const LoadControl &control)
 {
     control.report("reading", 0.0);
     std::string content = readTraceContent(path);
@@ -296,7 +310,7 @@ OpenedFile openFile(const std::string &path, const LoadControl &control)
     return opened;
 }
 
-Trace loadTrace(const std::string &path, const LoadControl &control)
+Trace loadTraceUnchecked(const std::string &path, const LoadControl &control)
 {
     control.report("reading", 0.0);
     std::string content = readTraceContent(path);
@@ -307,6 +321,18 @@ Trace loadTrace(const std::string &path, const LoadControl &control)
         content = gunzip(content, path);
     }
     return traceFromContent(content, path, wasGzip, control);
+}
+
+} // namespace
+
+OpenedFile openFile(const std::string &path, const LoadControl &control)
+{
+    return memoryChecked(path, [&] { return openFileUnchecked(path, control); });
+}
+
+Trace loadTrace(const std::string &path, const LoadControl &control)
+{
+    return memoryChecked(path, [&] { return loadTraceUnchecked(path, control); });
 }
 
 void exportTrace(const Trace &trace, ExportFormat format, const std::string &path)

@@ -38,6 +38,8 @@ private slots:
     void malformedGzip_data();
     void malformedGzip();
     void unknownFormatIsRejected();
+    void textIsConsumedAndSkippedMembersAreNotParsed();
+    void hostileSizesStopAtTheirLimit();
 
 private:
     std::string write(const QString &name, const QByteArray &content);
@@ -525,6 +527,51 @@ void TestChromeImport::unknownFormatIsRejected()
     } catch (const engine::Error &e) {
         QCOMPARE(e.kind(), engine::ErrorKind::Io);
     }
+}
+
+// The reader parses one event at a time and frees the text once read (#24 item 1): chromeTraceFromText
+// empties the string it is given; a top-level member it does not read is skipped by its extent, whatever
+// its size, and the events after it are read; members it reads may stand after traceEvents.
+void TestChromeImport::textIsConsumedAndSkippedMembersAreNotParsed()
+{
+    std::string text = R"({"traceEvents":[)" + std::string(kKernel) + "," + kKernel + R"(],"otherData":{"note":")"
+                       + std::string(1 << 20, 'x')
+                       + R"(","list":[1,2,[3,{"}":"]"}]]},"deviceProperties":[{"id":0,"name":"After the events"}]})";
+    const std::size_t size = text.size();
+    const engine::Trace t = engine::chromeTraceFromText(text, "consumed.json");
+    QVERIFY(text.empty());
+    QVERIFY(text.capacity() < size); // its memory given back, not only its length
+    QCOMPARE(t.opCount(), std::size_t(2));
+    QCOMPARE(t.devices.size(), std::size_t(1));
+    QCOMPARE(t.devices[0].name, std::string("After the events"));
+}
+
+// Hostile sizes stop at their limit, named by the event, before the work they bound: a name beyond
+// limits::kMaxTextBytes, and one event beyond what the reader parses as a value (its DOM is bounded).
+void TestChromeImport::hostileSizesStopAtTheirLimit()
+{
+    const auto expectRefused = [](std::string text, const QString &part) {
+        try {
+            engine::chromeTraceFromText(text, "hostile.json");
+            QFAIL("no error");
+        } catch (const engine::Error &e) {
+            QCOMPARE(e.kind(), engine::ErrorKind::InvalidInput);
+            QVERIFY2(QString(e.what()).startsWith("hostile.json: "), e.what());
+            QVERIFY2(QString(e.what()).contains(part), e.what());
+        }
+    };
+    const std::string before = R"({"traceEvents":[)" + std::string(kKernel) + ",";
+    expectRefused(before + R"({"ph":"X","cat":"kernel","name":")" + std::string((16 << 20) + 1, 'n')
+                      + R"(","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7}}]})",
+                  "/traceEvents/1/name: a name of 16777217 bytes, longer than StreamScope reads (at most 16 MiB)");
+    std::string zeros;
+    zeros.reserve(18 << 20);
+    for (int i = 0; i < (9 << 20); ++i)
+        zeros += "0,";
+    expectRefused(
+        before + R"({"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":10,"dur":5,"args":{"stream":7,"x":[)"
+            + zeros + "0]}}]}",
+        " of JSON in one value, more than StreamScope reads (at most 17 MiB for an event)");
 }
 
 QTEST_GUILESS_MAIN(TestChromeImport)
