@@ -2,6 +2,8 @@
 #include "ui/compare/bandwidth_size_chart.h"
 
 #include <QCategoryAxis>
+#include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QValueAxis>
@@ -14,6 +16,7 @@
 #include "engine/analysis/analysis.h"
 #include "ui/common/format_units.h"
 #include "ui/common/image_export.h"
+#include "ui/compare/chart_style.h"
 
 namespace streamscope::ui {
 
@@ -38,9 +41,58 @@ QColor curveColor(const BandwidthSizeChart::Curve &curve)
 BandwidthSizeChart::BandwidthSizeChart(QWidget *parent) : QChartView(parent)
 {
     setRenderHint(QPainter::Antialiasing);
-    chart()->setTitle(tr("Achieved bandwidth by transfer size (median over repetitions)"));
-    chart()->legend()->setAlignment(Qt::AlignBottom);
+    chart()->setTitle(tr("Achieved bandwidth by transfer size"));
+    // At the right, one entry a line: at the bottom five entries shared one line and each was cut
+    // ("pageable…", "pinned H…"), so that H2D could not be told from D2H.
+    chart()->legend()->setAlignment(Qt::AlignRight);
     chart()->setAnimationOptions(QChart::NoAnimation);
+    connect(chart(), &QChart::plotAreaChanged, this, &BandwidthSizeChart::labelSizes);
+}
+
+void BandwidthSizeChart::labelSizes()
+{
+    auto *axisX = qobject_cast<QCategoryAxis *>(chart()->axes(Qt::Horizontal).value(0));
+    const QRectF plot = chart()->plotArea();
+    if (!axisX || m_sizes.empty() || m_series.empty() || plot.width() <= 0)
+        return;
+    // Drawn by the chart view, not by the axis: Qt Charts gives a label on a value the room between it and
+    // the previous category and cut or dropped the rest ("16 …", only "4 KiB" left at 720p). Every
+    // step-th size, the smallest step whose labels keep a gap of a few pixels; one type for all.
+    const double pxPerUnit = plot.width() / (axisX->max() - axisX->min());
+    const QFontMetricsF fm(axisX->labelsFont());
+    double widest = 0;
+    for (const std::uint64_t bytes : m_sizes)
+        widest = std::max(widest, fm.horizontalAdvance(formatBytes(bytes)));
+    int step = 1;
+    for (; step < int(m_sizes.size()); ++step) {
+        bool fits = true;
+        for (std::size_t i = std::size_t(step); i < m_sizes.size() && fits; i += std::size_t(step))
+            fits = (sizeToX(m_sizes[i]) - sizeToX(m_sizes[i - std::size_t(step)])) * pxPerUnit >= widest + 8;
+        if (fits)
+            break;
+    }
+    qDeleteAll(m_labelItems);
+    m_labelItems.clear();
+    for (std::size_t i = 0; i < m_sizes.size(); i += std::size_t(step)) {
+        auto *item = new QGraphicsSimpleTextItem(formatBytes(m_sizes[i]), chart());
+        item->setData(kChartTextRole, QStringLiteral("axis label")); // its type is the axis' (chart_style.h)
+        item->setFont(axisX->labelsFont());
+        item->setBrush(axisX->labelsBrush());
+        item->setZValue(20);
+        const double x = chart()->mapToPosition(QPointF(sizeToX(m_sizes[i]), 0), m_series.front()).x();
+        const QRectF box = item->boundingRect();
+        item->setPos(std::clamp(x - box.width() / 2, 0.0, std::max(0.0, chart()->size().width() - box.width())),
+                     plot.bottom() + 4);
+        m_labelItems << item;
+    }
+}
+
+QStringList BandwidthSizeChart::sizeLabels() const
+{
+    QStringList labels;
+    for (const QGraphicsSimpleTextItem *item : m_labelItems)
+        labels << item->text();
+    return labels;
 }
 
 std::vector<BandwidthSizeChart::Curve> BandwidthSizeChart::curvesOf(const std::vector<const engine::Trace *> &traces)
@@ -85,6 +137,8 @@ void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &tra
     for (QAbstractAxis *axis : c->axes())
         c->removeAxis(axis), delete axis;
     m_series.clear();
+    qDeleteAll(m_labelItems);
+    m_labelItems.clear();
     m_curves = curvesOf(traces);
     m_peakGBs = 0;
     for (const engine::Trace *trace : traces)
@@ -94,7 +148,7 @@ void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &tra
         c->setTitle(tr("No host↔device copies with GPU times to plot"));
         return;
     }
-    c->setTitle(tr("Achieved bandwidth by transfer size (median over repetitions)"));
+    c->setTitle(tr("Achieved bandwidth by transfer size"));
 
     std::uint64_t minBytes = UINT64_MAX, maxBytes = 0;
     double maxGBs = m_peakGBs;
@@ -105,19 +159,30 @@ void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &tra
             maxGBs = std::max(maxGBs, gbs);
         }
 
-    // A log scale labelled in units ("16 MiB", not 16777216): x is log2 of the size, and a category
-    // axis puts a label on every power of four (one per two doublings stays legible).
+    // A log scale labelled in units ("16 MiB", not 16777216): x is log2 of the size; the labels sit on
+    // the sizes measured, as many of them as fit the plot's width (labelSizes, again whenever it changes).
+    // One size alone (a comparison of streams at a fixed chunk) gets room on both sides.
     auto *axisX = new QCategoryAxis;
+    // Labels measured in the axis' type: presentation mode's larger one needs fewer of them.
+    connect(axisX, &QAbstractAxis::labelsFontChanged, this, &BandwidthSizeChart::labelSizes);
     axisX->setTitleText(tr("transfer size (log scale)"));
     axisX->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    const double lo = std::log2(double(minBytes)) - 0.6, hi = std::log2(double(maxBytes)) + 0.6;
+    const double pad = minBytes == maxBytes ? 2.0 : 1.0;
+    const double lo = std::log2(double(minBytes)) - pad, hi = std::log2(double(maxBytes)) + pad;
     axisX->setRange(lo, hi);
     axisX->setStartValue(lo);
-    for (int power = int(std::ceil(lo)); power <= int(std::floor(hi)); ++power)
-        if (power % 2 == 0 && power >= 0 && power < 63)
-            axisX->append(formatBytes(std::uint64_t(1) << power), power);
+    m_sizes.clear();
+    for (const Curve &curve : m_curves)
+        for (const auto &point : curve.points)
+            m_sizes.push_back(point.first);
+    std::sort(m_sizes.begin(), m_sizes.end());
+    m_sizes.erase(std::unique(m_sizes.begin(), m_sizes.end()), m_sizes.end());
+    // A grid line at every size measured; the axis' labels are placeholders (unique, invisible) that
+    // reserve the height of the ones labelSizes draws.
+    for (std::size_t i = 0; i < m_sizes.size(); ++i)
+        axisX->append(QString(qsizetype(i) + 1, QChar(0x200b)), sizeToX(m_sizes[i]));
     auto *axisY = new QValueAxis;
-    axisY->setTitleText(tr("GB/s (1e9 B/s)"));
+    axisY->setTitleText(tr("median GB/s (1e9 B/s)"));
     axisY->setRange(0, maxGBs * 1.1);
     axisY->applyNiceNumbers();
     c->addAxis(axisX, Qt::AlignBottom);
@@ -139,6 +204,7 @@ void BandwidthSizeChart::setTraces(const std::vector<const engine::Trace *> &tra
         line->attachAxis(axisY);
         m_series.push_back(line);
     }
+    labelSizes();
     if (m_peakGBs > 0) {
         auto *peak = new QLineSeries;
         peak->setName(tr("link peak %1").arg(formatGBs(m_peakGBs)));

@@ -14,6 +14,7 @@
 
 #include "engine/model/trace.h"
 
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 
 namespace streamscope::ui {
@@ -45,10 +46,16 @@ public:
     bool hasData() const { return !m_curves.empty(); }
 
     static QString curveName(const Curve &curve);
+    // The size labels drawn under the plot for its present width ("4 KiB", "1 MiB", ...).
+    QStringList sizeLabels() const;
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
 
 private:
+    void labelSizes();
+
     std::vector<Curve> m_curves;
+    std::vector<std::uint64_t> m_sizes; // every size measured, ascending
+    QList<QGraphicsSimpleTextItem *> m_labelItems; // the size labels under the plot, owned by the chart
     std::vector<QLineSeries *> m_series;
     double m_peakGBs = 0;
 };

@@ -83,9 +83,11 @@ void applyChartStyle(QChart *chart, const ChartStyle &style)
     // Annotations (speedups above the bars) are text items on the chart.
     for (QGraphicsItem *item : chart->childItems())
         if (auto *label = dynamic_cast<QGraphicsSimpleTextItem *>(item)) {
+            label->setBrush(text);
+            if (label->data(kChartTextRole).toString() == QLatin1String("axis label"))
+                continue;
             QFont small = base;
             small.setPointSizeF(base.pointSizeF() * 0.9);
-            label->setBrush(text);
             label->setFont(small);
         }
 }

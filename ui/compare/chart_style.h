@@ -12,6 +12,10 @@ struct ChartStyle {
     double fontScale = 1.0; // presentation mode: 1.35, as the main window
 };
 
+// QGraphicsItem::data key of a chart's own text items: "axis label" marks one drawn in place of an axis'
+// label, which keeps the axis' type (its owner sizes it to fit); other text items are annotations.
+inline constexpr int kChartTextRole = 0x5353;
+
 void applyChartStyle(QChart *chart, const ChartStyle &style);
 
 } // namespace streamscope::ui

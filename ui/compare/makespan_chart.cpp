@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "ui/common/image_export.h"
+#include "ui/compare/chart_style.h"
 #include "ui/timeline/time_mapping.h"
 
 namespace streamscope::ui {
@@ -169,6 +170,8 @@ void MakespanChart::setSummaries(const std::vector<engine::VariantSummary> &summ
     axisY->setRange(0, maxNs > 0 ? maxNs / m_unitNs * 1.2 : 1.0);
     axisY->applyNiceNumbers();
     connect(c, &QChart::plotAreaChanged, this, &MakespanChart::placeAnnotations, Qt::UniqueConnection);
+    // The labels under the bars follow the axis' type (applyChartStyle sets it after this).
+    connect(axisX, &QAbstractAxis::labelsFontChanged, this, &MakespanChart::placeAnnotations);
     placeAnnotations();
     // Empty verdict sets would still show in the legend: hide them.
     for (QBarSet *set : sets) {
@@ -218,8 +221,9 @@ void MakespanChart::placeAnnotations()
         item->setPos(top.x() - box.width() / 2, top.y() - box.height() - 4);
     }
 
-    // The category labels: one value per line; a value too wide for its bar breaks after its hyphens
-    // ("depth-" / "first"), and what is still too wide gets a smaller type, never an ellipsis.
+    // The category labels: one value per line; where a value is too wide for its bar every label breaks
+    // after its hyphens ("depth-" / "first"), and what is still too wide makes all of them smaller, in one
+    // type for every bar (a label shrunk alone read as another kind of text), never with an ellipsis.
     QAbstractAxis *axisX = chart()->axes(Qt::Horizontal).value(0);
     if (!axisX)
         return;
@@ -230,37 +234,51 @@ void MakespanChart::placeAnnotations()
         for (int i = 0; i < m_categories.size(); ++i) {
             auto *item = new QGraphicsSimpleTextItem(chart());
             item->setZValue(20);
+            item->setData(kChartTextRole, QStringLiteral("axis label")); // its type is the axis' (chart_style.h)
             m_labelItems << item;
         }
     }
     const double room = std::max(12.0, spacing - 4);
+    const QFontMetricsF fm(axisFont);
+    auto widest = [&fm](const QStringList &text) {
+        double w = 0;
+        for (const QString &line : text)
+            w = std::max(w, fm.horizontalAdvance(line));
+        return w;
+    };
+    QList<QStringList> lines;
+    bool tooWide = false;
+    for (const QString &category : std::as_const(m_categories)) {
+        lines << category.split(QStringLiteral(", "));
+        tooWide |= widest(lines.back()) > room;
+    }
+    double widestLabel = 0;
+    for (QStringList &label : lines) {
+        if (tooWide) {
+            QStringList broken;
+            for (const QString &line : std::as_const(label))
+                broken << line.split(QLatin1Char('-')).join(QStringLiteral("-\n")).split(QLatin1Char('\n'));
+            label = broken;
+        }
+        widestLabel = std::max(widestLabel, widest(label));
+    }
+    QFont font = axisFont;
+    if (widestLabel > room && font.pointSizeF() > 0)
+        font.setPointSizeF(std::max(font.pointSizeF() * 0.6, font.pointSizeF() * room / widestLabel));
     for (int i = 0; i < m_labelItems.size(); ++i) {
         QGraphicsSimpleTextItem *item = m_labelItems[i];
         item->setBrush(axisX->labelsBrush());
-        QStringList lines = m_categories[i].split(QStringLiteral(", "));
-        const QFontMetricsF fm(axisFont);
-        auto widest = [](const QStringList &text, const QFontMetricsF &metrics) {
-            double w = 0;
-            for (const QString &line : text)
-                w = std::max(w, metrics.horizontalAdvance(line));
-            return w;
-        };
-        if (widest(lines, fm) > room) {
-            QStringList broken;
-            for (const QString &line : lines)
-                broken << line.split(QLatin1Char('-')).join(QStringLiteral("-\n")).split(QLatin1Char('\n'));
-            lines = broken;
-        }
-        QFont font = axisFont;
-        const double w = widest(lines, fm);
-        if (w > room && font.pointSizeF() > 0)
-            font.setPointSizeF(std::max(font.pointSizeF() * 0.6, font.pointSizeF() * room / w));
         item->setFont(font);
-        item->setText(lines.join(QLatin1Char('\n')));
+        item->setText(lines[i].join(QLatin1Char('\n')));
         const QPointF bottom = chart()->mapToPosition(QPointF(i, 0), m_bars);
         const QRectF box = item->boundingRect();
         item->setPos(bottom.x() - box.width() / 2, chart()->plotArea().bottom() + 4);
     }
+}
+
+QFont MakespanChart::drawnLabelFont(int i) const
+{
+    return i >= 0 && i < m_labelItems.size() ? m_labelItems[i]->font() : QFont();
 }
 
 QString MakespanChart::drawnLabel(int i) const

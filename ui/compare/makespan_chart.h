@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QChartView>
+#include <QFont>
 #include <QString>
 
 #include <vector>
@@ -38,6 +39,8 @@ public:
     // The label under bar i as drawn (lines joined by '\n'), and its box in the chart's coordinates.
     QString drawnLabel(int i) const;
     QRectF drawnLabelRect(int i) const;
+    // The type of the label under bar i (one for every bar).
+    QFont drawnLabelFont(int i) const;
     QStackedBarSeries *bars() const { return m_bars; }
 
     // Writes the chart as .png or .svg (by suffix) at size.
