@@ -1266,9 +1266,10 @@ void MainWindow::onDevicesChecked(bool usable, const QString &message)
     // installed"), without its repeated "no usable GPU" and the CUDA call's own error, which named an old
     // driver beside a missing one; the whole message under Details.
     QString reason = message.trimmed().section(QLatin1Char('\n'), 0, 0);
+    // "streamscope-cli devices: no usable GPU: ..." where the CLI's stderr says it.
     const QString prefix = QStringLiteral("no usable GPU:");
-    if (reason.startsWith(prefix, Qt::CaseInsensitive))
-        reason = reason.mid(prefix.size()).trimmed();
+    if (const qsizetype at = reason.indexOf(prefix, 0, Qt::CaseInsensitive); at >= 0)
+        reason = reason.mid(at + prefix.size()).trimmed();
     if (const qsizetype bracket = reason.indexOf(QStringLiteral(" (")); bracket > 0)
         reason = reason.left(bracket);
     QString text = reason.isEmpty() ? tr("No usable GPU here, so workloads cannot be run.")

@@ -8,9 +8,12 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
+#include <QStyle>
 #include <QToolButton>
 
 #include <algorithm>
+#include <initializer_list>
 #include <set>
 
 #include "engine/model/op_colors.h"
@@ -41,12 +44,9 @@ FindBar::FindBar(QWidget *parent) :
     m_lane->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_min->setPlaceholderText(tr("at least"));
     m_max->setPlaceholderText(tr("at most"));
-    for (QLineEdit *field : {m_min, m_max}) {
-        field->setMaximumWidth(90);
-        // Room for "1.5 ms" and its placeholder however the row is squeezed.
-        field->setMinimumWidth(field->fontMetrics().horizontalAdvance(tr("at least")) + 16);
+    for (QLineEdit *field : {m_min, m_max})
         field->setToolTip(tr("A duration: 50 us, 1.5 ms, 2 s (a bare number is in nanoseconds)"));
-    }
+    fitDurationFields();
     m_filter->setToolTip(tr("Dim everything else on the timeline and hide it from the operations table"));
     m_previous->setArrowType(Qt::UpArrow);
     m_previous->setToolTip(tr("Previous match (Shift+Enter)"));
@@ -94,6 +94,37 @@ FindBar::FindBar(QWidget *parent) :
     for (QLineEdit *field : {m_name, m_min, m_max})
         field->installEventFilter(this);
     updateStatus();
+}
+
+void FindBar::fitDurationFields()
+{
+    // Room for "150.5 ms" and the placeholders in the field's own type, inside its frame and margins,
+    // however the row is squeezed (a width fixed from the type at construction left about 30 px of text
+    // where the field's type grew or its style's frame was wider: "50 us" read as "0 us").
+    for (QLineEdit *field : {m_min, m_max}) {
+        const QFontMetrics fm(field->font());
+        int text = fm.horizontalAdvance(QStringLiteral("150.5 ms"));
+        for (const QString &placeholder : {m_min->placeholderText(), m_max->placeholderText()})
+            text = std::max(text, fm.horizontalAdvance(placeholder));
+        const QMargins margins = field->textMargins();
+        const int frame = field->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, nullptr, field);
+        // QLineEdit keeps 2 px of its own on each side of the text, and a cursor's width.
+        field->setFixedWidth(text + margins.left() + margins.right() + 2 * frame + 2 * 2 + 4);
+    }
+}
+
+int FindBar::durationTextRoom(const QLineEdit *field)
+{
+    const QMargins margins = field->textMargins();
+    const int frame = field->style()->pixelMetric(QStyle::PM_DefaultFrameWidth, nullptr, field);
+    return field->width() - margins.left() - margins.right() - 2 * frame - 2 * 2;
+}
+
+void FindBar::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+        fitDurationFields();
 }
 
 int FindBar::oneRowWidth() const
@@ -241,9 +272,22 @@ void FindBar::findPrevious()
 
 void FindBar::close()
 {
+    // What narrows the search goes with it (durations, kind, lane, Filter); the name (and Regex) stays,
+    // selected when the bar opens again. Quietly: each change would run the query again.
+    for (QWidget *field : std::initializer_list<QWidget *>{m_min, m_max, m_kind, m_lane, m_filter}) {
+        const QSignalBlocker quiet(field);
+        if (auto *line = qobject_cast<QLineEdit *>(field))
+            line->clear();
+        else if (auto *box = qobject_cast<QComboBox *>(field))
+            box->setCurrentIndex(0);
+        else if (auto *check = qobject_cast<QCheckBox *>(field))
+            check->setChecked(false);
+    }
+    m_inputError.clear();
     hide();
     if (m_document)
         m_document->clearQuery();
+    updateStatus();
 }
 
 bool FindBar::eventFilter(QObject *watched, QEvent *event)

@@ -32,7 +32,8 @@ public:
     // Selects the next (previous) match, wrapping around.
     void findNext();
     void findPrevious();
-    // Hides the bar and clears the query (Escape).
+    // Hides the bar and clears the query (Escape): the durations, kind, lane and Filter go back to none;
+    // the name (and Regex) is kept for the next search.
     void close();
 
     // "3 of 12", "12 matches", "No match", or why the query cannot run.
@@ -48,16 +49,20 @@ public:
     // The bar's query and its walk side by side, or one above the other where the bar is narrower than both.
     bool isOneRow() const { return m_rows->direction() == QBoxLayout::LeftToRight; }
     QSize minimumSizeHint() const override;
+    // The width a duration field leaves its text (inside its frame and margins).
+    static int durationTextRoom(const QLineEdit *field);
 
 protected:
     bool eventFilter(QObject *watched, QEvent *event) override;
     void keyPressEvent(QKeyEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     void applyQuery();
     void updateStatus();
     void fillLanes();
+    void fitDurationFields();
     int oneRowWidth() const; // the narrowest the bar can be with its two groups side by side
 
     QPointer<TraceDocument> m_document;

@@ -65,24 +65,33 @@ RangePanel::RangePanel(QWidget *parent) :
     m_heading->setWordWrap(true);
     m_totals->setWordWrap(true);
     m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_totals->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_names->setHorizontalHeaderLabels(
         {tr("Name"), tr("Kind"), tr("Count"), tr("Total"), tr("Mean"), tr("Min"), tr("Max"), tr("Share")});
     m_lanes->setHorizontalHeaderLabels({tr("Lane"), tr("Ops"), tr("Busy"), tr("Busy %")});
+    // The range's heading, totals and buttons in a column beside the two tables, so that the tables
+    // have the dock's whole height (above them, at 1280x720, they kept room for two rows).
+    auto *info = new QWidget(this);
+    auto *column = new QVBoxLayout(info);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->addWidget(m_heading);
+    column->addWidget(m_totals, 1);
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(m_zoom);
     buttons->addWidget(m_export);
     buttons->addStretch(1);
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_nameTable);
-    split->addWidget(m_laneTable);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
+    column->addLayout(buttons);
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->addWidget(info);
+    m_split->addWidget(m_nameTable);
+    m_split->addWidget(m_laneTable);
+    m_split->setStretchFactor(0, 2);
+    m_split->setStretchFactor(1, 5);
+    m_split->setStretchFactor(2, 2);
+    m_split->setChildrenCollapsible(false);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(m_heading);
-    layout->addWidget(m_totals);
-    layout->addWidget(split, 1);
-    layout->addLayout(buttons);
+    layout->addWidget(m_split, 1);
     connect(m_zoom, &QPushButton::clicked, this, [this] {
         if (m_document && m_document->hasRange())
             emit zoomToRangeRequested(m_document->rangeStatistics().startNs, m_document->rangeStatistics().endNs);
@@ -144,7 +153,7 @@ void RangePanel::refresh()
     totals << tr("copies %1, compute %2, both at once %3")
                   .arg(formatDuration(s.copyNs), formatDuration(s.computeNs), formatDuration(s.overlapNs));
     totals << tr("two GPU ops or more at once %1, at most %2").arg(formatDuration(s.concurrentNs)).arg(s.maxConcurrent);
-    m_totals->setText(totals.join(QStringLiteral(" · ")));
+    m_totals->setText(totals.join(QLatin1Char('\n')));
 
     for (const auto &n : s.names)
         m_names->appendRow(
@@ -160,6 +169,12 @@ void RangePanel::refresh()
                             numberItem(formatPercent(l.busyFraction), l.busyFraction)});
     m_nameTable->resizeColumnsToContents();
     m_laneTable->resizeColumnsToContents();
+}
+
+int RangePanel::visibleNameRows() const
+{
+    const int rowHeight = m_nameTable->verticalHeader()->defaultSectionSize();
+    return rowHeight > 0 ? m_nameTable->viewport()->height() / rowHeight : 0;
 }
 
 bool RangePanel::exportCsv(const QString &path, QString *error) const

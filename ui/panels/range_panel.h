@@ -1,6 +1,7 @@
 // RangePanel: the statistics of the range measured in the timeline (shift+drag, or a drag in the ruler):
-// per op name the count, total, mean, min, max and share of the range; per lane the busy time; copy
-// bytes and rates per direction, copy/compute overlap and concurrency. "Zoom to range" shows just the
+// per op name the count, total, mean, min, max and share of the range (a pipeline's chunks of one stage
+// one row); per lane the busy time; copy bytes and rates per direction, copy/compute overlap and
+// concurrency, in a column left of the two tables (which take the dock's height). "Zoom to range" shows just the
 // range; "Export CSV…" writes the tables (engine::rangeStatisticsCsv, atomically). Bound to a
 // TraceDocument, whose range it shows.
 #pragma once
@@ -13,6 +14,7 @@
 
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QStandardItemModel;
 class QTableView;
 
@@ -36,6 +38,8 @@ public:
     QStandardItemModel *laneModel() const { return m_lanes; }
     QPushButton *zoomButton() const { return m_zoom; }
     QPushButton *exportButton() const { return m_export; }
+    // How many whole rows the per-name table shows at its present height.
+    int visibleNameRows() const;
 
 signals:
     // The range in the timeline's time (ns from the repetition's start).
@@ -55,6 +59,7 @@ private:
     QTableView *m_laneTable;
     QPushButton *m_zoom;
     QPushButton *m_export;
+    QSplitter *m_split;
 };
 
 } // namespace streamscope::ui

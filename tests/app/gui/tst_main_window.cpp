@@ -764,6 +764,20 @@ private slots:
         if (checked.first().first().toBool())
             QSKIP("a GPU is usable here");
         QVERIFY2(window.bannerText().contains(QStringLiteral("No usable GPU")), qPrintable(window.bannerText()));
+        // One line that says it once, with the runner's reason and not the CUDA call's error beside it (it
+        // read "no usable GPU" twice, "no NVIDIA driver" and "driver version is insufficient" at once, on
+        // three lines); the whole message on demand.
+        const QString line = window.bannerText();
+        QVERIFY2(!line.contains(QLatin1Char('\n')), qPrintable(line));
+        QVERIFY2(line.count(QStringLiteral("no usable GPU"), Qt::CaseInsensitive) == 1, qPrintable(line));
+        QVERIFY2(!line.contains(QStringLiteral("cuda"), Qt::CaseInsensitive), qPrintable(line));
+        QVERIFY2(!(line.contains(QStringLiteral("no NVIDIA driver")) && line.contains(QStringLiteral("insufficient"))),
+                 qPrintable(line));
+        const QString message = checked.first().at(1).toString().trimmed();
+        window.showBannerDetails(true);
+        QCOMPARE(window.bannerText(), line + QLatin1Char('\n') + message);
+        window.showBannerDetails(false);
+        QCOMPARE(window.bannerText(), line);
         // The examples recorded on a real GPU stand in for a run, when there are any.
         if (!gui::exampleTraces().isEmpty()) {
             // Opened in the background, so the window stays usable while it loads.
@@ -773,9 +787,10 @@ private slots:
         } else {
             QVERIFY(window.bannerText().contains(QStringLiteral("No example traces")));
         }
+        window.resize(1280, 720);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
         if (const QByteArray out = qgetenv("STREAMSCOPE_SCREENSHOT_DIR"); !out.isEmpty()) {
-            window.resize(1600, 1000);
-            window.show();
             QTest::qWait(300);
             window.grab().save(QString::fromLocal8Bit(out) + QStringLiteral("/no-gpu-test.png"));
         }

@@ -98,12 +98,24 @@ private slots:
         document.setTrace(test::makePipelineTrace(5));
         QCOMPARE(document.matches().size(), std::size_t(4));
 
-        // Escape closes the bar and clears the query.
+        // Escape closes the bar and clears the query: the durations, kind and Filter too (they stayed set
+        // and narrowed the next search); the name stays for the next one.
         bar.show();
+        type(bar.minDurationField(), QStringLiteral("1 us"));
+        type(bar.maxDurationField(), QStringLiteral("50 us"));
+        bar.kindBox()->setCurrentIndex(1);
+        bar.filterBox()->setChecked(true);
+        QVERIFY(document.filtering());
         QTest::keyClick(bar.nameField(), Qt::Key_Escape);
         QVERIFY(!bar.isVisible());
         QVERIFY(!document.hasQuery());
+        QVERIFY(!document.filtering());
         QVERIFY(document.matches().empty());
+        QVERIFY(bar.minDurationField()->text().isEmpty());
+        QVERIFY(bar.maxDurationField()->text().isEmpty());
+        QCOMPARE(bar.kindBox()->currentIndex(), 0);
+        QVERIFY(!bar.filterBox()->isChecked());
+        QCOMPARE(bar.nameField()->text(), QStringLiteral("^(h2d|d2h)"));
     }
 
     void filterHidesAndDims()
@@ -165,6 +177,21 @@ private slots:
         window.timeline()->setFocus();
         QTest::keyClick(window.timeline(), Qt::Key_F);
         QVERIFY(window.timeline()->zoom()->windowDuration() > zoomed);
+        // The duration fields show what is typed in them, whole ("50 us" read as "0 us" in a field about
+        // 30 px wide), at the desk's type and presentation mode's.
+        for (const bool presentation : {false, true}) {
+            window.setPresentationMode(presentation);
+            QApplication::processEvents();
+            for (QLineEdit *field : {window.findBar()->minDurationField(), window.findBar()->maxDurationField()}) {
+                const int need = field->fontMetrics().horizontalAdvance(QStringLiteral("150.5 ms"));
+                QVERIFY2(
+                    ui::FindBar::durationTextRoom(field) >= need,
+                    qPrintable(
+                        QStringLiteral("%1 px for %2 px of text").arg(ui::FindBar::durationTextRoom(field)).arg(need)));
+                QVERIFY(window.findBar()->geometry().right() <= window.width());
+            }
+        }
+        window.setPresentationMode(false);
         // Typing finds; Enter selects, and the timeline and the operations table follow.
         type(window.findBar()->nameField(), QStringLiteral("d2h"));
         QTest::keyClick(window.findBar()->nameField(), Qt::Key_Return);

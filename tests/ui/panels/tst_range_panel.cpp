@@ -5,6 +5,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardItemModel>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -12,6 +13,7 @@
 #include "app/gui/main_window.h"
 #include "tests/ui/test_traces.h"
 #include "tests/ui/timeline/view_geometry.h"
+#include "ui/common/format_units.h"
 #include "ui/document/trace_document.h"
 #include "ui/panels/range_panel.h"
 #include "ui/timeline/lane_model.h"
@@ -206,10 +208,18 @@ private slots:
         }
     }
 
+    void mainWindowRaisesTheRange_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x720") << QSize(1280, 720);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+    }
+
     void mainWindowRaisesTheRange()
     {
+        QFETCH(QSize, size);
         gui::MainWindow window;
-        window.resize(1600, 1000);
+        window.resize(size);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         const QString example = QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap.sstrace");
@@ -218,12 +228,30 @@ private slots:
         window.timeline()->zoom()->setSelection(120'000, 420'000);
         window.document()->setRange(120'000, 420'000);
         QTRY_VERIFY(window.rangePanel()->isVisible());
-        QVERIFY(window.rangePanel()->nameModel()->rowCount() > 0);
         QVERIFY2(window.rangePanel()->totalsText().contains(QStringLiteral("H2D")),
                  qPrintable(window.rangePanel()->totalsText()));
+        // One row per stage of the pipeline, not per chunk ("H2D 4 MiB pinned [c0]", "[c1]", ...): the
+        // lesson's 4 chunks of each stage are one row with their count.
+        const QStandardItemModel *names = window.rangePanel()->nameModel();
+        QVERIFY(names->rowCount() > 0);
+        int chunks = 0;
+        for (int r = 0; r < names->rowCount(); ++r) {
+            QVERIFY2(!names->item(r, 0)->text().contains(QStringLiteral("[c")), qPrintable(names->item(r, 0)->text()));
+            chunks = std::max(chunks, names->item(r, 2)->data(ui::RangePanel::RawRole).toInt());
+        }
+        QVERIFY(chunks > 1);
+        // Room for the rows at the window's size: the table has the dock's height (it had two rows at 720p).
+        QTRY_VERIFY2(window.rangePanel()->visibleNameRows() >= std::min(names->rowCount(), 4),
+                     qPrintable(QString::number(window.rangePanel()->visibleNameRows())));
+        // The status bar says the range's length as the panel does (it said "300000.00 µs"-like figures).
+        emit window.timeline()->rangeSelected(120'000, 79'685'240);
+        QCOMPARE(window.statusBar()->currentMessage(),
+                 QStringLiteral("Selected range: %1 (from 120 µs to 79.7 ms)").arg(ui::formatDuration(79'565'240)));
+        QVERIFY(window.statusBar()->currentMessage().contains(QStringLiteral("79.6 ms")));
         if (const QString dir = qEnvironmentVariable("STREAMSCOPE_SCREENSHOT_DIR"); !dir.isEmpty()) {
             QTest::qWait(200);
-            QVERIFY(window.grab().save(dir + QStringLiteral("/range-statistics.png")));
+            QVERIFY(window.grab().save(
+                dir + QStringLiteral("/range-statistics-%1x%2.png").arg(size.width()).arg(size.height())));
         }
     }
 };

@@ -2,17 +2,23 @@
 // the lane tree's groups (one per GPU of a two-GPU trace), unique labels, hidden, pinned and renamed
 // lanes and collapsed groups, the same in the picture as in the view; and a view that projects NVTX
 // ranges keeps its tree (the rows it draws and exports).
+#include <QFontMetricsF>
+#include <QPainter>
 #include <QRegularExpression>
+#include <QSvgGenerator>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
 
 #include <map>
 
+#include "engine/formats/native_format.h"
 #include "tests/engine/trace_fixture.h"
+#include "tests/ui/timeline/view_geometry.h"
 #include "ui/document/trace_document.h"
 #include "ui/timeline/lane_tree.h"
 #include "ui/timeline/timeline_view.h"
+#include "ui/timeline/zoom_control.h"
 
 using namespace streamscope;
 using ui::LaneRow;
@@ -62,6 +68,39 @@ bool inOrder(const QStringList &haystack, const QStringList &needles)
 std::shared_ptr<const engine::Trace> twoGpus()
 {
     return std::make_shared<const engine::Trace>(test::twoGpuTrace());
+}
+
+// The view drawn into an SVG as the window draws it (renderTo: no slide title), at the view's size: its
+// <text> elements carry the widget's coordinates.
+QString renderSvg(TimelineView &view, const QString &path)
+{
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setResolution(view.logicalDpiX()); // text measured as on the screen
+    svg.setSize(view.size());
+    svg.setViewBox(view.rect());
+    QPainter p(&svg);
+    view.renderTo(p, view.rect());
+    p.end();
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+struct SvgText {
+    double x = 0, y = 0;
+    QString text;
+};
+
+std::vector<SvgText> svgTextsAt(const QString &svg)
+{
+    static const QRegularExpression element(
+        QStringLiteral(R"re(<text[^>]*\bx="([-0-9.e]+)"[^>]*\by="([-0-9.e]+)"[^>]*>([^<]*)</text>)re"));
+    std::vector<SvgText> texts;
+    for (auto m = element.globalMatch(svg); m.hasNext();) {
+        const auto match = m.next();
+        texts.push_back({match.captured(1).toDouble(), match.captured(2).toDouble(), match.captured(3).trimmed()});
+    }
+    return texts;
 }
 
 } // namespace
@@ -202,6 +241,90 @@ private slots:
         view.setTrace(twoGpus());
         QVERIFY2(view.exportTitle().contains(QStringLiteral("2 × NVIDIA H100 80GB HBM3")),
                  qPrintable(view.exportTitle()));
+    }
+
+    // A measured range keeps the ruler's times: zoomed inside the range (its band over the whole ruler),
+    // the ruler still reads its times, in the picture and in an SVG. The band was opaque, drawn over the
+    // labels: only the two outside it remained, none at all zoomed inside. No label starts left of the
+    // ruler (an SVG keeps no clip: the first one ran into the corner's "window ..." text).
+    void rulerKeepsItsTimesUnderARange()
+    {
+        ui::TraceDocument document;
+        document.setTrace(twoGpus(), QStringLiteral("two GPUs"), QString());
+        TimelineView view;
+        view.resize(1280, 720);
+        view.setDocument(&document);
+        const qint64 start = view.zoom()->extentStart(), end = view.zoom()->extentEnd();
+        view.zoom()->setSelection(start, end);
+        view.zoom()->setWindow(start + (end - start) / 4, start + (end - start) / 2); // inside the range
+
+        QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        {
+            QPainter p(&image);
+            view.renderTo(p, view.rect());
+        }
+        const QRect ruler = test::viewGeometry(view, view.rect()).layout.ruler;
+        QVERIFY(!ruler.isEmpty());
+        // Left of the range's length (centred): label glyphs and ticks, on a light band.
+        int dark = 0, all = 0;
+        for (int y = ruler.top() + 1; y < ruler.bottom(); ++y)
+            for (int x = ruler.left() + 2; x < ruler.center().x() - 120; ++x, ++all)
+                dark += QColor(image.pixel(x, y)).lightnessF() < 0.45;
+        QVERIFY2(dark > 0 && dark < all * 3 / 10, qPrintable(QStringLiteral("%1 of %2 dark").arg(dark).arg(all)));
+
+        // The SVG: time labels (as the ruler writes them: "1.2 ms"), several, none left of the ruler.
+        const QString svg = renderSvg(view, m_dir.filePath(QStringLiteral("range.svg")));
+        static const QRegularExpression time(QStringLiteral(R"(^-?[0-9.]+ (ns|µs|ms|s)$)"));
+        int labels = 0;
+        for (const SvgText &t : svgTextsAt(svg)) {
+            if (!time.match(t.text).hasMatch() || t.y > ruler.bottom() + 1 || t.y < ruler.top())
+                continue;
+            QVERIFY2(
+                t.x >= ruler.left(),
+                qPrintable(QStringLiteral("%1 at x %2, the ruler from %3").arg(t.text).arg(t.x).arg(ruler.left())));
+            ++labels;
+        }
+        QVERIFY2(labels >= 4, qPrintable(QString::number(labels)));
+        QVERIFY(svg.contains(QStringLiteral("Δ ")));
+    }
+
+    // The legend never cuts an entry ("queued (wa", "link p"): narrow, in presentation mode's type, the
+    // entries shrink, then take their short labels, and one that still does not fit is left out whole.
+    void legendEntriesAreWholeWhenNarrow()
+    {
+        ui::TraceDocument document;
+        document.setTrace(std::make_shared<const engine::Trace>(engine::readNativeTrace(
+                              STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap-breadth-first.sstrace")),
+                          QStringLiteral("overlap"), QString());
+        TimelineView view;
+        view.setDocument(&document);
+        for (const int width : {1280, 900, 640, 420}) {
+            view.setPresentationMode(width < 1000);
+            view.resize(width, 520);
+            const QRect legend = test::viewGeometry(view, view.rect()).layout.legend;
+            QVERIFY(!legend.isEmpty());
+            const QString svg = renderSvg(view, m_dir.filePath(QStringLiteral("legend-%1.svg").arg(width)));
+            QFont font = view.metrics().smallFont;
+            int entries = 0;
+            for (const SvgText &t : svgTextsAt(svg)) {
+                if (t.y < legend.top() || t.y > legend.bottom() + 1 || t.text.isEmpty())
+                    continue;
+                ++entries;
+                // Drawn in at most the small font; its end inside the legend.
+                const double right = t.x + QFontMetricsF(font).horizontalAdvance(t.text) * 0.98;
+                QVERIFY2(right <= legend.right() + 2,
+                         qPrintable(QStringLiteral("%1 px: '%2' ends at %3, the legend at %4")
+                                        .arg(width)
+                                        .arg(t.text)
+                                        .arg(right)
+                                        .arg(legend.right())));
+                QVERIFY2(!t.text.startsWith(QStringLiteral("queued")) || t.text == QStringLiteral("queued")
+                             || t.text == QStringLiteral("queued (waiting to run)"),
+                         qPrintable(t.text));
+            }
+            QVERIFY2(entries >= 2, qPrintable(QString::number(width)));
+        }
     }
 };
 
