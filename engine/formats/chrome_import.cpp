@@ -395,10 +395,10 @@ public:
             eventsPath = "/traceEvents";
             eventsAt = readHeader(pos);
         } else if (text[pos] == '[') {
-            if (skipSpace(valueEnd(pos)) != text.size())
+            if (skipSpace(valueEnd(pos, 0)) != text.size())
                 syntax(simdjson::TRAILING_CONTENT);
         } else {
-            m_r.wrongType("/", parseValue(pos, valueEnd(pos)),
+            m_r.wrongType("/", parseValue(pos, valueEnd(pos, 0)),
                           "an object with a traceEvents array, or an array of events");
         }
         m_trace.source = m_ours ? m_trace.source : "chrome-json";
@@ -472,7 +472,9 @@ private:
     // quote (escapes skipped), an object or array to its closing bracket (strings inside skipped), anything
     // else to the next delimiter. Only extents: simdjson checks what is inside when the value is parsed,
     // and a text that is not JSON is reported by syntax() with its line and column.
-    std::size_t valueEnd(std::size_t pos) const
+    // `levels`: the arrays and objects open around the value; one nested deeper than kMaxJsonDepth in all is
+    // refused here, before anything parses it (this scan is the nesting check: the text is scanned once).
+    std::size_t valueEnd(std::size_t pos, int levels) const
     {
         const char *const text = m_text.data();
         const std::size_t size = m_text.size();
@@ -503,9 +505,11 @@ private:
                     i = stringEnd(i + 1);
                     continue;
                 }
-                if (c == '{' || c == '[')
-                    ++depth;
-                else if ((c == '}' || c == ']') && --depth == 0)
+                if (c == '{' || c == '[') {
+                    if (levels + static_cast<int>(++depth) > kMaxJsonDepth)
+                        throw Error(ErrorKind::InvalidInput,
+                                    excessiveNestingMessage(std::string_view(text, size), i, m_r.file()));
+                } else if ((c == '}' || c == ']') && --depth == 0)
                     return i + 1;
                 ++i;
             }
@@ -546,7 +550,7 @@ private:
             for (;;) {
                 if (pos >= text.size() || text[pos] != '"')
                     syntax(simdjson::TAPE_ERROR);
-                const std::size_t keyEnd = valueEnd(pos);
+                const std::size_t keyEnd = valueEnd(pos, 1);
                 std::string_view key = text.substr(pos + 1, keyEnd - pos - 2);
                 std::string unescaped;
                 if (key.find('\\') != std::string_view::npos) { // "trace\u0045vents": simdjson unescapes it
@@ -558,7 +562,7 @@ private:
                 if (pos >= text.size() || text[pos] != ':')
                     syntax(simdjson::TAPE_ERROR);
                 const std::size_t valueAt = skipSpace(pos + 1);
-                const std::size_t end = valueEnd(valueAt);
+                const std::size_t end = valueEnd(valueAt, 1);
                 if (key == "traceEvents")
                     events = valueAt;
                 else if (key == "streamscope")
@@ -585,7 +589,8 @@ private:
             m_r.fail("/traceEvents",
                      "missing: a Chrome trace is an object with a traceEvents array, or an array of events");
         if (text[*events] != '[')
-            m_r.wrongType("/traceEvents", parseValue(*events, valueEnd(*events), "/traceEvents"), "an array of events");
+            m_r.wrongType("/traceEvents", parseValue(*events, valueEnd(*events, 1), "/traceEvents"),
+                          "an array of events");
         if (block)
             readStreamscopeBlock(parseValue(block->first, block->second, "/streamscope"));
         if (props)
@@ -605,7 +610,7 @@ private:
         if (pos < text.size() && text[pos] == ']')
             return;
         for (;;) {
-            const std::size_t end = valueEnd(pos);
+            const std::size_t end = valueEnd(pos, eventsPath.empty() ? 1 : 2);
             if (end >= nextReport) {
                 nextReport = end + kProgressStep;
                 m_control.checkCancelled();
@@ -1355,7 +1360,6 @@ Trace chromeTraceFromText(std::string &text, const std::string &fileName, const 
                           double to)
 {
     const std::size_t size = text.size();
-    checkJsonNesting(text, fileName); // simdjson's own depth limit is 1024; StreamScope's is lower
     try {
         // simdjson reads up to SIMDJSON_PADDING bytes past the text: the string's own capacity gives them
         // (gunzip leaves room; a file read as is grows once).
