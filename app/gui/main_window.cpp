@@ -483,6 +483,12 @@ void MainWindow::createActions()
     findPrevious->setShortcut(QKeySequence::FindPrevious);
     m_viewMenu->addSeparator();
     // Flows for everything in view, and follow flow (host call <-> GPU work of the selected op).
+    // Solo baselines: each bar's time alone marked, the rest tinted (the trace must have them).
+    QAction *slowdown = m_viewMenu->addAction(tr("Time &alone in the bars (solo baselines)"));
+    slowdown->setObjectName(QStringLiteral("showSlowdownAction"));
+    slowdown->setCheckable(true);
+    slowdown->setChecked(m_timeline->showSlowdown());
+    connect(slowdown, &QAction::toggled, m_timeline, &ui::TimelineView::setShowSlowdown);
     QAction *flows = m_viewMenu->addAction(tr("F&lows for everything in view"));
     flows->setCheckable(true);
     flows->setShortcut(QKeySequence(Qt::Key_L));

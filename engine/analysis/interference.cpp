@@ -221,8 +221,7 @@ std::string describeSlowdown(const Trace &trace, const OpSlowdown &s)
     const double change = s.slowdown - 1.0;
     std::string text;
     // Inside the rounds' own spread (each round's mixed over alone crosses 1), or under 1 %: noise.
-    const bool noise =
-        std::abs(change) < 0.01 || (s.roundRatio.count >= 3 && s.roundRatio.min <= 1.0 && s.roundRatio.max >= 1.0);
+    const bool noise = !s.beyondNoise();
     char pct[32];
     std::snprintf(pct, sizeof pct, std::abs(change) < 0.1 ? "%+.1f %%" : "%+.0f %%", change * 100.0);
     text = noise ? "within noise (" + std::string(pct) + ")" : std::string(pct);

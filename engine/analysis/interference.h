@@ -29,6 +29,13 @@ struct OpSlowdown {
     double culpritShare = 0; // the share of its mixed execution the culprit overlapped
     bool sameEngine = false; // the culprit is a copy in the same direction on the same GPU: they share a link
     bool known() const { return slowdown > 0; }
+    // A change beyond the rounds' own noise: at least 1 %, and not inside the spread of the rounds' ratios
+    // (where each round's mixed over alone crosses 1 over three rounds or more).
+    bool beyondNoise() const
+    {
+        return known() && (slowdown - 1.0 >= 0.01 || 1.0 - slowdown >= 0.01)
+               && !(roundRatio.count >= 3 && roundRatio.min <= 1.0 && roundRatio.max >= 1.0);
+    }
 };
 
 // The accounting of one round: measured repetition `round` and every part alone after it.

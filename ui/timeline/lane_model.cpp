@@ -3,6 +3,7 @@
 #include "ui/common/display_text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <future>
 #include <limits>
 #include <map>
@@ -17,6 +18,7 @@
 
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/device_stats.h"
+#include "engine/analysis/interference.h"
 #include "engine/model/errors.h"
 #include "engine/model/op_colors.h"
 #include "ui/common/format_units.h"
@@ -221,6 +223,19 @@ void LaneModel::buildIntervalLanes()
     const int threads = int(m_trace->hostThreads.size());
     std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> queuedByStream(static_cast<std::size_t>(streams));
+    std::vector<IntervalLane> slowedByStream(static_cast<std::size_t>(streams));
+    // With solo baselines: each op's median execution alone (engine/analysis/interference.h). Only the ops
+    // slower than alone beyond the rounds' noise (OpSlowdown::beyondNoise, as the details say) get a segment.
+    std::vector<double> aloneNs;
+    if (!m_trace->solo.empty()) {
+        const engine::InterferenceReport report = engine::analyzeInterference(*m_trace);
+        if (report.known && report.ops.size() == ops.size()) {
+            aloneNs.resize(ops.size(), 0.0);
+            for (std::size_t k = 0; k < ops.size(); ++k)
+                if (report.ops[k].beyondNoise() && report.ops[k].slowdown > 1.0)
+                    aloneNs[k] = report.ops[k].soloNs.median;
+        }
+    }
     // Copies by the hardware channel that ran them (CUPTI-timed traces). On the H200 every stream's
     // copies went through a channel of their own, so a lane per channel would only repeat the stream
     // lanes: a channel gets a lane only where it carried the copies of several streams.
@@ -263,6 +278,10 @@ void LaneModel::buildIntervalLanes()
             if (drawQueued && o.queuedDurationNs() > 0)
                 append(queuedByStream[std::size_t(o.stream)], o.readyToRunNs() - m_originNs, o.gpuStartNs - m_originNs,
                        i, kind);
+            if (!aloneNs.empty() && aloneNs[std::size_t(i)] > 0 && double(o.gpuDurationNs()) > aloneNs[std::size_t(i)])
+                append(slowedByStream[std::size_t(o.stream)],
+                       o.gpuStartNs + std::llround(aloneNs[std::size_t(i)]) - m_originNs, o.gpuEndNs - m_originNs, i,
+                       kind);
             if (engine::isCopy(o.kind) && o.channel >= 0 && o.channelType == engine::ChannelType::AsyncCopy) {
                 const int device =
                     m_devices.empty() ? -1 : m_trace->streams[std::size_t(o.stream)].device; // channel ids are per GPU
@@ -330,6 +349,8 @@ void LaneModel::buildIntervalLanes()
         finishIntervals(lane.intervals);
         lane.queued = std::move(queuedByStream[std::size_t(s)]);
         finishIntervals(lane.queued);
+        lane.slowed = std::move(slowedByStream[std::size_t(s)]);
+        finishIntervals(lane.slowed);
         m_streamLane[std::size_t(s)] = int(m_lanes.size());
         m_lanes.push_back(std::move(lane));
     }

@@ -129,6 +129,10 @@ struct Lane {
     // Stream lanes of a trace that times execution (CUPTI, a profiler): [ready to run, execution start)
     // of each op that queued, drawn apart from execution. Empty for event-timed traces.
     IntervalLane queued;
+    // Stream lanes of a trace with solo baselines (run --solo): per op that ran slower in the mix than alone,
+    // from where it would have ended alone (its start + its median execution alone) to where it ended. The
+    // painter marks that point in the bar and tints the rest: the part the other ops cost it.
+    IntervalLane slowed;
     StepSeries counts; // *Activity: number of active ops; Bandwidth: H2D GB/s; PeerLink: GB/s
     StepSeries d2hBandwidth; // Bandwidth: D2H GB/s
 };

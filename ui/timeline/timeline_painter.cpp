@@ -550,6 +550,8 @@ bool TimelinePainter::paintLane(QPainter &p, int rowIndex, const QRect &rect, co
         if (lane.queued.size() > 0)
             paintQueued(p, lane, rect, background, mapping, clipX0, clipX1);
         edgeDependent = paintIntervals(p, lane, rect, mapping, clipX0, clipX1);
+        if (m_showSlowdown && lane.slowed.size() > 0)
+            paintSlowed(p, lane, rect, mapping, clipX0, clipX1);
         break;
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:

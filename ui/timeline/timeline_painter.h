@@ -178,6 +178,9 @@ public:
     // painted late where that gives the same pixels (see paintIntervals); off, each is a fillRect at its
     // turn. Only for tests that compare the two.
     void setDeferredMarks(bool on) { m_deferredMarks = on; }
+    // With solo baselines: where each op would have ended alone, marked in its bar, and the rest tinted.
+    void setShowSlowdown(bool on) { m_showSlowdown = on; }
+    bool showSlowdown() const { return m_showSlowdown; }
     const LaneModel *model() const { return m_model; }
 
     TimelineLayout layout(const QRect &target) const;
@@ -251,6 +254,8 @@ private:
     // A stream lane's queued time: light, outlined segments before the bars (drawn under them).
     void paintQueued(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                      const TimeMapping &mapping, int clipX0, int clipX1) const;
+    void paintSlowed(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping, int clipX0,
+                     int clipX1) const;
     void paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
                       const TimeMapping &mapping, int clipX0, int clipX1) const;
     void paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
@@ -315,6 +320,7 @@ private:
     mutable CacheHolder m_caches;
     bool m_opaqueColumns = true;
     bool m_deferredMarks = true;
+    bool m_showSlowdown = true; // Lane::slowed: the time alone marked in each bar, the rest tinted
 };
 
 } // namespace streamscope::ui

@@ -409,12 +409,13 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
         };
         // Only what is drawn: the queued segments where some op waited, the host link's peak where a
         // bandwidth lane shows it (a workload without copies has none).
-        bool queued = false, bandwidth = false;
+        bool queued = false, slowed = false, bandwidth = false;
         for (const LaneRow &row : m_rows) {
             if (row.lane < 0)
                 continue;
             const Lane &lane = m_model->lane(row.lane);
             queued = queued || lane.queued.size() > 0;
+            slowed = slowed || lane.slowed.size() > 0;
             bandwidth = bandwidth || lane.kind == LaneKind::Bandwidth;
         }
         if (queued)
@@ -424,6 +425,17 @@ void TimelinePainter::paintLegend(QPainter &p, const TimelineLayout &layout) con
                     paintQueuedBox(p, QRectF(s), m_palette->opColor(OpKind::Kernel), m_palette->background());
                 },
                 QStringLiteral("queued"));
+        if (slowed && m_showSlowdown)
+            entry(
+                QStringLiteral("slower than alone (mark: its time alone)"),
+                [&](const QRect &sw) {
+                    const QColor bar = m_palette->opColor(OpKind::CopyD2D);
+                    p.fillRect(sw, bar);
+                    p.fillRect(QRectF(sw).adjusted(sw.width() / 2.0, 0, 0, 0),
+                               QBrush(bar.darker(160), Qt::BDiagPattern));
+                    p.fillRect(QRectF(sw.left() + sw.width() / 2.0 - 1, sw.top(), 2, sw.height()), bar.darker(220));
+                },
+                QStringLiteral("slower than alone"));
         if (bandwidth && m_model->linkPeakGBs() > 0)
             peakEntry(QStringLiteral("link peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1),
                       QStringLiteral("peak %1 GB/s").arg(m_model->linkPeakGBs(), 0, 'f', 1));

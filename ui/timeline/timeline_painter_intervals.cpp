@@ -58,6 +58,30 @@ void TimelinePainter::paintQueued(QPainter &p, const Lane &lane, const QRect &re
     }
 }
 
+// The part of each bar that the other ops cost it (Lane::slowed): a 2 px mark where the op would have ended
+// alone, and the rest of the bar hatched in the bar's own colour darkened, so the slowdown reads where it
+// happened. Under three pixels a segment is not drawn (nothing to see inside a folded mark).
+void TimelinePainter::paintSlowed(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
+                                  int clipX0, int clipX1) const
+{
+    const IntervalLane &s = lane.slowed;
+    const double pad = rect.height() >= 16 ? 3 : 1;
+    const double top = rect.top() + pad;
+    const double height = rect.height() - 2 * pad - 1;
+    const auto [first, last] = s.visible(mapping.toNs(double(clipX0) - 2), mapping.toNs(double(clipX1) + 2));
+    for (std::size_t k = first; k < last; ++k) {
+        const double xs = mapping.toX(s.starts[k]);
+        const double x0 = std::max(double(clipX0) - 1, xs);
+        const double x1 = std::min(double(clipX1) + 1, mapping.toX(s.ends[k]));
+        if (x1 - x0 < 3)
+            continue;
+        const QColor bar = m_palette->opColor(engine::OpKind(s.styles[k] & IntervalLane::kKindMask));
+        p.fillRect(QRectF(x0, top, x1 - x0, height), QBrush(bar.darker(160), Qt::BDiagPattern));
+        if (xs >= double(clipX0) - 2)
+            p.fillRect(QRectF(std::round(xs) - 1, top, 2, height), bar.darker(220));
+    }
+}
+
 bool TimelinePainter::paintIntervals(QPainter &p, const Lane &lane, const QRect &rect, const TimeMapping &mapping,
                                      int clipX0, int clipX1) const
 {

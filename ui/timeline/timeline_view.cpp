@@ -552,6 +552,21 @@ void TimelineView::fillLanesMenu(QMenu *menu)
     reset->setEnabled(!(state == LaneViewState{}));
 }
 
+void TimelineView::setShowSlowdown(bool on)
+{
+    if (on == m_painter->showSlowdown())
+        return;
+    m_painter->setShowSlowdown(on);
+    m_helpersStale = true; // the helper threads' painters are copies of this one
+    invalidateCache();
+    update();
+}
+
+bool TimelineView::showSlowdown() const
+{
+    return m_painter->showSlowdown();
+}
+
 void TimelineView::setShowAllFlows(bool on)
 {
     if (on == m_showAllFlows)

@@ -129,6 +129,9 @@ public:
     // Flows for everything in view: the arrow from each host call to its GPU work for every op in the
     // window, not only the selected one's (more than TimelinePainter::kMaxFlows: none, and a line says so).
     void setShowAllFlows(bool on);
+    // With solo baselines (run --solo): where each op would have ended alone, marked in its bar (on by default).
+    void setShowSlowdown(bool on);
+    bool showSlowdown() const;
     bool showAllFlows() const { return m_showAllFlows; }
     // How many flows the current window shows (what paintOverlay draws); capped: more than the limit.
     int flowsInView(bool *capped = nullptr) const;

@@ -152,6 +152,55 @@ private slots:
 
     // A CUPTI-timed trace: an op that waited between ready and execution gets a queued segment in its
     // stream's lane, and the pointer on it picks the op. Event-timed: none (the wait is in the bar).
+    // With solo baselines the stream lanes carry, per op slower than alone beyond the rounds' noise, the part
+    // from where it would have ended alone to where it ended; the painter marks and tints it.
+    void slowedSegmentsFromSoloBaselines()
+    {
+        engine::Trace t;
+        t.streams = {{"mem", 0, 1, 0, true, false}, {"copy", 0, 2, 0, true, false}};
+        t.hostThreads = {{"main", 1}};
+        t.devices.resize(1);
+        t.solo.parts = {"mem", "copy"};
+        t.solo.streamPart = {0, 1};
+        for (int r = 0; r < 3; ++r) {
+            const std::int64_t base = r * 10'000;
+            engine::Repetition rep;
+            rep.index = r;
+            engine::OpRecord k = streamscope::test::makeOp(t, "kernel", engine::OpKind::Kernel, 0, base,
+                                                           base + 1200 + r, base - 5, base - 4);
+            k.opIndex = 0;
+            engine::OpRecord c = streamscope::test::makeOp(t, "copy", engine::OpKind::CopyD2D, 1, base + 100,
+                                                           base + 1100, base - 3, base - 2, 1 << 20);
+            c.opIndex = 1;
+            rep.ops = {k, c};
+            t.repetitions.push_back(rep);
+            for (int part = 0; part < 2; ++part) {
+                engine::SoloRun run;
+                run.part = part;
+                run.round = r;
+                engine::OpRecord op = part == 0 ? k : c;
+                op.gpuStartNs = (base + 5000) * 1000;
+                op.gpuEndNs = op.gpuStartNs + 1'000'000 + (part == 0 ? 0 : 2'000 * (r - 1)); // the copy: noise
+                run.ops = {op};
+                t.solo.runs.push_back(run);
+            }
+        }
+        const LaneModel model(t, 0);
+        const IntervalLane *mem = nullptr, *copy = nullptr;
+        for (int i = 0; i < model.laneCount(); ++i)
+            if (model.lane(i).kind == LaneKind::Stream)
+                (model.lane(i).title == QStringLiteral("mem") ? mem : copy) = &model.lane(i).slowed;
+        QVERIFY(mem && copy);
+        QCOMPARE(mem->size(), std::size_t(1));
+        QCOMPARE(mem->starts[0],
+                 qint64(1'005'000)); // its start (5 us after the host call that began the repetition) + 1 ms alone
+        QCOMPARE(mem->ends[0], qint64(1'205'000));
+        QCOMPARE(copy->size(), std::size_t(0)); // as fast as alone, within the rounds' spread
+        t.solo = {};
+        for (int i = 0; i < LaneModel(t, 0).laneCount(); ++i)
+            QCOMPARE(LaneModel(t, 0).lane(i).slowed.size(), std::size_t(0));
+    }
+
     void queuedSegments()
     {
         engine::Trace trace;
