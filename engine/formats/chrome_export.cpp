@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/interference.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
 #include "engine/model/limits.h"
@@ -642,6 +643,8 @@ private:
     std::vector<std::string> quotedNames;
     std::string emptyName = "\"\"";
     std::vector<std::size_t> repStart;
+    // With solo baselines (run --solo): each op's median execution alone (interference.h), for its args.
+    InterferenceReport interference;
     std::vector<RangeGroup> rangeGroups; // by (slot, depth)
     std::vector<std::uint32_t> rangeGroupOf, rangeTrack; // per range of the whole trace, in trace order
     std::vector<std::uint8_t> rangeTouchesNext;
@@ -732,6 +735,8 @@ ChromeWriter::ChromeWriter(const Trace &trace, const ChromeExportOptions &option
 
     // Ops go in trace order (so that the importer gets them back in the same order), op g of the whole
     // trace being op g - repStart[r] of repetition r.
+    if (!trace.solo.empty())
+        interference = analyzeInterference(trace);
     repStart.assign(trace.repetitions.size() + 1, 0);
     for (std::size_t r = 0; r < trace.repetitions.size(); ++r)
         repStart[r + 1] = repStart[r] + trace.repetitions[r].ops.size();
@@ -972,6 +977,14 @@ void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) co
             name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
             name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
             name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
+            // Solo baselines: its median execution alone, and this execution over it (1.19: 19 % slower).
+            if (const std::size_t at = g - repStart[r];
+                interference.known && at < interference.ops.size() && interference.ops[at].known() && op.hasGpu()) {
+                j.raw(",\"alone_ns\":");
+                j.integer(std::llround(interference.ops[at].soloNs.median));
+                j.raw(",\"slowdown\":");
+                j.thousandths(double(op.gpuDurationNs()) / interference.ops[at].soloNs.median);
+            }
             // The range it was launched in, under its category's name ("nvtx": "forward"), for readers of
             // the file; the importer ties ops to ranges again from the ranges themselves.
             if (const HostRange *range = rep.enclosingRange(op)) {

@@ -9,6 +9,7 @@
 #include "engine/analysis/interference.h"
 #include "engine/analysis/summary_metrics.h"
 #include "engine/experiment/experiment.h"
+#include "engine/formats/chrome_export.h"
 #include "engine/formats/csv_export.h"
 #include "engine/formats/native_format.h"
 #include "engine/model/errors.h"
@@ -315,6 +316,11 @@ private slots:
         // Repetition 0's kernel (1.2 ms in the mix, 1 ms alone) and copy (1.5 ms, 1 ms).
         QVERIFY2(csv.find(",1000000,1.2000\n") != std::string::npos, csv.c_str());
         QVERIFY2(csv.find(",1000000,1.5000\n") != std::string::npos, csv.c_str());
+        // The Chrome export carries the same in each GPU slice's args.
+        const std::string chrome = toChromeJson(soloTrace());
+        QVERIFY2(chrome.find("\"alone_ns\":1000000,\"slowdown\":1.2") != std::string::npos, "kernel's args");
+        QVERIFY2(chrome.find("\"alone_ns\":1000000,\"slowdown\":1.5") != std::string::npos, "copy's args");
+        QVERIFY(toChromeJson(streamscope::test::handTrace(1)).find("alone_ns") == std::string::npos);
         // Without baselines the two columns are there, empty.
         const std::string plain = toCsv(streamscope::test::handTrace(1));
         QVERIFY(plain.find(",alone_ns,slowdown\n") != std::string::npos);
