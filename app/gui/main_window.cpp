@@ -443,6 +443,16 @@ void MainWindow::createActions()
         m_runner->setTiming(a->data().toString());
         QSettings().setValue(QStringLiteral("run/timing"), a->data().toString());
     });
+    // Solo baselines on every run (each part alone after each repetition: what overlapping saved and cost), remembered.
+    QAction *solo = run->addAction(tr("Measure &solo baselines (each stream alone too)"));
+    solo->setObjectName(QStringLiteral("soloBaselinesAction"));
+    solo->setCheckable(true);
+    solo->setChecked(QSettings().value(QStringLiteral("run/solo"), false).toBool());
+    m_runner->setSolo(solo->isChecked());
+    connect(solo, &QAction::toggled, this, [this](bool on) {
+        m_runner->setSolo(on);
+        QSettings().setValue(QStringLiteral("run/solo"), on);
+    });
     run->addAction(tr("Check for a &GPU"), this, &MainWindow::checkGpu);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));

@@ -26,7 +26,8 @@ struct RunOptions {
     bool nvtx = true; // NVTX ranges per op and stream names
     // Solo baselines (docs/measurement.md "The price of overlap"): after each measured repetition, each
     // part of the workload (StreamSpec::part; by default each stream) runs alone, its ops recorded in
-    // Trace::solo. A workload whose parts wait on each other's events cannot run them alone: refused. On
+    // Trace::solo. A workload whose parts wait on each other's events cannot run them alone: refused; one
+    // with a single part runs without them (metadata "solo" says why). On
     // whatever this says where the workload asks for them (Workload::solo, its lessons on the price of overlap).
     bool solo = false;
     // Cupti: execution from CUPTI activity records, stream-ready from events; falls back to Events,

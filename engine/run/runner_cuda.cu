@@ -438,10 +438,12 @@ public:
         m_watch.describeCallWith([this] { return callInProgress(); });
         m_override = m_options.device;
         m_solo = m_options.solo || m_workload.solo;
-        // Asked for by the workload, not by the run: where there is one part, there is nothing to price.
-        if (m_solo && !m_options.solo && countSoloParts(m_workload) < 2) {
+        // Where there is one part there is nothing to price: the run goes on without them and says so (a
+        // one-stream variant of a lesson that asks for them, or the app's remembered "solo baselines").
+        if (m_solo && countSoloParts(m_workload) < 2) {
             m_solo = false;
-            m_trace.metadata["solo"] = "not measured: the workload asks for solo baselines, but it has one part";
+            m_trace.metadata["solo"] = "not measured: solo baselines were asked for, but the workload has one part "
+                                       "(a stream, or streams naming one \"part\"): nothing runs beside anything";
         }
         // Solo baselines: refuse a workload whose parts cannot run alone before anything is allocated.
         if (m_solo && m_workload.schedule.size() == m_workload.opCount())

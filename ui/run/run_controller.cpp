@@ -185,6 +185,8 @@ bool RunController::start(const QString &workloadPath, const QString &outputPath
                           QStringLiteral("--progress"), QStringLiteral("json")};
     if (m_timing != QLatin1String("cupti"))
         arguments << QStringLiteral("--timing") << m_timing;
+    if (m_solo)
+        arguments << QStringLiteral("--solo");
     launch(arguments, State::Running, Job::Run);
     return true;
 }

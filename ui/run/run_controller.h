@@ -83,6 +83,9 @@ public:
     // What times the runs and comparisons started from now on: "cupti" (the CLI's default) or "events";
     // passed to the child as --timing when it is not the default.
     void setTiming(const QString &timing) { m_timing = timing; }
+    // Solo baselines on every run (run --solo; docs/measurement.md "The price of overlap").
+    void setSolo(bool on) { m_solo = on; }
+    bool solo() const { return m_solo; }
     QString timing() const { return m_timing; }
     // What the current (or last) child does.
     enum class Job { Devices, Run, Compare };
@@ -126,6 +129,7 @@ private:
     QString m_stderr;
     QString m_outputPath;
     QString m_timing = QStringLiteral("cupti");
+    bool m_solo = false;
     // What the child has told us so far; decides the one signal emitted when it ends.
     bool m_sawDone = false;
     bool m_cancelRequested = false;

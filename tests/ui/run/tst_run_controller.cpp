@@ -337,6 +337,14 @@ private slots:
         QVERIFY(args.open(QIODevice::ReadOnly));
         QCOMPARE(QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts),
                  QStringList({"run", "w.json", "-o", "/tmp/t.sstrace", "--progress", "json", "--timing", "events"}));
+        args.close();
+        // Solo baselines, when asked for in the Run menu, reach it as --solo.
+        controller.setSolo(true);
+        QVERIFY(controller.start(QStringLiteral("w.json"), QStringLiteral("/tmp/t.sstrace")));
+        QVERIFY(finished.wait(15000));
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(args.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts).last(),
+                 QStringLiteral("--solo"));
     }
 
     // A comparison: the arguments reach the child as the CLI takes them, the start event's labels come
