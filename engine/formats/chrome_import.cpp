@@ -1124,7 +1124,7 @@ private:
                                         ? static_cast<std::int64_t>(std::hash<std::string_view>()(stringOf(*id)) >> 1)
                                         : m_r.integerValue(*id, path + "/id");
         LaneKey key{laneOf(e), m_r.micros(e, "ts", path)};
-        (start ? m_flowStarts : m_flowEnds).emplace(std::move(key), static_cast<std::uint64_t>(flowId));
+        (start ? m_flowStarts : m_flowEnds).emplace(key, static_cast<std::uint64_t>(flowId));
     }
 
     std::uint64_t bindId(const Value &e, const std::string &path) const

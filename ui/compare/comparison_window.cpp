@@ -1,7 +1,9 @@
 // ComparisonWindow: see comparison_window.h.
 #include "ui/compare/comparison_window.h"
+
 #include "ui/common/display_text.h"
 #include "ui/common/format_units.h"
+#include <QChartView>
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -439,9 +441,24 @@ bool ComparisonWindow::withChartBackground(bool transparent, const std::function
     const bool background = chart && chart->isBackgroundVisible();
     if (chart && transparent)
         chart->setBackgroundVisible(false);
+    // So does the view around it (its viewport is filled with the window's colour): off too.
+    auto *view = qobject_cast<QChartView *>(m_tabs->currentWidget());
+    const QBrush viewBrush = view ? view->backgroundBrush() : QBrush();
+    const bool viewportFill = view && view->viewport()->autoFillBackground();
+    const bool viewFill = view && view->autoFillBackground();
+    if (view && transparent) {
+        view->setBackgroundBrush(Qt::transparent);
+        view->viewport()->setAutoFillBackground(false);
+        view->setAutoFillBackground(false);
+    }
     const bool ok = export_();
     if (chart)
         chart->setBackgroundVisible(background);
+    if (view && transparent) {
+        view->setBackgroundBrush(viewBrush);
+        view->viewport()->setAutoFillBackground(viewportFill);
+        view->setAutoFillBackground(viewFill);
+    }
     return ok;
 }
 
