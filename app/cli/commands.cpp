@@ -66,14 +66,13 @@ std::string deviceLine(const engine::DeviceInfo &d)
 
 // Per op (engine::opStatistics): the median over repetitions of start (relative to the repetition),
 // duration, GB/s and host call time. The bandwidth sweep's table is this.
-void printOpTable(const engine::Trace &trace, int rows, std::ostream &out)
+void printOpTable(const engine::Trace &trace, const engine::InterferenceReport &interference, int rows,
+                  std::ostream &out)
 {
     if (rows <= 0 || trace.repetitions.empty())
         return;
     const std::vector<engine::OpStatistics> ops = engine::opStatistics(trace);
     // With solo baselines, each op's execution alone and how much the mix slowed it (interference.h).
-    const engine::InterferenceReport interference =
-        trace.solo.empty() ? engine::InterferenceReport{} : engine::analyzeInterference(trace);
     const bool slowdowns = interference.known;
     out << "\n  " << padRight("#", 5) << padRight("stream", 14) << padRight("op", 30) << padRight("start", 12)
         << padRight("GPU time", 12) << (slowdowns ? padRight("alone", 12) + padRight("slowdown", 11) : std::string())
@@ -183,9 +182,11 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
             value += "  [" + fmt(m.spread.min) + " .. " + fmt(m.spread.max) + "]";
         out << "  " << padRight(m.label, width + 2) << value << "\n";
     }
+    // Solo baselines, once for the section below and the per-op table.
+    const engine::InterferenceReport r =
+        trace.solo.empty() ? engine::InterferenceReport{} : engine::analyzeInterference(trace);
     if (!trace.solo.empty()) {
         // The solo baselines behind the price of overlap above: each part's GPU span alone.
-        const engine::InterferenceReport r = engine::analyzeInterference(trace);
         out << "\n  solo baselines: " << r.rounds.size() << " round" << (r.rounds.size() == 1 ? "" : "s")
             << "; each part alone (GPU span, median):";
         for (std::size_t p = 0; p < trace.solo.parts.size() && p < r.partSoloNs.size(); ++p)
@@ -204,7 +205,7 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
         }
     }
     printTiming(trace, out);
-    printOpTable(trace, opRows, out);
+    printOpTable(trace, r, opRows, out);
 }
 
 json progressLine(const engine::RunProgress &p)

@@ -92,7 +92,6 @@ InterferenceReport analyzeInterference(const Trace &trace)
     for (const SoloRun &run : solo.runs)
         runOf[{run.round, run.part}] = &run;
     std::vector<std::vector<double>> partSpans(parts);
-    std::vector<std::vector<double>> serial, ideal, measured, saved, cost, realised;
     std::vector<double> serialV, idealV, measuredV, savedV, costV, realisedV;
     for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
         const int round = trace.repetitions[r].index;

@@ -307,29 +307,7 @@ public:
                 readSolo(value, text.size());
                 continue;
             }
-            std::string_view raw;
-            od::json_type type;
-            if (const auto err = value.type().get(type))
-                syntax(err, text.size());
-            simdjson::error_code err = simdjson::SUCCESS;
-            if (type == od::json_type::object) {
-                od::object o;
-                err = value.get_object().get(o);
-                if (!err)
-                    err = o.raw_json().get(raw);
-            } else if (type == od::json_type::array) {
-                od::array a;
-                err = value.get_array().get(a);
-                if (!err)
-                    err = a.raw_json().get(raw);
-            } else {
-                raw = value.raw_json_token();
-            }
-            if (err)
-                syntax(err, text.size());
-            json parsed = json::parse(raw, nullptr, false);
-            if (parsed.is_discarded()) // simdjson let it through lazily: say where, as for any syntax error
-                syntax(simdjson::TAPE_ERROR, text.size());
+            json parsed = toDom(value, text.size());
             header[std::string(key)] = std::move(parsed);
         }
     }
@@ -345,6 +323,36 @@ public:
     bool hasSolo = false;
 
 private:
+    // A member that is not op rows, handed to nlohmann as its raw JSON text (a small DOM).
+    json toDom(simdjson::ondemand::value &value, std::size_t size) const
+    {
+        namespace od = simdjson::ondemand;
+        std::string_view raw;
+        od::json_type type;
+        if (const auto err = value.type().get(type))
+            syntax(err, size);
+        simdjson::error_code err = simdjson::SUCCESS;
+        if (type == od::json_type::object) {
+            od::object o;
+            err = value.get_object().get(o);
+            if (!err)
+                err = o.raw_json().get(raw);
+        } else if (type == od::json_type::array) {
+            od::array a;
+            err = value.get_array().get(a);
+            if (!err)
+                err = a.raw_json().get(raw);
+        } else {
+            raw = value.raw_json_token();
+        }
+        if (err)
+            syntax(err, size);
+        json parsed = json::parse(raw, nullptr, false);
+        if (parsed.is_discarded()) // simdjson let it through lazily: say where, as for any syntax error
+            syntax(simdjson::TAPE_ERROR, size);
+        return parsed;
+    }
+
     void readSolo(simdjson::ondemand::value &value, std::size_t size)
     {
         namespace od = simdjson::ondemand;
@@ -360,29 +368,7 @@ private:
             if (const auto err = field.value().get(v))
                 syntax(err, size);
             if (key != "runs") {
-                std::string_view raw;
-                od::json_type type;
-                if (const auto err = v.type().get(type))
-                    syntax(err, size);
-                simdjson::error_code err = simdjson::SUCCESS;
-                if (type == od::json_type::array) {
-                    od::array a;
-                    err = v.get_array().get(a);
-                    if (!err)
-                        err = a.raw_json().get(raw);
-                } else if (type == od::json_type::object) {
-                    od::object o;
-                    err = v.get_object().get(o);
-                    if (!err)
-                        err = o.raw_json().get(raw);
-                } else {
-                    raw = v.raw_json_token();
-                }
-                if (err)
-                    syntax(err, size);
-                json parsed = json::parse(raw, nullptr, false);
-                if (parsed.is_discarded())
-                    syntax(simdjson::TAPE_ERROR, size);
+                json parsed = toDom(v, size);
                 soloHeader[std::string(key)] = std::move(parsed);
                 continue;
             }
