@@ -3,7 +3,7 @@
 # Every #include "folder/file.h" in engine/, kernels/, ui/ and app/ must point at a folder of a lower rank
 # than the including file's own folder (or at the same folder). Folders of equal rank are siblings and
 # never include each other (engine/run and engine/formats; the ui's panels, editor, compare and run).
-# README.md's layout table lists the folders in this order.
+# docs/architecture.md's layer table lists the folders in this order.
 cmake_minimum_required(VERSION 3.25)
 if(NOT ROOT)
   message(FATAL_ERROR "layering.cmake: pass -DROOT=<source dir>")
