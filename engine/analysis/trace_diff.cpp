@@ -151,23 +151,20 @@ std::string normalizeOpName(std::string_view name)
     return out;
 }
 
-TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
-{
-    for (const Trace *t : {&a, &b})
-        if (t->repetitions.empty())
-            throw Error(ErrorKind::InvalidInput,
-                        (t->sourcePath.empty() ? (t->title.empty() ? std::string("a trace") : t->title) : t->sourcePath)
-                            + ": has no repetitions to compare");
-    const TraceSummary sa = summarize(a);
-    const TraceSummary sb = summarize(b);
-    std::vector<Lane> la = lanesOf(a, sa.medianRepetition, options.statistic);
-    std::vector<Lane> lb = lanesOf(b, sb.medianRepetition, options.statistic);
-    auto norm = [&](const std::string &n) { return options.normalizeName ? options.normalizeName(n) : n; };
+namespace {
 
-    TraceDiff diff;
-    // Streams: by name first; the rest with ops, in order of their first op, by position.
-    std::vector<int> pairOfA(la.size(), -1), pairOfB(lb.size(), -1);
-    std::vector<MatchMethod> methodOfA(la.size(), MatchMethod::ByName);
+// Which lane of B each lane of A is paired with (-1: none), and how.
+struct LanePairing {
+    std::vector<int> pairOfA, pairOfB;
+    std::vector<MatchMethod> methodOfA;
+};
+
+LanePairing pairLanes(const std::vector<Lane> &la, const std::vector<Lane> &lb, bool fallbackToOrder)
+{
+    LanePairing p{std::vector<int>(la.size(), -1), std::vector<int>(lb.size(), -1),
+                  std::vector<MatchMethod>(la.size(), MatchMethod::ByName)};
+    std::vector<int> &pairOfA = p.pairOfA, &pairOfB = p.pairOfB;
+    std::vector<MatchMethod> &methodOfA = p.methodOfA;
     for (std::size_t i = 0; i < la.size(); ++i)
         for (std::size_t j = 0; j < lb.size(); ++j)
             if (pairOfB[j] < 0 && (la[i].stream < 0) == (lb[j].stream < 0) && la[i].name == lb[j].name) {
@@ -175,7 +172,7 @@ TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
                 pairOfB[j] = static_cast<int>(i);
                 break;
             }
-    if (options.fallbackToOrder) {
+    if (fallbackToOrder) {
         std::vector<int> restA, restB;
         for (std::size_t i = 0; i < la.size(); ++i)
             if (pairOfA[i] < 0 && la[i].stream >= 0 && !la[i].ops.empty())
@@ -194,6 +191,30 @@ TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
             methodOfA[restA[k]] = MatchMethod::ByOrder;
         }
     }
+
+    return p;
+}
+
+} // namespace
+
+TraceDiff diffTraces(const Trace &a, const Trace &b, const DiffOptions &options)
+{
+    for (const Trace *t : {&a, &b})
+        if (t->repetitions.empty())
+            throw Error(ErrorKind::InvalidInput,
+                        (t->sourcePath.empty() ? (t->title.empty() ? std::string("a trace") : t->title) : t->sourcePath)
+                            + ": has no repetitions to compare");
+    const TraceSummary sa = summarize(a);
+    const TraceSummary sb = summarize(b);
+    std::vector<Lane> la = lanesOf(a, sa.medianRepetition, options.statistic);
+    std::vector<Lane> lb = lanesOf(b, sb.medianRepetition, options.statistic);
+    auto norm = [&](const std::string &n) { return options.normalizeName ? options.normalizeName(n) : n; };
+
+    TraceDiff diff;
+    // Streams: by name first; the rest with ops, in order of their first op, by position.
+    const LanePairing lanes = pairLanes(la, lb, options.fallbackToOrder);
+    const std::vector<int> &pairOfA = lanes.pairOfA, &pairOfB = lanes.pairOfB;
+    const std::vector<MatchMethod> &methodOfA = lanes.methodOfA;
 
     // Ops: one alignment over every lane (engine/analysis/op_alignment.h). A's lane i is lane number i,
     // the B lane paired with it too; a B lane without a partner gets a number of its own.
