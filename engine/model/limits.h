@@ -2,13 +2,16 @@
 // them and names the limit in its error, so that a file from someone else can never hang the app, fill
 // the machine's memory or make arithmetic wrap. Each is far above any real capture (the largest real
 // traces seen: 1M ops, 35k-event PyTorch traces, nsys captures of minutes) and far below what breaks.
-// Also the saturating arithmetic the analysis uses where a sum of values read from files could wrap.
+// The saturating arithmetic the analysis uses where a sum of values read from files could wrap is in
+// saturating.h (included here).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <string>
+
+#include "engine/model/saturating.h"
 
 namespace streamscope::engine {
 
@@ -69,28 +72,5 @@ constexpr bool isTimeInRange(std::int64_t ns)
 void checkTraceLimits(const Trace &trace, const std::string &fileName);
 
 } // namespace limits
-
-// Saturating arithmetic: the result clamps at the type's range instead of wrapping.
-constexpr std::int64_t saturatingAdd(std::int64_t a, std::int64_t b)
-{
-    std::int64_t r = 0;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
-    return r;
-}
-constexpr std::int64_t saturatingSub(std::int64_t a, std::int64_t b)
-{
-    std::int64_t r = 0;
-    if (__builtin_sub_overflow(a, b, &r))
-        return b < 0 ? std::numeric_limits<std::int64_t>::max() : std::numeric_limits<std::int64_t>::min();
-    return r;
-}
-constexpr std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b)
-{
-    std::uint64_t r = 0;
-    if (__builtin_add_overflow(a, b, &r))
-        return std::numeric_limits<std::uint64_t>::max();
-    return r;
-}
 
 } // namespace streamscope::engine
