@@ -132,6 +132,27 @@ struct SlotAccumulator {
     std::vector<double> own, nsight, durationDelta, startDelta;
 };
 
+using RepetitionPairs = std::vector<std::pair<const Repetition *, const Repetition *>>;
+
+// Pairs of repetitions: by index when both traces number them alike, else by position.
+RepetitionPairs pairRepetitions(const Trace &own, const Trace &nsight)
+{
+    RepetitionPairs pairs;
+    std::unordered_map<int, const Repetition *> nsightByIndex;
+    for (const auto &r : nsight.repetitions)
+        nsightByIndex.emplace(r.index, &r);
+    for (const auto &r : own.repetitions)
+        if (auto it = nsightByIndex.find(r.index); it != nsightByIndex.end())
+            pairs.emplace_back(&r, it->second);
+    if (pairs.size() != own.repetitions.size() || pairs.size() != nsight.repetitions.size()) {
+        pairs.clear();
+        for (std::size_t i = 0; i < std::min(own.repetitions.size(), nsight.repetitions.size()); ++i)
+            pairs.emplace_back(&own.repetitions[i], &nsight.repetitions[i]);
+    }
+
+    return pairs;
+}
+
 } // namespace
 
 NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, NsightPairing pairing)
@@ -144,19 +165,7 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
         throw Error(ErrorKind::InvalidInput,
                     "nsight comparison: the Nsight trace '" + nsight.title + "' has no repetitions");
 
-    // Pairs of repetitions: by index when both traces number them alike, else by position.
-    std::vector<std::pair<const Repetition *, const Repetition *>> pairs;
-    std::unordered_map<int, const Repetition *> nsightByIndex;
-    for (const auto &r : nsight.repetitions)
-        nsightByIndex.emplace(r.index, &r);
-    for (const auto &r : own.repetitions)
-        if (auto it = nsightByIndex.find(r.index); it != nsightByIndex.end())
-            pairs.emplace_back(&r, it->second);
-    if (pairs.size() != own.repetitions.size() || pairs.size() != nsight.repetitions.size()) {
-        pairs.clear();
-        for (std::size_t i = 0; i < std::min(own.repetitions.size(), nsight.repetitions.size()); ++i)
-            pairs.emplace_back(&own.repetitions[i], &nsight.repetitions[i]);
-    }
+    const auto pairs = pairRepetitions(own, nsight);
 
     NsightComparison result;
     result.repetitions = static_cast<int>(pairs.size());
