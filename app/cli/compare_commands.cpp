@@ -360,8 +360,9 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
         const auto &s = d.summary;
 
         auto title = [](const engine::Trace &t, const std::string &path) {
-            return path + " (" + (t.title.empty() ? t.source : t.title) + ", " + std::to_string(t.repetitions.size())
-                   + " repetition" + (t.repetitions.size() == 1 ? "" : "s") + ")";
+            return path + " (" + (t.title.empty() ? std::string(engine::toString(t.source)) : t.title) + ", "
+                   + std::to_string(t.repetitions.size()) + " repetition" + (t.repetitions.size() == 1 ? "" : "s")
+                   + ")";
         };
         out << "\nA: " << title(a, args.a) << "\nB: " << title(b, args.b) << "\n"
             << (options.statistic == engine::DiffStatistic::PerOpMedian ? "per-op medians over every repetition"

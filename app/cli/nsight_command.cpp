@@ -52,9 +52,9 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
     try {
         const engine::Trace own = engine::loadTrace(args.trace);
         const engine::Trace nsight = engine::loadTrace(args.nsys);
-        if (nsight.source != "nsys-sqlite")
+        if (nsight.source != engine::TraceSource::NsysSqlite)
             err << "streamscope-cli nsight-compare: warning: " << args.nsys << " is not an Nsight Systems export ("
-                << nsight.source << "); comparing anyway\n";
+                << toString(nsight.source) << "); comparing anyway\n";
         const engine::NsightComparison c = engine::compareWithNsight(
             own, nsight, args.separateRuns ? engine::NsightPairing::SeparateRuns : engine::NsightPairing::SameRun);
 

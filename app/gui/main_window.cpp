@@ -850,7 +850,7 @@ void MainWindow::showTrace(std::shared_ptr<const engine::Trace> trace, const QSt
     if (shown && shown->opCount() == 0)
         statusBar()->showMessage(tr("%1 holds no operations").arg(displayName), 10000);
     QString timing;
-    if (shown && shown->source == "streamscope" && shown->timing == engine::TimingSource::Events
+    if (shown && shown->source == engine::TraceSource::StreamScope && shown->timing == engine::TimingSource::Events
         && !shown->timingNote.empty())
         timing = tr("Timed by CUDA events, not CUPTI: %1. Each bar runs from when its stream reached the op, so "
                     "time spent waiting for a copy engine or a hardware queue is drawn as execution.")

@@ -75,7 +75,7 @@ InterferenceReport analyzeInterference(const Trace &trace)
     InterferenceReport report;
     const SoloBaselines &solo = trace.solo;
     if (solo.empty()) {
-        report.why = trace.source == "streamscope"
+        report.why = trace.source == TraceSource::StreamScope
                          ? "no solo baselines: this run did not measure its parts alone (run --solo)"
                          : "no solo baselines: a trace recorded by another tool cannot run its parts alone";
         return report;

@@ -41,7 +41,7 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
     // The price of overlap (interference.h): only solo baselines can say what overlapping saved and cost.
     if (trace.solo.empty()) {
         add("Price of overlap",
-            trace.source == "streamscope"
+            trace.source == TraceSource::StreamScope
                 ? "Unknown: this run did not measure its parts alone, so what overlapping saved and cost cannot be "
                   "told apart (run --solo measures it)"
                 : "Unknown: a trace recorded by another tool has no solo baselines, so overlapped time is not "

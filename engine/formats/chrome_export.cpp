@@ -474,7 +474,7 @@ void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs
     j.raw("\"streamscope\":{\"format\":\"streamscope-chrome\",\"version\":1,\"traceFormatVersion\":");
     j.integer(trace.formatVersion);
     j.raw(",\"source\":");
-    j.string(trace.source);
+    j.string(toString(trace.source));
     j.raw(",\"title\":");
     j.string(trace.title);
     j.raw(",\"toolVersion\":");

@@ -401,7 +401,7 @@ public:
             m_r.wrongType("/", parseValue(pos, valueEnd(pos, 0)),
                           "an object with a traceEvents array, or an array of events");
         }
-        m_trace.source = m_ours ? m_trace.source : "chrome-json";
+        m_trace.source = m_ours ? m_trace.source : TraceSource::ChromeJson;
         if (!m_ours)
             m_trace.timing = TimingSource::Profiler; // Kineto's GPU events are CUPTI executions
         m_trace.sourcePath = m_r.file();
@@ -685,14 +685,18 @@ private:
         m_origin = m_r.integer(block, "originNs", p);
         m_trace.formatVersion =
             static_cast<int>(m_r.optionalInteger(block, "traceFormatVersion", p).value_or(kTraceFormatVersion));
-        m_trace.source = m_r.optionalText(block, "source", p).value_or("streamscope");
+        const std::string_view source = m_r.optionalText(block, "source", p).value_or("streamscope");
+        const auto known = traceSourceFromString(source);
+        if (!known)
+            m_r.fail(p + "/source", "expected \"streamscope\", \"nsys-sqlite\" or \"chrome-json\"");
+        m_trace.source = *known;
         if (const auto timing = m_r.optionalText(block, "timing", p)) {
             const auto t = timingSourceFromString(*timing);
             if (!t)
                 m_r.fail(p + "/timing", "expected \"cupti\", \"events\" or \"profiler\"");
             m_trace.timing = *t;
         } else {
-            m_trace.timing = m_trace.source == "streamscope" ? TimingSource::Events : TimingSource::Profiler;
+            m_trace.timing = m_trace.source == TraceSource::StreamScope ? TimingSource::Events : TimingSource::Profiler;
         }
         m_trace.timingNote = m_r.optionalText(block, "timingNote", p).value_or("");
         m_trace.title = m_r.optionalText(block, "title", p).value_or("");

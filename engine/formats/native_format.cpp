@@ -887,7 +887,7 @@ std::string toNativeJson(const Trace &trace)
     json head = json::object();
     head["format"] = kNativeFormatName;
     head["version"] = kTraceFormatVersion;
-    head["source"] = trace.source;
+    head["source"] = toString(trace.source);
     head["title"] = trace.title;
     head["tool_version"] = trace.toolVersion;
     head["host"] = trace.hostName;
@@ -1131,6 +1131,12 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
     if (reader.rowWidth != 0 && reader.rowWidth != columns)
         r.fail("/repetitions", "op rows have " + std::to_string(reader.rowWidth) + " values, but format version "
                                    + std::to_string(trace.formatVersion) + " has " + std::to_string(columns));
+    std::string source = "streamscope";
+    r.get(h, "", "source", source);
+    if (const auto known = traceSourceFromString(source))
+        trace.source = *known;
+    else
+        r.fail("/source", "expected \"streamscope\", \"nsys-sqlite\" or \"chrome-json\", found \"" + source + "\"");
     if (trace.formatVersion >= 2) {
         std::string timing;
         r.get(h, "", "timing", timing, true);
@@ -1141,7 +1147,7 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
         r.get(h, "", "timing_note", trace.timingNote);
     } else {
         // Format 1 had only the event pair: execution and stream-ready are the same moment.
-        if (trace.source == "streamscope") {
+        if (trace.source == TraceSource::StreamScope) {
             trace.timing = TimingSource::Events;
             trace.timingNote = "trace format 1: timed by CUDA events only (recorded before StreamScope timed "
                                "execution with CUPTI), so queued time is drawn as execution";
@@ -1154,7 +1160,6 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             trace.timing = TimingSource::Profiler;
         }
     }
-    r.get(h, "", "source", trace.source);
     r.get(h, "", "title", trace.title);
     r.get(h, "", "tool_version", trace.toolVersion);
     r.get(h, "", "host", trace.hostName);

@@ -509,7 +509,7 @@ public:
         readTableList();
         checkIntegrity();
         checkRowCounts();
-        m_trace.source = "nsys-sqlite";
+        m_trace.source = TraceSource::NsysSqlite;
         m_trace.timing = TimingSource::Profiler; // Nsight Systems times GPU work with CUPTI
         m_trace.sourcePath = m_path;
         m_trace.title = std::filesystem::path(m_path).filename().string();

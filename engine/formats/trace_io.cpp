@@ -145,27 +145,6 @@ std::string describeStart(std::string_view content)
 
 } // namespace
 
-TraceFileKind detectTraceFileKind(std::string_view content, const std::string &fileName)
-{
-    if (content.substr(0, kSqliteMagic.size()) == kSqliteMagic)
-        return TraceFileKind::NsysSqlite;
-    std::size_t i = 0;
-    // A UTF-8 byte order mark is allowed before JSON by some writers.
-    if (content.substr(0, 3) == "\xEF\xBB\xBF")
-        i = 3;
-    while (i < content.size() && isSpace(content[i]))
-        ++i;
-    if (i == content.size())
-        throw Error(ErrorKind::InvalidInput, fileName + ": empty file: not a trace");
-    if (content[i] == '{' || content[i] == '[')
-        return hasNativeFormatKey(content) ? TraceFileKind::Native : TraceFileKind::ChromeJson;
-    throw Error(ErrorKind::InvalidInput,
-                fileName
-                    + ": not a trace StreamScope reads (expected a StreamScope .sstrace, an Nsight Systems "
-                      "SQLite export or a Chrome/Kineto JSON trace, optionally gzip-compressed); "
-                    + describeStart(content));
-}
-
 std::string_view toString(FileKind kind)
 {
     switch (kind) {
@@ -232,9 +211,55 @@ FileKind detectFileKind(const std::string &path)
 
 namespace {
 
+// What is not a trace, said as the readers say it: the file and what it is instead.
+[[noreturn]] void throwNotATrace(std::string_view content, const std::string &path, FileKind kind)
+{
+    std::size_t i = content.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0; // a UTF-8 byte order mark
+    while (i < content.size() && isSpace(content[i]))
+        ++i;
+    if (i == content.size())
+        throw Error(ErrorKind::InvalidInput, path + ": empty file: not a trace");
+    std::string what = describeStart(content);
+    if (kind == FileKind::Workload || kind == FileKind::Comparison)
+        what = "it is a " + std::string(toString(kind)) + " (open it in the app, or run it with streamscope-cli "
+               + (kind == FileKind::Workload ? "run" : "compare") + ")";
+    throw Error(ErrorKind::InvalidInput,
+                path
+                    + ": not a trace StreamScope reads (expected a StreamScope .sstrace, an Nsight Systems "
+                      "SQLite export or a Chrome/Kineto JSON trace, optionally gzip-compressed); "
+                    + what);
+}
+
+Trace readNative(std::string &content, const std::string &path, bool, const LoadControl &control)
+{
+    control.report("parsing", 0.15);
+    return fromNativeJson(content, path); // (checks its own limits)
+}
+
+Trace readNsys(std::string &content, const std::string &path, bool wasGzip, const LoadControl &control)
+{
+    if (wasGzip) // SQLite cannot open it from memory
+        throw Error(ErrorKind::InvalidInput,
+                    path + ": a gzip-compressed SQLite file: decompress it first (gunzip) and open the .sqlite");
+    content.clear();
+    content.shrink_to_fit(); // SQLite reads the file itself
+    control.report("importing", 0.15);
+    Trace trace = importNsysSqlite(path, control);
+    limits::checkTraceLimits(trace, path);
+    return trace;
+}
+
+Trace readChrome(std::string &content, const std::string &path, bool, const LoadControl &control)
+{
+    Trace trace = chromeTraceFromText(content, path, control, 0.15, 0.95);
+    limits::checkTraceLimits(trace, path);
+    return trace;
+}
+
 // A trace from content already read (and inflated); `path` for SQLite, which reads the file itself, and
 // for messages. Progress runs from 0.1 (the file read) to 1.
-Trace traceFromContent(std::string &content, const std::string &path, bool wasGzip, const LoadControl &given)
+Trace traceFromContent(std::string &content, const std::string &path, bool wasGzip, const LoadControl &given,
+                       FileKind kind)
 {
     // The readers check for cancellation where they are given a flag: the process's interrupt flag
     // (the CLI's Ctrl-C and SIGTERM) when the caller has none of its own.
@@ -242,32 +267,22 @@ Trace traceFromContent(std::string &content, const std::string &path, bool wasGz
     if (!control.cancel)
         control.cancel = &interruptFlag();
     control.checkCancelled();
-    Trace trace;
-    switch (detectTraceFileKind(content, path)) {
-    case TraceFileKind::Native:
-        control.report("parsing", 0.15);
-        trace = fromNativeJson(content, path);
-        break;
-    case TraceFileKind::ChromeJson:
-        trace = chromeTraceFromText(content, path, control, 0.15, 0.95);
-        limits::checkTraceLimits(trace, path); // (the native reader checks its own)
-        break;
-    case TraceFileKind::NsysSqlite:
-        if (wasGzip) // SQLite cannot open it from memory
-            throw Error(ErrorKind::InvalidInput,
-                        path + ": a gzip-compressed SQLite file: decompress it first (gunzip) and open the .sqlite");
-        content.clear();
-        content.shrink_to_fit(); // SQLite reads the file itself
-        control.report("importing", 0.15);
-        trace = importNsysSqlite(path, control);
-        limits::checkTraceLimits(trace, path);
-        break;
-    }
+    const auto &formats = traceFormats();
+    const auto format = std::find_if(formats.begin(), formats.end(), [&](const auto &f) { return f.kind == kind; });
+    if (format == formats.end())
+        throwNotATrace(content, path, kind);
+    Trace trace = format->read(content, path, wasGzip, control);
     control.checkCancelled();
     control.report("done", 1.0);
     if (trace.sourcePath.empty())
         trace.sourcePath = path;
     return trace;
+}
+
+FileKind kindOfContent(std::string_view content, const std::string &path)
+{
+    return content.substr(0, kSqliteMagic.size()) == kSqliteMagic ? FileKind::NsysSqlite
+                                                                  : detectFileKindOfContent(content, path);
 }
 
 } // namespace
@@ -301,12 +316,11 @@ OpenedFile openFileUnchecked(const std::string &path, const LoadControl &control
     }
     control.report("detecting", 0.1);
     OpenedFile opened;
-    opened.kind = content.substr(0, kSqliteMagic.size()) == kSqliteMagic ? FileKind::NsysSqlite
-                                                                         : detectFileKindOfContent(content, path);
+    opened.kind = kindOfContent(content, path);
     if (opened.kind == FileKind::Workload || opened.kind == FileKind::Comparison)
         return opened;
     // Traces, and anything else: the trace readers say what is wrong with it.
-    opened.trace = traceFromContent(content, path, wasGzip, control);
+    opened.trace = traceFromContent(content, path, wasGzip, control, opened.kind);
     return opened;
 }
 
@@ -320,10 +334,50 @@ Trace loadTraceUnchecked(const std::string &path, const LoadControl &control)
         control.report("decompressing", 0.05);
         content = gunzip(content, path);
     }
-    return traceFromContent(content, path, wasGzip, control);
+    control.report("detecting", 0.1);
+    const FileKind kind = kindOfContent(content, path);
+    return traceFromContent(content, path, wasGzip, control, kind);
 }
 
 } // namespace
+
+const std::vector<TraceFormat> &traceFormats()
+{
+    static const std::vector<TraceFormat> formats = {
+        {FileKind::NativeTrace, "StreamScope trace", "*.sstrace *.sstrace.gz", readNative},
+        {FileKind::NsysSqlite, "Nsight Systems SQLite export", "*.sqlite *.sqlite3", readNsys},
+        {FileKind::ChromeJson, "Chrome/Kineto trace JSON", "*.json *.json.gz *.pt.trace.json", readChrome},
+    };
+    return formats;
+}
+
+std::string traceFileDialogFilter(bool workloads)
+{
+    std::vector<std::string> patterns;
+    auto add = [&](std::string_view list) {
+        std::size_t at = 0;
+        while (at < list.size()) {
+            const std::size_t end = std::min(list.find(' ', at), list.size());
+            const std::string pattern(list.substr(at, end - at));
+            if (std::find(patterns.begin(), patterns.end(), pattern) == patterns.end())
+                patterns.push_back(pattern);
+            at = end + 1;
+        }
+    };
+    for (const TraceFormat &f : traceFormats())
+        add(f.patterns);
+    if (workloads)
+        add("*.json *.gz *.sscompare");
+    std::string filter = workloads ? "Traces and workloads (" : "Traces (";
+    for (std::size_t i = 0; i < patterns.size(); ++i)
+        filter += (i ? " " : "") + patterns[i];
+    filter += ")";
+    for (const TraceFormat &f : traceFormats())
+        filter += ";;" + std::string(f.name) + " (" + std::string(f.patterns) + ")";
+    if (workloads)
+        filter += ";;StreamScope workload (*.json);;StreamScope comparison (*.sscompare)";
+    return filter + ";;All files (*)";
+}
 
 OpenedFile openFile(const std::string &path, const LoadControl &control)
 {

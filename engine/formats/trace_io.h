@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/model/trace.h"
 #include "engine/util/load_control.h"
@@ -19,20 +20,30 @@ enum class ExportFormat { Native, Chrome, Csv };
 // because file-kind detection must know it and formats come before experiments.
 inline constexpr std::string_view kComparisonFormatName = "streamscope-comparison";
 
-// Which reader loadTrace() picked, for messages and tests.
-enum class TraceFileKind { Native, NsysSqlite, ChromeJson };
-
-// Looks at the content: SQLite's magic header means an Nsight Systems export, gzip magic is inflated
-// first, JSON whose "format" is "streamscope-trace" is native and any other JSON object or array is a
-// Chrome trace. Throws Error{Io} when the file cannot be read and Error{InvalidInput} (naming the
-// file and what was found) when it is none of these or is malformed.
-Trace loadTrace(const std::string &path, const LoadControl &control = {});
-TraceFileKind detectTraceFileKind(std::string_view content, const std::string &fileName);
-
 // Every kind of file StreamScope opens, told apart by content (names lie: a .json is a workload, a
 // native trace or a Chrome trace).
 enum class FileKind { Workload, Comparison, NativeTrace, NsysSqlite, ChromeJson, Unknown };
 std::string_view toString(FileKind kind);
+
+// The formats StreamScope reads traces from, one entry each, in the order the Open dialog lists them:
+// the kind detectFileKind() gives them, their name, the file names they usually have, and their reader.
+// loadTrace() and openFile() pick the reader here; the app's Open dialogs build their filters from it.
+struct TraceFormat {
+    FileKind kind;
+    std::string_view name; // "Nsight Systems SQLite export"
+    std::string_view patterns; // "*.sqlite *.sqlite3" (the dialog's filter; content decides, not names)
+    // Reads `content` (inflated already; only its magic header for SQLite, which reads `path` itself).
+    Trace (*read)(std::string &content, const std::string &path, bool wasGzip, const LoadControl &control);
+};
+const std::vector<TraceFormat> &traceFormats();
+// "Traces (*.sstrace ...);;StreamScope trace (*.sstrace);;...;;All files (*)": a Qt file dialog filter of
+// every trace format (and, with `workloads`, workloads and comparisons too).
+std::string traceFileDialogFilter(bool workloads);
+
+// Reads a trace of any format in traceFormats(), told apart by content (detectFileKind). Throws
+// Error{Io} when the file cannot be read and Error{InvalidInput} (naming the file and what was found)
+// when it is no trace (a workload, a comparison, anything else) or is malformed.
+Trace loadTrace(const std::string &path, const LoadControl &control = {});
 
 // The one file-kind detection of StreamScope: the app's Open, its drag and drop, the command line and
 // the CLI call it. SQLite's magic -> NsysSqlite; gzip is inflated first; a "format" of

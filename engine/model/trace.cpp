@@ -13,6 +13,8 @@ namespace streamscope::engine {
 namespace {
 constexpr std::array<std::string_view, 3> kChannelTypeNames = {"unknown", "compute", "async_copy"};
 constexpr std::array<std::string_view, 3> kTimingSourceNames = {"events", "cupti", "profiler"};
+constexpr std::array<std::string_view, 3> kTraceSourceNames = {"streamscope", "nsys-sqlite", "chrome-json"};
+static_assert(kTraceSourceNames.size() == static_cast<std::size_t>(TraceSource::ChromeJson) + 1);
 constexpr std::array<std::string_view, 4> kLinkTypeNames = {"unknown", "same", "pcie", "nvlink"};
 constexpr std::array<std::string_view, 8> kActivityKindNames = {"migration_h2d",  "migration_d2h",  "gpu_page_faults",
                                                                 "cpu_page_fault", "thrashing",      "throttling",
@@ -104,6 +106,14 @@ std::optional<ChannelType> channelTypeFromString(std::string_view s)
 std::optional<TimingSource> timingSourceFromString(std::string_view s)
 {
     return enumFromNames<TimingSource>(kTimingSourceNames, s);
+}
+std::string_view toString(TraceSource source)
+{
+    return kTraceSourceNames.at(static_cast<std::size_t>(source));
+}
+std::optional<TraceSource> traceSourceFromString(std::string_view s)
+{
+    return enumFromNames<TraceSource>(kTraceSourceNames, s);
 }
 std::string_view toString(LinkType type)
 {

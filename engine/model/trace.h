@@ -11,8 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/model/limits.h"
 #include "engine/model/op_vocabulary.h"
+#include "engine/model/saturating.h"
 
 namespace streamscope::engine {
 
@@ -39,6 +39,10 @@ enum class ChannelType : std::uint8_t { Unknown, Compute, AsyncCopy };
 //  - Profiler: imported from a profiler's capture (Nsight Systems and Kineto record CUPTI executions).
 enum class TimingSource : std::uint8_t { Events, Cupti, Profiler };
 
+// What recorded a trace: StreamScope's own runner, an Nsight Systems SQLite export, or a Chrome/Kineto JSON
+// trace of another tool (a Chrome export of StreamScope's own trace keeps the source it had).
+enum class TraceSource : std::uint8_t { StreamScope, NsysSqlite, ChromeJson };
+
 // Bit flags on an op (OpRecord::flags holds eight).
 enum OpFlag : std::uint8_t {
     OpFlagNone = 0,
@@ -57,6 +61,8 @@ std::string_view toString(ChannelType type);
 std::string_view toString(TimingSource source);
 std::optional<ChannelType> channelTypeFromString(std::string_view s);
 std::optional<TimingSource> timingSourceFromString(std::string_view s);
+std::string_view toString(TraceSource source); // "streamscope", "nsys-sqlite", "chrome-json"
+std::optional<TraceSource> traceSourceFromString(std::string_view s);
 
 // One operation of one repetition. Kept small and flat (112 bytes): a million of them must fit in ~150 MB.
 // Three intervals on one host steady-clock axis:
@@ -340,7 +346,7 @@ struct SoloBaselines {
 
 struct Trace {
     int formatVersion = kTraceFormatVersion;
-    std::string source = "streamscope"; // streamscope | nsys-sqlite | chrome-json
+    TraceSource source = TraceSource::StreamScope;
     std::string sourcePath; // where it was read from, when it was read
     std::string title; // workload name or imported file name
     std::string toolVersion;

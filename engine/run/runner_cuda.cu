@@ -2394,7 +2394,7 @@ private:
 
     void finishMetadata()
     {
-        m_trace.source = "streamscope";
+        m_trace.source = TraceSource::StreamScope;
         m_trace.title = m_workload.name;
         m_trace.toolVersion = STREAMSCOPE_VERSION;
         char host[256] = {};

@@ -183,7 +183,8 @@ bool DiffView::openFiles(const QString &pathA, const QString &pathB, QString *er
 
 DiffView *DiffView::pickAndShow(QWidget *parent)
 {
-    const QString filter = tr("Traces (*.sstrace *.sstrace.gz *.json *.json.gz *.sqlite);;All files (*)");
+    // Every format the reader registry knows (engine/formats/trace_io.h), not a list of its own.
+    const QString filter = QString::fromStdString(engine::traceFileDialogFilter(false));
     const QString a = QFileDialog::getOpenFileName(parent, tr("Diff: first trace (A)"), {}, filter);
     if (a.isEmpty())
         return nullptr;

@@ -182,7 +182,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     if (op.hasGpu()) {
         const QString source = cupti ? tr("CUPTI")
                                : m_trace->timing == engine::TimingSource::Profiler
-                                   ? QString::fromStdString(m_trace->source)
+                                   ? QString::fromStdString(std::string(engine::toString(m_trace->source)))
                                    : tr("CUDA events");
         row(cupti ? tr("Executed") : tr("GPU"),
             tr("%1 → %2 (%3, %4)")
@@ -263,7 +263,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
                                             formatDuration(a.durationNs())));
     row(tr("Blocks the host"), engine::isHostBlocking(op) ? tr("yes: the host waited for the GPU") : tr("no"));
     if (op.flags & engine::OpFlagImported)
-        row(tr("Source"), tr("imported (%1)").arg(QString::fromStdString(m_trace->source)));
+        row(tr("Source"),
+            tr("imported (%1)").arg(QString::fromStdString(std::string(engine::toString(m_trace->source)))));
     if (op.correlation != 0)
         row(tr("Correlation id"), QString::number(op.correlation));
     // How far this op's event times (stream-ready, the event end) may sit from the host clock: its

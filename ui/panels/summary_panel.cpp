@@ -147,7 +147,7 @@ void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, 
     switch (trace->timing) {
     case engine::TimingSource::Cupti: heading += tr(" — timed by CUPTI"); break;
     case engine::TimingSource::Events:
-        if (trace->source == "streamscope")
+        if (trace->source == engine::TraceSource::StreamScope)
             heading += tr(" — timed by CUDA events");
         break;
     case engine::TimingSource::Profiler: break;

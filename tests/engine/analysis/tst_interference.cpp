@@ -227,7 +227,7 @@ private slots:
         QCOMPARE(price->spread.count, 0);
         QVERIFY(price->whenUnknown.find("unknown") == 0);
         QVERIFY(!find(metrics, "Overlap saved"));
-        t.source = "nsys-sqlite";
+        t.source = TraceSource::NsysSqlite;
         QVERIFY(find(summaryMetrics(t, summarize(t)), "Price of overlap")->description.find("another tool")
                 != std::string::npos);
     }

@@ -513,7 +513,7 @@ void TestChromeExport::roundTripNativeFile()
     engine::exportTrace(t, engine::ExportFormat::Native, native);
     const auto loaded = engine::loadTrace(native);
     engine::exportTrace(loaded, engine::ExportFormat::Chrome, chrome);
-    QVERIFY(engine::detectTraceFileKind(engine::toChromeJson(loaded), chrome) == engine::TraceFileKind::ChromeJson);
+    QVERIFY(engine::detectFileKindOfContent(engine::toChromeJson(loaded), chrome) == engine::FileKind::ChromeJson);
     const auto back = engine::loadTrace(chrome);
     const QString diff = test::traceDifference(loaded, back);
     QVERIFY2(diff.isEmpty(), qPrintable(diff));

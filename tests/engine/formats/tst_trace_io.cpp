@@ -150,6 +150,47 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(Error, loadTrace(empty));
     }
 
+    // A workload or a comparison handed to loadTrace is named for what it is, with what opens it.
+    void loadTraceNamesWorkloadsAndComparisons()
+    {
+        for (const auto &[file, words] :
+             {std::pair{"resources/workloads/overlap.json", "it is a workload (open it in the app, or run it"},
+              std::pair{"resources/examples/comparisons/overlap.sscompare",
+                        "it is a comparison (open it in the app"}}) {
+            try {
+                loadTrace(source(file).toStdString());
+                QFAIL(file);
+            } catch (const Error &e) {
+                QCOMPARE(e.kind(), ErrorKind::InvalidInput);
+                QVERIFY2(QString::fromUtf8(e.what()).contains(QLatin1String(words)), e.what());
+            }
+        }
+    }
+
+    // The reader registry: one entry per trace kind detectFileKind gives, each read through its entry, and
+    // the Open dialog's filter built from it.
+    void registryCoversEveryTraceKind()
+    {
+        std::vector<FileKind> kinds;
+        for (const TraceFormat &f : traceFormats()) {
+            QVERIFY(f.read != nullptr);
+            QVERIFY(!f.name.empty() && f.patterns.starts_with("*."));
+            kinds.push_back(f.kind);
+        }
+        QCOMPARE(kinds, (std::vector{FileKind::NativeTrace, FileKind::NsysSqlite, FileKind::ChromeJson}));
+        const QString traces = QString::fromStdString(traceFileDialogFilter(false));
+        QVERIFY2(traces.startsWith(QStringLiteral("Traces (*.sstrace *.sstrace.gz *.sqlite *.sqlite3 *.json ")),
+                 qPrintable(traces));
+        QVERIFY(traces.contains(QStringLiteral(";;Nsight Systems SQLite export (*.sqlite *.sqlite3);;")));
+        QVERIFY(!traces.contains(QStringLiteral("sscompare")));
+        QVERIFY(traces.endsWith(QStringLiteral(";;All files (*)")));
+        const QString all = QString::fromStdString(traceFileDialogFilter(true));
+        QVERIFY2(all.startsWith(QStringLiteral("Traces and workloads ("))
+                     && all.contains(QStringLiteral("*.sscompare)")),
+                 qPrintable(all));
+        QCOMPARE(all.count(QStringLiteral("*.json ")), 2); // once in the first group, once for Chrome
+    }
+
     void exportFormats()
     {
         QCOMPARE(exportFormatFromString("native"), std::optional(ExportFormat::Native));
