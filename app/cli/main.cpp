@@ -89,6 +89,14 @@ int main(int argc, char **argv)
     summary->add_option("trace", summaryFile, "Trace file")->required();
     summary->add_option("--ops", summaryRows, "Rows of the per-op table (0: none)")->capture_default_str();
 
+    std::string describeFile;
+    int describeOp = 0, describeRepetition = 0;
+    auto *describe = app.add_subcommand("describe", "Describe one op of a trace as the app's details do: its kind, "
+                                                    "intervals, what timed it, why it waited, bytes, memory, call");
+    describe->add_option("trace", describeFile, "Trace file")->required();
+    describe->add_option("op", describeOp, "The op's index in its repetition, from 0")->required();
+    describe->add_option("--repetition", describeRepetition, "The repetition, from 0")->capture_default_str();
+
     std::string exportIn, exportFormat, exportOut;
     auto *exportCmd = app.add_subcommand("export", "Convert a trace (native, Nsight Systems SQLite, Chrome/PyTorch "
                                                    "JSON) to native, Chrome trace JSON (Perfetto) or CSV");
@@ -156,9 +164,10 @@ int main(int argc, char **argv)
         for (const auto *sub : app.get_subcommands({}))
             known = known || sub->get_name() == first;
         if (!known) {
-            std::cerr << "streamscope-cli: unknown command '" << first
-                      << "' (commands: devices, validate, run, summary, export, compare, diff, nsight-compare; "
-                         "see --help)\n";
+            std::cerr
+                << "streamscope-cli: unknown command '" << first
+                << "' (commands: devices, validate, run, summary, describe, export, compare, diff, nsight-compare; "
+                   "see --help)\n";
             return ExitUsage;
         }
     }
@@ -184,6 +193,8 @@ int main(int argc, char **argv)
             return cmdRun(run, cancel, std::cout, std::cerr);
         if (*summary)
             return cmdSummary(summaryFile, summaryRows, std::cout, std::cerr);
+        if (*describe)
+            return cmdDescribe(describeFile, describeRepetition, describeOp, std::cout, std::cerr);
         if (*exportCmd)
             return cmdExport(exportIn, exportFormat, exportOut, std::cout, std::cerr);
         if (*compareCmd)
