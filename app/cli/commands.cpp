@@ -16,6 +16,7 @@
 
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/interference.h"
+#include "engine/analysis/op_description.h"
 #include "engine/analysis/op_statistics.h"
 #include "engine/analysis/summary_metrics.h"
 #include "engine/formats/csv_export.h"
@@ -361,6 +362,18 @@ int cmdSummary(const std::string &file, int opRows, std::ostream &out, std::ostr
         return ExitOk;
     } catch (const Error &e) {
         err << "streamscope-cli summary: " << e.what() << "\n";
+        return protocol::exitCodeOf(e.kind());
+    }
+}
+
+int cmdDescribe(const std::string &file, int repetition, int op, std::ostream &out, std::ostream &err)
+{
+    try {
+        const engine::Trace trace = engine::loadTrace(file);
+        out << engine::formatOpDescription(trace, engine::describeOp(trace, repetition, op));
+        return ExitOk;
+    } catch (const Error &e) {
+        err << "streamscope-cli describe: " << e.what() << "\n";
         return protocol::exitCodeOf(e.kind());
     }
 }

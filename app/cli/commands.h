@@ -39,6 +39,8 @@ int cmdDevices(bool json, std::ostream &out, std::ostream &err);
 int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::ostream &err);
 int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err);
 int cmdSummary(const std::string &trace, int opRows, std::ostream &out, std::ostream &err);
+// One op of a trace, as engine::describeOp() describes it (the app's tooltip and details panel).
+int cmdDescribe(const std::string &trace, int repetition, int op, std::ostream &out, std::ostream &err);
 int cmdExport(const std::string &input, const std::string &format, const std::string &output, std::ostream &out,
               std::ostream &err);
 

@@ -21,10 +21,13 @@ namespace {
 struct Commands {
     CLI::App *devices = nullptr, *validate = nullptr, *summary = nullptr, *exportCmd = nullptr;
     CLI::App *runCmd = nullptr, *compareCmd = nullptr, *diffCmd = nullptr, *nsightCmd = nullptr;
+    CLI::App *describe = nullptr;
     bool devicesJson = false;
     std::vector<std::string> validateFiles;
     std::string summaryFile;
     int summaryRows = 40;
+    std::string describeFile;
+    int describeOp = 0, describeRepetition = 0;
     std::string exportIn, exportFormat, exportOut;
     RunArgs run;
     CompareArgs compare;
@@ -51,6 +54,12 @@ void declareTraceCommands(CLI::App &app, Commands &c)
     c.summary = app.add_subcommand("summary", "Print the summary of a trace file (any format StreamScope reads)");
     c.summary->add_option("trace", c.summaryFile, "Trace file")->required();
     c.summary->add_option("--ops", c.summaryRows, "Rows of the per-op table (0: none)")->capture_default_str();
+
+    c.describe = app.add_subcommand("describe", "Describe one op of a trace as the app's details do: its kind, "
+                                                "intervals, what timed it, why it waited, bytes, memory, call");
+    c.describe->add_option("trace", c.describeFile, "Trace file")->required();
+    c.describe->add_option("op", c.describeOp, "The op's index in its repetition, from 0")->required();
+    c.describe->add_option("--repetition", c.describeRepetition, "The repetition, from 0")->capture_default_str();
 
     c.exportCmd = app.add_subcommand("export", "Convert a trace (native, Nsight Systems SQLite, Chrome/PyTorch "
                                                "JSON) to native, Chrome trace JSON (Perfetto) or CSV");
@@ -165,7 +174,7 @@ bool knownCommand(CLI::App &app, int argc, char **argv)
         if (sub->get_name() == first)
             return true;
     std::cerr << "streamscope-cli: unknown command '" << first
-              << "' (commands: devices, validate, run, summary, export, compare, diff, nsight-compare; "
+              << "' (commands: devices, validate, run, summary, describe, export, compare, diff, nsight-compare; "
                  "see --help)\n";
     return false;
 }
@@ -180,6 +189,8 @@ int dispatch(const Commands &c, const std::atomic<bool> &cancel)
         return cmdRun(c.run, cancel, std::cout, std::cerr);
     if (*c.summary)
         return cmdSummary(c.summaryFile, c.summaryRows, std::cout, std::cerr);
+    if (*c.describe)
+        return cmdDescribe(c.describeFile, c.describeRepetition, c.describeOp, std::cout, std::cerr);
     if (*c.exportCmd)
         return cmdExport(c.exportIn, c.exportFormat, c.exportOut, std::cout, std::cerr);
     if (*c.compareCmd)

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "engine/analysis/copy_bytes.h"
 #include "engine/analysis/device_stats.h"
 #include "engine/analysis/transfer_edges.h"
 
@@ -50,20 +51,7 @@ Spread spreadOf(std::vector<double> samples)
 
 EngineClass engineClassOf(const OpRecord &op)
 {
-    if (!op.hasGpu())
-        return EngineClass::None;
-    switch (op.kind) {
-    case OpKind::CopyH2D: return EngineClass::H2D;
-    case OpKind::CopyD2H: return EngineClass::D2H;
-    case OpKind::Kernel:
-    case OpKind::Memset:
-    case OpKind::CopyD2D: return EngineClass::Compute;
-    case OpKind::CopyH2H:
-    case OpKind::CopyP2P: // a copy engine of one of the two GPUs, neither the host link's H2D nor D2H
-    case OpKind::Prefetch:
-    case OpKind::Other: return EngineClass::Other;
-    default: return EngineClass::None; // event record/wait, sync, advise: no engine time
-    }
+    return op.hasGpu() ? opKindInfo(op.kind).engine : EngineClass::None;
 }
 
 bool isHostBlocking(const OpRecord &op)
@@ -184,13 +172,7 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
             perStream[op.stream].emplace_back(op.gpuStartNs, op.gpuEndNs);
             ++st.streams[op.stream].ops;
         }
-        switch (op.kind) {
-        case OpKind::CopyH2D: st.h2dBytes = saturatingAdd(st.h2dBytes, op.bytes); break;
-        case OpKind::CopyD2H: st.d2hBytes = saturatingAdd(st.d2hBytes, op.bytes); break;
-        case OpKind::CopyD2D: st.d2dBytes = saturatingAdd(st.d2dBytes, op.bytes); break;
-        case OpKind::CopyP2P: st.p2pBytes = saturatingAdd(st.p2pBytes, op.bytes); break;
-        default: break;
-        }
+        addCopyBytes(st, op.kind, op.bytes);
     }
     st.gpuSpanNs = gpuHi > gpuLo ? saturatingSub(gpuHi, gpuLo) : 0;
     for (std::size_t i = 0; i < perStream.size(); ++i) {
@@ -246,9 +228,11 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
     // D2D and P2P bandwidth over the union of those copies alone (they share classes with other work above).
     std::vector<std::pair<std::int64_t, std::int64_t>> d2dIntervals, p2pIntervals;
     for (const OpRecord &op : trace.repetitions[repetition].ops) {
-        if (op.kind == OpKind::CopyD2D && op.hasGpu())
+        if (!op.hasGpu())
+            continue;
+        if (const ByteBucket bucket = opKindInfo(op.kind).bytes; bucket == ByteBucket::D2D)
             d2dIntervals.emplace_back(op.gpuStartNs, op.gpuEndNs);
-        if (op.kind == OpKind::CopyP2P && op.hasGpu())
+        else if (bucket == ByteBucket::P2P)
             p2pIntervals.emplace_back(op.gpuStartNs, op.gpuEndNs);
     }
     const std::int64_t d2dBusy = unionLength(std::move(d2dIntervals));

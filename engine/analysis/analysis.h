@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/analysis/device_stats.h"
+#include "engine/model/op_kinds.h"
 #include "engine/model/trace.h"
 
 namespace streamscope::engine {
@@ -26,8 +27,8 @@ struct StreamStats {
     double busyFraction = 0; // busyNs / makespan
 };
 
-// Which engine of the GPU an op occupies, for the derived lanes and the ideal bound.
-enum class EngineClass : std::uint8_t { H2D, D2H, Compute, Other, None };
+// Which engine of the GPU an op occupies, for the derived lanes and the ideal bound: its kind's (kOpKinds'
+// engine column), None for an op without GPU time.
 EngineClass engineClassOf(const OpRecord &op);
 
 // An op's host call held the host thread for most of its GPU time (or it was a synchronisation).

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/copy_bytes.h"
 #include "engine/analysis/transfer_edges.h"
 
 namespace streamscope::engine {
@@ -53,24 +54,18 @@ std::vector<DeviceStats> deviceStats(const Trace &trace, int repetition)
         DeviceStats &s = out[d];
         ++s.ops;
         work[d].busy.emplace_back(op.gpuStartNs, op.gpuEndNs);
-        if (op.kind == OpKind::Kernel || op.kind == OpKind::Memset)
+        if (opKindInfo(op.kind).lane == ActivityLane::Compute)
             work[d].kernels.emplace_back(op.gpuStartNs, op.gpuEndNs);
         if (isCopy(op.kind)) {
             work[d].copies.emplace_back(op.gpuStartNs, op.gpuEndNs);
             s.copyBytes = saturatingAdd(s.copyBytes, op.bytes);
         }
-        switch (op.kind) {
-        case OpKind::CopyH2D:
-            s.h2dBytes = saturatingAdd(s.h2dBytes, op.bytes);
+        addCopyBytes(s, op.kind, op.bytes);
+        // Its own host link's bandwidth, per direction.
+        if (const ByteBucket bucket = opKindInfo(op.kind).bytes; bucket == ByteBucket::H2D)
             work[d].h2d.emplace_back(op.transferStartNs(), op.transferEndNs());
-            break;
-        case OpKind::CopyD2H:
-            s.d2hBytes = saturatingAdd(s.d2hBytes, op.bytes);
+        else if (bucket == ByteBucket::D2H)
             work[d].d2h.emplace_back(op.transferStartNs(), op.transferEndNs());
-            break;
-        case OpKind::CopyD2D: s.d2dBytes = saturatingAdd(s.d2dBytes, op.bytes); break;
-        default: break;
-        }
     }
     const auto [lo, hi] = trace.extent(repetition);
     const std::int64_t makespan = saturatingSub(hi, lo);

@@ -24,7 +24,9 @@ struct DeviceStats {
     double busyFraction = 0; // busyNs over the repetition's makespan
     std::int64_t kernelNs = 0; // union of its kernels and memsets
     std::int64_t copyNs = 0; // union of its copies (every direction)
-    std::uint64_t h2dBytes = 0, d2hBytes = 0, d2dBytes = 0;
+    // Per direction (addCopyBytes). p2pBytes: the peer copies issued on its streams; the summary reports
+    // peer copies per direction between two GPUs instead (peerLinkStats).
+    std::uint64_t h2dBytes = 0, d2hBytes = 0, d2dBytes = 0, p2pBytes = 0;
     std::uint64_t copyBytes = 0; // every copy on its streams, peer copies included
     // Over its own host link: its H2D (D2H) bytes over the union of their transfer intervals, 0 for none.
     double h2dGBs = 0, d2hGBs = 0;

@@ -12,6 +12,7 @@
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/op_alignment.h"
 #include "engine/model/errors.h"
+#include "engine/model/op_kinds.h"
 
 namespace streamscope::engine {
 
@@ -276,7 +277,7 @@ NsightComparison compareWithNsight(const Trace &own, const Trace &nsight, Nsight
                 byKind[d.kind].add(d.durationDeltaNs, d.ownDurationNs, d.startDeltaNs);
                 overall.add(d.durationDeltaNs, d.ownDurationNs, d.startDeltaNs);
             }
-            const bool timedWork = isCopy(d.kind) || d.kind == OpKind::Kernel || d.kind == OpKind::Memset;
+            const bool timedWork = opKindInfo(d.kind).record != GpuRecord::None; // a kernel, memcpy or memset
             if (timedWork && d.samples > 0 && d.ownDurationNs >= 20'000) {
                 ++result.targetOps;
                 const double allowed = std::max(1'000.0, 0.02 * d.ownDurationNs);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/copy_bytes.h"
 #include "engine/model/errors.h"
 #include "engine/util/csv.h"
 #include "engine/workload/pipeline_generator.h"
@@ -100,16 +101,10 @@ RangeStatistics statistics(const Trace &trace, int repetition, std::int64_t star
         if (!gpu)
             continue;
         const double fraction = b > a ? static_cast<double>(part) / static_cast<double>(b - a) : 0.0;
-        switch (op.kind) {
-        case OpKind::CopyH2D: s.h2dBytes += fraction * static_cast<double>(op.bytes); break;
-        case OpKind::CopyD2H: s.d2hBytes += fraction * static_cast<double>(op.bytes); break;
-        case OpKind::CopyD2D: s.d2dBytes += fraction * static_cast<double>(op.bytes); break;
-        case OpKind::CopyP2P: s.p2pBytes += fraction * static_cast<double>(op.bytes); break;
-        default: break;
-        }
+        addCopyBytes(s, op.kind, fraction * static_cast<double>(op.bytes));
         if (isCopy(op.kind))
             copies.emplace_back(lo, hi);
-        else if (op.kind == OpKind::Kernel || op.kind == OpKind::Memset)
+        else if (opKindInfo(op.kind).lane == ActivityLane::Compute)
             compute.emplace_back(lo, hi);
         if (part > 0) {
             edges.emplace_back(lo, +1);

@@ -22,6 +22,7 @@
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
 #include "engine/model/limits.h"
+#include "engine/model/op_kinds.h"
 #include "engine/model/units.h"
 #include "engine/util/file_util.h"
 
@@ -386,12 +387,12 @@ void nameThread(JsonOut &j, int pid, int tid, std::string_view name, int sortInd
 std::string_view gpuCategory(OpKind kind)
 {
     // Kineto's categories, so that tools written for PyTorch profiles (and our importer) know them.
-    if (isCopy(kind))
-        return "gpu_memcpy";
-    if (kind == OpKind::Kernel)
-        return "kernel";
-    if (kind == OpKind::Memset)
-        return "gpu_memset";
+    switch (opKindInfo(kind).record) {
+    case GpuRecord::Memcpy: return "gpu_memcpy";
+    case GpuRecord::Kernel: return "kernel";
+    case GpuRecord::Memset: return "gpu_memset";
+    case GpuRecord::None: break;
+    }
     return "gpu_op";
 }
 

@@ -1,30 +1,17 @@
-// CUDA runtime API names of ops, both ways (see api_names.h).
+// CUDA runtime API names of ops, both ways (see api_names.h). The call of each kind is a column of kOpKinds.
 #include "engine/model/api_names.h"
+
+#include "engine/model/op_kinds.h"
 
 namespace streamscope::engine {
 
 std::string_view apiNameOf(const OpRecord &op)
 {
-    switch (op.kind) {
-    case OpKind::CopyH2D:
-    case OpKind::CopyD2H:
-    case OpKind::CopyD2D:
-    case OpKind::CopyH2H: return op.api == CopyApi::Sync ? "cudaMemcpy" : "cudaMemcpyAsync";
-    case OpKind::Kernel: return "cudaLaunchKernel";
-    case OpKind::Memset: return "cudaMemsetAsync";
-    case OpKind::EventRecord: return "cudaEventRecord";
-    case OpKind::EventWait: return "cudaStreamWaitEvent";
-    case OpKind::HostSync:
-        // The runner records which sync it was only in the op's name; the stream form is the common one.
-        return op.stream >= 0 ? "cudaStreamSynchronize" : "cudaDeviceSynchronize";
-    case OpKind::Prefetch: return "cudaMemPrefetchAsync";
-    case OpKind::Advise: return "cudaMemAdvise";
-    case OpKind::Attach: return "cudaStreamAttachMemAsync";
-    case OpKind::CopyP2P: return op.api == CopyApi::Sync ? "cudaMemcpyPeer" : "cudaMemcpyPeerAsync";
-    case OpKind::HostWork: return "host work";
-    case OpKind::Other: break;
-    }
-    return "CUDA API call";
+    // The runner records which sync it was only in the op's name: one on no stream was the device's.
+    if (op.kind == OpKind::HostSync && op.stream < 0)
+        return "cudaDeviceSynchronize";
+    const OpKindInfo &info = opKindInfo(op.kind);
+    return op.api == CopyApi::Sync && !info.cudaApiSync.empty() ? info.cudaApiSync : info.cudaApi;
 }
 
 OpKind opKindOfApiCall(std::string_view apiName)

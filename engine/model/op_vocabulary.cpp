@@ -1,17 +1,22 @@
-// Names of the op vocabulary (engine/model/op_vocabulary.h), as trace and workload files write them.
+// Names of the op vocabulary (engine/model/op_vocabulary.h), as trace and workload files write them. The op
+// kinds' names and classes are columns of kOpKinds (op_kinds.h).
 #include "engine/model/op_vocabulary.h"
 
 #include <array>
 #include <cstddef>
 
 #include "engine/model/enum_names.h"
+#include "engine/model/op_kinds.h"
 
 namespace streamscope::engine {
 
 namespace {
-constexpr std::array<std::string_view, 15> kOpKindNames = {"h2d",    "d2h",          "d2d",        "h2h",   "kernel",
-                                                           "memset", "event_record", "event_wait", "sync",  "prefetch",
-                                                           "advise", "attach",       "host_work",  "other", "p2p"};
+constexpr auto kOpKindNames = [] {
+    std::array<std::string_view, kOpKindCount> names{};
+    for (std::size_t i = 0; i < kOpKindCount; ++i)
+        names[i] = kOpKinds[i].name;
+    return names;
+}();
 constexpr std::array<std::string_view, 7> kMemKindNames = {"none",    "pageable", "pinned", "registered",
                                                            "managed", "device",   "unknown"};
 constexpr std::array<std::string_view, 3> kCopyApiNames = {"none", "sync", "async"};
@@ -19,7 +24,7 @@ constexpr std::array<std::string_view, 3> kCopyApiNames = {"none", "sync", "asyn
 
 std::string_view toString(OpKind kind)
 {
-    return kOpKindNames.at(static_cast<std::size_t>(kind));
+    return opKindInfo(kind).name;
 }
 std::string_view toString(MemKind kind)
 {
@@ -44,13 +49,12 @@ std::optional<CopyApi> copyApiFromString(std::string_view s)
 
 bool isCopy(OpKind kind)
 {
-    return kind == OpKind::CopyH2D || kind == OpKind::CopyD2H || kind == OpKind::CopyD2D || kind == OpKind::CopyH2H
-           || kind == OpKind::CopyP2P;
+    return opKindInfo(kind).copy;
 }
 
 bool isGpuWork(OpKind kind)
 {
-    return isCopy(kind) || kind == OpKind::Kernel || kind == OpKind::Memset || kind == OpKind::Prefetch;
+    return opKindInfo(kind).gpuWork;
 }
 
 } // namespace streamscope::engine

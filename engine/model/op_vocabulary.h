@@ -10,7 +10,7 @@
 namespace streamscope::engine {
 
 // What an operation is. Copies carry their direction in the kind so that lanes and analysis need
-// no second look-up.
+// no second look-up. What the program knows of each kind is its row in kOpKinds (op_kinds.h).
 enum class OpKind : std::uint8_t {
     CopyH2D,
     CopyD2H,
@@ -28,6 +28,9 @@ enum class OpKind : std::uint8_t {
     Other, // imported API calls or activities with no better kind (e.g. UVM migrations)
     CopyP2P, // a copy between two GPUs (cudaMemcpyPeerAsync; "PtoP" to CUPTI and Nsight): after Other so
              // that no kind's number moved when it came
+    // New kinds go here, at the end (files keep names, but a kind's number must not move), each with its row
+    // in kOpKinds.
+    Count // not a kind: how many there are, which op_kinds.h checks its table against at compile time
 };
 
 // Where the bytes of a copy live, as CUDA sees them.
@@ -42,7 +45,7 @@ std::string_view toString(CopyApi api);
 std::optional<OpKind> opKindFromString(std::string_view s);
 std::optional<MemKind> memKindFromString(std::string_view s);
 std::optional<CopyApi> copyApiFromString(std::string_view s);
-bool isCopy(OpKind kind);
-bool isGpuWork(OpKind kind); // copies, kernels, memsets, prefetches: occupy an engine of the GPU
+bool isCopy(OpKind kind); // kOpKinds' copy column
+bool isGpuWork(OpKind kind); // copies, kernels, memsets, prefetches: occupy an engine of the GPU (gpuWork column)
 
 } // namespace streamscope::engine

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "engine/model/limits.h"
+#include "engine/model/op_kinds.h"
 #include "engine/model/units.h"
 #include "engine/util/file_util.h"
 #include "engine/util/json_locator.h"
@@ -88,8 +89,9 @@ std::optional<KeyFigureProblem> readKeyFigure(const Json &v, const std::string &
                                 "a key figure needs a caption: the one thing to look at, in words"};
     if (!figure.kind.empty() && !opKindFromString(figure.kind)) {
         std::vector<std::string> kinds;
-        for (int k = 0; k <= int(OpKind::Other); ++k)
-            kinds.emplace_back(toString(OpKind(k)));
+        kinds.reserve(kOpKinds.size());
+        for (const OpKindInfo &k : kOpKinds)
+            kinds.emplace_back(k.name);
         return KeyFigureProblem{path + "/kind",
                                 "unknown op kind \"" + figure.kind + "\"" + didYouMean(figure.kind, kinds)};
     }

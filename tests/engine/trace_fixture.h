@@ -1,27 +1,11 @@
-// A small hand-made trace whose analysis was worked out by hand (see tst_analysis.cpp).
-// Shared by the engine tests; ui and app tests make their own.
+// Small hand-made traces whose analysis was worked out by hand (see tst_analysis.cpp), made with the one
+// TraceBuilder (tests/common/trace_builder.h); shared by the engine, ui and app tests.
 #pragma once
 
 #include "engine/model/trace.h"
+#include "tests/common/trace_builder.h"
 
 namespace streamscope::test {
-
-inline engine::OpRecord makeOp(engine::Trace &t, const char *name, engine::OpKind kind, int stream,
-                               std::int64_t gpuStartUs, std::int64_t gpuEndUs, std::int64_t hostStartUs,
-                               std::int64_t hostEndUs, std::uint64_t bytes = 0)
-{
-    engine::OpRecord op;
-    op.nameId = t.intern(name);
-    op.kind = kind;
-    op.stream = stream;
-    op.hostThread = 0;
-    op.gpuStartNs = gpuStartUs * 1000;
-    op.gpuEndNs = gpuEndUs * 1000;
-    op.hostStartNs = hostStartUs * 1000;
-    op.hostEndNs = hostEndUs * 1000;
-    op.bytes = bytes;
-    return op;
-}
 
 // Repetition r is the base repetition with every time scaled by (r + 1), starting at r * 10 ms.
 //   A: H2D  s0 GPU [0,100) us  1 MB  host [0,2)
@@ -30,37 +14,35 @@ inline engine::OpRecord makeOp(engine::Trace &t, const char *name, engine::OpKin
 //   D: D2H  s1 GPU [250,350)  2 MB  host [6,352)   (a blocking copy)
 inline engine::Trace handTrace(int repetitions = 3)
 {
+    using engine::MemKind;
     using engine::OpKind;
-    engine::Trace t;
-    t.title = "hand-made";
-    t.streams = {{"s0", 0, 1, 0, true, false}, {"s1", 0, 2, 0, true, false}};
-    t.hostThreads = {{"main", 42}};
-    engine::DeviceInfo dev;
-    dev.name = "Test GPU";
-    dev.ccMajor = 9;
-    dev.linkPeakGBs = 63.0;
-    t.devices.push_back(dev);
+    TraceBuilder b;
+    b.title("hand-made")
+        .stream({"s0", 0, 1, 0, true, false})
+        .stream({"s1", 0, 2, 0, true, false})
+        .thread("main", 42)
+        .device("Test GPU", 9, 63.0);
     for (int r = 0; r < repetitions; ++r) {
-        engine::Repetition rep;
-        rep.index = r;
+        b.repetition();
         const std::int64_t k = r + 1;
         const std::int64_t base = r * 10'000;
         auto op = [&](const char *n, OpKind kind, int s, std::int64_t g0, std::int64_t g1, std::int64_t h0,
                       std::int64_t h1, std::uint64_t bytes) {
-            auto o = makeOp(t, n, kind, s, base + g0 * k, base + g1 * k, base + h0 * k, base + h1 * k, bytes);
-            o.opIndex = static_cast<int>(rep.ops.size());
-            o.srcMem = kind == OpKind::CopyD2H ? engine::MemKind::Device : engine::MemKind::Pinned;
-            o.dstMem = kind == OpKind::CopyD2H ? engine::MemKind::Pinned : engine::MemKind::Device;
-            o.api = kind == OpKind::Kernel ? engine::CopyApi::None : engine::CopyApi::Async;
-            rep.ops.push_back(o);
+            const auto ns = [&](std::int64_t us) { return (base + us * k) * 1000; };
+            b.onStream(s)
+                .op(kind, ns(g0), ns(g1), bytes)
+                .named(n)
+                .host(ns(h0), ns(h1))
+                .memory(kind == OpKind::CopyD2H ? MemKind::Device : MemKind::Pinned,
+                        kind == OpKind::CopyD2H ? MemKind::Pinned : MemKind::Device)
+                .api(kind == OpKind::Kernel ? engine::CopyApi::None : engine::CopyApi::Async);
         };
         op("A: H2D 1 MB", OpKind::CopyH2D, 0, 0, 100, 0, 2, 1'000'000);
         op("B: kernel", OpKind::Kernel, 0, 100, 300, 2, 4, 0);
         op("C: H2D 1 MB", OpKind::CopyH2D, 1, 150, 250, 4, 6, 1'000'000);
         op("D: D2H 2 MB", OpKind::CopyD2H, 1, 250, 350, 6, 352, 2'000'000);
-        t.repetitions.push_back(std::move(rep));
     }
-    return t;
+    return b.build();
 }
 
 } // namespace streamscope::test
@@ -98,44 +80,40 @@ inline engine::PeerLink makePeerLink(int src, int dst, engine::LinkType type, in
 // 200 GB/s. Makespan 750 µs.
 inline engine::Trace twoGpuTrace()
 {
+    using engine::MemKind;
     using engine::OpKind;
-    engine::Trace t;
-    t.title = "two GPUs";
+    TraceBuilder b;
+    b.title("two GPUs");
     for (int d = 0; d < 2; ++d) {
-        engine::DeviceInfo dev;
-        dev.index = d;
-        dev.name = "NVIDIA H100 80GB HBM3";
-        dev.ccMajor = 9;
-        dev.smCount = 132;
-        dev.linkPeakGBs = 63.0;
-        t.devices.push_back(dev);
+        b.device("NVIDIA H100 80GB HBM3", 9, 63.0);
+        b.trace().devices.back().smCount = 132;
     }
-    t.streams = {{"gpu0 copy", 0, 1, 0, true, false},
-                 {"gpu0 compute", 0, 2, 0, true, false},
-                 {"gpu1 compute", 1, 3, 0, true, false},
-                 {"gpu1 copy", 1, 4, 0, true, false}};
-    t.hostThreads = {{"worker gpu0", 11}, {"worker gpu1", 12}};
+    b.stream({"gpu0 copy", 0, 1, 0, true, false})
+        .stream({"gpu0 compute", 0, 2, 0, true, false})
+        .stream({"gpu1 compute", 1, 3, 0, true, false})
+        .stream({"gpu1 copy", 1, 4, 0, true, false})
+        .thread("worker gpu0", 11)
+        .thread("worker gpu1", 12);
     for (int d = 0; d < 2; ++d)
-        t.peerLinks.push_back(makePeerLink(d, 1 - d, engine::LinkType::NvLink, 18, 450.0, true, 0, true));
-    engine::Repetition rep;
+        b.trace().peerLinks.push_back(makePeerLink(d, 1 - d, engine::LinkType::NvLink, 18, 450.0, true, 0, true));
     auto op = [&](const char *n, OpKind kind, int stream, int thread, std::int64_t g0, std::int64_t g1, std::int64_t h0,
                   std::uint64_t bytes) {
-        auto o = makeOp(t, n, kind, stream, g0, g1, h0, h0 + 2, bytes);
-        o.hostThread = thread;
-        o.opIndex = static_cast<int>(rep.ops.size());
-        o.api = kind == OpKind::Kernel ? engine::CopyApi::None : engine::CopyApi::Async;
+        b.onStream(stream)
+            .onThread(thread)
+            .op(kind, g0 * 1000, g1 * 1000, bytes)
+            .named(n)
+            .host(h0 * 1000, (h0 + 2) * 1000);
+        b.api(kind == OpKind::Kernel ? engine::CopyApi::None : engine::CopyApi::Async);
         if (kind == OpKind::CopyH2D) {
-            o.srcMem = engine::MemKind::Pinned;
-            o.dstMem = engine::MemKind::Device;
+            b.memory(MemKind::Pinned, MemKind::Device);
         } else if (kind == OpKind::CopyD2H) {
-            o.srcMem = engine::MemKind::Device;
-            o.dstMem = engine::MemKind::Pinned;
+            b.memory(MemKind::Device, MemKind::Pinned);
         } else if (kind == OpKind::CopyP2P) {
-            o.srcMem = o.dstMem = engine::MemKind::Device;
-            o.srcDevice = std::int8_t(t.streams[std::size_t(stream)].device);
-            o.dstDevice = std::int8_t(1 - o.srcDevice);
+            const int src = b.trace().streams[std::size_t(stream)].device;
+            b.memory(MemKind::Device, MemKind::Device);
+            b.last().srcDevice = std::int8_t(src);
+            b.last().dstDevice = std::int8_t(1 - src);
         }
-        rep.ops.push_back(o);
     };
     op("A: H2D 5 MB", OpKind::CopyH2D, 0, 0, 0, 100, 0, 5'000'000);
     op("B: kernel", OpKind::Kernel, 1, 0, 100, 300, 2, 0);
@@ -143,8 +121,7 @@ inline engine::Trace twoGpuTrace()
     op("D: kernel", OpKind::Kernel, 2, 1, 400, 600, 6, 0);
     op("E: P2P 10 MB", OpKind::CopyP2P, 3, 1, 600, 650, 8, 10'000'000);
     op("F: D2H 5 MB", OpKind::CopyD2H, 3, 1, 650, 750, 10, 5'000'000);
-    t.repetitions.push_back(std::move(rep));
-    return t;
+    return b.build();
 }
 
 } // namespace streamscope::test

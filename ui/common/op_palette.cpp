@@ -57,25 +57,8 @@ QColor OpPalette::opColor(engine::OpKind kind) const
 
 QString OpPalette::label(engine::OpKind kind)
 {
-    using engine::OpKind;
-    switch (kind) {
-    case OpKind::CopyH2D: return QStringLiteral("H2D copy");
-    case OpKind::CopyD2H: return QStringLiteral("D2H copy");
-    case OpKind::CopyD2D: return QStringLiteral("D2D copy");
-    case OpKind::CopyP2P: return QStringLiteral("P2P copy");
-    case OpKind::CopyH2H: return QStringLiteral("H2H copy");
-    case OpKind::Kernel: return QStringLiteral("kernel");
-    case OpKind::Memset: return QStringLiteral("memset");
-    case OpKind::EventRecord: return QStringLiteral("event record");
-    case OpKind::EventWait: return QStringLiteral("event wait");
-    case OpKind::HostSync: return QStringLiteral("host sync");
-    case OpKind::Prefetch: return QStringLiteral("prefetch");
-    case OpKind::Advise: return QStringLiteral("advise");
-    case OpKind::Attach: return QStringLiteral("attach");
-    case OpKind::HostWork: return QStringLiteral("host work");
-    case OpKind::Other: return QStringLiteral("other");
-    }
-    return QStringLiteral("other");
+    const std::string_view label = engine::opKindInfo(kind).label;
+    return QString::fromUtf8(label.data(), qsizetype(label.size()));
 }
 
 QColor OpPalette::textOn(const QColor &fill)

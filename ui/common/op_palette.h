@@ -1,6 +1,6 @@
 // OpPalette: every colour the timeline paints, for a light or dark background and for presentation
-// mode (higher contrast). Op colours come from engine/model/op_colors.h (Okabe-Ito, colour-blind safe) so the
-// GUI, exports and the CLI agree.
+// mode (higher contrast). Op colours and labels come from the op-kind table (engine/model/op_kinds.h;
+// Okabe-Ito, colour-blind safe) so the GUI, exports and the CLI agree.
 #pragma once
 
 #include <QColor>
@@ -21,7 +21,8 @@ public:
     // One of 16 soft colours for host ranges (NVTX, CPU ops), by ui::rangeColorIndex of the name: quieter
     // than the ops' colours, so the rows read as context and the GPU work stays in front.
     QColor rangeColor(int index) const;
-    // The name of a kind for people (legend, tooltips): "H2D copy", "kernel", "host sync".
+    // The name of a kind for people (legend, tooltips, details): "H2D copy", "kernel", "host sync"; the
+    // table's label column.
     static QString label(engine::OpKind kind);
     // Black or white, whichever reads better on a bar of the given colour.
     static QColor textOn(const QColor &fill);

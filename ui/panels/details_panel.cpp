@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/op_description.h"
 #include "engine/analysis/op_statistics.h"
-#include "engine/analysis/queue_analysis.h"
 #include "ui/common/format_units.h"
 #include "ui/common/host_range_labels.h"
 #include "ui/timeline/time_mapping.h"
@@ -111,16 +111,17 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     const engine::Repetition &rep = m_trace->repetitions[std::size_t(repetition)];
     const engine::OpRecord &op = rep.ops[std::size_t(opIndex)];
     const std::int64_t origin = m_trace->extent(repetition).first;
+    const engine::OpDescription d = engine::describeOp(*m_trace, repetition, opIndex);
 
     QString html;
     auto row = [&html](const QString &key, const QString &value) {
         html += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>")
                     .arg(key.toHtmlEscaped(), value.toHtmlEscaped());
     };
-    html += QStringLiteral("<h3>%1</h3><table>").arg(displayText(m_trace->name(op), kLongName).toHtmlEscaped());
-    row(tr("Kind"), qs(engine::toString(op.kind)));
-    if (op.stream >= 0 && op.stream < int(m_trace->streams.size())) {
-        const engine::StreamInfo &stream = m_trace->streams[std::size_t(op.stream)];
+    html += QStringLiteral("<h3>%1</h3><table>").arg(displayText(d.name, kLongName).toHtmlEscaped());
+    row(tr("Kind"), qs(d.kind));
+    if (d.stream) {
+        const engine::StreamInfo &stream = *d.stream;
         QString text = displayText(stream.name);
         if (stream.isDefault)
             text += tr(" (default stream)");
@@ -130,9 +131,9 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             text += tr(", priority %1").arg(stream.priority);
         row(tr("Stream"), text);
     }
-    row(tr("Repetition / op"), tr("%1 / %2").arg(repetition + 1).arg(op.opIndex >= 0 ? op.opIndex : opIndex));
+    row(tr("Repetition / op"), tr("%1 / %2").arg(repetition + 1).arg(d.workloadIndex >= 0 ? d.workloadIndex : opIndex));
     // Where it was launched from (its NVTX range, or the PyTorch op), beside its own name.
-    if (const engine::HostRange *range = rep.enclosingRange(op)) {
+    if (const engine::HostRange *range = d.range) {
         QString label = hostRangeCategoryLabel(range->category);
         label[0] = label[0].toUpper();
         QString text = displayText(m_trace->string(range->nameId), kLongName);
@@ -143,7 +144,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             row(tr("Launched in"), rangeStack(*m_trace, rep, op, *range));
     }
     // How a kernel was launched, where the source recorded it.
-    if (const engine::KernelLaunch *l = rep.launchOf(opIndex)) {
+    if (const engine::KernelLaunch *l = d.launch) {
         if (l->fullNameId != engine::kNoString)
             row(tr("Kernel"), displayText(m_trace->string(l->fullNameId), kLongName));
         if (l->hasGrid() || l->hasBlock()) {
@@ -171,23 +172,19 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             row(tr("Registers"), tr("%1 per thread").arg(l->registersPerThread));
     }
     // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
-    const bool cupti = m_trace->timing == engine::TimingSource::Cupti && !op.executionFromEvents();
-    if (op.hasHost()) {
+    const bool cupti = d.cupti;
+    if (d.host) {
         row(tr("Host call"), tr("%1 → %2 (held the thread %3)")
-                                 .arg(formatDuration(op.hostStartNs - origin), formatDuration(op.hostEndNs - origin),
-                                      formatDuration(op.hostDurationNs())));
+                                 .arg(formatDuration(d.host->startNs), formatDuration(d.host->endNs),
+                                      formatDuration(d.host->durationNs)));
     }
-    if (op.readyNs != engine::kNoTime && cupti)
-        row(tr("Stream ready"), tr("%1 (CUDA event)").arg(formatDuration(op.readyNs - origin)));
-    if (op.hasGpu()) {
-        const QString source = cupti ? tr("CUPTI")
-                               : m_trace->timing == engine::TimingSource::Profiler
-                                   ? QString::fromStdString(std::string(engine::toString(m_trace->source)))
-                                   : tr("CUDA events");
+    if (d.streamReadyNs)
+        row(tr("Stream ready"), tr("%1 (CUDA event)").arg(formatDuration(*d.streamReadyNs)));
+    if (d.gpu) {
         row(cupti ? tr("Executed") : tr("GPU"),
             tr("%1 → %2 (%3, %4)")
-                .arg(formatDuration(op.gpuStartNs - origin), formatDuration(op.gpuEndNs - origin),
-                     formatDuration(op.gpuDurationNs()), source));
+                .arg(formatDuration(d.gpu->startNs), formatDuration(d.gpu->endNs), formatDuration(d.gpu->durationNs),
+                     QString::fromStdString(d.timedBy)));
     }
     // Solo baselines: this op alone against the mix, and who ran beside it (interference.h).
     if (m_interference.known && op.hasGpu() && std::size_t(opIndex) < m_interference.ops.size()) {
@@ -195,10 +192,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
         if (s.known())
             row(tr("Against alone"), QString::fromStdString(engine::describeSlowdown(*m_trace, s)));
     }
-    if (cupti && op.hasGpu()) {
-        const engine::QueueExplanation q = engine::explainQueued(*m_trace, repetition, opIndex);
-        row(tr("Queued"), q.cause == engine::QueueCause::None ? formatDuration(op.queuedDurationNs())
-                                                              : QString::fromStdString(q.text));
+    if (cupti && d.gpu) {
+        row(tr("Queued"), d.queueCause.empty() ? formatDuration(d.queuedNs) : QString::fromStdString(d.queueCause));
         if (op.eventDurationNs() > 0)
             row(tr("Events would say"), tr("%1 (%2 more than execution)")
                                             .arg(formatDuration(op.eventDurationNs()),
@@ -214,12 +209,12 @@ void DetailsPanel::showOp(int repetition, int opIndex)
                                .arg(op.channelType == engine::ChannelType::AsyncCopy ? tr("copy")
                                     : op.channelType == engine::ChannelType::Compute ? tr("compute")
                                                                                      : tr("unknown")));
-    if (op.bytes > 0)
-        row(tr("Bytes"), tr("%1 (%2 B)").arg(formatBytes(op.bytes)).arg(op.bytes));
-    if (engine::isCopy(op.kind) && op.gbPerSecond() > 0)
-        row(tr("Achieved bandwidth"), formatGBs(op.gbPerSecond()));
-    if (op.srcMem != engine::MemKind::None || op.dstMem != engine::MemKind::None)
-        row(tr("Memory"), tr("%1 → %2").arg(qs(engine::toString(op.srcMem)), qs(engine::toString(op.dstMem))));
+    if (d.bytes > 0)
+        row(tr("Bytes"), tr("%1 (%2 B)").arg(formatBytes(d.bytes)).arg(d.bytes));
+    if (d.copy && d.gbs > 0)
+        row(tr("Achieved bandwidth"), formatGBs(d.gbs));
+    if (!d.srcMem.empty())
+        row(tr("Memory"), tr("%1 → %2").arg(qs(d.srcMem), qs(d.dstMem)));
     if (op.driverSrcMem != engine::MemKind::None || op.driverDstMem != engine::MemKind::None)
         row(tr("Memory as the driver saw it"),
             tr("%1 → %2").arg(qs(engine::toString(op.driverSrcMem)), qs(engine::toString(op.driverDstMem))));
@@ -230,9 +225,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
                "(or its call, if later) to its end event")
                 .arg(op.srcDevice)
                 .arg(op.dstDevice));
-    if (op.api != engine::CopyApi::None)
-        row(tr("Copy API"),
-            op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy") : QStringLiteral("cudaMemcpyAsync"));
+    if (!d.copyCall.empty())
+        row(tr("Copy API"), qs(d.copyCall));
     // The driver's records that belong to this op: unified memory it moved or faulted on, and the
     // wait of a synchronisation call.
     if (const engine::UnifiedMemoryStats um = engine::unifiedMemoryStats(rep, opIndex); um.any()) {
@@ -261,7 +255,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             row(tr("Driver wait"), tr("%1 → %2 (%3, CUPTI synchronisation record)")
                                        .arg(formatDuration(a.startNs - origin), formatDuration(a.endNs - origin),
                                             formatDuration(a.durationNs())));
-    row(tr("Blocks the host"), engine::isHostBlocking(op) ? tr("yes: the host waited for the GPU") : tr("no"));
+    row(tr("Blocks the host"), d.hostBlocking ? tr("yes: the host waited for the GPU") : tr("no"));
     if (op.flags & engine::OpFlagImported)
         row(tr("Source"),
             tr("imported (%1)").arg(QString::fromStdString(std::string(engine::toString(m_trace->source)))));

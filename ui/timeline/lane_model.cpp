@@ -419,8 +419,9 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
         pushStep(h2d.counts, t, float(step.h2d));
         pushStep(d2h.counts, t, float(step.d2h));
     }
-    // Device-to-device and peer copies are counted apart from kernels and memsets (the analysis classes
-    // all three as compute, as the device runs them): a trace with thousands of D2D copies says so.
+    // Device-to-device copies are counted apart from kernels and memsets (the analysis classes all three
+    // as compute, as the device runs them): a trace with thousands of D2D copies says so. Which kind counts
+    // on which lane is kOpKinds' lane column.
     auto countActive = [&](Lane &lane, auto counts) {
         std::vector<std::pair<qint64, int>> edges;
         for (const auto &op : rep().ops)
@@ -435,8 +436,11 @@ void LaneModel::buildDerivedLanes(const std::vector<engine::ActivityStep> &activ
             pushStep(lane.counts, t, float(active));
         }
     };
-    countActive(d2d, [](engine::OpKind k) { return k == engine::OpKind::CopyD2D; });
-    countActive(compute, [](engine::OpKind k) { return k == engine::OpKind::Kernel || k == engine::OpKind::Memset; });
+    const auto onLane = [](engine::ActivityLane lane) {
+        return [lane](engine::OpKind k) { return engine::opKindInfo(k).lane == lane; };
+    };
+    countActive(d2d, onLane(engine::ActivityLane::D2D));
+    countActive(compute, onLane(engine::ActivityLane::Compute));
     // A derived lane with nothing to count is left out: "D2H copies, active: up to 0" tells nothing.
     for (Lane *lane : {&h2d, &d2h, &d2d, &compute}) {
         const bool empty = lane->counts.maxValue <= 0;

@@ -33,7 +33,7 @@
 #include <numeric>
 
 #include "engine/analysis/analysis.h"
-#include "engine/analysis/queue_analysis.h"
+#include "engine/analysis/op_description.h"
 #include "engine/model/errors.h"
 #include "ui/common/format_units.h"
 #include "ui/common/host_range_labels.h"
@@ -857,56 +857,46 @@ QString TimelineView::toolTipText(int opIndex) const
 {
     if (!m_model || opIndex < 0 || opIndex >= m_model->opCount())
         return {};
-    const auto &trace = m_model->trace();
-    const auto &op = m_model->op(opIndex);
+    const engine::OpDescription d = engine::describeOp(m_model->trace(), m_model->repetition(), opIndex);
     QStringList lines;
-    lines << QString::fromStdString(trace.name(op));
-    QString what = OpPalette::label(op.kind);
-    if (op.stream >= 0 && std::size_t(op.stream) < trace.streams.size()) {
-        const auto &stream = trace.streams[std::size_t(op.stream)];
-        what += QStringLiteral(" on stream '%1'").arg(QString::fromStdString(stream.name));
-    }
-    if (op.opIndex >= 0)
-        what += QStringLiteral(" · op #%1").arg(op.opIndex);
+    lines << QString::fromStdString(d.name);
+    QString what = qs(d.kind);
+    if (d.stream)
+        what += QStringLiteral(" on stream '%1'").arg(QString::fromStdString(d.stream->name));
+    if (d.workloadIndex >= 0)
+        what += QStringLiteral(" · op #%1").arg(d.workloadIndex);
     lines << what;
-    if (op.hasGpu()) {
-        const bool cupti = trace.timing == engine::TimingSource::Cupti && !op.executionFromEvents();
+    if (d.gpu) {
         lines << QStringLiteral("%1: start %2 · duration %3")
-                     .arg(cupti ? QStringLiteral("executed") : QStringLiteral("GPU"),
-                          formatDuration(m_model->gpuStart(op)), formatDuration(op.gpuDurationNs()));
-        if (cupti) {
-            const engine::QueueExplanation q = engine::explainQueued(trace, m_model->repetition(), opIndex);
-            if (q.cause != engine::QueueCause::None)
-                lines << QString::fromStdString(q.text);
-        }
+                     .arg(d.cupti ? QStringLiteral("executed") : QStringLiteral("GPU"), formatDuration(d.gpu->startNs),
+                          formatDuration(d.gpu->durationNs));
+        if (!d.queueCause.empty())
+            lines << QString::fromStdString(d.queueCause);
     }
-    if (op.bytes > 0) {
-        QString bytes = formatBytes(op.bytes);
-        const double gbs = op.gbPerSecond();
-        if (gbs > 0)
-            bytes += QStringLiteral(" · %1").arg(formatGBs(gbs));
+    if (d.bytes > 0) {
+        QString bytes = formatBytes(d.bytes);
+        if (d.gbs > 0)
+            bytes += QStringLiteral(" · %1").arg(formatGBs(d.gbs));
         lines << bytes;
     }
-    if (engine::isCopy(op.kind) && (op.srcMem != engine::MemKind::None || op.dstMem != engine::MemKind::None)) {
-        QString mem =
-            QStringLiteral("memory: %1 → %2").arg(qs(engine::toString(op.srcMem)), qs(engine::toString(op.dstMem)));
-        if (op.api != engine::CopyApi::None)
-            mem += QStringLiteral(" (%1)").arg(op.api == engine::CopyApi::Sync ? QStringLiteral("cudaMemcpy")
-                                                                               : QStringLiteral("cudaMemcpyAsync"));
+    if (d.copy && !d.srcMem.empty()) {
+        QString mem = QStringLiteral("memory: %1 → %2").arg(qs(d.srcMem), qs(d.dstMem));
+        if (!d.copyCall.empty())
+            mem += QStringLiteral(" (%1)").arg(qs(d.copyCall));
         lines << mem;
     }
-    if (op.hasHost()) {
+    if (d.host) {
         QString host = QStringLiteral("host call: start %1 · held the thread %2")
-                           .arg(formatDuration(m_model->hostStart(op)), formatDuration(op.hostDurationNs()));
-        if (engine::isHostBlocking(op))
+                           .arg(formatDuration(d.host->startNs), formatDuration(d.host->durationNs));
+        if (d.hostBlocking)
             host += QStringLiteral(" (blocking)");
         lines << host;
     }
     // The range it was launched in (its NVTX range, or the PyTorch op), and a kernel's launch.
-    if (const engine::HostRange *range = m_model->rep().enclosingRange(op))
-        lines << QStringLiteral("%1: %2").arg(hostRangeCategoryLabel(range->category),
-                                              QString::fromStdString(trace.string(range->nameId)));
-    if (const engine::KernelLaunch *l = m_model->rep().launchOf(opIndex); l && l->hasGrid() && l->hasBlock())
+    if (d.range)
+        lines << QStringLiteral("%1: %2").arg(hostRangeCategoryLabel(d.range->category),
+                                              QString::fromStdString(m_model->trace().string(d.range->nameId)));
+    if (const engine::KernelLaunch *l = d.launch; l && l->hasGrid() && l->hasBlock())
         lines << QStringLiteral("grid %1×%2×%3 · block %4×%5×%6")
                      .arg(l->grid[0])
                      .arg(l->grid[1])

@@ -40,6 +40,7 @@ private slots:
     void summaryShowsPeerLinks();
     void runProgressJson();
     void summaryOfTrace();
+    void describeOneOp();
     void exportConversions_data();
     void exportConversions();
     void exportRejectsGarbage();
@@ -329,6 +330,26 @@ void TestCli::summaryOfTrace()
     QVERIFY2(r.out.contains("Test GPU"), qPrintable(r.out));
     QVERIFY2(r.out.contains("D: D2H 2 MB"), qPrintable(r.out));
     QVERIFY2(r.out.contains("blocks host"), qPrintable(r.out));
+}
+
+// describe: one op as the app's details describe it (engine::describeOp); an op that is not there is a
+// usage of the wrong index, named, with the invalid-input exit code.
+void TestCli::describeOneOp()
+{
+    const QString path = m_dir.filePath("describe.sstrace");
+    engine::writeNativeTrace(test::handTrace(3), path.toStdString());
+    const auto r = cli({"describe", path, "3", "--repetition", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    // D: D2H s1 in repetition 1, on that repetition's axis (it starts 10 ms into the trace).
+    for (const char *line :
+         {"D: D2H 2 MB\n", "kind: D2H copy\n", "stream: s1\n", "op: #3\n",
+          "host call: 12 µs -> 704 µs (692 µs), blocking\n", "GPU: 500 µs -> 700 µs (200 µs), timed by CUDA events\n",
+          "memory: device -> pinned\n", "call: cudaMemcpyAsync\n"})
+        QVERIFY2(r.out.contains(QString::fromUtf8(line)), qPrintable(r.out));
+    const auto missing = cli({"describe", path, "4"});
+    QCOMPARE(missing.code, 3);
+    QVERIFY2(missing.err.contains("op 4 does not exist"), qPrintable(missing.err));
+    QVERIFY(cli({"--help"}).out.contains("describe"));
 }
 
 void TestCli::exportConversions_data()

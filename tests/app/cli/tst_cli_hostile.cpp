@@ -11,6 +11,7 @@
 
 #include "engine/formats/native_format.h"
 #include "engine/model/trace.h"
+#include "tests/common/trace_builder.h"
 #include "tests/linear_time.h"
 
 using namespace streamscope;
@@ -52,24 +53,11 @@ void TestCliHostile::initTestCase()
 {
     QVERIFY(m_dir.isValid());
     // A trace big enough that loading and exporting it takes seconds here: 600k ops (about 100 MB).
-    engine::Trace t;
-    t.title = "big";
-    t.streams.push_back({"s0"});
-    t.strings.push_back("kernel");
-    engine::Repetition rep;
-    rep.ops.reserve(600'000);
-    for (int i = 0; i < 600'000; ++i) {
-        engine::OpRecord op;
-        op.kind = engine::OpKind::Kernel;
-        op.stream = 0;
-        op.opIndex = i;
-        op.gpuStartNs = 1000LL * i;
-        op.gpuEndNs = 1000LL * i + 900;
-        op.hostStartNs = 1000LL * i - 500;
-        op.hostEndNs = 1000LL * i - 400;
-        rep.ops.push_back(op);
-    }
-    t.repetitions.push_back(std::move(rep));
+    test::TraceBuilder b;
+    b.title("big").stream(engine::StreamInfo{"s0"});
+    for (int i = 0; i < 600'000; ++i)
+        b.kernel(1000LL * i, 1000LL * i + 900).named("kernel").host(1000LL * i - 500, 1000LL * i - 400);
+    const engine::Trace t = b.build();
     m_bigTrace = m_dir.filePath(QStringLiteral("big.sstrace"));
     engine::writeNativeTrace(t, m_bigTrace.toStdString());
     // A workload of 400k ops on one line (about 13 MB).

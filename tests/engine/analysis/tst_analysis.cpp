@@ -111,15 +111,10 @@ void TestAnalysis::hostBlocking()
     QFETCH(qint64, gpuNs);
     QFETCH(qint64, hostNs);
     QFETCH(bool, blocking);
-    engine::OpRecord op;
-    op.kind = static_cast<OpKind>(kind);
-    if (gpuNs >= 0) {
-        op.gpuStartNs = 1000;
-        op.gpuEndNs = 1000 + gpuNs;
-    }
-    op.hostStartNs = 0;
-    op.hostEndNs = hostNs;
-    QCOMPARE(engine::isHostBlocking(op), blocking);
+    test::TraceBuilder b;
+    b.op(static_cast<OpKind>(kind), gpuNs >= 0 ? 1000 : engine::kNoTime, gpuNs >= 0 ? 1000 + gpuNs : engine::kNoTime)
+        .host(0, hostNs);
+    QCOMPARE(engine::isHostBlocking(b.last()), blocking);
 }
 
 void TestAnalysis::repetitionStats()
@@ -342,22 +337,12 @@ void TestAnalysis::bundledExamplesKeepStreamOrder()
 // makespan of an op from near -2^63 to 2^63 - 1 wrapped negative, and sums of durations wrapped.
 void TestAnalysis::extremeTimesDoNotWrap()
 {
-    engine::Trace t;
-    t.streams.push_back({"s0"});
-    t.strings.push_back("k");
-    engine::Repetition rep;
-    for (int i = 0; i < 3; ++i) {
-        engine::OpRecord op;
-        op.kind = OpKind::CopyH2D;
-        op.stream = 0;
-        op.bytes = std::numeric_limits<std::uint64_t>::max() / 2;
-        op.gpuStartNs = std::numeric_limits<qint64>::min() + 2;
-        op.gpuEndNs = std::numeric_limits<qint64>::max();
-        op.hostStartNs = std::numeric_limits<qint64>::min() + 2;
-        op.hostEndNs = std::numeric_limits<qint64>::max();
-        rep.ops.push_back(op);
-    }
-    t.repetitions.push_back(rep);
+    test::TraceBuilder b;
+    b.stream(engine::StreamInfo{"s0"});
+    constexpr qint64 lo = std::numeric_limits<qint64>::min() + 2, hi = std::numeric_limits<qint64>::max();
+    for (int i = 0; i < 3; ++i)
+        b.h2d(lo, hi, std::numeric_limits<std::uint64_t>::max() / 2).named("k").host(lo, hi);
+    const engine::Trace t = b.build();
     const auto st = engine::analyzeRepetition(t, 0);
     QVERIFY2(st.makespanNs > 0, qPrintable(QString::number(st.makespanNs)));
     QCOMPARE(st.makespanNs, std::numeric_limits<qint64>::max());
@@ -376,14 +361,14 @@ void TestAnalysis::extremeTimesDoNotWrap()
 // And both GPUs' copies at once: 50 GB/s per link, not 100 over one.
 void TestAnalysis::severalGpusCountedPerGpu()
 {
-    engine::Trace t = test::twoGpuTrace();
-    t.streams = {{"gpu0", 0, 1, 0, true, false}, {"gpu1", 1, 2, 0, true, false}};
-    engine::Repetition rep;
-    rep.ops.push_back(test::makeOp(t, "copy0", OpKind::CopyH2D, 0, 0, 100, 0, 2, 5'000'000));
-    rep.ops.push_back(test::makeOp(t, "kernel0", OpKind::Kernel, 0, 100, 200, 2, 4));
-    rep.ops.push_back(test::makeOp(t, "kernel1", OpKind::Kernel, 1, 0, 100, 4, 6));
-    rep.ops.push_back(test::makeOp(t, "copy1", OpKind::CopyH2D, 1, 100, 200, 6, 8, 5'000'000));
-    t.repetitions = {rep};
+    test::TraceBuilder b(test::twoGpuTrace());
+    b.trace().streams = {{"gpu0", 0, 1, 0, true, false}, {"gpu1", 1, 2, 0, true, false}};
+    b.withoutRepetitions().onThread(0);
+    b.onStream(0).h2d(0, 100'000, 5'000'000).named("copy0").host(0, 2'000);
+    b.kernel(100'000, 200'000).named("kernel0").host(2'000, 4'000);
+    b.onStream(1).kernel(0, 100'000).named("kernel1").host(4'000, 6'000);
+    b.h2d(100'000, 200'000, 5'000'000).named("copy1").host(6'000, 8'000);
+    engine::Trace t = b.build();
     const engine::RepetitionStats st = engine::analyzeRepetition(t, 0);
     QCOMPARE(st.copyComputeOverlapNs, std::int64_t(0));
     QCOMPARE(st.overlapFraction, 0.0);
@@ -402,14 +387,13 @@ void TestAnalysis::severalGpusCountedPerGpu()
     QCOMPARE(both.overlapFraction, 0.0);
     // Two kernels at once on GPU 0 over [0, 100) us and on GPU 1 over [50, 150): concurrent GPU time is
     // when either ran two, 150 us (a union: summed over the GPUs it read 200 us, and could pass the makespan).
-    t.streams.push_back({"gpu0 b", 0, 3, 0, true, false});
-    t.streams.push_back({"gpu1 b", 1, 4, 0, true, false});
-    engine::Repetition two;
-    two.ops.push_back(test::makeOp(t, "a0", OpKind::Kernel, 0, 0, 100, 0, 1));
-    two.ops.push_back(test::makeOp(t, "b0", OpKind::Kernel, 2, 0, 100, 1, 2));
-    two.ops.push_back(test::makeOp(t, "a1", OpKind::Kernel, 1, 50, 150, 2, 3));
-    two.ops.push_back(test::makeOp(t, "b1", OpKind::Kernel, 3, 50, 150, 3, 4));
-    t.repetitions = {two};
+    test::TraceBuilder two(std::move(t));
+    two.stream({"gpu0 b", 0, 3, 0, true, false}).stream({"gpu1 b", 1, 4, 0, true, false}).withoutRepetitions();
+    two.onStream(0).kernel(0, 100'000).named("a0").host(0, 1'000);
+    two.onStream(2).kernel(0, 100'000).named("b0").host(1'000, 2'000);
+    two.onStream(1).kernel(50'000, 150'000).named("a1").host(2'000, 3'000);
+    two.onStream(3).kernel(50'000, 150'000).named("b1").host(3'000, 4'000);
+    t = two.build();
     QCOMPARE(engine::analyzeRepetition(t, 0).concurrentNs, std::int64_t(150'000));
 }
 
@@ -417,19 +401,12 @@ void TestAnalysis::severalGpusCountedPerGpu()
 // and the efficiency 0 %.
 void TestAnalysis::peerCopiesAloneHaveAnIdealBound()
 {
-    engine::Trace t = test::twoGpuTrace();
-    t.streams = {{"gpu0", 0, 1, 0, true, false}, {"gpu1", 1, 2, 0, true, false}};
-    engine::Repetition rep;
-    auto p2p = [&](const char *name, int stream, int src, int dst) {
-        auto op = test::makeOp(t, name, OpKind::CopyP2P, stream, 0, 100, 0, 1, 40'000'000);
-        op.srcDevice = std::int8_t(src);
-        op.dstDevice = std::int8_t(dst);
-        return op;
-    };
-    rep.ops = {p2p("0 to 1", 0, 0, 1), p2p("1 to 0", 1, 1, 0)};
-    rep.ops[1].hostStartNs = 100'000; // the makespan: 200 us
-    rep.ops[1].hostEndNs = 200'000;
-    t.repetitions = {rep};
+    test::TraceBuilder b(test::twoGpuTrace());
+    b.trace().streams = {{"gpu0", 0, 1, 0, true, false}, {"gpu1", 1, 2, 0, true, false}};
+    b.withoutRepetitions().onThread(0);
+    b.onStream(0).p2p(0, 100'000, 40'000'000, 0, 1).named("0 to 1").host(0, 1'000);
+    b.onStream(1).p2p(0, 100'000, 40'000'000, 1, 0).named("1 to 0").host(100'000, 200'000); // the makespan: 200 us
+    const engine::Trace t = b.build();
     const engine::RepetitionStats st = engine::analyzeRepetition(t, 0);
     QCOMPARE(st.idealBoundNs, std::int64_t(100'000));
     QCOMPARE(st.makespanNs, std::int64_t(200'000));

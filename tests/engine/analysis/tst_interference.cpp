@@ -17,10 +17,10 @@
 #include "engine/workload/solo_parts.h"
 #include "engine/workload/variation_axes.h"
 #include "engine/workload/workload_parser.h"
+#include "tests/common/trace_builder.h"
 #include "tests/engine/trace_fixture.h"
 
 using namespace streamscope::engine;
-using streamscope::test::makeOp;
 
 namespace {
 
@@ -33,26 +33,26 @@ namespace {
 // (1010), measured 1600: saved 400 (410), cost 600 (590), realised 40 % (410/1000 = 41 %).
 Trace soloTrace()
 {
-    Trace t;
-    t.title = "interference";
-    t.streams = {{"mem", 0, 1, 0, true, false}, {"copy", 0, 2, 0, true, false}};
-    t.hostThreads = {{"main", 1}};
-    DeviceInfo dev;
-    dev.name = "Test GPU";
-    t.devices.push_back(dev);
+    streamscope::test::TraceBuilder builder;
+    builder.title("interference")
+        .stream({"mem", 0, 1, 0, true, false})
+        .stream({"copy", 0, 2, 0, true, false})
+        .thread("main", 1)
+        .device("Test GPU", 0);
+    Trace &t = builder.trace();
     t.solo.parts = {"mem", "copy"};
     t.solo.streamPart = {0, 1};
+    const auto us = [](std::int64_t v) { return v * 1000; };
     for (int r = 0; r < 3; ++r) {
         const std::int64_t base = r * 10'000;
-        Repetition rep;
-        rep.index = r;
-        OpRecord kernel = makeOp(t, "memory 1 GiB", OpKind::Kernel, 0, base, base + 1200, base - 5, base - 4);
-        kernel.opIndex = 0;
-        OpRecord copy = makeOp(t, "D2D 1 GiB", OpKind::CopyD2D, 1, base + 100, base + 1600, base - 3, base - 2,
-                               std::uint64_t(1) << 30);
-        copy.opIndex = 1;
-        rep.ops = {kernel, copy};
-        t.repetitions.push_back(rep);
+        builder.repetition();
+        builder.onStream(0).kernel(us(base), us(base + 1200)).named("memory 1 GiB").host(us(base - 5), us(base - 4));
+        const OpRecord kernel = builder.last();
+        builder.onStream(1)
+            .d2d(us(base + 100), us(base + 1600), std::uint64_t(1) << 30)
+            .named("D2D 1 GiB")
+            .host(us(base - 3), us(base - 2));
+        const OpRecord copy = builder.last();
         const std::int64_t soloBase = base + 3000;
         SoloRun a;
         a.part = 0;
@@ -71,7 +71,7 @@ Trace soloTrace()
         t.solo.runs.push_back(a);
         t.solo.runs.push_back(b);
     }
-    return t;
+    return builder.build();
 }
 
 const SummaryMetric *find(const std::vector<SummaryMetric> &metrics, const std::string &label)

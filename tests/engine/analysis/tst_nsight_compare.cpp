@@ -29,13 +29,11 @@ private slots:
 // that sorted as "host").
 void TestNsightCompare::streamNamedHostIsItsOwnLane()
 {
-    auto own = test::handTrace(2);
-    own.streams[1].name = "host";
-    for (auto &rep : own.repetitions) {
-        auto sync = test::makeOp(own, "sync", OpKind::HostSync, -1, 0, 0, 352, 360);
-        sync.gpuStartNs = sync.gpuEndNs = engine::kNoTime;
-        rep.ops.push_back(sync);
-    }
+    test::TraceBuilder b(test::handTrace(2));
+    b.trace().streams[1].name = "host";
+    for (int r = 0; r < 2; ++r)
+        b.onRepetition(r).onThread(0).hostOp(OpKind::HostSync, 352'000, 360'000).named("sync").opIndex(-1);
+    const auto own = b.build();
     const auto c = engine::compareWithNsight(own, own);
     QCOMPARE(c.matched, 10);
     QCOMPARE(c.ops.size(), std::size_t(5)); // A, B on s0; C, D on the stream "host"; the sync
@@ -208,8 +206,14 @@ void TestNsightCompare::orderFallbackAndUnmatched()
     for (auto &op : nsight.repetitions[0].ops)
         if (op.kind == OpKind::Kernel)
             op.nameId = nsight.intern("spin_kernel");
-    auto extra = test::makeOp(nsight, "extra", OpKind::Kernel, 1, 400, 410, 8, 9);
-    nsight.repetitions[0].ops.push_back(extra);
+    nsight = test::TraceBuilder(std::move(nsight))
+                 .onStream(1)
+                 .onThread(0)
+                 .kernel(400'000, 410'000)
+                 .named("extra")
+                 .host(8'000, 9'000)
+                 .opIndex(-1)
+                 .build();
     const auto c = engine::compareWithNsight(own, nsight);
     QCOMPARE(c.matched, 4);
     QCOMPARE(c.matchedByOrder, 1);

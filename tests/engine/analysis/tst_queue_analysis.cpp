@@ -3,26 +3,13 @@
 #include <QtTest>
 
 #include "engine/analysis/queue_analysis.h"
-#include "tests/engine/trace_fixture.h"
+#include "tests/common/trace_builder.h"
 
 using namespace streamscope;
 using engine::OpKind;
 using engine::QueueCause;
 
 namespace {
-
-// Times in microseconds. Every op is ready (stream-ready and host call end) at `readyUs`.
-engine::OpRecord op(engine::Trace &t, const char *name, OpKind kind, int stream, std::int64_t readyUs,
-                    std::int64_t startUs, std::int64_t endUs, int channel)
-{
-    engine::OpRecord o = test::makeOp(t, name, kind, stream, startUs, endUs, readyUs - 2, readyUs);
-    o.readyNs = readyUs * 1000;
-    o.eventEndNs = o.gpuEndNs;
-    o.channel = channel;
-    o.channelType = engine::isCopy(kind) ? engine::ChannelType::AsyncCopy : engine::ChannelType::Compute;
-    o.bytes = engine::isCopy(kind) ? 1'000'000 : 0;
-    return o;
-}
 
 //  0 A: H2D  s0  ready 0   exec [0, 100)      channel 5
 //  1 B: H2D  s1  ready 0   exec [100, 200)    channel 5   -> waited for A's copy engine
@@ -35,22 +22,32 @@ engine::OpRecord op(engine::Trace &t, const char *name, OpKind kind, int stream,
 //  8 I: kern s6  ready 3000 exec [3008, 3100) -> 8 us with nothing running: latency
 engine::Trace queuedTrace()
 {
-    engine::Trace t;
-    t.title = "queued";
-    t.timing = engine::TimingSource::Cupti;
+    test::TraceBuilder b;
+    b.title("queued").timing(engine::TimingSource::Cupti);
     for (int s = 0; s < 7; ++s)
-        t.streams.push_back({"s" + std::to_string(s), 0, s + 1, 0, true, false});
-    t.hostThreads = {{"main", 1}};
-    engine::Repetition rep;
-    rep.ops = {op(t, "A", OpKind::CopyH2D, 0, 0, 0, 100, 5),      op(t, "B", OpKind::CopyH2D, 1, 0, 100, 200, 5),
-               op(t, "C", OpKind::CopyD2H, 2, 0, 100, 150, 6),    op(t, "D", OpKind::CopyD2H, 3, 0, 0, 100, 7),
-               op(t, "E", OpKind::Kernel, 4, 0, 0, 1000, 1),      op(t, "F", OpKind::Kernel, 5, 0, 1003, 2003, 2),
-               op(t, "G", OpKind::Kernel, 6, 500, 700, 710, 3),   op(t, "H", OpKind::Kernel, 6, 710, 711, 720, 3),
-               op(t, "I", OpKind::Kernel, 6, 3000, 3008, 3100, 3)};
-    for (int i = 0; i < int(rep.ops.size()); ++i)
-        rep.ops[std::size_t(i)].opIndex = i;
-    t.repetitions.push_back(rep);
-    return t;
+        b.stream("s" + std::to_string(s));
+    b.thread("main", 1);
+    // Times in microseconds. Every op is ready (stream-ready and host call end) at `readyUs`.
+    auto op = [&](const char *name, OpKind kind, int stream, std::int64_t readyUs, std::int64_t startUs,
+                  std::int64_t endUs, std::int16_t channel) {
+        const bool copy = engine::isCopy(kind);
+        b.onStream(stream)
+            .op(kind, startUs * 1000, endUs * 1000, copy ? 1'000'000 : 0)
+            .named(name)
+            .host((readyUs - 2) * 1000, readyUs * 1000)
+            .events(readyUs * 1000, endUs * 1000)
+            .channel(channel, copy ? engine::ChannelType::AsyncCopy : engine::ChannelType::Compute);
+    };
+    op("A", OpKind::CopyH2D, 0, 0, 0, 100, 5);
+    op("B", OpKind::CopyH2D, 1, 0, 100, 200, 5);
+    op("C", OpKind::CopyD2H, 2, 0, 100, 150, 6);
+    op("D", OpKind::CopyD2H, 3, 0, 0, 100, 7);
+    op("E", OpKind::Kernel, 4, 0, 0, 1000, 1);
+    op("F", OpKind::Kernel, 5, 0, 1003, 2003, 2);
+    op("G", OpKind::Kernel, 6, 500, 700, 710, 3);
+    op("H", OpKind::Kernel, 6, 710, 711, 720, 3);
+    op("I", OpKind::Kernel, 6, 3000, 3008, 3100, 3);
+    return b.build();
 }
 
 } // namespace

@@ -215,20 +215,17 @@ void TestTraceDiff::renamedOpWithoutFallback()
 void TestTraceDiff::hostCallsPairOnlyByName()
 {
     // Imported API calls on the host lane are all OpKind::Other: different calls must not be paired.
-    auto a = test::handTrace(3);
-    auto b = a;
-    for (auto *t : {&a, &b})
-        for (auto &rep : t->repetitions) {
-            const std::int64_t base = rep.ops.front().hostStartNs;
-            auto call = test::makeOp(*t, t == &a ? "cudaMalloc" : "cudaFree", engine::OpKind::Other, -1, 0, 0, 0, 0);
-            call.gpuStartNs = call.gpuEndNs = engine::kNoTime;
-            call.hostStartNs = base;
-            call.hostEndNs = base + 1000;
-            auto sync = call;
-            sync.nameId = t->intern("cudaDeviceSynchronize");
-            rep.ops.push_back(call);
-            rep.ops.push_back(sync);
+    auto withCalls = [](const char *call) {
+        test::TraceBuilder t(test::handTrace(3));
+        t.onThread(0);
+        for (int r = 0; r < 3; ++r) {
+            const std::int64_t base = t.trace().repetitions[std::size_t(r)].ops.front().hostStartNs;
+            t.onRepetition(r).hostOp(engine::OpKind::Other, base, base + 1000).named(call).opIndex(-1);
+            t.hostOp(engine::OpKind::Other, base, base + 1000).named("cudaDeviceSynchronize").opIndex(-1);
         }
+        return t.build();
+    };
+    const auto a = withCalls("cudaMalloc"), b = withCalls("cudaFree");
     const auto d = engine::diffTraces(a, b);
     QCOMPARE(d.summary.matched, 5); // the four ops and cudaDeviceSynchronize
     QCOMPARE(d.summary.matchedByOrder, 0);

@@ -79,30 +79,18 @@ engine::Trace richTrace()
     second.name = "Second GPU";
     t.devices.push_back(second);
     t.hostThreads.push_back({"worker", 43, 4242}); // with its process id, which must come back
-    auto &rep = t.repetitions[1].ops;
-    engine::OpRecord sync;
-    sync.kind = engine::OpKind::HostSync;
-    sync.nameId = t.intern("sync s1");
-    sync.stream = 1;
-    sync.hostThread = 1;
-    sync.hostStartNs = 20'400'000;
-    sync.hostEndNs = 20'700'000;
-    sync.opIndex = 4;
-    rep.push_back(sync);
-    engine::OpRecord k = rep[1];
-    k.stream = 2;
-    k.nameId = t.intern("kernel on GPU 1");
-    k.correlation = 99;
-    k.opIndex = 5;
-    rep.push_back(k);
-    engine::OpRecord noStream = rep[1];
-    noStream.stream = -1;
-    noStream.hostThread = -1;
-    noStream.nameId = t.intern("imported op without a stream");
-    noStream.opIndex = 6;
-    noStream.flags = engine::OpFlagImported;
-    rep.push_back(noStream);
-    return t;
+    test::TraceBuilder b(std::move(t));
+    b.onRepetition(1)
+        .onStream(1)
+        .onThread(1)
+        .op(engine::OpKind::HostSync, engine::kNoTime, engine::kNoTime)
+        .named("sync s1")
+        .host(20'400'000, 20'700'000)
+        .opIndex(4);
+    b.like(1).named("kernel on GPU 1").correlation(99).opIndex(5);
+    b.last().stream = 2;
+    b.like(1).on(-1, -1).named("imported op without a stream").opIndex(6).flags(engine::OpFlagImported);
+    return b.build();
 }
 
 } // namespace
@@ -419,12 +407,9 @@ void TestChromeExport::touchingSlicesAtAwkwardValues()
     // Two back-to-back chains of ops with durations of odd nanoseconds: one near the origin, one an
     // hour later (where one ulp of a timestamp is ~0.5 ps); host calls back to back as well.
     using engine::OpKind;
-    engine::Trace t;
-    t.title = "touching";
-    t.streams = {{"near", 0, 1, 0, true, false}, {"late", 0, 2, 0, true, false}};
-    t.hostThreads = {{"main", 42}, {"late thread", 43}};
-    t.devices.push_back({});
-    engine::Repetition rep;
+    test::TraceBuilder b;
+    b.title("touching").stream("near").stream("late").thread("main", 42).thread("late thread", 43);
+    b.device(engine::DeviceInfo{});
     std::uint64_t state = 0x9E3779B97F4A7C15ull;
     auto awkward = [&](std::int64_t lo, std::int64_t span) {
         state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -434,26 +419,21 @@ void TestChromeExport::touchingSlicesAtAwkwardValues()
         std::int64_t gpu = s == 0 ? 54'635 : 3'600'000'000'123;
         std::int64_t host = s == 0 ? 1'001 : 3'599'999'000'007;
         for (int i = 0; i < 400; ++i) {
-            engine::OpRecord op;
-            op.nameId = t.intern(i % 2 ? "kernel" : "copy");
-            op.kind = i % 2 ? OpKind::Kernel : OpKind::CopyH2D;
-            op.stream = s;
-            op.hostThread = s;
-            op.opIndex = static_cast<int>(rep.ops.size());
-            op.gpuStartNs = gpu;
-            op.gpuEndNs = gpu = gpu + awkward(1, 2'000'000);
-            op.hostStartNs = host;
-            op.hostEndNs = host = host + awkward(1, 20'000);
-            if (op.kind == OpKind::CopyH2D) {
-                op.bytes = 4 << 20;
-                op.srcMem = engine::MemKind::Pinned;
-                op.dstMem = engine::MemKind::Device;
-                op.api = engine::CopyApi::Async;
-            }
-            rep.ops.push_back(op);
+            const bool kernel = i % 2 != 0;
+            // The draws in this order: the GPU part's length, then the host call's.
+            const std::int64_t gpuStart = gpu, hostStart = host;
+            gpu += awkward(1, 2'000'000);
+            host += awkward(1, 20'000);
+            b.onStream(s)
+                .onThread(s)
+                .op(kernel ? OpKind::Kernel : OpKind::CopyH2D, gpuStart, gpu, kernel ? 0 : 4 << 20)
+                .named(kernel ? "kernel" : "copy")
+                .host(hostStart, host);
+            if (!kernel)
+                b.memory(engine::MemKind::Pinned, engine::MemKind::Device).api(engine::CopyApi::Async);
         }
     }
-    t.repetitions.push_back(std::move(rep));
+    const engine::Trace t = b.build();
     checkTouchingSlices(t);
 }
 

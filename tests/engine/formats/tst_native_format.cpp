@@ -73,14 +73,13 @@ static engine::Trace richTrace()
     t.repetitions[1].ops[2].correlation = 77;
     t.repetitions[1].ops[2].flags = engine::OpFlagHostBlocking;
     t.repetitions[0].ops[0].nameId = t.intern("name with \"quotes\", commas and ünïcode");
-    engine::OpRecord hostOnly;
-    hostOnly.kind = engine::OpKind::HostSync;
-    hostOnly.nameId = t.intern("sync stream");
-    hostOnly.hostStartNs = 400'000;
-    hostOnly.hostEndNs = 401'000;
-    hostOnly.hostThread = 0;
-    t.repetitions[0].ops.push_back(hostOnly);
-    return t;
+    return test::TraceBuilder(std::move(t))
+        .onRepetition(0)
+        .onThread(0)
+        .hostOp(engine::OpKind::HostSync, 400'000, 401'000)
+        .named("sync stream")
+        .opIndex(-1)
+        .build();
 }
 
 void TestNativeFormat::roundTrip()

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include "engine/model/host_ranges.h"
+#include "tests/common/trace_builder.h"
 #include "tests/linear_time.h"
 
 using namespace streamscope;
@@ -30,13 +31,13 @@ HostRange range(std::int64_t start, std::int64_t end, int thread = 0, std::uint3
     return r;
 }
 
-engine::OpRecord call(std::int64_t start, int thread = 0)
+// Host calls 5 ns long, each at its start on its thread (-1: none), as a trace holds them.
+std::vector<engine::OpRecord> calls(const std::vector<std::pair<std::int64_t, int>> &starts)
 {
-    engine::OpRecord op;
-    op.hostStartNs = start;
-    op.hostEndNs = start + 5;
-    op.hostThread = thread;
-    return op;
+    test::TraceBuilder b;
+    for (const auto &[start, thread] : starts)
+        b.onThread(thread).hostOp(engine::OpKind::Other, start, start + 5);
+    return starts.empty() ? std::vector<engine::OpRecord>{} : b.build().repetitions[0].ops;
 }
 
 QString depths(const engine::Repetition &rep)
@@ -92,8 +93,9 @@ void TestHostRanges::opsTakeTheInnermostRangeOnTheirThread()
     // Thread 0: outer [0,1000) holding inner [100,200) and late [150,190) (inside inner); thread 1: a range
     // around t = 160 that must not count for thread 0's calls.
     rep.hostRanges = {range(0, 1000, 0, 1), range(100, 200, 0, 2), range(150, 190, 0, 3), range(140, 170, 1, 4)};
-    rep.ops = {call(50), call(120), call(160), call(195), call(1500), call(160, 1), call(160, -1)};
-    rep.ops.push_back(engine::OpRecord{}); // no host call at all
+    rep.ops = calls({{50, 0}, {120, 0}, {160, 0}, {195, 0}, {1500, 0}, {160, 1}, {160, -1}});
+    rep.ops.push_back(
+        test::TraceBuilder().op(engine::OpKind::Other, engine::kNoTime, engine::kNoTime).last()); // no host call at all
     engine::layoutHostRanges(rep);
     auto nameOf = [&](int op) {
         const HostRange *r = rep.enclosingRange(rep.ops[std::size_t(op)]);
@@ -108,7 +110,7 @@ void TestHostRanges::opsTakeTheInnermostRangeOnTheirThread()
     QCOMPARE(nameOf(6), -1); // no thread, no range
     QCOMPARE(nameOf(7), -1);
     // A call exactly at a range's end still lies in it (as Nsight counts it).
-    rep.ops = {call(200)};
+    rep.ops = calls({{200, 0}});
     engine::layoutHostRanges(rep);
     QCOMPARE(nameOf(0), 2);
 }
@@ -147,8 +149,10 @@ void TestHostRanges::deepNestingIsLinear()
         for (int i = 0; i < count; ++i)
             rep.hostRanges.push_back(nested ? range(i, 2 * count - i, 0, std::uint32_t(i))
                                             : range(2 * i, 2 * i + 1, 0, std::uint32_t(i)));
+        std::vector<std::pair<std::int64_t, int>> starts;
         for (int i = 0; i < 1000; ++i)
-            rep.ops.push_back(call((nested ? count : 2 * count) + i));
+            starts.emplace_back((nested ? count : 2 * count) + i, 0);
+        rep.ops = calls(starts);
         return rep;
     };
     constexpr int kDepth = 200'000;

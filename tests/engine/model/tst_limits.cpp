@@ -7,6 +7,7 @@
 #include "engine/model/errors.h"
 #include "engine/model/limits.h"
 #include "engine/model/trace.h"
+#include "tests/common/trace_builder.h"
 
 using namespace streamscope;
 using namespace streamscope::engine;
@@ -15,16 +16,7 @@ namespace {
 
 Trace oneOp(std::int64_t start, std::int64_t end)
 {
-    Trace t;
-    t.streams.push_back({"s0"});
-    t.strings.push_back("k");
-    OpRecord op;
-    op.kind = OpKind::Kernel;
-    op.stream = 0;
-    op.gpuStartNs = start;
-    op.gpuEndNs = end;
-    t.repetitions.push_back({0, {op}, {}});
-    return t;
+    return streamscope::test::TraceBuilder().stream(StreamInfo{"s0"}).kernel(start, end).named("k").opIndex(-1).build();
 }
 
 QString limitError(const Trace &t)

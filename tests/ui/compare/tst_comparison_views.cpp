@@ -59,21 +59,17 @@ engine::VariantSummary summaryWith(const char *label, double medianNs, double mi
 // B: the hand-made trace with the kernel 100 us longer in every repetition and one more op on s1.
 engine::Trace changedHandTrace()
 {
-    engine::Trace b = test::handTrace(3);
-    for (engine::Repetition &rep : b.repetitions) {
+    test::TraceBuilder b(test::handTrace(3));
+    b.onStream(1).onThread(0);
+    for (int r = 0; r < 3; ++r) {
+        engine::Repetition &rep = b.trace().repetitions[std::size_t(r)];
         for (engine::OpRecord &op : rep.ops)
-            if (b.name(op) == "B: kernel")
+            if (b.trace().name(op) == "B: kernel")
                 op.gpuEndNs += 100'000;
-        engine::OpRecord extra = test::makeOp(b, "E: memset", engine::OpKind::Memset, 1, 0, 0, 0, 0);
         const std::int64_t end = rep.ops.back().gpuEndNs;
-        extra.gpuStartNs = end;
-        extra.gpuEndNs = end + 5'000;
-        extra.hostStartNs = end;
-        extra.hostEndNs = end + 1'000;
-        extra.opIndex = int(rep.ops.size());
-        rep.ops.push_back(extra);
+        b.onRepetition(r).memset(end, end + 5'000).named("E: memset").host(end, end + 1'000);
     }
-    return b;
+    return b.build();
 }
 
 // The texts of a chart that Qt Charts cut to fit (its titles, legend entries and axis labels end in "..."

@@ -118,6 +118,9 @@ private slots:
         QCOMPARE(timeline.selectedOp().op, 2);
         QVERIFY(details.plainText() != hint);
         QVERIFY2(details.plainText().contains(QStringLiteral("D2H 1 MiB pinned")), qPrintable(details.plainText()));
+        // The kind in the tooltip's words (engine::describeOp), not the file's "d2h".
+        QVERIFY2(details.plainText().contains(QStringLiteral("D2H copy")), qPrintable(details.plainText()));
+        QVERIFY2(!details.plainText().contains(QStringLiteral("d2h")), qPrintable(details.plainText()));
 
         // A click in the timeline (selectOp is what a click calls) selects in the document.
         timeline.selectOp(1);

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "engine/model/trace.h"
+#include "tests/common/trace_builder.h"
 
 namespace streamscope::test {
 
@@ -19,78 +21,45 @@ inline constexpr std::int64_t kOrigin = 1'000'000;
 inline std::shared_ptr<engine::Trace> makeTimelineTrace()
 {
     using namespace engine;
-    auto trace = std::make_shared<Trace>();
-    trace->title = "hand-made";
-    DeviceInfo device;
-    device.name = "Test GPU";
-    device.linkPeakGBs = 25.0;
-    trace->devices.push_back(device);
     StreamInfo copy;
     copy.name = "copy";
     copy.nonBlocking = true;
     StreamInfo compute;
     compute.name = "compute";
     compute.priority = -1;
-    trace->streams = {copy, compute};
-    trace->hostThreads.push_back(HostThreadInfo{"main", 42});
-
-    Repetition rep;
+    TraceBuilder b;
+    b.title("hand-made").device("Test GPU", 0, 25.0).stream(copy).stream(compute).thread("main", 42);
     auto add = [&](OpKind kind, const char *name, int stream, std::int64_t gs, std::int64_t ge, std::int64_t hs,
-                   std::int64_t he, std::uint64_t bytes) -> OpRecord & {
-        OpRecord op;
-        op.kind = kind;
-        op.nameId = trace->intern(name);
-        op.stream = stream;
-        op.hostThread = 0;
-        op.gpuStartNs = gs == kNoTime ? kNoTime : kOrigin + gs;
-        op.gpuEndNs = ge == kNoTime ? kNoTime : kOrigin + ge;
-        op.hostStartNs = kOrigin + hs;
-        op.hostEndNs = kOrigin + he;
-        op.bytes = bytes;
-        op.opIndex = int(rep.ops.size());
-        rep.ops.push_back(op);
-        return rep.ops.back();
+                   std::int64_t he, std::uint64_t bytes) -> TraceBuilder & {
+        return b.onStream(stream)
+            .op(kind, kOrigin + gs, kOrigin + ge, bytes)
+            .named(name)
+            .host(kOrigin + hs, kOrigin + he);
     };
-    auto &h2d = add(OpKind::CopyH2D, "h2d A", 0, 20'000, 120'000, 0, 10'000, 2'000'000);
-    h2d.srcMem = MemKind::Pinned;
-    h2d.dstMem = MemKind::Device;
-    h2d.api = CopyApi::Async;
+    add(OpKind::CopyH2D, "h2d A", 0, 20'000, 120'000, 0, 10'000, 2'000'000)
+        .memory(MemKind::Pinned, MemKind::Device)
+        .api(CopyApi::Async);
     add(OpKind::Kernel, "kern B", 1, 130'000, 330'000, 12'000, 15'000, 0);
-    auto &d2h = add(OpKind::CopyD2H, "d2h C", 0, 340'000, 390'000, 16'000, 400'000, 1'000'000);
-    d2h.srcMem = MemKind::Device;
-    d2h.dstMem = MemKind::Pinned;
-    d2h.api = CopyApi::Sync;
-    add(OpKind::HostSync, "sync", -1, kNoTime, kNoTime, 400'000, 410'000, 0);
-    trace->repetitions.push_back(std::move(rep));
-    return trace;
+    add(OpKind::CopyD2H, "d2h C", 0, 340'000, 390'000, 16'000, 400'000, 1'000'000)
+        .memory(MemKind::Device, MemKind::Pinned)
+        .api(CopyApi::Sync);
+    b.onStream(-1).hostOp(OpKind::HostSync, kOrigin + 400'000, kOrigin + 410'000).named("sync");
+    return b.buildShared();
 }
 
 // Nested intervals on one stream, as imports have: until `endNs`, every `periodNs` an outer kernel
 // `outerNs` long, with copies every `innerStepNs` from 1 µs into it up to `innerSpanNs` (their lengths
-// drawn from `innerLength`). The ops get the next op indices in order.
+// drawn from `innerLength`). The ops get the next op indices in order, and no host thread.
 template <class Rng, class Distribution>
-inline void appendNestedRanges(engine::Repetition &rep, int stream, std::uint32_t outerName, std::uint32_t innerName,
+inline void appendNestedRanges(TraceBuilder &b, int stream, const std::string &outerName, const std::string &innerName,
                                std::int64_t endNs, std::int64_t periodNs, std::int64_t outerNs,
                                std::int64_t innerSpanNs, std::int64_t innerStepNs, Distribution &innerLength, Rng &rng)
 {
+    b.onStream(stream).onThread(-1);
     for (std::int64_t t = 0; t < endNs; t += periodNs) {
-        engine::OpRecord outer;
-        outer.stream = stream;
-        outer.kind = engine::OpKind::Kernel;
-        outer.nameId = outerName;
-        outer.gpuStartNs = t;
-        outer.gpuEndNs = t + outerNs;
-        outer.opIndex = int(rep.ops.size());
-        rep.ops.push_back(outer);
-        for (std::int64_t u = t + 1'000; u < t + innerSpanNs; u += innerStepNs) {
-            engine::OpRecord inner = outer;
-            inner.kind = engine::OpKind::CopyH2D;
-            inner.nameId = innerName;
-            inner.gpuStartNs = u;
-            inner.gpuEndNs = u + innerLength(rng);
-            inner.opIndex = int(rep.ops.size());
-            rep.ops.push_back(inner);
-        }
+        b.kernel(t, t + outerNs).named(outerName);
+        for (std::int64_t u = t + 1'000; u < t + innerSpanNs; u += innerStepNs)
+            b.h2d(u, u + innerLength(rng), 0).named(innerName);
     }
 }
 

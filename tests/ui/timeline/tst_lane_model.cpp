@@ -156,24 +156,20 @@ private slots:
     // from where it would have ended alone to where it ended; the painter marks and tints it.
     void slowedSegmentsFromSoloBaselines()
     {
-        engine::Trace t;
-        t.streams = {{"mem", 0, 1, 0, true, false}, {"copy", 0, 2, 0, true, false}};
-        t.hostThreads = {{"main", 1}};
-        t.devices.resize(1);
+        streamscope::test::TraceBuilder b;
+        b.stream({"mem", 0, 1, 0, true, false}).stream({"copy", 0, 2, 0, true, false}).thread("main", 1);
+        b.device(engine::DeviceInfo{});
+        engine::Trace &t = b.trace();
         t.solo.parts = {"mem", "copy"};
         t.solo.streamPart = {0, 1};
+        const auto us = [](std::int64_t v) { return v * 1000; };
         for (int r = 0; r < 3; ++r) {
             const std::int64_t base = r * 10'000;
-            engine::Repetition rep;
-            rep.index = r;
-            engine::OpRecord k = streamscope::test::makeOp(t, "kernel", engine::OpKind::Kernel, 0, base,
-                                                           base + 1200 + r, base - 5, base - 4);
-            k.opIndex = 0;
-            engine::OpRecord c = streamscope::test::makeOp(t, "copy", engine::OpKind::CopyD2D, 1, base + 100,
-                                                           base + 1100, base - 3, base - 2, 1 << 20);
-            c.opIndex = 1;
-            rep.ops = {k, c};
-            t.repetitions.push_back(rep);
+            b.repetition();
+            b.onStream(0).kernel(us(base), us(base + 1200 + r)).named("kernel").host(us(base - 5), us(base - 4));
+            const engine::OpRecord k = b.last();
+            b.onStream(1).d2d(us(base + 100), us(base + 1100), 1 << 20).named("copy").host(us(base - 3), us(base - 2));
+            const engine::OpRecord c = b.last();
             for (int part = 0; part < 2; ++part) {
                 engine::SoloRun run;
                 run.part = part;
@@ -203,25 +199,14 @@ private slots:
 
     void queuedSegments()
     {
-        engine::Trace trace;
-        trace.timing = engine::TimingSource::Cupti;
-        trace.streams.resize(2);
-        engine::Repetition rep;
+        streamscope::test::TraceBuilder b;
+        b.timing(engine::TimingSource::Cupti).stream(engine::StreamInfo{}).stream(engine::StreamInfo{});
         auto add = [&](int stream, qint64 ready, qint64 start, qint64 end) {
-            engine::OpRecord op;
-            op.kind = engine::OpKind::CopyH2D;
-            op.stream = stream;
-            op.readyNs = ready;
-            op.hostStartNs = ready - 10;
-            op.hostEndNs = ready - 5;
-            op.gpuStartNs = start;
-            op.gpuEndNs = end;
-            op.bytes = 1000;
-            rep.ops.push_back(op);
+            b.onStream(stream).h2d(start, end, 1000).host(ready - 10, ready - 5).events(ready, engine::kNoTime);
         };
         add(0, 100, 100, 200); // ran at once
         add(1, 100, 200, 300); // queued 100..200 behind it
-        trace.repetitions.push_back(rep);
+        engine::Trace trace = b.build();
         const LaneModel model(trace, 0);
         const int s0 = model.streamLane(0), s1 = model.streamLane(1);
         QCOMPARE(model.lane(s0).queued.size(), std::size_t(0));
@@ -247,22 +232,13 @@ private slots:
     // bar stays the DMA that CUPTI timed.
     void stagedCopyIsInFlightFromItsHostCall()
     {
-        engine::Trace trace;
-        trace.timing = engine::TimingSource::Cupti;
-        trace.streams.resize(1);
-        engine::Repetition rep;
-        engine::OpRecord op;
-        op.kind = engine::OpKind::CopyH2D;
-        op.stream = 0;
-        op.srcMem = engine::MemKind::Pageable;
-        op.dstMem = engine::MemKind::Device;
-        op.hostStartNs = 0;
-        op.hostEndNs = 900; // the CPU staged the bytes for 900 ns
-        op.gpuStartNs = 800; // the DMA that CUPTI saw
-        op.gpuEndNs = 1000;
-        op.bytes = 10'000;
-        rep.ops.push_back(op);
-        trace.repetitions.push_back(rep);
+        engine::Trace trace = streamscope::test::TraceBuilder()
+                                  .timing(engine::TimingSource::Cupti)
+                                  .stream(engine::StreamInfo{})
+                                  .h2d(800, 1000, 10'000) // the DMA that CUPTI saw
+                                  .memory(engine::MemKind::Pageable, engine::MemKind::Device)
+                                  .host(0, 900) // the CPU staged the bytes for 900 ns
+                                  .build();
         QCOMPARE(trace.repetitions[0].ops[0].gbPerSecond(), 10.0); // 10 kB over 1000 ns, not over the 200 ns DMA
         const LaneModel model(trace, 0);
         const int stream = model.streamLane(0);
@@ -280,25 +256,15 @@ private slots:
     // all; a channel of one stream's copies does not (its lane would repeat the stream's).
     void copyEngineLanes()
     {
-        engine::Trace trace;
-        trace.timing = engine::TimingSource::Cupti;
-        trace.streams.resize(2);
-        engine::Repetition rep;
-        auto add = [&](engine::OpKind kind, int stream, qint64 start, qint64 end, int channel) {
-            engine::OpRecord op;
-            op.kind = kind;
-            op.stream = stream;
-            op.gpuStartNs = start;
-            op.gpuEndNs = end;
-            op.bytes = 1000;
-            op.channel = channel;
-            op.channelType = engine::ChannelType::AsyncCopy;
-            rep.ops.push_back(op);
+        streamscope::test::TraceBuilder b;
+        b.timing(engine::TimingSource::Cupti).stream(engine::StreamInfo{}).stream(engine::StreamInfo{});
+        auto add = [&](engine::OpKind kind, int stream, qint64 start, qint64 end, std::int16_t channel) {
+            b.onStream(stream).op(kind, start, end, 1000).channel(channel, engine::ChannelType::AsyncCopy);
         };
         add(engine::OpKind::CopyH2D, 0, 0, 100, 7);
         add(engine::OpKind::CopyH2D, 1, 100, 200, 7);
         add(engine::OpKind::CopyD2H, 0, 150, 250, 9);
-        trace.repetitions.push_back(rep);
+        engine::Trace trace = b.build();
         const LaneModel model(trace, 0);
         // 2 streams, H2D, D2H, channel 7 (two streams' copies), bandwidth (no compute: no compute lane);
         // channel 9 has one stream's
@@ -319,16 +285,10 @@ private slots:
 
     void unifiedMemoryLanes()
     {
-        engine::Trace trace;
-        trace.timing = engine::TimingSource::Cupti;
-        trace.streams.resize(1);
-        engine::Repetition rep;
-        engine::OpRecord kernel;
-        kernel.kind = engine::OpKind::Kernel;
-        kernel.stream = 0;
-        kernel.gpuStartNs = 1'000;
-        kernel.gpuEndNs = 9'000;
-        rep.ops.push_back(kernel);
+        streamscope::test::TraceBuilder b;
+        b.timing(engine::TimingSource::Cupti).stream(engine::StreamInfo{}).kernel(1'000, 9'000);
+        engine::Trace trace = b.build();
+        engine::Repetition &rep = trace.repetitions[0];
         auto add = [&](engine::ActivityKind kind, qint64 start, qint64 end, std::uint64_t value, int op) {
             engine::ActivityRecord a;
             a.kind = kind;
@@ -343,7 +303,6 @@ private slots:
         add(engine::ActivityKind::MigrationH2D, 2'600, 3'100, 2u << 20, 0);
         add(engine::ActivityKind::MigrationD2H, 10'000, 12'000, 4u << 20, -1);
         add(engine::ActivityKind::Synchronization, 100, 200, 0, -1); // not drawn: no lane for it
-        trace.repetitions.push_back(rep);
         const LaneModel model(trace, 0);
         // stream, compute, page migration, GPU page faults (no copies: no copy or bandwidth lanes)
         QCOMPARE(model.laneCount(), 4);
@@ -372,19 +331,10 @@ private slots:
     void overlappingCounts()
     {
         // Three H2D copies on three streams, overlapping: the count climbs to 3 and comes back.
-        engine::Trace trace;
-        trace.streams.resize(3);
-        engine::Repetition rep;
-        for (int s = 0; s < 3; ++s) {
-            engine::OpRecord op;
-            op.kind = engine::OpKind::CopyH2D;
-            op.stream = s;
-            op.gpuStartNs = 100 + 10 * s;
-            op.gpuEndNs = 200 + 10 * s;
-            op.bytes = 1000;
-            rep.ops.push_back(op);
-        }
-        trace.repetitions.push_back(rep);
+        streamscope::test::TraceBuilder b;
+        for (int s = 0; s < 3; ++s)
+            b.stream(engine::StreamInfo{}).h2d(100 + 10 * s, 200 + 10 * s, 1000);
+        const engine::Trace trace = b.build();
         const LaneModel model(trace, 0);
         QCOMPARE(model.laneCount(), 3 + 2); // no host lane (no host calls); H2D and bandwidth, nothing empty
         QVERIFY(model.lane(4).kind == LaneKind::Bandwidth);
@@ -399,19 +349,12 @@ private slots:
     void sortsUnsortedImports()
     {
         // Imports may list ops in any order; the lane must come out sorted with a running max end.
-        engine::Trace trace;
-        trace.streams.resize(1);
-        engine::Repetition rep;
+        streamscope::test::TraceBuilder b;
+        b.stream(engine::StreamInfo{});
         const std::vector<std::pair<int, int>> spans = {{500, 600}, {100, 900}, {300, 350}, {0, 50}, {950, 1000}};
-        for (auto [s, e] : spans) {
-            engine::OpRecord op;
-            op.kind = engine::OpKind::Kernel;
-            op.stream = 0;
-            op.gpuStartNs = s;
-            op.gpuEndNs = e;
-            rep.ops.push_back(op);
-        }
-        trace.repetitions.push_back(rep);
+        for (auto [s, e] : spans)
+            b.kernel(s, e);
+        const engine::Trace trace = b.build();
         const LaneModel model(trace, 0);
         const IntervalLane &lane = model.lane(0).intervals;
         QCOMPARE(lane.size(), spans.size());
@@ -460,18 +403,11 @@ private slots:
         QFETCH(qint64, to);
         QFETCH(int, count);
         // Ten back-to-back ops of 10 ns: [0,10) [10,20) ... [90,100)
-        engine::Trace trace;
-        trace.streams.resize(1);
-        engine::Repetition rep;
-        for (int i = 0; i < 10; ++i) {
-            engine::OpRecord op;
-            op.kind = engine::OpKind::Kernel;
-            op.stream = 0;
-            op.gpuStartNs = 10 * i;
-            op.gpuEndNs = 10 * i + 10;
-            rep.ops.push_back(op);
-        }
-        trace.repetitions.push_back(rep);
+        streamscope::test::TraceBuilder b;
+        b.stream(engine::StreamInfo{});
+        for (int i = 0; i < 10; ++i)
+            b.kernel(10 * i, 10 * i + 10);
+        const engine::Trace trace = b.build();
         const LaneModel model(trace, 0);
         const auto &lane = model.lane(0).intervals;
         QVERIFY(lane.maxEnds.empty()); // back-to-back: ends serve as the running max, no extra array
@@ -527,22 +463,12 @@ private slots:
     void deviceToDeviceCopies()
     {
         // D2D copies (and peer copies, also CopyD2D) get a lane of their own, counted apart from compute.
-        engine::Trace trace;
-        trace.streams.resize(2);
-        engine::Repetition rep;
-        auto add = [&](engine::OpKind kind, int stream, qint64 start, qint64 end) {
-            engine::OpRecord op;
-            op.kind = kind;
-            op.stream = stream;
-            op.gpuStartNs = start;
-            op.gpuEndNs = end;
-            op.bytes = kind == engine::OpKind::Kernel ? 0 : 4096;
-            rep.ops.push_back(op);
-        };
-        add(engine::OpKind::CopyD2D, 0, 0, 100);
-        add(engine::OpKind::CopyD2D, 1, 50, 150);
-        add(engine::OpKind::Kernel, 0, 200, 300);
-        trace.repetitions.push_back(rep);
+        streamscope::test::TraceBuilder b;
+        b.stream(engine::StreamInfo{}).stream(engine::StreamInfo{});
+        b.onStream(0).d2d(0, 100, 4096);
+        b.onStream(1).d2d(50, 150, 4096);
+        b.onStream(0).kernel(200, 300);
+        const engine::Trace trace = b.build();
         const LaneModel model(trace, 0);
         // 2 streams, D2D, compute (no H2D, D2H or bandwidth lane: nothing to show)
         QCOMPARE(model.laneCount(), 4);
@@ -574,14 +500,7 @@ private slots:
 
     void unknownHostThread()
     {
-        engine::Trace trace;
-        engine::Repetition rep;
-        engine::OpRecord op;
-        op.kind = engine::OpKind::HostWork;
-        op.hostStartNs = 0;
-        op.hostEndNs = 100;
-        rep.ops.push_back(op);
-        trace.repetitions.push_back(rep);
+        const engine::Trace trace = streamscope::test::TraceBuilder().hostOp(engine::OpKind::HostWork, 0, 100).build();
         const LaneModel model(trace, 0);
         QVERIFY(model.lane(0).kind == LaneKind::HostThread);
         QCOMPARE(model.lane(0).title, QStringLiteral("host"));

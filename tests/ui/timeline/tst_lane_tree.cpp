@@ -66,28 +66,18 @@ std::shared_ptr<engine::Trace> makeTwoProcessTrace()
     s2.name = "stream 7";
     s2.device = 1;
     t->streams = {s0, s1, s2};
-    Repetition rep;
-    auto add = [&](int stream, int thread, std::int64_t at) {
-        OpRecord op;
-        op.kind = OpKind::Kernel;
-        op.nameId = t->intern("k");
-        op.stream = stream;
-        op.hostThread = thread;
-        op.hostStartNs = at;
-        op.hostEndNs = at + 5;
-        op.gpuStartNs = at + 2; // while its call still runs
-        op.gpuEndNs = at + 100;
-        rep.ops.push_back(op);
+    streamscope::test::TraceBuilder b(std::move(*t));
+    auto add = [&](int stream, int thread, std::int64_t at) -> streamscope::test::TraceBuilder & {
+        // GPU time from while its call still runs
+        return b.onStream(stream).onThread(thread).op(OpKind::Kernel, at + 2, at + 100).named("k").host(at, at + 5);
     };
     add(0, 0, 0);
     add(1, 0, 200);
     add(2, 3, 400);
-    add(-1, 1, 600); // the pool threads issue only host work
-    rep.ops.back().gpuStartNs = rep.ops.back().gpuEndNs = kNoTime;
-    add(-1, 2, 700);
-    rep.ops.back().gpuStartNs = rep.ops.back().gpuEndNs = kNoTime;
-    t->repetitions.push_back(rep);
-    return t;
+    // The pool threads issue only host work.
+    b.onThread(1).hostOp(OpKind::Kernel, 600, 605).named("k");
+    b.onThread(2).hostOp(OpKind::Kernel, 700, 705).named("k");
+    return b.buildShared();
 }
 
 QStringList labels(const LaneTree &tree)

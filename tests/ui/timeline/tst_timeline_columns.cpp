@@ -10,6 +10,7 @@
 #include <set>
 
 #include "engine/model/trace.h"
+#include "tests/common/trace_builder.h"
 #include "ui/common/op_palette.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/timeline_painter.h"
@@ -23,37 +24,29 @@ namespace {
 // counters take several levels and the bandwidth lane has both directions at once, often within one pixel.
 std::shared_ptr<engine::Trace> overlappingCopies(int n)
 {
-    auto trace = std::make_shared<engine::Trace>();
     engine::DeviceInfo device;
     device.linkPeakGBs = 25.0;
-    trace->devices.push_back(device);
-    trace->streams.resize(4);
-    trace->hostThreads.push_back({"main", 1});
-    const auto name = trace->intern("op");
+    streamscope::test::TraceBuilder b;
+    b.device(device);
+    for (int s = 0; s < 4; ++s)
+        b.stream(engine::StreamInfo{});
+    b.thread("main", 1);
     std::mt19937_64 rng(7);
     std::uniform_int_distribution<std::int64_t> gap(0, 3'000), length(500, 60'000);
     std::uniform_int_distribution<std::uint64_t> bytes(4 << 10, 2 << 20);
     std::vector<std::int64_t> free(4, 0);
-    engine::Repetition rep;
     for (int i = 0; i < n; ++i) {
         const int s = i % 4;
-        engine::OpRecord op;
-        op.stream = s;
-        op.hostThread = 0;
-        op.nameId = name;
-        op.opIndex = i;
-        op.kind = s == 3 ? engine::OpKind::Kernel : (i / 4) % 2 ? engine::OpKind::CopyD2H : engine::OpKind::CopyH2D;
-        if (s != 3)
-            op.bytes = bytes(rng);
-        op.gpuStartNs = free[std::size_t(s)] + gap(rng);
-        op.gpuEndNs = op.gpuStartNs + length(rng);
-        free[std::size_t(s)] = op.gpuEndNs;
-        op.hostStartNs = op.gpuStartNs - 100;
-        op.hostEndNs = op.gpuStartNs - 50;
-        rep.ops.push_back(op);
+        const auto kind = s == 3        ? engine::OpKind::Kernel
+                          : (i / 4) % 2 ? engine::OpKind::CopyD2H
+                                        : engine::OpKind::CopyH2D;
+        const std::uint64_t size = s != 3 ? bytes(rng) : 0; // the draws in this order: size, gap, length
+        const std::int64_t start = free[std::size_t(s)] + gap(rng);
+        const std::int64_t end = start + length(rng);
+        free[std::size_t(s)] = end;
+        b.onStream(s).op(kind, start, end, size).named("op").host(start - 100, start - 50);
     }
-    trace->repetitions.push_back(std::move(rep));
-    return trace;
+    return b.buildShared();
 }
 
 QImage paint(const LaneModel &model, const OpPalette &palette, QImage::Format format, bool opaqueColumns,
@@ -153,22 +146,11 @@ private slots:
     // widest but the kernels two thirds of the time: mostly green, blue only in the copies' columns.
     void foldedColumnsShowWhatTookTheTime()
     {
-        auto trace = std::make_shared<engine::Trace>();
-        trace->devices.emplace_back();
-        trace->streams.resize(2);
-        const auto kernel = trace->intern("kernel"), copy = trace->intern("copy");
-        engine::Repetition rep;
+        streamscope::test::TraceBuilder b;
+        b.device(engine::DeviceInfo{}).stream(engine::StreamInfo{}).stream(engine::StreamInfo{});
         auto add = [&](int stream, engine::OpKind kind, std::int64_t start, std::int64_t length) {
-            engine::OpRecord op;
-            op.stream = stream;
-            op.kind = kind;
-            op.nameId = kind == engine::OpKind::Kernel ? kernel : copy;
-            op.gpuStartNs = start;
-            op.gpuEndNs = start + length;
-            op.opIndex = int(rep.ops.size());
-            if (kind == engine::OpKind::CopyH2D)
-                op.bytes = 4096;
-            rep.ops.push_back(op);
+            const bool copy = kind == engine::OpKind::CopyH2D;
+            b.onStream(stream).op(kind, start, start + length, copy ? 4096 : 0).named(copy ? "copy" : "kernel");
         };
         constexpr std::int64_t kEnd = 40'000'000;
         std::int64_t counts[2][2] = {}; // stream, copy?: ns
@@ -186,12 +168,13 @@ private slots:
             counts[1][0] += 120'000;
             counts[1][1] += 60'000;
         }
-        std::stable_sort(rep.ops.begin(), rep.ops.end(), [](const engine::OpRecord &a, const engine::OpRecord &b) {
-            return a.gpuStartNs < b.gpuStartNs;
+        const auto trace = b.buildShared();
+        auto &ops = trace->repetitions[0].ops;
+        std::stable_sort(ops.begin(), ops.end(), [](const engine::OpRecord &x, const engine::OpRecord &y) {
+            return x.gpuStartNs < y.gpuStartNs;
         });
-        for (std::size_t i = 0; i < rep.ops.size(); ++i)
-            rep.ops[i].opIndex = int(i);
-        trace->repetitions.push_back(std::move(rep));
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            ops[i].opIndex = int(i);
         QVERIFY(counts[0][1] > counts[0][0] && counts[1][0] > counts[1][1]);
 
         const LaneModel model(*trace, 0);

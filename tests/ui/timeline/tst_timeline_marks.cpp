@@ -24,45 +24,44 @@ namespace {
 // and a fifth stream of nested intervals, as imports have (its lane keeps a running max of the ends).
 std::shared_ptr<engine::Trace> mixedTrace(int n)
 {
-    auto trace = std::make_shared<engine::Trace>();
-    trace->streams.resize(5);
-    trace->hostThreads.push_back({"main", 1});
-    const std::array<std::uint32_t, 3> names{trace->intern("copy in"), trace->intern("a kernel with a long name"),
-                                             trace->intern("copy out")};
+    streamscope::test::TraceBuilder b;
+    for (int s = 0; s < 5; ++s)
+        b.stream(engine::StreamInfo{});
+    b.thread("main", 1);
+    const std::array<std::string, 3> names{"copy in", "a kernel with a long name", "copy out"};
     std::mt19937_64 rng(11);
     std::uniform_int_distribution<std::int64_t> gap(0, 2'000), shortOp(50, 900), longOp(20'000, 400'000);
     std::bernoulli_distribution isLong(0.02);
     std::vector<std::int64_t> free(4, 0);
     std::int64_t host = 0;
-    engine::Repetition rep;
     for (int i = 0; i < n; ++i) {
         const int s = i % 4;
         const int phase = (i / 4) % 3;
-        engine::OpRecord op;
-        op.stream = s;
-        op.hostThread = 0;
-        op.opIndex = i;
-        op.nameId = names[std::size_t(phase)];
-        op.kind = phase == 1 ? engine::OpKind::Kernel : phase == 0 ? engine::OpKind::CopyH2D : engine::OpKind::CopyD2H;
-        op.hostStartNs = host;
-        op.hostEndNs = host + 100;
-        op.gpuStartNs = std::max(free[std::size_t(s)] + gap(rng), op.hostEndNs);
-        op.gpuEndNs = op.gpuStartNs + (isLong(rng) ? longOp(rng) : shortOp(rng));
-        free[std::size_t(s)] = op.gpuEndNs;
+        const auto kind = phase == 1   ? engine::OpKind::Kernel
+                          : phase == 0 ? engine::OpKind::CopyH2D
+                                       : engine::OpKind::CopyD2H;
+        // The draws in this order: gap, long or not, length.
+        const std::int64_t start = std::max(free[std::size_t(s)] + gap(rng), host + 100);
+        const std::int64_t end = start + (isLong(rng) ? longOp(rng) : shortOp(rng));
+        free[std::size_t(s)] = end;
+        b.onStream(s)
+            .op(kind, start, end, phase != 1 ? 1 << 16 : 0)
+            .named(names[std::size_t(phase)])
+            .host(host, host + 100);
         if (phase != 1) {
-            op.bytes = 1 << 16;
-            op.api = i % 29 == 0 ? engine::CopyApi::Sync : engine::CopyApi::Async;
-            if (op.api == engine::CopyApi::Sync)
-                op.hostEndNs = op.gpuEndNs; // held the host until the copy ended
+            const bool sync = i % 29 == 0;
+            b.api(sync ? engine::CopyApi::Sync : engine::CopyApi::Async);
+            if (sync)
+                b.last().hostEndNs = end; // held the host until the copy ended
         }
-        host = op.hostEndNs + 50;
-        rep.ops.push_back(op);
+        host = b.last().hostEndNs + 50;
     }
     // Nested intervals on stream 4: an outer range every 40 µs with short ops inside it.
-    streamscope::test::appendNestedRanges(rep, 4, names[1], names[0], host, 40'000, 30'000, 35'000, 700, shortOp, rng);
-    std::stable_sort(rep.ops.begin(), rep.ops.end(),
-                     [](const engine::OpRecord &a, const engine::OpRecord &b) { return a.gpuStartNs < b.gpuStartNs; });
-    trace->repetitions.push_back(std::move(rep));
+    streamscope::test::appendNestedRanges(b, 4, names[1], names[0], host, 40'000, 30'000, 35'000, 700, shortOp, rng);
+    auto trace = b.buildShared();
+    auto &ops = trace->repetitions[0].ops;
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const engine::OpRecord &a, const engine::OpRecord &c) { return a.gpuStartNs < c.gpuStartNs; });
     return trace;
 }
 

@@ -28,55 +28,56 @@ constexpr int kStreams = 12;
 // and one more stream of nested intervals, as imports have.
 std::shared_ptr<engine::Trace> bigTrace(int n)
 {
-    auto trace = std::make_shared<engine::Trace>();
     engine::DeviceInfo device;
     device.name = "Test GPU";
     device.linkPeakGBs = 25.0;
-    trace->devices.push_back(device);
-    trace->streams.resize(kStreams + 1);
-    for (int s = 0; s <= kStreams; ++s)
-        trace->streams[std::size_t(s)].name = "stream " + std::to_string(s);
-    trace->hostThreads.push_back({"main", 1});
-    trace->hostThreads.push_back({"worker", 2});
-    const std::array<std::uint32_t, 3> names{trace->intern("copy in"), trace->intern("a kernel with a long name"),
-                                             trace->intern("copy out")};
+    streamscope::test::TraceBuilder b;
+    b.device(device);
+    for (int s = 0; s <= kStreams; ++s) {
+        engine::StreamInfo stream;
+        stream.name = "stream " + std::to_string(s);
+        b.stream(stream);
+    }
+    b.thread("main", 1).thread("worker", 2);
+    const std::array<std::string, 3> names{"copy in", "a kernel with a long name", "copy out"};
     std::mt19937_64 rng(23);
     std::uniform_int_distribution<std::int64_t> gap(0, 3'000), shortOp(50, 900), longOp(20'000, 600'000);
     std::bernoulli_distribution isLong(0.02);
     std::vector<std::int64_t> free(kStreams, 0);
     std::array<std::int64_t, 2> host{0, 0};
-    engine::Repetition rep;
     for (int i = 0; i < n; ++i) {
         const int s = i % kStreams;
         const int phase = (i / kStreams) % 3;
         const int thread = s % 2;
-        engine::OpRecord op;
-        op.stream = s;
-        op.hostThread = thread;
-        op.opIndex = i;
-        op.nameId = names[std::size_t(phase)];
-        op.kind = phase == 1 ? engine::OpKind::Kernel : phase == 0 ? engine::OpKind::CopyH2D : engine::OpKind::CopyD2H;
-        op.hostStartNs = host[std::size_t(thread)];
-        op.hostEndNs = op.hostStartNs + 100;
-        op.gpuStartNs = std::max(free[std::size_t(s)] + gap(rng), op.hostEndNs);
-        op.gpuEndNs = op.gpuStartNs + (isLong(rng) ? longOp(rng) : shortOp(rng));
-        free[std::size_t(s)] = op.gpuEndNs;
+        const auto kind = phase == 1   ? engine::OpKind::Kernel
+                          : phase == 0 ? engine::OpKind::CopyH2D
+                                       : engine::OpKind::CopyD2H;
+        const std::int64_t hostStart = host[std::size_t(thread)];
+        // The draws in this order: gap, long or not, length.
+        const std::int64_t start = std::max(free[std::size_t(s)] + gap(rng), hostStart + 100);
+        const std::int64_t end = start + (isLong(rng) ? longOp(rng) : shortOp(rng));
+        free[std::size_t(s)] = end;
+        b.onStream(s)
+            .onThread(thread)
+            .op(kind, start, end, phase != 1 ? std::uint64_t(1) << (14 + i % 6) : 0)
+            .named(names[std::size_t(phase)])
+            .host(hostStart, hostStart + 100);
         if (phase != 1) {
-            op.bytes = std::uint64_t(1) << (14 + i % 6);
-            op.api = i % 31 == 0 ? engine::CopyApi::Sync : engine::CopyApi::Async;
-            if (op.api == engine::CopyApi::Sync)
-                op.hostEndNs = op.gpuEndNs; // held the host until the copy ended
+            const bool sync = i % 31 == 0;
+            b.api(sync ? engine::CopyApi::Sync : engine::CopyApi::Async);
+            if (sync)
+                b.last().hostEndNs = end; // held the host until the copy ended
         }
-        host[std::size_t(thread)] = op.hostEndNs + 50;
-        rep.ops.push_back(op);
+        host[std::size_t(thread)] = b.last().hostEndNs + 50;
     }
-    streamscope::test::appendNestedRanges(rep, kStreams, names[1], names[0], std::max(host[0], host[1]), 60'000, 45'000,
+    streamscope::test::appendNestedRanges(b, kStreams, names[1], names[0], std::max(host[0], host[1]), 60'000, 45'000,
                                           50'000, 900, shortOp, rng);
-    std::stable_sort(rep.ops.begin(), rep.ops.end(),
-                     [](const engine::OpRecord &a, const engine::OpRecord &b) { return a.gpuStartNs < b.gpuStartNs; });
-    for (int i = 0; i < int(rep.ops.size()); ++i)
-        rep.ops[std::size_t(i)].opIndex = i;
-    trace->repetitions.push_back(std::move(rep));
+    auto trace = b.buildShared();
+    auto &ops = trace->repetitions[0].ops;
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const engine::OpRecord &a, const engine::OpRecord &c) { return a.gpuStartNs < c.gpuStartNs; });
+    for (int i = 0; i < int(ops.size()); ++i)
+        ops[std::size_t(i)].opIndex = i;
     return trace;
 }
 

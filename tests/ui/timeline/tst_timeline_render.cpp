@@ -81,47 +81,27 @@ QString describe(const QColor &c)
 // One stream of n tiny kernels of `width` ns, one every `period` ns.
 std::shared_ptr<engine::Trace> tinyOps(int n, qint64 width, qint64 period)
 {
-    auto trace = std::make_shared<engine::Trace>();
-    trace->streams.resize(1);
-    trace->streams[0].name = "tiny";
-    engine::Repetition rep;
-    rep.ops.reserve(std::size_t(n));
-    const auto name = trace->intern("k");
-    for (int i = 0; i < n; ++i) {
-        engine::OpRecord op;
-        op.kind = engine::OpKind::Kernel;
-        op.nameId = name;
-        op.stream = 0;
-        op.gpuStartNs = i * period;
-        op.gpuEndNs = i * period + width;
-        rep.ops.push_back(op);
-    }
-    trace->repetitions.push_back(std::move(rep));
-    return trace;
+    engine::StreamInfo stream;
+    stream.name = "tiny";
+    streamscope::test::TraceBuilder b;
+    b.stream(stream);
+    for (int i = 0; i < n; ++i)
+        b.kernel(i * period, i * period + width).named("k");
+    return b.buildShared();
 }
 
 // One stream of n kernels all from 0 to 1 ms (a hostile import: half a million ops at one timestamp),
 // named "k0", "k1", ... ("k" + the last index alone when `onlyLast`), then one kernel of its own after them.
 std::shared_ptr<engine::Trace> stackedOps(int n, bool onlyLast)
 {
-    auto trace = std::make_shared<engine::Trace>();
-    trace->streams.resize(1);
-    trace->streams[0].name = "stacked";
-    engine::Repetition rep;
-    auto add = [&](const std::string &name, qint64 start, qint64 end) {
-        engine::OpRecord op;
-        op.kind = engine::OpKind::Kernel;
-        op.nameId = trace->intern(name);
-        op.stream = 0;
-        op.gpuStartNs = start;
-        op.gpuEndNs = end;
-        rep.ops.push_back(op);
-    };
+    engine::StreamInfo stream;
+    stream.name = "stacked";
+    streamscope::test::TraceBuilder b;
+    b.stream(stream);
     for (int i = onlyLast ? n - 1 : 0; i < n; ++i)
-        add("k" + std::to_string(i), 0, 1'000'000);
-    add("after", 1'200'000, 2'000'000);
-    trace->repetitions.push_back(std::move(rep));
-    return trace;
+        b.kernel(0, 1'000'000).named("k" + std::to_string(i));
+    b.kernel(1'200'000, 2'000'000).named("after");
+    return b.buildShared();
 }
 
 void sendMouse(QWidget *w, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,
@@ -679,28 +659,18 @@ private slots:
     // selection and the picture follow the scroll; an export draws every row.
     void manyLanesScroll()
     {
-        auto trace = std::make_shared<engine::Trace>();
-        trace->devices.emplace_back();
-        trace->hostThreads.push_back({"main", 1});
+        streamscope::test::TraceBuilder b;
+        b.device(engine::DeviceInfo{}).thread("main", 1);
         constexpr int kStreams = 40;
-        engine::Repetition rep;
         for (int s = 0; s < kStreams; ++s) {
             engine::StreamInfo info;
             info.name = QStringLiteral("s%1").arg(s).toStdString();
-            trace->streams.push_back(info);
-            engine::OpRecord op;
-            op.kind = engine::OpKind::Kernel;
-            op.nameId = trace->intern("k");
-            op.stream = s;
-            op.hostThread = 0;
-            op.hostStartNs = s * 1'000;
-            op.hostEndNs = s * 1'000 + 500;
-            op.gpuStartNs = 100'000 + s * 10'000;
-            op.gpuEndNs = op.gpuStartNs + 50'000;
-            op.opIndex = s;
-            rep.ops.push_back(op);
+            b.stream(info)
+                .kernel(100'000 + s * 10'000, 100'000 + s * 10'000 + 50'000)
+                .named("k")
+                .host(s * 1'000, s * 1'000 + 500);
         }
-        trace->repetitions.push_back(std::move(rep));
+        const auto trace = b.buildShared();
         TimelineView view;
         view.setDarkPalette(false);
         view.setTrace(trace, 0);

@@ -1,0 +1,103 @@
+// describeOp() and its plain-text form (see op_description.h).
+#include "engine/analysis/op_description.h"
+
+#include <sstream>
+
+#include "engine/analysis/analysis.h"
+#include "engine/analysis/queue_analysis.h"
+#include "engine/model/api_names.h"
+#include "engine/model/errors.h"
+#include "engine/model/op_kinds.h"
+#include "engine/model/units.h"
+
+namespace streamscope::engine {
+
+OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
+{
+    if (repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
+        throw Error(ErrorKind::InvalidInput, "repetition " + std::to_string(repetition)
+                                                 + " does not exist (the trace has "
+                                                 + std::to_string(trace.repetitions.size()) + ")");
+    const Repetition &rep = trace.repetitions[static_cast<std::size_t>(repetition)];
+    if (opIndex < 0 || static_cast<std::size_t>(opIndex) >= rep.ops.size())
+        throw Error(ErrorKind::InvalidInput, "op " + std::to_string(opIndex) + " does not exist (repetition "
+                                                 + std::to_string(repetition) + " has " + std::to_string(rep.ops.size())
+                                                 + " ops)");
+    const OpRecord &op = rep.ops[static_cast<std::size_t>(opIndex)];
+    const std::int64_t origin = trace.extent(repetition).first;
+    OpDescription d;
+    d.name = trace.name(op);
+    d.kind = opKindInfo(op.kind).label;
+    d.copy = isCopy(op.kind);
+    if (op.stream >= 0 && static_cast<std::size_t>(op.stream) < trace.streams.size())
+        d.stream = &trace.streams[static_cast<std::size_t>(op.stream)];
+    d.workloadIndex = op.opIndex;
+    if (op.hasHost())
+        d.host = OpInterval{op.hostStartNs - origin, op.hostEndNs - origin, op.hostDurationNs()};
+    d.hostBlocking = isHostBlocking(op);
+    d.cupti = trace.timing == TimingSource::Cupti && !op.executionFromEvents();
+    d.timedBy = d.cupti                                  ? "CUPTI"
+                : trace.timing == TimingSource::Profiler ? std::string(toString(trace.source))
+                                                         : "CUDA events";
+    if (op.readyNs != kNoTime && d.cupti)
+        d.streamReadyNs = op.readyNs - origin;
+    if (op.hasGpu()) {
+        d.gpu = OpInterval{op.gpuStartNs - origin, op.gpuEndNs - origin, op.gpuDurationNs()};
+        if (d.cupti) {
+            const QueueExplanation q = explainQueued(trace, repetition, opIndex);
+            if (q.cause != QueueCause::None)
+                d.queueCause = q.text;
+        }
+    }
+    d.queuedNs = op.queuedDurationNs();
+    d.bytes = op.bytes;
+    d.gbs = op.gbPerSecond();
+    if (op.srcMem != MemKind::None || op.dstMem != MemKind::None) {
+        d.srcMem = toString(op.srcMem);
+        d.dstMem = toString(op.dstMem);
+    }
+    if (op.api != CopyApi::None)
+        d.copyCall = apiNameOf(op);
+    d.range = rep.enclosingRange(op);
+    d.launch = rep.launchOf(opIndex);
+    return d;
+}
+
+std::string formatOpDescription(const Trace &trace, const OpDescription &d)
+{
+    std::ostringstream out;
+    const auto interval = [](const OpInterval &i) {
+        return formatDuration(i.startNs) + " -> " + formatDuration(i.endNs) + " (" + formatDuration(i.durationNs) + ")";
+    };
+    out << d.name << "\n";
+    out << "kind: " << d.kind << "\n";
+    if (d.stream)
+        out << "stream: " << d.stream->name << (d.stream->isDefault ? " (default stream)" : "") << "\n";
+    if (d.workloadIndex >= 0)
+        out << "op: #" << d.workloadIndex << "\n";
+    if (d.range)
+        out << toString(d.range->category) << ": " << trace.string(d.range->nameId) << "\n";
+    if (d.host)
+        out << "host call: " << interval(*d.host) << (d.hostBlocking ? ", blocking" : "") << "\n";
+    if (d.streamReadyNs)
+        out << "stream ready: " << formatDuration(*d.streamReadyNs) << "\n";
+    if (d.gpu)
+        out << (d.cupti ? "executed: " : "GPU: ") << interval(*d.gpu) << ", timed by " << d.timedBy << "\n";
+    if (!d.queueCause.empty())
+        out << d.queueCause << "\n"; // a sentence of its own: "Queued 88.5 µs: the host link's ..."
+    else if (d.cupti && d.gpu && d.queuedNs > 0)
+        out << "queued: " << formatDuration(d.queuedNs) << "\n";
+    if (d.bytes > 0)
+        out << "bytes: " << formatBytes(d.bytes) << " (" << d.bytes << " B)"
+            << (d.gbs > 0 ? ", " + formatRate(d.gbs) : std::string()) << "\n";
+    if (!d.srcMem.empty())
+        out << "memory: " << d.srcMem << " -> " << d.dstMem << "\n";
+    if (!d.copyCall.empty())
+        out << "call: " << d.copyCall << "\n";
+    if (d.launch && d.launch->hasGrid() && d.launch->hasBlock())
+        out << "grid: " << d.launch->grid[0] << "x" << d.launch->grid[1] << "x" << d.launch->grid[2]
+            << ", block: " << d.launch->block[0] << "x" << d.launch->block[1] << "x" << d.launch->block[2] << "\n";
+    return out.str();
+}
+
+} // namespace streamscope::engine

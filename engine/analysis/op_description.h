@@ -1,0 +1,55 @@
+// describeOp(): what the program says about one op, decided once for every front that shows it (the
+// timeline's tooltip, the details panel, `streamscope-cli describe`): what kind it is in words, its
+// intervals on the repetition's axis, what timed its execution, why it waited, its bytes and memory, the
+// call that issued it, the range it was launched in. The fronts lay the facts out; they decide none.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/model/trace.h"
+
+namespace streamscope::engine {
+
+// An interval from the repetition's origin (Trace::extent's first), as every front draws time.
+struct OpInterval {
+    std::int64_t startNs = 0;
+    std::int64_t endNs = 0;
+    std::int64_t durationNs = 0;
+};
+
+struct OpDescription {
+    std::string name;
+    std::string_view kind; // for people, kOpKinds' label: "P2P copy", "host sync"
+    bool copy = false;
+    const StreamInfo *stream = nullptr; // nullptr for a host-only op
+    int workloadIndex = -1; // its position in the workload's issue order (OpRecord::opIndex), -1 = none
+    std::optional<OpInterval> host; // the host call
+    bool hostBlocking = false; // isHostBlocking()
+    std::optional<OpInterval> gpu; // execution
+    // Execution as the GPU recorded it (CUPTI): what the fronts call "executed"; otherwise they say "GPU".
+    bool cupti = false;
+    std::string timedBy; // "CUPTI", the profiler that recorded an imported trace, or "CUDA events"
+    std::optional<std::int64_t> streamReadyNs; // the CUDA event before it, beside a CUPTI execution only
+    // Why it waited between ready and running (explainQueued), empty where nothing explains it or it was not
+    // timed by CUPTI; queuedNs is that wait.
+    std::string queueCause;
+    std::int64_t queuedNs = 0;
+    std::uint64_t bytes = 0;
+    double gbs = 0; // achieved bandwidth over its transfer interval, 0 where undefined
+    // Where its bytes live as the workload declared them (toString(MemKind)); both empty when neither is known.
+    std::string_view srcMem, dstMem;
+    std::string_view copyCall; // the call that issued a copy (apiNameOf: "cudaMemcpyPeerAsync"), empty if not recorded
+    const HostRange *range = nullptr; // the innermost host range it was launched in
+    const KernelLaunch *launch = nullptr; // a kernel's grid, block and resources, where recorded
+};
+
+// Throws Error{InvalidInput} for a repetition or op that does not exist. The pointers point into the trace.
+OpDescription describeOp(const Trace &trace, int repetition, int opIndex);
+
+// The description as plain text, one "key: value" line per fact (the CLI's).
+std::string formatOpDescription(const Trace &trace, const OpDescription &d);
+
+} // namespace streamscope::engine

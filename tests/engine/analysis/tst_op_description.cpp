@@ -1,0 +1,92 @@
+// describeOp(): what the tooltip, the details panel and `streamscope-cli describe` say about an op, on the
+// hand-made traces whose every figure is known (tests/engine/trace_fixture.h).
+#include <QtTest>
+
+#include "engine/analysis/op_description.h"
+#include "engine/model/errors.h"
+#include "tests/engine/trace_fixture.h"
+
+using namespace streamscope;
+using engine::OpDescription;
+
+class TestOpDescription : public QObject {
+    Q_OBJECT
+private slots:
+    void copyOnTheRepetitionsAxis()
+    {
+        const engine::Trace t = test::handTrace(3);
+        // D: D2H s1, repetition 1 (times doubled from 10 ms): GPU [10500, 10700) us, host [10012, 10704) us.
+        const OpDescription d = engine::describeOp(t, 1, 3);
+        QCOMPARE(d.name, std::string("D: D2H 2 MB"));
+        QCOMPARE(d.kind, std::string_view("D2H copy"));
+        QVERIFY(d.copy);
+        QVERIFY(d.stream == &t.streams[1]);
+        QCOMPARE(d.workloadIndex, 3);
+        QVERIFY(d.host && d.gpu);
+        QCOMPARE(d.host->startNs, std::int64_t(12'000));
+        QCOMPARE(d.host->endNs, std::int64_t(704'000));
+        QCOMPARE(d.host->durationNs, std::int64_t(692'000));
+        QVERIFY(d.hostBlocking);
+        QCOMPARE(d.gpu->startNs, std::int64_t(500'000));
+        QCOMPARE(d.gpu->endNs, std::int64_t(700'000));
+        QCOMPARE(d.gpu->durationNs, std::int64_t(200'000));
+        QVERIFY(!d.cupti);
+        QCOMPARE(d.timedBy, std::string("CUDA events"));
+        QVERIFY(!d.streamReadyNs);
+        QVERIFY(d.queueCause.empty());
+        QCOMPARE(d.bytes, std::uint64_t(2'000'000));
+        QCOMPARE(d.gbs, 10.0);
+        QCOMPARE(d.srcMem, std::string_view("device"));
+        QCOMPARE(d.dstMem, std::string_view("pinned"));
+        QCOMPARE(d.copyCall, std::string_view("cudaMemcpyAsync"));
+        QVERIFY(!d.range && !d.launch);
+
+        const OpDescription kernel = engine::describeOp(t, 0, 1);
+        QCOMPARE(kernel.kind, std::string_view("kernel"));
+        QVERIFY(!kernel.copy && !kernel.hostBlocking);
+        QVERIFY(kernel.copyCall.empty());
+    }
+
+    void whatTimedIt()
+    {
+        engine::Trace t = test::handTrace(1);
+        t.timing = engine::TimingSource::Cupti;
+        t.repetitions[0].ops[0].readyNs = 1'000;
+        OpDescription d = engine::describeOp(t, 0, 0);
+        QVERIFY(d.cupti);
+        QCOMPARE(d.timedBy, std::string("CUPTI"));
+        QCOMPARE(d.streamReadyNs, std::optional<std::int64_t>(1'000));
+        t.repetitions[0].ops[0].flags = engine::OpFlagEventTimed; // CUPTI's record never came
+        d = engine::describeOp(t, 0, 0);
+        QVERIFY(!d.cupti);
+        QCOMPARE(d.timedBy, std::string("CUDA events"));
+        QVERIFY(!d.streamReadyNs);
+        t.timing = engine::TimingSource::Profiler;
+        t.source = "Nsight Systems";
+        QCOMPARE(engine::describeOp(t, 0, 0).timedBy, std::string("Nsight Systems"));
+    }
+
+    // One vocabulary: the kind's label ("P2P copy", not "p2p"), and a peer copy's call is the peer one.
+    void peerCopy()
+    {
+        const engine::Trace t = test::twoGpuTrace();
+        const OpDescription d = engine::describeOp(t, 0, 2);
+        QCOMPARE(d.kind, std::string_view("P2P copy"));
+        QCOMPARE(d.copyCall, std::string_view("cudaMemcpyPeerAsync"));
+        const std::string text = engine::formatOpDescription(t, d);
+        QVERIFY2(text.starts_with("C: P2P 20 MB\nkind: P2P copy\nstream: gpu0 copy\nop: #2\n"), text.c_str());
+        QVERIFY2(text.find("\ncall: cudaMemcpyPeerAsync\n") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("\nmemory: device -> device\n") != std::string::npos, text.c_str());
+    }
+
+    void noSuchOp()
+    {
+        const engine::Trace t = test::handTrace(2);
+        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::describeOp(t, 2, 0));
+        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::describeOp(t, 0, 4));
+        QVERIFY_THROWS_EXCEPTION(engine::Error, engine::describeOp(t, -1, 0));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestOpDescription)
+#include "tst_op_description.moc"
