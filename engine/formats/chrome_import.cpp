@@ -135,6 +135,13 @@ public:
             return v.get_int64().value_unsafe();
         wrongType(path, v, "an integer");
     }
+    // A device id (an integer the model's int holds: import_common.h), refused with its path otherwise.
+    std::int64_t deviceId(std::int64_t id, const std::string &path) const
+    {
+        if (const std::string problem = deviceIdProblem(id); !problem.empty())
+            fail(path, problem);
+        return id;
+    }
     std::optional<std::int64_t> optionalInteger(const Value &obj, const char *key, const std::string &path) const
     {
         const OptValue v = find(obj, key);
@@ -717,7 +724,7 @@ private:
         forEachObject("streams", [&](const Value &s, const std::string &sp) {
             StreamInfo info;
             info.name = m_r.text(s, "name", sp);
-            info.device = static_cast<int>(m_r.integer(s, "device", sp));
+            info.device = static_cast<int>(m_r.deviceId(m_r.integer(s, "device", sp), sp + "/device"));
             info.nativeId = m_r.integer(s, "nativeId", sp);
             info.priority = static_cast<int>(m_r.optionalInteger(s, "priority", sp).value_or(0));
             info.nonBlocking = m_r.optionalBool(s, "nonBlocking", sp);
@@ -735,7 +742,7 @@ private:
         });
         forEachObject("devices", [&](const Value &d, const std::string &dp) {
             DeviceInfo info;
-            info.index = static_cast<int>(m_r.integer(d, "index", dp));
+            info.index = static_cast<int>(m_r.deviceId(m_r.integer(d, "index", dp), dp + "/index"));
             info.name = m_r.optionalText(d, "name", dp).value_or("");
             info.ccMajor = static_cast<int>(m_r.optionalInteger(d, "ccMajor", dp).value_or(0));
             info.ccMinor = static_cast<int>(m_r.optionalInteger(d, "ccMinor", dp).value_or(0));
@@ -777,7 +784,7 @@ private:
             if (!isObject(d))
                 m_r.wrongType(p, d, "an object");
             DeviceInfo info;
-            info.index = static_cast<int>(m_r.integer(d, "id", p));
+            info.index = static_cast<int>(m_r.deviceId(m_r.integer(d, "id", p), p + "/id"));
             info.name = m_r.optionalText(d, "name", p).value_or("");
             info.ccMajor = static_cast<int>(m_r.optionalInteger(d, "computeMajor", p).value_or(0));
             info.ccMinor = static_cast<int>(m_r.optionalInteger(d, "computeMinor", p).value_or(0));
@@ -892,9 +899,9 @@ private:
             const std::int64_t stream = m_r.integer(a, "stream", ap);
             std::int64_t device = 0;
             if (auto d = m_r.optionalInteger(a, "device", ap))
-                device = *d;
+                device = m_r.deviceId(*d, ap + "/device");
             else if (const OptValue pid = m_r.find(e, "pid"); pid && isInteger(*pid))
-                device = looseInteger(*pid); // Kineto puts GPU d on pid d
+                device = m_r.deviceId(m_r.integerValue(*pid, path + "/pid"), path + "/pid"); // GPU d on pid d
             op.stream = streamIndex(device, stream);
             if (op.correlation == 0)
                 m_gpuFlowPending.push_back({m_gpuOps.size(), LaneKey{laneOf(e), ts}});
