@@ -1369,7 +1369,8 @@ Trace chromeTraceFromText(std::string &text, const std::string &fileName, const 
     const std::size_t size = text.size();
     try {
         // simdjson reads up to SIMDJSON_PADDING bytes past the text: the string's own capacity gives them
-        // (gunzip leaves room; a file read as is grows once).
+        // (gunzip and readFile leave room; another string grows once, which may double its capacity).
+        static_assert(kReadFilePadding >= simdjson::SIMDJSON_PADDING);
         if (text.capacity() < size + simdjson::SIMDJSON_PADDING)
             text.reserve(size + simdjson::SIMDJSON_PADDING);
         return ChromeImporter(simdjson::padded_string_view(text.data(), size, text.capacity()), fileName, control, from,
