@@ -201,6 +201,8 @@ public:
         std::int64_t t = 0;
         if (__builtin_add_overflow(ns, origin, &t) || !limits::isTimeInRange(t))
             fail(path, timeOutOfRange());
+        if (t == kNoTime)
+            fail(path, noTime("ts"));
         return t;
     }
     // The end of a slice, ts + dur, within them too.
@@ -209,10 +211,20 @@ public:
         std::int64_t end = 0;
         if (__builtin_add_overflow(ts, dur, &end) || !limits::isTimeInRange(end))
             fail(path, "ts + dur is out of range: " + timeOutOfRange());
+        if (end == kNoTime)
+            fail(path, noTime("ts + dur"));
     }
     const std::string &file() const { return m_file; }
 
 private:
+    // -1 ns is StreamScope's "no time" (kNoTime): a slice there silently lost its GPU interval (a 1 ms
+    // kernel vanished from every figure, #24), so it is refused as the Nsight importer refuses it.
+    static std::string noTime(const char *what)
+    {
+        return std::string(what)
+               + " is -1 ns, the one time StreamScope cannot hold (it means \"not recorded\" inside StreamScope; "
+                 "docs/formats.md, \"Limits\")";
+    }
     static std::string timeOutOfRange()
     {
         return "StreamScope reads times within ±" + std::to_string(limits::kMaxTimeNs) + " ns ("

@@ -411,6 +411,13 @@ void TestChromeImport::malformed_data()
                       R"("args":{"stream":7,"device":0}},{"ph":"X","cat":"kernel","name":"k","ts":0,"dur":1,"pid":0,)"
                       R"("tid":7,"args":{"stream":7,"device":0}}]})")
         << "the trace would span";
+    // -1 ns is "not recorded" inside StreamScope: a kernel starting there lost its GPU interval (#24).
+    QTest::newRow("ts at -1 ns") << events(
+        R"({"ph":"X","cat":"kernel","name":"k","ts":-0.001,"dur":1000,"args":{"stream":7}})")
+                                 << "/traceEvents/0/ts: ts is -1 ns, the one time StreamScope cannot hold";
+    QTest::newRow("slice ending at -1 ns")
+        << events(R"({"ph":"X","cat":"kernel","name":"k","ts":-2,"dur":1.999,"args":{"stream":7}})")
+        << "/traceEvents/0/dur: ts + dur is -1 ns";
     QTest::newRow("array of numbers") << QByteArray("[42]") << "/0: expected an event object, found a number";
     QTest::newRow("object without traceEvents") << QByteArray("{\"events\":[]}") << "/traceEvents: missing";
     QTest::newRow("traceEvents is an object")
