@@ -135,6 +135,13 @@ public:
             return v.get_int64().value_unsafe();
         wrongType(path, v, "an integer");
     }
+    // A device id (an integer the model's int holds: import_common.h), refused with its path otherwise.
+    std::int64_t deviceId(std::int64_t id, const std::string &path) const
+    {
+        if (const std::string problem = deviceIdProblem(id); !problem.empty())
+            fail(path, problem);
+        return id;
+    }
     std::optional<std::int64_t> optionalInteger(const Value &obj, const char *key, const std::string &path) const
     {
         const OptValue v = find(obj, key);
@@ -194,6 +201,8 @@ public:
         std::int64_t t = 0;
         if (__builtin_add_overflow(ns, origin, &t) || !limits::isTimeInRange(t))
             fail(path, timeOutOfRange());
+        if (t == kNoTime)
+            fail(path, noTime("ts"));
         return t;
     }
     // The end of a slice, ts + dur, within them too.
@@ -202,10 +211,20 @@ public:
         std::int64_t end = 0;
         if (__builtin_add_overflow(ts, dur, &end) || !limits::isTimeInRange(end))
             fail(path, "ts + dur is out of range: " + timeOutOfRange());
+        if (end == kNoTime)
+            fail(path, noTime("ts + dur"));
     }
     const std::string &file() const { return m_file; }
 
 private:
+    // -1 ns is StreamScope's "no time" (kNoTime): a slice there silently lost its GPU interval (a 1 ms
+    // kernel vanished from every figure, #24), so it is refused as the Nsight importer refuses it.
+    static std::string noTime(const char *what)
+    {
+        return std::string(what)
+               + " is -1 ns, the one time StreamScope cannot hold (it means \"not recorded\" inside StreamScope; "
+                 "docs/formats.md, \"Limits\")";
+    }
     static std::string timeOutOfRange()
     {
         return "StreamScope reads times within ±" + std::to_string(limits::kMaxTimeNs) + " ns ("
@@ -721,7 +740,7 @@ private:
         forEachObject("streams", [&](const Value &s, const std::string &sp) {
             StreamInfo info;
             info.name = m_r.text(s, "name", sp);
-            info.device = static_cast<int>(m_r.integer(s, "device", sp));
+            info.device = static_cast<int>(m_r.deviceId(m_r.integer(s, "device", sp), sp + "/device"));
             info.nativeId = m_r.integer(s, "nativeId", sp);
             info.priority = static_cast<int>(m_r.optionalInteger(s, "priority", sp).value_or(0));
             info.nonBlocking = m_r.optionalBool(s, "nonBlocking", sp);
@@ -739,7 +758,7 @@ private:
         });
         forEachObject("devices", [&](const Value &d, const std::string &dp) {
             DeviceInfo info;
-            info.index = static_cast<int>(m_r.integer(d, "index", dp));
+            info.index = static_cast<int>(m_r.deviceId(m_r.integer(d, "index", dp), dp + "/index"));
             info.name = m_r.optionalText(d, "name", dp).value_or("");
             info.ccMajor = static_cast<int>(m_r.optionalInteger(d, "ccMajor", dp).value_or(0));
             info.ccMinor = static_cast<int>(m_r.optionalInteger(d, "ccMinor", dp).value_or(0));
@@ -781,7 +800,7 @@ private:
             if (!isObject(d))
                 m_r.wrongType(p, d, "an object");
             DeviceInfo info;
-            info.index = static_cast<int>(m_r.integer(d, "id", p));
+            info.index = static_cast<int>(m_r.deviceId(m_r.integer(d, "id", p), p + "/id"));
             info.name = m_r.optionalText(d, "name", p).value_or("");
             info.ccMajor = static_cast<int>(m_r.optionalInteger(d, "computeMajor", p).value_or(0));
             info.ccMinor = static_cast<int>(m_r.optionalInteger(d, "computeMinor", p).value_or(0));
@@ -896,9 +915,9 @@ private:
             const std::int64_t stream = m_r.integer(a, "stream", ap);
             std::int64_t device = 0;
             if (auto d = m_r.optionalInteger(a, "device", ap))
-                device = *d;
+                device = m_r.deviceId(*d, ap + "/device");
             else if (const OptValue pid = m_r.find(e, "pid"); pid && isInteger(*pid))
-                device = looseInteger(*pid); // Kineto puts GPU d on pid d
+                device = m_r.deviceId(m_r.integerValue(*pid, path + "/pid"), path + "/pid"); // GPU d on pid d
             op.stream = streamIndex(device, stream);
             if (op.correlation == 0)
                 m_gpuFlowPending.push_back({m_gpuOps.size(), LaneKey{laneOf(e), ts}});
@@ -1366,7 +1385,8 @@ Trace chromeTraceFromText(std::string &text, const std::string &fileName, const 
     const std::size_t size = text.size();
     try {
         // simdjson reads up to SIMDJSON_PADDING bytes past the text: the string's own capacity gives them
-        // (gunzip leaves room; a file read as is grows once).
+        // (gunzip and readFile leave room; another string grows once, which may double its capacity).
+        static_assert(kReadFilePadding >= simdjson::SIMDJSON_PADDING);
         if (text.capacity() < size + simdjson::SIMDJSON_PADDING)
             text.reserve(size + simdjson::SIMDJSON_PADDING);
         return ChromeImporter(simdjson::padded_string_view(text.data(), size, text.capacity()), fileName, control, from,

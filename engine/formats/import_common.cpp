@@ -1,10 +1,23 @@
 // Shared pieces of the importers (see import_common.h).
 #include "engine/formats/import_common.h"
 
+#include "engine/model/errors.h"
+
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace streamscope::engine {
+
+std::string deviceIdProblem(std::int64_t id)
+{
+    if (id >= std::numeric_limits<int>::min() && id <= kMaxDeviceId)
+        return {};
+    const bool high = id > kMaxDeviceId;
+    return "device id " + std::to_string(id) + " is " + (high ? "beyond " : "below ")
+           + std::to_string(high ? kMaxDeviceId : std::int64_t(std::numeric_limits<int>::min())) + ", the "
+           + (high ? "largest" : "smallest") + " StreamScope holds (docs/formats.md, \"Limits\")";
+}
 
 std::vector<int> addStreamsInOrder(Trace &trace, const std::vector<ImportedStream> &keys,
                                    const std::function<std::string(std::int64_t, std::int64_t)> &baseName)
@@ -21,6 +34,8 @@ std::vector<int> addStreamsInOrder(Trace &trace, const std::vector<ImportedStrea
         const auto [device, stream] = keys[static_cast<std::size_t>(order[pos])];
         index[static_cast<std::size_t>(order[pos])] = static_cast<int>(trace.streams.size());
         StreamInfo s;
+        if (const std::string problem = deviceIdProblem(device); !problem.empty())
+            throw Error(ErrorKind::InvalidInput, problem); // the readers name the place first: not reached
         s.device = static_cast<int>(device);
         s.nativeId = stream;
         std::string name = baseName ? baseName(device, stream) : std::string();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,12 +13,21 @@
 
 namespace streamscope::engine {
 
+// The largest device id a trace holds: devices are ints in the model (StreamInfo::device, DeviceInfo::index).
+// A reader refuses a larger (or a more negative) one where it reads it, naming the place: truncated, ids
+// 2^32 apart became the same "GPU 0" (#24).
+inline constexpr std::int64_t kMaxDeviceId = std::numeric_limits<int>::max();
+
+// Empty when `id` is a device id the model can hold, else what is wrong with it, for the reader's message.
+std::string deviceIdProblem(std::int64_t id);
+
 // (device, native stream id) of each stream as the importer met it.
 using ImportedStream = std::pair<std::int64_t, std::int64_t>;
 
 // Appends one StreamInfo per key to trace.streams, sorted by (device, stream id), and returns for each
 // key (in the given order) its index in trace.streams. Names are baseName(device, stream), "stream N"
-// when none is given, prefixed with "GPU d " when several devices ran work.
+// when none is given, prefixed with "GPU d " when several devices ran work. Every device id must pass
+// deviceIdProblem() (the readers check it where they read it); one that does not throws Error{InvalidInput}.
 std::vector<int>
 addStreamsInOrder(Trace &trace, const std::vector<ImportedStream> &keys,
                   const std::function<std::string(std::int64_t device, std::int64_t stream)> &baseName = {});

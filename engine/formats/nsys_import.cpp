@@ -743,7 +743,7 @@ private:
                           "computeMajor", "computeMinor"});
             while (q.step()) {
                 DeviceInfo d;
-                d.index = static_cast<int>(q.integer(0));
+                d.index = static_cast<int>(deviceId(q, 0));
                 d.name = q.optionalText(1).value_or("");
                 d.pciBusId = q.optionalText(2).value_or("");
                 d.l2Bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, q.optionalInteger(3).value_or(0)));
@@ -864,6 +864,15 @@ private:
         return index;
     }
 
+    // The device id in `column`, refused with table, row and column when the model's int cannot hold it.
+    static std::int64_t deviceId(const TableQuery &q, int column)
+    {
+        const std::int64_t id = q.integer(column);
+        if (const std::string problem = deviceIdProblem(id); !problem.empty())
+            q.invalid(column, problem);
+        return id;
+    }
+
     void addGpuOp(OpRecord op, std::int64_t device, std::int64_t stream, std::optional<std::int64_t> correlation,
                   std::optional<std::int64_t> globalPid)
     {
@@ -976,7 +985,7 @@ private:
             if (launch.hasGrid() || launch.hasBlock() || launch.sharedBytes >= 0 || launch.registersPerThread >= 0
                 || launch.fullNameId != kNoString)
                 m_launches.push_back(launch);
-            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(4), q.optionalInteger(7));
+            addGpuOp(op, deviceId(q, 2), q.integer(3), q.optionalInteger(4), q.optionalInteger(7));
         }
     }
 
@@ -1031,7 +1040,7 @@ private:
                 it = names.emplace(key, m_trace.intern(name)).first;
             }
             op.nameId = it->second;
-            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(6), q.optionalInteger(9));
+            addGpuOp(op, deviceId(q, 2), q.integer(3), q.optionalInteger(6), q.optionalInteger(9));
         }
     }
 
@@ -1053,7 +1062,7 @@ private:
             op.kind = OpKind::Memset;
             op.dstMem = memKind(q.optionalInteger(6));
             op.nameId = m_trace.intern("Memset (" + std::string(memLabel(op.dstMem)) + ")");
-            addGpuOp(op, q.integer(2), q.integer(3), q.optionalInteger(5), q.optionalInteger(7));
+            addGpuOp(op, deviceId(q, 2), q.integer(3), q.optionalInteger(5), q.optionalInteger(7));
         }
     }
 

@@ -92,8 +92,8 @@ std::string readFile(const std::string &path, std::uint64_t maxBytes, std::strin
         throw tooLarge(std::to_string(size) + " bytes");
     // One read into a string of the file's size (a stringstream copies a 100 MB trace twice); a file that
     // grows while it is read is read to the limit and one byte more, to tell.
-    std::string data(static_cast<std::size_t>(size), '\0');
-    data.resize(readUpTo(file.fd, data.data(), data.size(), path));
+    std::string data(static_cast<std::size_t>(size) + kReadFilePadding, '\0');
+    data.resize(readUpTo(file.fd, data.data(), static_cast<std::size_t>(size), path)); // keeps the capacity
     char chunk[65536];
     for (;;) {
         const std::size_t n = readUpTo(file.fd, chunk, sizeof chunk, path);

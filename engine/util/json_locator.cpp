@@ -54,10 +54,13 @@ bool isNumberChar(char c)
 
 } // namespace
 
-// The SAX handler: rebuilds the DOM as nlohmann's own DOM parser would, and records offsets.
+// The SAX handler: rebuilds the DOM as nlohmann's own DOM parser would, and indexes where each value
+// (an object member: its key) starts. A container's children wait in its frame until it closes, then
+// go to m_nodes together, so that they are consecutive there.
 class JsonLocatorSax {
 public:
     using Json = nlohmann::ordered_json;
+    using Node = JsonLocator::Node;
 
     JsonLocatorSax(JsonLocator &locator, const char *begin, const char *const *furthest) :
         m_loc(locator), m_begin(begin), m_furthest(furthest)
@@ -81,10 +84,9 @@ public:
     {
         Frame &f = m_frames.back();
         f.key = k;
-        const std::string pointer = JsonLocator::child(f.pointer, k);
+        f.keyAnchor = static_cast<std::uint32_t>(tokenStart(Token::String));
         if (f.container->contains(k))
-            m_loc.m_duplicateKeys.push_back(pointer);
-        m_loc.m_keyOffsets[pointer] = tokenStart(Token::String);
+            m_loc.m_duplicateKeys.push_back(pointerOfKey());
         return true;
     }
 
@@ -113,12 +115,22 @@ private:
     struct Frame {
         Json *container;
         bool isArray;
-        std::size_t index = 0;
-        std::string key;
-        std::string pointer;
+        std::uint32_t anchor; // the container's own node
+        std::string key; // the member being read (objects)
+        std::uint32_t keyAnchor = 0;
+        std::vector<Node> children;
     };
 
     std::size_t consumed() const { return static_cast<std::size_t>(*m_furthest - m_begin); }
+
+    // The JSON pointer of the member whose key was just read (only for a duplicate key's report).
+    std::string pointerOfKey() const
+    {
+        std::string pointer;
+        for (const Frame &f : m_frames)
+            pointer = f.isArray ? JsonLocator::child(pointer, f.children.size()) : JsonLocator::child(pointer, f.key);
+        return pointer;
+    }
 
     // The offset of the first character of the token the lexer has just read.
     std::size_t tokenStart(Token token) const
@@ -165,60 +177,63 @@ private:
         return end;
     }
 
-    // Places a value in the document; returns where it now lives.
-    Json *insert(Json value, Token token)
+    // Places a value in the document; returns where it now lives, and in *anchor where its node starts.
+    Json *insert(Json value, Token token, std::uint32_t *anchor)
     {
         if ((++m_values & 0xFFFF) == 0)
             throwIfInterrupted(); // a long file in the CLI stops at Ctrl-C (interrupt.h)
-        std::string pointer;
-        Json *slot = nullptr;
         if (m_frames.empty()) {
+            *anchor = static_cast<std::uint32_t>(tokenStart(token));
             m_loc.m_root = std::move(value);
-            slot = &m_loc.m_root;
-        } else {
-            Frame &f = m_frames.back();
-            if (f.isArray) {
-                pointer = JsonLocator::child(f.pointer, f.index++);
-                f.container->push_back(std::move(value));
-                slot = &f.container->back();
-            } else {
-                pointer = JsonLocator::child(f.pointer, f.key);
-                slot = &(*f.container)[f.key];
-                *slot = std::move(value);
-            }
+            return &m_loc.m_root;
         }
-        m_loc.m_valueOffsets[pointer] = tokenStart(token);
-        m_lastPointer = std::move(pointer);
+        Frame &f = m_frames.back();
+        if (f.isArray) {
+            *anchor = static_cast<std::uint32_t>(tokenStart(token));
+            f.container->push_back(std::move(value));
+            return &f.container->back();
+        }
+        *anchor = f.keyAnchor;
+        Json *slot = &(*f.container)[f.key];
+        *slot = std::move(value);
         return slot;
+    }
+
+    // A finished node goes to its container's frame, or (the root) to the index's end.
+    void place(const Node &node)
+    {
+        if (m_frames.empty())
+            m_loc.m_nodes.push_back(node);
+        else
+            m_frames.back().children.push_back(node);
     }
 
     bool scalar(Json value, Token token)
     {
-        insert(std::move(value), token);
-        m_loc.m_valueEnds[m_lastPointer] = tokenEnd(token);
+        Node node;
+        insert(std::move(value), token, &node.anchor);
+        place(node);
         return true;
-    }
-
-    // The offset just past the token the lexer has just read (a scalar's last character + 1).
-    std::size_t tokenEnd(Token token) const
-    {
-        const std::size_t n = consumed();
-        if (token == Token::Number && n > 0 && !isNumberChar(m_loc.m_text[n - 1]))
-            return n - 1; // the lexer read one character past the number to know it ended
-        return n;
     }
 
     bool open(Json value, bool isArray)
     {
-        Json *slot = insert(std::move(value), Token::Container);
-        m_frames.push_back(Frame{slot, isArray, 0, {}, m_lastPointer});
+        std::uint32_t anchor = 0;
+        Json *slot = insert(std::move(value), Token::Container, &anchor);
+        m_frames.push_back(Frame{slot, isArray, anchor, {}, 0, {}});
         return true;
     }
 
     bool close()
     {
-        m_loc.m_valueEnds[m_frames.back().pointer] = consumed(); // just past the closing bracket
+        Frame &f = m_frames.back();
+        Node node;
+        node.anchor = f.anchor;
+        node.first = static_cast<std::uint32_t>(m_loc.m_nodes.size());
+        node.count = static_cast<std::uint32_t>(f.children.size());
+        m_loc.m_nodes.insert(m_loc.m_nodes.end(), f.children.begin(), f.children.end());
         m_frames.pop_back();
+        place(node);
         return true;
     }
 
@@ -226,13 +241,17 @@ private:
     const char *m_begin;
     const char *const *m_furthest;
     std::vector<Frame> m_frames;
-    std::string m_lastPointer;
     std::size_t m_values = 0;
 };
 
 bool JsonLocator::parse(std::string_view text, bool allowComments)
 {
-    m_text.assign(text);
+    return parseOwned(std::string(text), allowComments);
+}
+
+bool JsonLocator::parseOwned(std::string &&text, bool allowComments)
+{
+    m_text = std::move(text);
     // One pass: where each line starts, and how many UTF-8 continuation bytes precede each block of
     // kColumnBlock bytes, so that positionOfOffset() costs a binary search and at most one block's scan
     // (a minified file is one line: scanning it from its start for every op was quadratic).
@@ -249,13 +268,17 @@ bool JsonLocator::parse(std::string_view text, bool allowComments)
             m_lineStarts.push_back(i + 1);
     }
     m_root = nullptr;
-    m_valueOffsets.clear();
-    m_valueEnds.clear();
-    m_keyOffsets.clear();
+    m_nodes.clear();
     m_duplicateKeys.clear();
     m_syntaxError.clear();
     m_syntaxErrorPosition = {};
 
+    // The index holds offsets in 32 bits: a larger text (no workload is near it) is refused.
+    if (m_text.size() >= std::numeric_limits<std::uint32_t>::max()) {
+        m_syntaxError = "larger than 4 GiB, the most StreamScope reads here";
+        m_syntaxErrorPosition = {1, 1};
+        return false;
+    }
     // Nested too deep for the JSON-path bookkeeping (its memory grows with the square of the depth):
     // refused as a syntax error at the bracket that goes one level too far.
     if (const auto at = findExcessiveJsonNesting(m_text, allowComments)) {
@@ -274,6 +297,7 @@ bool JsonLocator::parse(std::string_view text, bool allowComments)
                                                       /*strict=*/true, allowComments);
     if (!ok) {
         m_root = nullptr;
+        m_nodes.clear();
         if (m_syntaxError.empty()) // a handler never refuses, but keep the contract of a message
             m_syntaxError = "syntax error";
     }
@@ -308,37 +332,149 @@ std::size_t JsonLocator::continuationsBefore(std::size_t offset) const
     return n;
 }
 
+std::size_t JsonLocator::skipSpace(std::size_t i) const
+{
+    const std::size_t n = m_text.size();
+    while (i < n) {
+        const char c = m_text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            ++i;
+        } else if (c == '/' && i + 1 < n && m_text[i + 1] == '/') {
+            const auto eol = m_text.find('\n', i);
+            i = eol == std::string::npos ? n : eol + 1;
+        } else if (c == '/' && i + 1 < n && m_text[i + 1] == '*') {
+            const auto close = m_text.find("*/", i + 2);
+            i = close == std::string::npos ? n : close + 2;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+std::size_t JsonLocator::stringEnd(std::size_t quote) const
+{
+    std::size_t i = quote + 1;
+    while (i < m_text.size() && m_text[i] != '"')
+        i += m_text[i] == '\\' ? 2 : 1;
+    return std::min(i + 1, m_text.size());
+}
+
+bool JsonLocator::keyEquals(std::uint32_t keyQuote, std::string_view key) const
+{
+    const std::size_t end = stringEnd(keyQuote); // just past the closing quote
+    const std::string_view raw = std::string_view(m_text).substr(keyQuote + 1, end - keyQuote - 2);
+    if (raw.find('\\') == std::string_view::npos)
+        return raw == key;
+    // A key with escapes ("\u00b5", "\/"): decoded as the parser decoded it (rare, and short).
+    const auto decoded = nlohmann::json::parse(std::string_view(m_text).substr(keyQuote, end - keyQuote), nullptr,
+                                               /*allow_exceptions=*/false);
+    return decoded.is_string() && decoded.get_ref<const std::string &>() == key;
+}
+
+std::size_t JsonLocator::valueBegin(const Found &f) const
+{
+    const std::size_t anchor = m_nodes[f.node].anchor;
+    if (!f.member)
+        return anchor;
+    std::size_t i = skipSpace(stringEnd(anchor)); // the key, then ':'
+    return skipSpace(std::min(i + 1, m_text.size()));
+}
+
+std::size_t JsonLocator::valueEnd(const Found &f) const
+{
+    const Node &node = m_nodes[f.node];
+    const std::size_t begin = valueBegin(f);
+    if (begin >= m_text.size())
+        return m_text.size();
+    const char c = m_text[begin];
+    if (c == '"')
+        return stringEnd(begin);
+    if (c == '[' || c == '{') {
+        // Past the last child (or the opening bracket), then the closing bracket.
+        const std::size_t after = node.count == 0 ? begin + 1 : valueEnd(Found{node.first + node.count - 1, c == '{'});
+        return std::min(skipSpace(after) + 1, m_text.size());
+    }
+    std::size_t i = begin; // a number or a literal
+    while (i < m_text.size() && (isNumberChar(m_text[i]) || (m_text[i] >= 'a' && m_text[i] <= 'z')))
+        ++i;
+    return i;
+}
+
+std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, Found *deepest) const
+{
+    if (m_nodes.empty())
+        return std::nullopt;
+    Found at{static_cast<std::uint32_t>(m_nodes.size() - 1), false};
+    if (deepest)
+        *deepest = at;
+    std::size_t pos = 0;
+    std::string token;
+    while (pos < pointer.size()) {
+        if (pointer[pos] != '/')
+            return std::nullopt;
+        const std::size_t next = std::min(pointer.find('/', pos + 1), pointer.size());
+        token.clear();
+        for (std::size_t i = pos + 1; i < next; ++i) { // RFC 6901: ~1 is '/', ~0 is '~'
+            if (pointer[i] == '~' && i + 1 < next && (pointer[i + 1] == '0' || pointer[i + 1] == '1')) {
+                token += pointer[++i] == '1' ? '/' : '~';
+                continue;
+            }
+            token += pointer[i];
+        }
+        pos = next;
+        const Node &node = m_nodes[at.node];
+        const std::size_t begin = valueBegin(at);
+        const char c = begin < m_text.size() ? m_text[begin] : '\0';
+        std::optional<std::uint32_t> child;
+        if (c == '[') {
+            if (token.empty() || token.size() > 10 || token.find_first_not_of("0123456789") != std::string::npos)
+                return std::nullopt;
+            const std::uint64_t index = std::stoull(token);
+            if (index < node.count)
+                child = node.first + static_cast<std::uint32_t>(index);
+        } else if (c == '{') {
+            for (std::uint32_t i = 0; i < node.count; ++i) // the last of duplicate keys is nlohmann's
+                if (keyEquals(m_nodes[node.first + i].anchor, token))
+                    child = node.first + i;
+        }
+        if (!child)
+            return std::nullopt;
+        at = Found{*child, c == '{'};
+        if (deepest)
+            *deepest = at;
+    }
+    return at;
+}
+
 TextPosition JsonLocator::valuePosition(const std::string &pointer) const
 {
-    std::string p = pointer;
-    while (true) {
-        if (const auto it = m_valueOffsets.find(p); it != m_valueOffsets.end())
-            return positionOfOffset(it->second);
-        if (p.empty())
-            return {};
-        p = parent(p);
-    }
+    Found deepest;
+    if (const auto f = find(pointer, &deepest))
+        return positionOfOffset(valueBegin(*f));
+    return m_nodes.empty() ? TextPosition{} : positionOfOffset(valueBegin(deepest));
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> JsonLocator::valueRange(const std::string &pointer) const
 {
-    const auto start = m_valueOffsets.find(pointer);
-    const auto end = m_valueEnds.find(pointer);
-    if (start == m_valueOffsets.end() || end == m_valueEnds.end())
+    const auto f = find(pointer);
+    if (!f)
         return std::nullopt;
-    return std::pair{start->second, end->second};
+    return std::pair{valueBegin(*f), valueEnd(*f)};
 }
 
 std::optional<std::size_t> JsonLocator::keyOffset(const std::string &pointer) const
 {
-    const auto it = m_keyOffsets.find(pointer);
-    return it == m_keyOffsets.end() ? std::nullopt : std::optional(it->second);
+    const auto f = find(pointer);
+    if (!f || !f->member)
+        return std::nullopt;
+    return m_nodes[f->node].anchor;
 }
 
 TextPosition JsonLocator::keyPosition(const std::string &pointer) const
 {
-    if (const auto it = m_keyOffsets.find(pointer); it != m_keyOffsets.end())
-        return positionOfOffset(it->second);
+    if (const auto offset = keyOffset(pointer))
+        return positionOfOffset(*offset);
     return valuePosition(pointer);
 }
 

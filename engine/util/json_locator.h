@@ -2,6 +2,9 @@
 // object key starts in the text (line and column), addressed by JSON pointer ("/streams/1/ops/3").
 // nlohmann's DOM keeps no positions, so the text goes through its SAX parser with an input iterator
 // that counts the characters the lexer has consumed; each SAX event is then located in the text.
+// The index keeps 12 bytes per value (where it starts, where its children are), not the pointers: a
+// pointer is resolved by walking the index from the root, reading keys back from the text (a 27 MB
+// workload of 1M schedule entries took 1.55 GB with three string-keyed maps, #24).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +12,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,6 +29,8 @@ public:
     // Parses `text`. Comments (// and /* */) are allowed when `allowComments`, since teachers annotate
     // workload files. Returns false on a syntax error (see syntaxError()/syntaxErrorPosition()).
     bool parse(std::string_view text, bool allowComments = true);
+    // The same, keeping `text` itself instead of a copy (a workload read from its file).
+    bool parseOwned(std::string &&text, bool allowComments = true);
 
     // The document, objects keeping the key order of the file. Null after a failed parse.
     const nlohmann::ordered_json &root() const { return m_root; }
@@ -60,6 +64,25 @@ public:
 private:
     friend class JsonLocatorSax;
 
+    // One value of the document. The children of a container are consecutive in m_nodes, in the text's
+    // order (an object's duplicate keys included: the last one is the one found, as nlohmann keeps it).
+    struct Node {
+        std::uint32_t anchor = 0; // an object member's key (its opening quote), else the value's first byte
+        std::uint32_t first = 0; // a container's first child in m_nodes
+        std::uint32_t count = 0; // a container's number of children; 0 for a scalar
+    };
+    struct Found {
+        std::uint32_t node = 0;
+        bool member = false; // an object member: its anchor is its key
+    };
+    // The value at `pointer`; else none, with *deepest (when given) the nearest enclosing value found.
+    std::optional<Found> find(const std::string &pointer, Found *deepest = nullptr) const;
+    std::size_t valueBegin(const Found &f) const;
+    std::size_t valueEnd(const Found &f) const;
+    std::size_t skipSpace(std::size_t offset) const; // whitespace and comments
+    std::size_t stringEnd(std::size_t quote) const; // just past the string that starts at `quote`
+    bool keyEquals(std::uint32_t keyQuote, std::string_view key) const;
+
     static constexpr std::size_t kColumnBlock = 256;
     std::size_t continuationsBefore(std::size_t offset) const;
 
@@ -68,9 +91,7 @@ private:
     std::vector<std::uint32_t> m_continuationsBefore; // per block of kColumnBlock bytes: UTF-8 continuation
                                                       // bytes before it
     nlohmann::ordered_json m_root;
-    std::unordered_map<std::string, std::size_t> m_valueOffsets;
-    std::unordered_map<std::string, std::size_t> m_valueEnds;
-    std::unordered_map<std::string, std::size_t> m_keyOffsets;
+    std::vector<Node> m_nodes; // the root is the last one (empty after a failed parse)
     std::vector<std::string> m_duplicateKeys;
     std::string m_syntaxError;
     TextPosition m_syntaxErrorPosition;

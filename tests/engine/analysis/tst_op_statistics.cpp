@@ -1,6 +1,8 @@
 // Tests of engine/analysis/op_statistics.h: each op over every repetition, on the bundled examples.
 #include <QtTest>
 
+#include <algorithm>
+
 #include "engine/analysis/op_statistics.h"
 #include "engine/formats/trace_io.h"
 
@@ -63,6 +65,30 @@ private slots:
     }
 
     void emptyTrace() { QVERIFY(opStatistics(Trace{}).empty()); }
+
+    void firstRowsOnly()
+    {
+        // The CLI's table asks for its rows only: the same statistics as the whole call's first ones, and
+        // the count of all (its "... N more ops"). Ops out of index order in a repetition are sorted.
+        Trace trace = example("overlap");
+        std::reverse(trace.repetitions.back().ops.begin(), trace.repetitions.back().ops.end());
+        const auto all = opStatistics(trace);
+        std::size_t total = 0;
+        const auto first = opStatistics(trace, 3, &total);
+        QCOMPARE(total, all.size());
+        QCOMPARE(first.size(), std::size_t(3));
+        for (std::size_t i = 0; i < first.size(); ++i) {
+            QCOMPARE(first[i].index, all[i].index);
+            QCOMPARE(first[i].index, int(i));
+            QCOMPARE(first[i].first, all[i].first);
+            QCOMPARE(first[i].first, &trace.repetitions.front().ops[i]);
+            QCOMPARE(first[i].gpuNs.median, all[i].gpuNs.median);
+            QCOMPARE(first[i].startNs.max, all[i].startNs.max);
+            QCOMPARE(first[i].gpuNs.count, trace.repetitions.size());
+        }
+        QCOMPARE(opStatistics(trace, 0, &total).size(), std::size_t(0));
+        QCOMPARE(total, all.size());
+    }
 };
 
 QTEST_APPLESS_MAIN(TestOpStatistics)

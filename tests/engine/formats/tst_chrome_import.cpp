@@ -31,6 +31,7 @@ private slots:
     void kinetoCpuSide();
     void realKinetoKernelLaunch();
     void olderCategoryNamesAndArrayForm();
+    void largestDeviceIdsStayApart();
     void gzipAndDetection();
     void ownExportThroughLoadTrace();
     void malformed_data();
@@ -331,6 +332,25 @@ void TestChromeImport::olderCategoryNamesAndArrayForm()
     QVERIFY(!ops[1].hasHost());
 }
 
+void TestChromeImport::largestDeviceIdsStayApart()
+{
+    // 2^31 - 1 is the largest device id the model holds: it stays its own GPU beside GPU 0 (ids beyond it
+    // are refused, see malformed(); truncated, they became a second "GPU 0").
+    const QByteArray text = R"json([
+      {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":1,"dur":2,"args":{"stream":7,"device":0}},
+      {"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":5,"dur":2,"args":{"stream":7,"device":2147483647}}
+    ])json";
+    const auto t =
+        engine::chromeTraceFromJson(std::string_view(text.constData(), std::size_t(text.size())), "ids.json");
+    QCOMPARE(t.devices.size(), std::size_t(2));
+    QCOMPARE(t.devices[0].index, 0);
+    QCOMPARE(t.devices[1].index, 2147483647);
+    QCOMPARE(t.streams.size(), std::size_t(2));
+    QCOMPARE(t.streams[0].name, std::string("GPU 0 stream 7"));
+    QCOMPARE(t.streams[1].name, std::string("GPU 2147483647 stream 7"));
+    QCOMPARE(t.streams[1].device, 2147483647);
+}
+
 void TestChromeImport::gzipAndDetection()
 {
     QFile f(STREAMSCOPE_SOURCE_DIR "/tests/engine/fixtures/kineto_minimal.json");
@@ -391,6 +411,13 @@ void TestChromeImport::malformed_data()
                       R"("args":{"stream":7,"device":0}},{"ph":"X","cat":"kernel","name":"k","ts":0,"dur":1,"pid":0,)"
                       R"("tid":7,"args":{"stream":7,"device":0}}]})")
         << "the trace would span";
+    // -1 ns is "not recorded" inside StreamScope: a kernel starting there lost its GPU interval (#24).
+    QTest::newRow("ts at -1 ns") << events(
+        R"({"ph":"X","cat":"kernel","name":"k","ts":-0.001,"dur":1000,"args":{"stream":7}})")
+                                 << "/traceEvents/0/ts: ts is -1 ns, the one time StreamScope cannot hold";
+    QTest::newRow("slice ending at -1 ns")
+        << events(R"({"ph":"X","cat":"kernel","name":"k","ts":-2,"dur":1.999,"args":{"stream":7}})")
+        << "/traceEvents/0/dur: ts + dur is -1 ns";
     QTest::newRow("array of numbers") << QByteArray("[42]") << "/0: expected an event object, found a number";
     QTest::newRow("object without traceEvents") << QByteArray("{\"events\":[]}") << "/traceEvents: missing";
     QTest::newRow("traceEvents is an object")
@@ -421,6 +448,22 @@ void TestChromeImport::malformed_data()
     QTest::newRow("stream is a string") << events(
         R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1,"args":{"stream":"7"}})")
                                         << "/traceEvents/0/args/stream: expected an integer, found a string";
+    // Device ids the model's int cannot hold: 2^32 was truncated to "GPU 0", beside the real GPU 0 (#24).
+    QTest::newRow("device id 2^32") << events(
+        k + R"(,{"ph":"X","cat":"kernel","name":"k","ts":2,"dur":1,"args":{"stream":7,"device":4294967296}})")
+                                    << "/traceEvents/1/args/device: device id 4294967296 is beyond 2147483647";
+    QTest::newRow("device id 2^31") << events(
+        R"({"ph":"X","cat":"kernel","name":"k","ts":2,"dur":1,"args":{"stream":7,"device":2147483648}})")
+                                    << "/traceEvents/0/args/device: device id 2147483648 is beyond 2147483647";
+    QTest::newRow("device id below -2^31")
+        << events(R"({"ph":"X","cat":"kernel","name":"k","ts":2,"dur":1,"args":{"stream":7,"device":-2147483649}})")
+        << "/traceEvents/0/args/device: device id -2147483649 is below";
+    QTest::newRow("device from pid 2^32")
+        << events(R"({"ph":"X","cat":"kernel","name":"k","pid":4294967296,"ts":2,"dur":1,"args":{"stream":7}})")
+        << "/traceEvents/0/pid: device id 4294967296 is beyond 2147483647";
+    QTest::newRow("deviceProperties id 2^32")
+        << QByteArray(R"({"deviceProperties":[{"id":4294967296,"name":"H100"}],"traceEvents":[)" + k + "]}")
+        << "/deviceProperties/0/id: device id 4294967296 is beyond 2147483647";
     QTest::newRow("args is an array") << events(R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1,"args":[7]})")
                                       << "/traceEvents/0/args: expected an object, found an array";
     QTest::newRow("negative bytes") << events(
@@ -453,6 +496,14 @@ void TestChromeImport::malformed_data()
         << "{" + block
                + R"(,"traceEvents":[{"ph":"X","cat":"gpu_op","name":"k","ts":1,"dur":1,"args":{"ss_stream":0,"kind":"teleport"}}]})"
         << "/traceEvents/0/args/kind: unknown op kind \"teleport\"";
+    QTest::newRow("streamscope stream on device 2^32") << QByteArray(
+        R"({"streamscope":{"format":"streamscope-chrome","originNs":0,"streams":[{"name":"s","device":4294967296,"nativeId":1}],"hostThreads":[],"devices":[]},"traceEvents":[]})")
+                                                       << "/streamscope/streams/0/device: device id 4294967296 is "
+                                                          "beyond 2147483647";
+    QTest::newRow("streamscope device index 2^31") << QByteArray(
+        R"({"streamscope":{"format":"streamscope-chrome","originNs":0,"streams":[],"hostThreads":[],"devices":[{"index":2147483648}]},"traceEvents":[]})")
+                                                   << "/streamscope/devices/0/index: device id 2147483648 is beyond "
+                                                      "2147483647";
     QTest::newRow("unknown memory kind")
         << "{" + block
                + R"(,"traceEvents":[{"ph":"X","cat":"gpu_memcpy","name":"c","ts":1,"dur":1,"args":{"ss_stream":0,"kind":"h2d","src_mem":"cloud"}}]})"

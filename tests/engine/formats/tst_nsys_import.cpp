@@ -680,6 +680,19 @@ void TestNsysImport::malformed_data()
         "column shortName: neither shortName nor demangledName is set");
     row("kernel streamId is a blob", kStrings + table(K, kernelCols, "(10, 20, 0, x'0102', 3)"),
         "row 1, column streamId: expected an integer, found BLOB");
+    // Device ids the model's int cannot hold: 2^32 was truncated to "GPU 0", beside the real GPU 0 (#24).
+    row("kernel on device 2^32", kStrings + table(K, kernelCols, "(10, 20, 0, 7, 3), (30, 40, 4294967296, 7, 3)"),
+        "table CUPTI_ACTIVITY_KIND_KERNEL, row 2, column deviceId: device id 4294967296 is beyond 2147483647");
+    row("memcpy on device 2^31", kStrings + table(M, memcpyCols, "(0, 5, 2147483648, 7, 64, 1)"),
+        "table CUPTI_ACTIVITY_KIND_MEMCPY, row 1, column deviceId: device id 2147483648 is beyond 2147483647");
+    row("memset on device below -2^31",
+        kStrings
+            + table("CUPTI_ACTIVITY_KIND_MEMSET",
+                    "start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, bytes INTEGER",
+                    "(0, 5, -2147483649, 7, 64)"),
+        "table CUPTI_ACTIVITY_KIND_MEMSET, row 1, column deviceId: device id -2147483649 is below -2147483648");
+    row("GPU id 2^32", kStrings + goodKernel + table("TARGET_INFO_GPU", "id INTEGER, name TEXT", "(4294967296, 'x')"),
+        "table TARGET_INFO_GPU, row 1, column id: device id 4294967296 is beyond 2147483647");
     row("memcpy negative bytes", kStrings + table(M, memcpyCols, "(0, 5, 0, 7, -64, 1)"),
         "row 1, column bytes: negative byte count -64");
     row("memcpy bytes is real", kStrings + table(M, memcpyCols, "(0, 5, 0, 7, 1.5, 1)"),

@@ -2,6 +2,8 @@
 // token, through escapes, comments, multi-byte characters and a byte order mark; syntax errors.
 #include <QtTest>
 
+#include <malloc.h>
+
 #include "engine/util/json_locator.h"
 
 using namespace streamscope::engine;
@@ -20,6 +22,8 @@ private slots:
     void syntaxErrors();
     void byteOrderMark();
     void pointerEscaping();
+    void escapedKeysAndRanges();
+    void indexFollowsTheText();
 };
 
 namespace {
@@ -159,6 +163,78 @@ void TestJsonLocator::pointerEscaping()
     QCOMPARE(JsonLocator::parent("/a~1b/~0c"), std::string("/a~1b"));
     QCOMPARE(JsonLocator::parent("/a"), std::string(""));
     QCOMPARE(loc.valuePosition("/a~1b/~0c").column, 16);
+}
+
+void TestJsonLocator::escapedKeysAndRanges()
+{
+    // Keys are read back from the text to resolve a pointer: one written with escapes is the key it decodes
+    // to; a later duplicate wins inside a nested object too; ranges end at the closing bracket whatever
+    // comments come before it.
+    const std::string text = "{\"a\\u0062\": [1, {\"k\": 1, \"k\": [2, 3 /* c */ ] // d\n}],\n"
+                             " \"q\\\"\": \"v\"}";
+    JsonLocator loc;
+    QVERIFY2(loc.parse(text), loc.syntaxError().c_str());
+    QCOMPARE(loc.valuePosition("/ab").column, 13);
+    QCOMPARE(loc.keyPosition("/ab/1/k").column, 26);
+    const auto range = loc.valueRange("/ab/1/k");
+    QVERIFY(range);
+    QCOMPARE(text.substr(range->first, range->second - range->first), std::string("[2, 3 /* c */ ]"));
+    const auto whole = loc.valueRange("/ab/1");
+    QVERIFY(whole);
+    QCOMPARE(text.substr(whole->first, whole->second - whole->first),
+             std::string("{\"k\": 1, \"k\": [2, 3 /* c */ ] // d\n}"));
+    QCOMPARE(loc.valuePosition("/q\"").line, 3);
+    QCOMPARE(loc.valuePosition("/q\"").column, 9);
+    QCOMPARE(loc.keyOffset("/q\""), std::optional<std::size_t>(text.find("\"q")));
+    QVERIFY(!loc.keyOffset("/ab/0")); // an array element has no key
+    QVERIFY(!loc.valueRange("/ab/2"));
+    QVERIFY(!loc.valueRange("/ab/x"));
+    QVERIFY(!loc.valueRange("/a"));
+}
+
+namespace {
+std::size_t heapInUse()
+{
+    const struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+} // namespace
+
+void TestJsonLocator::indexFollowsTheText()
+{
+    // A schedule-shaped document, 200k small arrays of 3 values each. The locator keeps the text and an index
+    // of 12 bytes per value besides nlohmann's DOM; three hash maps keyed by JSON pointer took about 700
+    // bytes per entry (a 27 MB workload of 1M schedule entries: 1.55 GB, #24).
+    constexpr int kEntries = 200'000;
+    std::string text = "{\"schedule\": [\n";
+    for (int i = 0; i < kEntries; ++i)
+        text += "  [\"a\", " + std::to_string(i) + (i + 1 < kEntries ? "],\n" : "]\n");
+    text += "]}\n";
+    const std::size_t values = 2 + std::size_t(kEntries) * 3;
+
+    std::size_t before = heapInUse();
+    std::size_t domBytes = 0;
+    {
+        const auto dom = nlohmann::ordered_json::parse(text);
+        domBytes = heapInUse() - before;
+    }
+    if (domBytes == 0)
+        QSKIP("the allocator does not report its use (a sanitizer build)");
+    before = heapInUse();
+    JsonLocator loc;
+    QVERIFY(loc.parse(text));
+    const std::size_t locatorBytes = heapInUse() - before;
+    // Still exact: the last entry's op index, on the last line but two.
+    QCOMPARE(loc.valuePosition("/schedule/199999/1").line, kEntries + 1);
+    QCOMPARE(loc.valuePosition("/schedule/199999/1").column, 9);
+    QCOMPARE(loc.keyPosition("/schedule").line, 1);
+    const std::size_t beyondDom = locatorBytes > domBytes ? locatorBytes - domBytes : 0;
+    QVERIFY2(beyondDom <= 2 * text.size() + 32 * values,
+             qPrintable(QString("%1 bytes beside the DOM for %2 bytes of text and %3 values (%4 per value)")
+                            .arg(beyondDom)
+                            .arg(text.size())
+                            .arg(values)
+                            .arg(double(beyondDom) / double(values), 0, 'f', 1)));
 }
 
 QTEST_APPLESS_MAIN(TestJsonLocator)
