@@ -230,6 +230,9 @@ protected:
         m_tooManyOps(state.tooManyOps)
     {
     }
+    // The members refer into one WorkloadReadState: a copy would share it without owning it.
+    WorkloadReadContext(const WorkloadReadContext &) = delete;
+    WorkloadReadContext &operator=(const WorkloadReadContext &) = delete;
 
     // ---- issues
     void issueAt(const std::string &path, std::string message)
