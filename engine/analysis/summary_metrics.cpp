@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -10,6 +11,28 @@
 #include "engine/model/units.h"
 
 namespace streamscope::engine {
+
+namespace {
+
+using RS = RepetitionStats;
+using AddMetric = std::function<void(std::string, std::string, MetricUnit, std::function<double(const RS &)>)>;
+
+// Whether any repetition has a positive value of `fn`: a row nothing used is left out.
+template <typename Fn> bool usedBy(const TraceSummary &summary, Fn &&fn)
+{
+    for (const RS &r : summary.repetitions)
+        if (fn(r) > 0)
+            return true;
+    return false;
+}
+
+// The catalogue's rows that depend on what the trace holds, defined below summaryMetrics.
+void addCopyMetrics(const TraceSummary &summary, bool severalGpus, const AddMetric &add);
+void addPerGpuMetrics(const TraceSummary &summary, const std::vector<int> &devices, const AddMetric &add);
+void addPeerLinkMetrics(const TraceSummary &summary, const AddMetric &add);
+void addUnifiedMemoryMetrics(const TraceSummary &summary, const AddMetric &add);
+
+} // namespace
 
 std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary &summary)
 {
@@ -19,12 +42,6 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
         return m;
     auto add = [&m](std::string label, std::string description, MetricUnit unit, std::function<double(const RS &)> fn) {
         m.push_back({std::move(label), std::move(description), unit, std::move(fn), {}});
-    };
-    auto usedBy = [&summary](auto &&fn) {
-        for (const RS &r : summary.repetitions)
-            if (fn(r) > 0)
-                return true;
-        return false;
     };
     add("Makespan", "First host call or GPU start to the last GPU end or host return", MetricUnit::Duration,
         [](const RS &r) { return double(r.makespanNs); });
@@ -84,21 +101,47 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
     for (std::size_t s = 0; s < trace.streams.size(); ++s)
         add("Busy: " + trace.streams[s].name, "Union of this stream's GPU intervals over the makespan",
             MetricUnit::Fraction, [s](const RS &r) { return s < r.streams.size() ? r.streams[s].busyFraction : 0.0; });
-    struct CopyKind {
-        const char *name;
-        std::uint64_t RS::*bytes;
-        double RS::*gbs;
-    };
     // With several GPUs each has its own host link and each direction between two GPUs is a link of its
     // own: a bandwidth over all of them would add links together (two GPUs' H2D read as one link at twice
     // its rate), so the trace-wide rows give bytes only, and the bandwidths come per GPU and per direction
     // below.
     const std::vector<int> devices = streamDevices(trace);
     const bool severalGpus = devices.size() >= 2;
+    addCopyMetrics(summary, severalGpus, add);
+    if (severalGpus)
+        addPerGpuMetrics(summary, devices, add);
+    addPeerLinkMetrics(summary, add);
+    addUnifiedMemoryMetrics(summary, add);
+    add("Host time in API calls", "Time the host thread spent inside CUDA calls", MetricUnit::Duration,
+        [](const RS &r) { return double(r.hostCallNs); });
+    add("Host blocked", "The part of that spent in calls that waited for the GPU", MetricUnit::Duration,
+        [](const RS &r) { return double(r.hostBlockedNs); });
+
+    for (SummaryMetric &metric : m) {
+        std::vector<double> samples;
+        samples.reserve(summary.repetitions.size());
+        for (const RS &r : summary.repetitions)
+            if (const double v = metric.value(r); !std::isnan(v))
+                samples.push_back(v);
+        metric.spread = spreadOf(std::move(samples));
+    }
+    return m;
+}
+
+namespace {
+
+// Bytes per copy direction over every GPU, and with one GPU the bandwidth (see summaryMetrics).
+void addCopyMetrics(const TraceSummary &summary, bool severalGpus, const AddMetric &add)
+{
+    struct CopyKind {
+        const char *name;
+        std::uint64_t RS::*bytes;
+        double RS::*gbs;
+    };
     for (const CopyKind &kind :
          {CopyKind{"H2D", &RS::h2dBytes, &RS::h2dGBs}, CopyKind{"D2H", &RS::d2hBytes, &RS::d2hGBs},
           CopyKind{"D2D", &RS::d2dBytes, &RS::d2dGBs}, CopyKind{"P2P", &RS::p2pBytes, &RS::p2pGBs}}) {
-        if (!usedBy([b = kind.bytes](const RS &r) { return double(r.*b); }))
+        if (!usedBy(summary, [b = kind.bytes](const RS &r) { return double(r.*b); }))
             continue;
         add(std::string(kind.name) + " bytes",
             severalGpus ? "Bytes copied in this direction, all GPUs together" : "Bytes copied in this direction",
@@ -109,36 +152,40 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
             MetricUnit::Bandwidth,
             [b = kind.bytes, g = kind.gbs](const RS &r) { return r.*b > 0 ? r.*g : kNotApplicable; });
     }
-    // Per GPU, where the streams are on several: how busy each was, with what, and what it copied.
-    if (severalGpus) {
-        for (std::size_t d = 0; d < devices.size(); ++d) {
-            const std::string gpu = "GPU " + std::to_string(devices[d]) + ": ";
-            auto field = [d](auto member) {
-                return [d, member](const RS &r) {
-                    return d < r.devices.size() ? double(r.devices[d].*member) : kNotApplicable;
-                };
+}
+
+// Per GPU, where the streams are on several: how busy each was, with what, and what it copied.
+void addPerGpuMetrics(const TraceSummary &summary, const std::vector<int> &devices, const AddMetric &add)
+{
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+        const std::string gpu = "GPU " + std::to_string(devices[d]) + ": ";
+        auto field = [d](auto member) {
+            return [d, member](const RS &r) {
+                return d < r.devices.size() ? double(r.devices[d].*member) : kNotApplicable;
             };
-            add(gpu + "busy", "Union of this GPU's operations over the makespan", MetricUnit::Fraction,
-                field(&DeviceStats::busyFraction));
-            add(gpu + "kernel time", "Union of this GPU's kernels and memsets", MetricUnit::Duration,
-                field(&DeviceStats::kernelNs));
-            add(gpu + "copy time", "Union of the copies on this GPU's streams", MetricUnit::Duration,
-                field(&DeviceStats::copyNs));
-            if (usedBy(field(&DeviceStats::copyBytes)))
-                add(gpu + "bytes copied", "Bytes of every copy on this GPU's streams, in any direction",
-                    MetricUnit::Bytes, field(&DeviceStats::copyBytes));
-            if (usedBy(field(&DeviceStats::h2dBytes)))
-                add(gpu + "H2D bandwidth",
-                    "This GPU's H2D bytes over the union time of its H2D copies (its own host link)",
-                    MetricUnit::Bandwidth, field(&DeviceStats::h2dGBs));
-            if (usedBy(field(&DeviceStats::d2hBytes)))
-                add(gpu + "D2H bandwidth",
-                    "This GPU's D2H bytes over the union time of its D2H copies (its own host link)",
-                    MetricUnit::Bandwidth, field(&DeviceStats::d2hGBs));
-        }
+        };
+        add(gpu + "busy", "Union of this GPU's operations over the makespan", MetricUnit::Fraction,
+            field(&DeviceStats::busyFraction));
+        add(gpu + "kernel time", "Union of this GPU's kernels and memsets", MetricUnit::Duration,
+            field(&DeviceStats::kernelNs));
+        add(gpu + "copy time", "Union of the copies on this GPU's streams", MetricUnit::Duration,
+            field(&DeviceStats::copyNs));
+        if (usedBy(summary, field(&DeviceStats::copyBytes)))
+            add(gpu + "bytes copied", "Bytes of every copy on this GPU's streams, in any direction", MetricUnit::Bytes,
+                field(&DeviceStats::copyBytes));
+        if (usedBy(summary, field(&DeviceStats::h2dBytes)))
+            add(gpu + "H2D bandwidth", "This GPU's H2D bytes over the union time of its H2D copies (its own host link)",
+                MetricUnit::Bandwidth, field(&DeviceStats::h2dGBs));
+        if (usedBy(summary, field(&DeviceStats::d2hBytes)))
+            add(gpu + "D2H bandwidth", "This GPU's D2H bytes over the union time of its D2H copies (its own host link)",
+                MetricUnit::Bandwidth, field(&DeviceStats::d2hGBs));
     }
-    // Per direction between two GPUs that carried peer copies: bytes, the achieved bandwidth and, where the
-    // trace recorded the link, that bandwidth as a share of its peak.
+}
+
+// Per direction between two GPUs that carried peer copies: bytes, the achieved bandwidth and, where the
+// trace recorded the link, that bandwidth as a share of its peak.
+void addPeerLinkMetrics(const TraceSummary &summary, const AddMetric &add)
+{
     std::vector<std::pair<int, int>> links;
     for (const RS &r : summary.repetitions)
         for (const PeerLinkStats &l : r.peerLinks)
@@ -183,16 +230,20 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
                 field([](const PeerLinkStats &l) { return l.peakGBs > 0 ? l.peakFraction() : kNotApplicable; }));
         }
     }
-    // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).
-    if (usedBy([](const RS &r) { return r.unifiedMemory.any() ? 1.0 : 0.0; })) {
-        if (usedBy([](const RS &r) { return double(r.unifiedMemory.h2dBytes); })) {
+}
+
+// Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).
+void addUnifiedMemoryMetrics(const TraceSummary &summary, const AddMetric &add)
+{
+    if (usedBy(summary, [](const RS &r) { return r.unifiedMemory.any() ? 1.0 : 0.0; })) {
+        if (usedBy(summary, [](const RS &r) { return double(r.unifiedMemory.h2dBytes); })) {
             add("Migrated to the GPU", "Managed memory the driver moved to the GPU (page faults and prefetches)",
                 MetricUnit::Bytes, [](const RS &r) { return double(r.unifiedMemory.h2dBytes); });
             add("Migration throughput to the GPU", "Those bytes over the union time of the migrations",
                 MetricUnit::Bandwidth,
                 [](const RS &r) { return r.unifiedMemory.h2dBytes > 0 ? r.unifiedMemory.h2dGBs : kNotApplicable; });
         }
-        if (usedBy([](const RS &r) { return double(r.unifiedMemory.d2hBytes); })) {
+        if (usedBy(summary, [](const RS &r) { return double(r.unifiedMemory.d2hBytes); })) {
             add("Migrated to the host", "Managed memory the driver moved to the host", MetricUnit::Bytes,
                 [](const RS &r) { return double(r.unifiedMemory.d2hBytes); });
             add("Migration throughput to the host", "Those bytes over the union time of the migrations",
@@ -204,21 +255,9 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
         add("Page-fault handling", "Union of the time the driver spent on fault groups, until their replay",
             MetricUnit::Duration, [](const RS &r) { return double(r.unifiedMemory.gpuFaultNs); });
     }
-    add("Host time in API calls", "Time the host thread spent inside CUDA calls", MetricUnit::Duration,
-        [](const RS &r) { return double(r.hostCallNs); });
-    add("Host blocked", "The part of that spent in calls that waited for the GPU", MetricUnit::Duration,
-        [](const RS &r) { return double(r.hostBlockedNs); });
-
-    for (SummaryMetric &metric : m) {
-        std::vector<double> samples;
-        samples.reserve(summary.repetitions.size());
-        for (const RS &r : summary.repetitions)
-            if (const double v = metric.value(r); !std::isnan(v))
-                samples.push_back(v);
-        metric.spread = spreadOf(std::move(samples));
-    }
-    return m;
 }
+
+} // namespace
 
 std::string formatMetric(MetricUnit unit, double value)
 {

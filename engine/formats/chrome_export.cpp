@@ -608,6 +608,7 @@ private:
     };
     void planRanges(int firstTid);
     void writeRanges(JsonOut &j) const;
+    void writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord &op, std::size_t at) const;
 
     // Stream keys: Trace::streams, plus one pseudo stream for GPU ops that name no valid stream.
     int streamKey(const OpRecord &op) const
@@ -892,6 +893,125 @@ void ChromeWriter::writeHeader(JsonOut &j) const
     writeRanges(j);
 }
 
+// The args of an op's slice (its GPU slice, or the host slice of a host-only op): where it ran, what it
+// moved, the measurement's other intervals, its solo baseline, range and launch details. `at` is the op's
+// index in `rep`.
+void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord &op, std::size_t at) const
+{
+    if (op.stream >= 0 && op.stream < streamCount) {
+        j.raw("\"stream\":");
+        j.integer(trace.streams[static_cast<std::size_t>(op.stream)].nativeId);
+        j.raw(",\"device\":");
+        j.integer(trace.streams[static_cast<std::size_t>(op.stream)].device);
+        if (ambiguousStreams) {
+            j.raw(",\"ss_stream\":");
+            j.integer(op.stream);
+        }
+        j.ch(',');
+    }
+    if (op.correlation != 0) {
+        j.raw("\"correlation\":");
+        j.unsignedInteger(op.correlation);
+        j.ch(',');
+    }
+    j.raw("\"kind\":\"");
+    j.raw(toString(op.kind));
+    j.raw("\",\"op_index\":");
+    j.integer(op.opIndex);
+    j.raw(",\"repetition\":");
+    j.integer(rep.index);
+    if (op.bytes != 0 || isCopy(op.kind) || op.kind == OpKind::Memset) {
+        j.raw(",\"bytes\":");
+        j.unsignedInteger(op.bytes);
+        j.raw(",\"GB/s\":");
+        j.thousandths(op.gbPerSecond());
+    }
+    // An enum-valued arg, left out at its "none"/"unknown" value (the importer's default).
+    auto name = [&](const char *key, auto value, auto absent) {
+        if (value == absent)
+            return;
+        j.raw(key);
+        j.ch('"');
+        j.raw(toString(value));
+        j.ch('"');
+    };
+    name(",\"src_mem\":", op.srcMem, MemKind::None);
+    name(",\"dst_mem\":", op.dstMem, MemKind::None);
+    name(",\"api\":", op.api, CopyApi::None);
+    if (op.flags != OpFlagNone) {
+        j.raw(",\"flags\":");
+        j.unsignedInteger(op.flags);
+    }
+    // The measurement's other intervals, in absolute ns on the trace's clock (as the
+    // native format keeps them), so that a round trip loses nothing.
+    auto time = [&](const char *key, std::int64_t v) {
+        if (v == kNoTime)
+            return;
+        j.raw(key);
+        j.integer(v);
+    };
+    time(",\"ready_ns\":", op.readyNs);
+    time(",\"event_end_ns\":", op.eventEndNs);
+    time(",\"queued_ns\":", op.queuedNs);
+    time(",\"submitted_ns\":", op.submittedNs);
+    if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
+        j.raw(",\"queued_us\":");
+        j.thousandths(double(q) / 1e3);
+    }
+    if (op.channel >= 0) {
+        j.raw(",\"channel\":");
+        j.integer(op.channel);
+    }
+    name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
+    name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
+    name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
+    // Solo baselines: its median execution alone, and this execution over it (1.19: 19 % slower).
+    if (interference.known && at < interference.ops.size() && interference.ops[at].known() && op.hasGpu()) {
+        j.raw(",\"alone_ns\":");
+        j.integer(std::llround(interference.ops[at].soloNs.median));
+        j.raw(",\"slowdown\":");
+        j.thousandths(double(op.gpuDurationNs()) / interference.ops[at].soloNs.median);
+    }
+    // The range it was launched in, under its category's name ("nvtx": "forward"), for readers of
+    // the file; the importer ties ops to ranges again from the ranges themselves.
+    if (const HostRange *range = rep.enclosingRange(op)) {
+        j.raw(",\"");
+        j.raw(toString(range->category));
+        j.raw("\":");
+        j.raw(range->nameId < quotedNames.size() ? quotedNames[range->nameId] : emptyName);
+    }
+    // Launch details under Kineto's names, so that tools written for PyTorch profiles read them.
+    if (const KernelLaunch *l = rep.launchOf(static_cast<int>(at))) {
+        auto dims = [&](const char *key, const std::uint32_t(&v)[3]) {
+            j.raw(key);
+            j.unsignedInteger(v[0]);
+            j.ch(',');
+            j.unsignedInteger(v[1]);
+            j.ch(',');
+            j.unsignedInteger(v[2]);
+            j.ch(']');
+        };
+        if (l->hasGrid())
+            dims(",\"grid\":[", l->grid);
+        if (l->hasBlock())
+            dims(",\"block\":[", l->block);
+        auto count = [&](const char *key, std::int64_t v) {
+            if (v < 0)
+                return;
+            j.raw(key);
+            j.integer(v);
+        };
+        count(",\"registers per thread\":", l->registersPerThread);
+        count(",\"shared memory\":", l->sharedBytes);
+        count(",\"static shared memory\":", l->staticSharedBytes);
+        count(",\"dynamic shared memory\":", l->dynamicSharedBytes);
+        if (l->fullNameId != kNoString && l->fullNameId < quotedNames.size()) {
+            j.raw(",\"demangled\":");
+            j.raw(quotedNames[l->fullNameId]);
+        }
+    }
+}
+
 void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) const
 {
     std::size_t r =
@@ -910,121 +1030,7 @@ void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) co
         const bool gpu = op.hasGpu();
         const bool host = writesHostSlice(op);
 
-        auto opArgs = [&] {
-            if (op.stream >= 0 && op.stream < streamCount) {
-                j.raw("\"stream\":");
-                j.integer(trace.streams[static_cast<std::size_t>(op.stream)].nativeId);
-                j.raw(",\"device\":");
-                j.integer(trace.streams[static_cast<std::size_t>(op.stream)].device);
-                if (ambiguousStreams) {
-                    j.raw(",\"ss_stream\":");
-                    j.integer(op.stream);
-                }
-                j.ch(',');
-            }
-            if (op.correlation != 0) {
-                j.raw("\"correlation\":");
-                j.unsignedInteger(op.correlation);
-                j.ch(',');
-            }
-            j.raw("\"kind\":\"");
-            j.raw(toString(op.kind));
-            j.raw("\",\"op_index\":");
-            j.integer(op.opIndex);
-            j.raw(",\"repetition\":");
-            j.integer(rep.index);
-            if (op.bytes != 0 || isCopy(op.kind) || op.kind == OpKind::Memset) {
-                j.raw(",\"bytes\":");
-                j.unsignedInteger(op.bytes);
-                j.raw(",\"GB/s\":");
-                j.thousandths(op.gbPerSecond());
-            }
-            // An enum-valued arg, left out at its "none"/"unknown" value (the importer's default).
-            auto name = [&](const char *key, auto value, auto absent) {
-                if (value == absent)
-                    return;
-                j.raw(key);
-                j.ch('"');
-                j.raw(toString(value));
-                j.ch('"');
-            };
-            name(",\"src_mem\":", op.srcMem, MemKind::None);
-            name(",\"dst_mem\":", op.dstMem, MemKind::None);
-            name(",\"api\":", op.api, CopyApi::None);
-            if (op.flags != OpFlagNone) {
-                j.raw(",\"flags\":");
-                j.unsignedInteger(op.flags);
-            }
-            // The measurement's other intervals, in absolute ns on the trace's clock (as the
-            // native format keeps them), so that a round trip loses nothing.
-            auto time = [&](const char *key, std::int64_t v) {
-                if (v == kNoTime)
-                    return;
-                j.raw(key);
-                j.integer(v);
-            };
-            time(",\"ready_ns\":", op.readyNs);
-            time(",\"event_end_ns\":", op.eventEndNs);
-            time(",\"queued_ns\":", op.queuedNs);
-            time(",\"submitted_ns\":", op.submittedNs);
-            if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
-                j.raw(",\"queued_us\":");
-                j.thousandths(double(q) / 1e3);
-            }
-            if (op.channel >= 0) {
-                j.raw(",\"channel\":");
-                j.integer(op.channel);
-            }
-            name(",\"channel_type\":", op.channelType, ChannelType::Unknown);
-            name(",\"driver_src_mem\":", op.driverSrcMem, MemKind::None);
-            name(",\"driver_dst_mem\":", op.driverDstMem, MemKind::None);
-            // Solo baselines: its median execution alone, and this execution over it (1.19: 19 % slower).
-            if (const std::size_t at = g - repStart[r];
-                interference.known && at < interference.ops.size() && interference.ops[at].known() && op.hasGpu()) {
-                j.raw(",\"alone_ns\":");
-                j.integer(std::llround(interference.ops[at].soloNs.median));
-                j.raw(",\"slowdown\":");
-                j.thousandths(double(op.gpuDurationNs()) / interference.ops[at].soloNs.median);
-            }
-            // The range it was launched in, under its category's name ("nvtx": "forward"), for readers of
-            // the file; the importer ties ops to ranges again from the ranges themselves.
-            if (const HostRange *range = rep.enclosingRange(op)) {
-                j.raw(",\"");
-                j.raw(toString(range->category));
-                j.raw("\":");
-                j.raw(range->nameId < quotedNames.size() ? quotedNames[range->nameId] : emptyName);
-            }
-            // Launch details under Kineto's names, so that tools written for PyTorch profiles read them.
-            if (const KernelLaunch *l = rep.launchOf(static_cast<int>(g - repStart[r]))) {
-                auto dims = [&](const char *key, const std::uint32_t(&v)[3]) {
-                    j.raw(key);
-                    j.unsignedInteger(v[0]);
-                    j.ch(',');
-                    j.unsignedInteger(v[1]);
-                    j.ch(',');
-                    j.unsignedInteger(v[2]);
-                    j.ch(']');
-                };
-                if (l->hasGrid())
-                    dims(",\"grid\":[", l->grid);
-                if (l->hasBlock())
-                    dims(",\"block\":[", l->block);
-                auto count = [&](const char *key, std::int64_t v) {
-                    if (v < 0)
-                        return;
-                    j.raw(key);
-                    j.integer(v);
-                };
-                count(",\"registers per thread\":", l->registersPerThread);
-                count(",\"shared memory\":", l->sharedBytes);
-                count(",\"static shared memory\":", l->staticSharedBytes);
-                count(",\"dynamic shared memory\":", l->dynamicSharedBytes);
-                if (l->fullNameId != kNoString && l->fullNameId < quotedNames.size()) {
-                    j.raw(",\"demangled\":");
-                    j.raw(quotedNames[l->fullNameId]);
-                }
-            }
-        };
+        auto opArgs = [&] { writeOpArgs(j, rep, op, g - repStart[r]); };
         // Flow events v2: the host slice's bind_id flows out to the GPU slice with the same bind_id,
         // which costs no extra events. bind_id also pairs the two slices for the importer, so it is
         // written even when arrows are off.

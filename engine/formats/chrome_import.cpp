@@ -383,68 +383,132 @@ struct FirstSyntaxError {
     }
 };
 
-class ChromeImporter {
-public:
-    // `text` stays unchanged and must outlive the importer (the names of what is read are views into it
-    // until they are interned).
-    ChromeImporter(simdjson::padded_string_view text, const std::string &file, const LoadControl &control, double from,
-                   double to) :
-        m_text(text),
-        m_r(file), m_control(control), m_from(from), m_to(to)
-    {
-    }
-
-    // One pass over the text that builds no document of it: the top-level members and the events are
-    // found by a scan of their extents (JSON's brackets and strings, see valueEnd), and each member of
-    // interest and each event is parsed by simdjson as a DOM of that value alone, which the next replaces.
-    // The members the events depend on (the streamscope block, deviceProperties, distributedInfo) are read
-    // first wherever they stand. simdjson's on-demand parser over the whole text would keep an index of
-    // 4 bytes per token of it (twice the text for a file of tiny events); this keeps one event's DOM.
-    // What stays is what the trace keeps. `release` is called once the text has been read, the parser's
-    // buffers freed before it, so that the text can be too before the ops are linked and sorted.
-    Trace run(const std::function<void()> &release)
-    {
-        const std::string_view text(m_text.data(), m_text.size());
-        std::size_t pos = skipSpace(text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
-        if (pos == text.size())
-            syntax(simdjson::EMPTY);
-        std::string eventsPath;
-        std::size_t eventsAt = pos;
-        if (text[pos] == '{') {
-            eventsPath = "/traceEvents";
-            eventsAt = readHeader(pos);
-        } else if (text[pos] == '[') {
-            if (skipSpace(valueEnd(pos, 0)) != text.size())
-                syntax(simdjson::TRAILING_CONTENT);
-        } else {
-            m_r.wrongType("/", parseValue(pos, valueEnd(pos, 0)),
-                          "an object with a traceEvents array, or an array of events");
+// A kernel's launch details from its args, as Kineto writes them ("grid": [x, y, z], "block",
+// "shared memory", "registers per thread") and StreamScope's export adds ("static shared memory",
+// "dynamic shared memory", "demangled"); nothing when the args have none. `intern` keeps the demangled name.
+std::optional<KernelLaunch>
+launchFromArgs(const Reader &r, const Value &a, const std::string &ap,
+               const std::function<std::uint32_t(std::string_view, const std::string &)> &intern)
+{
+    KernelLaunch l;
+    bool any = false;
+    auto dims = [&](const char *key, std::uint32_t(&out)[3]) {
+        const OptValue v = r.find(a, key);
+        if (!v || isNull(*v))
+            return;
+        const std::string p = ap + "/" + key;
+        const std::size_t n = isArray(*v) ? arrayOf(*v).size() : 0;
+        if (n == 0 || n > 3)
+            r.wrongType(p, *v, "an array of one to three integers");
+        std::size_t i = 0;
+        for (const Value item : arrayOf(*v)) {
+            const std::int64_t x = r.integerValue(item, p + "/" + std::to_string(i));
+            if (x < 0 || x > std::numeric_limits<std::uint32_t>::max())
+                r.fail(p + "/" + std::to_string(i), "a launch dimension of " + std::to_string(x) + " is not possible");
+            out[i++] = static_cast<std::uint32_t>(x);
         }
-        m_trace.source = m_ours ? m_trace.source : TraceSource::ChromeJson;
-        if (!m_ours)
-            m_trace.timing = TimingSource::Profiler; // Kineto's GPU events are CUPTI executions
-        m_trace.sourcePath = m_r.file();
-        if (m_trace.title.empty())
-            m_trace.title = std::filesystem::path(m_r.file()).filename().string();
-        m_trace.metadata["importer"] = "chrome-json";
-
-        readEvents(eventsAt, eventsPath);
-        m_dom = dom::parser{};
-        release();
-        m_control.checkCancelled();
-        m_control.report("importing", m_from + (m_to - m_from) * 0.9);
-        if (!m_ours && m_gpuOps.empty() && m_calls.empty())
-            m_r.fail(
-                eventsPath.empty() ? "/" : eventsPath,
-                "no GPU activity and no CUDA API calls: expected events of category kernel, gpu_memcpy, gpu_memset or "
-                "cuda_runtime (a PyTorch profiler trace with CUDA activities, or a StreamScope export)");
-        link();
-        finish();
-        rebuildStringIndex(m_trace);
-        return std::move(m_trace);
+        for (i = n; i < 3; ++i)
+            out[i] = 1; // "grid": [64] is 64 x 1 x 1
+        any = true;
+    };
+    dims("grid", l.grid);
+    dims("block", l.block);
+    auto size = [&](const char *key, std::int64_t max) -> std::int64_t {
+        const auto v = r.optionalInteger(a, key, ap);
+        if (!v)
+            return -1;
+        if (*v < 0 || *v > max)
+            r.fail(ap + "/" + key, std::to_string(*v) + " is not a possible size");
+        any = true;
+        return *v;
+    };
+    constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
+    l.registersPerThread = static_cast<std::int32_t>(size("registers per thread", kI32));
+    l.sharedBytes = size("shared memory", std::numeric_limits<std::int64_t>::max());
+    l.staticSharedBytes = static_cast<std::int32_t>(size("static shared memory", kI32));
+    l.dynamicSharedBytes = static_cast<std::int32_t>(size("dynamic shared memory", kI32));
+    if (l.sharedBytes < 0 && (l.staticSharedBytes >= 0 || l.dynamicSharedBytes >= 0))
+        l.sharedBytes = std::int64_t(std::max(0, l.staticSharedBytes)) + std::max(0, l.dynamicSharedBytes);
+    if (const auto full = r.optionalText(a, "demangled", ap)) {
+        l.fullNameId = intern(*full, ap + "/demangled");
+        any = true;
     }
+    if (!any)
+        return std::nullopt;
+    return l;
+}
 
-private:
+// StreamScope's own args: kind, op_index, repetition, memory kinds, api, flags. `ourStreams` maps (device,
+// native id) to the streams of the /streamscope block, `streamCount` of them.
+void readOpArgs(const Reader &r, const std::map<std::pair<std::int64_t, std::int64_t>, int> &ourStreams,
+                std::size_t streamCount, const Value &a, const std::string &ap, OpRecord &op, int &repetition)
+{
+    // The stream: ss_stream where the export wrote one (streams sharing a device and native id),
+    // else the one stream of /streamscope/streams with this device and native id.
+    if (const auto native = r.optionalInteger(a, "stream", ap)) {
+        const auto device = r.optionalInteger(a, "device", ap).value_or(0);
+        const auto it = ourStreams.find({device, *native});
+        if (it == ourStreams.end())
+            r.fail(ap + "/stream", "no stream with device " + std::to_string(device) + " and nativeId "
+                                       + std::to_string(*native) + " in /streamscope/streams");
+        op.stream = it->second;
+    }
+    if (const auto kind = r.optionalText(a, "kind", ap)) {
+        const auto k = opKindFromString(*kind);
+        if (!k)
+            r.fail(ap + "/kind", "unknown op kind \"" + std::string(*kind) + "\"");
+        op.kind = *k;
+    }
+    op.opIndex = static_cast<int>(r.optionalInteger(a, "op_index", ap).value_or(-1));
+    repetition = static_cast<int>(r.optionalInteger(a, "repetition", ap).value_or(0));
+    auto mem = [&](const char *key) {
+        const auto s = r.optionalText(a, key, ap);
+        if (!s)
+            return MemKind::None;
+        const auto m = memKindFromString(*s);
+        if (!m)
+            r.fail(ap + "/" + key, "unknown memory kind \"" + std::string(*s) + "\"");
+        return *m;
+    };
+    op.srcMem = mem("src_mem");
+    op.dstMem = mem("dst_mem");
+    if (const auto api = r.optionalText(a, "api", ap)) {
+        const auto c = copyApiFromString(*api);
+        if (!c)
+            r.fail(ap + "/api", "unknown copy API \"" + std::string(*api) + "\"");
+        op.api = *c;
+    }
+    const std::int64_t flags = r.optionalInteger(a, "flags", ap).value_or(0);
+    if (flags < 0 || flags > std::numeric_limits<std::uint8_t>::max())
+        r.fail(ap + "/flags", "flags " + std::to_string(flags) + " are not valid (0..255)");
+    op.flags = static_cast<std::uint8_t>(flags);
+    op.readyNs = r.optionalInteger(a, "ready_ns", ap).value_or(kNoTime);
+    op.eventEndNs = r.optionalInteger(a, "event_end_ns", ap).value_or(kNoTime);
+    op.queuedNs = r.optionalInteger(a, "queued_ns", ap).value_or(kNoTime);
+    op.submittedNs = r.optionalInteger(a, "submitted_ns", ap).value_or(kNoTime);
+    op.channel = OpRecord::channelOf(r.optionalInteger(a, "channel", ap).value_or(-1));
+    if (const auto t = r.optionalText(a, "channel_type", ap)) {
+        const auto c = channelTypeFromString(*t);
+        if (!c)
+            r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*t) + "\"");
+        op.channelType = *c;
+    }
+    op.driverSrcMem = mem("driver_src_mem");
+    op.driverDstMem = mem("driver_dst_mem");
+    if (const auto s = r.optionalInteger(a, "ss_stream", ap)) {
+        if (*s < 0 || *s >= static_cast<std::int64_t>(streamCount))
+            r.fail(ap + "/ss_stream", "no stream " + std::to_string(*s) + " in /streamscope/streams");
+        op.stream = static_cast<int>(*s);
+    }
+}
+
+// The text of a Chrome trace and how its values are found in it: extents found by a scan of JSON's brackets
+// and strings (valueEnd), each value then parsed as a DOM of its own, a syntax error located by line and
+// column. ChromeImporter reads the header and the events on top of it.
+class ChromeTextScanner {
+protected:
+    ChromeTextScanner(simdjson::padded_string_view text, const std::string &file) : m_text(text), m_r(file) { }
+
     // simdjson says what but not where: the text's first syntax error is found again (one linear pass of
     // nlohmann's SAX parser, which builds nothing, only on this path) to name its line and column.
     [[noreturn]] void syntax(simdjson::error_code err) const
@@ -554,14 +618,17 @@ private:
         return v;
     }
 
-    // The top-level object's members: the ones of interest are read (the streamscope block first, then
-    // deviceProperties and distributedInfo), the others skipped. Returns where traceEvents' value starts
-    // (the last one where a key repeats, as for every member).
-    std::size_t readHeader(std::size_t pos)
+    // Where the top-level object's members of interest are (the last one where a key repeats, as for every
+    // member): traceEvents' value, and the extents of streamscope, deviceProperties and distributedInfo.
+    struct Members {
+        std::optional<std::size_t> events;
+        std::optional<std::pair<std::size_t, std::size_t>> block, props, info;
+    };
+    Members findMembers(std::size_t pos)
     {
         const std::string_view text(m_text.data(), m_text.size());
-        std::optional<std::pair<std::size_t, std::size_t>> block, props, info;
-        std::optional<std::size_t> events;
+        Members m;
+        auto &[events, block, props, info] = m;
         pos = skipSpace(pos + 1);
         if (pos < text.size() && text[pos] == '}') {
             pos = pos + 1;
@@ -604,10 +671,86 @@ private:
         }
         if (skipSpace(pos) != text.size())
             syntax(simdjson::TRAILING_CONTENT);
+        return m;
+    }
+
+    simdjson::padded_string_view m_text;
+    Reader m_r;
+    dom::parser m_dom; // one event (or header block) at a time
+};
+
+class ChromeImporter : ChromeTextScanner {
+public:
+    // `text` stays unchanged and must outlive the importer (the names of what is read are views into it
+    // until they are interned).
+    ChromeImporter(simdjson::padded_string_view text, const std::string &file, const LoadControl &control, double from,
+                   double to) :
+        ChromeTextScanner(text, file),
+        m_control(control), m_from(from), m_to(to)
+    {
+    }
+
+    // One pass over the text that builds no document of it: the top-level members and the events are
+    // found by a scan of their extents (JSON's brackets and strings, see valueEnd), and each member of
+    // interest and each event is parsed by simdjson as a DOM of that value alone, which the next replaces.
+    // The members the events depend on (the streamscope block, deviceProperties, distributedInfo) are read
+    // first wherever they stand. simdjson's on-demand parser over the whole text would keep an index of
+    // 4 bytes per token of it (twice the text for a file of tiny events); this keeps one event's DOM.
+    // What stays is what the trace keeps. `release` is called once the text has been read, the parser's
+    // buffers freed before it, so that the text can be too before the ops are linked and sorted.
+    Trace run(const std::function<void()> &release)
+    {
+        const std::string_view text(m_text.data(), m_text.size());
+        std::size_t pos = skipSpace(text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0);
+        if (pos == text.size())
+            syntax(simdjson::EMPTY);
+        std::string eventsPath;
+        std::size_t eventsAt = pos;
+        if (text[pos] == '{') {
+            eventsPath = "/traceEvents";
+            eventsAt = readHeader(pos);
+        } else if (text[pos] == '[') {
+            if (skipSpace(valueEnd(pos, 0)) != text.size())
+                syntax(simdjson::TRAILING_CONTENT);
+        } else {
+            m_r.wrongType("/", parseValue(pos, valueEnd(pos, 0)),
+                          "an object with a traceEvents array, or an array of events");
+        }
+        m_trace.source = m_ours ? m_trace.source : TraceSource::ChromeJson;
+        if (!m_ours)
+            m_trace.timing = TimingSource::Profiler; // Kineto's GPU events are CUPTI executions
+        m_trace.sourcePath = m_r.file();
+        if (m_trace.title.empty())
+            m_trace.title = std::filesystem::path(m_r.file()).filename().string();
+        m_trace.metadata["importer"] = "chrome-json";
+
+        readEvents(eventsAt, eventsPath);
+        m_dom = dom::parser{};
+        release();
+        m_control.checkCancelled();
+        m_control.report("importing", m_from + (m_to - m_from) * 0.9);
+        if (!m_ours && m_gpuOps.empty() && m_calls.empty())
+            m_r.fail(
+                eventsPath.empty() ? "/" : eventsPath,
+                "no GPU activity and no CUDA API calls: expected events of category kernel, gpu_memcpy, gpu_memset or "
+                "cuda_runtime (a PyTorch profiler trace with CUDA activities, or a StreamScope export)");
+        link();
+        finish();
+        rebuildStringIndex(m_trace);
+        return std::move(m_trace);
+    }
+
+private:
+    // The top-level object's members: the ones of interest are read (the streamscope block first, then
+    // deviceProperties and distributedInfo), the others skipped. Returns where traceEvents' value starts
+    // (the last one where a key repeats, as for every member).
+    std::size_t readHeader(std::size_t pos)
+    {
+        const auto [events, block, props, info] = findMembers(pos);
         if (!events)
             m_r.fail("/traceEvents",
                      "missing: a Chrome trace is an object with a traceEvents array, or an array of events");
-        if (text[*events] != '[')
+        if (m_text.data()[*events] != '[')
             m_r.wrongType("/traceEvents", parseValue(*events, valueEnd(*events, 1), "/traceEvents"),
                           "an array of events");
         if (block)
@@ -925,58 +1068,15 @@ private:
         m_gpuOps.push_back({op, link, m_eventIndex, false, repetition, launch});
     }
 
-    // A kernel's launch details from its args, as Kineto writes them ("grid": [x, y, z], "block",
-    // "shared memory", "registers per thread") and StreamScope's export adds ("static shared memory",
-    // "dynamic shared memory", "demangled"). Returns the index into m_launches, -1 when the args have none.
+    // A kernel's launch details from its args (launchFromArgs), kept in m_launches: the index there, -1
+    // when the args have none.
     std::int32_t readLaunchArgs(const Value &a, const std::string &ap)
     {
-        KernelLaunch l;
-        bool any = false;
-        auto dims = [&](const char *key, std::uint32_t(&out)[3]) {
-            const OptValue v = m_r.find(a, key);
-            if (!v || isNull(*v))
-                return;
-            const std::string p = ap + "/" + key;
-            const std::size_t n = isArray(*v) ? arrayOf(*v).size() : 0;
-            if (n == 0 || n > 3)
-                m_r.wrongType(p, *v, "an array of one to three integers");
-            std::size_t i = 0;
-            for (const Value item : arrayOf(*v)) {
-                const std::int64_t x = m_r.integerValue(item, p + "/" + std::to_string(i));
-                if (x < 0 || x > std::numeric_limits<std::uint32_t>::max())
-                    m_r.fail(p + "/" + std::to_string(i),
-                             "a launch dimension of " + std::to_string(x) + " is not possible");
-                out[i++] = static_cast<std::uint32_t>(x);
-            }
-            for (i = n; i < 3; ++i)
-                out[i] = 1; // "grid": [64] is 64 x 1 x 1
-            any = true;
-        };
-        dims("grid", l.grid);
-        dims("block", l.block);
-        auto size = [&](const char *key, std::int64_t max) -> std::int64_t {
-            const auto v = m_r.optionalInteger(a, key, ap);
-            if (!v)
-                return -1;
-            if (*v < 0 || *v > max)
-                m_r.fail(ap + "/" + key, std::to_string(*v) + " is not a possible size");
-            any = true;
-            return *v;
-        };
-        constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
-        l.registersPerThread = static_cast<std::int32_t>(size("registers per thread", kI32));
-        l.sharedBytes = size("shared memory", std::numeric_limits<std::int64_t>::max());
-        l.staticSharedBytes = static_cast<std::int32_t>(size("static shared memory", kI32));
-        l.dynamicSharedBytes = static_cast<std::int32_t>(size("dynamic shared memory", kI32));
-        if (l.sharedBytes < 0 && (l.staticSharedBytes >= 0 || l.dynamicSharedBytes >= 0))
-            l.sharedBytes = std::int64_t(std::max(0, l.staticSharedBytes)) + std::max(0, l.dynamicSharedBytes);
-        if (const auto full = m_r.optionalText(a, "demangled", ap)) {
-            l.fullNameId = intern(*full, ap + "/demangled");
-            any = true;
-        }
-        if (!any)
+        const auto l = launchFromArgs(
+            m_r, a, ap, [this](std::string_view name, const std::string &path) { return intern(name, path); });
+        if (!l)
             return -1;
-        m_launches.push_back(l);
+        m_launches.push_back(*l);
         return static_cast<std::int32_t>(m_launches.size() - 1);
     }
 
@@ -1057,66 +1157,10 @@ private:
         m_activities.emplace_back(static_cast<int>(repetition), a);
     }
 
-    // StreamScope's own args: kind, op_index, repetition, memory kinds, api, flags.
-    void readOpArgs(const Value &a, const std::string &ap, OpRecord &op, int &repetition)
+    // StreamScope's own args (readOpArgs above).
+    void readOpArgs(const Value &a, const std::string &ap, OpRecord &op, int &repetition) const
     {
-        // The stream: ss_stream where the export wrote one (streams sharing a device and native id),
-        // else the one stream of /streamscope/streams with this device and native id.
-        if (const auto native = m_r.optionalInteger(a, "stream", ap)) {
-            const auto device = m_r.optionalInteger(a, "device", ap).value_or(0);
-            const auto it = m_ourStreams.find({device, *native});
-            if (it == m_ourStreams.end())
-                m_r.fail(ap + "/stream", "no stream with device " + std::to_string(device) + " and nativeId "
-                                             + std::to_string(*native) + " in /streamscope/streams");
-            op.stream = it->second;
-        }
-        if (const auto kind = m_r.optionalText(a, "kind", ap)) {
-            const auto k = opKindFromString(*kind);
-            if (!k)
-                m_r.fail(ap + "/kind", "unknown op kind \"" + std::string(*kind) + "\"");
-            op.kind = *k;
-        }
-        op.opIndex = static_cast<int>(m_r.optionalInteger(a, "op_index", ap).value_or(-1));
-        repetition = static_cast<int>(m_r.optionalInteger(a, "repetition", ap).value_or(0));
-        auto mem = [&](const char *key) {
-            const auto s = m_r.optionalText(a, key, ap);
-            if (!s)
-                return MemKind::None;
-            const auto m = memKindFromString(*s);
-            if (!m)
-                m_r.fail(ap + "/" + key, "unknown memory kind \"" + std::string(*s) + "\"");
-            return *m;
-        };
-        op.srcMem = mem("src_mem");
-        op.dstMem = mem("dst_mem");
-        if (const auto api = m_r.optionalText(a, "api", ap)) {
-            const auto c = copyApiFromString(*api);
-            if (!c)
-                m_r.fail(ap + "/api", "unknown copy API \"" + std::string(*api) + "\"");
-            op.api = *c;
-        }
-        const std::int64_t flags = m_r.optionalInteger(a, "flags", ap).value_or(0);
-        if (flags < 0 || flags > std::numeric_limits<std::uint8_t>::max())
-            m_r.fail(ap + "/flags", "flags " + std::to_string(flags) + " are not valid (0..255)");
-        op.flags = static_cast<std::uint8_t>(flags);
-        op.readyNs = m_r.optionalInteger(a, "ready_ns", ap).value_or(kNoTime);
-        op.eventEndNs = m_r.optionalInteger(a, "event_end_ns", ap).value_or(kNoTime);
-        op.queuedNs = m_r.optionalInteger(a, "queued_ns", ap).value_or(kNoTime);
-        op.submittedNs = m_r.optionalInteger(a, "submitted_ns", ap).value_or(kNoTime);
-        op.channel = OpRecord::channelOf(m_r.optionalInteger(a, "channel", ap).value_or(-1));
-        if (const auto t = m_r.optionalText(a, "channel_type", ap)) {
-            const auto c = channelTypeFromString(*t);
-            if (!c)
-                m_r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*t) + "\"");
-            op.channelType = *c;
-        }
-        op.driverSrcMem = mem("driver_src_mem");
-        op.driverDstMem = mem("driver_dst_mem");
-        if (const auto s = m_r.optionalInteger(a, "ss_stream", ap)) {
-            if (*s < 0 || *s >= static_cast<std::int64_t>(m_trace.streams.size()))
-                m_r.fail(ap + "/ss_stream", "no stream " + std::to_string(*s) + " in /streamscope/streams");
-            op.stream = static_cast<int>(*s);
-        }
+        streamscope::engine::readOpArgs(m_r, m_ourStreams, m_trace.streams.size(), a, ap, op, repetition);
     }
 
     void readMetadataEvent(const Value &e, const std::string &path)
@@ -1346,11 +1390,8 @@ private:
                   [](const Repetition &a, const Repetition &b) { return a.index < b.index; });
     }
 
-    simdjson::padded_string_view m_text;
-    Reader m_r;
     const LoadControl &m_control;
     double m_from, m_to;
-    dom::parser m_dom; // one event (or header block) at a time
     dom::parser m_emptyParser;
     Value m_noArgs = m_emptyParser.parse(std::string_view("{}")).value_unsafe(); // an event without args
     Trace m_trace;

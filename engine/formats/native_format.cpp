@@ -1098,6 +1098,155 @@ template <typename Runs> void readSoloBaselines(Trace &trace, const json &h, con
     }
 }
 
+// /peer_links: what the run recorded of each ordered pair of GPUs.
+void readPeerLinks(const json &h, Trace &trace, HeaderReader &r)
+{
+    if (h.contains("peer_links")) {
+        const json &links = h["peer_links"];
+        if (!links.is_array())
+            r.fail("/peer_links", "expected an array");
+        if (links.size() > limits::kMaxDevices * limits::kMaxDevices)
+            r.fail("/peer_links", "more than " + std::to_string(limits::kMaxDevices * limits::kMaxDevices) + " links ("
+                                      + std::to_string(limits::kMaxDevices) + " devices at most)");
+        for (std::size_t i = 0; i < links.size(); ++i) {
+            const std::string p = "/peer_links/" + std::to_string(i);
+            if (!links[i].is_object())
+                r.fail(p, "expected an object");
+            PeerLink l;
+            r.get(links[i], p, "src", l.src, true);
+            r.get(links[i], p, "dst", l.dst, true);
+            for (const auto &[name, value] : {std::pair{"src", l.src}, std::pair{"dst", l.dst}})
+                if (value < 0 || value >= static_cast<int>(limits::kMaxDevices))
+                    r.fail(p + "/" + name, "expected a device index 0.." + std::to_string(limits::kMaxDevices - 1)
+                                               + ", found " + std::to_string(value));
+            r.get(links[i], p, "access_supported", l.accessSupported);
+            r.get(links[i], p, "access_enabled", l.accessEnabled);
+            std::string link = "unknown";
+            r.get(links[i], p, "link", link);
+            const auto type = linkTypeFromString(link);
+            if (!type)
+                r.fail(p + "/link", "expected \"unknown\", \"same\", \"pcie\" or \"nvlink\", found \"" + link + "\"");
+            l.link = *type;
+            r.get(links[i], p, "performance_rank", l.performanceRank);
+            r.get(links[i], p, "nvlink_count", l.nvlinkCount);
+            r.get(links[i], p, "peak_gbps", l.peakGBps);
+            if (!(l.peakGBps >= 0 && l.peakGBps < 1e6))
+                r.fail(p + "/peak_gbps", "expected 0 (unknown) or a peak in GB/s below 1e6");
+            trace.peerLinks.push_back(l);
+        }
+    }
+}
+
+// /streams, /host_threads and /strings: the tables the op rows index.
+void readStreamsThreadsAndStrings(const json &h, Trace &trace, HeaderReader &r)
+{
+    if (h.contains("streams")) {
+        if (!h["streams"].is_array())
+            r.fail("/streams", "expected an array");
+        for (std::size_t i = 0; i < h["streams"].size(); ++i) {
+            const std::string p = "/streams/" + std::to_string(i);
+            const json &s = h["streams"][i];
+            if (!s.is_object())
+                r.fail(p, "expected an object describing a stream");
+            StreamInfo info;
+            r.get(s, p, "name", info.name);
+            r.get(s, p, "device", info.device);
+            r.get(s, p, "native_id", info.nativeId);
+            r.get(s, p, "priority", info.priority);
+            r.get(s, p, "non_blocking", info.nonBlocking);
+            r.get(s, p, "default", info.isDefault);
+            trace.streams.push_back(std::move(info));
+        }
+    }
+    if (h.contains("host_threads") && h["host_threads"].is_array())
+        for (std::size_t i = 0; i < h["host_threads"].size(); ++i) {
+            const std::string p = "/host_threads/" + std::to_string(i);
+            HostThreadInfo t;
+            r.get(h["host_threads"][i], p, "name", t.name);
+            r.get(h["host_threads"][i], p, "native_id", t.nativeId);
+            r.get(h["host_threads"][i], p, "pid", t.processId);
+            trace.hostThreads.push_back(std::move(t));
+        }
+    if (h.contains("strings")) {
+        if (!h["strings"].is_array())
+            r.fail("/strings", "expected an array of op names");
+        for (std::size_t i = 0; i < h["strings"].size(); ++i) {
+            if (!h["strings"][i].is_string())
+                r.fail("/strings/" + std::to_string(i), "expected a string");
+            trace.strings.push_back(h["strings"][i].get<std::string>());
+        }
+    }
+}
+
+// Every index an op row, activity, host range or kernel launch holds points into the file (host ranges are
+// laid out on their threads' rows here too).
+void checkCrossReferences(Trace &trace, HeaderReader &r)
+{
+    // Cross-references, so that every later consumer can index without checking.
+    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2)
+        for (std::size_t i = 0; i < trace.repetitions[r2].ops.size(); ++i) {
+            const OpRecord &op = trace.repetitions[r2].ops[i];
+            const std::string p = "/repetitions/" + std::to_string(r2) + "/ops/" + std::to_string(i);
+            if (op.nameId >= trace.strings.size())
+                r.fail(p + "/0", "name index " + std::to_string(op.nameId) + " is not in /strings ("
+                                     + std::to_string(trace.strings.size()) + " names)");
+            if (op.stream < -1 || op.stream >= static_cast<int>(trace.streams.size()))
+                r.fail(p + "/2", "stream " + std::to_string(op.stream) + " is not in /streams ("
+                                     + std::to_string(trace.streams.size()) + " streams)");
+            if (op.hostThread < -1 || op.hostThread >= static_cast<int>(trace.hostThreads.size()))
+                r.fail(p + "/3", "host thread " + std::to_string(op.hostThread) + " is not in /host_threads");
+            if (op.hasGpu() && op.gpuEndNs < op.gpuStartNs)
+                r.fail(p + "/6", "GPU end is before GPU start");
+            if (op.hasHost() && op.hostEndNs < op.hostStartNs)
+                r.fail(p + "/8", "host end is before host start");
+        }
+    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
+        const Repetition &rep = trace.repetitions[r2];
+        for (std::size_t i = 0; i < rep.activities.size(); ++i) {
+            const ActivityRecord &a = rep.activities[i];
+            const std::string p = "/repetitions/" + std::to_string(r2) + "/activities/" + std::to_string(i);
+            if (a.op >= static_cast<std::int64_t>(rep.ops.size()))
+                r.fail(p + "/5", "op " + std::to_string(a.op) + " is not an op of this repetition ("
+                                     + std::to_string(rep.ops.size()) + " ops)");
+            if (a.startNs == kNoTime || a.endNs < a.startNs)
+                r.fail(p + "/2", "an activity needs a start, and an end no earlier than it");
+        }
+    }
+    // Host ranges and kernel launches (format 4): every index they hold points into the file.
+    const auto strings = trace.strings.size();
+    const auto threads = trace.hostThreads.size();
+    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
+        Repetition &rep = trace.repetitions[r2];
+        const std::string base = "/repetitions/" + std::to_string(r2);
+        if (trace.formatVersion < 4 && (!rep.hostRanges.empty() || !rep.kernelLaunches.empty()))
+            r.fail(base, "host ranges and kernel launches need trace format 4, the file has version "
+                             + std::to_string(trace.formatVersion));
+        for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {
+            const HostRange &h = rep.hostRanges[i];
+            const std::string p = base + "/host_ranges/" + std::to_string(i);
+            if (h.nameId >= strings)
+                r.fail(p + "/0", "name index " + std::to_string(h.nameId) + " is not in /strings ("
+                                     + std::to_string(strings) + " names)");
+            if (h.domainId != kNoString && h.domainId >= strings)
+                r.fail(p + "/5", "domain index " + std::to_string(h.domainId) + " is not in /strings");
+            if (h.hostThread >= static_cast<std::int64_t>(threads))
+                r.fail(p + "/2", "host thread " + std::to_string(h.hostThread) + " is not in /host_threads");
+        }
+        for (std::size_t i = 0; i < rep.kernelLaunches.size(); ++i) {
+            const KernelLaunch &l = rep.kernelLaunches[i];
+            const std::string p = base + "/kernel_launches/" + std::to_string(i);
+            if (static_cast<std::size_t>(l.op) >= rep.ops.size())
+                r.fail(p + "/0", "op " + std::to_string(l.op) + " is not an op of this repetition ("
+                                     + std::to_string(rep.ops.size()) + " ops)");
+            if (i > 0 && l.op <= rep.kernelLaunches[i - 1].op)
+                r.fail(p + "/0", "kernel launches must be in op order, one per op");
+            if (l.fullNameId != kNoString && l.fullNameId >= strings)
+                r.fail(p + "/11", "name index " + std::to_string(l.fullNameId) + " is not in /strings");
+        }
+        layoutHostRanges(rep);
+    }
+}
+
 } // namespace
 
 Trace fromNativeJson(std::string_view text, const std::string &fileName)
@@ -1174,40 +1323,7 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
         for (std::size_t i = 0; i < h["devices"].size(); ++i)
             trace.devices.push_back(deviceFromJson(h["devices"][i], "/devices/" + std::to_string(i), r));
     }
-    if (h.contains("peer_links")) {
-        const json &links = h["peer_links"];
-        if (!links.is_array())
-            r.fail("/peer_links", "expected an array");
-        if (links.size() > limits::kMaxDevices * limits::kMaxDevices)
-            r.fail("/peer_links", "more than " + std::to_string(limits::kMaxDevices * limits::kMaxDevices) + " links ("
-                                      + std::to_string(limits::kMaxDevices) + " devices at most)");
-        for (std::size_t i = 0; i < links.size(); ++i) {
-            const std::string p = "/peer_links/" + std::to_string(i);
-            if (!links[i].is_object())
-                r.fail(p, "expected an object");
-            PeerLink l;
-            r.get(links[i], p, "src", l.src, true);
-            r.get(links[i], p, "dst", l.dst, true);
-            for (const auto &[name, value] : {std::pair{"src", l.src}, std::pair{"dst", l.dst}})
-                if (value < 0 || value >= static_cast<int>(limits::kMaxDevices))
-                    r.fail(p + "/" + name, "expected a device index 0.." + std::to_string(limits::kMaxDevices - 1)
-                                               + ", found " + std::to_string(value));
-            r.get(links[i], p, "access_supported", l.accessSupported);
-            r.get(links[i], p, "access_enabled", l.accessEnabled);
-            std::string link = "unknown";
-            r.get(links[i], p, "link", link);
-            const auto type = linkTypeFromString(link);
-            if (!type)
-                r.fail(p + "/link", "expected \"unknown\", \"same\", \"pcie\" or \"nvlink\", found \"" + link + "\"");
-            l.link = *type;
-            r.get(links[i], p, "performance_rank", l.performanceRank);
-            r.get(links[i], p, "nvlink_count", l.nvlinkCount);
-            r.get(links[i], p, "peak_gbps", l.peakGBps);
-            if (!(l.peakGBps >= 0 && l.peakGBps < 1e6))
-                r.fail(p + "/peak_gbps", "expected 0 (unknown) or a peak in GB/s below 1e6");
-            trace.peerLinks.push_back(l);
-        }
-    }
+    readPeerLinks(h, trace, r);
     if (h.contains("calibration") && h["calibration"].is_object()) {
         const json &c = h["calibration"];
         r.get(c, "/calibration", "sm_clock_hz", trace.calibration.smClockHz);
@@ -1217,105 +1333,8 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
     }
     if (h.contains("workload") && !h["workload"].is_null())
         trace.workloadJson = h["workload"].is_string() ? h["workload"].get<std::string>() : h["workload"].dump(2);
-    if (h.contains("streams")) {
-        if (!h["streams"].is_array())
-            r.fail("/streams", "expected an array");
-        for (std::size_t i = 0; i < h["streams"].size(); ++i) {
-            const std::string p = "/streams/" + std::to_string(i);
-            const json &s = h["streams"][i];
-            if (!s.is_object())
-                r.fail(p, "expected an object describing a stream");
-            StreamInfo info;
-            r.get(s, p, "name", info.name);
-            r.get(s, p, "device", info.device);
-            r.get(s, p, "native_id", info.nativeId);
-            r.get(s, p, "priority", info.priority);
-            r.get(s, p, "non_blocking", info.nonBlocking);
-            r.get(s, p, "default", info.isDefault);
-            trace.streams.push_back(std::move(info));
-        }
-    }
-    if (h.contains("host_threads") && h["host_threads"].is_array())
-        for (std::size_t i = 0; i < h["host_threads"].size(); ++i) {
-            const std::string p = "/host_threads/" + std::to_string(i);
-            HostThreadInfo t;
-            r.get(h["host_threads"][i], p, "name", t.name);
-            r.get(h["host_threads"][i], p, "native_id", t.nativeId);
-            r.get(h["host_threads"][i], p, "pid", t.processId);
-            trace.hostThreads.push_back(std::move(t));
-        }
-    if (h.contains("strings")) {
-        if (!h["strings"].is_array())
-            r.fail("/strings", "expected an array of op names");
-        for (std::size_t i = 0; i < h["strings"].size(); ++i) {
-            if (!h["strings"][i].is_string())
-                r.fail("/strings/" + std::to_string(i), "expected a string");
-            trace.strings.push_back(h["strings"][i].get<std::string>());
-        }
-    }
-    // Cross-references, so that every later consumer can index without checking.
-    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2)
-        for (std::size_t i = 0; i < trace.repetitions[r2].ops.size(); ++i) {
-            const OpRecord &op = trace.repetitions[r2].ops[i];
-            const std::string p = "/repetitions/" + std::to_string(r2) + "/ops/" + std::to_string(i);
-            if (op.nameId >= trace.strings.size())
-                r.fail(p + "/0", "name index " + std::to_string(op.nameId) + " is not in /strings ("
-                                     + std::to_string(trace.strings.size()) + " names)");
-            if (op.stream < -1 || op.stream >= static_cast<int>(trace.streams.size()))
-                r.fail(p + "/2", "stream " + std::to_string(op.stream) + " is not in /streams ("
-                                     + std::to_string(trace.streams.size()) + " streams)");
-            if (op.hostThread < -1 || op.hostThread >= static_cast<int>(trace.hostThreads.size()))
-                r.fail(p + "/3", "host thread " + std::to_string(op.hostThread) + " is not in /host_threads");
-            if (op.hasGpu() && op.gpuEndNs < op.gpuStartNs)
-                r.fail(p + "/6", "GPU end is before GPU start");
-            if (op.hasHost() && op.hostEndNs < op.hostStartNs)
-                r.fail(p + "/8", "host end is before host start");
-        }
-    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
-        const Repetition &rep = trace.repetitions[r2];
-        for (std::size_t i = 0; i < rep.activities.size(); ++i) {
-            const ActivityRecord &a = rep.activities[i];
-            const std::string p = "/repetitions/" + std::to_string(r2) + "/activities/" + std::to_string(i);
-            if (a.op >= static_cast<std::int64_t>(rep.ops.size()))
-                r.fail(p + "/5", "op " + std::to_string(a.op) + " is not an op of this repetition ("
-                                     + std::to_string(rep.ops.size()) + " ops)");
-            if (a.startNs == kNoTime || a.endNs < a.startNs)
-                r.fail(p + "/2", "an activity needs a start, and an end no earlier than it");
-        }
-    }
-    // Host ranges and kernel launches (format 4): every index they hold points into the file.
-    const auto strings = trace.strings.size();
-    const auto threads = trace.hostThreads.size();
-    for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
-        Repetition &rep = trace.repetitions[r2];
-        const std::string base = "/repetitions/" + std::to_string(r2);
-        if (trace.formatVersion < 4 && (!rep.hostRanges.empty() || !rep.kernelLaunches.empty()))
-            r.fail(base, "host ranges and kernel launches need trace format 4, the file has version "
-                             + std::to_string(trace.formatVersion));
-        for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {
-            const HostRange &h = rep.hostRanges[i];
-            const std::string p = base + "/host_ranges/" + std::to_string(i);
-            if (h.nameId >= strings)
-                r.fail(p + "/0", "name index " + std::to_string(h.nameId) + " is not in /strings ("
-                                     + std::to_string(strings) + " names)");
-            if (h.domainId != kNoString && h.domainId >= strings)
-                r.fail(p + "/5", "domain index " + std::to_string(h.domainId) + " is not in /strings");
-            if (h.hostThread >= static_cast<std::int64_t>(threads))
-                r.fail(p + "/2", "host thread " + std::to_string(h.hostThread) + " is not in /host_threads");
-        }
-        for (std::size_t i = 0; i < rep.kernelLaunches.size(); ++i) {
-            const KernelLaunch &l = rep.kernelLaunches[i];
-            const std::string p = base + "/kernel_launches/" + std::to_string(i);
-            if (static_cast<std::size_t>(l.op) >= rep.ops.size())
-                r.fail(p + "/0", "op " + std::to_string(l.op) + " is not an op of this repetition ("
-                                     + std::to_string(rep.ops.size()) + " ops)");
-            if (i > 0 && l.op <= rep.kernelLaunches[i - 1].op)
-                r.fail(p + "/0", "kernel launches must be in op order, one per op");
-            if (l.fullNameId != kNoString && l.fullNameId >= strings)
-                r.fail(p + "/11", "name index " + std::to_string(l.fullNameId) + " is not in /strings");
-        }
-        layoutHostRanges(rep);
-    }
+    readStreamsThreadsAndStrings(h, trace, r);
+    checkCrossReferences(trace, r);
     if (reader.hasSolo)
         readSoloBaselines(trace, reader.soloHeader, reader.soloRuns, r);
     limits::checkTraceLimits(trace, fileName);

@@ -500,39 +500,14 @@ std::optional<int> numberAfter(std::string_view text, std::string_view prefix)
     return n;
 }
 
-class NsysImporter {
-public:
-    NsysImporter(const std::string &path, const LoadControl &control) : m_db(path, control), m_path(path) { }
+// The CUDA tables of an Nsight export read into ops, runtime calls and synchronisations, with the
+// bookkeeping they share: strings (StringIds), streams, host threads and the text kept.
+// The database of an Nsight Systems export and its tables: which are there, and the checks before a row
+// is read (a plain table of stored values for each one read, an undamaged file, row counts within the limits).
+class NsysDatabase {
+protected:
+    NsysDatabase(const std::string &path, const LoadControl &control) : m_db(path, control), m_path(path) { }
 
-    Trace run()
-    {
-        readTableList();
-        checkIntegrity();
-        checkRowCounts();
-        m_trace.source = TraceSource::NsysSqlite;
-        m_trace.timing = TimingSource::Profiler; // Nsight Systems times GPU work with CUPTI
-        m_trace.sourcePath = m_path;
-        m_trace.title = std::filesystem::path(m_path).filename().string();
-        m_trace.metadata["importer"] = "nsys-sqlite";
-        readMetadata();
-        readEnums();
-        readDevices();
-        readKernels();
-        readMemcpys();
-        readMemsets();
-        readStreamAttributes(); // for the streams that ran work, now known
-        readRuntime();
-        readSynchronization();
-        linkHostCalls();
-        readNvtx();
-        applyNvtx();
-        finishStreams();
-        finishOps();
-        rebuildStringIndex(m_trace);
-        return std::move(m_trace);
-    }
-
-private:
     void readTableList()
     {
         // The first read of the file: a file that is not a database (or is damaged) fails here. A view or
@@ -653,17 +628,6 @@ private:
                        "at most " + std::to_string(kMaxDescriptionRows) + " rows of a table that describes");
     }
 
-    // Text kept from the file (StringIds values, range names), all together: bytes, not a count.
-    void keepText(std::size_t bytes, const char *table)
-    {
-        m_textBytes += bytes;
-        if (m_textBytes > limits::kMaxTotalTextBytes)
-            throw Error(ErrorKind::InvalidInput, m_path + ": table " + table + ": more than "
-                                                     + limits::describeBytes(limits::kMaxTotalTextBytes)
-                                                     + " of text, the most StreamScope keeps of a trace "
-                                                       "(docs/formats.md, \"Limits\")");
-    }
-
     // The number of rows of a table: what to reserve for them. Counted, never taken from max(rowid): a
     // row id is any number a file chooses, and one huge id in a tiny file reserved gigabytes (#13).
     std::size_t rowCount(const char *table)
@@ -676,6 +640,28 @@ private:
             s.step() ? static_cast<std::size_t>(std::max<std::int64_t>(0, sqlite3_column_int64(s.get(), 0))) : 0;
         m_rowCounts.emplace(table, n);
         return n;
+    }
+
+    Database m_db;
+    std::string m_path;
+    std::set<std::string> m_tables;
+    std::set<std::string> m_views, m_virtualTables;
+    std::map<std::string, std::size_t> m_rowCounts; // rowCount's, each table counted once
+};
+
+class NsysTableReader : protected NsysDatabase {
+protected:
+    NsysTableReader(const std::string &path, const LoadControl &control) : NsysDatabase(path, control) { }
+
+    // Text kept from the file (StringIds values, range names), all together: bytes, not a count.
+    void keepText(std::size_t bytes, const char *table)
+    {
+        m_textBytes += bytes;
+        if (m_textBytes > limits::kMaxTotalTextBytes)
+            throw Error(ErrorKind::InvalidInput, m_path + ": table " + table + ": more than "
+                                                     + limits::describeBytes(limits::kMaxTotalTextBytes)
+                                                     + " of text, the most StreamScope keeps of a trace "
+                                                       "(docs/formats.md, \"Limits\")");
     }
 
     void readMetadata()
@@ -1207,6 +1193,73 @@ private:
         }
     }
 
+    // The stream a synchronisation waited on, when that stream ran GPU work in this file.
+    int knownStream(const SyncRow &s) const
+    {
+        if (s.stream == kNoStream || s.stream < 0)
+            return -1;
+        auto it = m_streamIndex.find({s.device, s.stream});
+        return it == m_streamIndex.end() ? -1 : it->second;
+    }
+
+    Trace m_trace;
+    std::uint64_t m_textBytes = 0; // text kept so far (keepText)
+    std::unordered_map<std::int64_t, std::string> m_copyKinds, m_memKinds;
+    std::unordered_map<std::int64_t, StreamAttrs> m_streamAttrs;
+    std::set<std::int64_t> m_nullStreams;
+    std::map<StreamKey, std::string> m_nvtxStreamNames;
+    std::unordered_map<std::int64_t, std::uint32_t> m_stringCache;
+    std::unique_ptr<Statement> m_stringQuery;
+    std::map<StreamKey, int> m_streamIndex;
+    std::vector<StreamKey> m_streamKeys;
+    StreamKey m_lastKey{0, 0};
+    int m_lastStream = -1;
+    std::vector<OpRecord> m_ops;
+    std::vector<std::optional<std::uint64_t>> m_opPid; // per m_ops entry: the process that issued it, when known
+    std::vector<RuntimeCall> m_calls;
+    std::unordered_map<std::uint64_t, std::uint32_t> m_callByCorrelation; // by correlationKey(pid, id)
+    std::unordered_map<std::uint64_t, std::uint32_t> m_callByBareCorrelation; // for rows that name no process
+    std::vector<SyncRow> m_syncs;
+    std::unordered_map<std::int64_t, int> m_threadIndex;
+    std::vector<std::int64_t> m_threadTids; // globalTid of each Trace::hostThreads entry
+    std::vector<KernelLaunch> m_launches; // KernelLaunch::op indexes m_ops until finishOps
+};
+
+// The importer: the tables read (NsysTableReader), then the NVTX ranges and what they mean to a StreamScope
+// capture, and the trace assembled from it all.
+class NsysImporter : NsysTableReader {
+public:
+    NsysImporter(const std::string &path, const LoadControl &control) : NsysTableReader(path, control) { }
+
+    Trace run()
+    {
+        readTableList();
+        checkIntegrity();
+        checkRowCounts();
+        m_trace.source = TraceSource::NsysSqlite;
+        m_trace.timing = TimingSource::Profiler; // Nsight Systems times GPU work with CUPTI
+        m_trace.sourcePath = m_path;
+        m_trace.title = std::filesystem::path(m_path).filename().string();
+        m_trace.metadata["importer"] = "nsys-sqlite";
+        readMetadata();
+        readEnums();
+        readDevices();
+        readKernels();
+        readMemcpys();
+        readMemsets();
+        readStreamAttributes(); // for the streams that ran work, now known
+        readRuntime();
+        readSynchronization();
+        linkHostCalls();
+        readNvtx();
+        applyNvtx();
+        finishStreams();
+        finishOps();
+        rebuildStringIndex(m_trace);
+        return std::move(m_trace);
+    }
+
+private:
     std::uint32_t rangeName(std::string text)
     {
         auto it = m_rangeNameIndex.find(text);
@@ -1290,16 +1343,12 @@ private:
         m_trace.metadata["nvtx.ranges"] = std::to_string(m_ranges.size());
     }
 
-    // For each op with a host call: the innermost NVTX range on the call's thread that encloses the
-    // call's start, and the "rep N"/"warmup N" range around it; for each range, the "rep N" range it
-    // lies in. A capture of streamscope-cli (ranges "rep N") names its ops after their op ranges (the
-    // workload's op names, as StreamScope's own trace has them) and is split into its repetitions; any
-    // other capture keeps the CUDA names (the kernel's own) and the range becomes the op's NVTX range
-    // (OpRecord::hostRange, set once the ranges are in their repetitions).
-    void applyNvtx()
+    // One sweep per thread: for each op with a host call, the innermost NVTX range on its thread that
+    // encloses the call's start (opRange) and the "rep N"/"warmup N" range around it (opRep), indexes into
+    // m_ranges or -1; for each range, the "rep N"/"warmup N" range it lies in (m_rangeRep).
+    void findEnclosingRanges(std::vector<std::int32_t> &opRange, std::vector<std::int32_t> &opRep)
     {
-        if (m_ranges.empty())
-            return;
+        constexpr std::int32_t kNone = -1;
         struct Query {
             std::int64_t time;
             std::uint32_t index;
@@ -1324,8 +1373,6 @@ private:
                 it->second.queries.push_back({op.hostStartNs, i, false});
         }
 
-        constexpr std::int32_t kNone = -1;
-        std::vector<std::int32_t> opRange(m_ops.size(), kNone), opRep(m_ops.size(), kNone);
         m_rangeRep.assign(m_ranges.size(), kNone);
         const auto role = [&](std::uint32_t range) { return m_rangeRoles[m_ranges[range].name]; };
         for (auto &[tid, w] : threads) {
@@ -1368,6 +1415,22 @@ private:
                 }
             }
         }
+    }
+
+    // For each op with a host call: the innermost NVTX range on the call's thread that encloses the
+    // call's start, and the "rep N"/"warmup N" range around it; for each range, the "rep N" range it
+    // lies in. A capture of streamscope-cli (ranges "rep N") names its ops after their op ranges (the
+    // workload's op names, as StreamScope's own trace has them) and is split into its repetitions; any
+    // other capture keeps the CUDA names (the kernel's own) and the range becomes the op's NVTX range
+    // (OpRecord::hostRange, set once the ranges are in their repetitions).
+    void applyNvtx()
+    {
+        if (m_ranges.empty())
+            return;
+        constexpr std::int32_t kNone = -1;
+        std::vector<std::int32_t> opRange(m_ops.size(), kNone), opRep(m_ops.size(), kNone);
+        findEnclosingRanges(opRange, opRep);
+        const auto role = [&](std::uint32_t range) { return m_rangeRoles[m_ranges[range].name]; };
 
         m_splitByRepetition = std::any_of(m_ranges.begin(), m_ranges.end(), [&](const NvtxRange &r) {
             return m_rangeRoles[r.name] == RangeRole::Repetition;
@@ -1457,15 +1520,6 @@ private:
         m_trace.metadata["nvtx.dropped_outside_repetitions"] = std::to_string(outside);
         m_trace.metadata["nvtx.dropped_runner_calls"] = std::to_string(runner);
         m_trace.metadata["nvtx.dropped_helper_calls"] = std::to_string(helpers);
-    }
-
-    // The stream a synchronisation waited on, when that stream ran GPU work in this file.
-    int knownStream(const SyncRow &s) const
-    {
-        if (s.stream == kNoStream || s.stream < 0)
-            return -1;
-        auto it = m_streamIndex.find({s.device, s.stream});
-        return it == m_streamIndex.end() ? -1 : it->second;
     }
 
     void finishStreams()
@@ -1638,31 +1692,6 @@ private:
                     op.stream = remap[static_cast<std::size_t>(op.stream)];
     }
 
-    Database m_db;
-    std::string m_path;
-    Trace m_trace;
-    std::set<std::string> m_tables;
-    std::set<std::string> m_views, m_virtualTables;
-    std::map<std::string, std::size_t> m_rowCounts; // rowCount's, each table counted once
-    std::uint64_t m_textBytes = 0; // text kept so far (keepText)
-    std::unordered_map<std::int64_t, std::string> m_copyKinds, m_memKinds;
-    std::unordered_map<std::int64_t, StreamAttrs> m_streamAttrs;
-    std::set<std::int64_t> m_nullStreams;
-    std::map<StreamKey, std::string> m_nvtxStreamNames;
-    std::unordered_map<std::int64_t, std::uint32_t> m_stringCache;
-    std::unique_ptr<Statement> m_stringQuery;
-    std::map<StreamKey, int> m_streamIndex;
-    std::vector<StreamKey> m_streamKeys;
-    StreamKey m_lastKey{0, 0};
-    int m_lastStream = -1;
-    std::vector<OpRecord> m_ops;
-    std::vector<std::optional<std::uint64_t>> m_opPid; // per m_ops entry: the process that issued it, when known
-    std::vector<RuntimeCall> m_calls;
-    std::unordered_map<std::uint64_t, std::uint32_t> m_callByCorrelation; // by correlationKey(pid, id)
-    std::unordered_map<std::uint64_t, std::uint32_t> m_callByBareCorrelation; // for rows that name no process
-    std::vector<SyncRow> m_syncs;
-    std::unordered_map<std::int64_t, int> m_threadIndex;
-    std::vector<std::int64_t> m_threadTids; // globalTid of each Trace::hostThreads entry
     // NVTX ranges (push/pop and start/end) and what their texts mean to a StreamScope run.
     std::vector<NvtxRange> m_ranges;
     std::vector<std::string> m_rangeNames;
@@ -1674,7 +1703,6 @@ private:
     std::unordered_map<std::int64_t, std::string> m_domainNames; // NVTX domainId -> name (NvtxDomainCreate)
     std::unordered_map<std::int64_t, std::uint32_t> m_domainIds; // NVTX domainId -> Trace::strings
     std::vector<std::int32_t> m_rangeRep; // per m_ranges entry: the "rep N"/"warmup N" range it lies in, -1
-    std::vector<KernelLaunch> m_launches; // KernelLaunch::op indexes m_ops until finishOps
     bool m_splitByRepetition = false;
     std::vector<int> m_opRepetition; // per m_ops entry when split: rep number, -1 = dropped
 };

@@ -205,14 +205,37 @@ void serializeStreams(Workload &w)
     buildSchedule(w);
 }
 
-class WorkloadReader {
-public:
-    explicit WorkloadReader(std::string_view fileName) : m_fileName(fileName) { }
+// What the readers of one workload share: the document, the issues found so far, and what has been read
+// (the workload and the names declared, valid or not). WorkloadReader owns it; the section readers below
+// work on it through a WorkloadReadContext.
+struct WorkloadReadState {
+    JsonLocator doc;
+    std::vector<WorkloadIssue> issues;
+    Workload workload;
+    std::set<std::string> declaredBuffers; // includes buffers whose entry was invalid
+    std::set<std::string> declaredStreams;
+    bool hasThreads = false; // a version 2 file with "threads"
+    std::set<std::string> suggestedKeys; // pointers of keys offered as "did you mean"
+    std::size_t opsInFinishedStreams = 0;
+    std::uint64_t opBytesInFinishedStreams = 0; // opFootprint of their ops, summed
+    bool tooManyOps = false;
+};
 
-    Workload read(std::string &&text);
-    std::vector<WorkloadIssue> takeIssues();
+// The reading context every section reader derives from: located issues and typed access to JSON values
+// over a shared WorkloadReadState (its members under the names the readers use).
+class WorkloadReadContext {
+protected:
+    explicit WorkloadReadContext(WorkloadReadState &state) :
+        m_doc(state.doc), m_issues(state.issues), m_w(state.workload), m_declaredBuffers(state.declaredBuffers),
+        m_declaredStreams(state.declaredStreams), m_hasThreads(state.hasThreads), m_suggestedKeys(state.suggestedKeys),
+        m_opsInFinishedStreams(state.opsInFinishedStreams), m_opBytesInFinishedStreams(state.opBytesInFinishedStreams),
+        m_tooManyOps(state.tooManyOps)
+    {
+    }
+    // The members refer into one WorkloadReadState: a copy would share it without owning it.
+    WorkloadReadContext(const WorkloadReadContext &) = delete;
+    WorkloadReadContext &operator=(const WorkloadReadContext &) = delete;
 
-private:
     // ---- issues
     void issueAt(const std::string &path, std::string message)
     {
@@ -234,7 +257,6 @@ private:
         return it == obj.end() ? nullptr : &*it;
     }
     bool expectObject(const Json &v, const std::string &path, std::string_view what);
-    void readCompare(const Json &v, const std::string &path);
     void checkKeys(const Json &obj, const std::string &path, const std::vector<std::string> &allowed,
                    std::string_view what, const std::vector<std::string> &otherKnown = {});
     void missing(const std::string &path, std::string_view key, std::string_view what, std::string_view hint);
@@ -260,51 +282,99 @@ private:
     const BufferSpec *readBufferRef(const Json &obj, const std::string &path, std::string_view key,
                                     std::string_view what);
 
-    // ---- sections
-    void readTop(const Json &root);
-    void readBuffers(const Json &v, const std::string &path);
-    void readPipeline(const Json &v, const std::string &path);
-    void readStreams(const Json &v, const std::string &path);
-    void readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth);
-    std::optional<OpSpec> readOp(const Json &o, const std::string &path);
-    void readCopy(const Json &o, const std::string &path, OpSpec &op);
-    void readKernel(const Json &o, const std::string &path, OpSpec &op);
-    // memset, prefetch, advise: a buffer, an offset into it and a byte count (default: to its end)
-    void readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what, bool managedOnly);
-    void readSync(const Json &o, const std::string &path, OpSpec &op);
-    // An explicit issue order over `streams` (all of them when empty); false when it was invalid.
-    bool readSchedule(const Json &v, const std::string &path, const std::vector<int> &streams,
-                      std::vector<ScheduledOp> &out);
-    void readThreads(const Json &v, const std::string &path);
-    void checkDefaultStreams();
-    void checkStreamReferences();
-    void checkEvents();
-    void checkEventDevices();
-    void checkDeadlocks(const std::vector<int> &paired);
     std::string whereOf(const OpSpec &op) const; // "/streams/1/ops/3 (line 12)"
     bool checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &path,
                    std::string_view role);
     std::vector<std::string> bufferNames() const;
     std::vector<std::string> streamNames() const;
 
+    JsonLocator &m_doc;
+    std::vector<WorkloadIssue> &m_issues;
+    Workload &m_w;
+    std::set<std::string> &m_declaredBuffers;
+    std::set<std::string> &m_declaredStreams;
+    bool &m_hasThreads;
+    std::set<std::string> &m_suggestedKeys;
+    std::size_t &m_opsInFinishedStreams;
+    std::uint64_t &m_opBytesInFinishedStreams;
+    bool &m_tooManyOps;
+};
+
+// The ops of a stream: groups with their repeats (within the limits on ops and their memory), and each op by
+// its type (copy, kernel, memset/prefetch/advise, sync).
+class OpReader : WorkloadReadContext {
+public:
+    explicit OpReader(WorkloadReadState &state) : WorkloadReadContext(state) { }
+
+    void readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth);
+
+private:
+    std::optional<OpSpec> readOp(const Json &o, const std::string &path);
+    void readCopy(const Json &o, const std::string &path, OpSpec &op);
+    void readKernel(const Json &o, const std::string &path, OpSpec &op);
+    // memset, prefetch, advise: a buffer, an offset into it and a byte count (default: to its end)
+    void readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what, bool managedOnly);
+    void readSync(const Json &o, const std::string &path, OpSpec &op);
+};
+
+// Host threads (version 2) and issue orders: the workload's "schedule" and each thread's.
+class ScheduleReader : WorkloadReadContext {
+public:
+    explicit ScheduleReader(WorkloadReadState &state) : WorkloadReadContext(state) { }
+
+    // An explicit issue order over `streams` (all of them when empty); false when it was invalid.
+    bool readSchedule(const Json &v, const std::string &path, const std::vector<int> &streams,
+                      std::vector<ScheduledOp> &out);
+    void readThreads(const Json &v, const std::string &path);
+};
+
+// The checks across sections once everything is read: default streams, the streams ops name, events
+// (recorded before waited on, on one device and thread) and deadlocks between threads.
+class WorkloadChecks : WorkloadReadContext {
+public:
+    explicit WorkloadChecks(WorkloadReadState &state) : WorkloadReadContext(state) { }
+
+    void checkDefaultStreams();
+    void checkStreamReferences();
+    void checkEvents();
+
+private:
+    void checkEventDevices();
+    void checkDeadlocks(const std::vector<int> &paired);
+};
+
+// The reader of a whole workload file: the top level and its sections (buffers, pipeline, streams), handing
+// ops, schedules and the final checks to the readers above.
+class WorkloadReader : WorkloadReadState, WorkloadReadContext {
+public:
+    explicit WorkloadReader(std::string_view fileName) :
+        WorkloadReadContext(static_cast<WorkloadReadState &>(*this)), m_fileName(fileName), m_ops(*this),
+        m_schedule(*this), m_checks(*this)
+    {
+    }
+
+    Workload read(std::string &&text);
+    std::vector<WorkloadIssue> takeIssues();
+
+private:
+    // ---- sections
+    void readTop(const Json &root);
+    void readCompare(const Json &v, const std::string &path);
+    void readBuffers(const Json &v, const std::string &path);
+    void readPipeline(const Json &v, const std::string &path);
+    void readStreams(const Json &v, const std::string &path);
+
     std::string m_fileName;
-    JsonLocator m_doc;
-    std::vector<WorkloadIssue> m_issues;
-    Workload m_w;
-    std::set<std::string> m_declaredBuffers; // includes buffers whose entry was invalid
-    std::set<std::string> m_declaredStreams;
-    bool m_hasThreads = false; // a version 2 file with "threads"
     bool m_serial = false; // "serial": true (serializeStreams)
-    std::set<std::string> m_suggestedKeys; // pointers of keys offered as "did you mean"
-    std::size_t m_opsInFinishedStreams = 0;
-    std::uint64_t m_opBytesInFinishedStreams = 0; // opFootprint of their ops, summed
-    bool m_tooManyOps = false;
+    OpReader m_ops;
+    ScheduleReader m_schedule;
+    WorkloadChecks m_checks;
 };
 
 // ------------------------------------------------------------------------------------------------
 // typed access
 
-bool WorkloadReader::expectObject(const Json &v, const std::string &path, std::string_view what)
+bool WorkloadReadContext::expectObject(const Json &v, const std::string &path, std::string_view what)
 {
     if (v.is_object())
         return true;
@@ -312,8 +382,8 @@ bool WorkloadReader::expectObject(const Json &v, const std::string &path, std::s
     return false;
 }
 
-void WorkloadReader::checkKeys(const Json &obj, const std::string &path, const std::vector<std::string> &allowed,
-                               std::string_view what, const std::vector<std::string> &otherKnown)
+void WorkloadReadContext::checkKeys(const Json &obj, const std::string &path, const std::vector<std::string> &allowed,
+                                    std::string_view what, const std::vector<std::string> &otherKnown)
 {
     for (const auto &[key, value] : obj.items()) {
         if (std::find(allowed.begin(), allowed.end(), key) != allowed.end())
@@ -334,8 +404,8 @@ void WorkloadReader::checkKeys(const Json &obj, const std::string &path, const s
     }
 }
 
-void WorkloadReader::missing(const std::string &path, std::string_view key, std::string_view what,
-                             std::string_view hint)
+void WorkloadReadContext::missing(const std::string &path, std::string_view key, std::string_view what,
+                                  std::string_view hint)
 {
     // A misspelled key already reported with this key as the suggestion says it all.
     if (m_suggestedKeys.count(JsonLocator::child(path, key)))
@@ -346,8 +416,9 @@ void WorkloadReader::missing(const std::string &path, std::string_view key, std:
     issueAt(JsonLocator::child(path, key), message);
 }
 
-std::optional<std::string> WorkloadReader::readString(const Json &obj, const std::string &path, std::string_view key,
-                                                      bool required, std::string_view what, std::string_view hint)
+std::optional<std::string> WorkloadReadContext::readString(const Json &obj, const std::string &path,
+                                                           std::string_view key, bool required, std::string_view what,
+                                                           std::string_view hint)
 {
     const Json *v = member(obj, key);
     if (!v) {
@@ -369,9 +440,9 @@ std::optional<std::string> WorkloadReader::readString(const Json &obj, const std
     return s;
 }
 
-std::optional<std::int64_t> WorkloadReader::readInt(const Json &obj, const std::string &path, std::string_view key,
-                                                    std::int64_t min, std::int64_t max, bool required,
-                                                    std::string_view what, std::string_view rangeHint)
+std::optional<std::int64_t> WorkloadReadContext::readInt(const Json &obj, const std::string &path, std::string_view key,
+                                                         std::int64_t min, std::int64_t max, bool required,
+                                                         std::string_view what, std::string_view rangeHint)
 {
     const Json *v = member(obj, key);
     if (!v) {
@@ -404,7 +475,7 @@ std::optional<std::int64_t> WorkloadReader::readInt(const Json &obj, const std::
     return value;
 }
 
-std::optional<bool> WorkloadReader::readBool(const Json &obj, const std::string &path, std::string_view key)
+std::optional<bool> WorkloadReadContext::readBool(const Json &obj, const std::string &path, std::string_view key)
 {
     const Json *v = member(obj, key);
     if (!v)
@@ -416,8 +487,9 @@ std::optional<bool> WorkloadReader::readBool(const Json &obj, const std::string 
     return v->get<bool>();
 }
 
-std::optional<std::uint64_t> WorkloadReader::readBytes(const Json &obj, const std::string &path, std::string_view key,
-                                                       bool required, bool allowZero, std::string_view what)
+std::optional<std::uint64_t> WorkloadReadContext::readBytes(const Json &obj, const std::string &path,
+                                                            std::string_view key, bool required, bool allowZero,
+                                                            std::string_view what)
 {
     const Json *v = member(obj, key);
     if (!v) {
@@ -455,8 +527,9 @@ std::optional<std::uint64_t> WorkloadReader::readBytes(const Json &obj, const st
     return bytes;
 }
 
-std::optional<std::int64_t> WorkloadReader::readDuration(const Json &obj, const std::string &path, std::string_view key,
-                                                         bool required, std::string_view what)
+std::optional<std::int64_t> WorkloadReadContext::readDuration(const Json &obj, const std::string &path,
+                                                              std::string_view key, bool required,
+                                                              std::string_view what)
 {
     const Json *v = member(obj, key);
     if (!v) {
@@ -501,8 +574,8 @@ std::optional<std::int64_t> WorkloadReader::readDuration(const Json &obj, const 
 }
 
 template <typename E>
-std::optional<E> WorkloadReader::readEnum(const Json &obj, const std::string &path, std::string_view key, bool required,
-                                          std::string_view what, const std::vector<E> &excluded)
+std::optional<E> WorkloadReadContext::readEnum(const Json &obj, const std::string &path, std::string_view key,
+                                               bool required, std::string_view what, const std::vector<E> &excluded)
 {
     std::vector<std::string> names;
     for (std::size_t i = 0; i < enumNames<E>().size(); ++i)
@@ -536,7 +609,7 @@ std::optional<E> WorkloadReader::readEnum(const Json &obj, const std::string &pa
     return std::nullopt;
 }
 
-std::optional<int> WorkloadReader::readLocation(const Json &obj, const std::string &path, std::string_view key)
+std::optional<int> WorkloadReadContext::readLocation(const Json &obj, const std::string &path, std::string_view key)
 {
     const Json *v = member(obj, key);
     if (!v)
@@ -559,7 +632,7 @@ std::optional<int> WorkloadReader::readLocation(const Json &obj, const std::stri
     return std::nullopt;
 }
 
-std::optional<int> WorkloadReader::readDevice(const Json &obj, const std::string &path, std::string_view what)
+std::optional<int> WorkloadReadContext::readDevice(const Json &obj, const std::string &path, std::string_view what)
 {
     const Json *v = member(obj, "device");
     if (!v)
@@ -583,8 +656,8 @@ std::optional<int> WorkloadReader::readDevice(const Json &obj, const std::string
     return d ? std::optional<int>(static_cast<int>(*d)) : std::nullopt;
 }
 
-bool WorkloadReader::versionTwoOnly(const Json &obj, const std::string &path, const std::vector<std::string> &keys,
-                                    std::string_view what)
+bool WorkloadReadContext::versionTwoOnly(const Json &obj, const std::string &path, const std::vector<std::string> &keys,
+                                         std::string_view what)
 {
     if (m_w.version >= 2)
         return true;
@@ -599,7 +672,7 @@ bool WorkloadReader::versionTwoOnly(const Json &obj, const std::string &path, co
     return none;
 }
 
-std::string WorkloadReader::whereOf(const OpSpec &op) const
+std::string WorkloadReadContext::whereOf(const OpSpec &op) const
 {
     std::string out = op.jsonPath;
     if (op.line > 0)
@@ -607,8 +680,8 @@ std::string WorkloadReader::whereOf(const OpSpec &op) const
     return out;
 }
 
-const BufferSpec *WorkloadReader::readBufferRef(const Json &obj, const std::string &path, std::string_view key,
-                                                std::string_view what)
+const BufferSpec *WorkloadReadContext::readBufferRef(const Json &obj, const std::string &path, std::string_view key,
+                                                     std::string_view what)
 {
     const auto name = readString(obj, path, key, true, what, "the name of a buffer");
     if (!name)
@@ -621,8 +694,8 @@ const BufferSpec *WorkloadReader::readBufferRef(const Json &obj, const std::stri
     return nullptr;
 }
 
-bool WorkloadReader::checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &path,
-                               std::string_view role)
+bool WorkloadReadContext::checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes,
+                                    const std::string &path, std::string_view role)
 {
     if (offset <= b.bytes && bytes <= b.bytes - offset)
         return true;
@@ -632,12 +705,12 @@ bool WorkloadReader::checkSpan(const BufferSpec &b, std::uint64_t offset, std::u
     return false;
 }
 
-std::vector<std::string> WorkloadReader::bufferNames() const
+std::vector<std::string> WorkloadReadContext::bufferNames() const
 {
     return {m_declaredBuffers.begin(), m_declaredBuffers.end()};
 }
 
-std::vector<std::string> WorkloadReader::streamNames() const
+std::vector<std::string> WorkloadReadContext::streamNames() const
 {
     std::vector<std::string> names;
     for (const StreamSpec &s : m_w.streams)
@@ -764,18 +837,18 @@ void WorkloadReader::readTop(const Json &root)
         if (member(root, "schedule"))
             issueAtKey("/schedule", "with \"threads\", each thread has its own issue order: move the "
                                     "\"schedule\" into the thread that issues those streams' ops");
-        readThreads(*threads, "/threads");
+        m_schedule.readThreads(*threads, "/threads");
     } else if (const Json *schedule = member(root, "schedule")) {
-        readSchedule(*schedule, "/schedule", {}, m_w.schedule);
+        m_schedule.readSchedule(*schedule, "/schedule", {}, m_w.schedule);
     } else {
         buildSchedule(m_w);
     }
-    checkDefaultStreams();
-    checkStreamReferences();
+    m_checks.checkDefaultStreams();
+    m_checks.checkStreamReferences();
     // Event order is only meaningful once every op is right (an invalid record would show up as a
     // wait on an event never recorded).
     if (m_issues.empty())
-        checkEvents();
+        m_checks.checkEvents();
 }
 
 void WorkloadReader::readCompare(const Json &v, const std::string &path)
@@ -1009,7 +1082,7 @@ void WorkloadReader::readStreams(const Json &v, const std::string &path)
         } else if (ops->empty()) {
             issueAt(p + "/ops", "a stream needs at least one op");
         } else {
-            readOps(*ops, p + "/ops", stream.ops, 0);
+            m_ops.readOps(*ops, p + "/ops", stream.ops, 0);
         }
         if (stream.useDefaultStream)
             for (const OpSpec &op : stream.ops)
@@ -1023,7 +1096,7 @@ void WorkloadReader::readStreams(const Json &v, const std::string &path)
     }
 }
 
-void WorkloadReader::readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth)
+void OpReader::readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth)
 {
     std::uint64_t outBytes = 0;
     for (const OpSpec &op : out)
@@ -1085,7 +1158,7 @@ void WorkloadReader::readOps(const Json &v, const std::string &path, std::vector
     }
 }
 
-std::optional<OpSpec> WorkloadReader::readOp(const Json &o, const std::string &path)
+std::optional<OpSpec> OpReader::readOp(const Json &o, const std::string &path)
 {
     const auto type = readEnum<OpType>(o, path, "op", true, "an op");
     if (!type)
@@ -1161,7 +1234,7 @@ std::optional<OpSpec> WorkloadReader::readOp(const Json &o, const std::string &p
     return op;
 }
 
-void WorkloadReader::readCopy(const Json &o, const std::string &path, OpSpec &op)
+void OpReader::readCopy(const Json &o, const std::string &path, OpSpec &op)
 {
     const std::string what = "a copy";
     const BufferSpec *src = readBufferRef(o, path, "src", what);
@@ -1249,7 +1322,7 @@ void WorkloadReader::readCopy(const Json &o, const std::string &path, OpSpec &op
         checkSpan(*dst, op.dstOffset, op.bytes, path + "/bytes", "dst");
 }
 
-void WorkloadReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
+void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
 {
     const std::string what = "a kernel op";
     static const std::vector<std::string> kComputeKeys = {"op",       "name",   "repeat", "type",
@@ -1299,8 +1372,8 @@ void WorkloadReader::readKernel(const Json &o, const std::string &path, OpSpec &
         op.threadsPerBlock = static_cast<int>(*threads);
 }
 
-void WorkloadReader::readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what,
-                                    bool managedOnly)
+void OpReader::readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what,
+                              bool managedOnly)
 {
     const BufferSpec *b = readBufferRef(o, path, "buffer", what);
     const auto offset = readBytes(o, path, "offset", false, true, what);
@@ -1333,7 +1406,7 @@ void WorkloadReader::readBufferSpan(const Json &o, const std::string &path, OpSp
     checkSpan(*b, op.dstOffset, op.bytes, path + "/bytes", "buffer");
 }
 
-void WorkloadReader::readSync(const Json &o, const std::string &path, OpSpec &op)
+void OpReader::readSync(const Json &o, const std::string &path, OpSpec &op)
 {
     const std::string what = "a sync op";
     const auto target = readEnum<SyncTarget>(o, path, "target", false, what);
@@ -1350,7 +1423,7 @@ void WorkloadReader::readSync(const Json &o, const std::string &path, OpSpec &op
         op.event = readString(o, path, "event", true, "a sync on an event", "an event name").value_or("");
 }
 
-bool WorkloadReader::readSchedule(const Json &v, const std::string &path, const std::vector<int> &streams,
+bool ScheduleReader::readSchedule(const Json &v, const std::string &path, const std::vector<int> &streams,
                                   std::vector<ScheduledOp> &out)
 {
     const std::string shape = "an array of [stream name, op index] pairs, e.g. [[\"s0\", 0], [\"s1\", 0]]";
@@ -1418,7 +1491,7 @@ bool WorkloadReader::readSchedule(const Json &v, const std::string &path, const 
     return true;
 }
 
-void WorkloadReader::readThreads(const Json &v, const std::string &path)
+void ScheduleReader::readThreads(const Json &v, const std::string &path)
 {
     if (!v.is_array() || v.empty()) {
         issueAt(path, "expected a non-empty array of host threads like [{\"name\": \"gpu0\", \"device\": 0, "
@@ -1536,7 +1609,7 @@ void WorkloadReader::readThreads(const Json &v, const std::string &path)
         m_w.schedule.clear();
 }
 
-void WorkloadReader::checkDefaultStreams()
+void WorkloadChecks::checkDefaultStreams()
 {
     if (!m_hasThreads)
         return;
@@ -1556,7 +1629,7 @@ void WorkloadReader::checkDefaultStreams()
     }
 }
 
-void WorkloadReader::checkStreamReferences()
+void WorkloadChecks::checkStreamReferences()
 {
     for (const StreamSpec &s : m_w.streams)
         for (const OpSpec &op : s.ops)
@@ -1566,7 +1639,7 @@ void WorkloadReader::checkStreamReferences()
                                                      + suggestName(op.syncStream, streamNames(), "streams"));
 }
 
-void WorkloadReader::checkEvents()
+void WorkloadChecks::checkEvents()
 {
     checkEventDevices();
     if (!m_issues.empty())
@@ -1614,7 +1687,7 @@ void WorkloadReader::checkEvents()
 
 // A CUDA event belongs to one device (a record on a stream of another device fails), and with several
 // threads, to one thread: which of two threads' records a wait meant would depend on timing.
-void WorkloadReader::checkEventDevices()
+void WorkloadChecks::checkEventDevices()
 {
     struct First {
         const OpSpec *op = nullptr;
@@ -1647,7 +1720,7 @@ void WorkloadReader::checkEventDevices()
 // A wait on another thread's event holds its thread until that thread has issued the record: threads
 // that wait for each other's records in crossed order would never go on. Issues every thread as the
 // runner would until none can go on.
-void WorkloadReader::checkDeadlocks(const std::vector<int> &paired)
+void WorkloadChecks::checkDeadlocks(const std::vector<int> &paired)
 {
     const auto ranges = m_w.threadRanges();
     const std::size_t n = ranges.size();
