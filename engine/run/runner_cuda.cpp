@@ -1,16 +1,15 @@
-// The CUDA runner: runs a Workload on one or several devices, from one host thread or one per workload
-// thread, and records every op of every
-// measured repetition with three intervals (trace.h): the host API call on the steady clock; stream-ready
-// and the event end from a CUDA event pair on the op's own stream; and execution as the GPU ran it, from
-// CUPTI activity records tied to the op by external correlation (runner_cupti.h). Where CUPTI cannot be
-// enabled or fails, execution falls back to the event pair and the trace says why. Plus the device's
-// properties and the spin kernel's calibration.
+// The CUDA runner: runs a Workload on one or several devices, from one host thread or one std::thread per
+// workload thread, and records every op of every measured repetition with three intervals (trace.h): the
+// host API call on the steady clock; stream-ready and the event end from a CUDA event pair on the op's own
+// stream; and execution as the GPU ran it, from CUPTI activity records tied to the op by external
+// correlation (runner_cupti.h). Where CUPTI cannot be enabled or fails, execution falls back to the event
+// pair and the trace says why. Plus the devices' properties and the spin kernel's calibration.
 //
-// Measurement, in short (bench/NOTES.md has the long version):
+// Measurement, in short (docs/measurement.md; bench/NOTES.md has the long version):
 //  - Everything is allocated and created before the first timed op; what the workload needs is
 //    compared with the free device memory and the host's MemAvailable first.
-//  - Each repetition starts from an idle device. A base event is recorded and waited for; the host
-//    time of that event is taken as the midpoint of [just before cudaEventRecord, just after
+//  - Each repetition starts from an idle device. A base event is recorded and waited for on each device;
+//    the host time of that event is taken as the midpoint of [just before cudaEventRecord, just after
 //    cudaEventSynchronize returned], over the narrowest of kAnchorTries tries. Every GPU time is
 //    host_ns_at_base + cudaEventElapsedTime(base, ev) * 1e6, so GPU and host times share one axis with
 //    an error of at most half that window (recorded in Trace::metadata) plus the ~0.5 us resolution of
