@@ -357,4 +357,23 @@ std::vector<PlannedOp> planOps(const Workload &workload, const std::vector<PeerL
     return ops;
 }
 
+OpRecord issuedRecord(const PlannedOp &op, std::size_t index, int hostThread)
+{
+    OpRecord r;
+    r.nameId = op.nameId;
+    r.kind = op.kind;
+    r.srcMem = op.srcMem;
+    r.dstMem = op.dstMem;
+    r.api = op.spec && op.spec->type == OpType::Copy ? op.spec->api : CopyApi::None;
+    r.bytes = op.bytes;
+    r.srcDevice = static_cast<std::int8_t>(op.srcDevice); // -1 but for peer copies; devices are < 64
+    r.dstDevice = static_cast<std::int8_t>(op.dstDevice);
+    if (op.stagedPeer)
+        r.flags |= OpFlagStagedPeer;
+    r.opIndex = int(index);
+    r.stream = op.hostOnly ? -1 : op.stream;
+    r.hostThread = hostThread;
+    return r;
+}
+
 } // namespace streamscope::engine

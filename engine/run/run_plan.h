@@ -108,6 +108,10 @@ struct OpPlanOptions {
     std::int64_t timeLimitNs = 0; // the run's time limit (<= 0 none): a hang kernel needs one
 };
 
+// The record of op `index` of the plan as its host thread issues it: what the plan knows (name, kind,
+// memory, bytes, peer devices, stream, thread); the times come later.
+OpRecord issuedRecord(const PlannedOp &op, std::size_t index, int hostThread);
+
 // One PlannedOp per schedule entry, names interned into `trace` in schedule order. `links` are the run's
 // peer links (markPeerAccess). Error{InvalidInput} naming the op where the workload cannot run as written.
 std::vector<PlannedOp> planOps(const Workload &workload, const std::vector<PeerLink> &links,

@@ -272,6 +272,25 @@ private slots:
 
         QCOMPARE(issueSchedule(ops, 2), (std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3, 4, 5}}));
 
+        // The record each op starts from when its thread issues it.
+        const OpRecord copy = issuedRecord(ops[0], 0, 0);
+        QCOMPARE(copy.nameId, ops[0].nameId);
+        QVERIFY(copy.kind == OpKind::CopyH2D);
+        QVERIFY(copy.api == CopyApi::Async);
+        QCOMPARE(copy.bytes, 4 * kMiB);
+        QCOMPARE(copy.stream, 0);
+        QCOMPARE(copy.opIndex, 0);
+        QCOMPARE(copy.srcDevice, std::int8_t(-1));
+        QCOMPARE(copy.gpuStartNs, kNoTime);
+        const OpRecord peerRecord = issuedRecord(peer, 2, 0);
+        QCOMPARE(peerRecord.srcDevice, std::int8_t(0));
+        QCOMPARE(peerRecord.dstDevice, std::int8_t(1));
+        QVERIFY(!(peerRecord.flags & OpFlagStagedPeer));
+        const OpRecord syncRecord = issuedRecord(sync, 5, 1);
+        QCOMPARE(syncRecord.stream, -1); // host-only: no stream
+        QCOMPARE(syncRecord.hostThread, 1);
+        QVERIFY(syncRecord.api == CopyApi::None);
+
         // Without peer access the peer copies are staged by the driver; uninstrumented runs have no events.
         for (PeerLink &l : links)
             l.accessEnabled = false;
@@ -280,6 +299,7 @@ private slots:
         Trace again;
         const std::vector<PlannedOp> staged = planOps(w, links, options, again);
         QVERIFY(staged[2].stagedPeer);
+        QVERIFY(issuedRecord(staged[2], 2, 0).flags & OpFlagStagedPeer);
         QVERIFY(staged[4].stagedPeer);
         QVERIFY(!staged[0].instrumented);
     }
