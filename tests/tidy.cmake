@@ -1,7 +1,9 @@
 # clang-tidy on the engine, checked on every test run (ctest's "tidy" test), with the check set and its
 # reasons in .clang-tidy; any finding fails the test and is printed with its file and line:
 #   cmake -DROOT=<source dir> -DBUILD=<build dir> -DRUN_CLANG_TIDY=<run-clang-tidy> -P tests/tidy.cmake
-# The build's compile_commands.json says how each file is compiled. CUDA sources are not checked.
+# The build's compile_commands.json says how each file is compiled, and which files there are: the runner's
+# CUDA side (engine/run/runner_*.cpp, plain C++ against the CUDA headers) is checked in a build with CUDA,
+# its CPU-only stages in every build. Device code (kernels/*.cu) is not engine code and is not checked.
 cmake_minimum_required(VERSION 3.25)
 if(NOT ROOT OR NOT BUILD)
   message(FATAL_ERROR "tidy.cmake: pass -DROOT=<source dir> -DBUILD=<build dir>")

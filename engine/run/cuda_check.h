@@ -2,8 +2,10 @@
 // Error{Cuda} whose message names the operation (the context), the API function, the CUDA error and
 // where in the source it happened, e.g.
 //   stream 'copy0' op 3 (/streams/0/ops/3): H2D 256 MiB pinned: cudaMemcpyAsync: cudaErrorMemoryAllocation:
-//   out of memory [runner_cuda.cu:512]
-// Private to the runner and the benchmarks: include it from .cu files only (it needs the CUDA runtime).
+//   out of memory [runner_cuda.cpp:512]
+// Private to the runner's CUDA side (runner_cuda.cpp, topology_cuda.cpp) and the CUDA benchmarks: it needs the
+// CUDA runtime's headers, which only streamscope_runner and those benchmarks are built with; the engine's
+// CPU-only sources (the runner's stages among them) never include it.
 #pragma once
 
 #include <string>

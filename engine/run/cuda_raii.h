@@ -1,7 +1,8 @@
 // RAII owners for the CUDA handles the runner and the benchmarks use: streams, events and buffers of
 // every BufferKind. Each constructor checks its CUDA call and throws Error naming what it was
 // creating; each destructor releases quietly (a destructor cannot throw, and at that point the
-// first error has already been reported). Move-only. Include from .cu files only.
+// first error has already been reported). Move-only. Like cuda_check.h, private to the runner's CUDA side and
+// the CUDA benchmarks (it needs the CUDA runtime's headers).
 #pragma once
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // The runner: executes a Workload on a CUDA device and records every op of every repetition.
-// Built from runner_cuda.cu when the CUDA toolkit is present, from runner_nocuda.cpp otherwise
+// Built from runner_cuda.cpp when the CUDA toolkit is present, from runner_nocuda.cpp otherwise
 // (then every entry point throws Error{NoGpu} saying the build has no CUDA).
 #pragma once
 

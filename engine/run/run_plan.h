@@ -1,0 +1,120 @@
+// The runner's set-up plan: what a run of a workload creates before anything is timed, worked out from the
+// workload alone so that it is tested without a GPU (runner_cuda.cpp makes it into CUDA objects, in the
+// order this plan gives):
+//  - the devices: the primary one (thread 0's) and every device the run uses, checked against the host's;
+//  - the memory check: what the buffers on each device need against its free memory and the host's;
+//  - peer access between the devices used, as the workload's peerAccess says;
+//  - the default streams each host thread ends a repetition on;
+//  - one PlannedOp per entry of Workload::schedule: its device, thread, stream, memory, events, and the
+//    record a wait pairs with. (The order each host thread issues them in: issue_threads.h.)
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/model/trace.h"
+#include "engine/run/host_memory.h"
+#include "engine/workload/workload.h"
+
+namespace streamscope::engine {
+
+// Device memory kept free for the CUDA runtime, the kernels' modules and the runner's own events.
+inline constexpr std::uint64_t kDeviceReserveBytes = 256ull << 20;
+
+// A name as the runner's messages quote it: 'name'.
+std::string quoted(const std::string &name);
+
+// Saturating sum of buffer sizes: 4 x 8 EiB must not wrap to 0 B and pass the memory check.
+std::uint64_t addBytes(std::uint64_t a, std::uint64_t b);
+
+// "this host has 2 CUDA devices: 0 'H100' (cc 9.0, 80 GiB); 1 ...", for the message of a missing device.
+std::string describeDevices(const std::vector<DeviceInfo> &devices);
+
+struct DevicePlan {
+    int primary = 0; // thread 0's device: the calibration's, and where the repetition span is timed
+    std::vector<int> used; // every device the run uses (Workload::usedDevices), sorted
+};
+
+// The run's devices; Error{InvalidInput} where the workload uses one the host does not have.
+DevicePlan planDevices(const Workload &workload, int override, const std::vector<DeviceInfo> &devices);
+
+// The part of the workload whose memory lives on `device` (its device and managed buffers; the host
+// buffers count once, with the primary device: `withHost`), for the memory check.
+Workload buffersOn(const Workload &workload, int override, int device, bool withHost);
+
+// What the workload needs against what the device has free (cudaMemGetInfo) and the host has available,
+// before anything is allocated: Error{OutOfMemory} naming the largest buffers and the numbers. With `all`
+// off (RunOptions::checkMemoryFirst) only managed memory is checked: asking for more managed memory than
+// the card has free can hang the GPU, so it is never asked for. `host` is read only where it matters.
+void checkMemoryFits(const Workload &workload, const DeviceInfo &device, bool all, std::uint64_t freeBytes,
+                     std::uint64_t totalBytes, const std::function<HostMemory()> &host);
+
+// Peer access between every ordered pair of the devices used: enabled (cudaDeviceEnablePeerAccess) where
+// the workload's peerAccess is on, else disabled so that the driver stages peer copies through host memory.
+struct PeerAccessPlan {
+    bool enable = false;
+    std::vector<std::pair<int, int>> pairs; // (device, peer), device-major; empty for one device
+    std::string metadata; // Trace::metadata["peer_access"]
+};
+
+// `canAccess(a, b)` is cudaDeviceCanAccessPeer. Error{InvalidInput} where peer access is on and a pair
+// cannot have it.
+PeerAccessPlan planPeerAccess(const Workload &workload, const std::vector<int> &devices,
+                              const std::function<bool(int, int)> &canAccess);
+
+// Marks the links the run's peer copies use directly: peer access on between two used devices that support it.
+void markPeerAccess(std::vector<PeerLink> &links, const Workload &workload, const std::vector<int> &used);
+
+// The devices on which host thread `thread` ends a repetition on its default stream: each device its
+// streams are on, in stream order (synchronous copies run there whichever stream lists them); its own
+// device where it drives no stream.
+std::vector<int> defaultStreamDevices(const Workload &workload, int thread, int override);
+
+// What the runner prepares for one op of Workload::schedule, before any CUDA object exists.
+struct PlannedOp {
+    const OpSpec *spec = nullptr;
+    int stream = 0; // workload stream index
+    int opInStream = 0;
+    int device = 0; // its stream's device: current while it is issued, and where its events are
+    int thread = 0; // the workload thread that issues it
+    int srcDevice = -1, dstDevice = -1; // a peer copy's two ends
+    bool stagedPeer = false; // a peer copy without peer access: the driver stages it through host memory
+    // A wait or an event sync: the record op (index into the plan) it waits for, -1 none; crossThread
+    // when another thread issues that record (the waiting thread holds until it has).
+    int pairedRecord = -1;
+    bool crossThread = false;
+    std::string context; // "stream 'copy0' op 3 (/streams/0/ops/3): H2D 256 MiB pinned"
+    std::string name; // display name, as Trace::strings holds it
+    std::uint32_t nameId = 0;
+    OpKind kind = OpKind::Other;
+    MemKind srcMem = MemKind::None, dstMem = MemKind::None;
+    std::uint64_t bytes = 0;
+    bool hostOnly = false; // sync, host work, advise: no GPU part, no events
+    bool instrumented = false; // a begin and an end event (RunOptions::instrument, ops with a GPU part)
+    bool onDefaultStream = false; // cudaMemcpy runs on the default stream whatever stream lists it
+    int syncStream = -1; // a stream sync: the stream it waits for
+    // The memory it touches, as buffer and offset: a copy's two ends, or the buffer of a kernel on
+    // memory, a memset, prefetch, advise or attach (null: none).
+    const BufferSpec *srcBuffer = nullptr, *dstBuffer = nullptr, *targetBuffer = nullptr;
+    std::uint64_t srcOffset = 0, dstOffset = 0, targetOffset = 0;
+};
+
+struct OpPlanOptions {
+    int override = -1; // RunOptions::device
+    bool instrument = true; // RunOptions::instrument
+    std::int64_t timeLimitNs = 0; // the run's time limit (<= 0 none): a hang kernel needs one
+};
+
+// The record of op `index` of the plan as its host thread issues it: what the plan knows (name, kind,
+// memory, bytes, peer devices, stream, thread); the times come later.
+OpRecord issuedRecord(const PlannedOp &op, std::size_t index, int hostThread);
+
+// One PlannedOp per schedule entry, names interned into `trace` in schedule order. `links` are the run's
+// peer links (markPeerAccess). Error{InvalidInput} naming the op where the workload cannot run as written.
+std::vector<PlannedOp> planOps(const Workload &workload, const std::vector<PeerLink> &links,
+                               const OpPlanOptions &options, Trace &trace);
+
+} // namespace streamscope::engine

@@ -1,0 +1,390 @@
+// Tests of CUPTI record matching without a GPU, fed synthetic records: execution records tied to their op
+// by external id (several records of one call, other repetitions, the runner's own work), ops whose record
+// never came, CUDA event records that replace the anchor's mapping or are refused, unified-memory records
+// tied to the op that touches their pages, a prefetch timed by its migrations, lost unified-memory records,
+// staged peer copies, the fall-back to events and the metadata a run's records leave.
+#include <QtTest>
+
+#include <string>
+#include <vector>
+
+#include "engine/run/record_matching.h"
+#include "engine/workload/workload.h"
+#include "engine/workload/workload_parser.h"
+
+using namespace streamscope::engine;
+
+namespace {
+
+constexpr std::uint32_t kSeq = 7;
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+// Stream 0: H2D, kernel, memset. Stream 1: a prefetch of the managed buffer, then a kernel on it.
+const char *kWorkload = R"({"version": 1, "name": "w", "repetitions": 1,
+  "buffers": [{"name": "h", "kind": "pinned", "bytes": "16 MiB"}, {"name": "d", "kind": "device", "bytes": "16 MiB"},
+              {"name": "m", "kind": "managed", "bytes": "8 MiB"}],
+  "streams": [
+    {"name": "s0", "ops": [{"op": "copy", "src": "h", "dst": "d", "bytes": "16 MiB"}, {"op": "kernel", "duration": "1 ms"},
+                           {"op": "memset", "buffer": "d", "bytes": "1 MiB"}]},
+    {"name": "s1", "ops": [{"op": "prefetch", "buffer": "m", "location": 0},
+                           {"op": "kernel", "type": "memory", "buffer": "m"}]}
+  ]})";
+
+cupti::GpuRecord execution(cupti::GpuRecord::Kind kind, std::size_t op, std::int64_t start, std::int64_t end,
+                           std::uint32_t seq = kSeq)
+{
+    cupti::GpuRecord g;
+    g.kind = kind;
+    g.externalId = opExternalId(seq, op);
+    g.correlationId = 100 + std::uint32_t(op);
+    g.startNs = start;
+    g.endNs = end;
+    return g;
+}
+
+cupti::GpuRecord migration(std::uint64_t address, std::uint64_t bytes, std::int64_t start, std::int64_t end,
+                           ActivityDetail detail = ActivityDetail::Prefetch)
+{
+    cupti::GpuRecord g;
+    g.kind = cupti::GpuRecord::Kind::UnifiedMemory;
+    g.activity = ActivityKind::MigrationH2D;
+    g.detail = detail;
+    g.address = address;
+    g.value = bytes;
+    g.startNs = start;
+    g.endNs = end;
+    return g;
+}
+
+struct Fixture {
+    Workload workload = parseWorkload(kWorkload);
+    Trace trace;
+    std::vector<PlannedOp> ops;
+    // Where the buffers lie: h at 1 GiB, d at 2 GiB, m at 3 GiB.
+    static constexpr std::uint64_t h = 1ull << 30, d = 2ull << 30, m = 3ull << 30;
+
+    Fixture() { ops = planOps(workload, {}, {}, trace); }
+
+    RecordMatcher matcher() const
+    {
+        std::vector<OpMemory> memory(ops.size());
+        memory[copy] = {0, h, d};
+        memory[prefetch] = {m, 0, 0};
+        memory[memoryKernel] = {m, 0, 0};
+        memory[memset] = {d, 0, 0};
+        return RecordMatcher(ops, memory, {{h, 16 * kMiB}, {d, 16 * kMiB}, {m, 8 * kMiB}});
+    }
+
+    // The schedule is round-robin: s0 op 0, s1 op 0, s0 op 1, s1 op 1, s0 op 2.
+    static constexpr std::size_t copy = 0, prefetch = 1, kernel = 2, memoryKernel = 3, memset = 4;
+
+    // A repetition whose ops the events timed: op i from (i + 1) * 1000 to (i + 1) * 1000 + 500.
+    Repetition eventTimed() const
+    {
+        Repetition rep;
+        rep.ops.resize(ops.size());
+        for (std::size_t i = 0; i < ops.size(); ++i) {
+            OpRecord &r = rep.ops[i];
+            r.kind = ops[i].kind;
+            r.hostStartNs = std::int64_t(i + 1) * 1000 - 300;
+            r.hostEndNs = r.hostStartNs + 100;
+            r.readyNs = r.gpuStartNs = std::int64_t(i + 1) * 1000;
+            r.eventEndNs = r.gpuEndNs = r.readyNs + 500;
+        }
+        return rep;
+    }
+
+    RepetitionRecords context(bool unifiedMemory = false) const
+    {
+        RepetitionRecords c;
+        c.repSeq = kSeq;
+        c.repStartNs = 500;
+        c.unifiedMemory = unifiedMemory;
+        c.inRun.assign(ops.size(), true);
+        c.events.resize(ops.size());
+        return c;
+    }
+};
+
+} // namespace
+
+class TestRecordMatching : public QObject {
+    Q_OBJECT
+
+private slots:
+    void ids()
+    {
+        QCOMPARE(opExternalId(3, 0), (3ull << 32) | 1);
+        QCOMPARE(eventExternalId(3, 5), kEventRecordTag | (3ull << 32) | 5);
+        QVERIFY(expectsRecord(OpKind::CopyH2D));
+        QVERIFY(expectsRecord(OpKind::CopyP2P));
+        QVERIFY(expectsRecord(OpKind::Kernel));
+        QVERIFY(expectsRecord(OpKind::Memset));
+        QVERIFY(!expectsRecord(OpKind::Prefetch));
+        QVERIFY(!expectsRecord(OpKind::EventWait));
+    }
+
+    void executionByExternalId()
+    {
+        Fixture f;
+        Repetition rep = f.eventTimed();
+        cupti::Batch batch;
+        // The copy split in two by the driver: its span. The kernel with its latency timestamps.
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, Fixture::copy, 1100, 1200));
+        batch.records.back().srcKind = MemKind::Pinned;
+        batch.records.back().dstKind = MemKind::Device;
+        batch.records.back().channel = 3;
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, Fixture::copy, 1250, 1400));
+        batch.records.back().srcKind = MemKind::Pinned;
+        batch.records.back().dstKind = MemKind::Device;
+        cupti::GpuRecord k = execution(cupti::GpuRecord::Kind::Kernel, Fixture::kernel, 3100, 3300);
+        k.queuedNs = 2900;
+        k.submittedNs = 3000;
+        k.channelType = ChannelType::Compute;
+        batch.records.push_back(k);
+        // Another repetition's record of the memset, the runner's own kernel (id 1), and an op index past
+        // the end: none of them is the memset's.
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memset, Fixture::memset, 9000, 9100, kSeq - 1));
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Kernel, 0, 50, 60, 0));
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Kernel, 99, 50, 60));
+        std::map<std::string, std::string> md;
+        const MatchResult result = f.matcher().apply(rep, batch, f.context(), md);
+
+        const OpRecord &copy = rep.ops[Fixture::copy];
+        QCOMPARE(copy.gpuStartNs, std::int64_t(1100));
+        QCOMPARE(copy.gpuEndNs, std::int64_t(1400));
+        QVERIFY(copy.driverSrcMem == MemKind::Pinned);
+        QCOMPARE(copy.correlation, std::uint32_t(100));
+        QCOMPARE(copy.channel, std::int16_t(-1)); // the last record's
+        const OpRecord &kernel = rep.ops[Fixture::kernel];
+        QCOMPARE(kernel.gpuStartNs, std::int64_t(3100));
+        QCOMPARE(kernel.queuedNs, std::int64_t(2900));
+        QCOMPARE(kernel.submittedNs, std::int64_t(3000));
+        QVERIFY(kernel.channelType == ChannelType::Compute);
+        // The memset got no record of its own: it keeps its events and is flagged; the memory kernel too.
+        QCOMPARE(result.missingRecords, 2);
+        QCOMPARE(rep.ops[Fixture::memset].gpuStartNs, std::int64_t(5000));
+        QVERIFY(rep.ops[Fixture::memset].flags & OpFlagEventTimed);
+        QVERIFY(rep.ops[Fixture::memoryKernel].flags & OpFlagEventTimed);
+        // A prefetch expects no record.
+        QVERIFY(!(rep.ops[Fixture::prefetch].flags & OpFlagEventTimed));
+        QVERIFY(!(copy.flags & OpFlagEventTimed));
+        QVERIFY(!result.eventsFromCupti.at(0)); // no event of theirs came
+
+        // In a solo run the ops of the other part did not run: they miss nothing.
+        Repetition solo = f.eventTimed();
+        RepetitionRecords alone = f.context();
+        alone.inRun = {true, false, true, false, true};
+        QCOMPARE(f.matcher().apply(solo, batch, alone, md).missingRecords, 1);
+    }
+
+    void eventMoments()
+    {
+        Fixture f;
+        Repetition rep = f.eventTimed();
+        RepetitionRecords c = f.context();
+        // Each op has its own begin and end event; the runner logged them in order.
+        std::vector<int> handles(2 * f.ops.size());
+        for (std::size_t i = 0; i < f.ops.size(); ++i) {
+            c.events[i] = {&handles[2 * i], &handles[2 * i + 1]};
+            c.eventLog.push_back(&handles[2 * i]);
+            c.eventLog.push_back(&handles[2 * i + 1]);
+        }
+        cupti::Batch batch;
+        // CUPTI's moments are 2 us after the anchor's mapping, for every event.
+        for (std::size_t place = 1; place <= c.eventLog.size(); ++place) {
+            cupti::GpuRecord g;
+            g.kind = cupti::GpuRecord::Kind::Event;
+            g.externalId = eventExternalId(kSeq, place);
+            const std::size_t op = (place - 1) / 2;
+            g.startNs = g.endNs = std::int64_t(op + 1) * 1000 + ((place - 1) % 2 ? 500 : 0) + 2000;
+            batch.records.push_back(g);
+        }
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Kernel, Fixture::kernel, 5100, 5300));
+        std::map<std::string, std::string> md;
+        MatchResult result = f.matcher().apply(rep, batch, c, md);
+        QCOMPARE(result.eventsFromCupti.size(), std::size_t(1));
+        QVERIFY(result.eventsFromCupti.at(0));
+        QCOMPARE(rep.ops[Fixture::copy].readyNs, std::int64_t(3000));
+        QCOMPARE(rep.ops[Fixture::copy].eventEndNs, std::int64_t(3500));
+        // Execution: CUPTI's record where there is one, else the event pair on CUPTI's clock.
+        QCOMPARE(rep.ops[Fixture::kernel].gpuStartNs, std::int64_t(5100));
+        QCOMPARE(rep.ops[Fixture::memset].gpuStartNs, std::int64_t(7000));
+        QVERIFY(md.empty());
+
+        // One event missing: the device is not whole, that op keeps the anchor's times.
+        Repetition partial = f.eventTimed();
+        cupti::Batch fewer = batch;
+        fewer.records.erase(fewer.records.begin()); // the copy's begin
+        result = f.matcher().apply(partial, fewer, c, md);
+        QVERIFY(!result.eventsFromCupti.at(0));
+        QCOMPARE(partial.ops[Fixture::copy].readyNs, std::int64_t(1000));
+        QCOMPARE(partial.ops[Fixture::memset].readyNs, std::int64_t(7000));
+
+        // Moments 80 us off the anchor's mapping: CUPTI's conversion is not trusted, and the trace says so.
+        Repetition far = f.eventTimed();
+        cupti::Batch off = batch;
+        for (cupti::GpuRecord &g : off.records)
+            if (g.kind == cupti::GpuRecord::Kind::Event)
+                g.startNs += 78'000;
+        result = f.matcher().apply(far, off, c, md);
+        QVERIFY(!result.eventsFromCupti.at(0));
+        QCOMPARE(far.ops[Fixture::copy].readyNs, std::int64_t(1000));
+        QCOMPARE(md.at("clock_events_refused.device0"),
+                 std::string("CUPTI's event timestamps differed from the anchor's mapping by 80000 ns (median): the "
+                             "anchor was kept"));
+
+        // Records of another repetition are not this one's.
+        Repetition other = f.eventTimed();
+        RepetitionRecords later = c;
+        later.repSeq = kSeq + 1;
+        std::map<std::string, std::string> none;
+        QVERIFY(!f.matcher().apply(other, batch, later, none).eventsFromCupti.at(0));
+        QCOMPARE(other.ops[Fixture::copy].readyNs, std::int64_t(1000));
+    }
+
+    void unifiedMemory()
+    {
+        Fixture f;
+        Repetition rep = f.eventTimed();
+        cupti::Batch batch;
+        // The prefetch (op 1, 2000..2500) moves the whole 8 MiB in two migrations; the memory kernel (op 3,
+        // 4000..4500) migrates a page on demand after a fault group; the runner's own move back to the host
+        // before the repetition (100 us before it began) belongs to no op and is left out.
+        batch.records.push_back(migration(Fixture::m, 4 * kMiB, 2100, 2200));
+        batch.records.push_back(migration(Fixture::m + 4 * kMiB, 4 * kMiB, 2250, 2400));
+        cupti::GpuRecord fault = migration(Fixture::m + 4096, 1, 4100, 4100);
+        fault.activity = ActivityKind::GpuPageFaults;
+        batch.records.push_back(fault);
+        batch.records.push_back(migration(Fixture::m, 65536, 4150, 4200, ActivityDetail::Coherence));
+        batch.records.push_back(migration(Fixture::m, 8 * kMiB, -100'000, -90'000));
+        // A synchronisation record tied by its id.
+        cupti::GpuRecord sync = execution(cupti::GpuRecord::Kind::Synchronization, Fixture::memset, 6000, 6100);
+        sync.activity = ActivityKind::Synchronization;
+        sync.detail = ActivityDetail::StreamSynchronize;
+        batch.records.push_back(sync);
+        std::map<std::string, std::string> md;
+        const MatchResult result = f.matcher().apply(rep, batch, f.context(/*unifiedMemory=*/true), md);
+        QCOMPARE(result.unifiedMemoryRecords, std::uint64_t(5));
+        QVERIFY(!result.unifiedMemoryLost);
+        QCOMPARE(rep.activities.size(), std::size_t(5));
+        QCOMPARE(rep.activities[0].op, int(Fixture::prefetch));
+        QCOMPARE(rep.activities[1].op, int(Fixture::prefetch));
+        QCOMPARE(rep.activities[2].op, int(Fixture::memoryKernel)); // the fault group
+        QCOMPARE(rep.activities[3].op, int(Fixture::memoryKernel));
+        QCOMPARE(rep.activities[4].op, int(Fixture::memset));
+        QVERIFY(rep.activities[4].kind == ActivityKind::Synchronization);
+        // The prefetch's execution is its migrations' span.
+        QCOMPARE(rep.ops[Fixture::prefetch].gpuStartNs, std::int64_t(2100));
+        QCOMPARE(rep.ops[Fixture::prefetch].gpuEndNs, std::int64_t(2400));
+
+        // CUPTI lost the fault groups: migrations on demand without them.
+        Repetition noFaults = f.eventTimed();
+        cupti::Batch lost = batch;
+        lost.records.erase(lost.records.begin() + 2);
+        QVERIFY(f.matcher().apply(noFaults, lost, f.context(true), md).unifiedMemoryLost);
+        // CUPTI lost most of the prefetch's migrations (3 of 8 MiB came; a large page at either end is allowed for).
+        Repetition half = f.eventTimed();
+        cupti::Batch part = batch;
+        part.records.erase(part.records.begin() + 1);
+        part.records[0].value = 3 * kMiB;
+        QVERIFY(f.matcher().apply(half, part, f.context(true), md).unifiedMemoryLost);
+        // Where the tracer collects no unified-memory records, nothing is judged lost.
+        Repetition off = f.eventTimed();
+        QVERIFY(!f.matcher().apply(off, part, f.context(false), md).unifiedMemoryLost);
+    }
+
+    void batchHelpers()
+    {
+        cupti::Batch batch;
+        batch.records.push_back(migration(1, 1, 100, 200));
+        batch.records.push_back(migration(1, 1, 900, 950));
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Kernel, 0, 10, 20));
+        QCOMPARE(lateUnifiedMemoryRecords(batch, 500), std::uint64_t(1));
+        QCOMPARE(lateUnifiedMemoryRecords(batch, 50), std::uint64_t(0));
+
+        cupti::Batch spins;
+        for (const std::int64_t ns : {640, 700, 600, 2000, 650}) {
+            cupti::GpuRecord g;
+            g.kind = cupti::GpuRecord::Kind::Kernel;
+            g.externalId = 1;
+            g.startNs = 1000;
+            g.endNs = 1000 + ns;
+            spins.records.push_back(g);
+        }
+        spins.records.push_back(execution(cupti::GpuRecord::Kind::Kernel, 5, 0, 100)); // another id
+        QCOMPARE(medianKernelNs(spins, 1).value(), 650.0);
+        QVERIFY(!medianKernelNs(spins, 2).has_value());
+    }
+
+    void stagedPeerAndFallBack()
+    {
+        OpRecord r;
+        r.kind = OpKind::CopyP2P;
+        r.flags = OpFlagStagedPeer;
+        r.hostStartNs = 1000;
+        r.readyNs = 800;
+        r.eventEndNs = 5000;
+        r.gpuStartNs = 2000; // a fragment CUPTI recorded
+        r.gpuEndNs = 2020;
+        timeStagedPeer(r);
+        QCOMPARE(r.gpuStartNs, std::int64_t(1000)); // the later of the call's start and stream-ready
+        QCOMPARE(r.gpuEndNs, std::int64_t(5000));
+        OpRecord direct = r;
+        direct.flags = 0;
+        direct.gpuStartNs = 2000;
+        timeStagedPeer(direct);
+        QCOMPARE(direct.gpuStartNs, std::int64_t(2000)); // not staged: untouched
+
+        Repetition rep;
+        rep.ops.resize(2);
+        rep.ops[0].readyNs = 10;
+        rep.ops[0].eventEndNs = 20;
+        rep.ops[0].gpuStartNs = 12;
+        rep.ops[0].gpuEndNs = 18;
+        rep.ops[1].hostStartNs = 5; // host-only: no events
+        useEventExecution(rep);
+        QCOMPARE(rep.ops[0].gpuStartNs, std::int64_t(10));
+        QCOMPARE(rep.ops[0].gpuEndNs, std::int64_t(20));
+        QCOMPARE(rep.ops[1].gpuStartNs, kNoTime);
+    }
+
+    void metadata()
+    {
+        Trace trace;
+        trace.repetitions.resize(2);
+        RecordCounts counts;
+        describeRecords(trace, counts, "CUPTI 13", /*unifiedMemoryOn=*/true);
+        QCOMPARE(trace.metadata.at("cupti"), std::string("CUPTI 13"));
+        QCOMPARE(trace.metadata.at("unified_memory_records"),
+                 std::string("enabled, but CUPTI delivered none in this run"));
+        QVERIFY(trace.timingNote.empty());
+
+        Trace full;
+        counts.unifiedMemoryRecords = 10;
+        counts.unifiedMemoryRetries = 2;
+        counts.unifiedMemoryIncomplete = {0, 3};
+        counts.incompleteUnifiedMemoryRecords = 4;
+        counts.lateUnifiedMemoryRecords = 1;
+        describeRecords(full, counts, "CUPTI 13", true);
+        QVERIFY(!full.metadata.count("unified_memory_records"));
+        QVERIFY(full.metadata.at("unified_memory_retries").starts_with("2 repetitions ran again"));
+        QCOMPARE(full.metadata.at("unified_memory_incomplete_repetitions"),
+                 std::string("repetitions 1, 4 lack part of their unified-memory records after 5 attempts each "
+                             "(CUPTI lost them)"));
+        QCOMPARE(full.timingNote, full.metadata.at("unified_memory_incomplete_repetitions"));
+        QVERIFY(full.metadata.at("unified_memory_incomplete_records").starts_with("4 unified-memory records"));
+        QVERIFY(full.metadata.at("unified_memory_late_records").starts_with("1 unified-memory records"));
+
+        Trace missing;
+        RecordCounts some;
+        some.missingRecords = 3;
+        describeRecords(missing, some, "CUPTI 13", false);
+        QCOMPARE(missing.metadata.at("cupti_missing_records"), std::string("3"));
+        QCOMPARE(missing.timingNote,
+                 std::string("3 ops had no CUPTI record and keep their event timing (flagged event-timed)"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRecordMatching)
+#include "tst_record_matching.moc"
