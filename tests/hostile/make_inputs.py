@@ -2,7 +2,7 @@
 """Writes large hostile inputs, one or more of each class of issue #24, for the targets check:
     python3 tests/hostile/make_inputs.py [OUTDIR]      (default /tmp/hostile-inputs)
 then tests/hostile/check_targets.sh OUTDIR BUILDDIR runs each through the CLI, the headless export and
-the window under `ulimit -v 3000000` and prints the table (docs/fuzzing.md, "Hostile inputs").
+the window under `ulimit -v 3000000` and prints the table (figures: bench/NOTES.md, "hostile inputs").
 Nothing is written into the source tree: the files are large (about 1.3 GB in all); the small hand-made
 ones are in tests/data/hostile, which the check runs too."""
 import gzip
