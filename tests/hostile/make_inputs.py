@@ -2,7 +2,7 @@
 """Writes large hostile inputs, one or more of each class of issue #24, for the targets check:
     python3 tests/hostile/make_inputs.py [OUTDIR]      (default /tmp/hostile-inputs)
 then tests/hostile/check_targets.sh OUTDIR BUILDDIR runs each through the CLI, the headless export and
-the window under `ulimit -v 3000000` and prints the table (docs/fuzzing.md, "Hostile inputs").
+the window under `ulimit -v 3000000` and prints the table (figures: bench/NOTES.md, "hostile inputs").
 Nothing is written into the source tree: the files are large (about 1.3 GB in all); the small hand-made
 ones are in tests/data/hostile, which the check runs too."""
 import gzip
@@ -85,17 +85,21 @@ write_if_missing("workload-repeat-nested.json", lambda p: open(p, "w").write(jso
 # 6. Sizes from the file: a 1 MB title (the window widened to millions of pixels), and a comparison header
 #    listing 400k axis values.
 def native_trace(p, ops, title="t", same_time=False):
+    """StreamScope's native format, version 3 (every op column, as tests/data/hostile/native-*.sstrace)."""
     head = {"format": "streamscope-trace", "version": 3, "timing": "cupti", "source": "streamscope",
             "title": title, "strings": ["k"], "streams": [{"name": "s0", "device": 0, "native_id": 0}],
             "host_threads": [], "devices": [],
             "op_columns": ["name", "kind", "stream", "host_thread", "op_index", "gpu_start_ns", "gpu_end_ns",
-                           "host_start_ns", "host_end_ns", "bytes"]}
+                           "host_start_ns", "host_end_ns", "bytes", "src_mem", "dst_mem", "api", "flags",
+                           "correlation", "ready_ns", "event_end_ns", "queued_ns", "submitted_ns", "channel",
+                           "channel_type", "driver_src_mem", "driver_dst_mem"]}
     text = json.dumps(head)[:-1]
     with open(p, "w") as f:
         f.write(text + ', "repetitions": [{"index":0,"ops":[')
         for i in range(ops):
             start = 1000 if same_time else 1000 + 2000 * i
-            f.write('%s[0,"kernel",0,-1,%d,%d,%d,-1,-1,0]' % ("," if i else "", i, start, start + 1000))
+            f.write('%s[0,"kernel",0,-1,%d,%d,%d,-1,-1,0,"none","none","none",0,0,-1,-1,-1,-1,-1,"unknown","none",'
+                    '"none"]' % ("," if i else "", i, start, start + 1000))
         f.write("]}]}\n")
 
 
