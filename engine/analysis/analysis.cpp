@@ -10,12 +10,12 @@
 
 #include "engine/analysis/copy_bytes.h"
 #include "engine/analysis/device_stats.h"
+#include "engine/analysis/op_intervals.h"
 #include "engine/analysis/transfer_edges.h"
 
 namespace streamscope::engine {
 
 namespace {
-constexpr std::int64_t kBlockingMinNs = 5'000; // below this a host call is launch cost, not blocking
 
 // device >= 0: only the ops on that device's streams.
 std::vector<TransferEdge<EngineClass>> edgesOf(const Trace &trace, int repetition, bool copiesOnly, int device = -1)
@@ -47,53 +47,6 @@ Spread spreadOf(std::vector<double> samples)
     const std::size_t n = samples.size();
     s.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
     return s;
-}
-
-EngineClass engineClassOf(const OpRecord &op)
-{
-    return op.hasGpu() ? opKindInfo(op.kind).engine : EngineClass::None;
-}
-
-bool isHostBlocking(const OpRecord &op)
-{
-    if (!op.hasHost() || op.kind == OpKind::HostWork)
-        return false;
-    const std::int64_t host = op.hostDurationNs();
-    if (host < kBlockingMinNs)
-        return false;
-    if (op.kind == OpKind::HostSync)
-        return true;
-    if (!op.hasGpu())
-        return false;
-    // A call as long as half its GPU part, that returned only once that part was (nearly) done: it waited
-    // for the work. Durations alone are not enough: a 1 MiB cudaMemcpyAsync whose call took 12 us beside
-    // its 20 us copy returned while the copy still ran, and was marked blocking. "Nearly": the last
-    // quarter, or 5 us, of the GPU part may follow the call's return (a staged copy's last DMA).
-    const std::int64_t gpu = op.gpuDurationNs();
-    const std::int64_t slack = std::max<std::int64_t>(kBlockingMinNs, gpu / 4);
-    return host >= gpu / 2 + gpu % 2 && op.hostEndNs >= saturatingSub(op.gpuEndNs, slack);
-}
-
-std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals)
-{
-    std::sort(intervals.begin(), intervals.end());
-    std::int64_t total = 0;
-    std::int64_t curStart = 0, curEnd = std::numeric_limits<std::int64_t>::min();
-    for (const auto &[s, e] : intervals) {
-        if (e <= s)
-            continue;
-        if (s > curEnd) {
-            if (curEnd > curStart)
-                total = saturatingAdd(total, saturatingSub(curEnd, curStart));
-            curStart = s;
-            curEnd = e;
-        } else {
-            curEnd = std::max(curEnd, e);
-        }
-    }
-    if (curEnd > curStart)
-        total = saturatingAdd(total, saturatingSub(curEnd, curStart));
-    return total;
 }
 
 bool UnifiedMemoryStats::any() const

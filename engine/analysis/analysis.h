@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/analysis/device_stats.h"
+#include "engine/analysis/op_intervals.h"
 #include "engine/model/op_kinds.h"
 #include "engine/model/trace.h"
 
@@ -26,13 +27,6 @@ struct StreamStats {
     std::int64_t busyNs = 0; // union of the stream's GPU intervals
     double busyFraction = 0; // busyNs / makespan
 };
-
-// Which engine of the GPU an op occupies, for the derived lanes and the ideal bound: its kind's (kOpKinds'
-// engine column), None for an op without GPU time.
-EngineClass engineClassOf(const OpRecord &op);
-
-// An op's host call held the host thread for most of its GPU time (or it was a synchronisation).
-bool isHostBlocking(const OpRecord &op);
 
 // Unified memory in one repetition, from the driver's records (all zero where none were recorded).
 struct UnifiedMemoryStats {
@@ -118,7 +112,5 @@ struct EventTimingError {
     Spread queuedNs; // OpRecord::queuedDurationNs
 };
 std::vector<EventTimingError> eventTimingErrors(const Trace &trace);
-
-std::int64_t unionLength(std::vector<std::pair<std::int64_t, std::int64_t>> intervals);
 
 } // namespace streamscope::engine

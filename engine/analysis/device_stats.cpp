@@ -7,8 +7,8 @@
 #include <optional>
 #include <utility>
 
-#include "engine/analysis/analysis.h"
 #include "engine/analysis/copy_bytes.h"
+#include "engine/analysis/op_intervals.h"
 #include "engine/analysis/transfer_edges.h"
 
 namespace streamscope::engine {

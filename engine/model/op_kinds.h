@@ -1,7 +1,7 @@
 // Everything the program knows about each op kind, in one table indexed by OpKind: its name in files,
 // its label for people, the CUDA call that issues it, whether it is a copy or GPU work, the engine of the
 // GPU it occupies, the byte sum it adds to, the activity lane that counts it and its two colours. A new
-// kind is a new enumerator in op_vocabulary.h and a new row here; the static_asserts below stop the
+// kind is a new enumerator in op_kind.h and a new row here; the static_asserts below stop the
 // build until the two agree.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "engine/model/op_vocabulary.h"
+#include "engine/model/op_kind.h"
 
 namespace streamscope::engine {
 
