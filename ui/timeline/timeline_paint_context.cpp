@@ -166,7 +166,7 @@ int TimelinePaintContext::nominalHeight(const Lane &lane) const
     case LaneKind::Stream:
     case LaneKind::CopyEngine: return metrics.streamLaneHeight;
     case LaneKind::Migration:
-    case LaneKind::PageFaults: return metrics.counterLaneHeight;
+    case LaneKind::PageFaults:
     case LaneKind::H2DActivity:
     case LaneKind::D2HActivity:
     case LaneKind::D2DActivity:
