@@ -597,7 +597,7 @@ int LaneModel::streamLane(int stream) const
 
 int LaneModel::hostLane(int hostThread) const
 {
-    const auto slot = std::size_t(hostThread + 1);
+    const auto slot = std::size_t(hostThread) + 1; // -1 (unknown thread): slot 0
     if (hostThread < -1 || slot >= m_hostLane.size())
         return -1;
     return m_hostLane[slot];

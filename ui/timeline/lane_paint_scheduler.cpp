@@ -35,7 +35,7 @@ namespace {
 
 // Below this many pixels in all the lanes to repaint, handing lanes to other threads costs more than it
 // saves (a wake-up is some tens of microseconds; a small lane paints in about as long).
-constexpr long long kMinConcurrentPixels = 64 * 1024;
+constexpr long long kMinConcurrentPixels = 64LL * 1024;
 
 // Shifts an image's rows by dx pixels (right when positive), as QPixmap::scroll did for the lane
 // pixmaps: the columns uncovered keep their old content, to be painted over.

@@ -198,9 +198,9 @@ void ColumnPass::drawColumnLayers(QPainter &p, const TimelinePaintContext &ctx, 
     constexpr int kFills = 4;
     std::array<QColor, kFills> fillColor;
     for (int l = 0; l < layerCount; ++l) {
-        fillColor[std::size_t(2 * l)] = layers[l].color;
-        fillColor[std::size_t(2 * l)].setAlpha(110); // as drawColumns' light part
-        fillColor[std::size_t(2 * l + 1)] = layers[l].color;
+        fillColor[2 * std::size_t(l)] = layers[l].color;
+        fillColor[2 * std::size_t(l)].setAlpha(110); // as drawColumns' light part
+        fillColor[2 * std::size_t(l) + 1] = layers[l].color;
     }
     // A segment's colour by slot: 16 * (on a grid column) + the set of fills covering it.
     const QRgb backgroundPixel = blendedPixel(ctx, format, 0xff000000u, background);
@@ -267,7 +267,7 @@ void ColumnPass::drawColumnLayers(QPainter &p, const TimelinePaintContext &ctx, 
         for (int i = 0; i < count; ++i) {
             mask |= 1 << tops[std::size_t(i)].second;
             const int from = tops[std::size_t(i)].first;
-            const int to = i + 1 < count ? tops[std::size_t(i + 1)].first : bottom;
+            const int to = i + 1 < count ? tops[std::size_t(i) + 1].first : bottom;
             if (to > from) {
                 segments[c][std::size_t(k++)] = {from, to, gridBit | mask};
                 slotsUsed |= 1u << (gridBit | mask);

@@ -229,6 +229,7 @@ void TimelineView::rebuildRows()
     } else {
         const LaneViewState state = laneState();
         std::vector<QString> labels;
+        labels.reserve(std::size_t(m_model->laneCount()));
         for (int i = 0; i < m_model->laneCount(); ++i)
             labels.push_back(m_tree->label(i, state));
         m_painter->setRows(m_tree.get(), m_tree->rows(state), std::move(labels));
