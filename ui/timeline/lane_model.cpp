@@ -214,6 +214,38 @@ void append(IntervalLane &lane, qint64 start, qint64 end, qint32 op, std::uint8_
     lane.styles.push_back(style);
 }
 
+// With solo baselines: each op's median execution alone (engine/analysis/interference.h), by op. Only the
+// ops slower than alone beyond the rounds' noise (OpSlowdown::beyondNoise, as the details say) get one
+// (0 for the others); empty without baselines.
+std::vector<double> slowedAloneNs(const engine::Trace &trace, std::size_t opCount)
+{
+    std::vector<double> aloneNs;
+    if (!trace.solo.empty()) {
+        const engine::InterferenceReport report = engine::analyzeInterference(trace);
+        if (report.known && report.ops.size() == opCount) {
+            aloneNs.resize(opCount, 0.0);
+            for (std::size_t k = 0; k < opCount; ++k)
+                if (report.ops[k].beyondNoise() && report.ops[k].slowdown > 1.0)
+                    aloneNs[k] = report.ops[k].soloNs.median;
+        }
+    }
+    return aloneNs;
+}
+
+// A stream lane's subtitle: its flags and how many ops it ran.
+QString streamSubtitle(const engine::StreamInfo &info, std::size_t ops)
+{
+    QStringList flags;
+    if (info.isDefault)
+        flags << QStringLiteral("default");
+    if (info.priority != 0)
+        flags << QStringLiteral("prio %1").arg(info.priority);
+    if (info.nonBlocking)
+        flags << QStringLiteral("non-blocking");
+    flags << QStringLiteral("%1 ops").arg(ops);
+    return flags.join(QStringLiteral(" · "));
+}
+
 } // namespace
 
 void LaneModel::buildIntervalLanes()
@@ -224,18 +256,7 @@ void LaneModel::buildIntervalLanes()
     std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> queuedByStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> slowedByStream(static_cast<std::size_t>(streams));
-    // With solo baselines: each op's median execution alone (engine/analysis/interference.h). Only the ops
-    // slower than alone beyond the rounds' noise (OpSlowdown::beyondNoise, as the details say) get a segment.
-    std::vector<double> aloneNs;
-    if (!m_trace->solo.empty()) {
-        const engine::InterferenceReport report = engine::analyzeInterference(*m_trace);
-        if (report.known && report.ops.size() == ops.size()) {
-            aloneNs.resize(ops.size(), 0.0);
-            for (std::size_t k = 0; k < ops.size(); ++k)
-                if (report.ops[k].beyondNoise() && report.ops[k].slowdown > 1.0)
-                    aloneNs[k] = report.ops[k].soloNs.median;
-        }
-    }
+    const std::vector<double> aloneNs = slowedAloneNs(*m_trace, ops.size());
     // Copies by the hardware channel that ran them (CUPTI-timed traces). On the H200 every stream's
     // copies went through a channel of their own, so a lane per channel would only repeat the stream
     // lanes: a channel gets a lane only where it carried the copies of several streams.
@@ -336,15 +357,7 @@ void LaneModel::buildIntervalLanes()
         lane.kind = LaneKind::Stream;
         lane.source = s;
         lane.title = info.name.empty() ? QStringLiteral("stream %1").arg(s) : fromStd(info.name);
-        QStringList flags;
-        if (info.isDefault)
-            flags << QStringLiteral("default");
-        if (info.priority != 0)
-            flags << QStringLiteral("prio %1").arg(info.priority);
-        if (info.nonBlocking)
-            flags << QStringLiteral("non-blocking");
-        flags << QStringLiteral("%1 ops").arg(byStream[std::size_t(s)].size());
-        lane.subtitle = flags.join(QStringLiteral(" · "));
+        lane.subtitle = streamSubtitle(info, byStream[std::size_t(s)].size());
         lane.intervals = std::move(byStream[std::size_t(s)]);
         finishIntervals(lane.intervals);
         lane.queued = std::move(queuedByStream[std::size_t(s)]);
@@ -588,7 +601,7 @@ int LaneModel::streamLane(int stream) const
 
 int LaneModel::hostLane(int hostThread) const
 {
-    const auto slot = std::size_t(hostThread + 1);
+    const auto slot = std::size_t(hostThread) + 1; // -1 (unknown thread): slot 0
     if (hostThread < -1 || slot >= m_hostLane.size())
         return -1;
     return m_hostLane[slot];

@@ -39,6 +39,103 @@ bool isPlacedKind(LaneKind kind)
     return false;
 }
 
+// The OS process of a host thread, -1 when unknown.
+qint64 threadProcess(const engine::Trace &trace, int thread)
+{
+    return thread >= 0 && std::size_t(thread) < trace.hostThreads.size()
+               ? qint64(trace.hostThreads[std::size_t(thread)].processId)
+               : -1;
+}
+
+// The process whose threads issued most of a stream lane's ops, -1 when none is known.
+qint64 streamProcess(const LaneModel &model, const Lane &lane)
+{
+    std::map<qint64, int> votes;
+    for (const qint32 op : lane.intervals.ops)
+        ++votes[threadProcess(model.trace(), model.op(op).hostThread)];
+    votes.erase(-1);
+    if (votes.empty())
+        return -1;
+    return std::max_element(votes.begin(), votes.end(),
+                            [](const auto &a, const auto &b) { return a.second < b.second; })
+        ->first;
+}
+
+// The processes of the thread and stream lanes, sorted.
+std::vector<qint64> processesOf(const std::vector<int> &threads, const std::vector<int> &streams,
+                                const std::vector<qint64> &process)
+{
+    std::vector<qint64> processes;
+    for (const std::vector<int> *lanes : {&threads, &streams})
+        for (const int i : *lanes)
+            if (process[std::size_t(i)] >= 0
+                && std::find(processes.begin(), processes.end(), process[std::size_t(i)]) == processes.end())
+                processes.push_back(process[std::size_t(i)]);
+    std::sort(processes.begin(), processes.end());
+    return processes;
+}
+
+int streamDevice(const LaneModel &model, int lane)
+{
+    const engine::Trace &trace = model.trace();
+    const int s = model.lane(lane).source;
+    return s >= 0 && std::size_t(s) < trace.streams.size() ? trace.streams[std::size_t(s)].device : -1;
+}
+
+QString deviceTitle(const engine::Trace &trace, int device)
+{
+    QString title = QStringLiteral("GPU %1").arg(device);
+    for (const auto &d : trace.devices)
+        if (d.index == device && !d.name.empty())
+            title += QStringLiteral(" · ") + QString::fromStdString(d.name);
+    return title;
+}
+
+// A process is called by its main thread's name (Linux names a process so), else by its first.
+QString processName(const LaneModel &model, const std::vector<int> &threads, const std::vector<qint64> &process,
+                    qint64 pid)
+{
+    const engine::Trace &trace = model.trace();
+    QString name;
+    for (const int i : threads)
+        if (process[std::size_t(i)] == pid) {
+            const int t = model.lane(i).source;
+            const bool main = t >= 0 && qint64(trace.hostThreads[std::size_t(t)].nativeId) == pid;
+            if (name.isEmpty() || main)
+                name = model.lane(i).title;
+            if (main)
+                break;
+        }
+    // Kineto names a thread "thread 3113936 (python3.8)": the process is python3.8, the number its pid.
+    static const QRegularExpression kinetoThread(QStringLiteral("^thread \\d+ \\((.+)\\)$"));
+    if (const auto m = kinetoThread.match(name); m.hasMatch())
+        name = m.captured(1);
+    return name;
+}
+
+// Every lane under each group (sub-rows with their anchors), and each lane's innermost group.
+void indexGroups(std::vector<LaneGroup> &groups, const std::vector<std::vector<int>> &attached,
+                 std::vector<int> &groupOfLane)
+{
+    std::function<void(int, int)> collect = [&](int g, int into) {
+        for (const int lane : groups[std::size_t(g)].lanes) {
+            groups[std::size_t(into)].allLanes.push_back(lane);
+            for (const int a : attached[std::size_t(lane)])
+                groups[std::size_t(into)].allLanes.push_back(a);
+        }
+        for (const int c : groups[std::size_t(g)].children)
+            collect(c, into);
+    };
+    for (int g = 0; g < int(groups.size()); ++g) {
+        collect(g, g);
+        for (const int lane : groups[std::size_t(g)].lanes) {
+            groupOfLane[std::size_t(lane)] = g;
+            for (const int a : attached[std::size_t(lane)])
+                groupOfLane[std::size_t(a)] = g;
+        }
+    }
+}
+
 QString derivedKey(const Lane &lane)
 {
     // A derived lane of one GPU of several: the same key per device ("h2d@gpu1").
@@ -67,6 +164,18 @@ QString derivedKey(const Lane &lane)
 QString plural(qsizetype n, const char *one, const char *many)
 {
     return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+}
+
+// What a process group holds: its threads and streams, and its GPU when its streams are on one.
+QString processSubtitle(const LaneModel &model, int threadCount, const std::vector<int> &streams)
+{
+    QStringList parts{plural(threadCount, "thread", "threads"), plural(qsizetype(streams.size()), "stream", "streams")};
+    std::set<int> devices;
+    for (const int i : streams)
+        devices.insert(streamDevice(model, i));
+    if (devices.size() == 1 && *devices.begin() >= 0)
+        parts << QStringLiteral("GPU %1").arg(*devices.begin());
+    return parts.join(QStringLiteral(" · "));
 }
 
 } // namespace
@@ -108,12 +217,6 @@ void LaneTree::placeLanes()
     const LaneModel &model = *m_model;
     const engine::Trace &trace = model.trace();
     const int n = model.laneCount();
-    auto threadProcess = [&](int thread) -> qint64 {
-        return thread >= 0 && std::size_t(thread) < trace.hostThreads.size()
-                   ? qint64(trace.hostThreads[std::size_t(thread)].processId)
-                   : -1;
-    };
-
     // What each lane is and which process it belongs to. A stream belongs to the process whose threads
     // issued most of its ops (a profiler's GPU rows carry a device, not always a process).
     std::vector<int> threads, streams, derived;
@@ -143,18 +246,10 @@ void LaneTree::placeLanes()
         }
         lastPlaced = i;
         if (lane.kind == LaneKind::HostThread) {
-            m_process[std::size_t(i)] = threadProcess(lane.source);
+            m_process[std::size_t(i)] = threadProcess(trace, lane.source);
             threads.push_back(i);
         } else if (lane.kind == LaneKind::Stream) {
-            std::map<qint64, int> votes;
-            for (const qint32 op : lane.intervals.ops)
-                ++votes[threadProcess(model.op(op).hostThread)];
-            votes.erase(-1);
-            if (!votes.empty())
-                m_process[std::size_t(i)] =
-                    std::max_element(votes.begin(), votes.end(), [](const auto &a, const auto &b) {
-                        return a.second < b.second;
-                    })->first;
+            m_process[std::size_t(i)] = streamProcess(model, lane);
             streams.push_back(i);
         } else {
             derived.push_back(i);
@@ -165,31 +260,12 @@ void LaneTree::placeLanes()
         if (m_anchor[std::size_t(i)] >= 0)
             m_process[std::size_t(i)] = m_process[std::size_t(m_anchor[std::size_t(i)])];
 
-    std::vector<qint64> processes; // in the order their first lane comes
-    for (const int i : threads)
-        if (m_process[std::size_t(i)] >= 0
-            && std::find(processes.begin(), processes.end(), m_process[std::size_t(i)]) == processes.end())
-            processes.push_back(m_process[std::size_t(i)]);
-    for (const int i : streams)
-        if (m_process[std::size_t(i)] >= 0
-            && std::find(processes.begin(), processes.end(), m_process[std::size_t(i)]) == processes.end())
-            processes.push_back(m_process[std::size_t(i)]);
-    std::sort(processes.begin(), processes.end());
+    const std::vector<qint64> processes = processesOf(threads, streams, m_process);
     const auto rankIt = trace.metadata.find("rank");
     const QString rank = rankIt != trace.metadata.end() ? QString::fromStdString(rankIt->second) : QString();
     const bool byProcess = processes.size() >= 2 || (processes.size() == 1 && !rank.isEmpty());
 
-    auto streamDevice = [&](int lane) {
-        const int s = model.lane(lane).source;
-        return s >= 0 && std::size_t(s) < trace.streams.size() ? trace.streams[std::size_t(s)].device : -1;
-    };
-    auto deviceTitle = [&](int device) {
-        QString title = QStringLiteral("GPU %1").arg(device);
-        for (const auto &d : trace.devices)
-            if (d.index == device && !d.name.empty())
-                title += QStringLiteral(" · ") + QString::fromStdString(d.name);
-        return title;
-    };
+    auto streamDevice = [&](int lane) { return ui::streamDevice(model, lane); };
     auto addGroup = [&](LaneGroup g, int parent) {
         g.parent = parent;
         g.depth = parent >= 0 ? m_groups[std::size_t(parent)].depth + 1 : 0;
@@ -226,7 +302,7 @@ void LaneTree::placeLanes()
             g.level = LaneGroup::Level::Device;
             g.key = pid >= 0 ? QStringLiteral("device:%1@%2").arg(device).arg(pid)
                              : QStringLiteral("device:%1").arg(device);
-            g.title = deviceTitle(device);
+            g.title = deviceTitle(trace, device);
             for (const int i : scopeStreams)
                 if (streamDevice(i) == device)
                     g.lanes.push_back(i);
@@ -240,21 +316,7 @@ void LaneTree::placeLanes()
             LaneGroup g;
             g.level = LaneGroup::Level::Process;
             g.key = QStringLiteral("process:%1").arg(pid);
-            // A process is called by its main thread's name (Linux names a process so), else by its first.
-            QString name;
-            for (const int i : threads)
-                if (m_process[std::size_t(i)] == pid) {
-                    const int t = model.lane(i).source;
-                    const bool main = t >= 0 && qint64(trace.hostThreads[std::size_t(t)].nativeId) == pid;
-                    if (name.isEmpty() || main)
-                        name = model.lane(i).title;
-                    if (main)
-                        break;
-                }
-            // Kineto names a thread "thread 3113936 (python3.8)": the process is python3.8, the number its pid.
-            static const QRegularExpression kinetoThread(QStringLiteral("^thread \\d+ \\((.+)\\)$"));
-            if (const auto m = kinetoThread.match(name); m.hasMatch())
-                name = m.captured(1);
+            const QString name = processName(model, threads, m_process, pid);
             g.title =
                 name.isEmpty() ? QStringLiteral("pid %1").arg(pid) : QStringLiteral("%1 (pid %2)").arg(name).arg(pid);
             if (processes.size() == 1 && !rank.isEmpty())
@@ -271,14 +333,7 @@ void LaneTree::placeLanes()
                 if (m_process[std::size_t(i)] == pid)
                     own.push_back(i);
             placeStreams(own, index, pid);
-            QStringList parts{plural(threadCount, "thread", "threads"),
-                              plural(qsizetype(own.size()), "stream", "streams")};
-            std::set<int> devices;
-            for (const int i : own)
-                devices.insert(streamDevice(i));
-            if (devices.size() == 1 && *devices.begin() >= 0)
-                parts << QStringLiteral("GPU %1").arg(*devices.begin());
-            m_groups[std::size_t(index)].subtitle = parts.join(QStringLiteral(" · "));
+            m_groups[std::size_t(index)].subtitle = processSubtitle(model, threadCount, own);
         }
         // Threads and streams of no known process: loose, after the processes.
         for (const int i : threads)
@@ -300,25 +355,7 @@ void LaneTree::placeLanes()
         else
             m_top.push_back({i, -1});
     }
-
-    // Every lane under each group (sub-rows with their anchors), and each lane's innermost group.
-    std::function<void(int, int)> collect = [&](int g, int into) {
-        for (const int lane : m_groups[std::size_t(g)].lanes) {
-            m_groups[std::size_t(into)].allLanes.push_back(lane);
-            for (const int a : m_attached[std::size_t(lane)])
-                m_groups[std::size_t(into)].allLanes.push_back(a);
-        }
-        for (const int c : m_groups[std::size_t(g)].children)
-            collect(c, into);
-    };
-    for (int g = 0; g < int(m_groups.size()); ++g) {
-        collect(g, g);
-        for (const int lane : m_groups[std::size_t(g)].lanes) {
-            m_groupOfLane[std::size_t(lane)] = g;
-            for (const int a : m_attached[std::size_t(lane)])
-                m_groupOfLane[std::size_t(a)] = g;
-        }
-    }
+    indexGroups(m_groups, m_attached, m_groupOfLane);
 }
 
 void LaneTree::labelLanes()

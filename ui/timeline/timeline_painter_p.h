@@ -1,8 +1,8 @@
-// Private to the timeline painter's sources (Qt's _p.h convention): the helpers its passes share and
-// its caches, which no user of TimelinePainter sees. The passes: timeline_painter.cpp (layout, grid,
-// lane dispatch, bar geometry), timeline_painter_intervals.cpp (bars, folded marks, queued time,
-// labels), timeline_painter_columns.cpp (counter and bandwidth lanes as per-pixel columns) and
-// timeline_painter_frame.cpp (headers, ruler, legend, the live overlay).
+// Private to the timeline painter's sources (Qt's _p.h convention): the helpers its passes share and the
+// paint context's caches, which no user of TimelinePainter sees. The passes: timeline_interval_pass.cpp
+// (bars, folded marks, queued time, labels), timeline_column_pass.cpp (counter and bandwidth lanes as
+// per-pixel columns), timeline_range_pass.cpp (host ranges, NVTX projections) and the frame passes
+// timeline_{header,ruler,legend,overlay}_pass.cpp; timeline_painter.cpp dispatches to them.
 #pragma once
 
 #include <QPainter>
@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "ui/timeline/timeline_painter.h"
+#include "ui/timeline/timeline_paint_context.h"
 
 namespace streamscope::ui {
 
@@ -39,8 +39,6 @@ template <bool Upper> std::size_t gallop(const std::vector<qint64> &v, std::size
     return std::size_t((Upper ? std::upper_bound(first, last, value) : std::lower_bound(first, last, value))
                        - v.begin());
 }
-
-// True when p paints with the raster engine, unscaled, at a whole-pixel offset and without
 
 // True when p paints with the raster engine, unscaled, at a whole-pixel offset and without
 // antialiasing: there a logical pixel is a device pixel and rectangles with integer edges are exactly the
@@ -79,7 +77,7 @@ struct BlendEntry {
 
 } // namespace painter_detail
 
-struct TimelinePainter::Caches {
+struct TimelinePaintContext::Caches {
     painter_detail::LabelCache labels;
     std::vector<painter_detail::BlendEntry> blends;
 };

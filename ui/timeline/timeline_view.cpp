@@ -1,5 +1,6 @@
-// TimelineView: the widget around TimelinePainter: per-lane image caches (shifted on pure pans, repainted
-// concurrently on a zoom), mouse and keyboard navigation, hover tooltips, op selection and export.
+// TimelineView: the widget around TimelinePainter: mouse and keyboard navigation, hover tooltips, op
+// selection and export; the per-lane image caches (shifted on pure pans, repainted concurrently on a zoom)
+// are LanePaintScheduler's, the tooltips' text TimelineToolTips', the lane menus LaneMenus'.
 #include "ui/timeline/timeline_view.h"
 
 #include "ui/common/image_export.h"
@@ -9,27 +10,21 @@
 #include <QContextMenuEvent>
 #include <QFileInfo>
 #include <QHelpEvent>
-#include <QInputDialog>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPaintEngine>
 #include <QPainter>
 #include <QRegion>
-#include <QRunnable>
 #include <QScrollBar>
 #include <QStyle>
 #include <QThread>
-#include <QThreadPool>
 #include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
 #include <numeric>
 
 #include "engine/analysis/analysis.h"
@@ -38,88 +33,24 @@
 #include "ui/common/format_units.h"
 #include "ui/common/host_range_labels.h"
 #include "ui/common/op_palette.h"
+#include "ui/timeline/lane_menus.h"
 #include "ui/timeline/lane_model.h"
+#include "ui/timeline/lane_paint_scheduler.h"
+#include "ui/timeline/lane_state_edits.h"
 #include "ui/timeline/lane_tree.h"
 #include "ui/timeline/time_mapping.h"
+#include "ui/timeline/timeline_export.h"
+#include "ui/timeline/timeline_input.h"
 #include "ui/timeline/timeline_painter.h"
+#include "ui/timeline/timeline_tooltips.h"
 #include "ui/timeline/zoom_control.h"
 
 namespace streamscope::ui {
 
-struct TimelineView::LaneCache {
-    // A QImage, not a QPixmap: lanes are painted on other threads, where a QPixmap must not be. RGB32 is
-    // the format of an opaque raster pixmap, so drawing it into the window is the same blit.
-    QImage image;
-    QRect rect; // where the lane sits in the widget
-    double startNs = 0; // window start the image's content corresponds to
-    qint64 durationNs = -1;
-    qreal dpr = 0;
-    bool valid = false;
-    bool edgeDependent = false; // labels pinned to the lane's edges: a pan repaints rather than shifts
-};
-
 namespace {
 
-constexpr double kKeyZoomFactor = 1.25; // W / S
-constexpr double kKeyPanFraction = 0.15; // A / D: a fraction of the window
 constexpr double kPickPixels = 3; // how far from a bar a click still picks it
 constexpr int kEdgeGrabPixels = 3; // how far from the label column's edge a drag resizes it
-// Below this many pixels in all the lanes to repaint, handing lanes to other threads costs more than it
-// saves (a wake-up is some tens of microseconds; a small lane paints in about as long).
-constexpr long long kMinConcurrentPixels = 64 * 1024;
-
-// Shifts an image's rows by dx pixels (right when positive), as QPixmap::scroll did for the lane
-// pixmaps: the columns uncovered keep their old content, to be painted over.
-void scrollRows(QImage &image, int dx)
-{
-    const int width = image.width();
-    if (dx == 0 || std::abs(dx) >= width)
-        return;
-    const auto bytes = std::size_t(width - std::abs(dx)) * sizeof(QRgb);
-    for (int y = 0; y < image.height(); ++y) {
-        auto *row = reinterpret_cast<QRgb *>(image.scanLine(y));
-        if (dx > 0)
-            std::memmove(row + dx, row, bytes);
-        else
-            std::memmove(row, row - dx, bytes);
-    }
-}
-
-// Where a concurrent repaint waits for its helpers. A std::mutex and condition variable rather than a
-// QSemaphore: ThreadSanitizer sees these, so the hand-over of the lanes (set up before a helper starts,
-// read by the GUI thread after it has finished) is checked, not hidden in an uninstrumented Qt library.
-struct HelperSync {
-    std::mutex mutex;
-    std::condition_variable finished;
-    int pending = 0; // helpers started and not finished
-};
-
-// One helper thread's share of a concurrent repaint: runs `work`, then says it has finished. Not deleted
-// by the pool (the repaint owns it and waits for it).
-class LaneHelper : public QRunnable {
-public:
-    LaneHelper(std::function<void()> work, HelperSync &sync) : m_work(std::move(work)), m_sync(sync)
-    {
-        setAutoDelete(false);
-    }
-    void run() override
-    {
-        {
-            // Acquires what the GUI thread wrote before it counted the helpers in (under this mutex).
-            std::lock_guard lock(m_sync.mutex);
-        }
-        m_work();
-        // Notified under the lock: once it is released the waiting repaint may return and destroy
-        // the sync object, so nothing here touches it after that.
-        std::lock_guard lock(m_sync.mutex);
-        --m_sync.pending;
-        m_sync.finished.notify_one();
-    }
-
-private:
-    std::function<void()> m_work;
-    HelperSync &m_sync;
-};
 
 } // namespace
 
@@ -298,11 +229,12 @@ void TimelineView::rebuildRows()
     } else {
         const LaneViewState state = laneState();
         std::vector<QString> labels;
+        labels.reserve(std::size_t(m_model->laneCount()));
         for (int i = 0; i < m_model->laneCount(); ++i)
             labels.push_back(m_tree->label(i, state));
         m_painter->setRows(m_tree.get(), m_tree->rows(state), std::move(labels));
     }
-    m_helpersStale = true;
+    m_lanes.painterChanged();
     invalidateCache();
     syncScrollBar();
     update();
@@ -310,112 +242,66 @@ void TimelineView::rebuildRows()
 
 void TimelineView::setLaneHidden(int lane, bool hidden)
 {
-    if (!m_tree || lane < 0 || lane >= m_model->laneCount())
+    if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    const QString key = m_tree->laneKey(lane);
-    if (hidden) {
-        state.hidden.insert(key);
-        std::erase(state.pinned, key);
-    } else {
-        state.hidden.erase(key);
-    }
-    setLaneState(state);
+    if (auto state = LaneStateEdits::laneHidden(*m_tree, laneState(), lane, hidden))
+        setLaneState(*state);
 }
 
 void TimelineView::setLanePinned(int lane, bool pinned)
 {
-    if (!m_tree || lane < 0 || lane >= m_model->laneCount())
+    if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    const QString key = m_tree->laneKey(lane);
-    std::erase(state.pinned, key);
-    if (pinned) {
-        state.pinned.push_back(key);
-        state.hidden.erase(key);
-    }
-    setLaneState(state);
+    if (auto state = LaneStateEdits::lanePinned(*m_tree, laneState(), lane, pinned))
+        setLaneState(*state);
 }
 
 void TimelineView::renameLane(int lane, const QString &name)
 {
-    if (!m_tree || lane < 0 || lane >= m_model->laneCount())
+    if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    const QString trimmed = name.trimmed();
-    if (trimmed.isEmpty() || trimmed == m_tree->uniqueLabel(lane))
-        state.names.erase(m_tree->laneKey(lane));
-    else
-        state.names[m_tree->laneKey(lane)] = trimmed;
-    setLaneState(state);
+    if (auto state = LaneStateEdits::laneRenamed(*m_tree, laneState(), lane, name))
+        setLaneState(*state);
 }
 
 void TimelineView::setGroupCollapsed(int group, bool collapsed)
 {
-    if (!m_tree || group < 0 || group >= int(m_tree->groups().size()))
+    if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    if (collapsed)
-        state.collapsed.insert(m_tree->group(group).key);
-    else
-        state.collapsed.erase(m_tree->group(group).key);
-    setLaneState(state);
+    if (auto state = LaneStateEdits::groupCollapsed(*m_tree, laneState(), group, collapsed))
+        setLaneState(*state);
 }
 
 void TimelineView::setAllGroupsCollapsed(bool collapsed)
 {
     if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    for (const LaneGroup &g : m_tree->groups()) {
-        // Collapsing all folds the outermost groups (a folded process hides its devices anyway).
-        if (collapsed && g.parent < 0)
-            state.collapsed.insert(g.key);
-        else if (!collapsed)
-            state.collapsed.erase(g.key);
-    }
-    setLaneState(state);
+    if (auto state = LaneStateEdits::allGroupsCollapsed(*m_tree, laneState(), collapsed))
+        setLaneState(*state);
 }
 
 void TimelineView::setRangesFolded(int firstLane, bool folded)
 {
-    if (!m_tree || firstLane < 0 || firstLane >= m_model->laneCount() || m_tree->rangeRowCount(firstLane) < 2)
+    if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    const QString key = m_tree->laneKey(firstLane);
-    state.collapsed.erase(LaneTree::rangeFoldKey(key));
-    state.collapsed.erase(LaneTree::rangeOpenKey(key));
-    LaneViewState plain = state;
-    // Only what differs from the default is kept.
-    if (m_tree->rangesFolded(firstLane, plain) != folded)
-        state.collapsed.insert(folded ? LaneTree::rangeFoldKey(key) : LaneTree::rangeOpenKey(key));
-    setLaneState(state);
+    if (auto state = LaneStateEdits::rangesFolded(*m_tree, laneState(), firstLane, folded))
+        setLaneState(*state);
 }
 
 void TimelineView::setAllRangesFolded(bool folded)
 {
     if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    for (const int lane : m_tree->rangeFirstLanes()) {
-        const QString key = m_tree->laneKey(lane);
-        state.collapsed.erase(LaneTree::rangeFoldKey(key));
-        state.collapsed.erase(LaneTree::rangeOpenKey(key));
-        if (m_tree->rangesFolded(lane, state) != folded)
-            state.collapsed.insert(folded ? LaneTree::rangeFoldKey(key) : LaneTree::rangeOpenKey(key));
-    }
-    setLaneState(state);
+    if (auto state = LaneStateEdits::allRangesFolded(*m_tree, laneState(), folded))
+        setLaneState(*state);
 }
 
 void TimelineView::revealLane(int lane)
 {
-    if (!m_tree || lane < 0)
+    if (!m_tree)
         return;
-    LaneViewState state = laneState();
-    state.hidden.erase(m_tree->laneKey(lane));
-    for (int g = m_tree->groupOfLane(lane); g >= 0; g = m_tree->group(g).parent)
-        state.collapsed.erase(m_tree->group(g).key);
-    setLaneState(state);
+    if (auto state = LaneStateEdits::laneRevealed(*m_tree, laneState(), lane))
+        setLaneState(*state);
 }
 
 const std::vector<LaneRow> &TimelineView::rows() const
@@ -449,7 +335,7 @@ void TimelineView::setLabelWidth(int pixels)
         return;
     m_labelWidth = pixels;
     m_painter->setLabelWidth(pixels);
-    m_helpersStale = true;
+    m_lanes.painterChanged();
     invalidateCache();
     update();
 }
@@ -475,81 +361,12 @@ bool TimelineView::onLabelEdge(const QPoint &pos) const
 
 QMenu *TimelineView::createRowMenu(int row, QWidget *parent)
 {
-    auto *menu = new QMenu(parent ? parent : this);
-    const std::vector<LaneRow> current = rows(); // a copy: the actions change the rows
-    if (m_tree && row >= 0 && std::size_t(row) < current.size()) {
-        const LaneRow r = current[std::size_t(row)];
-        if (r.isGroup()) {
-            const int group = r.group;
-            menu->addAction(r.collapsed ? tr("Expand group") : tr("Collapse group"), this,
-                            [this, group, collapsed = r.collapsed] { setGroupCollapsed(group, !collapsed); });
-            menu->addAction(tr("Hide the group's lanes"), this, [this, group] {
-                LaneViewState state = laneState();
-                for (const int lane : m_tree->group(group).allLanes)
-                    state.hidden.insert(m_tree->laneKey(lane));
-                setLaneState(state);
-            });
-        } else if (r.lane >= 0) {
-            const int lane = r.lane;
-            const QString label = m_tree->label(lane, laneState());
-            if (r.fold != LaneRow::Fold::None) {
-                const bool folded = r.fold == LaneRow::Fold::Folded;
-                menu->addAction(folded ? tr("Unfold its NVTX rows (%1)").arg(m_tree->rangeRowCount(r.foldLane))
-                                       : tr("Fold its NVTX rows into one"),
-                                this, [this, first = r.foldLane, folded] { setRangesFolded(first, !folded); });
-            }
-            menu->addAction(tr("Hide '%1'").arg(label), this, [this, lane] { setLaneHidden(lane, true); });
-            menu->addAction(r.pinned ? tr("Unpin") : tr("Pin to top"), this,
-                            [this, lane, pinned = r.pinned] { setLanePinned(lane, !pinned); });
-            menu->addAction(tr("Rename…"), this, [this, lane, label] {
-                bool ok = false;
-                const QString name =
-                    QInputDialog::getText(this, tr("Rename lane"), tr("Label for '%1' (empty: its own):").arg(label),
-                                          QLineEdit::Normal, label, &ok);
-                if (ok)
-                    renameLane(lane, name);
-            });
-            if (laneState().names.count(m_tree->laneKey(lane)))
-                menu->addAction(tr("Restore the name '%1'").arg(m_tree->uniqueLabel(lane)), this,
-                                [this, lane] { renameLane(lane, {}); });
-        }
-        menu->addSeparator();
-    }
-    fillLanesMenu(menu);
-    return menu;
+    return LaneMenus(*this).rowMenu(row, parent);
 }
 
 void TimelineView::fillLanesMenu(QMenu *menu)
 {
-    const LaneViewState state = laneState();
-    const std::vector<int> hidden = m_tree ? m_tree->hiddenLanes(state) : std::vector<int>{};
-    QMenu *shown = menu->addMenu(tr("Hidden lanes (%1)").arg(hidden.size()));
-    shown->setEnabled(!hidden.empty());
-    for (const int lane : hidden)
-        shown->addAction(tr("Show '%1'").arg(m_tree->label(lane, state)), this,
-                         [this, lane] { setLaneHidden(lane, false); });
-    if (!hidden.empty()) {
-        shown->addSeparator();
-        shown->addAction(tr("Show all"), this, [this] {
-            LaneViewState s = laneState();
-            s.hidden.clear();
-            setLaneState(s);
-        });
-    }
-    const bool groups = m_tree && !m_tree->groups().empty();
-    QAction *collapse = menu->addAction(tr("Collapse all groups"), this, [this] { setAllGroupsCollapsed(true); });
-    QAction *expand = menu->addAction(tr("Expand all groups"), this, [this] { setAllGroupsCollapsed(false); });
-    collapse->setEnabled(groups);
-    expand->setEnabled(groups && std::any_of(m_tree->groups().begin(), m_tree->groups().end(), [&](const LaneGroup &g) {
-                           return state.collapsed.count(g.key) > 0;
-                       }));
-    const bool ranges = m_tree && !m_tree->rangeFirstLanes().empty();
-    menu->addAction(tr("Fold all NVTX rows"), this, [this] { setAllRangesFolded(true); })->setEnabled(ranges);
-    menu->addAction(tr("Unfold all NVTX rows"), this, [this] { setAllRangesFolded(false); })->setEnabled(ranges);
-    menu->addAction(tr("Fit the label column"), this, [this] { fitLabelWidth(); })->setEnabled(m_model != nullptr);
-    QAction *reset =
-        menu->addAction(tr("Reset lanes (show, unpin, restore names)"), this, [this] { setLaneState({}); });
-    reset->setEnabled(!(state == LaneViewState{}));
+    LaneMenus(*this).fillLanesMenu(menu);
 }
 
 void TimelineView::setShowSlowdown(bool on)
@@ -557,7 +374,7 @@ void TimelineView::setShowSlowdown(bool on)
     if (on == m_painter->showSlowdown())
         return;
     m_painter->setShowSlowdown(on);
-    m_helpersStale = true; // the helper threads' painters are copies of this one
+    m_lanes.painterChanged(); // the helper threads' painters are copies of this one
     invalidateCache();
     update();
 }
@@ -656,7 +473,7 @@ void TimelineView::rebuildModel()
     }
     m_painter->setModel(m_model.get());
     rebuildRows();
-    m_helpersStale = true;
+    m_lanes.painterChanged();
     updateKeyFigure();
     if (m_zoom == m_ownZoom) { // a shared zoom's extent is its owner's (followZoom)
         m_zoom->clearSelection();
@@ -729,7 +546,7 @@ qint64 TimelineView::windowEndNs() const
 
 void TimelineView::setPaintThreads(int threads)
 {
-    m_paintThreads = std::max(0, threads);
+    m_lanes.setPaintThreads(threads);
 }
 
 void TimelineView::fitAll()
@@ -766,7 +583,7 @@ void TimelineView::applyStyle()
     if (m_adjustMetrics)
         m_adjustMetrics(metrics);
     m_painter->setMetrics(metrics);
-    m_helpersStale = true;
+    m_lanes.painterChanged();
     invalidateCache();
     syncScrollBar();
     update();
@@ -774,8 +591,7 @@ void TimelineView::applyStyle()
 
 void TimelineView::invalidateCache()
 {
-    for (auto &c : m_caches)
-        c.valid = false;
+    m_lanes.invalidate();
     m_headerCache.valid = false;
     m_legendCache.valid = false;
 }
@@ -855,56 +671,7 @@ TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
 
 QString TimelineView::toolTipText(int opIndex) const
 {
-    if (!m_model || opIndex < 0 || opIndex >= m_model->opCount())
-        return {};
-    const engine::OpDescription d = engine::describeOp(m_model->trace(), m_model->repetition(), opIndex);
-    QStringList lines;
-    lines << QString::fromStdString(d.name);
-    QString what = qs(d.kind);
-    if (d.stream)
-        what += QStringLiteral(" on stream '%1'").arg(QString::fromStdString(d.stream->name));
-    if (d.workloadIndex >= 0)
-        what += QStringLiteral(" · op #%1").arg(d.workloadIndex);
-    lines << what;
-    if (d.gpu) {
-        lines << QStringLiteral("%1: start %2 · duration %3")
-                     .arg(d.cupti ? QStringLiteral("executed") : QStringLiteral("GPU"), formatDuration(d.gpu->startNs),
-                          formatDuration(d.gpu->durationNs));
-        if (!d.queueCause.empty())
-            lines << QString::fromStdString(d.queueCause);
-    }
-    if (d.bytes > 0) {
-        QString bytes = formatBytes(d.bytes);
-        if (d.gbs > 0)
-            bytes += QStringLiteral(" · %1").arg(formatGBs(d.gbs));
-        lines << bytes;
-    }
-    if (d.copy && !d.srcMem.empty()) {
-        QString mem = QStringLiteral("memory: %1 → %2").arg(qs(d.srcMem), qs(d.dstMem));
-        if (!d.copyCall.empty())
-            mem += QStringLiteral(" (%1)").arg(qs(d.copyCall));
-        lines << mem;
-    }
-    if (d.host) {
-        QString host = QStringLiteral("host call: start %1 · held the thread %2")
-                           .arg(formatDuration(d.host->startNs), formatDuration(d.host->durationNs));
-        if (d.hostBlocking)
-            host += QStringLiteral(" (blocking)");
-        lines << host;
-    }
-    // The range it was launched in (its NVTX range, or the PyTorch op), and a kernel's launch.
-    if (d.range)
-        lines << QStringLiteral("%1: %2").arg(hostRangeCategoryLabel(d.range->category),
-                                              QString::fromStdString(m_model->trace().string(d.range->nameId)));
-    if (const engine::KernelLaunch *l = d.launch; l && l->hasGrid() && l->hasBlock())
-        lines << QStringLiteral("grid %1×%2×%3 · block %4×%5×%6")
-                     .arg(l->grid[0])
-                     .arg(l->grid[1])
-                     .arg(l->grid[2])
-                     .arg(l->block[0])
-                     .arg(l->block[1])
-                     .arg(l->block[2]);
-    return lines.join(QLatin1Char('\n'));
+    return m_model ? TimelineToolTips::opText(*m_model, opIndex) : QString();
 }
 
 int TimelineView::rangeAt(const QPoint &pos) const
@@ -917,31 +684,7 @@ int TimelineView::rangeAt(const QPoint &pos) const
 
 QString TimelineView::rangeToolTipText(int index) const
 {
-    if (!m_model || index < 0 || std::size_t(index) >= m_model->rep().hostRanges.size())
-        return {};
-    const engine::Trace &trace = m_model->trace();
-    const engine::HostRange &h = m_model->rep().hostRanges[std::size_t(index)];
-    QStringList lines;
-    lines << QString::fromStdString(trace.string(h.nameId));
-    QString what = hostRangeCategoryLabel(h.category);
-    if (h.domainId != engine::kNoString)
-        what += tr(" in domain '%1'").arg(QString::fromStdString(trace.string(h.domainId)));
-    if (h.hostThread >= 0 && std::size_t(h.hostThread) < trace.hostThreads.size())
-        what += tr(" on '%1'").arg(QString::fromStdString(trace.hostThreads[std::size_t(h.hostThread)].name));
-    what += tr(" · depth %1").arg(h.depth);
-    lines << what;
-    lines << tr("start %1 · duration %2")
-                 .arg(formatDuration(h.startNs - m_model->originNs()), formatDuration(h.durationNs()));
-    // What it launched: the ops tied to it (their call started in it and in no range inside it).
-    int launched = 0, gpu = 0;
-    for (const engine::OpRecord &op : m_model->rep().ops)
-        if (op.hostRange == index) {
-            ++launched;
-            gpu += op.hasGpu();
-        }
-    if (launched > 0)
-        lines << tr("%n call(s) made directly in it, %1 with GPU work", nullptr, launched).arg(gpu);
-    return lines.join(QLatin1Char('\n'));
+    return m_model ? TimelineToolTips::rangeText(*m_model, index) : QString();
 }
 
 void TimelineView::setKeyFigure(const QString &caption, const engine::OpQuery &query)
@@ -986,60 +729,14 @@ const TimelineMetrics &TimelineView::metrics() const
     return m_painter->metrics();
 }
 
-TimelineOverlay TimelineView::exportOverlay() const
-{
-    TimelineOverlay overlay;
-    overlay.selectedOp = m_selected.op;
-    overlay.hoveredOp = -1; // exports show the selection, not where the pointer happened to be
-    overlay.allFlows = m_showAllFlows;
-    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
-    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
-    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
-    addMatches(overlay);
-    addKeyFigure(overlay, true);
-    return overlay;
-}
-
 QString TimelineView::exportTitle() const
 {
-    if (!m_trace)
-        return {};
-    QStringList parts;
-    parts << QString::fromStdString(m_trace->title.empty() ? m_trace->sourcePath : m_trace->title);
-    // The GPU, or the GPUs as the summary names them ("2 × NVIDIA H100 80GB HBM3", "2 GPUs"): a slide
-    // of a two-GPU run named the first one only.
-    QStringList models;
-    for (const auto &d : m_trace->devices)
-        if (!d.name.empty() && !models.contains(QString::fromStdString(d.name)))
-            models << QString::fromStdString(d.name);
-    if (m_trace->devices.size() > 1 && models.size() == 1)
-        parts << QStringLiteral("%1 × %2").arg(m_trace->devices.size()).arg(models.front());
-    else if (m_trace->devices.size() > 1 && models.isEmpty())
-        parts << tr("%1 GPUs").arg(m_trace->devices.size());
-    else
-        parts << models.join(QStringLiteral(" + "));
-    if (m_trace->createdUtc.size() >= 10)
-        parts << QString::fromStdString(m_trace->createdUtc.substr(0, 10));
-    if (m_trace->repetitions.size() > 1)
-        parts << tr("repetition %1 of %2").arg(m_repetition + 1).arg(m_trace->repetitions.size());
-    parts.removeAll(QString());
-    return parts.join(QStringLiteral(" — "));
+    return TimelineExport::title(*this);
 }
 
 void TimelineView::renderTo(QPainter &painter, const QRect &target)
 {
-    TimelinePainter painterCopy = m_painter->threadCopy(); // the same rows, labels and column width
-    painterCopy.setMetrics(m_painter->metrics());
-    const TimelineLayout layout = painterCopy.layout(target);
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-    const TimelineOverlay overlay = exportOverlay();
-    if (!m_model) {
-        painter.fillRect(target, m_palette->background());
-        painter.setPen(m_palette->mutedText());
-        painter.drawText(target, Qt::AlignCenter, tr("No trace loaded: open a trace file or run a workload."));
-        return;
-    }
-    painterCopy.paintAll(painter, layout, mapping, overlay);
+    TimelineExport::render(*this, painter, target);
 }
 
 bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
@@ -1051,209 +748,7 @@ bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
 
 bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptions &options, QString *error)
 {
-    if (!size.isValid() || size.isEmpty())
-        size = this->size().isEmpty() ? QSize(1600, 900) : this->size();
-    // The window's own painter (its rows: groups, pins, hidden lanes and collapsed groups as the lane
-    // state has them, the unique or user-given labels, the label column's width), with the lanes filling
-    // the picture and the background as asked; shared by the PNG pass and the SVG layers. What you see
-    // is what you export.
-    auto exporter = std::make_shared<TimelinePainter>(m_painter->threadCopy());
-    TimelineMetrics metrics = m_painter->metrics();
-    metrics.fillHeight = true;
-    // Every row that is not hidden, however far the window is scrolled: the picture is the whole tree.
-    metrics.scrollable = false;
-    metrics.transparentBackground = options.transparent;
-    exporter->setMetrics(metrics);
-    auto overlay = std::make_shared<TimelineOverlay>(exportOverlay());
-    ImageSource source;
-    source.title = m_trace ? QString::fromStdString(m_trace->title) : QStringLiteral("StreamScope timeline");
-    source.description = QStringLiteral("StreamScope timeline, repetition %1").arg(m_repetition + 1);
-    source.background = m_palette->background();
-    source.text = m_palette->text();
-    source.paint = [this, exporter, overlay](QPainter &painter, const QRect &target) {
-        if (!m_model) {
-            renderTo(painter, target);
-            return;
-        }
-        const TimelineLayout layout = exporter->layout(target);
-        exporter->paintAll(painter, layout, TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs()),
-                           *overlay);
-    };
-    if (m_model) {
-        source.layers = [this, exporter, overlay](const QRect &target) {
-            const TimelineLayout layout = exporter->layout(target);
-            const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-            using Layer = ImageSource::Layer;
-            std::vector<Layer> layers;
-            layers.push_back({layout.corner.united(layout.ruler).adjusted(0, 0, 0, 1),
-                              [=](QPainter &p) { exporter->paintRuler(p, layout, mapping, *overlay); }});
-            layers.push_back(
-                {layout.headers.adjusted(0, 0, 1, 1), [=](QPainter &p) { exporter->paintHeaders(p, layout); }});
-            if (!layout.title.isEmpty())
-                layers.push_back({layout.title, [=](QPainter &p) { exporter->paintTitle(p, layout); }});
-            layers.push_back({layout.plot.adjusted(0, 0, 0, 1), [=](QPainter &p) {
-                                  for (int i = 0; i < int(layout.lanes.size()); ++i)
-                                      if (!layout.lanes[std::size_t(i)].isEmpty())
-                                          exporter->paintLane(p, i, layout.lanes[std::size_t(i)], mapping,
-                                                              layout.plot.left(), layout.plot.right() + 1);
-                                  exporter->paintOverlay(p, layout, mapping, *overlay);
-                              }});
-            layers.push_back({layout.legend, [=](QPainter &p) { exporter->paintLegend(p, layout); }});
-            return layers;
-        };
-    }
-    return ui::exportImage(path, size, source, options, error);
-}
-
-void TimelineView::updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping)
-{
-    const qreal dpr = devicePixelRatioF();
-    m_caches.resize(layout.lanes.size());
-    m_lastPaintThreads = 0;
-    std::vector<int> whole; // lanes repainted whole, after this loop (concurrently where that pays)
-    for (std::size_t i = 0; i < layout.lanes.size(); ++i) {
-        LaneCache &c = m_caches[i];
-        const QRect lr = layout.lanes[i];
-        if (lr.isEmpty() || !lr.intersects(layout.plot))
-            continue; // scrolled out of view: painted when it comes back
-        auto paintStrip = [&](int x0, int x1) {
-            QPainter cp(&c.image);
-            cp.translate(-lr.topLeft());
-            return m_painter->paintLane(cp, int(i), lr, mapping, x0, x1);
-        };
-        const qint64 duration = mapping.endNs - mapping.startNs;
-        // Where the lane sits does not matter (a vertical scroll moves the picture), only its size.
-        if (!c.valid || c.rect.size() != lr.size() || c.dpr != dpr || c.durationNs != duration) {
-            // Zoom, resize, new data or style: the whole lane again, at device resolution (the image is
-            // kept when only its content changes: every pixel gets painted over).
-            if (c.image.size() != lr.size() * dpr || c.image.devicePixelRatio() != dpr) {
-                c.image = QImage(lr.size() * dpr, QImage::Format_RGB32);
-                c.image.setDevicePixelRatio(dpr);
-            }
-            c.rect = lr;
-            c.dpr = dpr;
-            c.durationNs = duration;
-            c.startNs = double(mapping.startNs);
-            c.valid = true;
-            whole.push_back(int(i));
-            continue;
-        }
-        c.rect = lr;
-        if (c.startNs == double(mapping.startNs))
-            continue;
-        // A pure pan: shift what is drawn by whole device pixels and paint only the exposed strip. Less
-        // than half a device pixel of motion leaves the picture as it is (and the offset accumulates).
-        const double dxLogical = (c.startNs - double(mapping.startNs)) * mapping.pixelsPerNs();
-        const int dxDevice = int(std::lround(dxLogical * dpr));
-        if (dxDevice == 0)
-            continue;
-        const int exposed = int(std::ceil(std::abs(dxDevice) / dpr)) + 1;
-        if (exposed >= lr.width() || c.edgeDependent) {
-            c.startNs = double(mapping.startNs);
-            whole.push_back(int(i));
-            continue;
-        }
-        scrollRows(c.image, dxDevice);
-        // A label in the new strip that the edge cuts makes the next pan repaint this lane.
-        if (dxDevice > 0)
-            c.edgeDependent = paintStrip(lr.left(), lr.left() + exposed);
-        else
-            c.edgeDependent = paintStrip(lr.right() + 1 - exposed, lr.right() + 1);
-        c.startNs -= double(dxDevice) / dpr * mapping.nsPerPixel();
-    }
-    if (!whole.empty())
-        repaintLanes(whole, layout, mapping);
-}
-
-// Lanes are independent pictures, and a zoom repaints all of them: with a million ops in view one thread
-// took most of a frame's 16 ms. So the lanes to repaint are handed out, dearest first, to the GUI thread
-// (painting with m_painter) and helper threads (each with its own threadCopy of it: paintLane fills
-// caches as it goes), which take the next lane from a shared counter until none is left. Each lane is
-// painted by one thread with the same painter state as the sequential path, so the pixels are the same.
-void TimelineView::repaintLanes(const std::vector<int> &lanes, const TimelineLayout &layout, const TimeMapping &mapping)
-{
-    auto paintWhole = [&](const TimelinePainter &painter, int lane) {
-        LaneCache &c = m_caches[std::size_t(lane)];
-        const QRect lr = layout.lanes[std::size_t(lane)];
-        QPainter cp(&c.image);
-        cp.translate(-lr.topLeft());
-        c.edgeDependent = painter.paintLane(cp, lane, lr, mapping, lr.left(), lr.right() + 1);
-    };
-    const int count = int(lanes.size());
-    long long pixels = 0;
-    for (const int lane : lanes)
-        pixels += (long long)layout.lanes[std::size_t(lane)].width() * layout.lanes[std::size_t(lane)].height();
-    const int threads = std::min(count, m_paintThreads > 0 ? m_paintThreads : QThread::idealThreadCount());
-    if (threads < 2 || pixels < kMinConcurrentPixels) {
-        for (const int lane : lanes)
-            paintWhole(*m_painter, lane);
-        m_lastPaintThreads = 1;
-        return;
-    }
-
-    const int helpers = threads - 1;
-    if (m_helpersStale || int(m_helperPainters.size()) < helpers) {
-        m_helperPainters.clear();
-        for (int h = 0; h < helpers; ++h)
-            m_helperPainters.push_back(std::make_unique<TimelinePainter>(m_painter->threadCopy()));
-        m_helpersStale = false;
-    }
-    if (!m_pool)
-        m_pool = new QThreadPool(this);
-    if (m_pool->maxThreadCount() != helpers)
-        m_pool->setMaxThreadCount(helpers);
-
-    // Dearest first, so that the longest lane (the host thread's, with every API call) does not start last.
-    std::vector<long long> cost(lanes.size());
-    for (std::size_t j = 0; j < lanes.size(); ++j) {
-        const QRect lr = layout.lanes[std::size_t(lanes[j])];
-        cost[j] = m_painter->laneWorkEstimate(lanes[j], mapping, lr.left(), lr.right() + 1);
-    }
-    std::vector<int> order(lanes.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return cost[std::size_t(a)] > cost[std::size_t(b)]; });
-
-    std::atomic<int> next{0};
-    std::atomic<int> painted{0}; // threads that painted at least one lane
-    auto work = [&](const TimelinePainter &painter) {
-        bool any = false;
-        for (int j = next.fetch_add(1, std::memory_order_relaxed); j < count;
-             j = next.fetch_add(1, std::memory_order_relaxed)) {
-            paintWhole(painter, lanes[std::size_t(order[std::size_t(j)])]);
-            any = true;
-        }
-        if (any)
-            painted.fetch_add(1, std::memory_order_relaxed);
-    };
-    HelperSync sync;
-    std::vector<std::unique_ptr<LaneHelper>> tasks;
-    for (int h = 0; h < helpers; ++h) {
-        const TimelinePainter *painter = m_helperPainters[std::size_t(h)].get();
-        tasks.push_back(std::make_unique<LaneHelper>([&work, painter] { work(*painter); }, sync));
-    }
-    {
-        std::lock_guard lock(sync.mutex);
-        sync.pending = helpers;
-    }
-    for (auto &task : tasks)
-        m_pool->start(task.get());
-    work(*m_painter);
-    // A helper the pool has not started yet has nothing left to do: take it back instead of waiting.
-    int notStarted = 0;
-    for (auto &task : tasks)
-        if (m_pool->tryTake(task.get()))
-            ++notStarted;
-    {
-        std::unique_lock lock(sync.mutex);
-        sync.pending -= notStarted;
-        sync.finished.wait(lock, [&] { return sync.pending == 0; });
-    }
-    for (int h = 0; h < helpers; ++h) {
-        m_painter->addStats(m_helperPainters[std::size_t(h)]->stats());
-        m_helperPainters[std::size_t(h)]->resetStats();
-    }
-    m_lastPaintThreads = painted.load();
+    return TimelineExport::exportImage(*this, path, size, options, error);
 }
 
 void TimelineView::paintCached(QPainter &p, AreaCache &cache, const QRect &area,
@@ -1317,15 +812,13 @@ void TimelineView::paintEvent(QPaintEvent *)
     } else {
         m_painter->paintBackground(p, layout);
     }
-    updateLaneCaches(layout, mapping);
+    m_lanes.update(*m_painter, layout, mapping, devicePixelRatioF());
     const bool scrolled = layout.contentHeight > layout.plot.height();
     if (scrolled) {
         p.save();
         p.setClipRect(layout.plot);
     }
-    for (std::size_t i = 0; i < layout.lanes.size() && i < m_caches.size(); ++i)
-        if (m_caches[i].valid && layout.lanes[i].intersects(layout.plot))
-            p.drawImage(layout.lanes[i].topLeft(), m_caches[i].image);
+    m_lanes.draw(p, layout);
     if (scrolled)
         p.restore();
     if (m_headerCacheScroll != layout.scrollY) {
@@ -1367,275 +860,42 @@ void TimelineView::resizeEvent(QResizeEvent *event)
 
 void TimelineView::wheelEvent(QWheelEvent *event)
 {
-    if (!m_model)
-        return;
-    const TimelineLayout layout = currentLayout();
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-    const QPoint delta = event->angleDelta();
-    const double x = std::clamp(event->position().x(), double(layout.plot.left()), double(layout.plot.right()));
-    // Vertical scrolling where the rows overflow: Shift+wheel anywhere (some platforms turn a shifted
-    // wheel horizontal), or the wheel over the labels, where it has nothing to zoom.
-    const bool overLabels = event->position().x() < layout.plot.left();
-    if (layout.maxScrollY > 0 && ((event->modifiers() & Qt::ShiftModifier) || overLabels)) {
-        const int notches = delta.y() != 0 ? delta.y() : delta.x();
-        setScrollY(layout.scrollY - notches * 3 * m_painter->metrics().readableLaneHeight / 120);
-        event->accept();
-        return;
-    }
-    if (delta.y() != 0) {
-        // 120 units = one notch = 20 % closer, at the cursor.
-        m_zoom->zoomAt(mapping.toNs(x) - m_zoomOffsetNs, std::pow(1.2, delta.y() / 120.0));
-    } else if (delta.x() != 0) {
-        m_zoom->pan(-qint64(delta.x() / 120.0 * kKeyPanFraction * double(m_zoom->windowDuration())));
-    }
-    event->accept();
+    m_input.wheel(event);
 }
 
 void TimelineView::mousePressEvent(QMouseEvent *event)
 {
-    if (event->button() != Qt::LeftButton || !m_model) {
+    if (!m_input.press(event))
         QWidget::mousePressEvent(event);
-        return;
-    }
-    const TimelineLayout layout = currentLayout();
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-    m_pressPos = event->position().toPoint();
-    m_dragMoved = false;
-    if (onLabelEdge(m_pressPos)) {
-        m_drag = DragMode::ResizeLabels;
-        m_resizeStartWidth = layout.headers.width();
-        event->accept();
-        return;
-    }
-    if (m_pressPos.x() < layout.plot.left()) {
-        // The label column: a click on a group's header opens or folds it, on a thread's (the row
-        // with the arrow) its NVTX rows.
-        const int row = layout.laneAt(m_pressPos.y());
-        if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
-            setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
-        else if (row >= 0 && layout.rows[std::size_t(row)].fold != LaneRow::Fold::None)
-            setRangesFolded(layout.rows[std::size_t(row)].foldLane,
-                            layout.rows[std::size_t(row)].fold == LaneRow::Fold::Open);
-        event->accept();
-        return;
-    }
-    const bool inRuler = layout.ruler.contains(m_pressPos);
-    if (inRuler || (event->modifiers() & Qt::ShiftModifier)) {
-        m_drag = DragMode::Select;
-        const double x =
-            std::clamp(double(m_pressPos.x()), double(layout.plot.left()), double(layout.plot.right() + 1));
-        m_selectAnchorNs = mapping.toNs(x);
-    } else {
-        m_drag = DragMode::Pan;
-        m_pressWindowStart = windowStartNs();
-        m_pressScrollY = layout.scrollY;
-        setCursor(Qt::ClosedHandCursor);
-    }
-    event->accept();
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent *event)
 {
-    const QPoint pos = event->position().toPoint();
-    if (m_drag == DragMode::None) {
-        setHovered(opAt(pos));
-        if (onLabelEdge(pos))
-            setCursor(Qt::SplitHCursor);
-        else
-            unsetCursor();
-        return;
-    }
-    if (m_drag == DragMode::ResizeLabels) {
-        setLabelWidth(std::max(60, m_resizeStartWidth + pos.x() - m_pressPos.x()));
-        event->accept();
-        return;
-    }
-    if ((pos - m_pressPos).manhattanLength() >= QApplication::startDragDistance())
-        m_dragMoved = true;
-    if (!m_dragMoved)
-        return;
-    const TimelineLayout layout = currentLayout();
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-    if (m_drag == DragMode::Pan) {
-        const qint64 delta = qint64(std::llround(double(pos.x() - m_pressPos.x()) * mapping.nsPerPixel()));
-        const qint64 start = m_pressWindowStart - delta;
-        m_zoom->setWindow(start - m_zoomOffsetNs, start - m_zoomOffsetNs + m_zoom->windowDuration());
-        // The rows follow the pointer up and down too where they overflow.
-        if (layout.maxScrollY > 0)
-            setScrollY(m_pressScrollY - (pos.y() - m_pressPos.y()));
-    } else {
-        const double x = std::clamp(double(pos.x()), double(layout.plot.left()), double(layout.plot.right() + 1));
-        m_zoom->setSelection(m_selectAnchorNs - m_zoomOffsetNs, mapping.toNs(x) - m_zoomOffsetNs);
-    }
-    event->accept();
+    m_input.move(event);
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent *event)
 {
-    if (event->button() != Qt::LeftButton || m_drag == DragMode::None) {
+    if (!m_input.release(event))
         QWidget::mouseReleaseEvent(event);
-        return;
-    }
-    const DragMode mode = m_drag;
-    m_drag = DragMode::None;
-    unsetCursor();
-    if (mode == DragMode::ResizeLabels) {
-        event->accept();
-        return;
-    }
-    if (!m_dragMoved) {
-        // A click: select the op under the pointer, or clear everything on empty space; Ctrl+click adds
-        // the op to the selection or takes it out (the document measures a selection of several).
-        const QPoint pos = event->position().toPoint();
-        const OpRef ref = opAt(pos);
-        if (ref.isValid() && (event->modifiers() & (Qt::ControlModifier | Qt::MetaModifier))) {
-            emit opToggled(ref.repetition, ref.op);
-            event->accept();
-            return;
-        }
-        if (mode == DragMode::Select || !ref.isValid())
-            m_zoom->clearSelection();
-        m_selectingByClick = true;
-        if (m_document && m_document->selectedOps().size() > 1 && ref == m_selected)
-            emit opSelected(m_repetition, ref.op); // the one op again, out of a multiple selection
-        selectOp(ref.op);
-        m_selectingByClick = false;
-        // Which end was clicked: where follow flow starts from.
-        if (ref.isValid()) {
-            const Pick pick = pickAt(pos);
-            const bool host = pick.lane >= 0 && m_model->lane(pick.lane).kind == LaneKind::HostThread;
-            m_selectedEnd = host ? OpEnd::Host : OpEnd::Gpu;
-            update();
-        }
-    } else if (mode == DragMode::Select && m_zoom->hasSelection()) {
-        emit rangeSelected((m_zoom->selectionStart() + m_zoomOffsetNs), (m_zoom->selectionEnd() + m_zoomOffsetNs));
-    }
-    event->accept();
 }
 
 void TimelineView::mouseDoubleClickEvent(QMouseEvent *event)
 {
-    if (event->button() == Qt::LeftButton && m_model) {
-        const QPoint pos = event->position().toPoint();
-        const TimelineLayout layout = currentLayout();
-        if (onLabelEdge(pos)) {
-            fitLabelWidth();
-            event->accept();
-            return;
-        }
-        if (pos.x() < layout.plot.left()) {
-            // The second click of a double-click on a group's header folds it back, as a click does.
-            const int row = layout.laneAt(pos.y());
-            if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
-                setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
-            else if (row >= 0 && layout.rows[std::size_t(row)].fold != LaneRow::Fold::None)
-                setRangesFolded(layout.rows[std::size_t(row)].foldLane,
-                                layout.rows[std::size_t(row)].fold == LaneRow::Fold::Open);
-            event->accept();
-            return;
-        }
-    }
-    if (event->button() == Qt::LeftButton) {
-        fitAll();
-        event->accept();
-        return;
-    }
-    QWidget::mouseDoubleClickEvent(event);
+    if (!m_input.doubleClick(event))
+        QWidget::mouseDoubleClickEvent(event);
 }
 
 void TimelineView::keyPressEvent(QKeyEvent *event)
 {
-    if (!m_model) {
+    if (!m_input.key(event))
         QWidget::keyPressEvent(event);
-        return;
-    }
-    const TimelineLayout layout = currentLayout();
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-    // Zoom keys act at the pointer when it is over the plot (as Perfetto does), else at the centre.
-    const QPoint cursorPos = mapFromGlobal(QCursor::pos());
-    const qint64 anchor = layout.plot.contains(cursorPos) ? mapping.toNs(double(cursorPos.x()))
-                                                          : windowStartNs() + m_zoom->windowDuration() / 2;
-    const qint64 panStep = std::max<qint64>(1, qint64(double(m_zoom->windowDuration()) * kKeyPanFraction));
-    switch (event->key()) {
-    case Qt::Key_W:
-    case Qt::Key_Plus:
-    case Qt::Key_Equal: m_zoom->zoomAt(anchor - m_zoomOffsetNs, kKeyZoomFactor); break;
-    case Qt::Key_S:
-    case Qt::Key_Minus: m_zoom->zoomAt(anchor - m_zoomOffsetNs, 1.0 / kKeyZoomFactor); break;
-    case Qt::Key_A:
-    case Qt::Key_Left:
-        if (event->modifiers() & Qt::AltModifier)
-            m_zoom->back(); // the zoom history, as a browser's
-        else
-            m_zoom->pan(-panStep);
-        break;
-    case Qt::Key_D:
-    case Qt::Key_Right:
-        if (event->modifiers() & Qt::AltModifier)
-            m_zoom->forward();
-        else
-            m_zoom->pan(panStep);
-        break;
-    case Qt::Key_F: // F alone: Ctrl+F is Find
-        if (event->modifiers() & (Qt::ControlModifier | Qt::MetaModifier | Qt::AltModifier)) {
-            QWidget::keyPressEvent(event);
-            return;
-        }
-        fitAll();
-        break;
-    case Qt::Key_Home: fitAll(); break;
-    case Qt::Key_Up: setScrollY(layout.scrollY - m_painter->metrics().readableLaneHeight); break;
-    case Qt::Key_Down: setScrollY(layout.scrollY + m_painter->metrics().readableLaneHeight); break;
-    case Qt::Key_PageUp: setScrollY(layout.scrollY - m_vscroll->pageStep()); break;
-    case Qt::Key_PageDown: setScrollY(layout.scrollY + m_vscroll->pageStep()); break;
-    case Qt::Key_BracketRight: followFlow(); break; // also the View menu's action, where there is one
-    case Qt::Key_Escape:
-        m_zoom->clearSelection();
-        selectOp(-1);
-        break;
-    default: QWidget::keyPressEvent(event); return;
-    }
-    event->accept();
 }
 
 void TimelineView::contextMenuEvent(QContextMenuEvent *event)
 {
-    if (!m_model) {
+    if (!m_input.contextMenu(event))
         QWidget::contextMenuEvent(event);
-        return;
-    }
-    const TimelineLayout layout = currentLayout();
-    const QPoint pos = event->pos();
-    std::unique_ptr<QMenu> menu;
-    if (pos.x() < layout.plot.left()) {
-        menu.reset(createRowMenu(layout.laneAt(pos.y()), this));
-    } else {
-        menu = std::make_unique<QMenu>(this);
-        const OpRef ref = opAt(pos);
-        if (ref.isValid()) {
-            const Pick pick = pickAt(pos);
-            const bool host = pick.lane >= 0 && m_model->lane(pick.lane).kind == LaneKind::HostThread;
-            menu->addAction(host ? tr("Follow flow to the GPU work") : tr("Follow flow to the host call"), this,
-                            [this, ref, host] {
-                                selectOp(ref.op);
-                                m_selectedEnd = host ? OpEnd::Host : OpEnd::Gpu;
-                                followFlow();
-                            });
-        }
-        QAction *flows =
-            menu->addAction(tr("Flows for everything in view"), this, [this](bool on) { setShowAllFlows(on); });
-        flows->setCheckable(true);
-        flows->setChecked(m_showAllFlows);
-        const int row = layout.laneAt(pos.y());
-        if (row >= 0) {
-            menu->addSeparator();
-            QMenu *lane = createRowMenu(row, menu.get());
-            lane->setTitle(tr("Lane"));
-            menu->addMenu(lane);
-        }
-    }
-    menu->exec(event->globalPos());
-    event->accept();
 }
 
 void TimelineView::leaveEvent(QEvent *event)
@@ -1660,90 +920,13 @@ int TimelineView::activityAt(const QPoint &pos) const
 
 QString TimelineView::activityToolTipText(int index) const
 {
-    if (!m_model || index < 0 || std::size_t(index) >= m_model->rep().activities.size())
-        return {};
-    const engine::ActivityRecord &a = m_model->rep().activities[std::size_t(index)];
-    QStringList lines;
-    const QString cause =
-        QString::fromStdString(std::string(engine::toString(a.detail))).replace(QLatin1Char('_'), QLatin1Char(' '));
-    switch (a.kind) {
-    case engine::ActivityKind::MigrationH2D:
-    case engine::ActivityKind::MigrationD2H: {
-        lines << tr("Page migration %1: %2")
-                     .arg(a.kind == engine::ActivityKind::MigrationH2D ? QStringLiteral("host → GPU")
-                                                                       : QStringLiteral("GPU → host"),
-                          formatBytes(a.value));
-        lines << tr("start %1 · duration %2")
-                     .arg(formatDuration(a.startNs - m_model->originNs()), formatDuration(a.durationNs()));
-        if (a.durationNs() > 0)
-            lines << tr("%1 over the migration").arg(formatGBs(double(a.value) / double(a.durationNs())));
-        lines << tr("cause: %1")
-                     .arg(a.detail == engine::ActivityDetail::Coherence ? tr("a page fault (on-demand migration)")
-                          : a.detail == engine::ActivityDetail::User ? tr("an explicit request (cudaMemPrefetchAsync)")
-                          : a.detail == engine::ActivityDetail::Speculative
-                              ? tr("the driver's speculative prefetch near a fault")
-                              : cause);
-        break;
-    }
-    case engine::ActivityKind::GpuPageFaults:
-        lines << tr("%n GPU page fault(s) in one group", nullptr, int(a.value));
-        lines << tr("driver took the group at %1, replayed after %2")
-                     .arg(formatDuration(a.startNs - m_model->originNs()), formatDuration(a.durationNs()));
-        lines << tr("access: %1").arg(cause);
-        break;
-    default: lines << QString::fromStdString(std::string(engine::toString(a.kind))); break;
-    }
-    if (a.address)
-        lines << tr("address 0x%1").arg(a.address, 0, 16);
-    if (a.op >= 0 && a.op < m_model->opCount())
-        lines << tr("during '%1' (click to select it)")
-                     .arg(QString::fromStdString(m_model->trace().name(m_model->op(a.op))));
-    return lines.join(QLatin1Char('\n'));
+    return m_model ? TimelineToolTips::activityText(*m_model, index) : QString();
 }
 
 bool TimelineView::event(QEvent *event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        // A label: the whole of it (the column may cut it), and for a group what it holds.
-        if (m_model && m_tree && help->pos().x() < currentLayout().plot.left()) {
-            const int row = rowAt(help->pos());
-            if (row >= 0 && std::size_t(row) < rows().size()) {
-                const LaneRow &r = rows()[std::size_t(row)];
-                QString text;
-                if (r.isGroup()) {
-                    const LaneGroup &g = m_tree->group(r.group);
-                    text = tr("%1\n%2 · busy %3 % of the repetition\nclick to %4")
-                               .arg(g.title, g.subtitle)
-                               .arg(g.busyFraction * 100, 0, 'f', 1)
-                               .arg(r.collapsed ? tr("expand") : tr("collapse"));
-                } else if (r.lane >= 0) {
-                    text = tr("%1\n%2\nright-click: hide, pin, rename")
-                               .arg(m_tree->label(r.lane, laneState()), m_model->lane(r.lane).subtitle);
-                    if (r.fold != LaneRow::Fold::None)
-                        text += tr("\nclick to %1 its %2 NVTX rows")
-                                    .arg(r.fold == LaneRow::Fold::Folded ? tr("unfold") : tr("fold"))
-                                    .arg(m_tree->rangeRowCount(r.foldLane));
-                }
-                QToolTip::showText(help->globalPos(), text, this);
-                return true;
-            }
-        }
-        if (const int activity = activityAt(help->pos()); activity >= 0) {
-            QToolTip::showText(help->globalPos(), activityToolTipText(activity), this);
-            return true;
-        }
-        if (const int range = rangeAt(help->pos()); range >= 0) {
-            QToolTip::showText(help->globalPos(), rangeToolTipText(range), this);
-            return true;
-        }
-        const OpRef ref = opAt(help->pos());
-        if (ref.isValid())
-            QToolTip::showText(help->globalPos(), toolTipText(ref.op), this);
-        else
-            QToolTip::hideText();
-        return true;
-    }
+    if (event->type() == QEvent::ToolTip)
+        return m_input.toolTip(static_cast<QHelpEvent *>(event));
     return QWidget::event(event);
 }
 

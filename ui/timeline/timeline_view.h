@@ -38,12 +38,13 @@
 #include "ui/common/image_export.h"
 #include "ui/document/trace_document.h"
 #include "ui/timeline/lane_model.h"
+#include "ui/timeline/lane_paint_scheduler.h"
 #include "ui/timeline/lane_tree.h"
+#include "ui/timeline/timeline_input.h"
 
 class QMenu;
 class QPainter;
 class QScrollBar;
-class QThreadPool;
 
 namespace streamscope::ui {
 
@@ -195,9 +196,9 @@ public:
     // default) picks QThread::idealThreadCount(), 1 paints them one after the other on the GUI thread.
     // Lanes are independent pictures, so the pixels do not depend on it.
     void setPaintThreads(int threads);
-    int paintThreads() const { return m_paintThreads; }
+    int paintThreads() const { return m_lanes.paintThreads(); }
     // How many threads painted the last frame's whole-lane repaints (1: sequential; 0: none repainted).
-    int lastPaintThreads() const { return m_lastPaintThreads; }
+    int lastPaintThreads() const { return m_lanes.lastPaintThreads(); }
 
     // The lesson's key figure: the ops of each shown repetition that `query` finds (engine::findOps),
     // outlined (and in exports the caption in a box beside them). An empty caption clears it.
@@ -244,14 +245,13 @@ protected:
     bool event(QEvent *event) override;
 
 private:
+    friend class TimelineInput; // the events, handed over whole
+    friend class TimelineExport; // the picture, as the window paints it
     void addMatches(TimelineOverlay &overlay) const;
     // The key figure's outlines; its caption too where asked (exports: on screen it stands beside the
     // timeline, in the explanation).
     void addKeyFigure(TimelineOverlay &overlay, bool caption) const;
     void updateKeyFigure();
-    TimelineOverlay exportOverlay() const;
-    enum class DragMode { None, Pan, Select, ResizeLabels };
-    struct LaneCache;
 
     void rebuildModel();
     // The rows and labels from the tree and the lane state, into the painter.
@@ -267,9 +267,6 @@ private:
     void syncScrollBar();
     // The row showing an op's GPU work (else its host call), -1 when neither is shown.
     int rowOfOp(const TimelineLayout &layout, int op, bool host) const;
-    void updateLaneCaches(const TimelineLayout &layout, const TimeMapping &mapping);
-    // Repaints the given lanes' whole caches, concurrently where that pays (see the .cpp).
-    void repaintLanes(const std::vector<int> &lanes, const TimelineLayout &layout, const TimeMapping &mapping);
     struct AreaCache;
     // Copies `cache` to `area`, first painting it with `paint` (in the widget's coordinates) when it is
     // stale or the area or device scale changed.
@@ -294,7 +291,6 @@ private:
     std::unique_ptr<LaneTree> m_tree;
     LaneViewState m_ownLaneState; // without a document
     int m_labelWidth = 0;
-    int m_resizeStartWidth = 0;
     bool m_showAllFlows = false;
     OpEnd m_selectedEnd = OpEnd::Both;
     std::unique_ptr<OpPalette> m_palette;
@@ -314,24 +310,12 @@ private:
     OpRef m_selected;
     OpRef m_hovered;
 
-    DragMode m_drag = DragMode::None;
-    QPoint m_pressPos;
-    qint64 m_pressWindowStart = 0;
-    int m_pressScrollY = 0;
     bool m_selectingByClick = false; // selectOp from a click: what was clicked is in view, no scrolling
     QScrollBar *m_vscroll = nullptr; // child widget, shown while the rows overflow
     int m_headerCacheScroll = -1; // the scroll offset the header cache was painted at
-    qint64 m_selectAnchorNs = 0;
-    bool m_dragMoved = false;
 
-    std::vector<LaneCache> m_caches; // one per lane: the lane's picture for the current window
-    int m_paintThreads = 0;
-    int m_lastPaintThreads = 0;
-    // Painters for the helper threads (threadCopy of m_painter; the GUI thread paints with m_painter),
-    // kept between frames for their label caches; rebuilt when the model or style changes.
-    std::vector<std::unique_ptr<TimelinePainter>> m_helperPainters;
-    bool m_helpersStale = true;
-    QThreadPool *m_pool = nullptr; // child QObject, created on the first concurrent repaint
+    LanePaintScheduler m_lanes; // each lane's picture, repainted concurrently
+    TimelineInput m_input{*this}; // mouse, keyboard, context menus, tooltips
     // The lane headers and the legend do not depend on the window: painted once (text shaping is a
     // good part of a frame's fixed cost) and copied in every frame until the layout, data or style
     // changes.

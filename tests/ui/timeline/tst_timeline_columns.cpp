@@ -11,6 +11,7 @@
 
 #include "engine/model/trace.h"
 #include "tests/common/trace_builder.h"
+#include "tests/ui/timeline/reference_passes.h"
 #include "ui/common/op_palette.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/timeline_painter.h"
@@ -56,7 +57,9 @@ QImage paint(const LaneModel &model, const OpPalette &palette, QImage::Format fo
     painter.setModel(&model);
     painter.setPalette(&palette);
     painter.setMetrics(TimelineMetrics::make(palette.presentation(), QFont()));
-    painter.setOpaqueColumns(opaqueColumns);
+    static const streamscope::test::BlendedColumnsPass blended;
+    if (!opaqueColumns)
+        painter.setLanePasses({nullptr, &blended, nullptr});
     QImage image(1200, 520, format);
     image.fill(Qt::magenta);
     QPainter p(&image);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine/model/trace.h"
+#include "tests/ui/timeline/reference_passes.h"
 #include "tests/ui/timeline/timeline_test_trace.h"
 #include "ui/common/op_palette.h"
 #include "ui/timeline/lane_model.h"
@@ -71,7 +72,9 @@ QImage paint(const LaneModel &model, const OpPalette &palette, bool deferred, qi
     painter.setModel(&model);
     painter.setPalette(&palette);
     painter.setMetrics(TimelineMetrics::make(false, QFont()));
-    painter.setDeferredMarks(deferred);
+    static const streamscope::test::MarksAtTheirTurnPass atTheirTurn;
+    if (!deferred)
+        painter.setLanePasses({&atTheirTurn, nullptr, nullptr});
     QImage image(1300, 560, QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::magenta);
     QPainter p(&image);

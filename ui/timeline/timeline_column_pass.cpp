@@ -1,7 +1,7 @@
-// TimelinePainter's column pass: the derived lanes (active H2D/D2H/compute counts, bandwidth) as
-// per-pixel min/max columns, with the opaque shortcut for translucent layers (see timeline_painter_p.h).
+// ColumnPass (see timeline_column_pass.h): per-pixel min/max columns of step functions, with the opaque
+// shortcut for translucent layers.
+#include "ui/timeline/timeline_column_pass.h"
 #include "ui/common/format_units.h"
-#include "ui/timeline/timeline_painter.h"
 #include "ui/timeline/timeline_painter_p.h"
 
 #include <QFontMetrics>
@@ -143,10 +143,10 @@ void drawColumns(QPainter &p, const std::vector<float> &lo, const std::vector<fl
 
 } // namespace
 
-QRgb TimelinePainter::blendedPixel(int format, QRgb under, const QColor &src) const
+QRgb ColumnPass::blendedPixel(const TimelinePaintContext &ctx, int format, QRgb under, const QColor &src)
 {
     const QRgba64 key = src.rgba64();
-    for (const BlendEntry &e : m_caches->blends)
+    for (const BlendEntry &e : ctx.caches->blends)
         if (e.format == format && e.under == under && e.src == key)
             return e.result;
     QImage pixel(1, 1, QImage::Format(format));
@@ -160,9 +160,9 @@ QRgb TimelinePainter::blendedPixel(int format, QRgb under, const QColor &src) co
         bp.drawRects(&one, 1);
     }
     const QRgb result = pixel.pixel(0, 0);
-    if (m_caches->blends.size() >= 256) // a palette has a few dozen; bound it against anything unforeseen
-        m_caches->blends.clear();
-    m_caches->blends.push_back({format, under, key, result});
+    if (ctx.caches->blends.size() >= 256) // a palette has a few dozen; bound it against anything unforeseen
+        ctx.caches->blends.clear();
+    ctx.caches->blends.push_back({format, under, key, result});
     return result;
 }
 
@@ -175,15 +175,16 @@ QRgb TimelinePainter::blendedPixel(int format, QRgb under, const QColor &src) co
 // then drawn as opaque fills, one drawRects per colour: solid fills instead of blending, the same
 // pixels. Only on the raster engine at whole pixels, over an opaque background, into a 32-bit image or a
 // pixmap; anywhere else (SVG, high DPI) drawColumns paints the layers one by one as before.
-void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, int layerCount, const QColor &background,
-                                       const TimeMapping &mapping, int clipX0, double baseline, double scale) const
+void ColumnPass::drawColumnLayers(QPainter &p, const TimelinePaintContext &ctx, const ColumnLayer *layers,
+                                  int layerCount, const QColor &background, const TimeMapping &mapping, int clipX0,
+                                  double baseline, double scale) const
 {
     Q_ASSERT(layerCount >= 1 && layerCount <= 2);
     QPaintDevice *device = p.device();
     int format = QImage::Format_ARGB32_Premultiplied; // a raster pixmap: 32-bit, opaque here
     if (device && device->devType() == QInternal::Image)
         format = static_cast<const QImage *>(device)->format();
-    const bool fast = m_opaqueColumns && rasterAtWholePixels(p) && background.alpha() == 255
+    const bool fast = opaqueLayers(p) && background.alpha() == 255
                       && (device->devType() == QInternal::Pixmap || format == QImage::Format_RGB32
                           || format == QImage::Format_ARGB32 || format == QImage::Format_ARGB32_Premultiplied);
     if (!fast) {
@@ -197,13 +198,13 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
     constexpr int kFills = 4;
     std::array<QColor, kFills> fillColor;
     for (int l = 0; l < layerCount; ++l) {
-        fillColor[std::size_t(2 * l)] = layers[l].color;
-        fillColor[std::size_t(2 * l)].setAlpha(110); // as drawColumns' light part
-        fillColor[std::size_t(2 * l + 1)] = layers[l].color;
+        fillColor[2 * std::size_t(l)] = layers[l].color;
+        fillColor[2 * std::size_t(l)].setAlpha(110); // as drawColumns' light part
+        fillColor[2 * std::size_t(l) + 1] = layers[l].color;
     }
     // A segment's colour by slot: 16 * (on a grid column) + the set of fills covering it.
-    const QRgb backgroundPixel = blendedPixel(format, 0xff000000u, background);
-    const QRgb gridPixel = blendedPixel(format, backgroundPixel, m_palette->grid());
+    const QRgb backgroundPixel = blendedPixel(ctx, format, 0xff000000u, background);
+    const QRgb gridPixel = blendedPixel(ctx, format, backgroundPixel, ctx.palette->grid());
     std::array<QRgb, 32> slotColor{};
     std::array<bool, 32> slotKnown{};
     bool allOpaque = qAlpha(gridPixel) == 255;
@@ -212,7 +213,7 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
             QRgb c = slot >= 16 ? gridPixel : backgroundPixel;
             for (int f = 0; f < kFills; ++f)
                 if (slot & (1 << f))
-                    c = blendedPixel(format, c, fillColor[std::size_t(f)]);
+                    c = blendedPixel(ctx, format, c, fillColor[std::size_t(f)]);
             slotColor[std::size_t(slot)] = c;
             slotKnown[std::size_t(slot)] = true;
             allOpaque = allOpaque && qAlpha(c) == 255;
@@ -266,7 +267,7 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
         for (int i = 0; i < count; ++i) {
             mask |= 1 << tops[std::size_t(i)].second;
             const int from = tops[std::size_t(i)].first;
-            const int to = i + 1 < count ? tops[std::size_t(i + 1)].first : bottom;
+            const int to = i + 1 < count ? tops[std::size_t(i) + 1].first : bottom;
             if (to > from) {
                 segments[c][std::size_t(k++)] = {from, to, gridBit | mask};
                 slotsUsed |= 1u << (gridBit | mask);
@@ -313,28 +314,28 @@ void TimelinePainter::drawColumnLayers(QPainter &p, const ColumnLayer *layers, i
     p.drawImage(QPoint(clipX0, bandTop), band);
 }
 
-void TimelinePainter::paintCounter(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
-                                   const TimeMapping &mapping, int clipX0, int clipX1) const
+void ColumnPass::paintCounter(QPainter &p, const TimelinePaintContext &ctx, const Lane &lane, const QRect &rect,
+                              const QColor &background, const TimeMapping &mapping, int clipX0, int clipX1) const
 {
     const StepSeries &s = lane.counts;
     if (s.maxValue <= 0)
         return;
     thread_local std::vector<float> lo, hi;
-    columnMinMax(s, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
+    columnMinMax(s, mapping, clipX0, clipX1, ctx.model->durationNs(), lo, hi);
     const double pad = 3;
     const double baseline = rect.bottom() + 1 - pad;
     // A lane with at most one active op reads as on/off: scale to 1. Otherwise steps per count.
     const double scale = (rect.height() - 2 * pad - 1) / std::max(1.0f, s.maxValue);
-    const QColor color = lane.kind == LaneKind::H2DActivity   ? m_palette->h2d()
-                         : lane.kind == LaneKind::D2HActivity ? m_palette->d2h()
-                         : lane.kind == LaneKind::D2DActivity ? m_palette->opColor(engine::OpKind::CopyD2D)
-                                                              : m_palette->compute();
+    const QColor color = lane.kind == LaneKind::H2DActivity   ? ctx.palette->h2d()
+                         : lane.kind == LaneKind::D2HActivity ? ctx.palette->d2h()
+                         : lane.kind == LaneKind::D2DActivity ? ctx.palette->opColor(engine::OpKind::CopyD2D)
+                                                              : ctx.palette->compute();
     const ColumnLayer layer{&lo, &hi, color};
-    drawColumnLayers(p, &layer, 1, background, mapping, clipX0, baseline, scale);
+    drawColumnLayers(p, ctx, &layer, 1, background, mapping, clipX0, baseline, scale);
 }
 
-void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect &rect, const QColor &background,
-                                     const TimeMapping &mapping, int clipX0, int clipX1) const
+void ColumnPass::paintBandwidth(QPainter &p, const TimelinePaintContext &ctx, const Lane &lane, const QRect &rect,
+                                const QColor &background, const TimeMapping &mapping, int clipX0, int clipX1) const
 {
     const double peak = lane.peakGBs;
     const double top = std::max({double(lane.counts.maxValue), double(lane.d2hBandwidth.maxValue), peak});
@@ -344,23 +345,23 @@ void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect 
     const double baseline = rect.bottom() + 1 - pad;
     const double scale = (rect.height() - 2 * pad - 1) / (top * 1.08);
     thread_local std::vector<float> h2dLo, h2dHi, d2hLo, d2hHi;
-    columnMinMax(lane.counts, mapping, clipX0, clipX1, m_model->durationNs(), h2dLo, h2dHi);
+    columnMinMax(lane.counts, mapping, clipX0, clipX1, ctx.model->durationNs(), h2dLo, h2dHi);
     if (lane.kind == LaneKind::PeerLink) {
         // One direction between two GPUs: one layer, in the P2P copy's colour.
-        const ColumnLayer layer{&h2dLo, &h2dHi, m_palette->opColor(engine::OpKind::CopyP2P)};
-        drawColumnLayers(p, &layer, 1, background, mapping, clipX0, baseline, scale);
+        const ColumnLayer layer{&h2dLo, &h2dHi, ctx.palette->opColor(engine::OpKind::CopyP2P)};
+        drawColumnLayers(p, ctx, &layer, 1, background, mapping, clipX0, baseline, scale);
     } else {
-        columnMinMax(lane.d2hBandwidth, mapping, clipX0, clipX1, m_model->durationNs(), d2hLo, d2hHi);
+        columnMinMax(lane.d2hBandwidth, mapping, clipX0, clipX1, ctx.model->durationNs(), d2hLo, d2hHi);
         // D2H on top, translucent, so simultaneous transfers in both directions both stay visible.
-        QColor d2h = m_palette->d2h();
+        QColor d2h = ctx.palette->d2h();
         d2h.setAlpha(200);
-        const std::array<ColumnLayer, 2> layers{ColumnLayer{&h2dLo, &h2dHi, m_palette->h2d()},
+        const std::array<ColumnLayer, 2> layers{ColumnLayer{&h2dLo, &h2dHi, ctx.palette->h2d()},
                                                 ColumnLayer{&d2hLo, &d2hHi, d2h}};
-        drawColumnLayers(p, layers.data(), 2, background, mapping, clipX0, baseline, scale);
+        drawColumnLayers(p, ctx, layers.data(), 2, background, mapping, clipX0, baseline, scale);
     }
     if (peak > 0) {
         const double y = std::round(baseline - peak * scale) + 0.5;
-        QPen pen(m_palette->peakLine(), m_palette->presentation() ? 2 : 1, Qt::DashLine);
+        QPen pen(ctx.palette->peakLine(), ctx.palette->presentation() ? 2 : 1, Qt::DashLine);
         p.setPen(pen);
         p.drawLine(QPointF(clipX0, y), QPointF(clipX1, y));
     }
@@ -368,22 +369,52 @@ void TimelinePainter::paintBandwidth(QPainter &p, const Lane &lane, const QRect 
 
 // A group's header: when collapsed, how many of its lanes were busy at each moment (the summary of
 // the lanes it stands for), in a neutral colour; open, a plain band.
-void TimelinePainter::paintGroupRow(QPainter &p, const LaneRow &row, const QRect &rect, const QColor &background,
-                                    const TimeMapping &mapping, int clipX0, int clipX1) const
+void ColumnPass::paintGroupRow(QPainter &p, const TimelinePaintContext &ctx, const LaneRow &row, const QRect &rect,
+                               const QColor &background, const TimeMapping &mapping, int clipX0, int clipX1) const
 {
-    if (!row.collapsed || !m_tree)
+    if (!row.collapsed || !ctx.tree)
         return;
-    const LaneGroup &g = m_tree->group(row.group);
+    const LaneGroup &g = ctx.tree->group(row.group);
     const StepSeries &s = g.busy;
     if (s.maxValue <= 0)
         return;
     thread_local std::vector<float> lo, hi;
-    columnMinMax(s, mapping, clipX0, clipX1, m_model->durationNs(), lo, hi);
+    columnMinMax(s, mapping, clipX0, clipX1, ctx.model->durationNs(), lo, hi);
     const double pad = 3;
     const double baseline = rect.bottom() + 1 - pad;
     const double scale = (rect.height() - 2 * pad - 1) / std::max(1.0f, s.maxValue);
-    const ColumnLayer layer{&lo, &hi, m_palette->mutedText()};
-    drawColumnLayers(p, &layer, 1, background, mapping, clipX0, baseline, scale);
+    const ColumnLayer layer{&lo, &hi, ctx.palette->mutedText()};
+    drawColumnLayers(p, ctx, &layer, 1, background, mapping, clipX0, baseline, scale);
+}
+
+const ColumnPass &columnPass()
+{
+    static const ColumnPass pass;
+    return pass;
+}
+
+bool ColumnPass::paint(QPainter &p, const TimelineLaneState &state) const
+{
+    switch (state.lane.kind) {
+    case LaneKind::H2DActivity:
+    case LaneKind::D2HActivity:
+    case LaneKind::D2DActivity:
+    case LaneKind::ComputeActivity:
+        paintCounter(p, state.ctx, state.lane, state.rect, state.background, state.mapping, state.clipX0, state.clipX1);
+        break;
+    case LaneKind::Bandwidth:
+    case LaneKind::PeerLink:
+        paintBandwidth(p, state.ctx, state.lane, state.rect, state.background, state.mapping, state.clipX0,
+                       state.clipX1);
+        break;
+    default: break;
+    }
+    return false;
+}
+
+bool ColumnPass::opaqueLayers(const QPainter &p) const
+{
+    return rasterAtWholePixels(p);
 }
 
 } // namespace streamscope::ui
