@@ -12,6 +12,21 @@
 
 namespace streamscope::engine {
 
+namespace {
+
+// The profiler whose capture an imported trace is, in words.
+std::string_view profilerName(TraceSource source)
+{
+    switch (source) {
+    case TraceSource::NsysSqlite: return "Nsight Systems";
+    case TraceSource::ChromeJson: return "the profiler's Chrome trace";
+    case TraceSource::StreamScope: break;
+    }
+    return "StreamScope";
+}
+
+} // namespace
+
 OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
 {
     if (repetition < 0 || static_cast<std::size_t>(repetition) >= trace.repetitions.size())
@@ -37,7 +52,7 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
     d.hostBlocking = isHostBlocking(op);
     d.cupti = trace.timing == TimingSource::Cupti && !op.executionFromEvents();
     d.timedBy = d.cupti                                  ? "CUPTI"
-                : trace.timing == TimingSource::Profiler ? std::string(toString(trace.source))
+                : trace.timing == TimingSource::Profiler ? std::string(profilerName(trace.source))
                                                          : "CUDA events";
     if (op.readyNs != kNoTime && d.cupti)
         d.streamReadyNs = op.readyNs - origin;

@@ -62,7 +62,7 @@ private slots:
         QCOMPARE(d.timedBy, std::string("CUDA events"));
         QVERIFY(!d.streamReadyNs);
         t.timing = engine::TimingSource::Profiler;
-        t.source = "Nsight Systems";
+        t.source = engine::TraceSource::NsysSqlite;
         QCOMPARE(engine::describeOp(t, 0, 0).timedBy, std::string("Nsight Systems"));
     }
 
