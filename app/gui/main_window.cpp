@@ -731,11 +731,14 @@ QString MainWindow::bannerText() const
 
 void MainWindow::openFileInBackground(const QString &path)
 {
+    // The loader builds the first lanes too, as the timeline would now (View > Project NVTX included).
+    m_loader->setLaneBuilder(m_timeline->laneBuilder());
     m_loader->open(path);
 }
 
 bool MainWindow::openFile(const QString &path)
 {
+    m_loader->setLaneBuilder(m_timeline->laneBuilder());
     const int id = m_loader->open(path);
     return m_loader->waitFor(id) && m_lastOpenOk;
 }
@@ -751,7 +754,7 @@ bool MainWindow::isOpening() const
 }
 
 void MainWindow::onFileOpened(int, const QString &path, engine::FileKind kind,
-                              std::shared_ptr<const engine::Trace> trace)
+                              std::shared_ptr<const engine::Trace> trace, std::shared_ptr<ui::TraceAnalysis> analysis)
 {
     // Read once on the loader's thread: a workload or a comparison goes to its own reader here.
     if (kind == engine::FileKind::Workload) {
@@ -764,7 +767,7 @@ void MainWindow::onFileOpened(int, const QString &path, engine::FileKind kind,
     }
     const QString name = QString::fromStdString(trace->title).isEmpty() ? QFileInfo(path).fileName()
                                                                         : QString::fromStdString(trace->title);
-    showTrace(std::move(trace), name, path);
+    present(std::move(trace), name, path, std::move(analysis));
     addRecentFile(path);
     // An example trace: show its lesson in the list too; any other trace (an Nsight or PyTorch capture, a
     // run saved elsewhere) is no lesson's, so none stays selected as if it were.
@@ -844,7 +847,16 @@ bool MainWindow::openWorkload(const QString &path)
 
 void MainWindow::showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path)
 {
-    m_document->setTrace(std::move(trace), displayName, path);
+    present(std::move(trace), displayName, path, nullptr);
+}
+
+void MainWindow::present(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path,
+                         std::shared_ptr<ui::TraceAnalysis> analysis)
+{
+    if (analysis && trace)
+        m_document->setTrace(std::move(trace), std::move(*analysis), displayName, path);
+    else
+        m_document->setTrace(std::move(trace), displayName, path);
     m_opTable->resizeColumnsToContents();
     const engine::Trace *shown = m_document->trace().get();
     if (shown && shown->opCount() == 0)

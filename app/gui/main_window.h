@@ -43,6 +43,7 @@ class NsightCompareView;
 class ExperimentDialog;
 class TraceLoader;
 class TraceDocument;
+struct TraceAnalysis;
 class FindBar;
 class RangePanel;
 class ShortcutsOverlay;
@@ -187,7 +188,11 @@ private:
     void updateTitle();
     void updateRunActions();
     void showError(const QString &what, const QString &message);
-    void onFileOpened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace);
+    void onFileOpened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace,
+                      std::shared_ptr<ui::TraceAnalysis> analysis);
+    // showTrace with the trace's analysis when it was computed already (by the loader); null: computed here.
+    void present(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path,
+                 std::shared_ptr<ui::TraceAnalysis> analysis);
     void onOpenFailed(int id, const QString &path, const QString &message, bool cancelled);
     void clearError();
     void showBanner(const QString &text, const QString &details = {});

@@ -99,8 +99,10 @@ float StepSeries::valueAt(qint64 ns) const
     return i < 0 ? 0.0f : values[std::size_t(i)];
 }
 
-LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions options) :
-    m_trace(&trace), m_repetition(repetition), m_options(options)
+LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions options,
+                     const engine::InterferenceReport *interference) :
+    m_trace(&trace),
+    m_repetition(repetition), m_options(options)
 {
     if (repetition < 0 || std::size_t(repetition) >= trace.repetitions.size())
         throw engine::Error(engine::ErrorKind::InvalidInput,
@@ -125,7 +127,7 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions opt
     // malloc_trim below can give back (a worker arena's free pages, it turned out, stay resident).
     // A trace of several GPUs gets the derived lanes once per device (each in its device's group), a
     // single-GPU trace once over everything.
-    auto intervals = std::async(std::launch::async, [this] { buildIntervalLanes(); });
+    auto intervals = std::async(std::launch::async, [this, interference] { buildIntervalLanes(interference); });
     const std::vector<int> scopes = m_devices.empty() ? std::vector<int>{-1} : m_devices;
     std::vector<std::vector<engine::ActivityStep>> activity;
     std::vector<std::vector<engine::BandwidthStep>> bandwidth;
@@ -216,7 +218,7 @@ void append(IntervalLane &lane, qint64 start, qint64 end, qint32 op, std::uint8_
 
 } // namespace
 
-void LaneModel::buildIntervalLanes()
+void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interference)
 {
     const auto &ops = rep().ops;
     const int streams = int(m_trace->streams.size());
@@ -228,7 +230,12 @@ void LaneModel::buildIntervalLanes()
     // slower than alone beyond the rounds' noise (OpSlowdown::beyondNoise, as the details say) get a segment.
     std::vector<double> aloneNs;
     if (!m_trace->solo.empty()) {
-        const engine::InterferenceReport report = engine::analyzeInterference(*m_trace);
+        engine::InterferenceReport analysed;
+        if (!interference) {
+            analysed = engine::analyzeInterference(*m_trace);
+            interference = &analysed;
+        }
+        const engine::InterferenceReport &report = *interference;
         if (report.known && report.ops.size() == ops.size()) {
             aloneNs.resize(ops.size(), 0.0);
             for (std::size_t k = 0; k < ops.size(); ++k)
