@@ -2,6 +2,7 @@
 #include "app/gui/op_table.h"
 
 #include <QHeaderView>
+#include <QTimer>
 
 #include <algorithm>
 #include <vector>
@@ -46,9 +47,15 @@ void OpTable::bind()
 
 void OpTable::fitColumns()
 {
-    m_columnsStale = !isVisible();
-    if (!m_columnsStale)
-        resizeColumnsToContents();
+    m_columnsStale = true;
+    // On screen: once the trace is shown (a pause of its own, not added to the one that shows it).
+    if (isVisible())
+        QTimer::singleShot(0, this, [this] {
+            if (m_columnsStale && isVisible()) {
+                m_columnsStale = false;
+                resizeColumnsToContents();
+            }
+        });
 }
 
 void OpTable::showEvent(QShowEvent *event)
