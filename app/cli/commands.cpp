@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -167,8 +168,12 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
     }
     out << s.repetitions.size() << " repetition" << (s.repetitions.size() == 1 ? "" : "s") << ", " << trace.opCount()
         << " ops; medians [min .. max]\n\n";
+    // Solo baselines, analysed once for the metrics, the section below and the per-op table.
+    const auto report = std::make_shared<const engine::InterferenceReport>(
+        trace.solo.empty() ? engine::InterferenceReport{} : engine::analyzeInterference(trace));
+    const engine::InterferenceReport &r = *report;
     // The metrics the app's summary panel shows too (engine::summaryMetrics), median [min .. max].
-    const auto metrics = engine::summaryMetrics(trace, s);
+    const auto metrics = engine::summaryMetrics(trace, s, trace.solo.empty() ? nullptr : report);
     std::size_t width = 0;
     for (const auto &m : metrics) // in characters ("P2P GPU 0→1: bytes")
         width = std::max(width, std::size_t(std::count_if(m.label.begin(), m.label.end(),
@@ -182,9 +187,6 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
             value += "  [" + fmt(m.spread.min) + " .. " + fmt(m.spread.max) + "]";
         out << "  " << padRight(m.label, width + 2) << value << "\n";
     }
-    // Solo baselines, once for the section below and the per-op table.
-    const engine::InterferenceReport r =
-        trace.solo.empty() ? engine::InterferenceReport{} : engine::analyzeInterference(trace);
     if (!trace.solo.empty()) {
         // The solo baselines behind the price of overlap above: each part's GPU span alone.
         out << "\n  solo baselines: " << r.rounds.size() << " round" << (r.rounds.size() == 1 ? "" : "s")

@@ -25,14 +25,16 @@ QSize parseSize(const QString &text)
     return {w, h};
 }
 
-bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString *error)
+namespace {
+
+// Every option of the command line, declared on the parser.
+void declareOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
     parser.setApplicationDescription(QCoreApplication::translate(
         "main", "StreamScope: see what CUDA streams really do. Opens traces recorded by streamscope-cli, "
                 "Nsight Systems SQLite exports and Chrome trace JSON; runs workloads through streamscope-cli."));
-    const QCommandLineOption helpOption = parser.addHelpOption();
-    const QCommandLineOption versionOption = parser.addVersionOption();
+    parser.addHelpOption();
+    parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QCoreApplication::translate("main",
                                                              "A trace to open (or a workload .json to edit, or a "
@@ -90,23 +92,34 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
         QStringLiteral("FROM..TO"));
     parser.addOptions({exportImage, size, presentation, repetition, dark, transparent, screenshot, select, run, compare,
                        projectNvtx, window});
+}
 
-    if (!parser.parse(arguments)) {
+// --window FROM..TO.
+bool readWindow(const QString &text, AppOptions &options, QString *error)
+{
+    const qsizetype dots = text.indexOf(QStringLiteral(".."));
+    std::optional<std::int64_t> from, to;
+    if (dots > 0) {
+        from = engine::parseDuration(text.left(dots).trimmed().toStdString());
+        to = engine::parseDuration(text.mid(dots + 2).trimmed().toStdString());
+    }
+    if (!from || !to || *to <= *from) {
         if (error)
-            *error = parser.errorText();
+            *error = QCoreApplication::translate("main", "--window: \"%1\" is not a window like 120ms..135ms "
+                                                         "(a start before an end; units ns, us, ms, s).")
+                         .arg(text);
         return false;
     }
-    if (parser.isSet(helpOption)) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
-        options.helpShown = true;
-        return true;
-    }
-    if (parser.isSet(versionOption)) {
-        std::printf("%s %s\n", qPrintable(QCoreApplication::applicationName()),
-                    qPrintable(QCoreApplication::applicationVersion()));
-        options.helpShown = true;
-        return true;
-    }
+    options.windowStartNs = *from;
+    options.windowEndNs = *to;
+    return true;
+}
+
+// What the parsed command line says, checked.
+bool readOptions(const QCommandLineParser &parser, AppOptions &options, QString *error)
+{
+    const auto value = [&parser](const char *name) { return parser.value(QLatin1String(name)); };
+    const auto isSet = [&parser](const char *name) { return parser.isSet(QLatin1String(name)); };
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) {
         if (error)
@@ -116,76 +129,85 @@ bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString 
     }
     if (!positional.isEmpty())
         options.tracePath = positional.first();
-    options.exportImagePath = parser.value(exportImage);
-    options.screenshotPath = parser.value(screenshot);
-    if (parser.isSet(select)) {
+    options.exportImagePath = value("export-image");
+    options.screenshotPath = value("screenshot");
+    if (isSet("select")) {
         bool ok = false;
-        options.selectOp = parser.value(select).toInt(&ok);
+        options.selectOp = value("select").toInt(&ok);
         if (!ok || options.selectOp < 0) {
             if (error)
                 *error = QCoreApplication::translate("main", "--select expects an op index (0 or more), not \"%1\".")
-                             .arg(parser.value(select));
+                             .arg(value("select"));
             return false;
         }
     }
-    options.run = parser.isSet(run);
+    options.run = isSet("run");
     if (options.run && options.tracePath.isEmpty()) {
         if (error)
             *error = QCoreApplication::translate("main", "--run needs a workload file to run.");
         return false;
     }
-    options.compare = parser.isSet(compare);
+    options.compare = isSet("compare");
     if (options.compare && (options.tracePath.isEmpty() || options.run)) {
         if (error)
             *error = options.run ? QCoreApplication::translate("main", "--run and --compare cannot be combined.")
                                  : QCoreApplication::translate("main", "--compare needs a workload file.");
         return false;
     }
-    options.projectNvtx = parser.isSet(projectNvtx);
-    if (parser.isSet(window)) {
-        const QString text = parser.value(window);
-        const qsizetype dots = text.indexOf(QStringLiteral(".."));
-        std::optional<std::int64_t> from, to;
-        if (dots > 0) {
-            from = engine::parseDuration(text.left(dots).trimmed().toStdString());
-            to = engine::parseDuration(text.mid(dots + 2).trimmed().toStdString());
-        }
-        if (!from || !to || *to <= *from) {
-            if (error)
-                *error = QCoreApplication::translate("main", "--window: \"%1\" is not a window like 120ms..135ms "
-                                                             "(a start before an end; units ns, us, ms, s).")
-                             .arg(text);
-            return false;
-        }
-        options.windowStartNs = *from;
-        options.windowEndNs = *to;
-    }
-    options.presentation = parser.isSet(presentation);
-    options.dark = parser.isSet(dark);
-    options.transparent = parser.isSet(transparent);
-    if (parser.isSet(size)) {
-        options.size = parseSize(parser.value(size));
+    options.projectNvtx = isSet("project-nvtx");
+    if (isSet("window") && !readWindow(value("window"), options, error))
+        return false;
+    options.presentation = isSet("presentation");
+    options.dark = isSet("dark");
+    options.transparent = isSet("transparent");
+    if (isSet("size")) {
+        options.size = parseSize(value("size"));
         if (!options.size.isValid()) {
             if (error)
                 *error = QCoreApplication::translate("main", "--size: \"%1\" is not a size like 1920x1080 "
                                                              "(64 to 16384 pixels per side).")
-                             .arg(parser.value(size));
+                             .arg(value("size"));
             return false;
         }
     }
-    if (parser.isSet(repetition)) {
+    if (isSet("repetition")) {
         bool ok = false;
-        const int n = parser.value(repetition).toInt(&ok);
+        const int n = value("repetition").toInt(&ok);
         if (!ok || n < 1) {
             if (error)
                 *error = QCoreApplication::translate("main", "--repetition: \"%1\" is not a repetition number "
                                                              "(1, 2, ...).")
-                             .arg(parser.value(repetition));
+                             .arg(value("repetition"));
             return false;
         }
         options.repetition = n - 1;
     }
     return true;
+}
+
+} // namespace
+
+bool parseAppOptions(const QStringList &arguments, AppOptions &options, QString *error)
+{
+    QCommandLineParser parser;
+    declareOptions(parser);
+    if (!parser.parse(arguments)) {
+        if (error)
+            *error = parser.errorText();
+        return false;
+    }
+    if (parser.isSet(QStringLiteral("help"))) {
+        std::fputs(qPrintable(parser.helpText()), stdout);
+        options.helpShown = true;
+        return true;
+    }
+    if (parser.isSet(QStringLiteral("version"))) {
+        std::printf("%s %s\n", qPrintable(QCoreApplication::applicationName()),
+                    qPrintable(QCoreApplication::applicationVersion()));
+        options.helpShown = true;
+        return true;
+    }
+    return readOptions(parser, options, error);
 }
 
 } // namespace streamscope::gui

@@ -67,8 +67,10 @@ void screenOfScreenshotSize(int argc, char **argv, QTemporaryFile &config)
     qputenv("QT_QPA_PLATFORM", "offscreen:configfile=" + QFile::encodeName(config.fileName()));
 }
 
+using streamscope::gui::applyTheme;
 using streamscope::gui::AppOptions;
 using streamscope::gui::MainWindow;
+using streamscope::gui::Theme;
 using streamscope::ui::RunController;
 
 // What a screenshot shows: the comparison window when one was opened, else the main window.
@@ -101,6 +103,120 @@ int startAtOnce(QApplication &app, MainWindow &window, const AppOptions &options
     window.show(); // the workload was opened (and waited for) before
     window.checkGpu();
     return app.exec();
+}
+
+// No trace: what a plain launch shows, saved and done (README's first command, proven on a clean
+// machine): the window, the GPU check, and without a GPU its banner and the example traces.
+int exportWindowImage(QApplication &app, const AppOptions &options)
+{
+    MainWindow window;
+    if (options.dark)
+        window.setDarkTheme(true);
+    else
+        applyTheme(window.darkTheme() ? Theme::Dark : Theme::Light);
+    window.resize(options.size);
+    window.show();
+    if (options.presentation)
+        window.setPresentationMode(true);
+    QObject::connect(
+        window.runController(), &RunController::devicesChecked, &window,
+        [&window, &options] {
+            // After MainWindow's own handler has started opening an example: once it is shown (the
+            // open runs in the background), and a moment for the window to lay it out.
+            auto *poll = new QTimer(&window);
+            poll->start(50);
+            QObject::connect(poll, &QTimer::timeout, &window, [&window, &options, poll] {
+                if (window.isOpening())
+                    return;
+                poll->stop();
+                poll->deleteLater();
+                QTimer::singleShot(500, &window, [&window, &options] {
+                    const bool ok = window.grab().save(options.exportImagePath);
+                    std::fprintf(stderr, "streamscope: %s %s (%s)\n", ok ? "wrote" : "could not write",
+                                 qPrintable(options.exportImagePath),
+                                 window.bannerText().isEmpty()
+                                     ? "GPU usable"
+                                     : qPrintable(window.bannerText().section(QLatin1Char('\n'), 0, 0)));
+                    QApplication::exit(ok ? 0 : 4);
+                });
+            });
+        },
+        Qt::QueuedConnection);
+    window.checkGpu();
+    return app.exec();
+}
+
+int compareAtOnce(QApplication &app, MainWindow &window, const AppOptions &options)
+{
+    // The lesson's comparison from the GUI, as a user starts it: the experiment dialog (its answers are
+    // the workload's own axes, accepted as shown), progress, then the comparison window. With
+    // --screenshot, the dialog goes to NAME-dialog.png, the comparison window to NAME.png and the
+    // comparison to NAME.sscompare.
+    window.setExperimentQuestion([&options](streamscope::ui::ExperimentDialog &dialog) {
+        std::fprintf(stderr, "streamscope: comparing %s\n", qPrintable(dialog.varyOptions().join(QLatin1Char(' '))));
+        if (!options.screenshotPath.isEmpty()) {
+            const QFileInfo shot(options.screenshotPath);
+            dialog.show();
+            const QString suffix = shot.suffix().isEmpty() ? QString() : QLatin1Char('.') + shot.suffix();
+            dialog.grab().save(shot.dir().filePath(shot.completeBaseName() + QStringLiteral("-dialog") + suffix));
+            dialog.hide();
+        }
+        return true;
+    });
+    if (!options.screenshotPath.isEmpty()) {
+        // Queued: the main window opens the comparison window on the same signal first.
+        QObject::connect(
+            window.runController(), &RunController::runFinished, &window,
+            [&window, &options] {
+                if (window.lastComparison())
+                    window.lastComparison()->resize(options.size);
+            },
+            Qt::QueuedConnection);
+    }
+    auto finish = [&window, &options](bool ran) {
+        QTimer::singleShot(1000, &window, [&window, &options, ran] {
+            bool ok = true;
+            if (!options.screenshotPath.isEmpty()) {
+                ok = shownWindow(window)->grab().save(options.screenshotPath);
+                std::fprintf(stderr, "streamscope: comparison %s; %s %s\n", ran ? "finished" : "failed",
+                             ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
+                // The comparison itself beside the screenshot (File > Save comparison as, done for the user).
+                if (window.lastComparison()) {
+                    const QFileInfo shot(options.screenshotPath);
+                    const QString saved = shot.dir().filePath(shot.completeBaseName() + QStringLiteral(".sscompare"));
+                    QString error;
+                    const bool savedOk = window.lastComparison()->saveAs(saved, &error);
+                    std::fprintf(stderr, "streamscope: %s %s\n", savedOk ? "saved" : "could not save",
+                                 qPrintable(savedOk ? saved : error));
+                    ok = ok && savedOk;
+                }
+            }
+            if (!ran)
+                std::fprintf(stderr, "streamscope: %s\n", qPrintable(window.lastError()));
+            if (!options.screenshotPath.isEmpty() || !ran)
+                QApplication::exit(ok && ran ? 0 : 4);
+        });
+    };
+    return startAtOnce(
+        app, window, options, [&window] { return window.compareWorkload(); }, finish);
+}
+
+int runAtOnce(QApplication &app, MainWindow &window, const AppOptions &options)
+{
+    // Run the workload through streamscope-cli as the Run button does, and with --screenshot grab the
+    // window once the run has ended (a demo, or a record of a real run).
+    auto finish = [&window, &options](bool ran) {
+        if (options.screenshotPath.isEmpty())
+            return;
+        QTimer::singleShot(800, &window, [&window, &options, ran] {
+            const bool ok = window.grab().save(options.screenshotPath);
+            std::fprintf(stderr, "streamscope: run %s; %s %s\n", ran ? "finished" : "failed",
+                         ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
+            QApplication::exit(ok && ran ? 0 : 4);
+        });
+    };
+    return startAtOnce(
+        app, window, options, [&window] { return window.runWorkload(); }, finish);
 }
 
 } // namespace
@@ -136,45 +252,8 @@ int main(int argc, char **argv)
     // progress (a workload, a range's CSV).
     streamscope::engine::installInterruptHandlers(streamscope::engine::InterruptMode::CleanUpAndDie);
 
-    if (!options.exportImagePath.isEmpty()) {
-        // No trace: what a plain launch shows, saved and done (README's first command, proven on a clean
-        // machine): the window, the GPU check, and without a GPU its banner and the example traces.
-        MainWindow window;
-        if (options.dark)
-            window.setDarkTheme(true);
-        else
-            applyTheme(window.darkTheme() ? Theme::Dark : Theme::Light);
-        window.resize(options.size);
-        window.show();
-        if (options.presentation)
-            window.setPresentationMode(true);
-        QObject::connect(
-            window.runController(), &RunController::devicesChecked, &window,
-            [&window, &options] {
-                // After MainWindow's own handler has started opening an example: once it is shown (the
-                // open runs in the background), and a moment for the window to lay it out.
-                auto *poll = new QTimer(&window);
-                poll->start(50);
-                QObject::connect(poll, &QTimer::timeout, &window, [&window, &options, poll] {
-                    if (window.isOpening())
-                        return;
-                    poll->stop();
-                    poll->deleteLater();
-                    QTimer::singleShot(500, &window, [&window, &options] {
-                        const bool ok = window.grab().save(options.exportImagePath);
-                        std::fprintf(stderr, "streamscope: %s %s (%s)\n", ok ? "wrote" : "could not write",
-                                     qPrintable(options.exportImagePath),
-                                     window.bannerText().isEmpty()
-                                         ? "GPU usable"
-                                         : qPrintable(window.bannerText().section(QLatin1Char('\n'), 0, 0)));
-                        QApplication::exit(ok ? 0 : 4);
-                    });
-                });
-            },
-            Qt::QueuedConnection);
-        window.checkGpu();
-        return app.exec();
-    }
+    if (!options.exportImagePath.isEmpty())
+        return exportWindowImage(app, options);
 
     MainWindow window;
     if (options.dark)
@@ -199,77 +278,10 @@ int main(int argc, char **argv)
     if (options.presentation)
         window.setPresentationMode(true);
 
-    if (options.compare) {
-        // The lesson's comparison from the GUI, as a user starts it: the experiment dialog (its answers are
-        // the workload's own axes, accepted as shown), progress, then the comparison window. With
-        // --screenshot, the dialog goes to NAME-dialog.png, the comparison window to NAME.png and the
-        // comparison to NAME.sscompare.
-        window.setExperimentQuestion([&options](streamscope::ui::ExperimentDialog &dialog) {
-            std::fprintf(stderr, "streamscope: comparing %s\n",
-                         qPrintable(dialog.varyOptions().join(QLatin1Char(' '))));
-            if (!options.screenshotPath.isEmpty()) {
-                const QFileInfo shot(options.screenshotPath);
-                dialog.show();
-                const QString suffix = shot.suffix().isEmpty() ? QString() : QLatin1Char('.') + shot.suffix();
-                dialog.grab().save(shot.dir().filePath(shot.completeBaseName() + QStringLiteral("-dialog") + suffix));
-                dialog.hide();
-            }
-            return true;
-        });
-        if (!options.screenshotPath.isEmpty()) {
-            // Queued: the main window opens the comparison window on the same signal first.
-            QObject::connect(
-                window.runController(), &RunController::runFinished, &window,
-                [&window, &options] {
-                    if (window.lastComparison())
-                        window.lastComparison()->resize(options.size);
-                },
-                Qt::QueuedConnection);
-        }
-        auto finish = [&window, &options](bool ran) {
-            QTimer::singleShot(1000, &window, [&window, &options, ran] {
-                bool ok = true;
-                if (!options.screenshotPath.isEmpty()) {
-                    ok = shownWindow(window)->grab().save(options.screenshotPath);
-                    std::fprintf(stderr, "streamscope: comparison %s; %s %s\n", ran ? "finished" : "failed",
-                                 ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
-                    // The comparison itself beside the screenshot (File > Save comparison as, done for the user).
-                    if (window.lastComparison()) {
-                        const QFileInfo shot(options.screenshotPath);
-                        const QString saved =
-                            shot.dir().filePath(shot.completeBaseName() + QStringLiteral(".sscompare"));
-                        QString error;
-                        const bool savedOk = window.lastComparison()->saveAs(saved, &error);
-                        std::fprintf(stderr, "streamscope: %s %s\n", savedOk ? "saved" : "could not save",
-                                     qPrintable(savedOk ? saved : error));
-                        ok = ok && savedOk;
-                    }
-                }
-                if (!ran)
-                    std::fprintf(stderr, "streamscope: %s\n", qPrintable(window.lastError()));
-                if (!options.screenshotPath.isEmpty() || !ran)
-                    QApplication::exit(ok && ran ? 0 : 4);
-            });
-        };
-        return startAtOnce(
-            app, window, options, [&window] { return window.compareWorkload(); }, finish);
-    }
-    if (options.run) {
-        // Run the workload through streamscope-cli as the Run button does, and with --screenshot grab the
-        // window once the run has ended (a demo, or a record of a real run).
-        auto finish = [&window, &options](bool ran) {
-            if (options.screenshotPath.isEmpty())
-                return;
-            QTimer::singleShot(800, &window, [&window, &options, ran] {
-                const bool ok = window.grab().save(options.screenshotPath);
-                std::fprintf(stderr, "streamscope: run %s; %s %s\n", ran ? "finished" : "failed",
-                             ok ? "wrote" : "could not write", qPrintable(options.screenshotPath));
-                QApplication::exit(ok && ran ? 0 : 4);
-            });
-        };
-        return startAtOnce(
-            app, window, options, [&window] { return window.runWorkload(); }, finish);
-    }
+    if (options.compare)
+        return compareAtOnce(app, window, options);
+    if (options.run)
+        return runAtOnce(app, window, options);
     if (!options.screenshotPath.isEmpty()) {
         // Documentation screenshots: a fixed size, no GPU check (its banner would depend on the machine).
         window.resize(options.size);

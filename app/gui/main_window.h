@@ -3,17 +3,19 @@
 // in docks; Run/Cancel with progress through streamscope-cli (never CUDA in this process); open, save,
 // drag and drop and image export of traces; presentation mode and light/dark palettes. Every failure is
 // shown in a message bar in the window, which keeps working; an edited workload is never dropped
-// without asking.
+// without asking. The window wires these together; each part with a seam of its own lives in its own
+// class beside it (lesson_pane.h, file_actions.h, workload_runs.h, presentation_mode.h, message_bars.h,
+// child_windows.h, op_table.h, main_menus.h), as hotspot's main window delegates to its pages.
 #pragma once
 
 #include <QMainWindow>
-#include <QPointer>
 #include <QStringList>
 
 #include <functional>
-#include <map>
 #include <memory>
+#include <vector>
 
+#include "app/gui/file_actions.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/trace.h"
 #include "engine/workload/workload.h"
@@ -21,16 +23,9 @@
 #include "ui/compare/comparison_window.h"
 #include "ui/run/run_controller.h"
 
-class QAction;
-class QLabel;
-class QMenu;
 class QProgressBar;
 class QPushButton;
-class QSortFilterProxyModel;
 class QSplitter;
-class QTableView;
-class QTextBrowser;
-class QToolButton;
 
 namespace streamscope::ui {
 class DetailsPanel;
@@ -43,6 +38,7 @@ class NsightCompareView;
 class ExperimentDialog;
 class TraceLoader;
 class TraceDocument;
+struct TraceAnalysis;
 class FindBar;
 class RangePanel;
 class ShortcutsOverlay;
@@ -51,6 +47,14 @@ class RunSession;
 } // namespace streamscope::ui
 
 namespace streamscope::gui {
+
+class ChildWindows;
+class LessonPane;
+class MainMenus;
+class MessageBars;
+class OpTable;
+class PresentationMode;
+class WorkloadRuns;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -109,7 +113,7 @@ public:
     // Opens lesson `index` of the lessons panel as one click does: its last run in this session, else its
     // example trace, else its workload in the editor; the explanation and key figure follow.
     void openLesson(int index);
-    bool presentationMode() const { return m_presentation; }
+    bool presentationMode() const;
     void setDarkTheme(bool dark);
     bool darkTheme() const { return m_dark; }
     // View > Project NVTX onto GPU lanes: a row above each stream with the NVTX range (or PyTorch op)
@@ -126,30 +130,29 @@ public:
     // Starts the comparison without the dialog (the dialog's answers; --compare on the command line).
     bool startComparison(const QStringList &varyOptions, int repetitions = -1, int warmup = -1);
     // The comparison window opened by the last finished comparison (null once closed).
-    ui::ComparisonWindow *lastComparison() const { return m_lastComparison; }
+    ui::ComparisonWindow *lastComparison() const;
     // Tests and automation answer the experiment dialog instead of a user: return whether to run.
-    void setExperimentQuestion(std::function<bool(ui::ExperimentDialog &)> question)
-    {
-        m_experimentQuestion = std::move(question);
-    }
+    void setExperimentQuestion(std::function<bool(ui::ExperimentDialog &)> question);
     void cancelRun();
+    // File > New workload: the template in the editor, after asking about unsaved edits.
+    void newWorkload();
     // Asks streamscope-cli whether a GPU is usable; without one, a banner says so and examples open.
     void checkGpu();
 
     // Asks what to do with an edited, unsaved workload; returns false when the user cancels. Tests
     // replace the question (a modal dialog) with an answer.
-    enum class DiscardAnswer { Save, Discard, Cancel };
-    void setDiscardQuestion(std::function<DiscardAnswer()> question) { m_discardQuestion = std::move(question); }
+    using DiscardAnswer = FileActions::DiscardAnswer;
+    void setDiscardQuestion(std::function<DiscardAnswer()> question);
     bool maybeKeepWorkload();
     // Saving a workload with problems asks first (it may be work in progress, but it will not run);
     // tests answer instead of the user: return whether to save anyway.
-    void setSaveInvalidQuestion(std::function<bool()> question) { m_saveInvalidQuestion = std::move(question); }
+    void setSaveInvalidQuestion(std::function<bool()> question);
     // File > Save workload (Ctrl+S from any focus in the window or its floating docks): commits a value
     // still being typed, asks when the workload has problems, saves as when it has no file yet.
     bool saveWorkload();
     bool saveWorkloadAs();
 
-    QString lastError() const { return m_lastError; }
+    QString lastError() const;
     // The no-GPU banner: one line, and with its details shown (the runner's whole message) a second.
     QString bannerText() const;
     void showBannerDetails(bool on);
@@ -162,8 +165,8 @@ public:
     ui::DetailsPanel *detailsPanel() const { return m_details; }
     ui::WorkloadEditor *workloadEditor() const { return m_editor; }
     ui::LessonsPanel *lessonsPanel() const { return m_lessons; }
-    ui::OpTableModel *opTableModel() const { return m_opModel; }
-    ui::OpTableProxy *opTableProxy() const { return m_opProxy; }
+    ui::OpTableModel *opTableModel() const;
+    ui::OpTableProxy *opTableProxy() const;
     ui::FindBar *findBar() const { return m_findBar; }
     ui::RangePanel *rangePanel() const { return m_range; }
     ui::ShortcutsOverlay *shortcutsOverlay() const { return m_shortcuts; }
@@ -178,42 +181,22 @@ protected:
 
 private:
     void createWidgets();
+    void createStatusBar();
     void createDocks();
     void createActions();
     void readSettings();
     void writeSettings() const;
-    void addRecentFile(const QString &path);
-    void updateRecentMenu();
     void updateTitle();
     void updateRunActions();
     void showError(const QString &what, const QString &message);
-    void onFileOpened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace);
-    void onOpenFailed(int id, const QString &path, const QString &message, bool cancelled);
     void clearError();
-    void showBanner(const QString &text, const QString &details = {});
-    void onOpSelected(int repetition, int op);
-    ui::ComparisonWindow *newComparisonWindow(const QString &path, QString *error);
-    // A window this one opens (a comparison), placed on this window's screen and kept inside it.
-    void openOnMyScreen(QWidget *window) const;
-    bool checkRunnable(const QString &cannot);
-    void onRunTraceReady(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path);
-    void onRunComparisonReady(const QString &path, const QString &displayName);
-    void onRunFailed(const QString &title, const QString &message);
-    void onDevicesChecked(bool usable, const QString &message);
-    void updateExplanation();
-    void syncOpTableSelection();
-    // The key figure of what is shown: the trace's own workload's, else its lesson's (by file, then by
-    // name), else the editor's workload's.
-    engine::KeyFigure currentKeyFigure() const;
-    void newWorkload();
-    // Whether to go on saving: true for a workload without problems, else the question's answer.
-    bool confirmSaveWithProblems();
-    bool saveWorkloadToChosenPath(); // Save as, without asking about problems again
-    void openDialog();
-    void exportImageDialog();
-    void saveTraceDialog();
-    void exportTraceDialog();
-    void compareWithNsightDialog();
+    void onFileOpened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace,
+                      std::shared_ptr<ui::TraceAnalysis> analysis);
+    void onOpenFailed(int id, const QString &path, const QString &message, bool cancelled);
+    // showTrace with the trace's analysis when it was computed already (by the loader); null: computed here.
+    void present(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path,
+                 std::shared_ptr<ui::TraceAnalysis> analysis);
+    void showWorkloadDock();
 
     ui::TraceDocument *m_document = nullptr;
 
@@ -222,67 +205,27 @@ private:
     ui::DetailsPanel *m_details = nullptr;
     ui::WorkloadEditor *m_editor = nullptr;
     ui::LessonsPanel *m_lessons = nullptr;
-    ui::OpTableModel *m_opModel = nullptr;
-    ui::OpTableProxy *m_opProxy = nullptr;
     ui::FindBar *m_findBar = nullptr;
     ui::RangePanel *m_range = nullptr;
     ui::ShortcutsOverlay *m_shortcuts = nullptr;
-    QTableView *m_opTable = nullptr;
+    OpTable *m_opTable = nullptr; // the Operations dock
     ui::RunSession *m_session; // runs and comparisons: the CLI child, the run folder, whether a GPU is usable
     ui::RunController *m_runner; // m_session's, for progress and state
 
-    QLabel *m_banner = nullptr; // no GPU, examples shown
-    QLabel *m_timingBanner = nullptr; // the trace on screen was timed by events (CUPTI refused, or format 1)
-    QWidget *m_errorBar = nullptr; // the last failure, until dismissed
-    QLabel *m_errorText = nullptr;
+    MessageBars *m_messages = nullptr; // the no-GPU and timing banners, the error bar
+    LessonPane *m_lessonPane = nullptr; // "what to look for" beside the timeline
     QSplitter *m_centralSplit = nullptr;
-    QWidget *m_explanation = nullptr; // "what to look for" beside the timeline
-    QTextBrowser *m_explanationText = nullptr;
-    QLabel *m_explanationTitle = nullptr;
-    QLabel *m_keyFigureLabel = nullptr; // "Look at: ..." above the explanation
-    QString m_bannerText; // the no-GPU banner's text (hidden in presentation mode)
-    QString m_bannerDetails; // the runner's whole message, shown on demand
-    bool m_bannerDetailsShown = false;
-    QByteArray m_geometryBeforePresentation;
-    // The last run of each lesson in this session (by canonical workload path), opened by a click on it.
-    struct LastRun {
-        std::shared_ptr<const engine::Trace> trace;
-        QString displayName;
-        QString path;
-    };
-    std::map<QString, LastRun> m_lastRuns;
-    QString m_runWorkloadPath; // the editor's file when the run started
+    FileActions *m_files = nullptr; // dialogs, recent files, the save policy
+    ChildWindows *m_children = nullptr; // comparison and Nsight windows
+    std::unique_ptr<PresentationMode> m_presentation;
     ui::TraceLoader *m_loader = nullptr;
+    bool m_lastOpenOk = false;
+    // Opening a file: its progress and Cancel in the status bar.
     QProgressBar *m_loadProgress = nullptr;
     QPushButton *m_loadCancel = nullptr;
-    bool m_lastOpenOk = false;
-    QProgressBar *m_progress = nullptr;
-    QPushButton *m_cancelButton = nullptr;
-    QLabel *m_runStatus = nullptr;
-
-    QAction *m_runAction = nullptr;
-    QAction *m_compareAction = nullptr;
-    QAction *m_cancelAction = nullptr;
-    QAction *m_presentationAction = nullptr;
-    QAction *m_darkAction = nullptr;
-    QAction *m_projectNvtxAction = nullptr;
-    QAction *m_lightAction = nullptr;
-    QAction *m_saveTraceAction = nullptr;
-    QAction *m_exportImageAction = nullptr;
-    QAction *m_exportTraceAction = nullptr;
-    QAction *m_transparentAction = nullptr;
-    QMenu *m_recentMenu = nullptr;
-    QMenu *m_viewMenu = nullptr;
-
-    bool m_presentation = false;
+    WorkloadRuns *m_runs = nullptr; // Run, Compare variants, Cancel, with their progress in the status bar
+    MainMenus *m_menus = nullptr; // the menus and the tool bar, and the actions the window enables
     bool m_dark = false;
-    QString m_lastError;
-    std::function<DiscardAnswer()> m_discardQuestion;
-    std::function<bool()> m_saveInvalidQuestion;
-    bool m_syncingOpTable = false; // the document's selection is being shown in the operations table
-    bool m_errorFromEditorIssues = false; // the message bar shows the editor's problems: it clears with them
-    std::function<bool(ui::ExperimentDialog &)> m_experimentQuestion;
-    QPointer<ui::ComparisonWindow> m_lastComparison;
 };
 
 } // namespace streamscope::gui

@@ -36,6 +36,14 @@ void addUnifiedMemoryMetrics(const TraceSummary &summary, const AddMetric &add);
 
 std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary &summary)
 {
+    return summaryMetrics(trace, summary,
+                          trace.solo.empty() ? nullptr
+                                             : std::make_shared<const InterferenceReport>(analyzeInterference(trace)));
+}
+
+std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary &summary,
+                                          std::shared_ptr<const InterferenceReport> interference)
+{
     using RS = RepetitionStats;
     std::vector<SummaryMetric> m;
     if (summary.repetitions.empty())
@@ -66,7 +74,9 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
             MetricUnit::Duration, [](const RS &) { return kNotApplicable; });
         m.back().whenUnknown = "unknown (no solo baselines)";
     } else {
-        auto report = std::make_shared<InterferenceReport>(analyzeInterference(trace));
+        std::shared_ptr<const InterferenceReport> report =
+            interference ? std::move(interference)
+                         : std::make_shared<const InterferenceReport>(analyzeInterference(trace));
         auto round = [report, &trace](const RS &r) -> const OverlapRound * {
             if (r.repetition < 0 || std::size_t(r.repetition) >= trace.repetitions.size())
                 return nullptr;

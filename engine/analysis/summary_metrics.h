@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,14 @@ struct SummaryMetric {
     std::string whenUnknown;
 };
 
+struct InterferenceReport;
+
+// The rows of a trace with its summary (engine::summarize). The price-of-overlap rows read the solo
+// baselines' analysis: pass it where it is already at hand (analyzeInterference of this trace; null for a
+// trace without solo baselines), else it is computed here. The rows refer to the trace: it must outlive them.
 std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary &summary);
+std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary &summary,
+                                          std::shared_ptr<const InterferenceReport> interference);
 
 // A metric's value as the CLI and the app write it ("1.23 ms", "42.5 %", "16 MiB", "51.9 GB/s", "160";
 // "-" for kNotApplicable).

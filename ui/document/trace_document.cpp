@@ -12,12 +12,19 @@ TraceDocument::TraceDocument(QObject *parent) : QObject(parent)
 
 void TraceDocument::setTrace(std::shared_ptr<const engine::Trace> trace, const QString &name, const QString &path)
 {
+    TraceAnalysis analysis = trace ? analyzeTrace(*trace) : TraceAnalysis{};
+    setTrace(std::move(trace), std::move(analysis), name, path);
+}
+
+void TraceDocument::setTrace(std::shared_ptr<const engine::Trace> trace, TraceAnalysis analysis, const QString &name,
+                             const QString &path)
+{
     m_trace = std::move(trace);
     m_name = name;
     m_path = path;
-    m_summary = m_trace ? engine::summarize(*m_trace) : engine::TraceSummary{};
-    m_opStatistics = m_trace ? engine::opStatistics(*m_trace) : std::vector<engine::OpStatistics>{};
-    m_repetition = m_summary.repetitions.empty() ? 0 : m_summary.medianRepetition;
+    m_analysis = m_trace ? std::move(analysis) : TraceAnalysis{};
+    const engine::TraceSummary &summary = m_analysis.summary;
+    m_repetition = summary.repetitions.empty() ? 0 : summary.medianRepetition;
     m_selectedOp = -1;
     m_selectedOps.clear();
     m_rangeFromSelection = false;

@@ -1,5 +1,6 @@
-// TraceDocument: the trace the window shows, and what the views share about it: its name and file, the
-// summary and per-op statistics (computed once per trace, here), the repetition shown and the selected
+// TraceDocument: the trace the window shows, and what the views share about it: its name and file, its
+// analysis (summary, metrics, per-op statistics, solo-baseline interference: computed once per trace,
+// here or by the loader, trace_analysis.h), the repetition shown and the selected
 // op. Views bind to it (TimelineView::setDocument, SummaryPanel::setDocument, ...) and both follow it and
 // change it: a click on an op in the timeline selects it in the document, and the details panel and the
 // operations table follow; a repetition chosen in the summary moves the timeline. Nobody fans setTrace
@@ -20,6 +21,7 @@
 #include "engine/analysis/op_statistics.h"
 #include "engine/analysis/range_statistics.h"
 #include "engine/model/trace.h"
+#include "ui/document/trace_analysis.h"
 
 namespace streamscope::ui {
 
@@ -40,10 +42,14 @@ class TraceDocument : public QObject {
 public:
     explicit TraceDocument(QObject *parent = nullptr);
 
-    // Shows a trace (nullptr: none): its summary and op statistics are computed, the repetition becomes
-    // the median one and the selection is cleared. Emits traceChanged, then repetitionChanged and
-    // selectionChanged, so that a view bound to all three is consistent after the last.
+    // Shows a trace (nullptr: none): its analysis is computed (analyzeTrace, on this thread), the
+    // repetition becomes the median one and the selection is cleared. Emits traceChanged, then
+    // repetitionChanged and selectionChanged, so that a view bound to all three is consistent after the last.
     void setTrace(std::shared_ptr<const engine::Trace> trace, const QString &name = {}, const QString &path = {});
+    // The same with the trace's analysis already computed (analyzeTrace of this trace, on the loader's
+    // thread): nothing is computed here.
+    void setTrace(std::shared_ptr<const engine::Trace> trace, TraceAnalysis analysis, const QString &name = {},
+                  const QString &path = {});
     const std::shared_ptr<const engine::Trace> &trace() const { return m_trace; }
     bool hasTrace() const { return m_trace != nullptr; }
     // What the window calls it ("overlap.sstrace", "overlap (run 2, not saved)") and where it was read
@@ -53,8 +59,14 @@ public:
     // Renames the shown trace without reloading it (after Save as).
     void setName(const QString &name, const QString &path);
 
-    const engine::TraceSummary &summary() const { return m_summary; }
-    const std::vector<engine::OpStatistics> &opStatistics() const { return m_opStatistics; }
+    const engine::TraceSummary &summary() const { return m_analysis.summary; }
+    const std::vector<engine::SummaryMetric> &summaryMetrics() const { return m_analysis.summaryMetrics; }
+    const std::vector<engine::OpStatistics> &opStatistics() const { return m_analysis.opStatistics; }
+    // The solo-baseline analysis (engine/analysis/interference.h), null for a trace without solo baselines.
+    const std::shared_ptr<const engine::InterferenceReport> &interference() const { return m_analysis.interference; }
+    // The lanes the analysis built for the first repetition shown (TraceAnalysis::lanes), handed to the
+    // first timeline that asks: the document keeps no copy. Null when there are none (left).
+    std::shared_ptr<const LaneModel> takeLanes() { return std::move(m_analysis.lanes); }
 
     // The repetition the views show (index into Trace::repetitions); out-of-range values are clamped.
     // Changing it clears the selection (an op index means nothing in another repetition).
@@ -118,8 +130,7 @@ private:
     std::shared_ptr<const engine::Trace> m_trace;
     QString m_name;
     QString m_path;
-    engine::TraceSummary m_summary;
-    std::vector<engine::OpStatistics> m_opStatistics;
+    TraceAnalysis m_analysis;
     int m_repetition = 0;
     int m_selectedOp = -1;
     std::vector<int> m_selectedOps; // sorted; empty, or containing m_selectedOp

@@ -23,6 +23,8 @@ struct TraceLoader::Job {
     // Written by the thread before `done`, read on the GUI thread after it.
     engine::FileKind kind = engine::FileKind::Unknown;
     std::shared_ptr<const engine::Trace> trace;
+    std::shared_ptr<TraceAnalysis> analysis;
+    LaneBuilder lanes; // the loader's when the load started
     QString error;
     bool cancelled = false;
     int lastPercent = -1;
@@ -79,6 +81,7 @@ int TraceLoader::open(const QString &path)
     auto job = std::make_shared<Job>();
     job->id = m_nextId++;
     job->path = path;
+    job->lanes = m_laneBuilder;
     m_job = job;
     m_current = job->id;
     m_currentPath = path;
@@ -100,8 +103,14 @@ int TraceLoader::open(const QString &path)
         try {
             engine::OpenedFile opened = engine::openFile(job->path.toStdString(), control);
             job->kind = opened.kind;
-            if (opened.trace)
+            if (opened.trace) {
                 job->trace = std::make_shared<const engine::Trace>(std::move(*opened.trace));
+                link->post([id = job->id](TraceLoader *self) {
+                    if (self->m_current == id)
+                        emit self->progressChanged(id, 100, tr("analysing"));
+                });
+                job->analysis = std::make_shared<TraceAnalysis>(analyzeTrace(*job->trace, job->lanes, &job->cancel));
+            }
         } catch (const engine::Error &e) {
             job->cancelled = e.kind() == engine::ErrorKind::Cancelled;
             job->error = QString::fromUtf8(e.what());
@@ -142,7 +151,7 @@ void TraceLoader::finish(const std::shared_ptr<Job> &job)
         m_ended.erase(m_ended.begin(), m_ended.begin() + 32);
     emit loadingChanged(false);
     if (job->error.isEmpty())
-        emit opened(job->id, job->path, job->kind, job->trace);
+        emit opened(job->id, job->path, job->kind, job->trace, job->analysis);
     else
         emit failed(job->id, job->path, job->error, job->cancelled);
 }

@@ -1,5 +1,7 @@
 // TraceLoader: opens files on a background thread, so that a large trace (a 35k-op PyTorch trace, a
-// million-op recording) never freezes the window. One load at a time: starting another, or cancel(),
+// million-op recording) never freezes the window. A trace is analysed on the same thread (analyzeTrace:
+// summary, metrics, statistics, interference and, given a LaneBuilder, the first lanes), so that showing
+// it costs the GUI thread no analysis either. One load at a time: starting another, or cancel(),
 // abandons the one under way (its thread stops at its next check, and whatever it still produces is
 // dropped, never shown). Progress comes as percent and stage; the result as opened() or failed(), on the
 // GUI thread, exactly once per load that was not abandoned. The model is hotspot's background parser.
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "engine/formats/trace_io.h"
+#include "ui/document/trace_analysis.h"
 
 namespace streamscope::ui {
 
@@ -25,6 +28,9 @@ public:
 
     // Starts opening path (engine::openFile). Returns the load's id; opened/failed carry it.
     int open(const QString &path);
+    // How the loads started from now on build the lanes of the trace they read (TimelineView::laneBuilder);
+    // none (the default): the analysis comes without lanes.
+    void setLaneBuilder(LaneBuilder builder) { m_laneBuilder = std::move(builder); }
     // Abandons the load under way, if any: failed(id, path, "cancelled", true) follows at once.
     void cancel();
     bool isLoading() const { return m_current != 0; }
@@ -34,8 +40,10 @@ public:
 
 signals:
     void progressChanged(int id, int percent, const QString &stage);
-    // kind: what the file is; trace: set for the trace kinds.
-    void opened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace);
+    // kind: what the file is; trace: set for the trace kinds, with its analysis (computed on the loader's
+    // thread; the receiver may move from it: TraceDocument::setTrace takes it whole).
+    void opened(int id, const QString &path, engine::FileKind kind, std::shared_ptr<const engine::Trace> trace,
+                std::shared_ptr<TraceAnalysis> analysis);
     void failed(int id, const QString &path, const QString &message, bool cancelled);
     void loadingChanged(bool loading);
 
@@ -45,6 +53,7 @@ private:
     void finish(const std::shared_ptr<Job> &job);
     void reapThreads();
 
+    LaneBuilder m_laneBuilder;
     int m_nextId = 1;
     int m_current = 0; // 0: none
     QString m_currentPath;

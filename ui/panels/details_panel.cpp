@@ -69,15 +69,18 @@ void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
 {
     std::vector<engine::OpStatistics> statistics =
         trace ? engine::opStatistics(*trace) : std::vector<engine::OpStatistics>{};
-    setTrace(std::move(trace), std::move(statistics));
+    auto interference = trace && !trace->solo.empty()
+                            ? std::make_shared<const engine::InterferenceReport>(engine::analyzeInterference(*trace))
+                            : nullptr;
+    setTrace(std::move(trace), std::move(statistics), std::move(interference));
 }
 
-void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics)
+void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics,
+                            std::shared_ptr<const engine::InterferenceReport> interference)
 {
     m_trace = std::move(trace);
     m_opStatistics = std::move(statistics);
-    m_interference =
-        m_trace && !m_trace->solo.empty() ? engine::analyzeInterference(*m_trace) : engine::InterferenceReport{};
+    m_interference = std::move(interference);
     showOp(-1, -1);
 }
 
@@ -87,10 +90,11 @@ void DetailsPanel::setDocument(TraceDocument *document)
     m_document = document;
     if (!document)
         return;
-    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
-                                     [this] { setTrace(m_document->trace(), m_document->opStatistics()); });
+    m_documentConnections << connect(document, &TraceDocument::traceChanged, this, [this] {
+        setTrace(m_document->trace(), m_document->opStatistics(), m_document->interference());
+    });
     m_documentConnections << connect(document, &TraceDocument::selectionChanged, this, &DetailsPanel::showOp);
-    setTrace(document->trace(), document->opStatistics());
+    setTrace(document->trace(), document->opStatistics(), document->interference());
     showOp(document->repetition(), document->selectedOp());
 }
 
@@ -187,8 +191,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
                      QString::fromStdString(d.timedBy)));
     }
     // Solo baselines: this op alone against the mix, and who ran beside it (interference.h).
-    if (m_interference.known && op.hasGpu() && std::size_t(opIndex) < m_interference.ops.size()) {
-        const engine::OpSlowdown &s = m_interference.ops[std::size_t(opIndex)];
+    if (m_interference && m_interference->known && op.hasGpu() && std::size_t(opIndex) < m_interference->ops.size()) {
+        const engine::OpSlowdown &s = m_interference->ops[std::size_t(opIndex)];
         if (s.known())
             row(tr("Against alone"), QString::fromStdString(engine::describeSlowdown(*m_trace, s)));
     }

@@ -25,8 +25,10 @@ public:
     explicit DetailsPanel(QWidget *parent = nullptr);
 
     void setTrace(std::shared_ptr<const engine::Trace> trace);
-    // The same with the trace's per-op statistics already computed (a TraceDocument holds them).
-    void setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics);
+    // The same with the trace's analysis already computed (a TraceDocument holds it): its per-op
+    // statistics and its solo-baseline analysis (null for a trace without solo baselines).
+    void setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics,
+                  std::shared_ptr<const engine::InterferenceReport> interference);
     // Binds the panel to a document: it shows the document's selected op. nullptr unbinds.
     void setDocument(TraceDocument *document);
     // op == -1 (or out of range) shows a hint instead.
@@ -39,7 +41,8 @@ private:
     QPointer<TraceDocument> m_document;
     ConnectionList m_documentConnections;
     std::vector<engine::OpStatistics> m_opStatistics; // engine::opStatistics(*m_trace), once per trace
-    engine::InterferenceReport m_interference; // with solo baselines: each op alone against the mix
+    // With solo baselines: each op alone against the mix (null without them).
+    std::shared_ptr<const engine::InterferenceReport> m_interference;
     QTextBrowser *m_text;
 };
 

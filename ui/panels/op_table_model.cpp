@@ -19,17 +19,24 @@ OpTableModel::OpTableModel(QObject *parent) : QAbstractTableModel(parent)
 
 void OpTableModel::setTrace(std::shared_ptr<const engine::Trace> trace, int repetition)
 {
+    std::shared_ptr<const engine::InterferenceReport> interference = m_interference;
+    if (trace.get() != m_interferenceOf)
+        interference = trace && !trace->solo.empty()
+                           ? std::make_shared<const engine::InterferenceReport>(engine::analyzeInterference(*trace))
+                           : nullptr;
+    setTrace(std::move(trace), repetition, std::move(interference));
+}
+
+void OpTableModel::setTrace(std::shared_ptr<const engine::Trace> trace, int repetition,
+                            std::shared_ptr<const engine::InterferenceReport> interference)
+{
     beginResetModel();
     m_trace = std::move(trace);
     m_repetition =
         m_trace && !m_trace->repetitions.empty() ? qBound(0, repetition, int(m_trace->repetitions.size()) - 1) : 0;
     m_originNs = currentRepetition() ? m_trace->extent(m_repetition).first : 0;
-    if (m_trace.get() != m_interferenceOf) {
-        m_interferenceOf = m_trace.get();
-        m_interference = m_trace && !m_trace->solo.empty()
-                             ? std::make_shared<const engine::InterferenceReport>(engine::analyzeInterference(*m_trace))
-                             : nullptr;
-    }
+    m_interferenceOf = m_trace.get();
+    m_interference = std::move(interference);
     m_rangeHeader = tr("Range");
     if (const engine::Repetition *rep = currentRepetition(); rep && !rep->hostRanges.empty()) {
         const bool nvtx = std::any_of(rep->hostRanges.begin(), rep->hostRanges.end(), [](const engine::HostRange &h) {
@@ -48,10 +55,11 @@ void OpTableModel::setDocument(TraceDocument *document)
     m_document = document;
     if (!document)
         return;
-    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
-                                     [this] { setTrace(m_document->trace(), m_document->repetition()); });
+    m_documentConnections << connect(document, &TraceDocument::traceChanged, this, [this] {
+        setTrace(m_document->trace(), m_document->repetition(), m_document->interference());
+    });
     m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this, &OpTableModel::setRepetition);
-    setTrace(document->trace(), document->repetition());
+    setTrace(document->trace(), document->repetition(), document->interference());
 }
 
 void OpTableModel::setRepetition(int repetition)
@@ -213,6 +221,13 @@ void OpTableProxy::setDocument(TraceDocument *document)
     if (document)
         m_connection = connect(document, &TraceDocument::matchesChanged, this, [this] { invalidateFilter(); });
     invalidateFilter();
+}
+
+bool OpTableProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const
+{
+    if (left.column() == OpTableModel::IndexColumn && right.column() == OpTableModel::IndexColumn)
+        return left.row() < right.row();
+    return QSortFilterProxyModel::lessThan(left, right);
 }
 
 bool OpTableProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const

@@ -41,6 +41,10 @@ public:
     explicit OpTableModel(QObject *parent = nullptr);
 
     void setTrace(std::shared_ptr<const engine::Trace> trace, int repetition);
+    // The same with the trace's solo-baseline analysis already computed (a TraceDocument holds it; null for
+    // a trace without solo baselines).
+    void setTrace(std::shared_ptr<const engine::Trace> trace, int repetition,
+                  std::shared_ptr<const engine::InterferenceReport> interference);
     void setRepetition(int repetition);
     int repetition() const { return m_repetition; }
     // Binds the model to a document: its rows are the ops of the document's repetition. nullptr unbinds.
@@ -61,7 +65,7 @@ private:
     int m_repetition = 0;
     std::int64_t m_originNs = 0; // start of the repetition: times are shown relative to it
     QString m_rangeHeader; // "NVTX range", "CPU op": what the repetition's ranges are
-    // With solo baselines (interference.h), computed once per trace.
+    // With solo baselines (interference.h), once per trace: the document's, or computed here.
     std::shared_ptr<const engine::InterferenceReport> m_interference;
     const engine::Trace *m_interferenceOf = nullptr;
 };
@@ -76,6 +80,9 @@ public:
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const override;
+    // The index column's value is the row: compared without asking the model for it (a 35k-op trace
+    // sorts its rows once per trace shown, on the GUI thread).
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
 private:
     QPointer<TraceDocument> m_document;

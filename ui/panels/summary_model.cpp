@@ -22,16 +22,19 @@ SummaryModel::SummaryModel(QObject *parent) : QAbstractTableModel(parent)
 void SummaryModel::setTrace(std::shared_ptr<const engine::Trace> trace)
 {
     engine::TraceSummary summary = trace ? engine::summarize(*trace) : engine::TraceSummary{};
-    setTrace(std::move(trace), std::move(summary));
+    std::vector<engine::SummaryMetric> rows =
+        trace ? engine::summaryMetrics(*trace, summary) : std::vector<engine::SummaryMetric>{};
+    setTrace(std::move(trace), std::move(summary), std::move(rows));
 }
 
-void SummaryModel::setTrace(std::shared_ptr<const engine::Trace> trace, engine::TraceSummary summary)
+void SummaryModel::setTrace(std::shared_ptr<const engine::Trace> trace, engine::TraceSummary summary,
+                            std::vector<engine::SummaryMetric> rows)
 {
     beginResetModel();
     m_trace = std::move(trace);
     m_summary = std::move(summary);
     m_repetition = m_summary.repetitions.empty() ? 0 : m_summary.medianRepetition;
-    rebuildRows();
+    m_rows = m_trace ? std::move(rows) : std::vector<engine::SummaryMetric>{};
     endResetModel();
 }
 
@@ -46,11 +49,6 @@ void SummaryModel::setRepetition(int repetition)
     if (!m_rows.empty())
         emit dataChanged(index(0, RepetitionColumn), index(int(m_rows.size()) - 1, RepetitionColumn));
     emit headerDataChanged(Qt::Horizontal, RepetitionColumn, RepetitionColumn);
-}
-
-void SummaryModel::rebuildRows()
-{
-    m_rows = m_trace ? engine::summaryMetrics(*m_trace, m_summary) : std::vector<engine::SummaryMetric>{};
 }
 
 int SummaryModel::rowCount(const QModelIndex &parent) const

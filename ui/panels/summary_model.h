@@ -26,8 +26,10 @@ public:
     explicit SummaryModel(QObject *parent = nullptr);
 
     void setTrace(std::shared_ptr<const engine::Trace> trace);
-    // The same with the trace's summary already computed (engine::summarize; a TraceDocument holds it).
-    void setTrace(std::shared_ptr<const engine::Trace> trace, engine::TraceSummary summary);
+    // The same with the trace's summary and its rows already computed (engine::summarize and
+    // engine::summaryMetrics of this trace; a TraceDocument holds them).
+    void setTrace(std::shared_ptr<const engine::Trace> trace, engine::TraceSummary summary,
+                  std::vector<engine::SummaryMetric> rows);
     // Which repetition the "this repetition" column shows (index into Trace::repetitions).
     void setRepetition(int repetition);
     int repetition() const { return m_repetition; }
@@ -55,8 +57,6 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
-    void rebuildRows();
-
     std::shared_ptr<const engine::Trace> m_trace;
     engine::TraceSummary m_summary;
     int m_repetition = 0;

@@ -84,25 +84,29 @@ void SummaryPanel::setDocument(TraceDocument *document)
     m_document = document;
     if (!document)
         return;
-    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
-                                     [this] { showTrace(m_document->trace(), m_document->summary()); });
+    m_documentConnections << connect(document, &TraceDocument::traceChanged, this, [this] {
+        showTrace(m_document->trace(), m_document->summary(), m_document->summaryMetrics());
+    });
     m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this, &SummaryPanel::setRepetition);
     m_documentConnections << connect(this, &SummaryPanel::repetitionSelected, document, &TraceDocument::setRepetition);
-    showTrace(document->trace(), document->summary());
+    showTrace(document->trace(), document->summary(), document->summaryMetrics());
     setRepetition(document->repetition());
 }
 
 void SummaryPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
 {
     engine::TraceSummary summary = trace ? engine::summarize(*trace) : engine::TraceSummary{};
-    showTrace(trace, std::move(summary));
+    std::vector<engine::SummaryMetric> rows =
+        trace ? engine::summaryMetrics(*trace, summary) : std::vector<engine::SummaryMetric>{};
+    showTrace(trace, std::move(summary), std::move(rows));
 }
 
-void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, engine::TraceSummary computed)
+void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, engine::TraceSummary computed,
+                             std::vector<engine::SummaryMetric> rows)
 {
     const QSignalBlocker blocker(m_repetitions);
     m_repetitions->clear();
-    m_model->setTrace(trace, std::move(computed));
+    m_model->setTrace(trace, std::move(computed), std::move(rows));
     if (!trace) {
         m_heading->setText(tr("No trace loaded."));
         m_repetitions->setEnabled(false);

@@ -6,7 +6,9 @@
 #include <QWidget>
 
 #include <memory>
+#include <vector>
 
+#include "engine/analysis/summary_metrics.h"
 #include "engine/model/trace.h"
 #include "ui/common/connection_list.h"
 #include "ui/document/trace_document.h"
@@ -48,7 +50,8 @@ signals:
     void repetitionSelected(int repetition);
 
 private:
-    void showTrace(const std::shared_ptr<const engine::Trace> &trace, engine::TraceSummary computed);
+    void showTrace(const std::shared_ptr<const engine::Trace> &trace, engine::TraceSummary computed,
+                   std::vector<engine::SummaryMetric> rows);
     void updateStrip();
 
     SummaryModel *m_model;

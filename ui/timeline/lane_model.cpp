@@ -99,8 +99,10 @@ float StepSeries::valueAt(qint64 ns) const
     return i < 0 ? 0.0f : values[std::size_t(i)];
 }
 
-LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions options) :
-    m_trace(&trace), m_repetition(repetition), m_options(options)
+LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions options,
+                     const engine::InterferenceReport *interference) :
+    m_trace(&trace),
+    m_repetition(repetition), m_options(options)
 {
     if (repetition < 0 || std::size_t(repetition) >= trace.repetitions.size())
         throw engine::Error(engine::ErrorKind::InvalidInput,
@@ -125,7 +127,7 @@ LaneModel::LaneModel(const engine::Trace &trace, int repetition, LaneOptions opt
     // malloc_trim below can give back (a worker arena's free pages, it turned out, stay resident).
     // A trace of several GPUs gets the derived lanes once per device (each in its device's group), a
     // single-GPU trace once over everything.
-    auto intervals = std::async(std::launch::async, [this] { buildIntervalLanes(); });
+    auto intervals = std::async(std::launch::async, [this, interference] { buildIntervalLanes(interference); });
     const std::vector<int> scopes = m_devices.empty() ? std::vector<int>{-1} : m_devices;
     std::vector<std::vector<engine::ActivityStep>> activity;
     std::vector<std::vector<engine::BandwidthStep>> bandwidth;
@@ -217,17 +219,23 @@ void append(IntervalLane &lane, qint64 start, qint64 end, qint32 op, std::uint8_
 // With solo baselines: each op's median execution alone (engine/analysis/interference.h), by op. Only the
 // ops slower than alone beyond the rounds' noise (OpSlowdown::beyondNoise, as the details say) get one
 // (0 for the others); empty without baselines.
-std::vector<double> slowedAloneNs(const engine::Trace &trace, std::size_t opCount)
+std::vector<double> slowedAloneNs(const engine::Trace &trace, std::size_t opCount,
+                                  const engine::InterferenceReport *interference)
 {
     std::vector<double> aloneNs;
-    if (!trace.solo.empty()) {
-        const engine::InterferenceReport report = engine::analyzeInterference(trace);
-        if (report.known && report.ops.size() == opCount) {
-            aloneNs.resize(opCount, 0.0);
-            for (std::size_t k = 0; k < opCount; ++k)
-                if (report.ops[k].beyondNoise() && report.ops[k].slowdown > 1.0)
-                    aloneNs[k] = report.ops[k].soloNs.median;
-        }
+    if (trace.solo.empty())
+        return aloneNs;
+    engine::InterferenceReport analysed; // where the caller (the document) has none to share
+    if (!interference) {
+        analysed = engine::analyzeInterference(trace);
+        interference = &analysed;
+    }
+    const engine::InterferenceReport &report = *interference;
+    if (report.known && report.ops.size() == opCount) {
+        aloneNs.resize(opCount, 0.0);
+        for (std::size_t k = 0; k < opCount; ++k)
+            if (report.ops[k].beyondNoise() && report.ops[k].slowdown > 1.0)
+                aloneNs[k] = report.ops[k].soloNs.median;
     }
     return aloneNs;
 }
@@ -248,7 +256,7 @@ QString streamSubtitle(const engine::StreamInfo &info, std::size_t ops)
 
 } // namespace
 
-void LaneModel::buildIntervalLanes()
+void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interference)
 {
     const auto &ops = rep().ops;
     const int streams = int(m_trace->streams.size());
@@ -256,7 +264,7 @@ void LaneModel::buildIntervalLanes()
     std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> queuedByStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> slowedByStream(static_cast<std::size_t>(streams));
-    const std::vector<double> aloneNs = slowedAloneNs(*m_trace, ops.size());
+    const std::vector<double> aloneNs = slowedAloneNs(*m_trace, ops.size(), interference);
     // Copies by the hardware channel that ran them (CUPTI-timed traces). On the H200 every stream's
     // copies went through a channel of their own, so a lane per channel would only repeat the stream
     // lanes: a channel gets a lane only where it carried the copies of several streams.

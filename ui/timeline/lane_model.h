@@ -19,6 +19,10 @@
 #include "engine/analysis/analysis.h"
 #include "engine/model/trace.h"
 
+namespace streamscope::engine {
+struct InterferenceReport;
+} // namespace streamscope::engine
+
 namespace streamscope::ui {
 
 // CopyEngine: the copies one hardware copy channel ran (CUPTI names it) when it ran the copies of
@@ -149,8 +153,10 @@ public:
     static constexpr int kMaxRangeRows = 32;
 
     // Throws engine::Error{InvalidInput} when repetition is not an index into trace.repetitions.
-    // The trace must outlive the model.
-    LaneModel(const engine::Trace &trace, int repetition, LaneOptions options = {});
+    // The trace must outlive the model. interference: the trace's solo-baseline analysis where the caller
+    // has it (a TraceDocument's), for the slowed segments; null: analysed here when the trace has solo baselines.
+    LaneModel(const engine::Trace &trace, int repetition, LaneOptions options = {},
+              const engine::InterferenceReport *interference = nullptr);
     const LaneOptions &options() const { return m_options; }
 
     const engine::Trace &trace() const { return *m_trace; }
@@ -195,7 +201,7 @@ public:
     qint64 hostEnd(const engine::OpRecord &o) const { return o.hostEndNs - m_originNs; }
 
 private:
-    void buildIntervalLanes();
+    void buildIntervalLanes(const engine::InterferenceReport *interference);
     // The derived lanes of one device (device >= 0) or of the whole trace (-1, with the unified-memory
     // lanes among them).
     void buildDerivedLanes(const std::vector<engine::ActivityStep> &activity,

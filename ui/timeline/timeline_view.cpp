@@ -468,7 +468,7 @@ void TimelineView::rebuildModel()
     m_painter->setModel(nullptr);
     if (m_trace && !m_trace->repetitions.empty()) {
         m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
-        m_model = std::make_unique<LaneModel>(*m_trace, m_repetition, m_laneOptions);
+        m_model = makeLanes();
         m_tree = std::make_unique<LaneTree>(*m_model);
     }
     m_painter->setModel(m_model.get());
@@ -498,10 +498,31 @@ void TimelineView::setLaneOptions(const LaneOptions &options)
     // the rows it gives are what the painter draws: without it the groups, pins and names were lost).
     m_tree.reset();
     m_painter->setModel(nullptr);
-    m_model = std::make_unique<LaneModel>(*m_trace, m_repetition, m_laneOptions);
+    m_model = makeLanes();
     m_tree = std::make_unique<LaneTree>(*m_model);
     m_painter->setModel(m_model.get());
     rebuildRows();
+}
+
+std::shared_ptr<const LaneModel> TimelineView::makeLanes()
+{
+    const bool documents = m_document && m_document->trace() == m_trace;
+    if (documents) {
+        std::shared_ptr<const LaneModel> lanes = m_document->takeLanes();
+        if (lanes && &lanes->trace() == m_trace.get() && lanes->repetition() == m_repetition
+            && lanes->options() == m_laneOptions)
+            return lanes;
+    }
+    return std::make_shared<const LaneModel>(*m_trace, m_repetition, m_laneOptions,
+                                             documents ? m_document->interference().get() : nullptr);
+}
+
+LaneBuilder TimelineView::laneBuilder() const
+{
+    return [options = m_laneOptions](const engine::Trace &trace, int repetition,
+                                     const engine::InterferenceReport *interference) {
+        return std::make_shared<const LaneModel>(trace, repetition, options, interference);
+    };
 }
 
 void TimelineView::setProjectNvtx(bool on)

@@ -107,6 +107,11 @@ public:
     void setLaneOptions(const LaneOptions &options);
     const LaneOptions &laneOptions() const { return m_laneOptions; }
     void setProjectNvtx(bool on);
+    // How this view builds the lanes of a repetition, with its lane options as they are now, for a loader
+    // to call on its thread (TraceLoader::setLaneBuilder). A bound view shows the lanes its document's
+    // analysis carries (TraceDocument::takeLanes) when they are of its trace, repetition and options;
+    // otherwise it builds them itself.
+    LaneBuilder laneBuilder() const;
 
     // Larger fonts and lanes, high contrast: legible on a projector at 1280x720.
     void setPresentationMode(bool on);
@@ -281,13 +286,15 @@ private:
         qint64 toleranceNs = 0;
     };
     Pick pickAt(const QPoint &pos) const;
+    // The lanes of m_trace's m_repetition: the document's when they fit (laneBuilder), else built here.
+    std::shared_ptr<const LaneModel> makeLanes();
 
     std::shared_ptr<const engine::Trace> m_trace;
     QPointer<TraceDocument> m_document;
     ConnectionList m_documentConnections;
     int m_repetition = 0;
     LaneOptions m_laneOptions;
-    std::unique_ptr<LaneModel> m_model;
+    std::shared_ptr<const LaneModel> m_model;
     std::unique_ptr<LaneTree> m_tree;
     LaneViewState m_ownLaneState; // without a document
     int m_labelWidth = 0;
