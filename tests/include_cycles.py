@@ -7,9 +7,12 @@ layering rule (tests/layering.cmake) already keeps folders acyclic; this keeps t
 folder acyclic too, so that each can be understood, tested and built before the ones that use it (John
 Lakos's levelisation, as Qt Creator's and hotspot's libraries keep it).
 
-  tests/include_cycles.py ROOT
+  tests/include_cycles.py ROOT [--known COMPONENT ...]
 
 Exit status 0 without cycles, 1 with (each cycle named, with the include that closes it), 2 on bad use.
+--known names a component whose cycle is known debt (listed in tests/CMakeLists.txt with the issue that
+removes it): a cycle through it is reported but passes, and the option fails once the cycle is gone, so the
+list only shrinks.
 """
 import os
 import re
@@ -22,14 +25,23 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 def component(rel):
     base = os.path.splitext(rel)[0]
-    return base[:-2] if base.endswith("_p") else base  # a private header (Qt's _p.h) is part of its class
+    return base[:-2] if base.endswith("_p") else base  # a private header (Qt's x_p.h) belongs to x
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    known = set()
+    while "--known" in args:
+        i = args.index("--known")
+        if i + 1 >= len(args):
+            print(__doc__)
+            return 2
+        known.add(args[i + 1])
+        del args[i:i + 2]
+    if len(args) != 1:
         print(__doc__)
         return 2
-    root = sys.argv[1]
+    root = args[0]
     edges = {}  # component -> {component: "file includes header"}
     for d in DIRS:
         for dirpath, _, files in os.walk(os.path.join(root, d)):
@@ -83,15 +95,22 @@ def main():
                         break
                 if len(scc) > 1:
                     sccs.append(sorted(scc))
+    failing = 0
     for scc in sccs:
         members = set(scc)
-        print("include cycle between " + ", ".join(scc) + ":")
+        tolerated = members & known
+        failing += 0 if tolerated else 1
+        print(("known " if tolerated else "") + "include cycle between " + ", ".join(scc) + ":")
         for a in scc:
             for b, why in sorted(edges.get(a, {}).items()):
                 if b in members:
                     print(f"  {why}")
-    print(f"include-cycles: {len(edges)} components, {len(sccs)} cycles")
-    return 1 if sccs else 0
+    in_cycles = set().union(*sccs) if sccs else set()
+    for k in sorted(known - in_cycles):
+        print(f"{k} is in no cycle any more: take it off the --known list (tests/CMakeLists.txt)")
+        failing += 1
+    print(f"include-cycles: {len(edges)} components, {len(sccs)} cycles ({len(sccs) - failing if failing <= len(sccs) else 0} known)")
+    return 1 if failing else 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 // shortcut for translucent layers.
 #include "ui/timeline/timeline_column_pass.h"
 #include "ui/common/format_units.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QImage>

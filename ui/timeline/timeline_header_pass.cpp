@@ -1,6 +1,6 @@
 // HeaderPass (see timeline_header_pass.h).
 #include "ui/timeline/timeline_header_pass.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QPaintDevice>

@@ -3,7 +3,7 @@
 // decideColumn, splitMark), wide ones become bars with their labels (paintWide), one-column and deferred
 // marks go into rows of pixels (drawBar, paintDeferred) drawn at the end (drawRows).
 #include "ui/timeline/timeline_interval_pass.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QImage>

@@ -1,6 +1,6 @@
 // LegendPass (see timeline_legend_pass.h).
 #include "ui/timeline/timeline_legend_pass.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QPaintDevice>

@@ -1,6 +1,6 @@
 // OverlayPass (see timeline_overlay_pass.h).
 #include "ui/timeline/timeline_overlay_pass.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QPaintDevice>

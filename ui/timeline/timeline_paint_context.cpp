@@ -2,7 +2,7 @@
 // the passes share: row heights, bar geometry, the flows in view and the label caches.
 #include "ui/timeline/timeline_paint_context.h"
 #include "ui/common/format_units.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QPaintEngine>

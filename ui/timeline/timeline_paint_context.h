@@ -173,7 +173,7 @@ struct TimelinePaintContext {
 
     // Counters and caches: written while painting (const passes, hence mutable).
     mutable TimelinePaintStats stats;
-    struct Caches; // label and blend caches (timeline_painter_p.h)
+    struct Caches; // label and blend caches (timeline_paint_context_p.h)
     class CacheHolder {
     public:
         CacheHolder();
@@ -210,7 +210,7 @@ struct TimelinePaintContext {
     };
     Flows flowsInView(const TimelineLayout &layout, const TimeMapping &mapping, int cap = kMaxFlows) const;
     // The label of a bar with the given name, elided to fit maxWidth pixels (see LabelCache in
-    // timeline_painter_p.h).
+    // timeline_paint_context_p.h).
     const QString &barLabel(const QFontMetrics &fm, int logicalDpi, std::uint32_t nameId, int maxWidth) const;
     // The narrowest bar that gets a label ("xxx" and margins), measured once per font and device DPI.
     double labelMinWidth(const QFontMetrics &fm, int logicalDpi) const;

@@ -7,7 +7,7 @@
 #include "ui/timeline/timeline_interval_pass.h"
 #include "ui/timeline/timeline_legend_pass.h"
 #include "ui/timeline/timeline_overlay_pass.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 #include "ui/timeline/timeline_range_pass.h"
 #include "ui/timeline/timeline_ruler_pass.h"
 

@@ -5,7 +5,7 @@
 // than a stream of a million ops: narrow ranges that touch fold into one mark, and a range wholly inside
 // pixels already painted is skipped.
 #include "ui/timeline/timeline_range_pass.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QPaintDevice>

@@ -1,7 +1,7 @@
 // RulerPass (see timeline_ruler_pass.h).
 #include "ui/timeline/timeline_ruler_pass.h"
 #include "ui/common/format_units.h"
-#include "ui/timeline/timeline_painter_p.h"
+#include "ui/timeline/timeline_paint_context_p.h"
 
 #include <QFontMetrics>
 #include <QPaintDevice>

@@ -1,4 +1,4 @@
-// Private to the timeline painter's sources (Qt's _p.h convention): the helpers its passes share and the
+// Private to the paint context and the passes over it (Qt's _p.h convention): the helpers the passes share and the
 // paint context's caches, which no user of TimelinePainter sees. The passes: timeline_interval_pass.cpp
 // (bars, folded marks, queued time, labels), timeline_column_pass.cpp (counter and bandwidth lanes as
 // per-pixel columns), timeline_range_pass.cpp (host ranges, NVTX projections) and the frame passes
