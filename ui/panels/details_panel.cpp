@@ -53,6 +53,93 @@ QString dims(const std::uint32_t (&v)[3])
     return QStringLiteral("%1 × %2 × %3").arg(v[0]).arg(v[1]).arg(v[2]);
 }
 
+// The rows of the details table, as HTML: row(key, value) adds one.
+struct DetailRows {
+    QString html;
+    void operator()(const QString &key, const QString &value)
+    {
+        html += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>")
+                    .arg(key.toHtmlEscaped(), value.toHtmlEscaped());
+    }
+};
+
+QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
+{
+    return DetailsPanel::tr(text, disambiguation, n);
+}
+
+// How a kernel was launched, where the source recorded it.
+void launchRows(DetailRows &row, const engine::Trace &trace, const engine::KernelLaunch &l)
+{
+    if (l.fullNameId != engine::kNoString)
+        row(tr("Kernel"), displayText(trace.string(l.fullNameId), kLongName));
+    if (l.hasGrid() || l.hasBlock()) {
+        if (l.hasGrid())
+            row(tr("Grid"),
+                tr("%1 (%2 blocks)")
+                    .arg(dims(l.grid))
+                    .arg(QLocale().toString(qulonglong(std::uint64_t(std::max(1u, l.grid[0])) * std::max(1u, l.grid[1])
+                                                       * std::max(1u, l.grid[2])))));
+        if (l.hasBlock())
+            row(tr("Block"), tr("%1 (%2 threads)")
+                                 .arg(dims(l.block))
+                                 .arg(qulonglong(std::uint64_t(std::max(1u, l.block[0])) * std::max(1u, l.block[1])
+                                                 * std::max(1u, l.block[2]))));
+    }
+    if (l.sharedBytes >= 0) {
+        QString text = tr("%1 per block").arg(formatBytes(std::uint64_t(l.sharedBytes)));
+        if (l.staticSharedBytes >= 0 && l.dynamicSharedBytes >= 0)
+            text += tr(" (%1 static, %2 dynamic)")
+                        .arg(formatBytes(std::uint64_t(l.staticSharedBytes)),
+                             formatBytes(std::uint64_t(l.dynamicSharedBytes)));
+        row(tr("Shared memory"), text);
+    }
+    if (l.registersPerThread >= 0)
+        row(tr("Registers"), tr("%1 per thread").arg(l.registersPerThread));
+}
+
+// The unified memory the op moved or faulted on (the driver's records that belong to it).
+void unifiedMemoryRows(DetailRows &row, const engine::UnifiedMemoryStats &um)
+{
+    auto migrated = [](int count, std::uint64_t bytes, std::int64_t busyNs, double gbs) {
+        return tr("%n migration(s), %1 in %2 (%3)", nullptr, count)
+            .arg(formatBytes(bytes), formatDuration(busyNs), formatGBs(gbs));
+    };
+    if (um.h2dMigrations)
+        row(tr("Migrated to the GPU"), migrated(um.h2dMigrations, um.h2dBytes, um.h2dBusyNs, um.h2dGBs));
+    if (um.d2hMigrations)
+        row(tr("Migrated to the host"), migrated(um.d2hMigrations, um.d2hBytes, um.d2hBusyNs, um.d2hGBs));
+    if (um.gpuFaultGroups)
+        row(tr("GPU page faults"), tr("%1 in %n group(s), the driver handling them for %2", nullptr, um.gpuFaultGroups)
+                                       .arg(um.gpuPageFaults)
+                                       .arg(formatDuration(um.gpuFaultNs)));
+    if (um.cpuPageFaults)
+        row(tr("CPU page faults"), QString::number(um.cpuPageFaults));
+    if (um.remoteMaps)
+        row(tr("Remote maps"), tr("%n (pages mapped where they are, not migrated)", nullptr, um.remoteMaps));
+    if (um.thrashing || um.throttling)
+        row(tr("Thrashing"), tr("%1 detected, %2 throttled").arg(um.thrashing).arg(um.throttling));
+}
+
+// The same op in every repetition: how repeatable this measurement is (engine::opStatistics, the CLI's
+// op table's figures too).
+void repeatabilityRows(DetailRows &row, const std::vector<engine::OpStatistics> &statistics, int opIndex)
+{
+    for (const engine::OpStatistics &s : statistics) {
+        if (s.index != opIndex || s.gpuNs.count < 2)
+            continue;
+        row(tr("GPU time over %1 repetitions").arg(s.gpuNs.count),
+            tr("median %1, min %2, max %3")
+                .arg(formatDuration(qint64(s.gpuNs.median)), formatDuration(qint64(s.gpuNs.min)),
+                     formatDuration(qint64(s.gpuNs.max))));
+        if (s.gbPerSecond.count > 1)
+            row(tr("GB/s over %1 repetitions").arg(s.gbPerSecond.count),
+                tr("median %1, min %2, max %3")
+                    .arg(formatGBs(s.gbPerSecond.median), formatGBs(s.gbPerSecond.min), formatGBs(s.gbPerSecond.max)));
+        break;
+    }
+}
+
 } // namespace
 
 DetailsPanel::DetailsPanel(QWidget *parent) : QWidget(parent), m_text(new QTextBrowser(this))
@@ -117,12 +204,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     const std::int64_t origin = m_trace->extent(repetition).first;
     const engine::OpDescription d = engine::describeOp(*m_trace, repetition, opIndex);
 
-    QString html;
-    auto row = [&html](const QString &key, const QString &value) {
-        html += QStringLiteral("<tr><td style='padding-right:12px'><b>%1</b></td><td>%2</td></tr>")
-                    .arg(key.toHtmlEscaped(), value.toHtmlEscaped());
-    };
-    html += QStringLiteral("<h3>%1</h3><table>").arg(displayText(d.name, kLongName).toHtmlEscaped());
+    DetailRows row;
+    row.html += QStringLiteral("<h3>%1</h3><table>").arg(displayText(d.name, kLongName).toHtmlEscaped());
     row(tr("Kind"), qs(d.kind));
     if (d.stream) {
         const engine::StreamInfo &stream = *d.stream;
@@ -148,33 +231,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             row(tr("Launched in"), rangeStack(*m_trace, rep, op, *range));
     }
     // How a kernel was launched, where the source recorded it.
-    if (const engine::KernelLaunch *l = d.launch) {
-        if (l->fullNameId != engine::kNoString)
-            row(tr("Kernel"), displayText(m_trace->string(l->fullNameId), kLongName));
-        if (l->hasGrid() || l->hasBlock()) {
-            if (l->hasGrid())
-                row(tr("Grid"),
-                    tr("%1 (%2 blocks)")
-                        .arg(dims(l->grid))
-                        .arg(QLocale().toString(qulonglong(std::uint64_t(std::max(1u, l->grid[0]))
-                                                           * std::max(1u, l->grid[1]) * std::max(1u, l->grid[2])))));
-            if (l->hasBlock())
-                row(tr("Block"), tr("%1 (%2 threads)")
-                                     .arg(dims(l->block))
-                                     .arg(qulonglong(std::uint64_t(std::max(1u, l->block[0]))
-                                                     * std::max(1u, l->block[1]) * std::max(1u, l->block[2]))));
-        }
-        if (l->sharedBytes >= 0) {
-            QString text = tr("%1 per block").arg(formatBytes(std::uint64_t(l->sharedBytes)));
-            if (l->staticSharedBytes >= 0 && l->dynamicSharedBytes >= 0)
-                text += tr(" (%1 static, %2 dynamic)")
-                            .arg(formatBytes(std::uint64_t(l->staticSharedBytes)),
-                                 formatBytes(std::uint64_t(l->dynamicSharedBytes)));
-            row(tr("Shared memory"), text);
-        }
-        if (l->registersPerThread >= 0)
-            row(tr("Registers"), tr("%1 per thread").arg(l->registersPerThread));
-    }
+    if (const engine::KernelLaunch *l = d.launch)
+        launchRows(row, *m_trace, *l);
     // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
     const bool cupti = d.cupti;
     if (d.host) {
@@ -233,27 +291,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
         row(tr("Copy API"), qs(d.copyCall));
     // The driver's records that belong to this op: unified memory it moved or faulted on, and the
     // wait of a synchronisation call.
-    if (const engine::UnifiedMemoryStats um = engine::unifiedMemoryStats(rep, opIndex); um.any()) {
-        auto migrated = [](int count, std::uint64_t bytes, std::int64_t busyNs, double gbs) {
-            return tr("%n migration(s), %1 in %2 (%3)", nullptr, count)
-                .arg(formatBytes(bytes), formatDuration(busyNs), formatGBs(gbs));
-        };
-        if (um.h2dMigrations)
-            row(tr("Migrated to the GPU"), migrated(um.h2dMigrations, um.h2dBytes, um.h2dBusyNs, um.h2dGBs));
-        if (um.d2hMigrations)
-            row(tr("Migrated to the host"), migrated(um.d2hMigrations, um.d2hBytes, um.d2hBusyNs, um.d2hGBs));
-        if (um.gpuFaultGroups)
-            row(tr("GPU page faults"),
-                tr("%1 in %n group(s), the driver handling them for %2", nullptr, um.gpuFaultGroups)
-                    .arg(um.gpuPageFaults)
-                    .arg(formatDuration(um.gpuFaultNs)));
-        if (um.cpuPageFaults)
-            row(tr("CPU page faults"), QString::number(um.cpuPageFaults));
-        if (um.remoteMaps)
-            row(tr("Remote maps"), tr("%n (pages mapped where they are, not migrated)", nullptr, um.remoteMaps));
-        if (um.thrashing || um.throttling)
-            row(tr("Thrashing"), tr("%1 detected, %2 throttled").arg(um.thrashing).arg(um.throttling));
-    }
+    if (const engine::UnifiedMemoryStats um = engine::unifiedMemoryStats(rep, opIndex); um.any())
+        unifiedMemoryRows(row, um);
     for (const engine::ActivityRecord &a : rep.activities)
         if (a.op == opIndex && a.kind == engine::ActivityKind::Synchronization)
             row(tr("Driver wait"), tr("%1 → %2 (%3, CUPTI synchronisation record)")
@@ -278,24 +317,10 @@ void DetailsPanel::showOp(int repetition, int opIndex)
 
     // The same op in every repetition: how repeatable this measurement is (engine::opStatistics, the
     // CLI's op table's figures too).
-    if (m_trace->repetitions.size() > 1 && op.hasGpu() && op.opIndex >= 0) {
-        for (const engine::OpStatistics &s : m_opStatistics) {
-            if (s.index != op.opIndex || s.gpuNs.count < 2)
-                continue;
-            row(tr("GPU time over %1 repetitions").arg(s.gpuNs.count),
-                tr("median %1, min %2, max %3")
-                    .arg(formatDuration(qint64(s.gpuNs.median)), formatDuration(qint64(s.gpuNs.min)),
-                         formatDuration(qint64(s.gpuNs.max))));
-            if (s.gbPerSecond.count > 1)
-                row(tr("GB/s over %1 repetitions").arg(s.gbPerSecond.count),
-                    tr("median %1, min %2, max %3")
-                        .arg(formatGBs(s.gbPerSecond.median), formatGBs(s.gbPerSecond.min),
-                             formatGBs(s.gbPerSecond.max)));
-            break;
-        }
-    }
-    html += QStringLiteral("</table>");
-    m_text->setHtml(html);
+    if (m_trace->repetitions.size() > 1 && op.hasGpu() && op.opIndex >= 0)
+        repeatabilityRows(row, m_opStatistics, op.opIndex);
+    row.html += QStringLiteral("</table>");
+    m_text->setHtml(row.html);
 }
 
 } // namespace streamscope::ui

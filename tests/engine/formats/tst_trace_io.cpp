@@ -177,7 +177,7 @@ private slots:
             QVERIFY(!f.name.empty() && f.patterns.starts_with("*."));
             kinds.push_back(f.kind);
         }
-        QCOMPARE(kinds, (std::vector{FileKind::NativeTrace, FileKind::NsysSqlite, FileKind::ChromeJson}));
+        QVERIFY(kinds == (std::vector{FileKind::NativeTrace, FileKind::NsysSqlite, FileKind::ChromeJson}));
         const QString traces = QString::fromStdString(traceFileDialogFilter(false));
         QVERIFY2(traces.startsWith(QStringLiteral("Traces (*.sstrace *.sstrace.gz *.sqlite *.sqlite3 *.json ")),
                  qPrintable(traces));

@@ -152,7 +152,7 @@ private slots:
         ui::TimelineView *own = view.ownTimeline();
         ui::TimelineView *nsight = view.nsightTimeline();
         QVERIFY(own->trace() && nsight->trace());
-        QCOMPARE(nsight->trace()->source, engine::TraceSource::NsysSqlite);
+        QVERIFY(nsight->trace()->source == engine::TraceSource::NsysSqlite);
         QCOMPARE(own->repetition(), 0);
         QCOMPARE(view.nsightRepetition(), 0);
         // The repetition box counts from 1, as the summary and the CLI do, and moves both timelines.
@@ -292,9 +292,9 @@ private slots:
         QVERIFY(chromeFile.open(QIODevice::ReadOnly));
         const QByteArray chromeText = chromeFile.readAll();
         QVERIFY(chromeText.contains("\"traceEvents\""));
-        QCOMPARE(engine::detectFileKindOfContent(
-                     std::string_view(chromeText.constData(), std::size_t(chromeText.size())), chrome.toStdString()),
-                 engine::FileKind::ChromeJson);
+        QCOMPARE(int(engine::detectFileKindOfContent(
+                     std::string_view(chromeText.constData(), std::size_t(chromeText.size())), chrome.toStdString())),
+                 int(engine::FileKind::ChromeJson));
         QCOMPARE(engine::loadTrace(chrome.toStdString()).opCount(), trace->opCount());
 
         const QString csv = m_dir.filePath(QStringLiteral("out.csv"));
