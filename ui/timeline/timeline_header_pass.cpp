@@ -18,6 +18,28 @@
 
 namespace streamscope::ui {
 
+namespace {
+
+// The arrow before a foldable row's label (a group's header, a thread with NVTX rows): right when folded,
+// down when open; `a` its size, (left, cy) where it starts.
+void paintFoldArrow(QPainter &p, int left, int cy, int a, bool folded, const QColor &color)
+{
+    QPolygonF arrow;
+    if (folded)
+        arrow << QPointF(left, cy - a / 2.0) << QPointF(left + a * 0.8, cy + 0.5) << QPointF(left, cy + a / 2.0 + 1);
+    else
+        arrow << QPointF(left - 1, cy - a * 0.4) << QPointF(left + a, cy - a * 0.4)
+              << QPointF(left + a / 2.0 - 0.5, cy + a * 0.5);
+    p.save();
+    p.setRenderHint(QPainter::Antialiasing, true);
+    p.setPen(Qt::NoPen);
+    p.setBrush(color);
+    p.drawPolygon(arrow);
+    p.restore();
+}
+
+} // namespace
+
 using engine::OpKind;
 using namespace painter_detail;
 
@@ -68,19 +90,7 @@ void HeaderPass::paintGroupHeader(QPainter &p, const LaneRow &row, const QRect &
     const int cy = row.collapsed && r.height() >= bm.height() + sm.height() + 2
                        ? r.top() + (r.height() - bm.height() - sm.height()) / 2 + bm.height() / 2
                        : r.center().y();
-    QPolygonF arrow;
-    if (row.collapsed)
-        arrow << QPointF(textLeft, cy - a / 2.0) << QPointF(textLeft + a * 0.8, cy + 0.5)
-              << QPointF(textLeft, cy + a / 2.0 + 1);
-    else
-        arrow << QPointF(textLeft - 1, cy - a * 0.4) << QPointF(textLeft + a, cy - a * 0.4)
-              << QPointF(textLeft + a / 2.0 - 0.5, cy + a * 0.5);
-    p.save();
-    p.setRenderHint(QPainter::Antialiasing, true);
-    p.setPen(Qt::NoPen);
-    p.setBrush(m_ctx.palette->text());
-    p.drawPolygon(arrow);
-    p.restore();
+    paintFoldArrow(p, textLeft, cy, a, row.collapsed, m_ctx.palette->text());
     textLeft += m_ctx.metrics.indent;
     const int textWidth = r.right() - 4 - textLeft;
     p.setPen(m_ctx.palette->text());
@@ -139,19 +149,7 @@ void HeaderPass::paintLaneHeader(QPainter &p, const LaneRow &row, const QRect &r
         const int cy = r.height() >= fm.height() + sm.height() + 2
                            ? r.top() + (r.height() - fm.height() - sm.height()) / 2 + fm.height() / 2
                            : r.center().y();
-        QPolygonF arrow;
-        if (row.fold == LaneRow::Fold::Folded)
-            arrow << QPointF(textLeft, cy - a / 2.0) << QPointF(textLeft + a * 0.8, cy + 0.5)
-                  << QPointF(textLeft, cy + a / 2.0 + 1);
-        else
-            arrow << QPointF(textLeft - 1, cy - a * 0.4) << QPointF(textLeft + a, cy - a * 0.4)
-                  << QPointF(textLeft + a / 2.0 - 0.5, cy + a * 0.5);
-        p.save();
-        p.setRenderHint(QPainter::Antialiasing, true);
-        p.setPen(Qt::NoPen);
-        p.setBrush(m_ctx.palette->text());
-        p.drawPolygon(arrow);
-        p.restore();
+        paintFoldArrow(p, textLeft, cy, a, row.fold == LaneRow::Fold::Folded, m_ctx.palette->text());
         textLeft += m_ctx.metrics.indent;
     }
     // Derived lanes carry the colour of what they count, as a key.

@@ -26,6 +26,24 @@ namespace streamscope::ui {
 
 namespace {
 
+// A click in the label column at height y: a group's header opens or folds the group, a thread's row with
+// the arrow its NVTX rows; any other row is left as it is.
+void toggleFoldAt(TimelineView &view, const TimelineLayout &layout, int y)
+{
+    const int row = layout.laneAt(y);
+    if (row < 0)
+        return;
+    const LaneRow &r = layout.rows[std::size_t(row)];
+    if (r.isGroup())
+        view.setGroupCollapsed(r.group, !r.collapsed);
+    else if (r.fold != LaneRow::Fold::None)
+        view.setRangesFolded(r.foldLane, r.fold == LaneRow::Fold::Open);
+}
+
+} // namespace
+
+namespace {
+
 constexpr double kKeyZoomFactor = 1.25; // W / S
 constexpr double kKeyPanFraction = 0.15; // A / D: a fraction of the window
 
@@ -79,12 +97,7 @@ bool TimelineInput::press(QMouseEvent *event)
     if (m_pressPos.x() < layout.plot.left()) {
         // The label column: a click on a group's header opens or folds it, on a thread's (the row
         // with the arrow) its NVTX rows.
-        const int row = layout.laneAt(m_pressPos.y());
-        if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
-            m_view.setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
-        else if (row >= 0 && layout.rows[std::size_t(row)].fold != LaneRow::Fold::None)
-            m_view.setRangesFolded(layout.rows[std::size_t(row)].foldLane,
-                                   layout.rows[std::size_t(row)].fold == LaneRow::Fold::Open);
+        toggleFoldAt(m_view, layout, m_pressPos.y());
         event->accept();
         return true;
     }
@@ -198,12 +211,7 @@ bool TimelineInput::doubleClick(QMouseEvent *event)
         }
         if (pos.x() < layout.plot.left()) {
             // The second click of a double-click on a group's header folds it back, as a click does.
-            const int row = layout.laneAt(pos.y());
-            if (row >= 0 && layout.rows[std::size_t(row)].isGroup())
-                m_view.setGroupCollapsed(layout.rows[std::size_t(row)].group, !layout.rows[std::size_t(row)].collapsed);
-            else if (row >= 0 && layout.rows[std::size_t(row)].fold != LaneRow::Fold::None)
-                m_view.setRangesFolded(layout.rows[std::size_t(row)].foldLane,
-                                       layout.rows[std::size_t(row)].fold == LaneRow::Fold::Open);
+            toggleFoldAt(m_view, layout, pos.y());
             event->accept();
             return true;
         }
