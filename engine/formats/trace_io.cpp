@@ -303,7 +303,9 @@ std::string readTraceContent(const std::string &path)
 
 namespace {
 
-OpenedFile openFileUnchecked(const std::string &path, const LoadControl &control)
+// Reads, inflates and detects a file once; a trace comes back read. A workload or a comparison comes back
+// without one, unless `traceRequired`, where the trace readers' dispatch names it as no trace.
+OpenedFile openFileUnchecked(const std::string &path, const LoadControl &control, bool traceRequired)
 {
     control.report("reading", 0.0);
     std::string content = readTraceContent(path);
@@ -317,26 +319,11 @@ OpenedFile openFileUnchecked(const std::string &path, const LoadControl &control
     control.report("detecting", 0.1);
     OpenedFile opened;
     opened.kind = kindOfContent(content, path);
-    if (opened.kind == FileKind::Workload || opened.kind == FileKind::Comparison)
+    if (!traceRequired && (opened.kind == FileKind::Workload || opened.kind == FileKind::Comparison))
         return opened;
     // Traces, and anything else: the trace readers say what is wrong with it.
     opened.trace = traceFromContent(content, path, wasGzip, control, opened.kind);
     return opened;
-}
-
-Trace loadTraceUnchecked(const std::string &path, const LoadControl &control)
-{
-    control.report("reading", 0.0);
-    std::string content = readTraceContent(path);
-    const bool wasGzip = isGzip(content);
-    if (wasGzip) {
-        control.checkCancelled();
-        control.report("decompressing", 0.05);
-        content = gunzip(content, path);
-    }
-    control.report("detecting", 0.1);
-    const FileKind kind = kindOfContent(content, path);
-    return traceFromContent(content, path, wasGzip, control, kind);
 }
 
 } // namespace
@@ -381,12 +368,12 @@ std::string traceFileDialogFilter(bool workloads)
 
 OpenedFile openFile(const std::string &path, const LoadControl &control)
 {
-    return memoryChecked(path, [&] { return openFileUnchecked(path, control); });
+    return memoryChecked(path, [&] { return openFileUnchecked(path, control, false); });
 }
 
 Trace loadTrace(const std::string &path, const LoadControl &control)
 {
-    return memoryChecked(path, [&] { return loadTraceUnchecked(path, control); });
+    return memoryChecked(path, [&] { return std::move(*openFileUnchecked(path, control, true).trace); });
 }
 
 void exportTrace(const Trace &trace, ExportFormat format, const std::string &path)
