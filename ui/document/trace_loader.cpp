@@ -27,7 +27,15 @@ struct TraceLoader::Job {
     LaneBuilder lanes; // the loader's when the load started
     QString error;
     bool cancelled = false;
-    int lastPercent = -1;
+    int lastPercent = -1; // the thread's own
+
+    // Progress waiting for the GUI thread: at most one post is in its queue at a time, and it shows the
+    // newest figure when it runs. (A post per percent piles up while the GUI thread is busy, then each
+    // repaints the progress bar in turn: tens of milliseconds held at once on a large file.)
+    std::mutex progressMutex;
+    int pendingPercent = 0;
+    QString pendingStage;
+    bool progressPosted = false;
 };
 
 // How a load's thread reaches the loader: under the mutex, the loader is either alive (and stays so until
@@ -95,9 +103,23 @@ int TraceLoader::open(const QString &path)
             if (percent == job->lastPercent)
                 return;
             job->lastPercent = percent;
-            link->post([id = job->id, percent, text = qs(stage)](TraceLoader *self) {
-                if (self->m_current == id)
-                    emit self->progressChanged(id, percent, text);
+            const std::lock_guard<std::mutex> lock(job->progressMutex);
+            job->pendingPercent = percent;
+            job->pendingStage = qs(stage);
+            if (job->progressPosted)
+                return;
+            job->progressPosted = true;
+            link->post([job](TraceLoader *self) {
+                int newest = 0;
+                QString text;
+                {
+                    const std::lock_guard<std::mutex> lock(job->progressMutex);
+                    job->progressPosted = false;
+                    newest = job->pendingPercent;
+                    text = job->pendingStage;
+                }
+                if (self->m_current == job->id)
+                    emit self->progressChanged(job->id, newest, text);
             });
         };
         try {

@@ -7,6 +7,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <chrono>
+#include <string>
+#include <thread>
+
 #include "engine/formats/native_format.h"
 #include "engine/model/errors.h"
 #include "tests/common/trace_builder.h"
@@ -157,6 +161,51 @@ private slots:
         QVERIFY(view.laneModel());
         QCOMPARE(view.laneModel()->repetition(), 0);
         QCOMPARE(view.laneModel()->lane(view.laneModel()->streamLane(0)).slowed.size(), std::size_t(1));
+    }
+
+    // While the GUI thread is busy, the loader's progress waits as one figure, the newest, not as a queue
+    // of every percent (each of which repainted the progress bar in turn: tens of milliseconds held at
+    // once when the GUI thread came back).
+    void progressWaitsAsOneFigure()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("many.json"));
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(R"({"traceEvents":[)");
+            for (int i = 0; i < 120000; ++i)
+                file.write(QStringLiteral(R"(%1{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":%2,"dur":1,)"
+                                          R"("args":{"stream":7}})")
+                               .arg(i ? QStringLiteral(",") : QString())
+                               .arg(i * 2)
+                               .toUtf8());
+            file.write("]}");
+        }
+        ui::TraceLoader loader;
+        std::vector<std::pair<int, QString>> progress;
+        connect(&loader, &ui::TraceLoader::progressChanged, this,
+                [&](int, int percent, const QString &stage) { progress.emplace_back(percent, stage); });
+        bool opened = false;
+        connect(&loader, &ui::TraceLoader::opened, this, [&] { opened = true; });
+        loader.open(path);
+        QCOMPARE(progress.size(), std::size_t(1)); // "reading", 0 %, at once
+        progress.clear();
+        // The GUI thread busy while the file is read (it reports a figure per percent read).
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        QCoreApplication::sendPostedEvents(&loader);
+        int figures = 0; // of the reading stages ("analysing" comes once, at 100 %, after them)
+        int newest = 0;
+        for (const auto &[percent, stage] : progress)
+            if (stage != QStringLiteral("analysing")) {
+                ++figures;
+                newest = percent;
+            }
+        if (newest < 3)
+            QSKIP("the file was not read far enough in 1.5 s to tell (a loaded machine)");
+        QCOMPARE(figures, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(opened, 60000);
     }
 
     // A file opened by the loader arrives analysed, with the lanes the timeline would build; the timeline
