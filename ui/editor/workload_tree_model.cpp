@@ -7,6 +7,9 @@
 #include <QColor>
 #include <QIcon>
 
+#include <set>
+#include <utility>
+
 #include "engine/model/units.h"
 #include "engine/workload/workload_names.h"
 
@@ -38,17 +41,48 @@ void WorkloadTreeModel::setWorkload(const engine::Workload &workload)
 
 void WorkloadTreeModel::setIssues(const std::vector<engine::WorkloadIssue> &issues)
 {
-    m_issues = issues;
-    // Issue marks can appear on any row: repaint everything (trees of workloads are small).
-    const std::function<void(const QModelIndex &)> touch = [&](const QModelIndex &parent) {
-        const int rows = rowCount(parent);
-        if (rows == 0)
-            return;
-        emit dataChanged(index(0, 0, parent), index(rows - 1, ColumnCount - 1, parent));
-        for (int r = 0; r < rows; ++r)
-            touch(index(r, 0, parent));
+    // Only the rows an issue names (the old issues' and the new ones'), and the stream above an op, can
+    // change their marks: touching every row made a tree view measure every row again, minutes for a
+    // workload of a million ops.
+    std::set<std::pair<int, int>> streamOps; // (stream, op); op -1: the stream's own row
+    std::set<int> buffers;
+    bool settings = false;
+    const auto collect = [&](const std::vector<engine::WorkloadIssue> &from) {
+        for (const engine::WorkloadIssue &issue : from) {
+            const QStringList parts = QString::fromStdString(issue.jsonPath).split(QLatin1Char('/'));
+            // "/buffers/3/bytes" splits into "", "buffers", "3", "bytes"
+            const QString top = parts.size() > 1 ? parts[1] : QString();
+            if (top != QLatin1String("buffers") && top != QLatin1String("streams")) {
+                settings = true;
+                continue;
+            }
+            bool ok = false;
+            const int item = parts.size() > 2 ? parts[2].toInt(&ok) : -1;
+            if (!ok)
+                continue; // the group row itself, which shows no marks
+            if (top == QLatin1String("buffers")) {
+                buffers.insert(item);
+                continue;
+            }
+            streamOps.insert({item, -1});
+            const int op = parts.size() > 4 && parts[3] == QLatin1String("ops") ? parts[4].toInt(&ok) : -1;
+            if (ok && op >= 0)
+                streamOps.insert({item, op});
+        }
     };
-    touch({});
+    collect(m_issues);
+    m_issues = issues;
+    collect(m_issues);
+    const auto touch = [this](const QModelIndex &row) {
+        if (row.isValid())
+            emit dataChanged(row, row.siblingAtColumn(ColumnCount - 1));
+    };
+    if (settings)
+        touch(index(kSettingsRow, 0));
+    for (const int b : buffers)
+        touch(indexOf(Node{NodeType::Buffer, b, -1, -1}));
+    for (const auto &[stream, op] : streamOps)
+        touch(indexOf(op < 0 ? Node{NodeType::Stream, -1, stream, -1} : Node{NodeType::Op, -1, stream, op}));
 }
 
 void WorkloadTreeModel::rowEdited(const Node &node)
