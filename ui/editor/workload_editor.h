@@ -44,7 +44,7 @@ public:
     // Writes the JSON text atomically (engine::writeFileAtomically) and clears the modified flag.
     bool saveFile(const QString &path, QString *error = nullptr);
     // Replaces the document; fileName is used in messages and is not a path to save to.
-    void setText(const QString &json, const QString &fileName = QString());
+    void setText(QString json, const QString &fileName = QString());
     QString text() const;
     QString filePath() const { return m_filePath; }
     QString displayName() const;

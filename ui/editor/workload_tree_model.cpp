@@ -31,10 +31,10 @@ WorkloadTreeModel::WorkloadTreeModel(QObject *parent) : QAbstractItemModel(paren
 {
 }
 
-void WorkloadTreeModel::setWorkload(const engine::Workload &workload)
+void WorkloadTreeModel::setWorkload(engine::Workload workload)
 {
     beginResetModel();
-    m_workload = workload;
+    m_workload = std::move(workload);
     m_issues.clear();
     endResetModel();
 }

@@ -30,7 +30,7 @@ public:
     explicit WorkloadTreeModel(QObject *parent = nullptr);
 
     // Replaces the whole workload (the tree is reset).
-    void setWorkload(const engine::Workload &workload);
+    void setWorkload(engine::Workload workload);
     const engine::Workload &workload() const { return m_workload; }
     // For the field editor: change the workload in place (a preview until the editor's text, the truth, is
     // parsed again), then call rowEdited() for the row it concerns.
