@@ -315,6 +315,7 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
     // is read or copied. A file several variants name is read once (by its device and inode), and the
     // comparison with its distinct trace files is at most kMaxComparisonFileBytes.
     std::map<std::pair<dev_t, ino_t>, std::size_t> readFiles; // -> the first variant that read it
+    std::vector<std::pair<std::size_t, std::size_t>> copies; // (variant, the variant whose trace it shares)
     std::uint64_t totalBytes = text.size();
     std::size_t totalOps = 0;
     const auto addOps = [&](std::size_t ops, const std::string &path) {
@@ -371,9 +372,10 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
             const std::string at = path + "/trace_file";
             const TraceFileHandle handle(r.traceFile, baseDir, fileName, at);
             if (const auto read = readFiles.find(handle.identity()); read != readFiles.end()) {
-                const Trace &first = c.variants[read->second].trace;
-                addOps(opCount(first), at);
-                r.trace = first;
+                // Counted now, copied once every variant has been counted: a comparison refused for its
+                // total holds each distinct trace once, not a copy per variant up to the limit.
+                addOps(opCount(c.variants[read->second].trace), at);
+                copies.emplace_back(c.variants.size(), read->second);
             } else {
                 if (handle.size()
                     > limits::kMaxComparisonFileBytes - std::min(totalBytes, limits::kMaxComparisonFileBytes))
@@ -395,6 +397,8 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
         }
         c.variants.push_back(std::move(r));
     }
+    for (const auto &[to, from] : copies)
+        c.variants[to].trace = c.variants[from].trace;
     return c;
 }
 
