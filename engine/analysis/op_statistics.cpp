@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 namespace streamscope::engine {
 
@@ -43,23 +44,35 @@ std::vector<OpRef> sortedRefs(const Trace &trace)
 
 } // namespace
 
-std::vector<OpStatistics> opStatistics(const Trace &trace, std::size_t limit, std::size_t *total)
+namespace {
+
+// The statistics of the first `limit` ops (by index) that were measured in at least `minRepetitions`
+// repetitions; *total (when given): how many such ops there are.
+std::vector<OpStatistics> statisticsOf(const Trace &trace, std::size_t limit, std::size_t *total,
+                                       std::size_t minRepetitions)
 {
     const std::vector<OpRef> refs = sortedRefs(trace);
-    std::vector<std::int64_t> origins(trace.repetitions.size());
-    for (std::size_t r = 0; r < origins.size(); ++r)
-        origins[r] = trace.extent(int(r)).first;
-    std::vector<OpStatistics> out;
-    std::size_t groups = 0;
-    std::vector<double> start, gpu, host, gbs, queued; // one op's samples, reused
+    // [begin, end) of each op's refs, counted first so that the result is allocated once (a vector that
+    // doubles as it grows held twice its 176 bytes a row at its peak).
+    std::vector<std::pair<std::size_t, std::size_t>> groups;
+    std::size_t counted = 0;
     for (std::size_t i = 0; i < refs.size();) {
         std::size_t end = i + 1;
         while (end < refs.size() && refs[end].index == refs[i].index)
             ++end;
-        if (groups++ >= limit) { // counted, not computed
-            i = end;
-            continue;
-        }
+        if (end - i >= minRepetitions && counted++ < limit)
+            groups.emplace_back(i, end);
+        i = end;
+    }
+    if (total)
+        *total = counted;
+    std::vector<std::int64_t> origins(trace.repetitions.size());
+    for (std::size_t r = 0; r < origins.size(); ++r)
+        origins[r] = trace.extent(int(r)).first;
+    std::vector<OpStatistics> out;
+    out.reserve(groups.size());
+    std::vector<double> start, gpu, host, gbs, queued; // one op's samples, reused
+    for (const auto &[i, end] : groups) {
         start.clear();
         gpu.clear();
         host.clear();
@@ -91,16 +104,25 @@ std::vector<OpStatistics> opStatistics(const Trace &trace, std::size_t limit, st
         }
         out.push_back(
             {refs[i].index, first, spreadOf(start), spreadOf(gpu), spreadOf(host), spreadOf(gbs), spreadOf(queued)});
-        i = end;
     }
-    if (total)
-        *total = groups;
     return out;
+}
+
+} // namespace
+
+std::vector<OpStatistics> opStatistics(const Trace &trace, std::size_t limit, std::size_t *total)
+{
+    return statisticsOf(trace, limit, total, 1);
 }
 
 std::vector<OpStatistics> opStatistics(const Trace &trace)
 {
-    return opStatistics(trace, std::numeric_limits<std::size_t>::max(), nullptr);
+    return statisticsOf(trace, std::numeric_limits<std::size_t>::max(), nullptr, 1);
+}
+
+std::vector<OpStatistics> repeatedOpStatistics(const Trace &trace)
+{
+    return statisticsOf(trace, std::numeric_limits<std::size_t>::max(), nullptr, 2);
 }
 
 } // namespace streamscope::engine

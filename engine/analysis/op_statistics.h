@@ -24,7 +24,10 @@ struct OpStatistics {
 // Sorted by index. The pointers point into `trace`.
 std::vector<OpStatistics> opStatistics(const Trace &trace);
 // The first `limit` of them (by index) and, in *total (when given), how many there are: the CLI's table
-// shows 40 of a trace's millions. Beside what it returns it takes 16 bytes per op of the trace.
+// shows 40 of a trace's millions. Beside what it returns it takes 32 bytes per op of the trace.
 std::vector<OpStatistics> opStatistics(const Trace &trace, std::size_t limit, std::size_t *total);
+// Only the ops measured in two or more repetitions: what can be said of how repeatable a measurement is
+// (the window's details). A trace of one repetition has none, however many ops it holds.
+std::vector<OpStatistics> repeatedOpStatistics(const Trace &trace);
 
 } // namespace streamscope::engine

@@ -19,7 +19,7 @@ TraceAnalysis analyzeTrace(const engine::Trace &trace, const LaneBuilder &lanes,
         check();
     }
     a.summaryMetrics = engine::summaryMetrics(trace, a.summary, a.interference);
-    a.opStatistics = engine::opStatistics(trace);
+    a.opStatistics = std::make_shared<const std::vector<engine::OpStatistics>>(engine::repeatedOpStatistics(trace));
     check();
     if (lanes && !trace.repetitions.empty()) {
         const int repetition = a.summary.repetitions.empty() ? 0 : a.summary.medianRepetition;

@@ -28,7 +28,10 @@ using LaneBuilder = std::function<std::shared_ptr<const LaneModel>(const engine:
 struct TraceAnalysis {
     engine::TraceSummary summary;
     std::vector<engine::SummaryMetric> summaryMetrics; // they refer to the trace: keep it alive with them
-    std::vector<engine::OpStatistics> opStatistics;
+    // engine::repeatedOpStatistics: the ops measured in two or more repetitions (none for a trace of one),
+    // shared with the views that show them. Never null.
+    std::shared_ptr<const std::vector<engine::OpStatistics>> opStatistics =
+        std::make_shared<const std::vector<engine::OpStatistics>>();
     std::shared_ptr<const engine::InterferenceReport> interference; // null for a trace without solo baselines
     // The lanes of summary.medianRepetition (the repetition a document shows first), where a LaneBuilder
     // was given; else null, and the timeline builds them.

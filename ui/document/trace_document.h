@@ -61,7 +61,10 @@ public:
 
     const engine::TraceSummary &summary() const { return m_analysis.summary; }
     const std::vector<engine::SummaryMetric> &summaryMetrics() const { return m_analysis.summaryMetrics; }
-    const std::vector<engine::OpStatistics> &opStatistics() const { return m_analysis.opStatistics; }
+    const std::shared_ptr<const std::vector<engine::OpStatistics>> &opStatistics() const
+    {
+        return m_analysis.opStatistics;
+    }
     // The solo-baseline analysis (engine/analysis/interference.h), null for a trace without solo baselines.
     const std::shared_ptr<const engine::InterferenceReport> &interference() const { return m_analysis.interference; }
     // The lanes the analysis built for the first repetition shown (TraceAnalysis::lanes), handed to the

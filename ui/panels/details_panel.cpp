@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ranges>
 #include <vector>
 
 #include "engine/analysis/analysis.h"
@@ -125,8 +126,13 @@ void unifiedMemoryRows(DetailRows &row, const engine::UnifiedMemoryStats &um)
 // op table's figures too).
 void repeatabilityRows(DetailRows &row, const std::vector<engine::OpStatistics> &statistics, int opIndex)
 {
-    for (const engine::OpStatistics &s : statistics) {
-        if (s.index != opIndex || s.gpuNs.count < 2)
+    // Sorted by index: the op's row, if it was measured more than once.
+    const auto it = std::lower_bound(statistics.begin(), statistics.end(), opIndex,
+                                     [](const engine::OpStatistics &s, int index) { return s.index < index; });
+    for (const engine::OpStatistics &s : std::ranges::subrange(it, statistics.end())) {
+        if (s.index != opIndex)
+            break;
+        if (s.gpuNs.count < 2)
             continue;
         row(tr("GPU time over %1 repetitions").arg(s.gpuNs.count),
             tr("median %1, min %2, max %3")
@@ -154,19 +160,20 @@ DetailsPanel::DetailsPanel(QWidget *parent) : QWidget(parent), m_text(new QTextB
 
 void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace)
 {
-    std::vector<engine::OpStatistics> statistics =
-        trace ? engine::opStatistics(*trace) : std::vector<engine::OpStatistics>{};
+    auto statistics = std::make_shared<const std::vector<engine::OpStatistics>>(
+        trace ? engine::repeatedOpStatistics(*trace) : std::vector<engine::OpStatistics>{});
     auto interference = trace && !trace->solo.empty()
                             ? std::make_shared<const engine::InterferenceReport>(engine::analyzeInterference(*trace))
                             : nullptr;
     setTrace(std::move(trace), std::move(statistics), std::move(interference));
 }
 
-void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics,
+void DetailsPanel::setTrace(std::shared_ptr<const engine::Trace> trace,
+                            std::shared_ptr<const std::vector<engine::OpStatistics>> statistics,
                             std::shared_ptr<const engine::InterferenceReport> interference)
 {
     m_trace = std::move(trace);
-    m_opStatistics = std::move(statistics);
+    m_opStatistics = statistics ? std::move(statistics) : std::make_shared<const std::vector<engine::OpStatistics>>();
     m_interference = std::move(interference);
     showOp(-1, -1);
 }
@@ -318,7 +325,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     // The same op in every repetition: how repeatable this measurement is (engine::opStatistics, the
     // CLI's op table's figures too).
     if (m_trace->repetitions.size() > 1 && op.hasGpu() && op.opIndex >= 0)
-        repeatabilityRows(row, m_opStatistics, op.opIndex);
+        repeatabilityRows(row, *m_opStatistics, op.opIndex);
     row.html += QStringLiteral("</table>");
     m_text->setHtml(row.html);
 }

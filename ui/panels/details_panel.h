@@ -27,7 +27,8 @@ public:
     void setTrace(std::shared_ptr<const engine::Trace> trace);
     // The same with the trace's analysis already computed (a TraceDocument holds it): its per-op
     // statistics and its solo-baseline analysis (null for a trace without solo baselines).
-    void setTrace(std::shared_ptr<const engine::Trace> trace, std::vector<engine::OpStatistics> statistics,
+    void setTrace(std::shared_ptr<const engine::Trace> trace,
+                  std::shared_ptr<const std::vector<engine::OpStatistics>> statistics,
                   std::shared_ptr<const engine::InterferenceReport> interference);
     // Binds the panel to a document: it shows the document's selected op. nullptr unbinds.
     void setDocument(TraceDocument *document);
@@ -40,7 +41,9 @@ private:
     std::shared_ptr<const engine::Trace> m_trace;
     QPointer<TraceDocument> m_document;
     ConnectionList m_documentConnections;
-    std::vector<engine::OpStatistics> m_opStatistics; // engine::opStatistics(*m_trace), once per trace
+    // engine::repeatedOpStatistics(*m_trace), once per trace (the document's, shared). Never null.
+    std::shared_ptr<const std::vector<engine::OpStatistics>> m_opStatistics =
+        std::make_shared<const std::vector<engine::OpStatistics>>();
     // With solo baselines: each op alone against the mix (null without them).
     std::shared_ptr<const engine::InterferenceReport> m_interference;
     QTextBrowser *m_text;

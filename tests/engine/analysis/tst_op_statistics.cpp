@@ -48,6 +48,29 @@ private slots:
         }
     }
 
+    // The window keeps only ops measured more than once: none for a trace of one repetition, and an op
+    // that only one repetition has is left out of a trace of several.
+    void repeatedOnlyKeepsOpsMeasuredTwice()
+    {
+        Trace trace = example("overlap");
+        const std::size_t perRepetition = trace.repetitions.front().ops.size();
+        QVERIFY(trace.repetitions.size() >= 2);
+        QCOMPARE(repeatedOpStatistics(trace).size(), perRepetition);
+        // An op of the last repetition only (an index no other repetition has).
+        OpRecord extra = trace.repetitions.back().ops.front();
+        extra.opIndex = 100000;
+        trace.repetitions.back().ops.push_back(extra);
+        QCOMPARE(opStatistics(trace).size(), perRepetition + 1);
+        const auto repeated = repeatedOpStatistics(trace);
+        QCOMPARE(repeated.size(), perRepetition);
+        QVERIFY(
+            std::none_of(repeated.begin(), repeated.end(), [](const OpStatistics &s) { return s.index == 100000; }));
+        // One repetition: nothing is repeated, however many ops.
+        trace.repetitions.resize(1);
+        QVERIFY(repeatedOpStatistics(trace).empty());
+        QCOMPARE(opStatistics(trace).size(), perRepetition);
+    }
+
     void prefetchIsRatedByItsMigrations()
     {
         const Trace trace = example("managed");

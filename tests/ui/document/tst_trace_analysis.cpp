@@ -81,7 +81,7 @@ private slots:
         const auto trace = makeSoloTrace();
         const ui::TraceAnalysis a = ui::analyzeTrace(*trace, plainLanes());
         QCOMPARE(a.summary.repetitions.size(), std::size_t(3));
-        QCOMPARE(a.opStatistics.size(), std::size_t(2));
+        QCOMPARE(a.opStatistics->size(), std::size_t(2));
         QVERIFY(a.interference);
         QVERIFY(a.interference->known);
         QCOMPARE(a.interference->ops.size(), std::size_t(2));
@@ -102,7 +102,7 @@ private slots:
         const ui::TraceAnalysis p = ui::analyzeTrace(*plain);
         QVERIFY(!p.lanes);
         QVERIFY(!p.interference);
-        QCOMPARE(p.opStatistics.size(), std::size_t(6));
+        QCOMPARE(p.opStatistics->size(), std::size_t(6));
         QVERIFY(std::any_of(p.summaryMetrics.begin(), p.summaryMetrics.end(),
                             [](const engine::SummaryMetric &m) { return m.label == "Price of overlap"; }));
 
@@ -121,11 +121,12 @@ private slots:
     {
         const auto trace = test::makePipelineTrace(3);
         ui::TraceAnalysis a = ui::analyzeTrace(*trace, plainLanes());
-        a.opStatistics.resize(1); // marked: a document that computed its own would have 6
+        a.opStatistics = std::make_shared<const std::vector<engine::OpStatistics>>(
+            std::vector<engine::OpStatistics>(1)); // marked: a document that computed its own would have 6
         const ui::LaneModel *lanes = a.lanes.get();
         ui::TraceDocument document;
         document.setTrace(trace, std::move(a), QStringLiteral("pipeline"));
-        QCOMPARE(document.opStatistics().size(), std::size_t(1));
+        QCOMPARE(document.opStatistics()->size(), std::size_t(1));
         QCOMPARE(document.repetition(), 1); // the summary's median repetition
         QCOMPARE(document.name(), QStringLiteral("pipeline"));
         // The lanes go to the first view that takes them; the document keeps none.
@@ -233,7 +234,7 @@ private slots:
         QVERIFY(loader.waitFor(loader.open(path)));
         QVERIFY(trace && analysis);
         QCOMPARE(analysis->summary.repetitions.size(), std::size_t(3));
-        QCOMPARE(analysis->opStatistics.size(), std::size_t(6));
+        QCOMPARE(analysis->opStatistics->size(), std::size_t(6));
         QVERIFY(analysis->lanes);
         const ui::LaneModel *built = analysis->lanes.get();
         document.setTrace(trace, std::move(*analysis), QStringLiteral("pipeline"), path);

@@ -36,7 +36,7 @@ private slots:
         QCOMPARE(document.repetition(), 1);
         QCOMPARE(document.selectedOp(), -1);
         // One statistics entry per op of a repetition (6: two streams of H2D, kernel, D2H).
-        QCOMPARE(document.opStatistics().size(), std::size_t(6));
+        QCOMPARE(document.opStatistics()->size(), std::size_t(6));
         QCOMPARE(traces.count(), 1);
         QCOMPARE(repetitions.count(), 1);
         QCOMPARE(repetitions.first().first().toInt(), 1);
@@ -46,7 +46,7 @@ private slots:
         document.setTrace(nullptr);
         QVERIFY(!document.hasTrace());
         QVERIFY(document.summary().repetitions.empty());
-        QVERIFY(document.opStatistics().empty());
+        QVERIFY(document.opStatistics()->empty());
         QCOMPARE(document.repetition(), 0);
     }
 
@@ -121,6 +121,11 @@ private slots:
         // The kind in the tooltip's words (engine::describeOp), not the file's "d2h".
         QVERIFY2(details.plainText().contains(QStringLiteral("D2H copy")), qPrintable(details.plainText()));
         QVERIFY2(!details.plainText().contains(QStringLiteral("d2h")), qPrintable(details.plainText()));
+        // How repeatable it was, from the document's statistics of the ops measured in every repetition.
+        QVERIFY2(details.plainText().contains(QStringLiteral("GPU time over 3 repetitions")),
+                 qPrintable(details.plainText()));
+        QVERIFY2(details.plainText().contains(QStringLiteral("GB/s over 3 repetitions")),
+                 qPrintable(details.plainText()));
 
         // A click in the timeline (selectOp is what a click calls) selects in the document.
         timeline.selectOp(1);
