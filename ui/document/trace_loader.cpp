@@ -10,9 +10,24 @@
 #include <algorithm>
 #include <mutex>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "ui/common/format_units.h"
 
 namespace streamscope::ui {
+
+namespace {
+
+void releaseFreedMemory()
+{
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
+
+} // namespace
 
 // One load: what the thread reads and writes, shared with the loader.
 struct TraceLoader::Job {
@@ -127,6 +142,7 @@ int TraceLoader::open(const QString &path)
             job->kind = opened.kind;
             if (opened.trace) {
                 job->trace = std::make_shared<const engine::Trace>(std::move(*opened.trace));
+                releaseFreedMemory(); // the reader's, before the analysis allocates its own
                 link->post([id = job->id](TraceLoader *self) {
                     if (self->m_current == id)
                         emit self->progressChanged(id, 100, tr("analysing"));
@@ -140,6 +156,10 @@ int TraceLoader::open(const QString &path)
             job->error =
                 QCoreApplication::translate("TraceLoader", "unexpected error: %1").arg(QString::fromUtf8(e.what()));
         }
+        // What the reader freed (its text, its index, a failed load's all) stays in this thread's malloc
+        // arena, which the GUI thread's allocations do not reuse: given back now, it is not counted twice
+        // at the window's peak (3M Kineto kernels: 1,225 MB peak without this, 897 MB in one arena).
+        releaseFreedMemory();
         job->done = true;
         link->post([job](TraceLoader *self) { self->finish(job); });
     });
