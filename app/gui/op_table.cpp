@@ -48,14 +48,28 @@ void OpTable::bind()
 void OpTable::fitColumns()
 {
     m_columnsStale = true;
-    // On screen: once the trace is shown (a pause of its own, not added to the one that shows it).
-    if (isVisible())
-        QTimer::singleShot(0, this, [this] {
-            if (m_columnsStale && isVisible()) {
-                m_columnsStale = false;
-                resizeColumnsToContents();
-            }
-        });
+    // On screen: once the trace is shown (pauses of their own, not added to the one that shows it).
+    if (isVisible()) {
+        const int generation = ++m_fitGeneration;
+        QTimer::singleShot(0, this, [this, generation] { fitColumnFrom(0, generation); });
+    }
+}
+
+void OpTable::fitColumnFrom(int column, int generation)
+{
+    if (generation != m_fitGeneration || !m_columnsStale)
+        return; // a newer fit, or the table was shown and fitted at once
+    if (!isVisible())
+        return; // hidden meanwhile: showEvent fits what is left, all at once
+    const int columns = model()->columnCount();
+    while (column < columns && isColumnHidden(column))
+        ++column; // resizeColumnsToContents() leaves hidden columns as they are
+    if (column >= columns) {
+        m_columnsStale = false;
+        return;
+    }
+    resizeColumnToContents(column);
+    QTimer::singleShot(0, this, [this, column, generation] { fitColumnFrom(column + 1, generation); });
 }
 
 void OpTable::showEvent(QShowEvent *event)

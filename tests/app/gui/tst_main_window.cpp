@@ -29,6 +29,7 @@
 #include "app/gui/app_options.h"
 #include "app/gui/headless_export.h"
 #include "app/gui/main_window.h"
+#include "app/gui/op_table.h"
 #include "app/gui/resource_paths.h"
 #include "engine/experiment/comparison_file.h"
 #include "engine/formats/native_format.h"
@@ -75,6 +76,37 @@ private slots:
         QVERIFY(m_dir.isValid());
         m_tracePath = m_dir.filePath(QStringLiteral("pipeline.sstrace"));
         engine::writeNativeTrace(*test::makePipelineTrace(3), m_tracePath.toStdString());
+    }
+
+    // Once a trace is shown, the op table's columns are fitted one per turn of the event loop (no one
+    // long pause), to the very widths resizeColumnsToContents() gives at once.
+    void opTableFitsItsColumnsInSteps()
+    {
+        MainWindow window;
+        window.resize(1600, 1000);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *dock = window.findChild<QDockWidget *>(QStringLiteral("opsDock"));
+        auto *table = window.findChild<gui::OpTable *>(QStringLiteral("opTable"));
+        QVERIFY(dock && table);
+        dock->show();
+        dock->raise();
+        QTRY_VERIFY(table->isVisible());
+        QVERIFY2(window.openFile(m_tracePath), qPrintable(window.lastError()));
+        QVERIFY2(table->fittingColumns(), "the columns are fitted after the trace is shown, not in its pause");
+        QTRY_VERIFY(!table->fittingColumns());
+        const int columns = table->model()->columnCount();
+        std::vector<int> stepped;
+        for (int c = 0; c < columns; ++c)
+            stepped.push_back(table->columnWidth(c));
+        table->resizeColumnsToContents();
+        for (int c = 0; c < columns; ++c)
+            QVERIFY2(table->columnWidth(c) == stepped[std::size_t(c)],
+                     qPrintable(QStringLiteral("column %1: %2 at once, %3 in steps")
+                                    .arg(c)
+                                    .arg(table->columnWidth(c))
+                                    .arg(stepped[std::size_t(c)])));
+        QVERIFY(std::any_of(stepped.begin(), stepped.end(), [](int w) { return w > 0; }));
     }
 
     void opensTraceSelectsOpAndExportsImages()
