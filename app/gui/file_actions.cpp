@@ -108,19 +108,18 @@ void FileActions::wrote(const QString &path) const
 
 void FileActions::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        m_host->hostWindow(), tr("Open a trace or workload"), QString(),
-        tr("Traces and workloads (*.sstrace *.json *.json.gz *.sqlite *.sqlite3 *.gz *.sscompare);;StreamScope traces "
-           "(*.sstrace);;"
-           "Nsight Systems SQLite (*.sqlite *.sqlite3);;Chrome trace JSON (*.json *.json.gz);;All files (*)"));
+    // The formats' names and patterns come from the reader registry (engine/formats/trace_io.h).
+    const QString path = QFileDialog::getOpenFileName(m_host->hostWindow(), tr("Open a trace or workload"), QString(),
+                                                      QString::fromStdString(engine::traceFileDialogFilter(true)));
     if (!path.isEmpty())
         m_host->openFileInBackground(path);
 }
 
 void FileActions::openComparisonDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(m_host->hostWindow(), tr("Open a comparison"), QString(),
-                                                      tr("Comparisons (*.sscompare)"));
+    const QString path =
+        QFileDialog::getOpenFileName(m_host->hostWindow(), tr("Open a comparison"), QString(),
+                                     QString::fromStdString(engine::fileDialogFilter(engine::FileKind::Comparison)));
     if (!path.isEmpty())
         m_host->openComparison(path);
 }
