@@ -101,14 +101,15 @@ void ChildWindows::compareWithNsightDialog()
 {
     QString ownPath;
     if (!m_document->trace()) {
-        ownPath = QFileDialog::getOpenFileName(m_owner, tr("StreamScope trace of the run"), {},
-                                               tr("StreamScope traces (*.sstrace *.sstrace.gz);;All files (*)"));
+        ownPath = QFileDialog::getOpenFileName(
+            m_owner, tr("StreamScope trace of the run"), {},
+            QString::fromStdString(engine::fileDialogFilter(engine::FileKind::NativeTrace)));
         if (ownPath.isEmpty())
             return;
     }
     const QString nsightPath =
         QFileDialog::getOpenFileName(m_owner, tr("Nsight Systems export of the same run"), {},
-                                     tr("Nsight Systems SQLite export (*.sqlite);;All files (*)"));
+                                     QString::fromStdString(engine::fileDialogFilter(engine::FileKind::NsysSqlite)));
     if (nsightPath.isEmpty())
         return;
     QString error;

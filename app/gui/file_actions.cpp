@@ -3,16 +3,18 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
 
-#include "app/gui/main_window.h"
 #include "app/gui/message_bars.h"
+#include "app/gui/window_host.h"
 #include "engine/formats/native_format.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
+#include "ui/common/image_export.h"
 #include "ui/document/trace_document.h"
 #include "ui/editor/workload_editor.h"
 #include "ui/panels/lessons_panel.h"
@@ -27,22 +29,22 @@ const char *const kRecentKey = "recentFiles";
 
 } // namespace
 
-FileActions::FileActions(MainWindow *window, ui::RunSession *session, MessageBars *messages) :
-    QObject(window), m_window(window), m_session(session), m_messages(messages)
+FileActions::FileActions(WindowHost *host, ui::RunSession *session, MessageBars *messages) :
+    QObject(host->hostWindow()), m_host(host), m_session(session), m_messages(messages)
 {
     m_discardQuestion = [this] {
         const auto button = QMessageBox::warning(
-            m_window, tr("Unsaved workload"),
-            tr("The workload \"%1\" has changes that are not saved.").arg(m_window->workloadEditor()->displayName()),
+            m_host->hostWindow(), tr("Unsaved workload"),
+            tr("The workload \"%1\" has changes that are not saved.").arg(m_host->workloadEditor()->displayName()),
             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
         return button == QMessageBox::Save      ? DiscardAnswer::Save
                : button == QMessageBox::Discard ? DiscardAnswer::Discard
                                                 : DiscardAnswer::Cancel;
     };
     m_saveInvalidQuestion = [this] {
-        const ui::WorkloadEditor *editor = m_window->workloadEditor();
+        const ui::WorkloadEditor *editor = m_host->workloadEditor();
         const auto button = QMessageBox::question(
-            m_window, tr("Save a workload with problems?"),
+            m_host->hostWindow(), tr("Save a workload with problems?"),
             tr("The workload \"%1\" has %n problem(s) and will not run until they are fixed. Save it anyway?", nullptr,
                int(editor->issues().size()))
                 .arg(editor->displayName()),
@@ -86,7 +88,7 @@ void FileActions::updateRecentMenu()
     for (int i = 0; i < files.size(); ++i) {
         const QString path = files[i];
         QAction *action = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(path).fileName()),
-                                                  this, [this, path] { m_window->openFileInBackground(path); });
+                                                  this, [this, path] { m_host->openFileInBackground(path); });
         action->setToolTip(path);
     }
     if (!files.isEmpty()) {
@@ -101,35 +103,34 @@ void FileActions::updateRecentMenu()
 
 void FileActions::wrote(const QString &path) const
 {
-    m_window->statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
+    m_host->hostWindow()->statusBar()->showMessage(tr("Wrote %1").arg(path), 8000);
 }
 
 void FileActions::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        m_window, tr("Open a trace or workload"), QString(),
-        tr("Traces and workloads (*.sstrace *.json *.json.gz *.sqlite *.sqlite3 *.gz *.sscompare);;StreamScope traces "
-           "(*.sstrace);;"
-           "Nsight Systems SQLite (*.sqlite *.sqlite3);;Chrome trace JSON (*.json *.json.gz);;All files (*)"));
+    // The formats' names and patterns come from the reader registry (engine/formats/trace_io.h).
+    const QString path = QFileDialog::getOpenFileName(m_host->hostWindow(), tr("Open a trace or workload"), QString(),
+                                                      QString::fromStdString(engine::traceFileDialogFilter(true)));
     if (!path.isEmpty())
-        m_window->openFileInBackground(path);
+        m_host->openFileInBackground(path);
 }
 
 void FileActions::openComparisonDialog()
 {
     const QString path =
-        QFileDialog::getOpenFileName(m_window, tr("Open a comparison"), QString(), tr("Comparisons (*.sscompare)"));
+        QFileDialog::getOpenFileName(m_host->hostWindow(), tr("Open a comparison"), QString(),
+                                     QString::fromStdString(engine::fileDialogFilter(engine::FileKind::Comparison)));
     if (!path.isEmpty())
-        m_window->openComparison(path);
+        m_host->openComparison(path);
 }
 
 void FileActions::exportImageDialog()
 {
-    const ui::TraceDocument *document = m_window->document();
+    const ui::TraceDocument *document = m_host->document();
     if (!document->trace())
         return;
     QString selectedFilter;
-    QString path = QFileDialog::getSaveFileName(m_window, tr("Export timeline image"),
+    QString path = QFileDialog::getSaveFileName(m_host->hostWindow(), tr("Export timeline image"),
                                                 QFileInfo(document->name()).completeBaseName() + QStringLiteral(".png"),
                                                 tr("PNG image (*.png);;SVG drawing (*.svg)"), &selectedFilter);
     if (path.isEmpty())
@@ -138,7 +139,7 @@ void FileActions::exportImageDialog()
         && !path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive))
         path += selectedFilter.contains(QLatin1String("svg")) ? QStringLiteral(".svg") : QStringLiteral(".png");
     QString error;
-    if (!m_window->exportImage(path, m_window->exportImageSize(), m_window->exportImageOptions(), &error))
+    if (!m_host->exportImage(path, m_host->exportImageSize(), m_host->exportImageOptions(), &error))
         m_messages->showError(tr("Could not export the image"), error);
     else
         wrote(path);
@@ -146,12 +147,13 @@ void FileActions::exportImageDialog()
 
 void FileActions::saveTraceDialog()
 {
-    const ui::TraceDocument *document = m_window->document();
+    const ui::TraceDocument *document = m_host->document();
     if (!document->trace())
         return;
-    QString path = QFileDialog::getSaveFileName(
-        m_window, tr("Save trace"), QFileInfo(document->name()).completeBaseName() + QStringLiteral(".sstrace"),
-        tr("StreamScope traces (*.sstrace)"));
+    QString path =
+        QFileDialog::getSaveFileName(m_host->hostWindow(), tr("Save trace"),
+                                     QFileInfo(document->name()).completeBaseName() + QStringLiteral(".sstrace"),
+                                     tr("StreamScope traces (*.sstrace)"));
     if (path.isEmpty())
         return;
     if (!path.endsWith(QLatin1String(".sstrace")))
@@ -165,7 +167,7 @@ void FileActions::saveTraceDialog()
 
 bool FileActions::saveTrace(const QString &path, QString *error)
 {
-    ui::TraceDocument *document = m_window->document();
+    ui::TraceDocument *document = m_host->document();
     if (!document->trace()) {
         if (error)
             *error = tr("there is no trace to save");
@@ -185,7 +187,7 @@ bool FileActions::saveTrace(const QString &path, QString *error)
 
 bool FileActions::exportTrace(const QString &path, QString *error)
 {
-    const ui::TraceDocument *document = m_window->document();
+    const ui::TraceDocument *document = m_host->document();
     if (!document->trace()) {
         if (error)
             *error = tr("there is no trace to export");
@@ -209,7 +211,7 @@ bool FileActions::exportTrace(const QString &path, QString *error)
 
 void FileActions::exportTraceDialog()
 {
-    const ui::TraceDocument *document = m_window->document();
+    const ui::TraceDocument *document = m_host->document();
     if (!document->trace())
         return;
     const QString native = tr("StreamScope trace (*.sstrace)");
@@ -217,7 +219,8 @@ void FileActions::exportTraceDialog()
     const QString csv = tr("CSV, one row per op (*.csv)");
     QString selectedFilter = chrome;
     QString path = QFileDialog::getSaveFileName(
-        m_window, tr("Export trace"), QFileInfo(document->name()).completeBaseName() + QStringLiteral(".json"),
+        m_host->hostWindow(), tr("Export trace"),
+        QFileInfo(document->name()).completeBaseName() + QStringLiteral(".json"),
         chrome + QStringLiteral(";;") + native + QStringLiteral(";;") + csv, &selectedFilter);
     if (path.isEmpty())
         return;
@@ -234,7 +237,7 @@ void FileActions::exportTraceDialog()
 
 bool FileActions::maybeKeepWorkload()
 {
-    if (!m_window->workloadEditor()->isModified())
+    if (!m_host->workloadEditor()->isModified())
         return true;
     switch (m_discardQuestion()) {
     case DiscardAnswer::Save: return saveWorkload();
@@ -246,7 +249,7 @@ bool FileActions::maybeKeepWorkload()
 
 bool FileActions::confirmSaveWithProblems()
 {
-    ui::WorkloadEditor *editor = m_window->workloadEditor();
+    ui::WorkloadEditor *editor = m_host->workloadEditor();
     editor->commitPendingEdits();
     if (editor->isEmpty() || editor->issues().empty())
         return true;
@@ -257,11 +260,11 @@ bool FileActions::saveWorkload()
 {
     if (!confirmSaveWithProblems())
         return false;
-    ui::WorkloadEditor *editor = m_window->workloadEditor();
+    ui::WorkloadEditor *editor = m_host->workloadEditor();
     if (editor->filePath().isEmpty())
         return saveWorkloadToChosenPath();
     // Lessons are shipped files: save a copy rather than change what every user starts from.
-    if (m_window->lessonsPanel()->lessonForPath(editor->filePath()) >= 0 && !QFileInfo(editor->filePath()).isWritable())
+    if (m_host->lessonsPanel()->lessonForPath(editor->filePath()) >= 0 && !QFileInfo(editor->filePath()).isWritable())
         return saveWorkloadToChosenPath();
     QString error;
     if (!editor->saveFile(editor->filePath(), &error)) {
@@ -280,9 +283,9 @@ bool FileActions::saveWorkloadAs()
 
 bool FileActions::saveWorkloadToChosenPath()
 {
-    ui::WorkloadEditor *editor = m_window->workloadEditor();
-    const QString path =
-        QFileDialog::getSaveFileName(m_window, tr("Save workload"), editor->displayName(), tr("Workloads (*.json)"));
+    ui::WorkloadEditor *editor = m_host->workloadEditor();
+    const QString path = QFileDialog::getSaveFileName(m_host->hostWindow(), tr("Save workload"), editor->displayName(),
+                                                      tr("Workloads (*.json)"));
     if (path.isEmpty())
         return false;
     QString error;

@@ -18,13 +18,13 @@ class RunSession;
 
 namespace streamscope::gui {
 
-class MainWindow;
 class MessageBars;
+class WindowHost;
 
 class FileActions : public QObject {
     Q_OBJECT
 public:
-    FileActions(MainWindow *window, ui::RunSession *session, MessageBars *messages);
+    FileActions(WindowHost *host, ui::RunSession *session, MessageBars *messages);
     // File > Open recent, which this object fills.
     void setRecentMenu(QMenu *menu);
 
@@ -63,7 +63,7 @@ private:
     bool saveWorkloadToChosenPath(); // Save as, without asking about problems again
     void wrote(const QString &path) const; // says so in the status bar
 
-    MainWindow *m_window;
+    WindowHost *m_host;
     ui::RunSession *m_session;
     MessageBars *m_messages;
     QMenu *m_recentMenu = nullptr;

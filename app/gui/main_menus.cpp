@@ -5,6 +5,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -12,7 +13,7 @@
 
 #include "app/gui/child_windows.h"
 #include "app/gui/file_actions.h"
-#include "app/gui/main_window.h"
+#include "app/gui/window_host.h"
 #include "ui/compare/diff_view.h"
 #include "ui/panels/find_bar.h"
 #include "ui/panels/shortcuts_overlay.h"
@@ -25,9 +26,7 @@ namespace streamscope::gui {
 std::vector<ActionSpec> MainMenus::fileMenu()
 {
     return {
-        {.text = tr("&New workload"),
-         .triggered = [this] { m_window->newWorkload(); },
-         .shortcuts = {QKeySequence::New}},
+        {.text = tr("&New workload"), .triggered = [this] { m_host->newWorkload(); }, .shortcuts = {QKeySequence::New}},
         {.text = tr("&Open…"),
          .triggered = [this] { m_files->openDialog(); },
          .shortcuts = {QKeySequence::Open},
@@ -35,10 +34,10 @@ std::vector<ActionSpec> MainMenus::fileMenu()
         {.text = tr("Open &recent"), .submenu = [this](QMenu *menu) { m_files->setRecentMenu(menu); }},
         {},
         {.text = tr("&Save workload"),
-         .triggered = [this] { m_window->saveWorkload(); },
+         .triggered = [this] { m_host->saveWorkload(); },
          .shortcuts = {QKeySequence::Save}},
         {.text = tr("Save workload &as…"),
-         .triggered = [this] { m_window->saveWorkloadAs(); },
+         .triggered = [this] { m_host->saveWorkloadAs(); },
          .shortcuts = {QKeySequence::SaveAs}},
         {.text = tr("Save &trace as…"),
          .triggered = [this] { m_files->saveTraceDialog(); },
@@ -59,10 +58,10 @@ std::vector<ActionSpec> MainMenus::fileMenu()
          .keep = &m_actions.exportTrace},
         {.text = tr("Compare with &Nsight Systems…"), .triggered = [this] { m_children->compareWithNsightDialog(); }},
         {.text = tr("Open &comparison…"), .triggered = [this] { m_files->openComparisonDialog(); }},
-        {.text = tr("&Diff two traces…"), .triggered = [this] { ui::DiffView::pickAndShow(m_window); }},
+        {.text = tr("&Diff two traces…"), .triggered = [this] { ui::DiffView::pickAndShow(m_host->hostWindow()); }},
         {},
         {.text = tr("&Quit"),
-         .triggered = [this] { m_window->close(); },
+         .triggered = [this] { m_host->hostWindow()->close(); },
          .shortcuts = {QKeySequence::Quit},
          .setup = [](QAction *quit) { quit->setMenuRole(QAction::QuitRole); }},
     };
@@ -71,18 +70,18 @@ std::vector<ActionSpec> MainMenus::fileMenu()
 std::vector<ActionSpec> MainMenus::runMenu()
 {
     const bool solo = QSettings().value(QStringLiteral("run/solo"), false).toBool();
-    m_window->runController()->setSolo(solo);
+    m_host->runController()->setSolo(solo);
     return {
         {.text = tr("&Run workload"),
-         .triggered = [this] { m_window->runWorkload(); },
+         .triggered = [this] { m_host->runWorkload(); },
          .shortcuts = {QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)},
          .keep = &m_actions.run},
         {.text = tr("Compare &variants…"),
-         .triggered = [this] { m_window->compareWorkload(); },
+         .triggered = [this] { m_host->compareWorkload(); },
          .shortcuts = {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R)},
          .keep = &m_actions.compare},
         {.text = tr("&Cancel run"),
-         .triggered = [this] { m_window->cancelRun(); },
+         .triggered = [this] { m_host->cancelRun(); },
          .shortcuts = {QKeySequence(Qt::SHIFT | Qt::Key_F5)},
          .keep = &m_actions.cancel},
         {},
@@ -104,10 +103,10 @@ std::vector<ActionSpec> MainMenus::runMenu()
                      a->setData(key);
                      group->addAction(a);
                  }
-                 m_window->runController()->setTiming(chosen == QLatin1String("events") ? chosen
-                                                                                        : QStringLiteral("cupti"));
+                 m_host->runController()->setTiming(chosen == QLatin1String("events") ? chosen
+                                                                                      : QStringLiteral("cupti"));
                  connect(group, &QActionGroup::triggered, this, [this](QAction *a) {
-                     m_window->runController()->setTiming(a->data().toString());
+                     m_host->runController()->setTiming(a->data().toString());
                      QSettings().setValue(QStringLiteral("run/timing"), a->data().toString());
                  });
              }},
@@ -119,10 +118,10 @@ std::vector<ActionSpec> MainMenus::runMenu()
          .checked = solo,
          .toggled =
              [this](bool on) {
-                 m_window->runController()->setSolo(on);
+                 m_host->runController()->setSolo(on);
                  QSettings().setValue(QStringLiteral("run/solo"), on);
              }},
-        {.text = tr("Check for a &GPU"), .triggered = [this] { m_window->checkGpu(); }},
+        {.text = tr("Check for a &GPU"), .triggered = [this] { m_host->checkGpu(); }},
     };
 }
 
@@ -133,12 +132,12 @@ std::vector<ActionSpec> MainMenus::viewMenu()
         {.text = tr("&Presentation mode"),
          .shortcuts = {QKeySequence(Qt::Key_F11)},
          .checkable = true,
-         .toggled = [this](bool on) { m_window->setPresentationMode(on); },
+         .toggled = [this](bool on) { m_host->setPresentationMode(on); },
          .keep = &m_actions.presentation},
         {.text = tr("&Light palette"), .checkable = true, .checked = true, .group = themes, .keep = &m_actions.light},
         {.text = tr("&Dark palette"),
          .checkable = true,
-         .toggled = [this](bool dark) { m_window->setDarkTheme(dark); },
+         .toggled = [this](bool dark) { m_host->setDarkTheme(dark); },
          .group = themes,
          .keep = &m_actions.dark},
         {},
@@ -149,46 +148,46 @@ std::vector<ActionSpec> MainMenus::viewMenu()
          .checkable = true,
          .toggled =
              [this](bool on) {
-                 m_window->timeline()->setProjectNvtx(on);
+                 m_host->timeline()->setProjectNvtx(on);
                  QSettings().setValue(QStringLiteral("timeline/projectNvtx"), on);
              },
          .keep = &m_actions.projectNvtx},
         {.text = tr("&Fit timeline (F)"),
-         .triggered = [this] { m_window->timeline()->fitAll(); },
+         .triggered = [this] { m_host->timeline()->fitAll(); },
          .shortcuts = {QKeySequence(Qt::CTRL | Qt::Key_0)}},
         {.text = tr("Zoom &back"),
-         .triggered = [this] { m_window->timeline()->zoom()->back(); },
+         .triggered = [this] { m_host->timeline()->zoom()->back(); },
          .shortcuts = {QKeySequence::Back}},
         {.text = tr("Zoom fo&rward"),
-         .triggered = [this] { m_window->timeline()->zoom()->forward(); },
+         .triggered = [this] { m_host->timeline()->zoom()->forward(); },
          .shortcuts = {QKeySequence::Forward}},
         {.text = tr("F&ind ops…"),
-         .triggered = [this] { m_window->findBar()->activate(); },
+         .triggered = [this] { m_host->findBar()->activate(); },
          .shortcuts = {QKeySequence::Find}},
         {.text = tr("Find &next"),
-         .triggered = [this] { m_window->findBar()->findNext(); },
+         .triggered = [this] { m_host->findBar()->findNext(); },
          .shortcuts = {QKeySequence::FindNext}},
         {.text = tr("Find &previous"),
-         .triggered = [this] { m_window->findBar()->findPrevious(); },
+         .triggered = [this] { m_host->findBar()->findPrevious(); },
          .shortcuts = {QKeySequence::FindPrevious}},
         {},
         // Solo baselines: each bar's time alone marked, the rest tinted (the trace must have them).
         {.text = tr("Time &alone in the bars (solo baselines)"),
          .objectName = QStringLiteral("showSlowdownAction"),
          .checkable = true,
-         .checked = m_window->timeline()->showSlowdown(),
-         .toggled = [this](bool on) { m_window->timeline()->setShowSlowdown(on); }},
+         .checked = m_host->timeline()->showSlowdown(),
+         .toggled = [this](bool on) { m_host->timeline()->setShowSlowdown(on); }},
         // Flows for everything in view, and follow flow (host call <-> GPU work of the selected op).
         {.text = tr("F&lows for everything in view"),
          .shortcuts = {QKeySequence(Qt::Key_L)},
          .checkable = true,
-         .toggled = [this](bool on) { m_window->timeline()->setShowAllFlows(on); },
+         .toggled = [this](bool on) { m_host->timeline()->setShowAllFlows(on); },
          .setup =
              [this](QAction *flows) {
-                 connect(m_window->timeline(), &ui::TimelineView::showAllFlowsChanged, flows, &QAction::setChecked);
+                 connect(m_host->timeline(), &ui::TimelineView::showAllFlowsChanged, flows, &QAction::setChecked);
              }},
         {.text = tr("Follow flo&w (host call ↔ GPU work)"),
-         .triggered = [this] { m_window->timeline()->followFlow(); },
+         .triggered = [this] { m_host->timeline()->followFlow(); },
          .shortcuts = {QKeySequence(Qt::Key_BracketRight)}},
         // The lane tree: hidden lanes to show again, collapse and expand all, reset (rows: their context menu).
         {.text = tr("L&anes"),
@@ -196,7 +195,7 @@ std::vector<ActionSpec> MainMenus::viewMenu()
              [this](QMenu *lanes) {
                  connect(lanes, &QMenu::aboutToShow, this, [this, lanes] {
                      lanes->clear();
-                     m_window->timeline()->fillLanesMenu(lanes);
+                     m_host->timeline()->fillLanesMenu(lanes);
                  });
              }},
         {},
@@ -208,28 +207,29 @@ std::vector<ActionSpec> MainMenus::helpMenu()
     return {
         // "?" arrives as Shift+? on most layouts, plain "?" on others.
         {.text = tr("&Keyboard and mouse"),
-         .triggered = [this] { m_window->showShortcuts(); },
+         .triggered = [this] { m_host->showShortcuts(); },
          .shortcuts = {QKeySequence(Qt::Key_Question), QKeySequence(Qt::SHIFT | Qt::Key_Question),
                        QKeySequence(Qt::Key_F1)}},
         {.text = tr("&About StreamScope"),
          .triggered =
              [this] {
                  QMessageBox::about(
-                     m_window, tr("About StreamScope"),
+                     m_host->hostWindow(), tr("About StreamScope"),
                      tr("<h3>StreamScope %1</h3><p>Shows what CUDA streams really do: overlap, idle gaps, "
                         "host blocking and achieved bandwidth, measured on a real GPU.</p>"
                         "<p>Runs go through <code>streamscope-cli</code>: %2</p>")
                          .arg(QApplication::applicationVersion(),
-                              m_window->runController()->program().isEmpty()
+                              m_host->runController()->program().isEmpty()
                                   ? tr("not found")
-                                  : m_window->runController()->program().toHtmlEscaped()));
+                                  : m_host->runController()->program().toHtmlEscaped()));
              }},
     };
 }
 
-MainMenus::MainMenus(MainWindow *window, FileActions *files, ChildWindows *children) :
-    QObject(window), m_window(window), m_files(files), m_children(children)
+MainMenus::MainMenus(WindowHost *host, FileActions *files, ChildWindows *children) :
+    QObject(host->hostWindow()), m_host(host), m_files(files), m_children(children)
 {
+    QMainWindow *window = host->hostWindow();
     QMenuBar *bar = window->menuBar();
     addActions(bar->addMenu(tr("&File")), this, fileMenu());
     addActions(bar->addMenu(tr("&Run")), this, runMenu());

@@ -19,13 +19,13 @@ namespace streamscope::gui {
 
 class ChildWindows;
 class FileActions;
-class MainWindow;
+class WindowHost;
 
 class MainMenus : public QObject {
     Q_OBJECT
 public:
     // Fills the window's menu bar and adds its tool bar; call once its docks exist (View lists them).
-    MainMenus(MainWindow *window, FileActions *files, ChildWindows *children);
+    MainMenus(WindowHost *host, FileActions *files, ChildWindows *children);
 
     struct Actions {
         QAction *open = nullptr;
@@ -50,7 +50,7 @@ private:
     std::vector<ActionSpec> viewMenu();
     std::vector<ActionSpec> helpMenu();
 
-    MainWindow *m_window;
+    WindowHost *m_host;
     FileActions *m_files;
     ChildWindows *m_children;
     ui::ShortcutsOverlay *m_shortcuts = nullptr;

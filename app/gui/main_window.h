@@ -5,7 +5,8 @@
 // shown in a message bar in the window, which keeps working; an edited workload is never dropped
 // without asking. The window wires these together; each part with a seam of its own lives in its own
 // class beside it (lesson_pane.h, file_actions.h, workload_runs.h, presentation_mode.h, message_bars.h,
-// child_windows.h, op_table.h, main_menus.h), as hotspot's main window delegates to its pages.
+// child_windows.h, op_table.h, main_menus.h), as hotspot's main window delegates to its pages. Those
+// that call back into the window see it through WindowHost (window_host.h), not through this header.
 #pragma once
 
 #include <QMainWindow>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "app/gui/file_actions.h"
+#include "app/gui/window_host.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/trace.h"
 #include "engine/workload/workload.h"
@@ -56,11 +58,14 @@ class OpTable;
 class PresentationMode;
 class WorkloadRuns;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public WindowHost {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
+
+    // WindowHost: the window its parts (file actions, runs, menus) are given.
+    QMainWindow *hostWindow() override { return this; }
 
     // Opens a trace (any format engine::loadTrace reads), a workload or a comparison (in a window of its
     // own), told apart by content (engine::detectFileKind). The file is read on a background thread
@@ -68,27 +73,29 @@ public:
     // openFileInBackground returns at once (File > Open, recent files, drops, lessons); openFile waits
     // for the result while the window keeps painting (scripts, the command line, tests) and returns
     // whether the file was opened. Failures go to the message bar.
-    void openFileInBackground(const QString &path);
+    void openFileInBackground(const QString &path) override;
     bool openFile(const QString &path);
     // Abandons the file being opened; what it would have shown is dropped.
     void cancelOpen();
-    bool isOpening() const;
+    bool isOpening() const override;
     // Opens a .sscompare in its own comparison window (ui/compare/comparison_window.h).
-    bool openComparison(const QString &path);
+    bool openComparison(const QString &path) override;
     bool openWorkload(const QString &path);
     // Shows a trace that is already in memory (a finished run, a test's trace).
-    void showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName, const QString &path = {});
+    void showTrace(std::shared_ptr<const engine::Trace> trace, const QString &displayName,
+                   const QString &path = {}) override;
     std::shared_ptr<const engine::Trace> trace() const;
     // The shown trace, its repetition and selection, which every view of the window follows.
-    ui::TraceDocument *document() const { return m_document; }
+    ui::TraceDocument *document() const override { return m_document; }
 
     // Writes the visible timeline to .png or .svg at size (pixels): lanes filling the picture, text at
     // the image's scale, the title (workload, GPU, date) and background as options asks.
     bool exportImage(const QString &path, QSize size, QString *error = nullptr);
-    bool exportImage(const QString &path, QSize size, const ui::ImageOptions &options, QString *error = nullptr);
+    bool exportImage(const QString &path, QSize size, const ui::ImageOptions &options,
+                     QString *error = nullptr) override;
     // What File > Export timeline image writes with (its size, scale, title and background).
-    ui::ImageOptions exportImageOptions() const;
-    QSize exportImageSize() const;
+    ui::ImageOptions exportImageOptions() const override;
+    QSize exportImageSize() const override;
     // File > Transparent image background: exports leave the background transparent.
     void setTransparentExports(bool on);
     bool transparentExports() const;
@@ -106,7 +113,7 @@ public:
     // Presentation mode fills the screen the window is on (full screen), hides every dock but the
     // summary, which shrinks to a strip of the key figures, makes the lanes fill the height and the
     // explanation large, and hides the no-GPU banner. Off: the window, layout and font as before.
-    void setPresentationMode(bool on);
+    void setPresentationMode(bool on) override;
     // Keeps the window, its frame included, inside the available geometry of its screen (the first
     // window, a restored geometry from a larger screen): ui::fitToScreen.
     void fitToScreen();
@@ -114,7 +121,7 @@ public:
     // example trace, else its workload in the editor; the explanation and key figure follow.
     void openLesson(int index);
     bool presentationMode() const;
-    void setDarkTheme(bool dark);
+    void setDarkTheme(bool dark) override;
     bool darkTheme() const { return m_dark; }
     // View > Project NVTX onto GPU lanes: a row above each stream with the NVTX range (or PyTorch op)
     // each op was launched in. Remembered across sessions.
@@ -123,21 +130,21 @@ public:
     void setRepetition(int repetition);
 
     // Starts streamscope-cli on what the editor holds; false (with a message) if it cannot start.
-    bool runWorkload();
+    bool runWorkload() override;
     // Run > Compare variants: asks what to vary (ExperimentDialog, starting from the lesson's own axes),
     // then runs `streamscope-cli compare` and opens the result in a comparison window.
-    bool compareWorkload();
+    bool compareWorkload() override;
     // Starts the comparison without the dialog (the dialog's answers; --compare on the command line).
     bool startComparison(const QStringList &varyOptions, int repetitions = -1, int warmup = -1);
     // The comparison window opened by the last finished comparison (null once closed).
     ui::ComparisonWindow *lastComparison() const;
     // Tests and automation answer the experiment dialog instead of a user: return whether to run.
     void setExperimentQuestion(std::function<bool(ui::ExperimentDialog &)> question);
-    void cancelRun();
+    void cancelRun() override;
     // File > New workload: the template in the editor, after asking about unsaved edits.
-    void newWorkload();
+    void newWorkload() override;
     // Asks streamscope-cli whether a GPU is usable; without one, a banner says so and examples open.
-    void checkGpu();
+    void checkGpu() override;
 
     // Asks what to do with an edited, unsaved workload; returns false when the user cancels. Tests
     // replace the question (a modal dialog) with an answer.
@@ -149,8 +156,8 @@ public:
     void setSaveInvalidQuestion(std::function<bool()> question);
     // File > Save workload (Ctrl+S from any focus in the window or its floating docks): commits a value
     // still being typed, asks when the workload has problems, saves as when it has no file yet.
-    bool saveWorkload();
-    bool saveWorkloadAs();
+    bool saveWorkload() override;
+    bool saveWorkloadAs() override;
 
     QString lastError() const;
     // The no-GPU banner: one line, and with its details shown (the runner's whole message) a second.
@@ -160,19 +167,19 @@ public:
     void selectOp(int op); // op of the repetition shown, as a click on it would
     QStringList recentFiles() const;
 
-    ui::TimelineView *timeline() const { return m_timeline; }
+    ui::TimelineView *timeline() const override { return m_timeline; }
     ui::SummaryPanel *summaryPanel() const { return m_summary; }
     ui::DetailsPanel *detailsPanel() const { return m_details; }
-    ui::WorkloadEditor *workloadEditor() const { return m_editor; }
-    ui::LessonsPanel *lessonsPanel() const { return m_lessons; }
+    ui::WorkloadEditor *workloadEditor() const override { return m_editor; }
+    ui::LessonsPanel *lessonsPanel() const override { return m_lessons; }
     ui::OpTableModel *opTableModel() const;
     ui::OpTableProxy *opTableProxy() const;
-    ui::FindBar *findBar() const { return m_findBar; }
+    ui::FindBar *findBar() const override { return m_findBar; }
     ui::RangePanel *rangePanel() const { return m_range; }
     ui::ShortcutsOverlay *shortcutsOverlay() const { return m_shortcuts; }
     // Help > Keyboard and mouse (`?`, F1): every key and gesture on a card over the window.
-    void showShortcuts();
-    ui::RunController *runController() const { return m_runner; }
+    void showShortcuts() override;
+    ui::RunController *runController() const override { return m_runner; }
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -3,14 +3,15 @@
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QMainWindow>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
 
 #include "app/gui/child_windows.h"
-#include "app/gui/main_window.h"
 #include "app/gui/message_bars.h"
 #include "app/gui/resource_paths.h"
+#include "app/gui/window_host.h"
 #include "ui/compare/comparison_window.h"
 #include "ui/document/trace_document.h"
 #include "ui/document/trace_loader.h"
@@ -21,11 +22,12 @@
 
 namespace streamscope::gui {
 
-WorkloadRuns::WorkloadRuns(MainWindow *window, ui::RunSession *session, MessageBars *messages, ChildWindows *children,
+WorkloadRuns::WorkloadRuns(WindowHost *host, ui::RunSession *session, MessageBars *messages, ChildWindows *children,
                            ui::TraceLoader *loader) :
-    QObject(window),
-    m_window(window), m_session(session), m_messages(messages), m_children(children), m_loader(loader),
-    m_progress(new QProgressBar(window)), m_cancel(new QPushButton(tr("Cancel"), window)), m_status(new QLabel(window))
+    QObject(host->hostWindow()),
+    m_host(host), m_session(session), m_messages(messages), m_children(children), m_loader(loader),
+    m_progress(new QProgressBar(host->hostWindow())), m_cancel(new QPushButton(tr("Cancel"), host->hostWindow())),
+    m_status(new QLabel(host->hostWindow()))
 {
     m_experimentQuestion = [](ui::ExperimentDialog &dialog) { return dialog.exec() == QDialog::Accepted; };
     m_progress->setRange(0, 100);
@@ -35,7 +37,7 @@ WorkloadRuns::WorkloadRuns(MainWindow *window, ui::RunSession *session, MessageB
     m_cancel->setObjectName(QStringLiteral("cancelButton"));
     m_cancel->hide();
     connect(m_cancel, &QPushButton::clicked, this, &WorkloadRuns::cancel);
-    QStatusBar *bar = window->statusBar();
+    QStatusBar *bar = host->hostWindow()->statusBar();
     bar->addWidget(m_status, 1);
     bar->addPermanentWidget(m_progress);
     bar->addPermanentWidget(m_cancel);
@@ -73,7 +75,7 @@ bool WorkloadRuns::checkRunnable(const QString &cannot)
         m_messages->showError(cannot, why);
         return false;
     }
-    ui::WorkloadEditor *editor = m_window->workloadEditor();
+    ui::WorkloadEditor *editor = m_host->workloadEditor();
     editor->validateNow();
     if (editor->isEmpty()) {
         m_messages->showError(tr("Nothing to run"), tr("open a workload from the lessons or File > Open, or start one "
@@ -101,7 +103,7 @@ bool WorkloadRuns::run()
 {
     if (!checkRunnable(tr("Cannot run")))
         return false;
-    const ui::WorkloadEditor *editor = m_window->workloadEditor();
+    const ui::WorkloadEditor *editor = m_host->workloadEditor();
     m_runWorkloadPath = QFileInfo(editor->filePath()).canonicalFilePath();
     QString error;
     if (!m_session->run(editor->text(), editor->displayName(), &error)) {
@@ -117,8 +119,8 @@ bool WorkloadRuns::compare()
     // The same checks as Run first: a dialog about a workload that cannot run would only waste time.
     if (!checkRunnable(tr("Cannot compare")))
         return false;
-    const ui::WorkloadEditor *editor = m_window->workloadEditor();
-    ui::ExperimentDialog dialog(editor->text(), editor->displayName(), m_window);
+    const ui::WorkloadEditor *editor = m_host->workloadEditor();
+    ui::ExperimentDialog dialog(editor->text(), editor->displayName(), m_host->hostWindow());
     if (!m_experimentQuestion(dialog) || !dialog.canRun())
         return false;
     return startComparison(dialog.varyOptions(), dialog.repetitions(), dialog.warmup());
@@ -128,7 +130,7 @@ bool WorkloadRuns::startComparison(const QStringList &varyOptions, int repetitio
 {
     if (!checkRunnable(tr("Cannot compare")))
         return false;
-    const ui::WorkloadEditor *editor = m_window->workloadEditor();
+    const ui::WorkloadEditor *editor = m_host->workloadEditor();
     QString error;
     if (!m_session->compare(editor->text(), editor->displayName(), varyOptions, repetitions, warmup, &error)) {
         m_messages->showError(tr("Cannot compare"), error);
@@ -155,9 +157,9 @@ void WorkloadRuns::onTraceReady(std::shared_ptr<const engine::Trace> trace, cons
     m_progress->setValue(100);
     m_status->setText(tr("Run finished"));
     // A lesson's run is what a click on the lesson shows from now on (before its recorded example).
-    if (!m_runWorkloadPath.isEmpty() && m_window->lessonsPanel()->lessonForPath(m_runWorkloadPath) >= 0)
+    if (!m_runWorkloadPath.isEmpty() && m_host->lessonsPanel()->lessonForPath(m_runWorkloadPath) >= 0)
         m_lastRuns[m_runWorkloadPath] = {trace, displayName, path};
-    m_window->showTrace(std::move(trace), displayName, path);
+    m_host->showTrace(std::move(trace), displayName, path);
 }
 
 void WorkloadRuns::onComparisonReady(const QString &path, const QString &displayName)
@@ -186,7 +188,7 @@ void WorkloadRuns::onFailed(const QString &title, const QString &message)
 
 void WorkloadRuns::onDevicesChecked(bool usable, const QString &message)
 {
-    ui::LessonsPanel *lessons = m_window->lessonsPanel();
+    ui::LessonsPanel *lessons = m_host->lessonsPanel();
     lessons->setCanRun(usable);
     lessons->setGpuCount(usable ? m_session->controller()->gpuCount() : 0);
     if (usable) {
@@ -212,8 +214,8 @@ void WorkloadRuns::onDevicesChecked(bool usable, const QString &message)
     } else {
         text += tr(" Showing example traces recorded on a real GPU: pick a lesson on the left.");
         // A file given to the app is being opened: it wins.
-        if (!m_window->document()->trace() && !m_window->isOpening())
-            m_window->openFileInBackground(examples.first());
+        if (!m_host->document()->trace() && !m_host->isOpening())
+            m_host->openFileInBackground(examples.first());
     }
     m_messages->showBanner(text, message.trimmed());
 }

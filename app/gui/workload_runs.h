@@ -27,14 +27,14 @@ class TraceLoader;
 namespace streamscope::gui {
 
 class ChildWindows;
-class MainWindow;
 class MessageBars;
+class WindowHost;
 
 class WorkloadRuns : public QObject {
     Q_OBJECT
 public:
     // Adds its progress, Cancel and status to the window's status bar.
-    WorkloadRuns(MainWindow *window, ui::RunSession *session, MessageBars *messages, ChildWindows *children,
+    WorkloadRuns(WindowHost *host, ui::RunSession *session, MessageBars *messages, ChildWindows *children,
                  ui::TraceLoader *loader);
 
     // See MainWindow::runWorkload, compareWorkload, startComparison, setExperimentQuestion and cancelRun.
@@ -66,7 +66,7 @@ private:
     void onFailed(const QString &title, const QString &message);
     void onDevicesChecked(bool usable, const QString &message);
 
-    MainWindow *m_window;
+    WindowHost *m_host;
     ui::RunSession *m_session;
     MessageBars *m_messages;
     ChildWindows *m_children;

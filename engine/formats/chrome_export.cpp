@@ -16,9 +16,11 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <type_traits>
 
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/interference.h"
+#include "engine/formats/trace_header.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
 #include "engine/model/limits.h"
@@ -470,20 +472,52 @@ void writeUnifiedMemory(JsonOut &j, const Trace &trace, std::int64_t origin, int
     }
 }
 
+// Writes record's fields that the Chrome block has (trace_header.h), each as "name":value after a comma
+// unless `first` (then clears it).
+template <typename Record, typename Fields>
+void writeChromeFields(JsonOut &j, const Record &record, const Fields &fields, bool &first)
+{
+    header::forEachField(fields, [&](const auto &field) {
+        if (!field.chrome || field.omitted(record))
+            return;
+        j.raw(first ? "\"" : ",\"");
+        first = false;
+        j.raw(field.chrome);
+        j.raw("\":");
+        const auto &value = record.*field.member;
+        using Value = std::remove_cvref_t<decltype(value)>;
+        if constexpr (std::is_same_v<Value, std::string>)
+            j.string(value);
+        else if constexpr (std::is_same_v<Value, bool>)
+            j.raw(value ? "true" : "false");
+        else if constexpr (std::is_floating_point_v<Value>)
+            j.real(value);
+        else if constexpr (std::is_unsigned_v<Value>)
+            j.unsignedInteger(value);
+        else
+            j.integer(value);
+    });
+}
+
+// One object of the block's arrays: record's fields from each list in turn.
+template <typename Record, typename... Fields>
+void writeChromeObject(JsonOut &j, const Record &record, const Fields &...fields)
+{
+    bool first = true;
+    j.ch('{');
+    (writeChromeFields(j, record, fields, first), ...);
+    j.ch('}');
+}
+
+// StreamScope's own header in its Chrome export (chrome_import.cpp's readStreamscopeBlock reads it back).
 void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs)
 {
     j.raw("\"streamscope\":{\"format\":\"streamscope-chrome\",\"version\":1,\"traceFormatVersion\":");
     j.integer(trace.formatVersion);
     j.raw(",\"source\":");
     j.string(toString(trace.source));
-    j.raw(",\"title\":");
-    j.string(trace.title);
-    j.raw(",\"toolVersion\":");
-    j.string(trace.toolVersion);
-    j.raw(",\"hostName\":");
-    j.string(trace.hostName);
-    j.raw(",\"createdUtc\":");
-    j.string(trace.createdUtc);
+    bool noneYet = false; // the block's members so far: a comma before each field
+    writeChromeFields(j, trace, header::kTraceFields, noneYet);
     j.raw(",\"originNs\":");
     j.integer(originNs);
     j.raw(",\"timing\":\"");
@@ -495,56 +529,21 @@ void writeStreamscopeBlock(JsonOut &j, const Trace &trace, std::int64_t originNs
     }
     j.raw(",\n\"streams\":[");
     for (std::size_t i = 0; i < trace.streams.size(); ++i) {
-        const auto &s = trace.streams[i];
         if (i)
             j.ch(',');
-        j.raw("{\"name\":");
-        j.string(s.name);
-        j.raw(",\"device\":");
-        j.integer(s.device);
-        j.raw(",\"nativeId\":");
-        j.integer(s.nativeId);
-        j.raw(",\"priority\":");
-        j.integer(s.priority);
-        j.raw(s.nonBlocking ? ",\"nonBlocking\":true" : ",\"nonBlocking\":false");
-        j.raw(s.isDefault ? ",\"isDefault\":true}" : ",\"isDefault\":false}");
+        writeChromeObject(j, trace.streams[i], header::kStreamFields);
     }
     j.raw("],\n\"hostThreads\":[");
     for (std::size_t i = 0; i < trace.hostThreads.size(); ++i) {
         if (i)
             j.ch(',');
-        j.raw("{\"name\":");
-        j.string(trace.hostThreads[i].name);
-        j.raw(",\"nativeId\":");
-        j.unsignedInteger(trace.hostThreads[i].nativeId);
-        if (trace.hostThreads[i].processId >= 0) {
-            j.raw(",\"processId\":");
-            j.integer(trace.hostThreads[i].processId);
-        }
-        j.ch('}');
+        writeChromeObject(j, trace.hostThreads[i], header::kHostThreadFields);
     }
     j.raw("],\n\"devices\":[");
     for (std::size_t i = 0; i < trace.devices.size(); ++i) {
-        const auto &d = trace.devices[i];
         if (i)
             j.ch(',');
-        j.raw("{\"index\":");
-        j.integer(d.index);
-        j.raw(",\"name\":");
-        j.string(d.name);
-        j.raw(",\"ccMajor\":");
-        j.integer(d.ccMajor);
-        j.raw(",\"ccMinor\":");
-        j.integer(d.ccMinor);
-        j.raw(",\"smCount\":");
-        j.integer(d.smCount);
-        j.raw(",\"asyncEngineCount\":");
-        j.integer(d.asyncEngineCount);
-        j.raw(",\"totalMemBytes\":");
-        j.unsignedInteger(d.totalMemBytes);
-        j.raw(",\"pciBusId\":");
-        j.string(d.pciBusId);
-        j.ch('}');
+        writeChromeObject(j, trace.devices[i], header::kDeviceIdentityFields, header::kDevicePropertyFields);
     }
     j.raw("],\n\"metadata\":{");
     bool first = true;

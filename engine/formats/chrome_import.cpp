@@ -13,12 +13,14 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
 #include "engine/formats/import_common.h"
+#include "engine/formats/trace_header.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
 #include "engine/model/host_ranges.h"
@@ -836,6 +838,40 @@ private:
         return id;
     }
 
+    // Reads record's fields that the Chrome block has (trace_header.h) from obj (at path): required ones
+    // must be there; an absent optional one leaves its default.
+    template <typename Record, typename Fields>
+    void readChromeFields(const Value &obj, const std::string &path, Record &record, const Fields &fields) const
+    {
+        header::forEachField(fields, [&](const auto &field) {
+            if (!field.chrome)
+                return;
+            auto &out = record.*field.member;
+            using Out = std::remove_cvref_t<decltype(out)>;
+            const bool required = field.need != header::Need::Optional;
+            if constexpr (std::is_same_v<Out, std::string>) {
+                if (required)
+                    out = m_r.text(obj, field.chrome, path);
+                else if (const auto text = m_r.optionalText(obj, field.chrome, path))
+                    out = *text;
+            } else if constexpr (std::is_same_v<Out, bool>) {
+                out = m_r.optionalBool(obj, field.chrome, path);
+            } else if constexpr (std::is_integral_v<Out>) {
+                if (required) {
+                    std::int64_t v = m_r.integer(obj, field.chrome, path);
+                    if (field.need == header::Need::DeviceIndex)
+                        v = m_r.deviceId(v, path + "/" + field.chrome);
+                    out = static_cast<Out>(v);
+                } else if (const auto v = m_r.optionalInteger(obj, field.chrome, path)) {
+                    out = static_cast<Out>(*v);
+                }
+            } else {
+                static_assert(std::is_floating_point_v<Out>); // none in the block (trace_header.h checks)
+            }
+        });
+    }
+
+    // StreamScope's own header in its Chrome export (chrome_export.cpp's writeStreamscopeBlock writes it).
     void readStreamscopeBlock(const Value &block)
     {
         const std::string p = "/streamscope";
@@ -861,10 +897,7 @@ private:
             m_trace.timing = m_trace.source == TraceSource::StreamScope ? TimingSource::Events : TimingSource::Profiler;
         }
         m_trace.timingNote = m_r.optionalText(block, "timingNote", p).value_or("");
-        m_trace.title = m_r.optionalText(block, "title", p).value_or("");
-        m_trace.toolVersion = m_r.optionalText(block, "toolVersion", p).value_or("");
-        m_trace.hostName = m_r.optionalText(block, "hostName", p).value_or("");
-        m_trace.createdUtc = m_r.optionalText(block, "createdUtc", p).value_or("");
+        readChromeFields(block, p, m_trace, header::kTraceFields);
         // Each object of the required array `key`, with its JSON path.
         auto forEachObject = [&](const char *key, auto &&read) {
             const OptValue v = m_r.find(block, key);
@@ -882,33 +915,20 @@ private:
         };
         forEachObject("streams", [&](const Value &s, const std::string &sp) {
             StreamInfo info;
-            info.name = m_r.text(s, "name", sp);
-            info.device = static_cast<int>(m_r.deviceId(m_r.integer(s, "device", sp), sp + "/device"));
-            info.nativeId = m_r.integer(s, "nativeId", sp);
-            info.priority = static_cast<int>(m_r.optionalInteger(s, "priority", sp).value_or(0));
-            info.nonBlocking = m_r.optionalBool(s, "nonBlocking", sp);
-            info.isDefault = m_r.optionalBool(s, "isDefault", sp);
+            readChromeFields(s, sp, info, header::kStreamFields);
             m_ourStreams.emplace(std::make_pair(std::int64_t(info.device), info.nativeId),
                                  static_cast<int>(m_trace.streams.size()));
             m_trace.streams.push_back(info);
         });
         forEachObject("hostThreads", [&](const Value &t, const std::string &tp) {
             HostThreadInfo info;
-            info.name = m_r.text(t, "name", tp);
-            info.nativeId = static_cast<std::uint64_t>(m_r.optionalInteger(t, "nativeId", tp).value_or(0));
-            info.processId = m_r.optionalInteger(t, "processId", tp).value_or(-1);
+            readChromeFields(t, tp, info, header::kHostThreadFields);
             m_trace.hostThreads.push_back(info);
         });
         forEachObject("devices", [&](const Value &d, const std::string &dp) {
             DeviceInfo info;
-            info.index = static_cast<int>(m_r.deviceId(m_r.integer(d, "index", dp), dp + "/index"));
-            info.name = m_r.optionalText(d, "name", dp).value_or("");
-            info.ccMajor = static_cast<int>(m_r.optionalInteger(d, "ccMajor", dp).value_or(0));
-            info.ccMinor = static_cast<int>(m_r.optionalInteger(d, "ccMinor", dp).value_or(0));
-            info.smCount = static_cast<int>(m_r.optionalInteger(d, "smCount", dp).value_or(0));
-            info.asyncEngineCount = static_cast<int>(m_r.optionalInteger(d, "asyncEngineCount", dp).value_or(0));
-            info.totalMemBytes = static_cast<std::uint64_t>(m_r.optionalInteger(d, "totalMemBytes", dp).value_or(0));
-            info.pciBusId = m_r.optionalText(d, "pciBusId", dp).value_or("");
+            readChromeFields(d, dp, info, header::kDeviceIdentityFields);
+            readChromeFields(d, dp, info, header::kDevicePropertyFields);
             m_trace.devices.push_back(info);
         });
         if (const OptValue meta = m_r.find(block, "metadata"); meta && isObject(*meta)) {

@@ -11,6 +11,7 @@
 #include <simdjson.h>
 #include <type_traits>
 
+#include "engine/formats/trace_header.h"
 #include "engine/model/errors.h"
 #include "engine/model/host_ranges.h"
 #include "engine/model/limits.h"
@@ -89,29 +90,23 @@ json peerLinkToJson(const PeerLink &l)
                 {"peak_gbps", l.peakGBps}};
 }
 
+// Sets out's members from record's fields that the native format has (trace_header.h).
+template <typename Record, typename Fields>
+void writeNativeFields(json &out, const Record &record, const Fields &fields)
+{
+    header::forEachField(fields, [&](const auto &field) {
+        if (field.native && !field.omitted(record))
+            out[field.native] = record.*field.member;
+    });
+}
+
 json deviceToJson(const DeviceInfo &d)
 {
-    return json{{"index", d.index},
-                {"name", d.name},
-                {"compute_capability", std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor)},
-                {"sm_count", d.smCount},
-                {"async_engine_count", d.asyncEngineCount},
-                {"concurrent_kernels", d.concurrentKernels},
-                {"managed_memory", d.managedMemory},
-                {"concurrent_managed_access", d.concurrentManagedAccess},
-                {"total_mem_bytes", d.totalMemBytes},
-                {"l2_bytes", d.l2Bytes},
-                {"sm_clock_khz", d.smClockKHz},
-                {"mem_clock_khz", d.memClockKHz},
-                {"mem_bus_width_bits", d.memBusWidthBits},
-                {"pci_bus_id", d.pciBusId},
-                {"pcie_generation", d.pcieGeneration},
-                {"pcie_width", d.pcieWidth},
-                {"link_peak_gbs", d.linkPeakGBs},
-                {"priority_least", d.priorityLeast},
-                {"priority_greatest", d.priorityGreatest},
-                {"driver_version", d.driverVersion},
-                {"runtime_version", d.runtimeVersion}};
+    json j = json::object();
+    writeNativeFields(j, d, header::kDeviceIdentityFields);
+    j["compute_capability"] = std::to_string(d.ccMajor) + "." + std::to_string(d.ccMinor);
+    writeNativeFields(j, d, header::kDevicePropertyFields);
+    return j;
 }
 
 // Reads a header value with a clear error naming the file and JSON path.
@@ -183,13 +178,23 @@ private:
     std::string m_file;
 };
 
+// Reads record's fields that the native format has (trace_header.h) from obj, each optional.
+template <typename Record, typename Fields>
+void readNativeFields(const json &obj, const std::string &path, Record &record, const Fields &fields,
+                      const HeaderReader &r)
+{
+    header::forEachField(fields, [&](const auto &field) {
+        if (field.native)
+            r.get(obj, path, field.native, record.*field.member);
+    });
+}
+
 DeviceInfo deviceFromJson(const json &j, const std::string &path, const HeaderReader &r)
 {
     if (!j.is_object())
         r.fail(path, "expected an object describing a device");
     DeviceInfo d;
-    r.get(j, path, "index", d.index);
-    r.get(j, path, "name", d.name);
+    readNativeFields(j, path, d, header::kDeviceIdentityFields, r);
     std::string cc;
     r.get(j, path, "compute_capability", cc);
     if (!cc.empty()) {
@@ -204,24 +209,7 @@ DeviceInfo deviceFromJson(const json &j, const std::string &path, const HeaderRe
         number(std::string_view(cc).substr(0, dot), d.ccMajor);
         number(std::string_view(cc).substr(dot + 1), d.ccMinor);
     }
-    r.get(j, path, "sm_count", d.smCount);
-    r.get(j, path, "async_engine_count", d.asyncEngineCount);
-    r.get(j, path, "concurrent_kernels", d.concurrentKernels);
-    r.get(j, path, "managed_memory", d.managedMemory);
-    r.get(j, path, "concurrent_managed_access", d.concurrentManagedAccess);
-    r.get(j, path, "total_mem_bytes", d.totalMemBytes);
-    r.get(j, path, "l2_bytes", d.l2Bytes);
-    r.get(j, path, "sm_clock_khz", d.smClockKHz);
-    r.get(j, path, "mem_clock_khz", d.memClockKHz);
-    r.get(j, path, "mem_bus_width_bits", d.memBusWidthBits);
-    r.get(j, path, "pci_bus_id", d.pciBusId);
-    r.get(j, path, "pcie_generation", d.pcieGeneration);
-    r.get(j, path, "pcie_width", d.pcieWidth);
-    r.get(j, path, "link_peak_gbs", d.linkPeakGBs);
-    r.get(j, path, "priority_least", d.priorityLeast);
-    r.get(j, path, "priority_greatest", d.priorityGreatest);
-    r.get(j, path, "driver_version", d.driverVersion);
-    r.get(j, path, "runtime_version", d.runtimeVersion);
+    readNativeFields(j, path, d, header::kDevicePropertyFields, r);
     return d;
 }
 
@@ -882,18 +870,17 @@ std::string peerLinksToJson(const std::vector<PeerLink> &links)
     return arr.dump(2);
 }
 
-std::string toNativeJson(const Trace &trace)
+namespace {
+
+// The native format's header: every member but the repetitions (and the solo baselines), which
+// toNativeJson writes after it by hand. readNativeHeader reads it back.
+json nativeHeader(const Trace &trace)
 {
     json head = json::object();
     head["format"] = kNativeFormatName;
     head["version"] = kTraceFormatVersion;
     head["source"] = toString(trace.source);
-    head["title"] = trace.title;
-    head["tool_version"] = trace.toolVersion;
-    head["host"] = trace.hostName;
-    head["created_utc"] = trace.createdUtc;
-    if (!trace.sourcePath.empty())
-        head["source_path"] = trace.sourcePath;
+    writeNativeFields(head, trace, header::kTraceFields);
     head["metadata"] = trace.metadata;
     head["timing"] = toString(trace.timing);
     if (!trace.timingNote.empty())
@@ -918,18 +905,15 @@ std::string toNativeJson(const Trace &trace)
     }
     head["workload"] = workload;
     head["streams"] = json::array();
-    for (const auto &s : trace.streams)
-        head["streams"].push_back({{"name", s.name},
-                                   {"device", s.device},
-                                   {"native_id", s.nativeId},
-                                   {"priority", s.priority},
-                                   {"non_blocking", s.nonBlocking},
-                                   {"default", s.isDefault}});
+    for (const auto &s : trace.streams) {
+        json stream = json::object();
+        writeNativeFields(stream, s, header::kStreamFields);
+        head["streams"].push_back(std::move(stream));
+    }
     head["host_threads"] = json::array();
     for (const auto &t : trace.hostThreads) {
-        json thread = {{"name", t.name}, {"native_id", t.nativeId}};
-        if (t.processId >= 0)
-            thread["pid"] = t.processId;
+        json thread = json::object();
+        writeNativeFields(thread, t, header::kHostThreadFields);
         head["host_threads"].push_back(std::move(thread));
     }
     head["op_columns"] = kOpColumns;
@@ -937,6 +921,14 @@ std::string toNativeJson(const Trace &trace)
     head["host_range_columns"] = kHostRangeColumns;
     head["kernel_launch_columns"] = kKernelLaunchColumns;
     head["strings"] = trace.strings;
+    return head;
+}
+
+} // namespace
+
+std::string toNativeJson(const Trace &trace)
+{
+    const json head = nativeHeader(trace);
 
     // The header, less its closing brace, then the repetitions written by hand. Imported names may hold
     // bytes that are not UTF-8 (an Nsight StringIds value is any bytes): each invalid one is written as
@@ -1149,12 +1141,7 @@ void readStreamsThreadsAndStrings(const json &h, Trace &trace, HeaderReader &r)
             if (!s.is_object())
                 r.fail(p, "expected an object describing a stream");
             StreamInfo info;
-            r.get(s, p, "name", info.name);
-            r.get(s, p, "device", info.device);
-            r.get(s, p, "native_id", info.nativeId);
-            r.get(s, p, "priority", info.priority);
-            r.get(s, p, "non_blocking", info.nonBlocking);
-            r.get(s, p, "default", info.isDefault);
+            readNativeFields(s, p, info, header::kStreamFields, r);
             trace.streams.push_back(std::move(info));
         }
     }
@@ -1162,9 +1149,7 @@ void readStreamsThreadsAndStrings(const json &h, Trace &trace, HeaderReader &r)
         for (std::size_t i = 0; i < h["host_threads"].size(); ++i) {
             const std::string p = "/host_threads/" + std::to_string(i);
             HostThreadInfo t;
-            r.get(h["host_threads"][i], p, "name", t.name);
-            r.get(h["host_threads"][i], p, "native_id", t.nativeId);
-            r.get(h["host_threads"][i], p, "pid", t.processId);
+            readNativeFields(h["host_threads"][i], p, t, header::kHostThreadFields, r);
             trace.hostThreads.push_back(std::move(t));
         }
     if (h.contains("strings")) {
@@ -1247,16 +1232,10 @@ void checkCrossReferences(Trace &trace, HeaderReader &r)
     }
 }
 
-} // namespace
-
-Trace fromNativeJson(std::string_view text, const std::string &fileName)
+// Reads the native header (nativeHeader writes it) into trace, whose repetitions are read already: their
+// op rows are `rowWidth` values wide (0: no rows), which the format version must agree with.
+void readNativeHeader(const json &h, std::size_t rowWidth, Trace &trace, HeaderReader &r)
 {
-    checkJsonNesting(text, fileName);
-    Trace trace;
-    NativeReader reader(trace, fileName);
-    reader.read(text);
-    const json &h = reader.header;
-    HeaderReader r(fileName);
     std::string format;
     r.get(h, "", "format", format);
     if (format != kNativeFormatName)
@@ -1277,8 +1256,8 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             r.fail("/op_columns", "unexpected op columns " + cols.dump() + " for format version "
                                       + std::to_string(trace.formatVersion));
     }
-    if (reader.rowWidth != 0 && reader.rowWidth != columns)
-        r.fail("/repetitions", "op rows have " + std::to_string(reader.rowWidth) + " values, but format version "
+    if (rowWidth != 0 && rowWidth != columns)
+        r.fail("/repetitions", "op rows have " + std::to_string(rowWidth) + " values, but format version "
                                    + std::to_string(trace.formatVersion) + " has " + std::to_string(columns));
     std::string source = "streamscope";
     r.get(h, "", "source", source);
@@ -1309,11 +1288,7 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
             trace.timing = TimingSource::Profiler;
         }
     }
-    r.get(h, "", "title", trace.title);
-    r.get(h, "", "tool_version", trace.toolVersion);
-    r.get(h, "", "host", trace.hostName);
-    r.get(h, "", "created_utc", trace.createdUtc);
-    r.get(h, "", "source_path", trace.sourcePath);
+    readNativeFields(h, "", trace, header::kTraceFields, r);
     if (h.contains("metadata") && h["metadata"].is_object())
         for (const auto &[k, v] : h["metadata"].items())
             trace.metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -1334,6 +1309,19 @@ Trace fromNativeJson(std::string_view text, const std::string &fileName)
     if (h.contains("workload") && !h["workload"].is_null())
         trace.workloadJson = h["workload"].is_string() ? h["workload"].get<std::string>() : h["workload"].dump(2);
     readStreamsThreadsAndStrings(h, trace, r);
+}
+
+} // namespace
+
+Trace fromNativeJson(std::string_view text, const std::string &fileName)
+{
+    checkJsonNesting(text, fileName);
+    Trace trace;
+    NativeReader reader(trace, fileName);
+    reader.read(text);
+    const json &h = reader.header;
+    HeaderReader r(fileName);
+    readNativeHeader(h, reader.rowWidth, trace, r);
     checkCrossReferences(trace, r);
     if (reader.hasSolo)
         readSoloBaselines(trace, reader.soloHeader, reader.soloRuns, r);

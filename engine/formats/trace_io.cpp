@@ -338,6 +338,29 @@ const std::vector<TraceFormat> &traceFormats()
     return formats;
 }
 
+namespace {
+
+// The dialog's entry for one kind of file: "StreamScope trace (*.sstrace *.sstrace.gz)"; empty for Unknown.
+std::string dialogEntry(FileKind kind)
+{
+    for (const TraceFormat &f : traceFormats())
+        if (f.kind == kind)
+            return std::string(f.name) + " (" + std::string(f.patterns) + ")";
+    switch (kind) {
+    case FileKind::Workload: return "StreamScope workload (*.json)";
+    case FileKind::Comparison: return "StreamScope comparison (*.sscompare)";
+    default: return {};
+    }
+}
+
+} // namespace
+
+std::string fileDialogFilter(FileKind kind)
+{
+    const std::string entry = dialogEntry(kind);
+    return entry.empty() ? "All files (*)" : entry + ";;All files (*)";
+}
+
 std::string traceFileDialogFilter(bool workloads)
 {
     std::vector<std::string> patterns;
@@ -360,9 +383,9 @@ std::string traceFileDialogFilter(bool workloads)
         filter += (i ? " " : "") + patterns[i];
     filter += ")";
     for (const TraceFormat &f : traceFormats())
-        filter += ";;" + std::string(f.name) + " (" + std::string(f.patterns) + ")";
+        filter += ";;" + dialogEntry(f.kind);
     if (workloads)
-        filter += ";;StreamScope workload (*.json);;StreamScope comparison (*.sscompare)";
+        filter += ";;" + dialogEntry(FileKind::Workload) + ";;" + dialogEntry(FileKind::Comparison);
     return filter + ";;All files (*)";
 }
 

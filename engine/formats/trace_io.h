@@ -39,6 +39,10 @@ const std::vector<TraceFormat> &traceFormats();
 // "Traces (*.sstrace ...);;StreamScope trace (*.sstrace);;...;;All files (*)": a Qt file dialog filter of
 // every trace format (and, with `workloads`, workloads and comparisons too).
 std::string traceFileDialogFilter(bool workloads);
+// "StreamScope trace (*.sstrace *.sstrace.gz);;All files (*)": a Qt file dialog filter for one kind of
+// file (a format of traceFormats(), a workload or a comparison), its entry as traceFileDialogFilter
+// writes it; "All files (*)" alone for Unknown.
+std::string fileDialogFilter(FileKind kind);
 
 // Reads a trace of any format in traceFormats(), told apart by content (detectFileKind). Throws
 // Error{Io} when the file cannot be read and Error{InvalidInput} (naming the file and what was found)

@@ -25,6 +25,7 @@
 #include <set>
 
 #include "engine/experiment/harris_reference.h"
+#include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "ui/common/image_export.h"
 #include "ui/common/screen_fit.h"
@@ -111,8 +112,9 @@ ComparisonWindow::ComparisonWindow(QWidget *parent) : QMainWindow(parent)
 
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open comparison…"), this, [this] {
-        const QString path =
-            QFileDialog::getOpenFileName(this, tr("Open comparison"), {}, tr("Comparisons (*.sscompare)"));
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open comparison"), {},
+            QString::fromStdString(engine::fileDialogFilter(engine::FileKind::Comparison)));
         QString error;
         if (!path.isEmpty() && !openFile(path, &error))
             QMessageBox::warning(this, tr("Could not open the comparison"), error);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,7 @@
 #include "engine/formats/chrome_import.h"
 #include "engine/formats/native_format.h"
 #include "engine/formats/nsys_import.h"
+#include "engine/formats/trace_header.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
 #include "engine/model/host_ranges.h"
@@ -49,6 +51,7 @@ private slots:
     void hostRangesAndLaunches();
     void threadsWriteTheSameBytes();
     void emptyTrace();
+    void headerFieldsComeBack();
     void exportFormats();
     void unwritableTarget();
     void exportPastTheReadLimitIsRefused();
@@ -652,6 +655,64 @@ void TestChromeExport::emptyTrace()
     QVERIFY(!doc["traceEvents"].empty()); // the host process is still named
     const auto back = engine::chromeTraceFromJson(engine::toChromeJson(t), "empty.json");
     QCOMPARE(back.opCount(), std::size_t(0));
+}
+
+// Every field of the trace header's lists (engine/formats/trace_header.h), each set to a value unlike its
+// default, comes back from each format that spells it: the native file and the Chrome export's block. A
+// field added to the lists is checked here without a change to this test.
+void TestChromeExport::headerFieldsComeBack()
+{
+    namespace header = engine::header;
+    engine::Trace t;
+    t.streams.resize(1);
+    t.hostThreads.resize(1);
+    t.devices.resize(1);
+    int next = 0;
+    auto fill = [&next](auto &record, const auto &fields) {
+        header::forEachField(fields, [&](const auto &field) {
+            auto &value = record.*field.member;
+            using Value = std::remove_cvref_t<decltype(value)>;
+            ++next;
+            if constexpr (std::is_same_v<Value, std::string>)
+                value = "value " + std::to_string(next);
+            else if constexpr (std::is_same_v<Value, bool>)
+                value = true;
+            else
+                value = static_cast<Value>(next); // small: a device index, a stream's device
+        });
+    };
+    // The fields (of `fields`) that `back` lost, with their spelling in the format read.
+    auto lost = [](const auto &record, const auto &back, const auto &fields, bool chrome) {
+        QStringList names;
+        header::forEachField(fields, [&](const auto &field) {
+            const char *name = chrome ? field.chrome : field.native;
+            if (name && !(back.*field.member == record.*field.member))
+                names << QString::fromLatin1(name);
+        });
+        return names.join(QStringLiteral(", "));
+    };
+    fill(t, header::kTraceFields);
+    fill(t.streams[0], header::kStreamFields);
+    fill(t.hostThreads[0], header::kHostThreadFields);
+    fill(t.devices[0], header::kDeviceIdentityFields);
+    fill(t.devices[0], header::kDevicePropertyFields);
+
+    const engine::Trace native = engine::fromNativeJson(engine::toNativeJson(t), "header.sstrace");
+    const engine::Trace chrome = engine::chromeTraceFromJson(engine::toChromeJson(t), "header.json");
+    for (const bool isChrome : {false, true}) {
+        const engine::Trace &back = isChrome ? chrome : native;
+        QCOMPARE(back.streams.size(), std::size_t(1));
+        QCOMPARE(back.hostThreads.size(), std::size_t(1));
+        QCOMPARE(back.devices.size(), std::size_t(1));
+        QCOMPARE(lost(t, back, header::kTraceFields, isChrome), QString());
+        QCOMPARE(lost(t.streams[0], back.streams[0], header::kStreamFields, isChrome), QString());
+        QCOMPARE(lost(t.hostThreads[0], back.hostThreads[0], header::kHostThreadFields, isChrome), QString());
+        QCOMPARE(lost(t.devices[0], back.devices[0], header::kDeviceIdentityFields, isChrome), QString());
+        QCOMPARE(lost(t.devices[0], back.devices[0], header::kDevicePropertyFields, isChrome), QString());
+        // The native format writes the compute capability as one "MAJOR.MINOR" string.
+        QCOMPARE(back.devices[0].ccMajor, t.devices[0].ccMajor);
+        QCOMPARE(back.devices[0].ccMinor, t.devices[0].ccMinor);
+    }
 }
 
 void TestChromeExport::exportFormats()

@@ -189,6 +189,18 @@ private slots:
                      && all.contains(QStringLiteral("*.sscompare)")),
                  qPrintable(all));
         QCOMPARE(all.count(QStringLiteral("*.json ")), 2); // once in the first group, once for Chrome
+        // One kind's filter (the Nsight comparison's and the comparison windows' Open dialogs): its entry
+        // as the whole filter lists it, then every file.
+        QCOMPARE(QString::fromStdString(fileDialogFilter(FileKind::NativeTrace)),
+                 QStringLiteral("StreamScope trace (*.sstrace *.sstrace.gz);;All files (*)"));
+        QCOMPARE(QString::fromStdString(fileDialogFilter(FileKind::Comparison)),
+                 QStringLiteral("StreamScope comparison (*.sscompare);;All files (*)"));
+        QCOMPARE(QString::fromStdString(fileDialogFilter(FileKind::Unknown)), QStringLiteral("All files (*)"));
+        for (const FileKind kind : {FileKind::NativeTrace, FileKind::NsysSqlite, FileKind::ChromeJson,
+                                    FileKind::Workload, FileKind::Comparison}) {
+            const QString entry = QString::fromStdString(fileDialogFilter(kind)).section(QStringLiteral(";;"), 0, 0);
+            QVERIFY2(all.contains(QStringLiteral(";;") + entry + QStringLiteral(";;")), qPrintable(entry));
+        }
     }
 
     void exportFormats()
