@@ -22,6 +22,7 @@
 #include <QTableView>
 #include <QTextBlock>
 #include <QTextCursor>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
@@ -295,7 +296,14 @@ QString WorkloadEditor::displayName() const
 
 bool WorkloadEditor::isEmpty() const
 {
-    return m_json->toPlainText().trimmed().isEmpty();
+    // Block by block, up to the first that holds more than white space: toPlainText() would copy the
+    // whole document (a tenth of the time a 1M-op workload took to open).
+    for (QTextBlock block = m_json->document()->begin(); block.isValid(); block = block.next()) {
+        const QString line = block.text();
+        if (!std::all_of(line.begin(), line.end(), [](QChar c) { return c.isSpace(); }))
+            return false;
+    }
+    return true;
 }
 
 void WorkloadEditor::setModified(bool modified)
