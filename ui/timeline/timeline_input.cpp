@@ -35,9 +35,9 @@ void toggleFoldAt(TimelineView &view, const TimelineLayout &layout, int y)
         return;
     const LaneRow &r = layout.rows[std::size_t(row)];
     if (r.isGroup())
-        view.setGroupCollapsed(r.group, !r.collapsed);
+        view.laneArrangement().setGroupCollapsed(r.group, !r.collapsed);
     else if (r.fold != LaneRow::Fold::None)
-        view.setRangesFolded(r.foldLane, r.fold == LaneRow::Fold::Open);
+        view.laneArrangement().setRangesFolded(r.foldLane, r.fold == LaneRow::Fold::Open);
 }
 
 } // namespace
@@ -322,11 +322,11 @@ bool TimelineInput::contextMenu(QContextMenuEvent *event)
 bool TimelineInput::toolTip(QHelpEvent *help)
 {
     // A label: the whole of it (the column may cut it), and for a group what it holds.
-    if (m_view.m_model && m_view.m_tree && help->pos().x() < m_view.currentLayout().plot.left()) {
+    if (m_view.m_model && m_view.laneTree() && help->pos().x() < m_view.currentLayout().plot.left()) {
         const int row = m_view.rowAt(help->pos());
         if (row >= 0 && std::size_t(row) < m_view.rows().size()) {
-            const QString text = TimelineToolTips::rowText(*m_view.m_model, *m_view.m_tree,
-                                                           m_view.rows()[std::size_t(row)], m_view.laneState());
+            const QString text = TimelineToolTips::rowText(
+                *m_view.m_model, *m_view.laneTree(), m_view.rows()[std::size_t(row)], m_view.laneArrangement().state());
             QToolTip::showText(help->globalPos(), text, &m_view);
             return true;
         }

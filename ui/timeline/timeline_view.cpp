@@ -167,6 +167,7 @@ void TimelineView::setDocument(TraceDocument *document)
 {
     m_documentConnections.clear();
     m_document = document;
+    m_arrangement.setDocument(document);
     if (!document)
         return;
     m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
@@ -205,103 +206,23 @@ void TimelineView::setDocument(TraceDocument *document)
     selectOp(document->selectedOp());
 }
 
-LaneViewState TimelineView::laneState() const
-{
-    return m_document ? m_document->laneState() : m_ownLaneState;
-}
-
-void TimelineView::setLaneState(const LaneViewState &state)
-{
-    if (m_document) {
-        m_document->setLaneState(state); // laneStateChanged rebuilds the rows
-        return;
-    }
-    if (state == m_ownLaneState)
-        return;
-    m_ownLaneState = state;
-    rebuildRows();
-}
-
 void TimelineView::rebuildRows()
 {
-    if (!m_model || !m_tree) {
+    const LaneTree *tree = m_arrangement.tree();
+    if (!m_model || !tree) {
         m_painter->setModel(m_model.get());
     } else {
-        const LaneViewState state = laneState();
+        const LaneViewState state = m_arrangement.state();
         std::vector<QString> labels;
         labels.reserve(std::size_t(m_model->laneCount()));
         for (int i = 0; i < m_model->laneCount(); ++i)
-            labels.push_back(m_tree->label(i, state));
-        m_painter->setRows(m_tree.get(), m_tree->rows(state), std::move(labels));
+            labels.push_back(tree->label(i, state));
+        m_painter->setRows(tree, tree->rows(state), std::move(labels));
     }
     m_lanes.painterChanged();
     invalidateCache();
     syncScrollBar();
     update();
-}
-
-void TimelineView::setLaneHidden(int lane, bool hidden)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::laneHidden(*m_tree, laneState(), lane, hidden))
-        setLaneState(*state);
-}
-
-void TimelineView::setLanePinned(int lane, bool pinned)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::lanePinned(*m_tree, laneState(), lane, pinned))
-        setLaneState(*state);
-}
-
-void TimelineView::renameLane(int lane, const QString &name)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::laneRenamed(*m_tree, laneState(), lane, name))
-        setLaneState(*state);
-}
-
-void TimelineView::setGroupCollapsed(int group, bool collapsed)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::groupCollapsed(*m_tree, laneState(), group, collapsed))
-        setLaneState(*state);
-}
-
-void TimelineView::setAllGroupsCollapsed(bool collapsed)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::allGroupsCollapsed(*m_tree, laneState(), collapsed))
-        setLaneState(*state);
-}
-
-void TimelineView::setRangesFolded(int firstLane, bool folded)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::rangesFolded(*m_tree, laneState(), firstLane, folded))
-        setLaneState(*state);
-}
-
-void TimelineView::setAllRangesFolded(bool folded)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::allRangesFolded(*m_tree, laneState(), folded))
-        setLaneState(*state);
-}
-
-void TimelineView::revealLane(int lane)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::laneRevealed(*m_tree, laneState(), lane))
-        setLaneState(*state);
 }
 
 const std::vector<LaneRow> &TimelineView::rows() const
@@ -361,12 +282,12 @@ bool TimelineView::onLabelEdge(const QPoint &pos) const
 
 QMenu *TimelineView::createRowMenu(int row, QWidget *parent)
 {
-    return LaneMenus(*this).rowMenu(row, parent);
+    return LaneMenus(m_arrangement, *this, [this] { fitLabelWidth(); }).rowMenu(rows(), row, parent);
 }
 
 void TimelineView::fillLanesMenu(QMenu *menu)
 {
-    LaneMenus(*this).fillLanesMenu(menu);
+    LaneMenus(m_arrangement, *this, [this] { fitLabelWidth(); }).fillLanesMenu(menu);
 }
 
 void TimelineView::setShowSlowdown(bool on)
@@ -424,7 +345,7 @@ bool TimelineView::followFlow()
     const int lane = target == OpEnd::Gpu
                          ? m_model->streamLane(o.stream)
                          : m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1);
-    revealLane(lane);
+    m_arrangement.revealLane(lane);
     m_selectedEnd = target;
     const qint64 s = target == OpEnd::Gpu ? m_model->gpuStart(o) : m_model->hostStart(o);
     const qint64 e = target == OpEnd::Gpu ? m_model->gpuEnd(o) : m_model->hostEnd(o);
@@ -436,6 +357,21 @@ bool TimelineView::followFlow()
     ensureRowVisible(currentLayout().rowOf(lane));
     update();
     return true;
+}
+
+TimelineOverlay TimelineView::overlay(bool forExport) const
+{
+    TimelineOverlay overlay;
+    overlay.selectedOp = m_selected.op;
+    // Exports show the selection, not where the pointer happened to be.
+    overlay.hoveredOp = forExport ? -1 : m_hovered.op;
+    overlay.allFlows = m_showAllFlows;
+    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
+    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
+    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
+    addMatches(overlay);
+    addKeyFigure(overlay, forExport);
+    return overlay;
 }
 
 void TimelineView::addMatches(TimelineOverlay &overlay) const
@@ -463,13 +399,13 @@ void TimelineView::rebuildModel()
     const bool hadSelection = m_selected.isValid();
     m_selected = {};
     m_hovered = {};
-    m_tree.reset();
+    m_arrangement.setLanes(nullptr);
     m_model.reset();
     m_painter->setModel(nullptr);
     if (m_trace && !m_trace->repetitions.empty()) {
         m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
         m_model = makeLanes();
-        m_tree = std::make_unique<LaneTree>(*m_model);
+        m_arrangement.setLanes(m_model.get());
     }
     m_painter->setModel(m_model.get());
     rebuildRows();
@@ -496,10 +432,10 @@ void TimelineView::setLaneOptions(const LaneOptions &options)
     // The same repetition with other rows: the window, the selection and the hover stay (op indexes do
     // not change), only the lanes are built again, and the tree over them (it points into the model, and
     // the rows it gives are what the painter draws: without it the groups, pins and names were lost).
-    m_tree.reset();
+    m_arrangement.setLanes(nullptr);
     m_painter->setModel(nullptr);
     m_model = makeLanes();
-    m_tree = std::make_unique<LaneTree>(*m_model);
+    m_arrangement.setLanes(m_model.get());
     m_painter->setModel(m_model.get());
     rebuildRows();
 }
@@ -752,12 +688,25 @@ const TimelineMetrics &TimelineView::metrics() const
 
 QString TimelineView::exportTitle() const
 {
-    return TimelineExport::title(*this);
+    return TimelineExport::title(m_trace.get(), m_repetition);
+}
+
+TimelinePicture TimelineView::picture() const
+{
+    return {.painter = m_painter.get(),
+            .palette = m_palette.get(),
+            .trace = m_trace.get(),
+            .repetition = m_repetition,
+            .hasLanes = m_model != nullptr,
+            .windowStartNs = windowStartNs(),
+            .windowEndNs = windowEndNs(),
+            .overlay = overlay(true),
+            .widgetSize = size()};
 }
 
 void TimelineView::renderTo(QPainter &painter, const QRect &target)
 {
-    TimelineExport::render(*this, painter, target);
+    TimelineExport::render(picture(), painter, target);
 }
 
 bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
@@ -769,7 +718,7 @@ bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
 
 bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptions &options, QString *error)
 {
-    return TimelineExport::exportImage(*this, path, size, options, error);
+    return TimelineExport::exportImage(picture(), path, size, options, error);
 }
 
 void TimelineView::paintCached(QPainter &p, AreaCache &cache, const QRect &area,
@@ -804,15 +753,7 @@ void TimelineView::paintEvent(QPaintEvent *)
     }
     const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-    TimelineOverlay overlay;
-    overlay.selectedOp = m_selected.op;
-    overlay.hoveredOp = m_hovered.op;
-    overlay.allFlows = m_showAllFlows;
-    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
-    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
-    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
-    addMatches(overlay);
-    addKeyFigure(overlay, false);
+    const TimelineOverlay overlay = this->overlay(false);
     if (p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster) {
         // A vector target (a window rendered into an SVG: a comparison's export): the lanes drawn as
         // vectors, not as the images cached for the screen.

@@ -37,9 +37,11 @@
 #include "ui/common/connection_list.h"
 #include "ui/common/image_export.h"
 #include "ui/document/trace_document.h"
+#include "ui/timeline/lane_arrangement.h"
 #include "ui/timeline/lane_model.h"
 #include "ui/timeline/lane_paint_scheduler.h"
 #include "ui/timeline/lane_tree.h"
+#include "ui/timeline/timeline_export.h"
 #include "ui/timeline/timeline_input.h"
 
 class QMenu;
@@ -142,16 +144,12 @@ public:
     // How many flows the current window shows (what paintOverlay draws); capped: more than the limit.
     int flowsInView(bool *capped = nullptr) const;
 
-    // The lane tree of the current repetition (nullptr without a trace), and how it is arranged.
-    const LaneTree *laneTree() const { return m_tree.get(); }
-    LaneViewState laneState() const;
-    void setLaneState(const LaneViewState &state);
-    // Model lanes (LaneModel indexes) and groups (LaneTree::groups indexes) by what the user does.
-    void setLaneHidden(int lane, bool hidden);
-    void setLanePinned(int lane, bool pinned);
-    void renameLane(int lane, const QString &name); // empty: back to its own label
-    void setGroupCollapsed(int group, bool collapsed);
-    void setAllGroupsCollapsed(bool collapsed);
+    // The lane tree of the current repetition (nullptr without a trace), and how its rows are arranged
+    // (the document's arrangement or the view's own): the lane actions (hide, pin, rename, collapse,
+    // fold) are its edits, and the rows follow them.
+    const LaneTree *laneTree() const { return m_arrangement.tree(); }
+    LaneArrangement &laneArrangement() { return m_arrangement; }
+    const LaneArrangement &laneArrangement() const { return m_arrangement; }
     // The rows drawn now, top to bottom, and where a row's label sits in the widget.
     const std::vector<LaneRow> &rows() const;
     QRect rowLabelRect(int row) const;
@@ -167,11 +165,6 @@ public:
     void ensureRowVisible(int row);
     // The layout the widget paints with (the scroll bar's width left out of it when shown).
     TimelineLayout currentLayout() const;
-    // A thread's NVTX rows folded into their outermost one (false: every depth shown); by default they
-    // are folded when there are more than LaneTree::kOpenRangeRows. firstLane: their outermost row's
-    // lane (LaneRow::foldLane of the row that carries the fold).
-    void setRangesFolded(int firstLane, bool folded);
-    void setAllRangesFolded(bool folded);
     // The context menu of a row's label (hide, pin, rename; a group: collapse; the hidden lanes to show
     // again); the caller owns it.
     QMenu *createRowMenu(int row, QWidget *parent = nullptr);
@@ -251,7 +244,10 @@ protected:
 
 private:
     friend class TimelineInput; // the events, handed over whole
-    friend class TimelineExport; // the picture, as the window paints it
+    // What is drawn over the lanes: on screen the hovered op too, in exports the key figure's caption.
+    TimelineOverlay overlay(bool forExport) const;
+    // The view's picture as exports draw it (TimelineExport).
+    TimelinePicture picture() const;
     void addMatches(TimelineOverlay &overlay) const;
     // The key figure's outlines; its caption too where asked (exports: on screen it stands beside the
     // timeline, in the explanation).
@@ -263,8 +259,6 @@ private:
     void rebuildRows();
     // True when pos is on the label column's right edge (where a drag resizes it).
     bool onLabelEdge(const QPoint &pos) const;
-    // Brings a lane into the rows: shows it and opens the groups around it.
-    void revealLane(int lane);
     void onWindowChanged();
     void invalidateCache();
     // The widget's rectangle less the scroll bar where the rows overflow; the scroll bar placed there.
@@ -295,8 +289,7 @@ private:
     int m_repetition = 0;
     LaneOptions m_laneOptions;
     std::shared_ptr<const LaneModel> m_model;
-    std::unique_ptr<LaneTree> m_tree;
-    LaneViewState m_ownLaneState; // without a document
+    LaneArrangement m_arrangement{[this] { rebuildRows(); }}; // the tree over m_model and its rows
     int m_labelWidth = 0;
     bool m_showAllFlows = false;
     OpEnd m_selectedEnd = OpEnd::Both;
