@@ -114,6 +114,11 @@ void TimelineView::syncScrollBar()
     m_vscroll->show();
 }
 
+int TimelineView::scrollPageStep() const
+{
+    return m_vscroll->pageStep();
+}
+
 int TimelineView::scrollY() const
 {
     return currentLayout().scrollY;
@@ -137,21 +142,6 @@ void TimelineView::ensureRowVisible(int row)
     const int y = layout.scrollToShow(row);
     if (y != layout.scrollY)
         setScrollY(y);
-}
-
-int TimelineView::rowOfOp(const TimelineLayout &layout, int op, bool host) const
-{
-    if (!m_model || op < 0 || op >= m_model->opCount())
-        return -1;
-    const engine::OpRecord &o = m_model->op(op);
-    const int threads = int(m_model->trace().hostThreads.size());
-    const int hostRow =
-        o.hasHost() ? layout.rowOf(m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1))
-                    : -1;
-    const int gpuRow = o.hasGpu() ? layout.rowOf(m_model->streamLane(o.stream)) : -1;
-    if (host)
-        return hostRow >= 0 ? hostRow : gpuRow;
-    return gpuRow >= 0 ? gpuRow : hostRow;
 }
 
 TimelineView::~TimelineView() = default;
@@ -328,45 +318,14 @@ int TimelineView::flowsInView(bool *capped) const
     return int(flows.ops.size());
 }
 
-bool TimelineView::followFlow()
-{
-    auto refuse = [this](const QString &why) {
-        QToolTip::showText(mapToGlobal(rect().center()), why, this);
-        return false;
-    };
-    if (!m_model || !m_selected.isValid())
-        return refuse(tr("Select an op first: follow flow goes from its host call to its GPU work and back."));
-    const engine::OpRecord &o = m_model->op(m_selected.op);
-    if (!o.hasGpu() || !o.hasHost())
-        return refuse(o.hasGpu() ? tr("No host call is recorded for this GPU op.")
-                                 : tr("This call has no GPU work recorded."));
-    const OpEnd target = m_selectedEnd == OpEnd::Gpu ? OpEnd::Host : OpEnd::Gpu;
-    const int threads = int(m_model->trace().hostThreads.size());
-    const int lane = target == OpEnd::Gpu
-                         ? m_model->streamLane(o.stream)
-                         : m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1);
-    m_arrangement.revealLane(lane);
-    m_selectedEnd = target;
-    const qint64 s = target == OpEnd::Gpu ? m_model->gpuStart(o) : m_model->hostStart(o);
-    const qint64 e = target == OpEnd::Gpu ? m_model->gpuEnd(o) : m_model->hostEnd(o);
-    if (s < windowStartNs() || e > windowEndNs()) {
-        const qint64 width = std::max(m_zoom->windowDuration(), (e - s) * 5 / 4);
-        const qint64 centre = s + (e - s) / 2;
-        m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
-    }
-    ensureRowVisible(currentLayout().rowOf(lane));
-    update();
-    return true;
-}
-
 TimelineOverlay TimelineView::overlay(bool forExport) const
 {
     TimelineOverlay overlay;
-    overlay.selectedOp = m_selected.op;
+    overlay.selectedOp = m_selection.selected().op;
     // Exports show the selection, not where the pointer happened to be.
-    overlay.hoveredOp = forExport ? -1 : m_hovered.op;
+    overlay.hoveredOp = forExport ? -1 : m_selection.hovered().op;
     overlay.allFlows = m_showAllFlows;
-    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
+    overlay.selectedEnd = TimelineOverlay::End(int(m_selection.end()));
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
     addMatches(overlay);
@@ -396,9 +355,7 @@ void TimelineView::setRepetition(int repetition)
 
 void TimelineView::rebuildModel()
 {
-    const bool hadSelection = m_selected.isValid();
-    m_selected = {};
-    m_hovered = {};
+    const bool hadSelection = m_selection.reset();
     m_arrangement.setLanes(nullptr);
     m_model.reset();
     m_painter->setModel(nullptr);
@@ -560,50 +517,7 @@ void TimelineView::onWindowChanged()
     update();
 }
 
-void TimelineView::selectOp(int op)
-{
-    OpRef ref;
-    if (m_model && op >= 0 && op < m_model->opCount())
-        ref = {m_repetition, op};
-    if (ref == m_selected)
-        return;
-    m_selected = ref;
-    m_selectedEnd = OpEnd::Both;
-    if (ref.isValid()) {
-        const auto &o = m_model->op(op);
-        // Bring the op into view, keeping the zoom level unless the op is wider than the window.
-        qint64 s = o.hasGpu() ? m_model->gpuStart(o) : m_model->hostStart(o);
-        qint64 e = o.hasGpu() ? m_model->gpuEnd(o) : m_model->hostEnd(o);
-        if (o.hasHost()) {
-            s = std::min(s, m_model->hostStart(o));
-            e = std::max(e, m_model->hostEnd(o));
-        }
-        if (o.hasGpu() || o.hasHost()) {
-            if (s < windowStartNs() || e > windowEndNs()) {
-                const qint64 width = std::max(m_zoom->windowDuration(), (e - s) * 5 / 4);
-                const qint64 centre = s + (e - s) / 2;
-                m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
-            }
-        }
-        // And its GPU row (else its call's): scrolled into view where the rows overflow (the find bar's
-        // walk, the table), but never away from an end that was just clicked.
-        if (!m_selectingByClick)
-            ensureRowVisible(rowOfOp(currentLayout(), op, false));
-    }
-    emit opSelected(m_repetition, ref.op);
-    update();
-}
-
-void TimelineView::setHovered(OpRef ref)
-{
-    if (ref == m_hovered)
-        return;
-    m_hovered = ref;
-    emit opHovered(m_repetition, ref.op);
-    update();
-}
-
-TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
+TimelinePick TimelineView::pickAt(const QPoint &pos) const
 {
     if (!m_model)
         return {};
@@ -619,7 +533,7 @@ TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
 
 TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
 {
-    const Pick pick = pickAt(pos);
+    const TimelinePick pick = pickAt(pos);
     if (pick.lane < 0)
         return {};
     const int op = m_model->opAt(pick.lane, pick.ns, pick.toleranceNs);
@@ -633,7 +547,7 @@ QString TimelineView::toolTipText(int opIndex) const
 
 int TimelineView::rangeAt(const QPoint &pos) const
 {
-    const Pick pick = pickAt(pos);
+    const TimelinePick pick = pickAt(pos);
     if (pick.lane < 0 || m_model->lane(pick.lane).kind != LaneKind::HostRanges)
         return -1;
     return m_model->rangeAt(pick.lane, pick.ns, pick.toleranceNs);
@@ -862,7 +776,7 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *event)
 
 void TimelineView::leaveEvent(QEvent *event)
 {
-    setHovered({});
+    m_selection.setHovered({});
     QWidget::leaveEvent(event);
 }
 
@@ -876,7 +790,7 @@ void TimelineView::changeEvent(QEvent *event)
 
 int TimelineView::activityAt(const QPoint &pos) const
 {
-    const Pick pick = pickAt(pos);
+    const TimelinePick pick = pickAt(pos);
     return pick.lane < 0 ? -1 : m_model->activityAt(pick.lane, pick.ns, pick.toleranceNs);
 }
 
