@@ -66,6 +66,17 @@ TimelineView::TimelineView(QWidget *parent) :
     applyStyle();
     m_ownZoom = m_zoom;
     attachZoom();
+    connect(&m_source, &TimelineSource::lanesChanged, this, &TimelineView::onLanesChanged);
+    connect(&m_source, &TimelineSource::arrangementChanged, this, [this] { rebuildRows(); });
+    connect(&m_source, &TimelineSource::documentOverlayChanged, this, [this] { update(); });
+    connect(&m_source, &TimelineSource::documentSelected, this, [this](int repetition, int op) {
+        // Shown, not said back: the document's selection may be several ops, which opSelected would
+        // make one again.
+        if (repetition == this->repetition()) {
+            const QSignalBlocker quiet(this);
+            selectOp(op);
+        }
+    });
     m_vscroll = new QScrollBar(Qt::Vertical, this);
     m_vscroll->hide();
     m_vscroll->setFocusPolicy(Qt::NoFocus);
@@ -80,7 +91,7 @@ TimelineView::TimelineView(QWidget *parent) :
 QRect TimelineView::layoutRect() const
 {
     QRect r = rect();
-    if (!m_model || !m_painter->metrics().scrollable)
+    if (!laneModel() || !m_painter->metrics().scrollable)
         return r;
     // Row heights do not depend on the width: the rows overflow with the scroll bar as without it.
     if (m_painter->layout(r).maxScrollY > 0)
@@ -146,51 +157,30 @@ void TimelineView::ensureRowVisible(int row)
 
 TimelineView::~TimelineView() = default;
 
-void TimelineView::setTrace(std::shared_ptr<const engine::Trace> trace, int repetition)
-{
-    m_trace = std::move(trace);
-    m_repetition = repetition;
-    rebuildModel();
-}
-
 void TimelineView::setDocument(TraceDocument *document)
 {
     m_documentConnections.clear();
-    m_document = document;
-    m_arrangement.setDocument(document);
+    m_source.setDocument(document);
     if (!document)
         return;
-    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
-                                     [this] { setTrace(m_document->trace(), m_document->repetition()); });
-    m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this,
-                                     [this](int repetition) { setRepetition(repetition); });
-    m_documentConnections << connect(document, &TraceDocument::selectionChanged, this, [this](int repetition, int op) {
-        // Shown, not said back: the document's selection may be several ops, which opSelected would
-        // make one again.
-        if (repetition == m_repetition) {
-            const QSignalBlocker quiet(this);
-            selectOp(op);
-        }
-    });
-    m_documentConnections << connect(document, &TraceDocument::matchesChanged, this, [this] { update(); });
-    m_documentConnections << connect(document, &TraceDocument::selectedOpsChanged, this, [this] { update(); });
+    // What the user does here goes to the document: a toggled op, a range measured (shift+drag, a drag in
+    // the ruler) or cleared, a selected op.
     m_documentConnections << connect(this, &TimelineView::opToggled, document, [this](int repetition, int op) {
-        if (m_document && m_document->trace() == m_trace && repetition == m_document->repetition())
-            m_document->toggleOpSelected(op);
+        TraceDocument *document = m_source.document();
+        if (document && document->trace() == trace() && repetition == document->repetition())
+            document->toggleOpSelected(op);
     });
-    m_documentConnections << connect(document, &TraceDocument::laneStateChanged, this, [this] { rebuildRows(); });
-    // A range measured here (shift+drag, a drag in the ruler) is the document's; clearing it here too.
     m_documentConnections << connect(this, &TimelineView::rangeSelected, document, [this](qint64 start, qint64 end) {
-        if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
-            m_document->setRange(start, end);
+        if (m_source.showsDocument())
+            m_source.document()->setRange(start, end);
     });
     m_documentConnections << connect(m_zoom, &ZoomControl::selectionChanged, document, [this] {
-        if (m_document && !m_zoom->hasSelection())
-            m_document->clearRange();
+        if (m_source.document() && !m_zoom->hasSelection())
+            m_source.document()->clearRange();
     });
     m_documentConnections << connect(this, &TimelineView::opSelected, document, [this](int repetition, int op) {
-        if (m_document && repetition == m_document->repetition())
-            m_document->selectOp(op);
+        if (m_source.document() && repetition == m_source.document()->repetition())
+            m_source.document()->selectOp(op);
     });
     setTrace(document->trace(), document->repetition());
     selectOp(document->selectedOp());
@@ -198,19 +188,19 @@ void TimelineView::setDocument(TraceDocument *document)
 
 void TimelineView::rebuildRows()
 {
-    const LaneTree *tree = m_arrangement.tree();
-    if (!m_model || !tree) {
-        m_painter->setModel(m_model.get());
+    const LaneTree *tree = m_source.arrangement().tree();
+    if (!laneModel() || !tree) {
+        m_painter->setModel(laneModel());
     } else {
-        const LaneViewState state = m_arrangement.state();
+        const LaneViewState state = m_source.arrangement().state();
         std::vector<QString> labels;
-        labels.reserve(std::size_t(m_model->laneCount()));
-        for (int i = 0; i < m_model->laneCount(); ++i)
+        labels.reserve(std::size_t(laneModel()->laneCount()));
+        for (int i = 0; i < laneModel()->laneCount(); ++i)
             labels.push_back(tree->label(i, state));
         m_painter->setRows(tree, tree->rows(state), std::move(labels));
     }
-    m_lanes.painterChanged();
-    invalidateCache();
+    m_frame.painterChanged();
+    m_frame.invalidate();
     syncScrollBar();
     update();
 }
@@ -231,7 +221,7 @@ QRect TimelineView::rowLabelRect(int row) const
 
 int TimelineView::rowAt(const QPoint &pos) const
 {
-    if (!m_model)
+    if (!laneModel())
         return -1;
     const TimelineLayout layout = currentLayout();
     if (pos.x() < layout.target.left() || pos.x() > layout.target.right())
@@ -246,8 +236,8 @@ void TimelineView::setLabelWidth(int pixels)
         return;
     m_labelWidth = pixels;
     m_painter->setLabelWidth(pixels);
-    m_lanes.painterChanged();
-    invalidateCache();
+    m_frame.painterChanged();
+    m_frame.invalidate();
     update();
 }
 
@@ -263,7 +253,7 @@ void TimelineView::fitLabelWidth()
 
 bool TimelineView::onLabelEdge(const QPoint &pos) const
 {
-    if (!m_model)
+    if (!laneModel())
         return false;
     const TimelineLayout layout = currentLayout();
     return pos.y() >= layout.target.top() && pos.y() <= std::max(layout.headers.bottom(), layout.ruler.bottom())
@@ -272,12 +262,12 @@ bool TimelineView::onLabelEdge(const QPoint &pos) const
 
 QMenu *TimelineView::createRowMenu(int row, QWidget *parent)
 {
-    return LaneMenus(m_arrangement, *this, [this] { fitLabelWidth(); }).rowMenu(rows(), row, parent);
+    return LaneMenus(m_source.arrangement(), *this, [this] { fitLabelWidth(); }).rowMenu(rows(), row, parent);
 }
 
 void TimelineView::fillLanesMenu(QMenu *menu)
 {
-    LaneMenus(m_arrangement, *this, [this] { fitLabelWidth(); }).fillLanesMenu(menu);
+    LaneMenus(m_source.arrangement(), *this, [this] { fitLabelWidth(); }).fillLanesMenu(menu);
 }
 
 void TimelineView::setShowSlowdown(bool on)
@@ -285,8 +275,8 @@ void TimelineView::setShowSlowdown(bool on)
     if (on == m_painter->showSlowdown())
         return;
     m_painter->setShowSlowdown(on);
-    m_lanes.painterChanged(); // the helper threads' painters are copies of this one
-    invalidateCache();
+    m_frame.painterChanged(); // the helper threads' painters are copies of this one
+    m_frame.invalidate();
     update();
 }
 
@@ -308,7 +298,7 @@ int TimelineView::flowsInView(bool *capped) const
 {
     if (capped)
         *capped = false;
-    if (!m_model)
+    if (!laneModel())
         return 0;
     const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
@@ -335,92 +325,41 @@ TimelineOverlay TimelineView::overlay(bool forExport) const
 
 void TimelineView::addMatches(TimelineOverlay &overlay) const
 {
-    // The document's matches are for its repetition: only drawn when this view shows the same one.
-    if (m_document && m_document->hasQuery() && m_document->trace() == m_trace
-        && m_document->repetition() == m_repetition) {
-        overlay.matches = &m_document->matches();
-        overlay.dimOthers = m_document->filtering();
-    }
-    if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
-        overlay.selectedOps = &m_document->selectedOps();
-}
-
-void TimelineView::setRepetition(int repetition)
-{
-    if (repetition == m_repetition && m_model)
+    // The document's matches and selection are for its repetition: only drawn when this view shows it.
+    if (!m_source.showsDocument())
         return;
-    m_repetition = repetition;
-    rebuildModel();
+    const TraceDocument *document = m_source.document();
+    if (document->hasQuery()) {
+        overlay.matches = &document->matches();
+        overlay.dimOthers = document->filtering();
+    }
+    overlay.selectedOps = &document->selectedOps();
 }
 
-void TimelineView::rebuildModel()
+void TimelineView::onLanesChanged(bool reset)
 {
-    const bool hadSelection = m_selection.reset();
-    m_arrangement.setLanes(nullptr);
-    m_model.reset();
-    m_painter->setModel(nullptr);
-    if (m_trace && !m_trace->repetitions.empty()) {
-        m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
-        m_model = makeLanes();
-        m_arrangement.setLanes(m_model.get());
-    }
-    m_painter->setModel(m_model.get());
+    // Other lane options keep the window, the selection and the hover (op indexes do not change).
+    const bool hadSelection = reset && m_selection.reset();
+    m_painter->setModel(laneModel());
     rebuildRows();
-    m_lanes.painterChanged();
+    if (!reset)
+        return;
+    m_frame.painterChanged();
     updateKeyFigure();
     if (m_zoom == m_ownZoom) { // a shared zoom's extent is its owner's (followZoom)
         m_zoom->clearSelection();
-        m_zoom->setExtent(0, m_model ? m_model->durationNs() : 0);
+        m_zoom->setExtent(0, laneModel() ? laneModel()->durationNs() : 0);
         m_zoom->fitAll();
     }
-    invalidateCache();
+    m_frame.invalidate();
     if (hadSelection)
-        emit opSelected(m_repetition, -1);
+        emit opSelected(repetition(), -1);
     update();
-}
-
-void TimelineView::setLaneOptions(const LaneOptions &options)
-{
-    if (options == m_laneOptions)
-        return;
-    m_laneOptions = options;
-    if (!m_model)
-        return;
-    // The same repetition with other rows: the window, the selection and the hover stay (op indexes do
-    // not change), only the lanes are built again, and the tree over them (it points into the model, and
-    // the rows it gives are what the painter draws: without it the groups, pins and names were lost).
-    m_arrangement.setLanes(nullptr);
-    m_painter->setModel(nullptr);
-    m_model = makeLanes();
-    m_arrangement.setLanes(m_model.get());
-    m_painter->setModel(m_model.get());
-    rebuildRows();
-}
-
-std::shared_ptr<const LaneModel> TimelineView::makeLanes()
-{
-    const bool documents = m_document && m_document->trace() == m_trace;
-    if (documents) {
-        std::shared_ptr<const LaneModel> lanes = m_document->takeLanes();
-        if (lanes && &lanes->trace() == m_trace.get() && lanes->repetition() == m_repetition
-            && lanes->options() == m_laneOptions)
-            return lanes;
-    }
-    return std::make_shared<const LaneModel>(*m_trace, m_repetition, m_laneOptions,
-                                             documents ? m_document->interference().get() : nullptr);
-}
-
-LaneBuilder TimelineView::laneBuilder() const
-{
-    return [options = m_laneOptions](const engine::Trace &trace, int repetition,
-                                     const engine::InterferenceReport *interference) {
-        return std::make_shared<const LaneModel>(trace, repetition, options, interference);
-    };
 }
 
 void TimelineView::setProjectNvtx(bool on)
 {
-    LaneOptions options = m_laneOptions;
+    LaneOptions options = m_source.laneOptions();
     options.projectNvtx = on;
     setLaneOptions(options);
 }
@@ -439,7 +378,7 @@ void TimelineView::followZoom(ZoomControl *shared, qint64 offsetNs)
     m_zoom = shared ? shared : m_ownZoom;
     m_zoomOffsetNs = shared ? offsetNs : 0;
     if (!shared) { // its own zoom got no extent while it followed another
-        m_ownZoom->setExtent(0, m_model ? m_model->durationNs() : 0);
+        m_ownZoom->setExtent(0, laneModel() ? laneModel()->durationNs() : 0);
         m_ownZoom->fitAll();
     }
     attachZoom();
@@ -460,7 +399,7 @@ qint64 TimelineView::windowEndNs() const
 
 void TimelineView::setPaintThreads(int threads)
 {
-    m_lanes.setPaintThreads(threads);
+    m_frame.lanes().setPaintThreads(threads);
 }
 
 void TimelineView::fitAll()
@@ -497,17 +436,10 @@ void TimelineView::applyStyle()
     if (m_adjustMetrics)
         m_adjustMetrics(metrics);
     m_painter->setMetrics(metrics);
-    m_lanes.painterChanged();
-    invalidateCache();
+    m_frame.painterChanged();
+    m_frame.invalidate();
     syncScrollBar();
     update();
-}
-
-void TimelineView::invalidateCache()
-{
-    m_lanes.invalidate();
-    m_headerCache.valid = false;
-    m_legendCache.valid = false;
 }
 
 void TimelineView::onWindowChanged()
@@ -519,13 +451,13 @@ void TimelineView::onWindowChanged()
 
 TimelinePick TimelineView::pickAt(const QPoint &pos) const
 {
-    if (!m_model)
+    if (!laneModel())
         return {};
     const TimelineLayout layout = currentLayout();
     if (!layout.plot.contains(pos))
         return {};
     const int lane = layout.laneOfRow(layout.laneAt(pos.y()));
-    if (lane < 0 || !isIntervalLane(m_model->lane(lane).kind))
+    if (lane < 0 || !isIntervalLane(laneModel()->lane(lane).kind))
         return {};
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     return {lane, mapping.toNs(double(pos.x()) + 0.5), qint64(std::ceil(kPickPixels * mapping.nsPerPixel()))};
@@ -536,26 +468,26 @@ TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
     const TimelinePick pick = pickAt(pos);
     if (pick.lane < 0)
         return {};
-    const int op = m_model->opAt(pick.lane, pick.ns, pick.toleranceNs);
-    return op >= 0 ? OpRef{m_repetition, op} : OpRef{};
+    const int op = laneModel()->opAt(pick.lane, pick.ns, pick.toleranceNs);
+    return op >= 0 ? OpRef{repetition(), op} : OpRef{};
 }
 
 QString TimelineView::toolTipText(int opIndex) const
 {
-    return m_model ? TimelineToolTips::opText(*m_model, opIndex) : QString();
+    return laneModel() ? TimelineToolTips::opText(*laneModel(), opIndex) : QString();
 }
 
 int TimelineView::rangeAt(const QPoint &pos) const
 {
     const TimelinePick pick = pickAt(pos);
-    if (pick.lane < 0 || m_model->lane(pick.lane).kind != LaneKind::HostRanges)
+    if (pick.lane < 0 || laneModel()->lane(pick.lane).kind != LaneKind::HostRanges)
         return -1;
-    return m_model->rangeAt(pick.lane, pick.ns, pick.toleranceNs);
+    return laneModel()->rangeAt(pick.lane, pick.ns, pick.toleranceNs);
 }
 
 QString TimelineView::rangeToolTipText(int index) const
 {
-    return m_model ? TimelineToolTips::rangeText(*m_model, index) : QString();
+    return laneModel() ? TimelineToolTips::rangeText(*laneModel(), index) : QString();
 }
 
 void TimelineView::setKeyFigure(const QString &caption, const engine::OpQuery &query)
@@ -569,10 +501,10 @@ void TimelineView::setKeyFigure(const QString &caption, const engine::OpQuery &q
 void TimelineView::updateKeyFigure()
 {
     m_keyOps.clear();
-    if (m_keyCaption.isEmpty() || !m_trace || !m_model || m_keyQuery.isEmpty())
+    if (m_keyCaption.isEmpty() || !m_source.trace() || !laneModel() || m_keyQuery.isEmpty())
         return;
     try {
-        m_keyOps = engine::findOps(*m_trace, m_repetition, m_keyQuery);
+        m_keyOps = engine::findOps(*m_source.trace(), repetition(), m_keyQuery);
     } catch (const std::exception &) {
         // A query the lesson's own data cannot have (checked when the lesson is read): nothing outlined.
     }
@@ -580,12 +512,12 @@ void TimelineView::updateKeyFigure()
 
 void TimelineView::addKeyFigure(TimelineOverlay &overlay, bool caption) const
 {
-    if (m_keyCaption.isEmpty() || !m_model)
+    if (m_keyCaption.isEmpty() || !laneModel())
         return;
     overlay.keyOps = &m_keyOps;
     overlay.keyCaption = caption ? m_keyCaption : QString();
     // A figure on a host thread (its lane names one) is in the host calls, not the GPU bars only.
-    for (const auto &thread : m_trace->hostThreads)
+    for (const auto &thread : m_source.trace()->hostThreads)
         overlay.keyHost = overlay.keyHost || (!m_keyQuery.lane.empty() && thread.name == m_keyQuery.lane);
 }
 
@@ -602,16 +534,16 @@ const TimelineMetrics &TimelineView::metrics() const
 
 QString TimelineView::exportTitle() const
 {
-    return TimelineExport::title(m_trace.get(), m_repetition);
+    return TimelineExport::title(m_source.trace().get(), repetition());
 }
 
 TimelinePicture TimelineView::picture() const
 {
     return {.painter = m_painter.get(),
             .palette = m_palette.get(),
-            .trace = m_trace.get(),
-            .repetition = m_repetition,
-            .hasLanes = m_model != nullptr,
+            .trace = m_source.trace().get(),
+            .repetition = repetition(),
+            .hasLanes = laneModel() != nullptr,
             .windowStartNs = windowStartNs(),
             .windowEndNs = windowEndNs(),
             .overlay = overlay(true),
@@ -635,33 +567,10 @@ bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptio
     return TimelineExport::exportImage(picture(), path, size, options, error);
 }
 
-void TimelineView::paintCached(QPainter &p, AreaCache &cache, const QRect &area,
-                               const std::function<void(QPainter &)> &paint)
-{
-    if (area.isEmpty())
-        return;
-    const qreal dpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
-    if (!cache.valid || cache.rect != area || cache.dpr != dpr) {
-        if (cache.pixmap.size() != area.size() * dpr || cache.pixmap.devicePixelRatio() != dpr) {
-            cache.pixmap = QPixmap(area.size() * dpr);
-            cache.pixmap.setDevicePixelRatio(dpr);
-        }
-        // What lies under the area in the window: the background (paintEvent fills outside the plot).
-        cache.pixmap.fill(m_palette->background());
-        QPainter cp(&cache.pixmap);
-        cp.translate(-area.topLeft());
-        paint(cp);
-        cache.rect = area;
-        cache.dpr = dpr;
-        cache.valid = true;
-    }
-    p.drawPixmap(area.topLeft(), cache.pixmap);
-}
-
 void TimelineView::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
-    if (!m_model) {
+    if (!laneModel()) {
         renderTo(p, rect());
         return;
     }
@@ -674,51 +583,7 @@ void TimelineView::paintEvent(QPaintEvent *)
         m_painter->paintAll(p, layout, mapping, overlay);
         return;
     }
-    // The background only where no lane picture goes: every lane pixmap is opaque and covers its lane
-    // (paintLane fills it first), and the lanes tile the plot, so filling under them is wasted (a
-    // fill of the whole 1920x1080 window was a tenth of a frame). That holds when the pixmaps are at the
-    // target's own resolution; drawn rescaled (QWidget::render of a high-DPI widget into a plain image)
-    // their edges may leave rows uncovered, so there the whole target is filled as before.
-    const qreal targetDpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
-    if (targetDpr == devicePixelRatioF()) {
-        // (The widget's whole rectangle: beside the scroll bar, right of the ruler and the legend, too.)
-        const QRegion uncovered = QRegion(rect()).subtracted(QRegion(layout.plot));
-        for (const QRect &r : uncovered)
-            p.fillRect(r, m_palette->background());
-    } else {
-        m_painter->paintBackground(p, layout);
-    }
-    m_lanes.update(*m_painter, layout, mapping, devicePixelRatioF());
-    const bool scrolled = layout.contentHeight > layout.plot.height();
-    if (scrolled) {
-        p.save();
-        p.setClipRect(layout.plot);
-    }
-    m_lanes.draw(p, layout);
-    if (scrolled)
-        p.restore();
-    if (m_headerCacheScroll != layout.scrollY) {
-        m_headerCache.valid = false;
-        m_headerCacheScroll = layout.scrollY;
-    }
-    // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
-    // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
-    // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend
-    // (their clips).
-    const bool cached = targetDpr == 1 && devicePixelRatioF() == 1;
-    if (cached)
-        paintCached(p, m_headerCache, layout.headers.adjusted(0, 0, 0, 1),
-                    [&](QPainter &cp) { m_painter->paintHeaders(cp, layout); });
-    else
-        m_painter->paintHeaders(p, layout);
-    m_painter->paintTitle(p, layout);
-    m_painter->paintRuler(p, layout, mapping, overlay);
-    if (cached)
-        paintCached(p, m_legendCache, layout.legend, [&](QPainter &cp) { m_painter->paintLegend(cp, layout); });
-    else
-        m_painter->paintLegend(p, layout);
-    m_painter->paintOverlay(p, layout, mapping, overlay);
-    m_painter->paintSticky(p, layout);
+    m_frame.paint(p, *m_painter, layout, mapping, overlay, rect(), devicePixelRatioF(), m_palette->background());
     if (hasFocus()) {
         // Keys (W/S/A/D/F) act only with focus: show where it is.
         p.setPen(QPen(palette().color(QPalette::Highlight), 1));
@@ -791,12 +656,12 @@ void TimelineView::changeEvent(QEvent *event)
 int TimelineView::activityAt(const QPoint &pos) const
 {
     const TimelinePick pick = pickAt(pos);
-    return pick.lane < 0 ? -1 : m_model->activityAt(pick.lane, pick.ns, pick.toleranceNs);
+    return pick.lane < 0 ? -1 : laneModel()->activityAt(pick.lane, pick.ns, pick.toleranceNs);
 }
 
 QString TimelineView::activityToolTipText(int index) const
 {
-    return m_model ? TimelineToolTips::activityText(*m_model, index) : QString();
+    return laneModel() ? TimelineToolTips::activityText(*laneModel(), index) : QString();
 }
 
 bool TimelineView::event(QEvent *event)

@@ -39,12 +39,13 @@
 #include "ui/document/trace_document.h"
 #include "ui/timeline/lane_arrangement.h"
 #include "ui/timeline/lane_model.h"
-#include "ui/timeline/lane_paint_scheduler.h"
 #include "ui/timeline/lane_tree.h"
 #include "ui/timeline/timeline_export.h"
+#include "ui/timeline/timeline_frame_cache.h"
 #include "ui/timeline/timeline_host.h"
 #include "ui/timeline/timeline_input.h"
 #include "ui/timeline/timeline_selection.h"
+#include "ui/timeline/timeline_source.h"
 
 class QMenu;
 class QPainter;
@@ -73,17 +74,20 @@ public:
     ~TimelineView() override;
 
     // Shows one repetition of a trace (nullptr clears the view). The view keeps the trace alive.
-    void setTrace(std::shared_ptr<const engine::Trace> trace, int repetition = 0);
-    std::shared_ptr<const engine::Trace> trace() const { return m_trace; }
-    void setRepetition(int repetition);
-    int repetition() const override { return m_repetition; }
+    void setTrace(std::shared_ptr<const engine::Trace> trace, int repetition = 0)
+    {
+        m_source.setTrace(std::move(trace), repetition);
+    }
+    std::shared_ptr<const engine::Trace> trace() const { return m_source.trace(); }
+    void setRepetition(int repetition) { m_source.setRepetition(repetition); }
+    int repetition() const override { return m_source.repetition(); }
     // Binds the view to a document: it shows the document's trace and repetition and selects its
     // selected op, and an op clicked (or cleared) here selects it in the document. One document at a
     // time; nullptr unbinds. setTrace and the others still work for views without a document.
     // A bound view also draws the document's find matches (outlined; with a filter, everything else
     // dimmed).
     void setDocument(TraceDocument *document);
-    TraceDocument *document() const override { return m_document; }
+    TraceDocument *document() const override { return m_source.document(); }
 
     // Extent (the whole repetition) ⊇ visible window ⊇ selection; drive it to zoom/pan programmatically.
     // The zoom this view follows: its own, or one shared with other views (followZoom), in that shared
@@ -98,19 +102,19 @@ public:
     qint64 windowStartNs() const override;
     qint64 windowEndNs() const override;
     // The lanes built from the current repetition; nullptr without a trace.
-    const LaneModel *laneModel() const override { return m_model.get(); }
+    const LaneModel *laneModel() const override { return m_source.lanes(); }
     void fitAll() override;
 
     // What the lanes show beyond the trace's own: with projectNvtx, a row above each stream with the NVTX
     // range each op was launched in (View > Project NVTX onto GPU lanes). Keeps the window and the selection.
-    void setLaneOptions(const LaneOptions &options);
-    const LaneOptions &laneOptions() const { return m_laneOptions; }
+    void setLaneOptions(const LaneOptions &options) { m_source.setLaneOptions(options); }
+    const LaneOptions &laneOptions() const { return m_source.laneOptions(); }
     void setProjectNvtx(bool on);
     // How this view builds the lanes of a repetition, with its lane options as they are now, for a loader
     // to call on its thread (TraceLoader::setLaneBuilder). A bound view shows the lanes its document's
     // analysis carries (TraceDocument::takeLanes) when they are of its trace, repetition and options;
     // otherwise it builds them itself.
-    LaneBuilder laneBuilder() const;
+    LaneBuilder laneBuilder() const { return m_source.laneBuilder(); }
 
     // Larger fonts and lanes, high contrast: legible on a projector at 1280x720.
     void setPresentationMode(bool on);
@@ -144,9 +148,9 @@ public:
     // The lane tree of the current repetition (nullptr without a trace), and how its rows are arranged
     // (the document's arrangement or the view's own): the lane actions (hide, pin, rename, collapse,
     // fold) are its edits, and the rows follow them.
-    const LaneTree *laneTree() const { return m_arrangement.tree(); }
-    LaneArrangement &laneArrangement() override { return m_arrangement; }
-    const LaneArrangement &laneArrangement() const { return m_arrangement; }
+    const LaneTree *laneTree() const { return m_source.arrangement().tree(); }
+    LaneArrangement &laneArrangement() override { return m_source.arrangement(); }
+    const LaneArrangement &laneArrangement() const { return m_source.arrangement(); }
     // The rows drawn now, top to bottom, and where a row's label sits in the widget.
     const std::vector<LaneRow> &rows() const override;
     QRect rowLabelRect(int row) const;
@@ -191,9 +195,9 @@ public:
     // default) picks QThread::idealThreadCount(), 1 paints them one after the other on the GUI thread.
     // Lanes are independent pictures, so the pixels do not depend on it.
     void setPaintThreads(int threads);
-    int paintThreads() const { return m_lanes.paintThreads(); }
+    int paintThreads() const { return m_frame.lanes().paintThreads(); }
     // How many threads painted the last frame's whole-lane repaints (1: sequential; 0: none repainted).
-    int lastPaintThreads() const { return m_lanes.lastPaintThreads(); }
+    int lastPaintThreads() const { return m_frame.lanes().lastPaintThreads(); }
 
     // The lesson's key figure: the ops of each shown repetition that `query` finds (engine::findOps),
     // outlined (and in exports the caption in a box beside them). An empty caption clears it.
@@ -244,9 +248,9 @@ private:
     QWidget &widget() override { return *this; }
     TimelineSelection &selection() override { return m_selection; }
     int scrollPageStep() const override;
-    void notifyOpSelected(int op) override { emit opSelected(m_repetition, op); }
-    void notifyOpToggled(int op) override { emit opToggled(m_repetition, op); }
-    void notifyOpHovered(int op) override { emit opHovered(m_repetition, op); }
+    void notifyOpSelected(int op) override { emit opSelected(repetition(), op); }
+    void notifyOpToggled(int op) override { emit opToggled(repetition(), op); }
+    void notifyOpHovered(int op) override { emit opHovered(repetition(), op); }
     void notifyRangeSelected(qint64 startNs, qint64 endNs) override { emit rangeSelected(startNs, endNs); }
     // What is drawn over the lanes: on screen the hovered op too, in exports the key figure's caption.
     TimelineOverlay overlay(bool forExport) const;
@@ -258,34 +262,23 @@ private:
     void addKeyFigure(TimelineOverlay &overlay, bool caption) const;
     void updateKeyFigure();
 
-    void rebuildModel();
+    // The source's lanes were built again (reset: for another trace or repetition).
+    void onLanesChanged(bool reset);
     // The rows and labels from the tree and the lane state, into the painter.
     void rebuildRows();
     // True when pos is on the label column's right edge (where a drag resizes it).
     bool onLabelEdge(const QPoint &pos) const override;
     void onWindowChanged();
-    void invalidateCache();
     // The widget's rectangle less the scroll bar where the rows overflow; the scroll bar placed there.
     QRect layoutRect() const;
     void syncScrollBar();
-    struct AreaCache;
-    // Copies `cache` to `area`, first painting it with `paint` (in the widget's coordinates) when it is
-    // stale or the area or device scale changed.
-    void paintCached(QPainter &p, AreaCache &cache, const QRect &area, const std::function<void(QPainter &)> &paint);
     void applyStyle();
     // Where a pick at pos looks: an interval lane (lane -1 when pos is on none), the time under the
     // pointer and the tolerance around it.
     TimelinePick pickAt(const QPoint &pos) const override;
-    // The lanes of m_trace's m_repetition: the document's when they fit (laneBuilder), else built here.
-    std::shared_ptr<const LaneModel> makeLanes();
 
-    std::shared_ptr<const engine::Trace> m_trace;
-    QPointer<TraceDocument> m_document;
-    ConnectionList m_documentConnections;
-    int m_repetition = 0;
-    LaneOptions m_laneOptions;
-    std::shared_ptr<const LaneModel> m_model;
-    LaneArrangement m_arrangement{[this] { rebuildRows(); }}; // the tree over m_model and its rows
+    TimelineSource m_source; // the trace, repetition and lanes shown, and the document followed
+    ConnectionList m_documentConnections; // from this view to the document
     int m_labelWidth = 0;
     bool m_showAllFlows = false;
     std::unique_ptr<OpPalette> m_palette;
@@ -304,21 +297,8 @@ private:
     bool m_darkExplicit = false;
     TimelineSelection m_selection{*this}; // the selected op, its end and the hovered op
     QScrollBar *m_vscroll = nullptr; // child widget, shown while the rows overflow
-    int m_headerCacheScroll = -1; // the scroll offset the header cache was painted at
-
-    LanePaintScheduler m_lanes; // each lane's picture, repainted concurrently
+    TimelineFrameCache m_frame; // the pictures a frame reuses: lanes, headers, legend
     TimelineInput m_input{*this}; // mouse, keyboard, context menus, tooltips
-    // The lane headers and the legend do not depend on the window: painted once (text shaping is a
-    // good part of a frame's fixed cost) and copied in every frame until the layout, data or style
-    // changes.
-    struct AreaCache {
-        QPixmap pixmap;
-        QRect rect;
-        qreal dpr = 0;
-        bool valid = false;
-    };
-    AreaCache m_headerCache;
-    AreaCache m_legendCache;
 };
 
 } // namespace streamscope::ui
