@@ -6,37 +6,23 @@
 #include "ui/common/image_export.h"
 #include "ui/document/trace_document.h"
 
-#include <QApplication>
 #include <QContextMenuEvent>
-#include <QFileInfo>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPaintEngine>
 #include <QPainter>
-#include <QRegion>
 #include <QScrollBar>
 #include <QStyle>
-#include <QThread>
-#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <numeric>
 
-#include "engine/analysis/analysis.h"
-#include "engine/analysis/op_description.h"
-#include "engine/model/errors.h"
-#include "ui/common/format_units.h"
-#include "ui/common/host_range_labels.h"
 #include "ui/common/op_palette.h"
 #include "ui/timeline/lane_menus.h"
 #include "ui/timeline/lane_model.h"
-#include "ui/timeline/lane_paint_scheduler.h"
-#include "ui/timeline/lane_state_edits.h"
 #include "ui/timeline/lane_tree.h"
 #include "ui/timeline/time_mapping.h"
 #include "ui/timeline/timeline_export.h"
@@ -319,7 +305,8 @@ TimelineOverlay TimelineView::overlay(bool forExport) const
     overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
     overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
     addMatches(overlay);
-    addKeyFigure(overlay, forExport);
+    // The key figure's caption only in exports: on screen it stands beside the timeline, in the explanation.
+    m_keyFigure.addTo(overlay, trace().get(), laneModel() != nullptr, forExport);
     return overlay;
 }
 
@@ -345,7 +332,7 @@ void TimelineView::onLanesChanged(bool reset)
     if (!reset)
         return;
     m_frame.painterChanged();
-    updateKeyFigure();
+    m_keyFigure.update(trace().get(), repetition(), laneModel() != nullptr);
     if (m_zoom == m_ownZoom) { // a shared zoom's extent is its owner's (followZoom)
         m_zoom->clearSelection();
         m_zoom->setExtent(0, laneModel() ? laneModel()->durationNs() : 0);
@@ -492,33 +479,9 @@ QString TimelineView::rangeToolTipText(int index) const
 
 void TimelineView::setKeyFigure(const QString &caption, const engine::OpQuery &query)
 {
-    m_keyCaption = caption;
-    m_keyQuery = query;
-    updateKeyFigure();
+    m_keyFigure.set(caption, query);
+    m_keyFigure.update(trace().get(), repetition(), laneModel() != nullptr);
     update();
-}
-
-void TimelineView::updateKeyFigure()
-{
-    m_keyOps.clear();
-    if (m_keyCaption.isEmpty() || !m_source.trace() || !laneModel() || m_keyQuery.isEmpty())
-        return;
-    try {
-        m_keyOps = engine::findOps(*m_source.trace(), repetition(), m_keyQuery);
-    } catch (const std::exception &) {
-        // A query the lesson's own data cannot have (checked when the lesson is read): nothing outlined.
-    }
-}
-
-void TimelineView::addKeyFigure(TimelineOverlay &overlay, bool caption) const
-{
-    if (m_keyCaption.isEmpty() || !laneModel())
-        return;
-    overlay.keyOps = &m_keyOps;
-    overlay.keyCaption = caption ? m_keyCaption : QString();
-    // A figure on a host thread (its lane names one) is in the host calls, not the GPU bars only.
-    for (const auto &thread : m_source.trace()->hostThreads)
-        overlay.keyHost = overlay.keyHost || (!m_keyQuery.lane.empty() && thread.name == m_keyQuery.lane);
 }
 
 void TimelineView::setMetricsAdjustment(std::function<void(TimelineMetrics &)> adjust)

@@ -44,6 +44,7 @@
 #include "ui/timeline/timeline_frame_cache.h"
 #include "ui/timeline/timeline_host.h"
 #include "ui/timeline/timeline_input.h"
+#include "ui/timeline/timeline_key_figure.h"
 #include "ui/timeline/timeline_selection.h"
 #include "ui/timeline/timeline_source.h"
 
@@ -202,8 +203,8 @@ public:
     // The lesson's key figure: the ops of each shown repetition that `query` finds (engine::findOps),
     // outlined (and in exports the caption in a box beside them). An empty caption clears it.
     void setKeyFigure(const QString &caption, const engine::OpQuery &query);
-    QString keyFigureCaption() const { return m_keyCaption; }
-    const std::vector<int> &keyFigureOps() const { return m_keyOps; }
+    QString keyFigureCaption() const { return m_keyFigure.caption(); }
+    const std::vector<int> &keyFigureOps() const { return m_keyFigure.ops(); }
 
     // Adjusts the metrics of the mode (presentation or not) before they are used: a compact view
     // without ruler or legend, some lane kinds only, one header for all lanes (comparison rows).
@@ -257,10 +258,6 @@ private:
     // The view's picture as exports draw it (TimelineExport).
     TimelinePicture picture() const;
     void addMatches(TimelineOverlay &overlay) const;
-    // The key figure's outlines; its caption too where asked (exports: on screen it stands beside the
-    // timeline, in the explanation).
-    void addKeyFigure(TimelineOverlay &overlay, bool caption) const;
-    void updateKeyFigure();
 
     // The source's lanes were built again (reset: for another trace or repetition).
     void onLanesChanged(bool reset);
@@ -290,9 +287,7 @@ private:
     void attachZoom();
     bool m_presentation = false;
     bool m_dark = false;
-    QString m_keyCaption;
-    engine::OpQuery m_keyQuery;
-    std::vector<int> m_keyOps; // in the shown repetition
+    TimelineKeyFigure m_keyFigure; // the lesson's: its ops outlined, its caption in exports
     std::function<void(TimelineMetrics &)> m_adjustMetrics;
     bool m_darkExplicit = false;
     TimelineSelection m_selection{*this}; // the selected op, its end and the hovered op
