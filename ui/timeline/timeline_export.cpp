@@ -6,106 +6,88 @@
 
 #include <memory>
 
+#include "engine/model/trace.h"
 #include "ui/common/op_palette.h"
-#include "ui/timeline/lane_model.h"
 #include "ui/timeline/timeline_painter.h"
-#include "ui/timeline/timeline_view.h"
-#include "ui/timeline/zoom_control.h"
 
 namespace streamscope::ui {
 
-TimelineOverlay TimelineExport::overlay(const TimelineView &v)
+QString TimelineExport::title(const engine::Trace *trace, int repetition)
 {
-    TimelineOverlay overlay;
-    overlay.selectedOp = v.m_selected.op;
-    overlay.hoveredOp = -1; // exports show the selection, not where the pointer happened to be
-    overlay.allFlows = v.m_showAllFlows;
-    overlay.selectedEnd = TimelineOverlay::End(int(v.m_selectedEnd));
-    overlay.selectionStartNs = (v.m_zoom->selectionStart() + v.m_zoomOffsetNs);
-    overlay.selectionEndNs = (v.m_zoom->selectionEnd() + v.m_zoomOffsetNs);
-    v.addMatches(overlay);
-    v.addKeyFigure(overlay, true);
-    return overlay;
-}
-
-QString TimelineExport::title(const TimelineView &v)
-{
-    if (!v.m_trace)
+    if (!trace)
         return {};
     QStringList parts;
-    parts << QString::fromStdString(v.m_trace->title.empty() ? v.m_trace->sourcePath : v.m_trace->title);
+    parts << QString::fromStdString(trace->title.empty() ? trace->sourcePath : trace->title);
     // The GPU, or the GPUs as the summary names them ("2 × NVIDIA H100 80GB HBM3", "2 GPUs"): a slide
     // of a two-GPU run named the first one only.
     QStringList models;
-    for (const auto &d : v.m_trace->devices)
+    for (const auto &d : trace->devices)
         if (!d.name.empty() && !models.contains(QString::fromStdString(d.name)))
             models << QString::fromStdString(d.name);
-    if (v.m_trace->devices.size() > 1 && models.size() == 1)
-        parts << QStringLiteral("%1 × %2").arg(v.m_trace->devices.size()).arg(models.front());
-    else if (v.m_trace->devices.size() > 1 && models.isEmpty())
-        parts << TimelineView::tr("%1 GPUs").arg(v.m_trace->devices.size());
+    if (trace->devices.size() > 1 && models.size() == 1)
+        parts << QStringLiteral("%1 × %2").arg(trace->devices.size()).arg(models.front());
+    else if (trace->devices.size() > 1 && models.isEmpty())
+        parts << tr("%1 GPUs").arg(trace->devices.size());
     else
         parts << models.join(QStringLiteral(" + "));
-    if (v.m_trace->createdUtc.size() >= 10)
-        parts << QString::fromStdString(v.m_trace->createdUtc.substr(0, 10));
-    if (v.m_trace->repetitions.size() > 1)
-        parts << TimelineView::tr("repetition %1 of %2").arg(v.m_repetition + 1).arg(v.m_trace->repetitions.size());
+    if (trace->createdUtc.size() >= 10)
+        parts << QString::fromStdString(trace->createdUtc.substr(0, 10));
+    if (trace->repetitions.size() > 1)
+        parts << tr("repetition %1 of %2").arg(repetition + 1).arg(trace->repetitions.size());
     parts.removeAll(QString());
     return parts.join(QStringLiteral(" — "));
 }
 
-void TimelineExport::render(const TimelineView &v, QPainter &painter, const QRect &target)
+void TimelineExport::render(const TimelinePicture &v, QPainter &painter, const QRect &target)
 {
-    TimelinePainter painterCopy = v.m_painter->threadCopy(); // the same rows, labels and column width
-    painterCopy.setMetrics(v.m_painter->metrics());
+    TimelinePainter painterCopy = v.painter->threadCopy(); // the same rows, labels and column width
+    painterCopy.setMetrics(v.painter->metrics());
     const TimelineLayout layout = painterCopy.layout(target);
-    const TimeMapping mapping = TimelinePainter::mappingFor(layout, v.windowStartNs(), v.windowEndNs());
-    const TimelineOverlay overlay = TimelineExport::overlay(v);
-    if (!v.m_model) {
-        painter.fillRect(target, v.m_palette->background());
-        painter.setPen(v.m_palette->mutedText());
-        painter.drawText(target, Qt::AlignCenter,
-                         TimelineView::tr("No trace loaded: open a trace file or run a workload."));
+    const TimeMapping mapping = TimelinePainter::mappingFor(layout, v.windowStartNs, v.windowEndNs);
+    if (!v.hasLanes) {
+        painter.fillRect(target, v.palette->background());
+        painter.setPen(v.palette->mutedText());
+        painter.drawText(target, Qt::AlignCenter, tr("No trace loaded: open a trace file or run a workload."));
         return;
     }
-    painterCopy.paintAll(painter, layout, mapping, overlay);
+    painterCopy.paintAll(painter, layout, mapping, v.overlay);
 }
 
-bool TimelineExport::exportImage(const TimelineView &v, const QString &path, QSize size, const ImageOptions &options,
+bool TimelineExport::exportImage(const TimelinePicture &v, const QString &path, QSize size, const ImageOptions &options,
                                  QString *error)
 {
     if (!size.isValid() || size.isEmpty())
-        size = v.size().isEmpty() ? QSize(1600, 900) : v.size();
+        size = v.widgetSize.isEmpty() ? QSize(1600, 900) : v.widgetSize;
     // The window's own painter (its rows: groups, pins, hidden lanes and collapsed groups as the lane
     // state has them, the unique or user-given labels, the label column's width), with the lanes filling
     // the picture and the background as asked; shared by the PNG pass and the SVG layers. What you see
     // is what you export.
-    auto exporter = std::make_shared<TimelinePainter>(v.m_painter->threadCopy());
-    TimelineMetrics metrics = v.m_painter->metrics();
+    auto exporter = std::make_shared<TimelinePainter>(v.painter->threadCopy());
+    TimelineMetrics metrics = v.painter->metrics();
     metrics.fillHeight = true;
     // Every row that is not hidden, however far the window is scrolled: the picture is the whole tree.
     metrics.scrollable = false;
     metrics.transparentBackground = options.transparent;
     exporter->setMetrics(metrics);
-    auto overlay = std::make_shared<TimelineOverlay>(TimelineExport::overlay(v));
+    auto overlay = std::make_shared<TimelineOverlay>(v.overlay);
     ImageSource source;
-    source.title = v.m_trace ? QString::fromStdString(v.m_trace->title) : QStringLiteral("StreamScope timeline");
-    source.description = QStringLiteral("StreamScope timeline, repetition %1").arg(v.m_repetition + 1);
-    source.background = v.m_palette->background();
-    source.text = v.m_palette->text();
-    source.paint = [view = &v, exporter, overlay](QPainter &painter, const QRect &target) {
-        if (!view->m_model) {
-            render(*view, painter, target);
+    source.title = v.trace ? QString::fromStdString(v.trace->title) : QStringLiteral("StreamScope timeline");
+    source.description = QStringLiteral("StreamScope timeline, repetition %1").arg(v.repetition + 1);
+    source.background = v.palette->background();
+    source.text = v.palette->text();
+    source.paint = [picture = v, exporter, overlay](QPainter &painter, const QRect &target) {
+        if (!picture.hasLanes) {
+            render(picture, painter, target);
             return;
         }
         const TimelineLayout layout = exporter->layout(target);
         exporter->paintAll(painter, layout,
-                           TimelinePainter::mappingFor(layout, view->windowStartNs(), view->windowEndNs()), *overlay);
+                           TimelinePainter::mappingFor(layout, picture.windowStartNs, picture.windowEndNs), *overlay);
     };
-    if (v.m_model) {
-        source.layers = [view = &v, exporter, overlay](const QRect &target) {
+    if (v.hasLanes) {
+        source.layers = [start = v.windowStartNs, end = v.windowEndNs, exporter, overlay](const QRect &target) {
             const TimelineLayout layout = exporter->layout(target);
-            const TimeMapping mapping = TimelinePainter::mappingFor(layout, view->windowStartNs(), view->windowEndNs());
+            const TimeMapping mapping = TimelinePainter::mappingFor(layout, start, end);
             using Layer = ImageSource::Layer;
             std::vector<Layer> layers;
             layers.push_back({layout.corner.united(layout.ruler).adjusted(0, 0, 0, 1),

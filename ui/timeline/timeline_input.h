@@ -3,7 +3,7 @@
 // history), a drag pans, Shift+drag (or a drag in the ruler) selects a range, F / double-click / Home fit
 // all, a click selects an op (Ctrl+click adds it to the selection), a click on a group's header opens or
 // folds it, the label column's edge is dragged to resize it, the context menus, and the tooltips. It
-// holds the state of a drag and acts on its TimelineView (whose events it is handed).
+// holds the state of a drag and acts on its view through TimelineHost (the view hands it its events).
 #pragma once
 
 #include <QCoreApplication>
@@ -17,14 +17,14 @@ class QWheelEvent;
 
 namespace streamscope::ui {
 
-class TimelineView;
+class TimelineHost;
 
 class TimelineInput {
     // The view's translation context, where these strings have always been.
     Q_DECLARE_TR_FUNCTIONS(streamscope::ui::TimelineView)
 
 public:
-    explicit TimelineInput(TimelineView &view) : m_view(view) { }
+    explicit TimelineInput(TimelineHost &host) : m_host(host) { }
 
     // Each handles its event and returns true, or returns false where the view passes it on to QWidget.
     bool wheel(QWheelEvent *event);
@@ -39,7 +39,7 @@ public:
 private:
     enum class DragMode { None, Pan, Select, ResizeLabels };
 
-    TimelineView &m_view;
+    TimelineHost &m_host;
     DragMode m_drag = DragMode::None;
     QPoint m_pressPos;
     qint64 m_pressWindowStart = 0;

@@ -6,37 +6,23 @@
 #include "ui/common/image_export.h"
 #include "ui/document/trace_document.h"
 
-#include <QApplication>
 #include <QContextMenuEvent>
-#include <QFileInfo>
 #include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPaintEngine>
 #include <QPainter>
-#include <QRegion>
 #include <QScrollBar>
 #include <QStyle>
-#include <QThread>
-#include <QToolTip>
 #include <QWheelEvent>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <numeric>
 
-#include "engine/analysis/analysis.h"
-#include "engine/analysis/op_description.h"
-#include "engine/model/errors.h"
-#include "ui/common/format_units.h"
-#include "ui/common/host_range_labels.h"
 #include "ui/common/op_palette.h"
 #include "ui/timeline/lane_menus.h"
 #include "ui/timeline/lane_model.h"
-#include "ui/timeline/lane_paint_scheduler.h"
-#include "ui/timeline/lane_state_edits.h"
 #include "ui/timeline/lane_tree.h"
 #include "ui/timeline/time_mapping.h"
 #include "ui/timeline/timeline_export.h"
@@ -66,6 +52,17 @@ TimelineView::TimelineView(QWidget *parent) :
     applyStyle();
     m_ownZoom = m_zoom;
     attachZoom();
+    connect(&m_source, &TimelineSource::lanesChanged, this, &TimelineView::onLanesChanged);
+    connect(&m_source, &TimelineSource::arrangementChanged, this, [this] { rebuildRows(); });
+    connect(&m_source, &TimelineSource::documentOverlayChanged, this, [this] { update(); });
+    connect(&m_source, &TimelineSource::documentSelected, this, [this](int repetition, int op) {
+        // Shown, not said back: the document's selection may be several ops, which opSelected would
+        // make one again.
+        if (repetition == this->repetition()) {
+            const QSignalBlocker quiet(this);
+            selectOp(op);
+        }
+    });
     m_vscroll = new QScrollBar(Qt::Vertical, this);
     m_vscroll->hide();
     m_vscroll->setFocusPolicy(Qt::NoFocus);
@@ -80,7 +77,7 @@ TimelineView::TimelineView(QWidget *parent) :
 QRect TimelineView::layoutRect() const
 {
     QRect r = rect();
-    if (!m_model || !m_painter->metrics().scrollable)
+    if (!laneModel() || !m_painter->metrics().scrollable)
         return r;
     // Row heights do not depend on the width: the rows overflow with the scroll bar as without it.
     if (m_painter->layout(r).maxScrollY > 0)
@@ -114,6 +111,11 @@ void TimelineView::syncScrollBar()
     m_vscroll->show();
 }
 
+int TimelineView::scrollPageStep() const
+{
+    return m_vscroll->pageStep();
+}
+
 int TimelineView::scrollY() const
 {
     return currentLayout().scrollY;
@@ -139,169 +141,54 @@ void TimelineView::ensureRowVisible(int row)
         setScrollY(y);
 }
 
-int TimelineView::rowOfOp(const TimelineLayout &layout, int op, bool host) const
-{
-    if (!m_model || op < 0 || op >= m_model->opCount())
-        return -1;
-    const engine::OpRecord &o = m_model->op(op);
-    const int threads = int(m_model->trace().hostThreads.size());
-    const int hostRow =
-        o.hasHost() ? layout.rowOf(m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1))
-                    : -1;
-    const int gpuRow = o.hasGpu() ? layout.rowOf(m_model->streamLane(o.stream)) : -1;
-    if (host)
-        return hostRow >= 0 ? hostRow : gpuRow;
-    return gpuRow >= 0 ? gpuRow : hostRow;
-}
-
 TimelineView::~TimelineView() = default;
-
-void TimelineView::setTrace(std::shared_ptr<const engine::Trace> trace, int repetition)
-{
-    m_trace = std::move(trace);
-    m_repetition = repetition;
-    rebuildModel();
-}
 
 void TimelineView::setDocument(TraceDocument *document)
 {
     m_documentConnections.clear();
-    m_document = document;
+    m_source.setDocument(document);
     if (!document)
         return;
-    m_documentConnections << connect(document, &TraceDocument::traceChanged, this,
-                                     [this] { setTrace(m_document->trace(), m_document->repetition()); });
-    m_documentConnections << connect(document, &TraceDocument::repetitionChanged, this,
-                                     [this](int repetition) { setRepetition(repetition); });
-    m_documentConnections << connect(document, &TraceDocument::selectionChanged, this, [this](int repetition, int op) {
-        // Shown, not said back: the document's selection may be several ops, which opSelected would
-        // make one again.
-        if (repetition == m_repetition) {
-            const QSignalBlocker quiet(this);
-            selectOp(op);
-        }
-    });
-    m_documentConnections << connect(document, &TraceDocument::matchesChanged, this, [this] { update(); });
-    m_documentConnections << connect(document, &TraceDocument::selectedOpsChanged, this, [this] { update(); });
+    // What the user does here goes to the document: a toggled op, a range measured (shift+drag, a drag in
+    // the ruler) or cleared, a selected op.
     m_documentConnections << connect(this, &TimelineView::opToggled, document, [this](int repetition, int op) {
-        if (m_document && m_document->trace() == m_trace && repetition == m_document->repetition())
-            m_document->toggleOpSelected(op);
+        TraceDocument *document = m_source.document();
+        if (document && document->trace() == trace() && repetition == document->repetition())
+            document->toggleOpSelected(op);
     });
-    m_documentConnections << connect(document, &TraceDocument::laneStateChanged, this, [this] { rebuildRows(); });
-    // A range measured here (shift+drag, a drag in the ruler) is the document's; clearing it here too.
     m_documentConnections << connect(this, &TimelineView::rangeSelected, document, [this](qint64 start, qint64 end) {
-        if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
-            m_document->setRange(start, end);
+        if (m_source.showsDocument())
+            m_source.document()->setRange(start, end);
     });
     m_documentConnections << connect(m_zoom, &ZoomControl::selectionChanged, document, [this] {
-        if (m_document && !m_zoom->hasSelection())
-            m_document->clearRange();
+        if (m_source.document() && !m_zoom->hasSelection())
+            m_source.document()->clearRange();
     });
     m_documentConnections << connect(this, &TimelineView::opSelected, document, [this](int repetition, int op) {
-        if (m_document && repetition == m_document->repetition())
-            m_document->selectOp(op);
+        if (m_source.document() && repetition == m_source.document()->repetition())
+            m_source.document()->selectOp(op);
     });
     setTrace(document->trace(), document->repetition());
     selectOp(document->selectedOp());
 }
 
-LaneViewState TimelineView::laneState() const
-{
-    return m_document ? m_document->laneState() : m_ownLaneState;
-}
-
-void TimelineView::setLaneState(const LaneViewState &state)
-{
-    if (m_document) {
-        m_document->setLaneState(state); // laneStateChanged rebuilds the rows
-        return;
-    }
-    if (state == m_ownLaneState)
-        return;
-    m_ownLaneState = state;
-    rebuildRows();
-}
-
 void TimelineView::rebuildRows()
 {
-    if (!m_model || !m_tree) {
-        m_painter->setModel(m_model.get());
+    const LaneTree *tree = m_source.arrangement().tree();
+    if (!laneModel() || !tree) {
+        m_painter->setModel(laneModel());
     } else {
-        const LaneViewState state = laneState();
+        const LaneViewState state = m_source.arrangement().state();
         std::vector<QString> labels;
-        labels.reserve(std::size_t(m_model->laneCount()));
-        for (int i = 0; i < m_model->laneCount(); ++i)
-            labels.push_back(m_tree->label(i, state));
-        m_painter->setRows(m_tree.get(), m_tree->rows(state), std::move(labels));
+        labels.reserve(std::size_t(laneModel()->laneCount()));
+        for (int i = 0; i < laneModel()->laneCount(); ++i)
+            labels.push_back(tree->label(i, state));
+        m_painter->setRows(tree, tree->rows(state), std::move(labels));
     }
-    m_lanes.painterChanged();
-    invalidateCache();
+    m_frame.painterChanged();
+    m_frame.invalidate();
     syncScrollBar();
     update();
-}
-
-void TimelineView::setLaneHidden(int lane, bool hidden)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::laneHidden(*m_tree, laneState(), lane, hidden))
-        setLaneState(*state);
-}
-
-void TimelineView::setLanePinned(int lane, bool pinned)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::lanePinned(*m_tree, laneState(), lane, pinned))
-        setLaneState(*state);
-}
-
-void TimelineView::renameLane(int lane, const QString &name)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::laneRenamed(*m_tree, laneState(), lane, name))
-        setLaneState(*state);
-}
-
-void TimelineView::setGroupCollapsed(int group, bool collapsed)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::groupCollapsed(*m_tree, laneState(), group, collapsed))
-        setLaneState(*state);
-}
-
-void TimelineView::setAllGroupsCollapsed(bool collapsed)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::allGroupsCollapsed(*m_tree, laneState(), collapsed))
-        setLaneState(*state);
-}
-
-void TimelineView::setRangesFolded(int firstLane, bool folded)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::rangesFolded(*m_tree, laneState(), firstLane, folded))
-        setLaneState(*state);
-}
-
-void TimelineView::setAllRangesFolded(bool folded)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::allRangesFolded(*m_tree, laneState(), folded))
-        setLaneState(*state);
-}
-
-void TimelineView::revealLane(int lane)
-{
-    if (!m_tree)
-        return;
-    if (auto state = LaneStateEdits::laneRevealed(*m_tree, laneState(), lane))
-        setLaneState(*state);
 }
 
 const std::vector<LaneRow> &TimelineView::rows() const
@@ -320,7 +207,7 @@ QRect TimelineView::rowLabelRect(int row) const
 
 int TimelineView::rowAt(const QPoint &pos) const
 {
-    if (!m_model)
+    if (!laneModel())
         return -1;
     const TimelineLayout layout = currentLayout();
     if (pos.x() < layout.target.left() || pos.x() > layout.target.right())
@@ -335,8 +222,8 @@ void TimelineView::setLabelWidth(int pixels)
         return;
     m_labelWidth = pixels;
     m_painter->setLabelWidth(pixels);
-    m_lanes.painterChanged();
-    invalidateCache();
+    m_frame.painterChanged();
+    m_frame.invalidate();
     update();
 }
 
@@ -352,7 +239,7 @@ void TimelineView::fitLabelWidth()
 
 bool TimelineView::onLabelEdge(const QPoint &pos) const
 {
-    if (!m_model)
+    if (!laneModel())
         return false;
     const TimelineLayout layout = currentLayout();
     return pos.y() >= layout.target.top() && pos.y() <= std::max(layout.headers.bottom(), layout.ruler.bottom())
@@ -361,12 +248,12 @@ bool TimelineView::onLabelEdge(const QPoint &pos) const
 
 QMenu *TimelineView::createRowMenu(int row, QWidget *parent)
 {
-    return LaneMenus(*this).rowMenu(row, parent);
+    return LaneMenus(m_source.arrangement(), *this, [this] { fitLabelWidth(); }).rowMenu(rows(), row, parent);
 }
 
 void TimelineView::fillLanesMenu(QMenu *menu)
 {
-    LaneMenus(*this).fillLanesMenu(menu);
+    LaneMenus(m_source.arrangement(), *this, [this] { fitLabelWidth(); }).fillLanesMenu(menu);
 }
 
 void TimelineView::setShowSlowdown(bool on)
@@ -374,8 +261,8 @@ void TimelineView::setShowSlowdown(bool on)
     if (on == m_painter->showSlowdown())
         return;
     m_painter->setShowSlowdown(on);
-    m_lanes.painterChanged(); // the helper threads' painters are copies of this one
-    invalidateCache();
+    m_frame.painterChanged(); // the helper threads' painters are copies of this one
+    m_frame.invalidate();
     update();
 }
 
@@ -397,7 +284,7 @@ int TimelineView::flowsInView(bool *capped) const
 {
     if (capped)
         *capped = false;
-    if (!m_model)
+    if (!laneModel())
         return 0;
     const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
@@ -407,127 +294,59 @@ int TimelineView::flowsInView(bool *capped) const
     return int(flows.ops.size());
 }
 
-bool TimelineView::followFlow()
+TimelineOverlay TimelineView::overlay(bool forExport) const
 {
-    auto refuse = [this](const QString &why) {
-        QToolTip::showText(mapToGlobal(rect().center()), why, this);
-        return false;
-    };
-    if (!m_model || !m_selected.isValid())
-        return refuse(tr("Select an op first: follow flow goes from its host call to its GPU work and back."));
-    const engine::OpRecord &o = m_model->op(m_selected.op);
-    if (!o.hasGpu() || !o.hasHost())
-        return refuse(o.hasGpu() ? tr("No host call is recorded for this GPU op.")
-                                 : tr("This call has no GPU work recorded."));
-    const OpEnd target = m_selectedEnd == OpEnd::Gpu ? OpEnd::Host : OpEnd::Gpu;
-    const int threads = int(m_model->trace().hostThreads.size());
-    const int lane = target == OpEnd::Gpu
-                         ? m_model->streamLane(o.stream)
-                         : m_model->hostLane(o.hostThread >= 0 && o.hostThread < threads ? o.hostThread : -1);
-    revealLane(lane);
-    m_selectedEnd = target;
-    const qint64 s = target == OpEnd::Gpu ? m_model->gpuStart(o) : m_model->hostStart(o);
-    const qint64 e = target == OpEnd::Gpu ? m_model->gpuEnd(o) : m_model->hostEnd(o);
-    if (s < windowStartNs() || e > windowEndNs()) {
-        const qint64 width = std::max(m_zoom->windowDuration(), (e - s) * 5 / 4);
-        const qint64 centre = s + (e - s) / 2;
-        m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
-    }
-    ensureRowVisible(currentLayout().rowOf(lane));
-    update();
-    return true;
+    TimelineOverlay overlay;
+    overlay.selectedOp = m_selection.selected().op;
+    // Exports show the selection, not where the pointer happened to be.
+    overlay.hoveredOp = forExport ? -1 : m_selection.hovered().op;
+    overlay.allFlows = m_showAllFlows;
+    overlay.selectedEnd = TimelineOverlay::End(int(m_selection.end()));
+    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
+    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
+    addMatches(overlay);
+    // The key figure's caption only in exports: on screen it stands beside the timeline, in the explanation.
+    m_keyFigure.addTo(overlay, trace().get(), laneModel() != nullptr, forExport);
+    return overlay;
 }
 
 void TimelineView::addMatches(TimelineOverlay &overlay) const
 {
-    // The document's matches are for its repetition: only drawn when this view shows the same one.
-    if (m_document && m_document->hasQuery() && m_document->trace() == m_trace
-        && m_document->repetition() == m_repetition) {
-        overlay.matches = &m_document->matches();
-        overlay.dimOthers = m_document->filtering();
-    }
-    if (m_document && m_document->trace() == m_trace && m_document->repetition() == m_repetition)
-        overlay.selectedOps = &m_document->selectedOps();
-}
-
-void TimelineView::setRepetition(int repetition)
-{
-    if (repetition == m_repetition && m_model)
+    // The document's matches and selection are for its repetition: only drawn when this view shows it.
+    if (!m_source.showsDocument())
         return;
-    m_repetition = repetition;
-    rebuildModel();
+    const TraceDocument *document = m_source.document();
+    if (document->hasQuery()) {
+        overlay.matches = &document->matches();
+        overlay.dimOthers = document->filtering();
+    }
+    overlay.selectedOps = &document->selectedOps();
 }
 
-void TimelineView::rebuildModel()
+void TimelineView::onLanesChanged(bool reset)
 {
-    const bool hadSelection = m_selected.isValid();
-    m_selected = {};
-    m_hovered = {};
-    m_tree.reset();
-    m_model.reset();
-    m_painter->setModel(nullptr);
-    if (m_trace && !m_trace->repetitions.empty()) {
-        m_repetition = std::clamp(m_repetition, 0, int(m_trace->repetitions.size()) - 1);
-        m_model = makeLanes();
-        m_tree = std::make_unique<LaneTree>(*m_model);
-    }
-    m_painter->setModel(m_model.get());
+    // Other lane options keep the window, the selection and the hover (op indexes do not change).
+    const bool hadSelection = reset && m_selection.reset();
+    m_painter->setModel(laneModel());
     rebuildRows();
-    m_lanes.painterChanged();
-    updateKeyFigure();
+    if (!reset)
+        return;
+    m_frame.painterChanged();
+    m_keyFigure.update(trace().get(), repetition(), laneModel() != nullptr);
     if (m_zoom == m_ownZoom) { // a shared zoom's extent is its owner's (followZoom)
         m_zoom->clearSelection();
-        m_zoom->setExtent(0, m_model ? m_model->durationNs() : 0);
+        m_zoom->setExtent(0, laneModel() ? laneModel()->durationNs() : 0);
         m_zoom->fitAll();
     }
-    invalidateCache();
+    m_frame.invalidate();
     if (hadSelection)
-        emit opSelected(m_repetition, -1);
+        emit opSelected(repetition(), -1);
     update();
-}
-
-void TimelineView::setLaneOptions(const LaneOptions &options)
-{
-    if (options == m_laneOptions)
-        return;
-    m_laneOptions = options;
-    if (!m_model)
-        return;
-    // The same repetition with other rows: the window, the selection and the hover stay (op indexes do
-    // not change), only the lanes are built again, and the tree over them (it points into the model, and
-    // the rows it gives are what the painter draws: without it the groups, pins and names were lost).
-    m_tree.reset();
-    m_painter->setModel(nullptr);
-    m_model = makeLanes();
-    m_tree = std::make_unique<LaneTree>(*m_model);
-    m_painter->setModel(m_model.get());
-    rebuildRows();
-}
-
-std::shared_ptr<const LaneModel> TimelineView::makeLanes()
-{
-    const bool documents = m_document && m_document->trace() == m_trace;
-    if (documents) {
-        std::shared_ptr<const LaneModel> lanes = m_document->takeLanes();
-        if (lanes && &lanes->trace() == m_trace.get() && lanes->repetition() == m_repetition
-            && lanes->options() == m_laneOptions)
-            return lanes;
-    }
-    return std::make_shared<const LaneModel>(*m_trace, m_repetition, m_laneOptions,
-                                             documents ? m_document->interference().get() : nullptr);
-}
-
-LaneBuilder TimelineView::laneBuilder() const
-{
-    return [options = m_laneOptions](const engine::Trace &trace, int repetition,
-                                     const engine::InterferenceReport *interference) {
-        return std::make_shared<const LaneModel>(trace, repetition, options, interference);
-    };
 }
 
 void TimelineView::setProjectNvtx(bool on)
 {
-    LaneOptions options = m_laneOptions;
+    LaneOptions options = m_source.laneOptions();
     options.projectNvtx = on;
     setLaneOptions(options);
 }
@@ -546,7 +365,7 @@ void TimelineView::followZoom(ZoomControl *shared, qint64 offsetNs)
     m_zoom = shared ? shared : m_ownZoom;
     m_zoomOffsetNs = shared ? offsetNs : 0;
     if (!shared) { // its own zoom got no extent while it followed another
-        m_ownZoom->setExtent(0, m_model ? m_model->durationNs() : 0);
+        m_ownZoom->setExtent(0, laneModel() ? laneModel()->durationNs() : 0);
         m_ownZoom->fitAll();
     }
     attachZoom();
@@ -567,7 +386,7 @@ qint64 TimelineView::windowEndNs() const
 
 void TimelineView::setPaintThreads(int threads)
 {
-    m_lanes.setPaintThreads(threads);
+    m_frame.lanes().setPaintThreads(threads);
 }
 
 void TimelineView::fitAll()
@@ -604,17 +423,10 @@ void TimelineView::applyStyle()
     if (m_adjustMetrics)
         m_adjustMetrics(metrics);
     m_painter->setMetrics(metrics);
-    m_lanes.painterChanged();
-    invalidateCache();
+    m_frame.painterChanged();
+    m_frame.invalidate();
     syncScrollBar();
     update();
-}
-
-void TimelineView::invalidateCache()
-{
-    m_lanes.invalidate();
-    m_headerCache.valid = false;
-    m_legendCache.valid = false;
 }
 
 void TimelineView::onWindowChanged()
@@ -624,58 +436,15 @@ void TimelineView::onWindowChanged()
     update();
 }
 
-void TimelineView::selectOp(int op)
+TimelinePick TimelineView::pickAt(const QPoint &pos) const
 {
-    OpRef ref;
-    if (m_model && op >= 0 && op < m_model->opCount())
-        ref = {m_repetition, op};
-    if (ref == m_selected)
-        return;
-    m_selected = ref;
-    m_selectedEnd = OpEnd::Both;
-    if (ref.isValid()) {
-        const auto &o = m_model->op(op);
-        // Bring the op into view, keeping the zoom level unless the op is wider than the window.
-        qint64 s = o.hasGpu() ? m_model->gpuStart(o) : m_model->hostStart(o);
-        qint64 e = o.hasGpu() ? m_model->gpuEnd(o) : m_model->hostEnd(o);
-        if (o.hasHost()) {
-            s = std::min(s, m_model->hostStart(o));
-            e = std::max(e, m_model->hostEnd(o));
-        }
-        if (o.hasGpu() || o.hasHost()) {
-            if (s < windowStartNs() || e > windowEndNs()) {
-                const qint64 width = std::max(m_zoom->windowDuration(), (e - s) * 5 / 4);
-                const qint64 centre = s + (e - s) / 2;
-                m_zoom->setWindow(centre - width / 2 - m_zoomOffsetNs, centre - width / 2 + width - m_zoomOffsetNs);
-            }
-        }
-        // And its GPU row (else its call's): scrolled into view where the rows overflow (the find bar's
-        // walk, the table), but never away from an end that was just clicked.
-        if (!m_selectingByClick)
-            ensureRowVisible(rowOfOp(currentLayout(), op, false));
-    }
-    emit opSelected(m_repetition, ref.op);
-    update();
-}
-
-void TimelineView::setHovered(OpRef ref)
-{
-    if (ref == m_hovered)
-        return;
-    m_hovered = ref;
-    emit opHovered(m_repetition, ref.op);
-    update();
-}
-
-TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
-{
-    if (!m_model)
+    if (!laneModel())
         return {};
     const TimelineLayout layout = currentLayout();
     if (!layout.plot.contains(pos))
         return {};
     const int lane = layout.laneOfRow(layout.laneAt(pos.y()));
-    if (lane < 0 || !isIntervalLane(m_model->lane(lane).kind))
+    if (lane < 0 || !isIntervalLane(laneModel()->lane(lane).kind))
         return {};
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
     return {lane, mapping.toNs(double(pos.x()) + 0.5), qint64(std::ceil(kPickPixels * mapping.nsPerPixel()))};
@@ -683,60 +452,36 @@ TimelineView::Pick TimelineView::pickAt(const QPoint &pos) const
 
 TimelineView::OpRef TimelineView::opAt(const QPoint &pos) const
 {
-    const Pick pick = pickAt(pos);
+    const TimelinePick pick = pickAt(pos);
     if (pick.lane < 0)
         return {};
-    const int op = m_model->opAt(pick.lane, pick.ns, pick.toleranceNs);
-    return op >= 0 ? OpRef{m_repetition, op} : OpRef{};
+    const int op = laneModel()->opAt(pick.lane, pick.ns, pick.toleranceNs);
+    return op >= 0 ? OpRef{repetition(), op} : OpRef{};
 }
 
 QString TimelineView::toolTipText(int opIndex) const
 {
-    return m_model ? TimelineToolTips::opText(*m_model, opIndex) : QString();
+    return laneModel() ? TimelineToolTips::opText(*laneModel(), opIndex) : QString();
 }
 
 int TimelineView::rangeAt(const QPoint &pos) const
 {
-    const Pick pick = pickAt(pos);
-    if (pick.lane < 0 || m_model->lane(pick.lane).kind != LaneKind::HostRanges)
+    const TimelinePick pick = pickAt(pos);
+    if (pick.lane < 0 || laneModel()->lane(pick.lane).kind != LaneKind::HostRanges)
         return -1;
-    return m_model->rangeAt(pick.lane, pick.ns, pick.toleranceNs);
+    return laneModel()->rangeAt(pick.lane, pick.ns, pick.toleranceNs);
 }
 
 QString TimelineView::rangeToolTipText(int index) const
 {
-    return m_model ? TimelineToolTips::rangeText(*m_model, index) : QString();
+    return laneModel() ? TimelineToolTips::rangeText(*laneModel(), index) : QString();
 }
 
 void TimelineView::setKeyFigure(const QString &caption, const engine::OpQuery &query)
 {
-    m_keyCaption = caption;
-    m_keyQuery = query;
-    updateKeyFigure();
+    m_keyFigure.set(caption, query);
+    m_keyFigure.update(trace().get(), repetition(), laneModel() != nullptr);
     update();
-}
-
-void TimelineView::updateKeyFigure()
-{
-    m_keyOps.clear();
-    if (m_keyCaption.isEmpty() || !m_trace || !m_model || m_keyQuery.isEmpty())
-        return;
-    try {
-        m_keyOps = engine::findOps(*m_trace, m_repetition, m_keyQuery);
-    } catch (const std::exception &) {
-        // A query the lesson's own data cannot have (checked when the lesson is read): nothing outlined.
-    }
-}
-
-void TimelineView::addKeyFigure(TimelineOverlay &overlay, bool caption) const
-{
-    if (m_keyCaption.isEmpty() || !m_model)
-        return;
-    overlay.keyOps = &m_keyOps;
-    overlay.keyCaption = caption ? m_keyCaption : QString();
-    // A figure on a host thread (its lane names one) is in the host calls, not the GPU bars only.
-    for (const auto &thread : m_trace->hostThreads)
-        overlay.keyHost = overlay.keyHost || (!m_keyQuery.lane.empty() && thread.name == m_keyQuery.lane);
 }
 
 void TimelineView::setMetricsAdjustment(std::function<void(TimelineMetrics &)> adjust)
@@ -752,12 +497,25 @@ const TimelineMetrics &TimelineView::metrics() const
 
 QString TimelineView::exportTitle() const
 {
-    return TimelineExport::title(*this);
+    return TimelineExport::title(m_source.trace().get(), repetition());
+}
+
+TimelinePicture TimelineView::picture() const
+{
+    return {.painter = m_painter.get(),
+            .palette = m_palette.get(),
+            .trace = m_source.trace().get(),
+            .repetition = repetition(),
+            .hasLanes = laneModel() != nullptr,
+            .windowStartNs = windowStartNs(),
+            .windowEndNs = windowEndNs(),
+            .overlay = overlay(true),
+            .widgetSize = size()};
 }
 
 void TimelineView::renderTo(QPainter &painter, const QRect &target)
 {
-    TimelineExport::render(*this, painter, target);
+    TimelineExport::render(picture(), painter, target);
 }
 
 bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
@@ -769,101 +527,26 @@ bool TimelineView::exportImage(const QString &path, QSize size, QString *error)
 
 bool TimelineView::exportImage(const QString &path, QSize size, const ImageOptions &options, QString *error)
 {
-    return TimelineExport::exportImage(*this, path, size, options, error);
-}
-
-void TimelineView::paintCached(QPainter &p, AreaCache &cache, const QRect &area,
-                               const std::function<void(QPainter &)> &paint)
-{
-    if (area.isEmpty())
-        return;
-    const qreal dpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
-    if (!cache.valid || cache.rect != area || cache.dpr != dpr) {
-        if (cache.pixmap.size() != area.size() * dpr || cache.pixmap.devicePixelRatio() != dpr) {
-            cache.pixmap = QPixmap(area.size() * dpr);
-            cache.pixmap.setDevicePixelRatio(dpr);
-        }
-        // What lies under the area in the window: the background (paintEvent fills outside the plot).
-        cache.pixmap.fill(m_palette->background());
-        QPainter cp(&cache.pixmap);
-        cp.translate(-area.topLeft());
-        paint(cp);
-        cache.rect = area;
-        cache.dpr = dpr;
-        cache.valid = true;
-    }
-    p.drawPixmap(area.topLeft(), cache.pixmap);
+    return TimelineExport::exportImage(picture(), path, size, options, error);
 }
 
 void TimelineView::paintEvent(QPaintEvent *)
 {
     QPainter p(this);
-    if (!m_model) {
+    if (!laneModel()) {
         renderTo(p, rect());
         return;
     }
     const TimelineLayout layout = currentLayout();
     const TimeMapping mapping = TimelinePainter::mappingFor(layout, windowStartNs(), windowEndNs());
-    TimelineOverlay overlay;
-    overlay.selectedOp = m_selected.op;
-    overlay.hoveredOp = m_hovered.op;
-    overlay.allFlows = m_showAllFlows;
-    overlay.selectedEnd = TimelineOverlay::End(int(m_selectedEnd));
-    overlay.selectionStartNs = (m_zoom->selectionStart() + m_zoomOffsetNs);
-    overlay.selectionEndNs = (m_zoom->selectionEnd() + m_zoomOffsetNs);
-    addMatches(overlay);
-    addKeyFigure(overlay, false);
+    const TimelineOverlay overlay = this->overlay(false);
     if (p.paintEngine() && p.paintEngine()->type() != QPaintEngine::Raster) {
         // A vector target (a window rendered into an SVG: a comparison's export): the lanes drawn as
         // vectors, not as the images cached for the screen.
         m_painter->paintAll(p, layout, mapping, overlay);
         return;
     }
-    // The background only where no lane picture goes: every lane pixmap is opaque and covers its lane
-    // (paintLane fills it first), and the lanes tile the plot, so filling under them is wasted (a
-    // fill of the whole 1920x1080 window was a tenth of a frame). That holds when the pixmaps are at the
-    // target's own resolution; drawn rescaled (QWidget::render of a high-DPI widget into a plain image)
-    // their edges may leave rows uncovered, so there the whole target is filled as before.
-    const qreal targetDpr = p.device() ? p.device()->devicePixelRatio() : 1.0;
-    if (targetDpr == devicePixelRatioF()) {
-        // (The widget's whole rectangle: beside the scroll bar, right of the ruler and the legend, too.)
-        const QRegion uncovered = QRegion(rect()).subtracted(QRegion(layout.plot));
-        for (const QRect &r : uncovered)
-            p.fillRect(r, m_palette->background());
-    } else {
-        m_painter->paintBackground(p, layout);
-    }
-    m_lanes.update(*m_painter, layout, mapping, devicePixelRatioF());
-    const bool scrolled = layout.contentHeight > layout.plot.height();
-    if (scrolled) {
-        p.save();
-        p.setClipRect(layout.plot);
-    }
-    m_lanes.draw(p, layout);
-    if (scrolled)
-        p.restore();
-    if (m_headerCacheScroll != layout.scrollY) {
-        m_headerCache.valid = false;
-        m_headerCacheScroll = layout.scrollY;
-    }
-    // Cached only at device scale 1: there the copy was checked to be the headers' exact pixels; a
-    // high-DPI widget rendered into a plain image (QWidget::render) gave different text edges.
-    // paintHeaders draws only inside the headers and the row below them, paintLegend inside the legend
-    // (their clips).
-    const bool cached = targetDpr == 1 && devicePixelRatioF() == 1;
-    if (cached)
-        paintCached(p, m_headerCache, layout.headers.adjusted(0, 0, 0, 1),
-                    [&](QPainter &cp) { m_painter->paintHeaders(cp, layout); });
-    else
-        m_painter->paintHeaders(p, layout);
-    m_painter->paintTitle(p, layout);
-    m_painter->paintRuler(p, layout, mapping, overlay);
-    if (cached)
-        paintCached(p, m_legendCache, layout.legend, [&](QPainter &cp) { m_painter->paintLegend(cp, layout); });
-    else
-        m_painter->paintLegend(p, layout);
-    m_painter->paintOverlay(p, layout, mapping, overlay);
-    m_painter->paintSticky(p, layout);
+    m_frame.paint(p, *m_painter, layout, mapping, overlay, rect(), devicePixelRatioF(), m_palette->background());
     if (hasFocus()) {
         // Keys (W/S/A/D/F) act only with focus: show where it is.
         p.setPen(QPen(palette().color(QPalette::Highlight), 1));
@@ -921,7 +604,7 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *event)
 
 void TimelineView::leaveEvent(QEvent *event)
 {
-    setHovered({});
+    m_selection.setHovered({});
     QWidget::leaveEvent(event);
 }
 
@@ -935,13 +618,13 @@ void TimelineView::changeEvent(QEvent *event)
 
 int TimelineView::activityAt(const QPoint &pos) const
 {
-    const Pick pick = pickAt(pos);
-    return pick.lane < 0 ? -1 : m_model->activityAt(pick.lane, pick.ns, pick.toleranceNs);
+    const TimelinePick pick = pickAt(pos);
+    return pick.lane < 0 ? -1 : laneModel()->activityAt(pick.lane, pick.ns, pick.toleranceNs);
 }
 
 QString TimelineView::activityToolTipText(int index) const
 {
-    return m_model ? TimelineToolTips::activityText(*m_model, index) : QString();
+    return laneModel() ? TimelineToolTips::activityText(*laneModel(), index) : QString();
 }
 
 bool TimelineView::event(QEvent *event)

@@ -611,15 +611,15 @@ private slots:
         QVERIFY(!view.rows()[0].pinned);
 
         // Rename (the dialog's result goes through renameLane); empty restores the label.
-        view.renameLane(lane, QStringLiteral("NCCL watchdog, rank 0"));
-        QCOMPARE(tree->label(lane, view.laneState()), QStringLiteral("NCCL watchdog, rank 0"));
+        view.laneArrangement().renameLane(lane, QStringLiteral("NCCL watchdog, rank 0"));
+        QCOMPARE(tree->label(lane, view.laneArrangement().state()), QStringLiteral("NCCL watchdog, rank 0"));
         menu.reset(view.createRowMenu(row));
         QVERIFY(findAction(menu.get(), QStringLiteral("Hide 'NCCL watchdog, rank 0'")));
         QVERIFY(findAction(menu.get(), QStringLiteral("Restore the name")));
 
         // The arrangement is the document's, per trace file for the session: another file has its own,
         // and coming back finds it as it was.
-        view.setLaneHidden(lane, true);
+        view.laneArrangement().setLaneHidden(lane, true);
         const ui::LaneViewState arranged = document.laneState();
         QCOMPARE(arranged.names.size(), std::size_t(1));
         document.setTrace(load(path), QStringLiteral("other"), path + QStringLiteral(".copy"));
@@ -628,7 +628,7 @@ private slots:
         document.setTrace(load(path), QStringLiteral("torchrun"), path);
         QVERIFY(document.laneState() == arranged);
         QCOMPARE(view.rows().size(), before.size() - 1);
-        QCOMPARE(view.laneTree()->label(lane, view.laneState()), QStringLiteral("NCCL watchdog, rank 0"));
+        QCOMPARE(view.laneTree()->label(lane, view.laneArrangement().state()), QStringLiteral("NCCL watchdog, rank 0"));
     }
 
     void labelColumnResizesByItsEdge()

@@ -48,7 +48,7 @@ QStringList rowLabels(const TimelineView &view)
     QStringList labels;
     for (const LaneRow &row : view.rows())
         labels << (row.isGroup() ? view.laneTree()->group(row.group).title
-                                 : view.laneTree()->label(row.lane, view.laneState()));
+                                 : view.laneTree()->label(row.lane, view.laneArrangement().state()));
     return labels;
 }
 
@@ -167,10 +167,10 @@ private slots:
         const int link10 = laneNamed(QStringLiteral("P2P GPU 1\u21920"));
         const int gpu1 = tree->groupByKey(QStringLiteral("device:1"));
         QVERIFY(compute0 >= 0 && copy0 >= 0 && link10 >= 0 && gpu1 >= 0);
-        view.setLaneHidden(compute0, true);
-        view.renameLane(copy0, QStringLiteral("uploads"));
-        view.setLanePinned(link10, true);
-        view.setGroupCollapsed(gpu1, true);
+        view.laneArrangement().setLaneHidden(compute0, true);
+        view.laneArrangement().renameLane(copy0, QStringLiteral("uploads"));
+        view.laneArrangement().setLanePinned(link10, true);
+        view.laneArrangement().setGroupCollapsed(gpu1, true);
 
         const QStringList texts = svgTexts(exportSvg(view, QStringLiteral("state.svg")));
         QVERIFY2(inOrder(texts, rowLabels(view)), qPrintable(texts.join(QLatin1Char('|'))));
@@ -189,9 +189,9 @@ private slots:
         // its first bar (A, an H2D copy) is that bar's colour over most of the image's height.
         for (int lane = 0; lane < tree->model().laneCount(); ++lane)
             if (lane != copy0)
-                view.setLaneHidden(lane, true);
-        view.setLanePinned(link10, false);
-        view.setGroupCollapsed(gpu1, false);
+                view.laneArrangement().setLaneHidden(lane, true);
+        view.laneArrangement().setLanePinned(link10, false);
+        view.laneArrangement().setGroupCollapsed(gpu1, false);
         const QString png = m_dir.filePath(QStringLiteral("one-lane.png"));
         QString error;
         QVERIFY2(view.exportImage(png, QSize(1280, 720), ui::ImageOptions{}, &error), qPrintable(error));
@@ -230,7 +230,7 @@ private slots:
         QVERIFY(texts.contains(QStringLiteral("GPU 1 · NVIDIA H100 80GB HBM3")));
         // And the lane state still applies to the new lanes.
         const int gpu1 = view.laneTree()->groupByKey(QStringLiteral("device:1"));
-        view.setGroupCollapsed(gpu1, true);
+        view.laneArrangement().setGroupCollapsed(gpu1, true);
         QVERIFY(!rowLabels(view).contains(QStringLiteral("gpu1 copy")));
     }
 

@@ -99,11 +99,11 @@ private slots:
         // A stream hidden: its flows go with it; its process folded: those of its threads too.
         view.zoom()->setWindow(at, at + 2'000'000);
         const int all = view.flowsInView();
-        view.setLaneHidden(view.laneModel()->streamLane(0), true);
+        view.laneArrangement().setLaneHidden(view.laneModel()->streamLane(0), true);
         const int without = view.flowsInView();
         QVERIFY(without < all);
         QCOMPARE(without, expectedFlows(view, view.windowStartNs(), view.windowEndNs()));
-        view.setLaneState({});
+        view.laneArrangement().setState({});
         QCOMPARE(view.flowsInView(), all);
 
         // Drawn: flows on change the plot's pixels, off gives the picture back.
@@ -196,7 +196,7 @@ private slots:
         const int group = view->laneTree()->groupOfLane(m.streamLane(1));
         QVERIFY(group >= 0);
         view->selectOp(op);
-        view->setGroupCollapsed(group, true);
+        view->laneArrangement().setGroupCollapsed(group, true);
         QVERIFY(std::none_of(view->rows().begin(), view->rows().end(),
                              [&](const ui::LaneRow &r) { return r.lane == m.streamLane(1); }));
         follow->trigger();
