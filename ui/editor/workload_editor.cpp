@@ -43,6 +43,21 @@ namespace streamscope::ui {
 
 namespace {
 
+bool isBlank(const QString &text)
+{
+    return std::all_of(text.begin(), text.end(), [](QChar c) { return c.isSpace(); });
+}
+
+// Block by block, up to the first that holds more than white space: toPlainText() would copy the whole
+// document (a tenth of the time a 1M-op workload took to open).
+bool isBlank(const QTextDocument &document)
+{
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next())
+        if (!isBlank(block.text()))
+            return false;
+    return true;
+}
+
 using NodeType = WorkloadTreeModel::NodeType;
 
 // Fields with a fixed set of values are edited with an editable combo box (buffer names can still be
@@ -296,14 +311,7 @@ QString WorkloadEditor::displayName() const
 
 bool WorkloadEditor::isEmpty() const
 {
-    // Block by block, up to the first that holds more than white space: toPlainText() would copy the
-    // whole document (a tenth of the time a 1M-op workload took to open).
-    for (QTextBlock block = m_json->document()->begin(); block.isValid(); block = block.next()) {
-        const QString line = block.text();
-        if (!std::all_of(line.begin(), line.end(), [](QChar c) { return c.isSpace(); }))
-            return false;
-    }
-    return true;
+    return isBlank(*m_json->document());
 }
 
 void WorkloadEditor::setModified(bool modified)
@@ -332,7 +340,7 @@ void WorkloadEditor::validateNow()
     std::string text;
     {
         const QString plain = m_json->toPlainText();
-        if (std::all_of(plain.begin(), plain.end(), [](QChar c) { return c.isSpace(); })) {
+        if (isBlank(plain)) {
             m_issues.clear();
             m_treeModel->setWorkload(engine::Workload{});
             applyIssues();
