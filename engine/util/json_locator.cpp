@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <memory>
 
 namespace streamscope::engine {
 
@@ -119,6 +120,10 @@ private:
         std::string key; // the member being read (objects)
         std::uint32_t keyAnchor = 0;
         std::vector<Node> children;
+        // A compact array (JsonLocator::keepPairListsCompact): its elements, the one being read, its pointer.
+        std::unique_ptr<JsonLocator::PairList> pairs;
+        std::unique_ptr<Json> pending;
+        std::string pointer;
     };
 
     std::size_t consumed() const { return static_cast<std::size_t>(*m_furthest - m_begin); }
@@ -188,6 +193,11 @@ private:
             return &m_loc.m_root;
         }
         Frame &f = m_frames.back();
+        if (f.pairs) { // an element of a compact array waits in `pending` until it is complete
+            *anchor = static_cast<std::uint32_t>(tokenStart(token));
+            *f.pending = std::move(value);
+            return f.pending.get();
+        }
         if (f.isArray) {
             *anchor = static_cast<std::uint32_t>(tokenStart(token));
             f.container->push_back(std::move(value));
@@ -213,14 +223,27 @@ private:
         Node node;
         insert(std::move(value), token, &node.anchor);
         place(node);
+        addPending();
         return true;
     }
 
     bool open(Json value, bool isArray)
     {
+        // Only an object member can be a compact array; asked before the member's key is overwritten.
+        std::string pointer;
+        bool compact = isArray && m_loc.m_keepCompact && !m_frames.empty() && !m_frames.back().isArray;
+        if (compact) {
+            pointer = pointerOfKey();
+            compact = m_loc.m_keepCompact(pointer);
+        }
         std::uint32_t anchor = 0;
         Json *slot = insert(std::move(value), Token::Container, &anchor);
-        m_frames.push_back(Frame{slot, isArray, anchor, {}, 0, {}});
+        m_frames.push_back(Frame{slot, isArray, anchor, {}, 0, {}, nullptr, nullptr, {}});
+        if (compact) {
+            m_frames.back().pairs = std::make_unique<JsonLocator::PairList>();
+            m_frames.back().pending = std::make_unique<Json>();
+            m_frames.back().pointer = std::move(pointer);
+        }
         return true;
     }
 
@@ -232,9 +255,21 @@ private:
         node.first = static_cast<std::uint32_t>(m_loc.m_nodes.size());
         node.count = static_cast<std::uint32_t>(f.children.size());
         m_loc.m_nodes.insert(m_loc.m_nodes.end(), f.children.begin(), f.children.end());
+        if (f.pairs) {
+            f.pairs->finish();
+            m_loc.m_pairLists.insert_or_assign(std::move(f.pointer), std::move(*f.pairs));
+        }
         m_frames.pop_back();
         place(node);
+        addPending();
         return true;
+    }
+
+    // A value just completed inside a compact array goes to its PairList.
+    void addPending()
+    {
+        if (!m_frames.empty() && m_frames.back().pairs)
+            m_frames.back().pairs->add(std::move(*m_frames.back().pending));
     }
 
     JsonLocator &m_loc;
@@ -267,8 +302,10 @@ bool JsonLocator::parseOwned(std::string &&text, bool allowComments)
         else if (c == '\n')
             m_lineStarts.push_back(i + 1);
     }
+    m_lineStarts.shrink_to_fit(); // kept with the text
     m_root = nullptr;
     m_nodes.clear();
+    m_pairLists.clear();
     m_duplicateKeys.clear();
     m_syntaxError.clear();
     m_syntaxErrorPosition = {};
@@ -295,13 +332,52 @@ bool JsonLocator::parseOwned(std::string &&text, bool allowComments)
                                                       CountingIterator(begin + m_text.size(), nullptr), &sax,
                                                       nlohmann::ordered_json::input_format_t::json,
                                                       /*strict=*/true, allowComments);
+    // Kept while the document is read: no room for more (the vector grew by doubling: up to half of it spare).
+    m_nodes.shrink_to_fit();
     if (!ok) {
         m_root = nullptr;
         m_nodes.clear();
+        m_pairLists.clear();
         if (m_syntaxError.empty()) // a handler never refuses, but keep the contract of a message
             m_syntaxError = "syntax error";
     }
     return ok;
+}
+
+JsonLocator::PairList JsonLocator::PairList::fromArray(const nlohmann::ordered_json &array)
+{
+    PairList list;
+    for (const auto &element : array)
+        list.add(nlohmann::ordered_json(element));
+    list.finish();
+    return list;
+}
+
+void JsonLocator::PairList::add(nlohmann::ordered_json &&value)
+{
+    // An integer beyond int64 stays a DOM value, read as the DOM reader reads it.
+    const bool pair =
+        value.is_array() && value.size() == 2 && value[0].is_string()
+        && ((value[1].is_number_integer() && !value[1].is_number_unsigned())
+            || (value[1].is_number_unsigned() && value[1].get<std::uint64_t>() <= std::uint64_t(INT64_MAX)));
+    if (!pair) {
+        entries.push_back({kOther, static_cast<std::int64_t>(others.size())});
+        others.push_back(std::move(value));
+        return;
+    }
+    const auto &name = value[0].get_ref<const std::string &>();
+    auto it = m_nameIndex.find(name);
+    if (it == m_nameIndex.end()) {
+        it = m_nameIndex.emplace(name, static_cast<std::uint32_t>(names.size())).first;
+        names.push_back(name);
+    }
+    entries.push_back({it->second, value[1].get<std::int64_t>()});
+}
+
+const JsonLocator::PairList *JsonLocator::pairList(const std::string &pointer) const
+{
+    const auto it = m_pairLists.find(pointer);
+    return it == m_pairLists.end() ? nullptr : &it->second;
 }
 
 TextPosition JsonLocator::positionOfOffset(std::size_t offset) const

@@ -9,6 +9,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,41 @@ struct TextPosition {
 
 class JsonLocator {
 public:
+    // An array of [string, integer] pairs kept compact instead of as a DOM (a workload's schedule: a
+    // million entries took 105 MB as nlohmann values, 16 bytes each here). Entries that are not such a
+    // pair (or whose integer is beyond int64) keep their DOM in `others`, for the reader to report.
+    struct PairList {
+        static constexpr std::uint32_t kOther = UINT32_MAX;
+        struct Entry {
+            std::uint32_t name = 0; // index into `names`; kOther: `number` indexes `others`
+            std::int64_t number = 0;
+        };
+        std::vector<std::string> names; // the distinct strings, each once
+        std::vector<Entry> entries; // one per element, in the text's order
+        std::vector<nlohmann::ordered_json> others;
+
+        // The same from a DOM array (when the array was not kept compact).
+        static PairList fromArray(const nlohmann::ordered_json &array);
+        // Adds one element: compact when it is a [string, integer] pair.
+        void add(nlohmann::ordered_json &&value);
+        // Drops what add() needed to find names already seen.
+        void finish()
+        {
+            m_nameIndex.clear();
+            entries.shrink_to_fit();
+        }
+
+    private:
+        std::map<std::string, std::uint32_t, std::less<>> m_nameIndex;
+    };
+
+    // Object members whose value is an array and whose JSON pointer `keep` accepts are read as PairLists
+    // (pairList()): the DOM holds an empty array in their place, the index locates every element as
+    // usual. Applies to the next parse.
+    void keepPairListsCompact(std::function<bool(const std::string &pointer)> keep) { m_keepCompact = std::move(keep); }
+    // The compact array at `pointer`; null when there is none.
+    const PairList *pairList(const std::string &pointer) const;
+
     // Parses `text`. Comments (// and /* */) are allowed when `allowComments`, since teachers annotate
     // workload files. Returns false on a syntax error (see syntaxError()/syntaxErrorPosition()).
     bool parse(std::string_view text, bool allowComments = true);
@@ -93,6 +130,8 @@ private:
     nlohmann::ordered_json m_root;
     std::vector<Node> m_nodes; // the root is the last one (empty after a failed parse)
     std::vector<std::string> m_duplicateKeys;
+    std::function<bool(const std::string &)> m_keepCompact;
+    std::map<std::string, PairList, std::less<>> m_pairLists; // by JSON pointer
     std::string m_syntaxError;
     TextPosition m_syntaxErrorPosition;
 };

@@ -723,6 +723,19 @@ std::vector<std::string> WorkloadReadContext::streamNames() const
 
 Workload WorkloadReader::read(std::string &&text)
 {
+    // Schedules are read from compact [stream, op] pairs, not a DOM (1M entries: 105 MB as a DOM, #24).
+    m_doc.keepPairListsCompact([](const std::string &pointer) {
+        if (pointer == "/schedule")
+            return true;
+        // "/threads/N/schedule"
+        constexpr std::string_view kThreads = "/threads/", kSchedule = "/schedule";
+        if (pointer.size() <= kThreads.size() + kSchedule.size() || !pointer.starts_with(kThreads)
+            || !pointer.ends_with(kSchedule))
+            return false;
+        const std::string_view index =
+            std::string_view(pointer).substr(kThreads.size(), pointer.size() - kThreads.size() - kSchedule.size());
+        return index.find_first_not_of("0123456789") == std::string_view::npos;
+    });
     if (!m_doc.parseOwned(std::move(text))) {
         const TextPosition p = m_doc.syntaxErrorPosition();
         m_issues.push_back({"", p.line, p.column, "invalid JSON: " + m_doc.syntaxError()});
@@ -1434,44 +1447,66 @@ bool ScheduleReader::readSchedule(const Json &v, const std::string &path, const 
     const auto allowed = [&](int s) {
         return streams.empty() || std::find(streams.begin(), streams.end(), s) != streams.end();
     };
+    // Read compact (JsonLocator::keepPairListsCompact in read()); from the DOM when it was not.
+    const JsonLocator::PairList *compact = m_doc.pairList(path);
+    JsonLocator::PairList fromDom;
+    if (!compact) {
+        fromDom = JsonLocator::PairList::fromArray(v);
+        compact = &fromDom;
+    }
+    std::vector<int> streamOfName(compact->names.size());
+    for (std::size_t n = 0; n < compact->names.size(); ++n)
+        streamOfName[n] = m_w.findStream(compact->names[n]);
     std::vector<int> nextOp(m_w.streams.size(), 0);
     std::vector<ScheduledOp> order;
+    order.reserve(compact->entries.size());
     bool ok = true;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        const std::string p = JsonLocator::child(path, i);
-        const Json &e = v[i];
-        if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number_integer()) {
-            issueAt(p, "expected a [stream name, op index] pair like [\"s0\", 3], got " + describeValue(e));
-            ok = false;
-            continue;
+    for (std::size_t i = 0; i < compact->entries.size(); ++i) {
+        const auto p = [&] { return JsonLocator::child(path, i); }; // only for an issue
+        const JsonLocator::PairList::Entry &entry = compact->entries[i];
+        std::string name;
+        std::int64_t index = 0;
+        int s = -1;
+        if (entry.name != JsonLocator::PairList::kOther) {
+            name = compact->names[entry.name];
+            index = entry.number;
+            s = streamOfName[entry.name];
+        } else {
+            const Json &e = compact->others[static_cast<std::size_t>(entry.number)];
+            if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number_integer()) {
+                issueAt(p(), "expected a [stream name, op index] pair like [\"s0\", 3], got " + describeValue(e));
+                ok = false;
+                continue;
+            }
+            name = e[0].get<std::string>();
+            index = e[1].get<std::int64_t>();
+            s = m_w.findStream(name);
         }
-        const std::string name = e[0].get<std::string>();
-        const int s = m_w.findStream(name);
         if (s < 0) {
-            issueAt(p + "/0", "no stream named " + quote(name) + suggestName(name, streamNames(), "streams"));
+            issueAt(p() + "/0", "no stream named " + quote(name) + suggestName(name, streamNames(), "streams"));
             ok = false;
             continue;
         }
         if (!allowed(s)) {
-            issueAt(p + "/0", "stream " + quote(name)
-                                  + " is not one of this thread's streams: a thread issues only "
-                                    "the ops of the streams it lists");
+            issueAt(p() + "/0", "stream " + quote(name)
+                                    + " is not one of this thread's streams: a thread issues only "
+                                      "the ops of the streams it lists");
             ok = false;
             continue;
         }
-        const auto index = e[1].get<std::int64_t>();
         const auto count = static_cast<std::int64_t>(m_w.streams[s].ops.size());
         if (index < 0 || index >= count) {
-            issueAt(p + "/1", "op index " + std::to_string(index) + " is out of range: stream " + quote(name) + " has "
-                                  + std::to_string(count) + " ops (after repeats), 0 to " + std::to_string(count - 1));
+            issueAt(p() + "/1", "op index " + std::to_string(index) + " is out of range: stream " + quote(name)
+                                    + " has " + std::to_string(count) + " ops (after repeats), 0 to "
+                                    + std::to_string(count - 1));
             ok = false;
             continue;
         }
         // A stream runs its ops in the order they are issued, so a schedule that issued them out of
         // order would silently rewrite the stream: only their interleaving is free.
         if (index != nextOp[s]) {
-            issueAt(p + "/1", "stream " + quote(name) + " must issue its ops in order: expected op "
-                                  + std::to_string(nextOp[s]) + " next, got " + std::to_string(index));
+            issueAt(p() + "/1", "stream " + quote(name) + " must issue its ops in order: expected op "
+                                    + std::to_string(nextOp[s]) + " next, got " + std::to_string(index));
             ok = false;
             continue;
         }
@@ -1487,7 +1522,10 @@ bool ScheduleReader::readSchedule(const Json &v, const std::string &path, const 
                               + " ops");
             return false;
         }
-    out.insert(out.end(), order.begin(), order.end());
+    if (out.empty())
+        out = std::move(order);
+    else
+        out.insert(out.end(), order.begin(), order.end());
     return true;
 }
 

@@ -24,6 +24,8 @@ private slots:
     void pointerEscaping();
     void escapedKeysAndRanges();
     void indexFollowsTheText();
+    void compactPairLists();
+    void compactPairListsKeepNoDom();
 };
 
 namespace {
@@ -235,6 +237,81 @@ void TestJsonLocator::indexFollowsTheText()
                             .arg(text.size())
                             .arg(values)
                             .arg(double(beyondDom) / double(values), 0, 'f', 1)));
+}
+
+void TestJsonLocator::compactPairLists()
+{
+    // Members accepted by keepPairListsCompact are read as pairs; anything else in them keeps its DOM;
+    // the index still locates every element and its parts; an array elsewhere is a DOM as before.
+    const std::string text =
+        "{\"s\": [[\"a\", 0], [\"b\", -3],\n"
+        "  [\"a\", 18446744073709551615], [\"a\", 1.5], {\"a\": 0}, [\"b\", [1]], 7, [\"a\", 2]],\n"
+        " \"t\": [[\"a\", 0]], \"u\": {\"s\": [[\"c\", 1]]}}";
+    JsonLocator loc;
+    loc.keepPairListsCompact([](const std::string &pointer) { return pointer == "/s" || pointer == "/u/s"; });
+    QVERIFY2(loc.parse(text), loc.syntaxError().c_str());
+    QVERIFY(loc.root().at("s").is_array() && loc.root().at("s").empty());
+    QCOMPARE(loc.root().at("t").size(), std::size_t(1)); // not asked for: a DOM
+    QVERIFY(!loc.pairList("/t"));
+    const JsonLocator::PairList *s = loc.pairList("/s");
+    QVERIFY(s);
+    QCOMPARE(s->names, (std::vector<std::string>{"a", "b"}));
+    QCOMPARE(s->entries.size(), std::size_t(8));
+    using Entry = JsonLocator::PairList::Entry;
+    const auto same = [](const Entry &e, std::uint32_t name, std::int64_t number) {
+        return e.name == name && e.number == number;
+    };
+    QVERIFY(same(s->entries[0], 0, 0));
+    QVERIFY(same(s->entries[1], 1, -3));
+    QVERIFY(same(s->entries[7], 0, 2));
+    // Not pairs of a string and an int64: kept as they were written, in order.
+    for (int i = 2; i <= 6; ++i)
+        QVERIFY(same(s->entries[i], JsonLocator::PairList::kOther, i - 2));
+    QCOMPARE(s->others.size(), std::size_t(5));
+    QCOMPARE(s->others[0].dump(), std::string("[\"a\",18446744073709551615]"));
+    QCOMPARE(s->others[1].dump(), std::string("[\"a\",1.5]"));
+    QCOMPARE(s->others[2].dump(), std::string("{\"a\":0}"));
+    QCOMPARE(s->others[3].dump(), std::string("[\"b\",[1]]"));
+    QCOMPARE(s->others[4].dump(), std::string("7"));
+    // Located as before.
+    QCOMPARE(loc.valuePosition("/s/3/1").line, 2);
+    QCOMPARE(loc.valuePosition("/s/3/1").column, static_cast<int>(text.find("1.5") - text.find('\n')));
+    QCOMPARE(loc.valuePosition("/s/7/0").column, static_cast<int>(text.rfind("\"a\", 2") - text.find('\n')));
+    QVERIFY(loc.pairList("/u/s"));
+    QCOMPARE(loc.pairList("/u/s")->names, std::vector<std::string>{"c"});
+    // The same from a DOM array.
+    const JsonLocator::PairList fromDom =
+        JsonLocator::PairList::fromArray(nlohmann::ordered_json::parse("[[\"x\", 1], [\"y\", 2], [\"x\", 3], [1, 2]]"));
+    QCOMPARE(fromDom.names, (std::vector<std::string>{"x", "y"}));
+    QVERIFY(same(fromDom.entries[2], 0, 3));
+    QVERIFY(same(fromDom.entries[3], JsonLocator::PairList::kOther, 0));
+    // A failed parse leaves none.
+    QVERIFY(!loc.parse("{\"s\": [[\"a\", 0]"));
+    QVERIFY(!loc.pairList("/s"));
+}
+
+void TestJsonLocator::compactPairListsKeepNoDom()
+{
+    // 200k schedule entries: compact, they cost their 16-byte entry and the index's 36 bytes (three values of
+    // 12), not nlohmann's DOM of about 105 bytes more per entry (#24: 1M entries took 105 MB).
+    constexpr int kEntries = 200'000;
+    std::string text = "{\"schedule\": [\n";
+    for (int i = 0; i < kEntries; ++i)
+        text += "  [\"a\", " + std::to_string(i) + (i + 1 < kEntries ? "],\n" : "]\n");
+    text += "]}\n";
+    const std::size_t before = heapInUse();
+    JsonLocator loc;
+    loc.keepPairListsCompact([](const std::string &pointer) { return pointer == "/schedule"; });
+    QVERIFY(loc.parse(text));
+    const std::size_t bytes = heapInUse() - before;
+    if (bytes == 0)
+        QSKIP("the allocator does not report its use (a sanitizer build)");
+    QCOMPARE(loc.pairList("/schedule")->entries.size(), std::size_t(kEntries));
+    QCOMPARE(loc.valuePosition("/schedule/199999/1").line, kEntries + 1);
+    QCOMPARE(loc.valuePosition("/schedule/199999/1").column, 9);
+    // The text, its line starts (8 bytes a line), the index and the entries.
+    const double perEntry = double(bytes - text.size()) / kEntries;
+    QVERIFY2(perEntry <= 70, qPrintable(QString("%1 bytes per entry beside the text").arg(perEntry, 0, 'f', 1)));
 }
 
 QTEST_APPLESS_MAIN(TestJsonLocator)

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <limits>
+#include <string_view>
 
 #include <QDir>
 #include <QFile>
@@ -495,6 +496,23 @@ void TestWorkloadParser::malformedWholeFile_data()
            "    {\"name\": \"a\", \"ops\": [{\"op\": \"host\", \"duration\": 5}]}\n  ],\n"
            "  \"schedule\": [\n    [\"b\", 0]\n  ]\n}"
         << "/schedule/0/0" << 7 << "no stream named \"b\"";
+    // Schedules are read from compact pairs (JsonLocator::keepPairListsCompact); what is not a pair is
+    // reported from its DOM as before.
+    for (const char *entry : {"[\"a\", 1.5]", "{\"a\": 0}", "[\"a\", 0, 1]", "7", "[\"a\", 18446744073709551615]"}) {
+        const bool wraps = std::string_view(entry).find("1844") != std::string_view::npos;
+        QTest::newRow(qPrintable(QString("schedule entry %1").arg(entry)))
+            << QString("{\n  \"version\": 1,\n  \"streams\": [\n"
+                       "    {\"name\": \"a\", \"ops\": [{\"op\": \"host\", \"duration\": 5}]}\n  ],\n"
+                       "  \"schedule\": [\n    [\"a\", 0],\n    %1\n  ]\n}")
+                   .arg(entry)
+            << (wraps ? "/schedule/1/1" : "/schedule/1") << 8
+            << (wraps ? "op index -1 is out of range" : "expected a [stream name, op index] pair like");
+    }
+    QTest::newRow("thread schedule names an unknown stream")
+        << "{\n  \"version\": 2,\n  \"streams\": [\n"
+           "    {\"name\": \"a\", \"ops\": [{\"op\": \"host\", \"duration\": 5}]}\n  ],\n"
+           "  \"threads\": [{\"streams\": [\"a\"], \"schedule\": [\n    [\"a\", 0], [\"b\", 0]\n  ]}]\n}"
+        << "/threads/0/schedule/1/0" << 7 << "no stream named \"b\"";
     QTest::newRow("nested group error keeps its path")
         << "{\n  \"version\": 1,\n  \"streams\": [\n    {\"ops\": [\n      {\"repeat\": 2, \"ops\": [\n"
            "        {\"op\": \"host\", \"duration\": 5},\n        {\"op\": \"host\", \"durration\": 5}\n      ]}\n    "
