@@ -3,6 +3,7 @@
 #include "app/cli/commands.h"
 
 #include "app/cli/table_format.h"
+#include "app/cli/terminal_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -60,7 +61,7 @@ std::string deviceLine(const engine::DeviceInfo &d)
         link << std::fixed << std::setprecision(1) << d.linkPeakGBs << " GB/s per direction";
         parts.push_back(link.str());
     }
-    std::string line = d.name;
+    std::string line = clampText(d.name);
     for (std::size_t i = 0; i < parts.size(); ++i)
         line += (i == 0 ? " (" : ", ") + parts[i];
     return parts.empty() ? line : line + ")";
@@ -91,11 +92,8 @@ void printOpTable(const engine::Trace &trace, const engine::InterferenceReport &
             g << std::fixed << std::setprecision(2) << s.gbPerSecond.median;
         else
             g << "-";
-        std::string name = trace.name(op);
-        if (name.size() > 28)
-            name = name.substr(0, 27) + "~";
-        out << "  " << padRight(std::to_string(s.index), 5) << padRight(stream.substr(0, 13), 14) << padRight(name, 30)
-            << padRight(s.startNs.count ? ms(s.startNs.median) : "-", 12)
+        out << "  " << padRight(std::to_string(s.index), 5) << padRight(cellText(stream, 13), 14)
+            << padRight(cellText(trace.name(op), 28), 30) << padRight(s.startNs.count ? ms(s.startNs.median) : "-", 12)
             << padRight(s.gpuNs.count ? ms(s.gpuNs.median) : "-", 12);
         if (slowdowns) {
             const std::size_t at = static_cast<std::size_t>(s.index);
@@ -128,7 +126,7 @@ void printTiming(const engine::Trace &trace, std::ostream &out)
     }
     out << "\n";
     if (!trace.timingNote.empty())
-        out << "  " << trace.timingNote << "\n";
+        out << "  " << clampLines(trace.timingNote) << "\n";
     const auto errors = engine::eventTimingErrors(trace);
     if (errors.empty())
         return;
@@ -145,7 +143,7 @@ void printTiming(const engine::Trace &trace, std::ostream &out)
 void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
 {
     const engine::TraceSummary s = engine::summarize(trace);
-    out << "\n" << (trace.title.empty() ? std::string("trace") : trace.title);
+    out << "\n" << (trace.title.empty() ? std::string("trace") : clampText(trace.title));
     // A device the source did not describe (an nsys export without TARGET_INFO_GPU) is named by its index.
     auto describe = [](const engine::DeviceInfo &d) {
         return d.name.empty() ? "GPU " + std::to_string(d.index) + " (model not recorded)" : deviceLine(d);
@@ -173,7 +171,9 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
         trace.solo.empty() ? engine::InterferenceReport{} : engine::analyzeInterference(trace));
     const engine::InterferenceReport &r = *report;
     // The metrics the app's summary panel shows too (engine::summaryMetrics), median [min .. max].
-    const auto metrics = engine::summaryMetrics(trace, s, trace.solo.empty() ? nullptr : report);
+    auto metrics = engine::summaryMetrics(trace, s, trace.solo.empty() ? nullptr : report);
+    for (auto &m : metrics) // "Busy: " and a stream's name
+        m.label = clampText(m.label);
     std::size_t width = 0;
     for (const auto &m : metrics) // in characters ("P2P GPU 0→1: bytes")
         width = std::max(width, std::size_t(std::count_if(m.label.begin(), m.label.end(),
@@ -192,18 +192,18 @@ void printSummary(const engine::Trace &trace, int opRows, std::ostream &out)
         out << "\n  solo baselines: " << r.rounds.size() << " round" << (r.rounds.size() == 1 ? "" : "s")
             << "; each part alone (GPU span, median):";
         for (std::size_t p = 0; p < trace.solo.parts.size() && p < r.partSoloNs.size(); ++p)
-            out << (p ? ", " : " ") << trace.solo.parts[p] << " "
+            out << (p ? ", " : " ") << clampText(trace.solo.parts[p]) << " "
                 << (r.partSoloNs[p].count ? engine::formatDuration(std::llround(r.partSoloNs[p].median)) : "-");
         out << "\n";
         if (!r.why.empty())
-            out << "  " << r.why << "\n";
+            out << "  " << clampLines(r.why) << "\n";
     }
     if (!trace.streams.empty()) {
         out << "\n  " << padRight("stream", 20) << "ops per repetition\n";
         const auto &median = s.repetitions.empty() ? engine::RepetitionStats{} : s.repetitions[s.medianRepetition];
         for (std::size_t i = 0; i < trace.streams.size(); ++i) {
             const int ops = i < median.streams.size() ? median.streams[i].ops : 0;
-            out << "  " << padRight(trace.streams[i].name, 20) << std::to_string(ops) << "\n";
+            out << "  " << padRight(clampText(trace.streams[i].name), 20) << std::to_string(ops) << "\n";
         }
     }
     printTiming(trace, out);
@@ -247,16 +247,16 @@ int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::o
     for (const auto &file : files) {
         try {
             const engine::Workload w = engine::loadWorkloadFile(file);
-            out << file << ": ok: '" << w.name << "', " << w.streams.size() << " stream"
+            out << file << ": ok: '" << clampText(w.name) << "', " << w.streams.size() << " stream"
                 << (w.streams.size() == 1 ? "" : "s") << ", " << w.opCount() << " ops, " << w.buffers.size()
                 << " buffers (device " << engine::formatBytes(w.deviceBytes()) << ", managed "
                 << engine::formatBytes(w.managedBytes()) << ", host " << engine::formatBytes(w.hostBytes()) << ")\n";
         } catch (const Error &e) {
             if (e.kind() == ErrorKind::Cancelled) {
-                err << "streamscope-cli validate: " << e.what() << "\n";
+                err << "streamscope-cli validate: " << clampLines(e.what()) << "\n";
                 return ExitCancelled;
             }
-            err << e.what() << "\n";
+            err << clampLines(e.what()) << "\n";
             result = result == ExitOk ? protocol::exitCodeOf(e.kind()) : result;
         }
     }
@@ -362,7 +362,7 @@ int cmdSummary(const std::string &file, int opRows, std::ostream &out, std::ostr
         printSummary(trace, opRows, out);
         return ExitOk;
     } catch (const Error &e) {
-        err << "streamscope-cli summary: " << e.what() << "\n";
+        err << "streamscope-cli summary: " << clampLines(e.what()) << "\n";
         return protocol::exitCodeOf(e.kind());
     }
 }
@@ -371,10 +371,10 @@ int cmdDescribe(const std::string &file, int repetition, int op, std::ostream &o
 {
     try {
         const engine::Trace trace = engine::loadTrace(file);
-        out << engine::formatOpDescription(trace, engine::describeOp(trace, repetition, op));
+        out << clampLines(engine::formatOpDescription(trace, engine::describeOp(trace, repetition, op)));
         return ExitOk;
     } catch (const Error &e) {
-        err << "streamscope-cli describe: " << e.what() << "\n";
+        err << "streamscope-cli describe: " << clampLines(e.what()) << "\n";
         return protocol::exitCodeOf(e.kind());
     }
 }
@@ -406,7 +406,7 @@ int cmdExport(const std::string &input, const std::string &format, const std::st
             << ")\n";
         return ExitOk;
     } catch (const Error &e) {
-        err << "streamscope-cli export: " << e.what() << "\n";
+        err << "streamscope-cli export: " << clampLines(e.what()) << "\n";
         return protocol::exitCodeOf(e.kind());
     }
 }

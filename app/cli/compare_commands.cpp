@@ -20,6 +20,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/table_format.h"
+#include "app/cli/terminal_text.h"
 #include "engine/analysis/trace_diff.h"
 #include "engine/experiment/comparison_file.h"
 #include "engine/experiment/experiment.h"
@@ -162,28 +163,24 @@ std::string cell(const std::string &s, std::size_t width)
     return out;
 }
 
-std::string shorten(std::string s, std::size_t width)
-{
-    if (s.size() > width)
-        s = s.substr(0, width - 1) + "~";
-    return s;
-}
-
 void printComparison(const engine::Comparison &c, std::ostream &out)
 {
     const auto rows = engine::summarizeComparison(c);
     int reps = 0;
     for (const auto &r : rows)
         reps = std::max(reps, static_cast<int>(r.summary.repetitions.size()));
-    out << "\n" << (c.title.empty() ? std::string("comparison") : c.title);
+    out << "\n" << (c.title.empty() ? std::string("comparison") : clampText(c.title));
     if (!c.variants.empty() && !c.variants.front().trace.devices.empty())
-        out << " on " << c.variants.front().trace.devices.front().name;
+        out << " on " << clampText(c.variants.front().trace.devices.front().name);
     out << "\n"
         << rows.size() << " variant" << (rows.size() == 1 ? "" : "s") << ", up to " << reps << " repetition"
         << (reps == 1 ? "" : "s") << " each; makespan median [min .. max]\n\n";
+    std::vector<std::string> labels; // a variant's axis values, from the comparison file
     std::size_t labelWidth = 9;
-    for (const auto &r : rows)
-        labelWidth = std::max(labelWidth, r.label.size() + 2);
+    for (const auto &r : rows) {
+        labels.push_back(clampText(r.label));
+        labelWidth = std::max(labelWidth, labels.back().size() + 2);
+    }
     std::vector<std::string> makespans;
     std::size_t spanWidth = 10;
     for (const auto &r : rows) {
@@ -198,7 +195,7 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
         const auto &s = r.summary;
         std::string verdict = i == 0 ? std::string("baseline") : engine::describe(r.vsFirst);
         anyNoise = anyNoise || (i > 0 && r.vsFirst.kind == engine::VerdictKind::Noise);
-        out << "  " << cell(r.label, labelWidth) << cell(makespans[i], spanWidth) << cell(verdict, 17)
+        out << "  " << cell(labels[i], labelWidth) << cell(makespans[i], spanWidth) << cell(verdict, 17)
             << cell(s.h2dGBs.count && s.h2dGBs.median > 0 ? gbs(s.h2dGBs.median) : "-", 12)
             << cell(s.d2hGBs.count && s.d2hGBs.median > 0 ? gbs(s.d2hGBs.median) : "-", 12)
             << cell(median(s.hostBlockedNs, ms), 14) << cell(median(s.overlapFraction, pct), 10)
@@ -261,7 +258,7 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
             try {
                 spec.axes.push_back(engine::parseVaryOption(v));
             } catch (const Error &e) {
-                err << "streamscope-cli compare: " << e.what() << "\n";
+                err << "streamscope-cli compare: " << clampLines(e.what()) << "\n";
                 return ExitUsage;
             }
             for (std::size_t k = 0; k + 1 < spec.axes.size(); ++k)
@@ -360,7 +357,7 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
         const auto &s = d.summary;
 
         auto title = [](const engine::Trace &t, const std::string &path) {
-            return path + " (" + (t.title.empty() ? std::string(engine::toString(t.source)) : t.title) + ", "
+            return path + " (" + (t.title.empty() ? std::string(engine::toString(t.source)) : clampText(t.title)) + ", "
                    + std::to_string(t.repetitions.size()) + " repetition" + (t.repetitions.size() == 1 ? "" : "s")
                    + ")";
         };
@@ -390,9 +387,9 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
             << cell("busy B", 12) << "B vs A\n";
         for (const auto &p : d.streams) {
             const std::string ops = std::to_string(p.opsA) + " -> " + std::to_string(p.opsB);
-            out << "  " << cell(p.a >= 0 || !p.nameA.empty() ? shorten(p.nameA, 17) : "-", 18)
+            out << "  " << cell(p.a >= 0 || !p.nameA.empty() ? cellText(p.nameA, 17) : "-", 18)
                 << cell(p.nameB.empty() ? "-"
-                                        : shorten(p.nameB, 17) + (p.method == engine::MatchMethod::ByOrder ? "*" : ""),
+                                        : cellText(p.nameB, 17) + (p.method == engine::MatchMethod::ByOrder ? "*" : ""),
                         18)
                 << cell(ops, 10) << cell(median(p.busyA, ms), 12) << cell(median(p.busyB, ms), 12)
                 << (p.nameA.empty() || p.nameB.empty() ? std::string("-") : engine::describe(p.busy)) << "\n";
@@ -421,8 +418,8 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
                     rate = buf;
                 }
                 const bool timed = o.a.hasTime && o.b.hasTime;
-                out << "  " << cell(shorten(o.stream, 13), 14)
-                    << cell(shorten(name, 40) + (o.method == engine::MatchMethod::ByOrder ? "*" : ""), 42)
+                out << "  " << cell(cellText(o.stream, 13), 14)
+                    << cell(cellText(name, 40) + (o.method == engine::MatchMethod::ByOrder ? "*" : ""), 42)
                     << cell(o.a.hasTime ? ms(o.a.startNs.median) : "-", 11)
                     << cell(timed ? signedMs(o.startDeltaNs) : "-", 11)
                     << cell(o.a.hasTime ? ms(o.a.durationNs.median) : "-", 11)
@@ -440,8 +437,8 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
                     out << "  ... " << d.unmatched.size() - static_cast<std::size_t>(args.opRows) << " more\n";
                     break;
                 }
-                out << "  only in " << u.side << ": " << cell(shorten(u.stream, 13), 14) << "#"
-                    << cell(std::to_string(u.op.position), 5) << u.op.name;
+                out << "  only in " << u.side << ": " << cell(cellText(u.stream, 13), 14) << "#"
+                    << cell(std::to_string(u.op.position), 5) << clampText(u.op.name);
                 if (u.op.hasTime)
                     out << "  (at " << ms(u.op.startNs.median) << ", " << ms(u.op.durationNs.median) << ")";
                 out << "\n";
@@ -450,7 +447,7 @@ int cmdDiff(const DiffArgs &args, std::ostream &out, std::ostream &err)
         out << "\n  \"noise\": the min..max ranges over the repetitions overlap, so no winner is called.\n";
         return ExitOk;
     } catch (const Error &e) {
-        err << "streamscope-cli diff: " << e.what() << "\n";
+        err << "streamscope-cli diff: " << clampLines(e.what()) << "\n";
         return protocol::exitCodeOf(e.kind());
     }
 }

@@ -252,7 +252,7 @@ int main(int argc, char **argv)
     } catch (const std::exception &e) {
         code = ExitInternal;
         if (!engine::interrupted())
-            std::cerr << "streamscope-cli: internal error: " << e.what() << "\n";
+            std::cerr << "streamscope-cli: internal error: " << clampLines(e.what()) << "\n";
     }
     engine::interruptibleWorkDone();
     // Whatever failed after a signal failed because of it (a temporary file the handler removed, a read

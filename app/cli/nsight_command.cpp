@@ -10,6 +10,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/table_format.h"
+#include "app/cli/terminal_text.h"
 #include "engine/analysis/nsight_compare.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/errors.h"
@@ -30,11 +31,6 @@ std::string percent(double p)
     std::ostringstream s;
     s << std::fixed << std::setprecision(2) << p << " %";
     return s.str();
-}
-
-std::string shorten(const std::string &s, std::size_t width)
-{
-    return s.size() <= width ? s : s.substr(0, width - 1) + "~";
 }
 
 void summaryRow(std::ostream &out, const engine::NsightDeltaSummary &s)
@@ -97,8 +93,8 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
                         << " more ops (--ops N to show more)\n";
                     break;
                 }
-                out << "  " << padRight(shorten(o.lane, 13), 14)
-                    << padRight(shorten(o.name, 32)
+                out << "  " << padRight(cellText(o.lane, 13), 14)
+                    << padRight(cellText(o.name, 32)
                                     + (o.byOrder                ? "*"
                                        : o.nsightLane != o.lane ? "+"
                                                                 : ""),
@@ -118,7 +114,7 @@ int cmdNsightCompare(const NsightCompareArgs &args, std::ostream &out, std::ostr
         }
         return ExitOk;
     } catch (const engine::Error &e) {
-        err << "streamscope-cli nsight-compare: " << e.what() << "\n";
+        err << "streamscope-cli nsight-compare: " << clampLines(e.what()) << "\n";
         return protocol::exitCodeOf(e.kind());
     }
 }

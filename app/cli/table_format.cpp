@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "app/cli/terminal_text.h"
 #include "engine/model/units.h"
 
 namespace streamscope::cli {
@@ -59,7 +60,7 @@ int reportError(const engine::Error &e, const char *command, bool jsonMode, std:
                    {field::kKind, protocol::kindName(e.kind())},
                    {field::kExitCode, protocol::exitCodeOf(e.kind())},
                    {field::kMessage, e.what()}});
-    err << "streamscope-cli " << command << ": " << e.what() << "\n";
+    err << "streamscope-cli " << command << ": " << clampLines(e.what()) << "\n";
     return protocol::exitCodeOf(e.kind());
 }
 
@@ -71,7 +72,7 @@ int reportInternalError(const std::exception &e, const char *command, bool jsonM
                    {field::kKind, protocol::kInternalKindName},
                    {field::kExitCode, protocol::ExitInternal},
                    {field::kMessage, e.what()}});
-    err << "streamscope-cli " << command << ": internal error: " << e.what() << "\n";
+    err << "streamscope-cli " << command << ": internal error: " << clampLines(e.what()) << "\n";
     return protocol::ExitInternal;
 }
 

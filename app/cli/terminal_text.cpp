@@ -3,8 +3,69 @@
 
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 namespace streamscope::cli {
+
+namespace {
+
+// Where the first `chars` characters of `text` end (bytes), and how many characters it has in all.
+std::size_t prefixBytes(std::string_view text, std::size_t chars, std::size_t *total)
+{
+    std::size_t count = 0, end = text.size();
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80)
+            continue; // a continuation byte
+        if (count == chars && end == text.size())
+            end = i;
+        ++count;
+    }
+    *total = count;
+    return end;
+}
+
+std::string withThousands(std::size_t n)
+{
+    std::string digits = std::to_string(n);
+    for (std::size_t i = digits.size(); i > 3; i -= 3)
+        digits.insert(i - 3, ",");
+    return digits;
+}
+
+} // namespace
+
+std::string clampText(std::string_view text, std::size_t maxChars)
+{
+    if (text.size() <= maxChars) // no more bytes than characters allowed
+        return std::string(text);
+    std::size_t total = 0;
+    const std::size_t end = prefixBytes(text, maxChars, &total);
+    if (total <= maxChars)
+        return std::string(text);
+    return std::string(text.substr(0, end)) + "\xE2\x80\xA6 (" + withThousands(total) + " characters)";
+}
+
+std::string clampLines(std::string_view text, std::size_t maxChars)
+{
+    std::string out;
+    while (true) {
+        const std::size_t eol = text.find('\n');
+        out += clampText(text.substr(0, eol), maxChars);
+        if (eol == std::string_view::npos)
+            return out;
+        out += '\n';
+        text.remove_prefix(eol + 1);
+    }
+}
+
+std::string cellText(std::string_view text, std::size_t width)
+{
+    std::size_t total = 0;
+    const std::size_t end = prefixBytes(text, width == 0 ? 0 : width - 1, &total);
+    if (total <= width)
+        return std::string(text);
+    return std::string(text.substr(0, end)) + "~";
+}
 
 TerminalSafeBuffer::~TerminalSafeBuffer()
 {

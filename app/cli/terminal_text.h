@@ -3,11 +3,29 @@
 // front of standard output and standard error and writes every control character (C0 but newline and tab,
 // DEL, and the C1 controls U+0080..U+009F, which some terminals obey too) as a visible escape ("\x1b",
 // "\u009b"). The CLI's own output has no control characters, and its JSON escapes them already.
+//
+// Names and titles from files can also be of any length (a 1 MB title was printed whole, #24): what the CLI
+// prints of them goes through clampText (a name or title), clampLines (a message that quotes them) or
+// cellText (a table cell).
 #pragma once
 
+#include <cstddef>
 #include <streambuf>
+#include <string>
+#include <string_view>
 
 namespace streamscope::cli {
+
+inline constexpr std::size_t kMaxPrintedName = 120; // characters of a title or name from a file
+inline constexpr std::size_t kMaxPrintedLine = 1000; // characters of one line of a message
+
+// `text` when it has at most `maxChars` characters (UTF-8 code points); else its first maxChars characters,
+// "…" and its full length: "WWWW… (1,000,000 characters)". Never cuts a character in two.
+std::string clampText(std::string_view text, std::size_t maxChars = kMaxPrintedName);
+// Each line of `text` clamped to `maxChars` characters as clampText does.
+std::string clampLines(std::string_view text, std::size_t maxChars = kMaxPrintedLine);
+// A table cell's text: at most `width` characters, the last one "~" where it was cut.
+std::string cellText(std::string_view text, std::size_t width);
 
 class TerminalSafeBuffer : public std::streambuf {
 public:

@@ -39,6 +39,7 @@ private slots:
     void hostileFilesFailOneWay();
     void specialFilesAreRefused();
     void controlCharactersAreEscaped();
+    void longNamesAreClamped();
     void comparisonTraceFilesStayInTheirFolder();
     void minifiedWorkloadValidatesInLinearTime();
     void signalsStopLongCommands_data();
@@ -166,6 +167,46 @@ void TestCliHostile::controlCharactersAreEscaped()
              qPrintable(r.out));
     QVERIFY2(r.out.contains(QStringLiteral("\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m")), qPrintable(r.out));
     QVERIFY2(r.out.contains(QStringLiteral("µs")), qPrintable(r.out));
+}
+
+// A title or name from a file is printed up to 120 characters, then "…" and its full length; table cells cut
+// at their column with "~"; a message quoting one clamps its line (#24: a 1 MB title was printed whole).
+void TestCliHostile::longNamesAreClamped()
+{
+    test::TraceBuilder b;
+    b.title(std::string(1'000'000, 'W')).stream(engine::StreamInfo{std::string(100'000, 'S')});
+    b.kernel(0, 1000).named(std::string(50'000, 'K'));
+    const QString trace = m_dir.filePath(QStringLiteral("long-names.sstrace"));
+    engine::writeNativeTrace(b.build(), trace.toStdString());
+    const auto r = test::runCli({QStringLiteral("summary"), trace}, 60000);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.size() < 20'000, qPrintable(QStringLiteral("%1 characters printed").arg(r.out.size())));
+    QVERIFY2(r.out.contains(QString(120, u'W') + QStringLiteral("\u2026 (1,000,000 characters)")),
+             qPrintable(r.out.left(2000)));
+    QVERIFY(!r.out.contains(QString(121, u'W')));
+    QVERIFY2(r.out.contains(QStringLiteral("\u2026 (100,000 characters)")), qPrintable(r.out.left(4000)));
+    QVERIFY2(r.out.contains(QString(27, u'K') + u'~'), qPrintable(r.out.left(4000)));
+
+    // A workload's name, and a message that quotes a name from the file.
+    QFile w(m_dir.filePath(QStringLiteral("long-name-workload.json")));
+    QVERIFY(w.open(QIODevice::WriteOnly));
+    const QByteArray longName(200'000, 'N');
+    w.write(R"({"version": 1, "name": ")" + longName + R"(", "streams": [{"name": "s", "ops": [{"op": "kernel",)"
+            + R"( "duration": "1 us"}]}], "schedule": [[")" + longName + R"(", 0]]})");
+    w.close();
+    const auto v = test::runCli({QStringLiteral("validate"), w.fileName()}, 60000);
+    QCOMPARE(v.code, 3);
+    QVERIFY2(v.err.size() < 3000, qPrintable(QStringLiteral("%1 characters printed").arg(v.err.size())));
+    QVERIFY2(v.err.contains(QStringLiteral("no stream named")) && v.err.contains(QStringLiteral(" characters)")),
+             qPrintable(v.err.left(3000)));
+    QVERIFY(w.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    w.write(R"({"version": 1, "name": ")" + longName
+            + R"(", "streams": [{"name": "s", "ops": [{"op": "kernel", "duration": "1 us"}]}]})");
+    w.close();
+    const auto ok = test::runCli({QStringLiteral("validate"), w.fileName()}, 60000);
+    QCOMPARE(ok.code, 0);
+    QVERIFY2(ok.out.contains(QString(120, u'N') + QStringLiteral("\u2026 (200,000 characters)'")),
+             qPrintable(ok.out.left(2000)));
 }
 
 void TestCliHostile::specialFilesAreRefused()
