@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <queue>
 #include <set>
 #include <thread>
 #include <type_traits>
@@ -265,24 +266,36 @@ TrackPlan assignTracks(std::vector<Interval> &intervals, std::vector<std::uint32
     };
     if (!std::is_sorted(intervals.begin(), intervals.end(), byStart))
         std::sort(intervals.begin(), intervals.end(), byStart);
+    // The tracks whose last slice has ended by the current start are free for every later one too (starts
+    // only grow): they wait in `idle`, the lowest first, the others in `busy` by when they end. A scan of
+    // every track for each slice was quadratic: 500k ops at one timestamp (500k tracks) took 75 s (#24).
+    using Ending = std::pair<std::int64_t, std::uint32_t>; // last slice's end, track
+    std::priority_queue<Ending, std::vector<Ending>, std::greater<>> busy;
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, std::greater<>> idle;
     TrackPlan plan;
     std::vector<std::int64_t> lastEnd;
     std::vector<std::uint32_t> lastOp;
     for (const auto &iv : intervals) {
-        std::size_t t = 0;
-        while (t < lastEnd.size() && lastEnd[t] > iv.start)
-            ++t;
-        if (t == lastEnd.size()) {
+        while (!busy.empty() && busy.top().first <= iv.start) {
+            idle.push(busy.top().second);
+            busy.pop();
+        }
+        std::uint32_t t = 0;
+        if (idle.empty()) {
+            t = static_cast<std::uint32_t>(lastEnd.size());
             lastEnd.push_back(iv.end);
             lastOp.push_back(iv.op);
             plan.firstStart.push_back(iv.start);
         } else {
+            t = idle.top();
+            idle.pop();
             if (lastEnd[t] == iv.start)
                 touchesNext[lastOp[t]] = 1;
             lastEnd[t] = iv.end;
             lastOp[t] = iv.op;
         }
-        trackOf[iv.op] = static_cast<std::uint32_t>(t);
+        busy.push({iv.end, t});
+        trackOf[iv.op] = t;
     }
     plan.tracks = static_cast<int>(lastEnd.size());
     return plan;
@@ -1167,9 +1180,6 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
         if (estimate > limits::kMaxTraceFileBytes)
             tooLarge(estimate);
     }
-    // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op).
-    JsonOut j(opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536);
-    writer.writeHeader(j);
 
     // Big traces are written by several threads, in chunks of ops and one part per repetition's
     // counters: tracks and names are decided above, so the parts are independent. Into a string they
@@ -1186,7 +1196,12 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                                      ? opCount / 100'000 + 1
                                      : std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
     PartEmitter emit(sink);
-    if (cores == 1 || opChunks == 1) {
+    // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op), where this
+    // buffer takes the ops too; else the header alone (it grows if it needs more).
+    const bool inPlace = cores == 1 || opChunks == 1;
+    JsonOut j(inPlace ? opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536 : 65536);
+    writer.writeHeader(j);
+    if (inPlace) {
         writer.writeOps(j, 0, opCount);
         if (options.counters)
             for (std::size_t r = 0; r < repCount; ++r)
@@ -1201,9 +1216,19 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
         std::mutex doneMutex;
         std::condition_variable doneChanged;
         std::atomic<std::size_t> next{0};
-        std::atomic<bool> stop{false}; // the sink failed: the workers need not finish
+        std::atomic<bool> stop{false}; // the sink failed: the workers need not finish (set under doneMutex)
+        // A worker starts part t only when t < written + ahead: at most `ahead` parts wait in memory for
+        // the sink (the workers ran ahead of a slower disk, holding up to the whole export, #24).
+        std::size_t written = 0; // parts handed to the sink; guarded by doneMutex
+        const std::size_t ahead = cores;
         auto worker = [&] {
             for (std::size_t t; !stop && (t = next.fetch_add(1)) < tasks;) {
+                {
+                    std::unique_lock lock(doneMutex);
+                    doneChanged.wait(lock, [&] { return stop || t < written + ahead; });
+                }
+                if (stop)
+                    break;
                 try {
                     if (t < opChunks) {
                         const std::size_t begin = opCount * t / opChunks, end = opCount * (t + 1) / opChunks;
@@ -1242,9 +1267,15 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
                 emit.part(parts[t]->view());
             } catch (...) {
                 failure = std::current_exception();
+                const std::lock_guard lock(doneMutex);
                 stop = true;
             }
             parts[t].reset(); // give the memory back as we go
+            {
+                const std::lock_guard lock(doneMutex);
+                written = t + 1;
+            }
+            doneChanged.notify_all();
         }
         for (auto &thread : pool)
             thread.join();

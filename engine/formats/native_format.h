@@ -19,6 +19,8 @@ std::string devicesToJson(const std::vector<DeviceInfo> &devices);
 std::string peerLinksToJson(const std::vector<PeerLink> &links);
 // Throws Error{InvalidInput} naming the file, the JSON path and what was expected.
 Trace fromNativeJson(std::string_view text, const std::string &fileName = "<trace>");
+// The same read in place: `text` gets room for simdjson's padding if it has none (no copy of it).
+Trace fromNativeJson(std::string &text, const std::string &fileName = "<trace>");
 // Throws Error{Io} / Error{InvalidInput}.
 void writeNativeTrace(const Trace &trace, const std::string &path);
 Trace readNativeTrace(const std::string &path);
