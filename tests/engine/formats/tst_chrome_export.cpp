@@ -26,6 +26,7 @@
 #include "engine/util/file_util.h"
 #include "tests/engine/trace_compare.h"
 #include "tests/engine/trace_fixture.h"
+#include "tests/linear_time.h"
 
 using namespace streamscope;
 
@@ -41,6 +42,7 @@ private slots:
     void exactTimestamps();
     void escaping();
     void overlappingOpsGoToOverflowTracks();
+    void opsAtOneTimestampExportInLinearTime();
     void touchingSlicesInTheOverlapExample();
     void touchingSlicesAtAwkwardValues();
     void roundTripHandTrace();
@@ -377,6 +379,37 @@ SliceEnds sliceEnds(const nlohmann::json &doc)
 // The export of a trace whose slices touch: no slice ends past the next in doubles, the nanoseconds
 // still come back exact, and the trace holds touching slices that the exact decimals would have broken
 // (so that the check can fail).
+// Ops that all overlap each go on a track of their own: finding the first free track scanned every track
+// for each op, so 500k ops at one timestamp took 75 s (#24). The same count of ops one after another (one
+// track) is the harmless shape.
+void TestChromeExport::opsAtOneTimestampExportInLinearTime()
+{
+    constexpr int kOps = 60'000;
+    const auto traceOf = [](bool sameTime) {
+        test::TraceBuilder b;
+        b.stream(engine::StreamInfo{"s0"});
+        for (int i = 0; i < kOps; ++i) {
+            const std::int64_t start = sameTime ? 0 : 1000LL * i;
+            b.kernel(start, start + 900).named("k");
+        }
+        return b.build();
+    };
+    const engine::Trace sameTime = traceOf(true), sequential = traceOf(false);
+    engine::ChromeExportOptions options;
+    options.threads = 1;
+    const auto timings =
+        test::bestOfThree([&] { return test::elapsedNs([&] { engine::toChromeJson(sequential, options); }); },
+                          [&] { return test::elapsedNs([&] { engine::toChromeJson(sameTime, options); }); });
+    QVERIFY2(timings.ratio() < test::kSameSizeLimit,
+             qPrintable(QStringLiteral("one timestamp / one after another: %1").arg(timings.ratio(), 0, 'f', 1)));
+    const auto doc = parse(engine::toChromeJson(sameTime, options));
+    std::set<std::int64_t> tids;
+    for (const auto &e : doc["traceEvents"])
+        if (e.value("ph", "") == "X" && e.value("name", "") == "k")
+            tids.insert(e["tid"].get<std::int64_t>());
+    QCOMPARE(tids.size(), std::size_t(kOps)); // a track each
+}
+
 void TestChromeExport::checkTouchingSlices(const engine::Trace &trace)
 {
     const std::string text = engine::toChromeJson(trace);
