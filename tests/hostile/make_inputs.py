@@ -76,6 +76,16 @@ def workload_schedule(p, entries):
 
 
 write_if_missing("workload-1M-schedule.json", lambda p: workload_schedule(p, 1_000_000))
+def workload_literal(p, ops):
+    """One stream of `ops` memsets written out one by one (no repeat): the ops are most of the file."""
+    with open(p, "w") as f:
+        f.write('{"version": 1, "name": "literal",\n "buffers": [{"name": "d", "kind": "device", "bytes": "1 MiB"}],\n'
+                ' "streams": [{"name": "a", "ops": [\n')
+        f.write(",\n".join('    {"op": "memset", "buffer": "d", "bytes": "4 KiB"}' for _ in range(ops)))
+        f.write("\n ]}]\n}\n")
+
+
+write_if_missing("workload-1M-literal.json", lambda p: workload_literal(p, 1_000_000))
 write_if_missing("workload-repeat-nested.json", lambda p: open(p, "w").write(json.dumps({
     "version": 2, "name": "nested", "buffers": [{"name": "d", "kind": "device", "bytes": "1 MiB"}],
     "streams": [{"name": "s", "ops": [{"repeat": 1000, "ops": [{"repeat": 1000, "ops": [
