@@ -3,6 +3,7 @@
 // child process through `run --progress json` (docs/cli-protocol.md).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <new>
 
 #include "app/cli/commands.h"
 #include "app/cli/compare_commands.h"
@@ -249,6 +250,12 @@ int main(int argc, char **argv)
     int code = ExitUsage;
     try {
         code = dispatch(c, cancel);
+    } catch (const std::bad_alloc &) {
+        // What the readers and writers did not turn into an I/O error naming their file: still the
+        // machine's limit (or a memory cap), not a bug.
+        code = ExitIo;
+        if (!engine::interrupted())
+            std::cerr << "streamscope-cli: not enough memory for this command\n";
     } catch (const std::exception &e) {
         code = ExitInternal;
         if (!engine::interrupted())

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <queue>
 #include <set>
 #include <thread>
@@ -1220,7 +1221,9 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
         // A worker starts part t only when t < written + ahead: at most `ahead` parts wait in memory for
         // the sink (the workers ran ahead of a slower disk, holding up to the whole export, #24).
         std::size_t written = 0; // parts handed to the sink; guarded by doneMutex
-        const std::size_t ahead = cores;
+        // At most 4 however many cores: on 16 cores, 16 parts of 100k ops reserved with the counters' part
+        // passed a 3 GB address-space cap (exit 1 on the GPU host, #24).
+        const std::size_t ahead = std::min<std::size_t>(cores, 4);
         auto worker = [&] {
             for (std::size_t t; !stop && (t = next.fetch_add(1)) < tasks;) {
                 {
@@ -1314,18 +1317,25 @@ void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeE
                                         + limits::describeBytes(limits::kMaxTraceFileBytes)
                                         + "); export the native format (.sstrace) instead");
     };
-    AtomicFileWriter file(path);
-    std::uint64_t written = 0;
-    buildChromeJson(
-        trace, options,
-        [&](std::string_view part) {
-            written += part.size();
-            if (written > limits::kMaxTraceFileBytes)
-                throw refuse(written, false);
-            file.write(part);
-        },
-        true, [&](std::uint64_t estimate) { throw refuse(estimate, true); });
-    file.commit();
+    // An allocation that fails is the machine's limit (or a memory cap), not a bug: Error{Io} naming the
+    // file (exit 4), the temporary file removed and the target as it was.
+    try {
+        AtomicFileWriter file(path);
+        std::uint64_t written = 0;
+        buildChromeJson(
+            trace, options,
+            [&](std::string_view part) {
+                written += part.size();
+                if (written > limits::kMaxTraceFileBytes)
+                    throw refuse(written, false);
+                file.write(part);
+            },
+            true, [&](std::uint64_t estimate) { throw refuse(estimate, true); });
+        file.commit();
+    } catch (const std::bad_alloc &) {
+        throw Error(ErrorKind::Io, path + ": not enough memory to write the Chrome export of these "
+                                       + std::to_string(trace.opCount()) + " ops");
+    }
 }
 
 } // namespace streamscope::engine

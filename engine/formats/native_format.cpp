@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <limits>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 #include <type_traits>
@@ -1351,7 +1352,12 @@ Trace fromNativeJson(std::string &text, const std::string &fileName)
 
 void writeNativeTrace(const Trace &trace, const std::string &path)
 {
-    writeFileAtomically(path, toNativeJson(trace));
+    try {
+        writeFileAtomically(path, toNativeJson(trace));
+    } catch (const std::bad_alloc &) { // the machine's limit or a memory cap: exit 4 naming the file
+        throw Error(ErrorKind::Io,
+                    path + ": not enough memory to write these " + std::to_string(trace.opCount()) + " ops");
+    }
 }
 
 Trace readNativeTrace(const std::string &path)
