@@ -75,26 +75,55 @@ TerminalSafeBuffer::~TerminalSafeBuffer()
 
 bool TerminalSafeBuffer::flushLead()
 {
-    if (!m_heldLead)
-        return true;
-    m_heldLead = false;
-    return m_target->sputc(char(0xC2)) != traits_type::eof();
+    const int count = m_heldCount;
+    m_heldCount = 0;
+    for (int i = 0; i < count; ++i)
+        if (m_target->sputc(char(m_held[i])) == traits_type::eof())
+            return false;
+    return true;
 }
+
+namespace {
+
+bool isBidiControl(char32_t cp)
+{
+    return cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+} // namespace
 
 bool TerminalSafeBuffer::put(unsigned char c)
 {
     char escaped[8];
-    if (m_heldLead) {
-        m_heldLead = false;
-        if (c >= 0x80 && c <= 0x9F) { // U+0080..U+009F: a C1 control
-            std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(c));
-            return m_target->sputn(escaped, 6) == 6;
-        }
+    const auto escape = [&](char32_t cp) {
+        std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(cp));
+        return m_target->sputn(escaped, 6) == 6;
+    };
+    if (m_heldCount == 1 && m_held[0] == 0xC2) {
+        m_heldCount = 0;
+        if (c >= 0x80 && c <= 0x9F) // U+0080..U+009F: a C1 control
+            return escape(c);
         if (m_target->sputc(char(0xC2)) == traits_type::eof())
             return false;
+    } else if (m_heldCount == 1) { // 0xE2
+        if (c == 0x80 || c == 0x81) {
+            m_held[m_heldCount++] = c;
+            return true;
+        }
+        if (!flushLead())
+            return false;
+    } else if (m_heldCount == 2) { // 0xE2 0x80 or 0xE2 0x81
+        const char32_t cp = char32_t(0x2000) | char32_t(m_held[1] & 0x3F) << 6 | char32_t(c & 0x3F);
+        if ((c & 0xC0) == 0x80 && isBidiControl(cp)) {
+            m_heldCount = 0;
+            return escape(cp);
+        }
+        if (!flushLead())
+            return false;
     }
-    if (c == 0xC2) {
-        m_heldLead = true;
+    if (c == 0xC2 || c == 0xE2) {
+        m_held[0] = c;
+        m_heldCount = 1;
         return true;
     }
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) {
@@ -121,7 +150,7 @@ std::streamsize TerminalSafeBuffer::xsputn(const char *s, std::streamsize n)
 
 int TerminalSafeBuffer::sync()
 {
-    // A held lead byte stays held: the next byte decides what it is. It goes out at the end in any case.
+    // Held lead bytes stay held: the next byte decides what they are. They go out at the end in any case.
     return m_target->pubsync();
 }
 

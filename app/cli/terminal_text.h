@@ -2,7 +2,8 @@
 // "\x1b]0;pwned\x07" or "\x1b[2J" would retitle or clear the user's terminal. TerminalSafeBuffer sits in
 // front of standard output and standard error and writes every control character (C0 but newline and tab,
 // DEL, and the C1 controls U+0080..U+009F, which some terminals obey too) as a visible escape ("\x1b",
-// "\u009b"). The CLI's own output has no control characters, and its JSON escapes them already.
+// "\u009b"), and so the bidirectional controls (U+200E, U+200F, U+202A..U+202E, U+2066..U+2069), which
+// reorder what a line shows ("Trojan Source"). The CLI's own output has none, and its JSON escapes them.
 //
 // Names and titles from files can also be of any length (a 1 MB title was printed whole, #24): what the CLI
 // prints of them goes through clampText (a name or title), clampLines (a message that quotes them) or
@@ -39,10 +40,13 @@ protected:
 
 private:
     bool put(unsigned char c);
-    bool flushLead(); // a held 0xC2 that no C1 control followed
+    bool flushLead(); // held bytes that turned out not to begin a control
 
     std::streambuf *m_target;
-    bool m_heldLead = false; // 0xC2, the first byte of U+0080..U+00BF, waiting for the next
+    // The first bytes of a character that may be a control, waiting for the next: 0xC2 (U+0080..U+00BF),
+    // or 0xE2 and then 0x80 or 0x81 (U+2000..U+207F).
+    unsigned char m_held[2] = {};
+    int m_heldCount = 0;
 };
 
 // Puts a TerminalSafeBuffer in front of std::cout and std::cerr for as long as it lives.

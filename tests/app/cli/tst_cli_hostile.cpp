@@ -146,7 +146,8 @@ void TestCliHostile::hostileFilesFailOneWay()
 
 // Names from a file reach the terminal as text: an escape sequence in a title or a stream name is printed
 // as "\x1b", never sent raw (it could retitle or clear the terminal), and a C1 control (U+009B, a CSI to
-// some terminals) as "\u009b"; other UTF-8 (µs) passes untouched (#24 item 11).
+// some terminals) as "\u009b", a bidirectional control (U+202E, U+2066, U+2069: they reorder what the line
+// shows) as "\u202e"; other UTF-8 (µs, and "…" of the same three-byte block) passes untouched (#24 item 11).
 void TestCliHostile::controlCharactersAreEscaped()
 {
     QFile example(QStringLiteral(STREAMSCOPE_SOURCE_DIR "/resources/examples/overlap-sequential.sstrace"));
@@ -155,7 +156,7 @@ void TestCliHostile::controlCharactersAreEscaped()
     const QByteArray title = "\"title\": \"";
     const qsizetype at = text.indexOf(title);
     QVERIFY(at >= 0);
-    text.insert(at + title.size(), "\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m");
+    text.insert(at + title.size(), "\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u202eevil\\u2066x\\u2069\\u2026");
     const QString path = m_dir.filePath(QStringLiteral("escapes.sstrace"));
     QFile out(path);
     QVERIFY(out.open(QIODevice::WriteOnly));
@@ -165,7 +166,10 @@ void TestCliHostile::controlCharactersAreEscaped()
     QCOMPARE(r.code, 0);
     QVERIFY2(!r.out.contains(QChar(0x1b)) && !r.out.contains(QChar(0x07)) && !r.out.contains(QChar(0x9b)),
              qPrintable(r.out));
-    QVERIFY2(r.out.contains(QStringLiteral("\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m")), qPrintable(r.out));
+    QVERIFY2(!r.out.contains(QChar(0x202e)) && !r.out.contains(QChar(0x2066)) && !r.out.contains(QChar(0x2069)),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains(QStringLiteral("\\x1b]0;pwned\\x07\\x1b[2J\\u009b31m\\u202eevil\\u2066x\\u2069\u2026")),
+             qPrintable(r.out));
     QVERIFY2(r.out.contains(QStringLiteral("µs")), qPrintable(r.out));
 }
 
