@@ -317,19 +317,25 @@ void ColumnPass::drawColumnLayers(QPainter &p, const TimelinePaintContext &ctx, 
 void ColumnPass::paintCounter(QPainter &p, const TimelinePaintContext &ctx, const Lane &lane, const QRect &rect,
                               const QColor &background, const TimeMapping &mapping, int clipX0, int clipX1) const
 {
-    const StepSeries &s = lane.counts;
+    const QColor color = lane.kind == LaneKind::H2DActivity   ? ctx.palette->h2d()
+                         : lane.kind == LaneKind::D2HActivity ? ctx.palette->d2h()
+                         : lane.kind == LaneKind::D2DActivity ? ctx.palette->opColor(engine::OpKind::CopyD2D)
+                                                              : ctx.palette->compute();
+    paintSteps(p, ctx, lane.counts, color, rect, background, mapping, clipX0, clipX1);
+}
+
+void ColumnPass::paintSteps(QPainter &p, const TimelinePaintContext &ctx, const StepSeries &s, const QColor &color,
+                            const QRect &rect, const QColor &background, const TimeMapping &mapping, int clipX0,
+                            int clipX1) const
+{
     if (s.maxValue <= 0)
         return;
     thread_local std::vector<float> lo, hi;
     columnMinMax(s, mapping, clipX0, clipX1, ctx.model->durationNs(), lo, hi);
     const double pad = 3;
     const double baseline = rect.bottom() + 1 - pad;
-    // A lane with at most one active op reads as on/off: scale to 1. Otherwise steps per count.
+    // At most one active at a time reads as on/off: scale to 1. Otherwise steps per count.
     const double scale = (rect.height() - 2 * pad - 1) / std::max(1.0f, s.maxValue);
-    const QColor color = lane.kind == LaneKind::H2DActivity   ? ctx.palette->h2d()
-                         : lane.kind == LaneKind::D2HActivity ? ctx.palette->d2h()
-                         : lane.kind == LaneKind::D2DActivity ? ctx.palette->opColor(engine::OpKind::CopyD2D)
-                                                              : ctx.palette->compute();
     const ColumnLayer layer{&lo, &hi, color};
     drawColumnLayers(p, ctx, &layer, 1, background, mapping, clipX0, baseline, scale);
 }
@@ -374,17 +380,8 @@ void ColumnPass::paintGroupRow(QPainter &p, const TimelinePaintContext &ctx, con
 {
     if (!row.collapsed || !ctx.tree)
         return;
-    const LaneGroup &g = ctx.tree->group(row.group);
-    const StepSeries &s = g.busy;
-    if (s.maxValue <= 0)
-        return;
-    thread_local std::vector<float> lo, hi;
-    columnMinMax(s, mapping, clipX0, clipX1, ctx.model->durationNs(), lo, hi);
-    const double pad = 3;
-    const double baseline = rect.bottom() + 1 - pad;
-    const double scale = (rect.height() - 2 * pad - 1) / std::max(1.0f, s.maxValue);
-    const ColumnLayer layer{&lo, &hi, ctx.palette->mutedText()};
-    drawColumnLayers(p, ctx, &layer, 1, background, mapping, clipX0, baseline, scale);
+    paintSteps(p, ctx, ctx.tree->group(row.group).busy, ctx.palette->mutedText(), rect, background, mapping, clipX0,
+               clipX1);
 }
 
 const ColumnPass &columnPass()

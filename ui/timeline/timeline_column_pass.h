@@ -36,6 +36,11 @@ private:
                       const QColor &background, const TimeMapping &mapping, int clipX0, int clipX1) const;
     void paintBandwidth(QPainter &p, const TimelinePaintContext &ctx, const Lane &lane, const QRect &rect,
                         const QColor &background, const TimeMapping &mapping, int clipX0, int clipX1) const;
+    // A count over time (a counter lane's, a collapsed group's busy lanes) as one layer of `color`,
+    // at least one count high; nothing when it never rises above zero.
+    void paintSteps(QPainter &p, const TimelinePaintContext &ctx, const StepSeries &s, const QColor &color,
+                    const QRect &rect, const QColor &background, const TimeMapping &mapping, int clipX0,
+                    int clipX1) const;
     // Draws the layers in order over a lane filled with `background` and its grid, with the pixels that
     // drawing them one by one with translucent fills would give, but as opaque fills (see the .cpp).
     void drawColumnLayers(QPainter &p, const TimelinePaintContext &ctx, const ColumnLayer *layers, int layerCount,
