@@ -421,18 +421,11 @@ void WorkloadEditor::showIssue(int row)
     if (row < 0 || row >= int(m_issues.size()))
         return;
     const engine::WorkloadIssue &issue = m_issues[std::size_t(row)];
-    // Prefer the structure row the issue concerns; fall back to the line in the JSON.
-    const QString path = QString::fromStdString(issue.jsonPath);
-    const QStringList parts = path.split(QLatin1Char('/'), Qt::SkipEmptyParts);
-    WorkloadTreeModel::Node node;
-    if (!m_structureStale && parts.size() >= 2 && parts[0] == QLatin1String("buffers"))
-        node = {NodeType::Buffer, parts[1].toInt(), -1, -1};
-    else if (!m_structureStale && parts.size() >= 4 && parts[0] == QLatin1String("streams")
-             && parts[2] == QLatin1String("ops"))
-        node = {NodeType::Op, -1, parts[1].toInt(), parts[3].toInt()};
-    else if (!m_structureStale && parts.size() >= 2 && parts[0] == QLatin1String("streams"))
-        node = {NodeType::Stream, -1, parts[1].toInt(), -1};
-    if (node.type != NodeType::Invalid && m_treeModel->indexOf(node).isValid() && m_tabs->currentIndex() == 0) {
+    // Prefer the structure row the issue concerns (a buffer, a stream or an op); fall back to the line in
+    // the JSON (the settings' issues too).
+    const WorkloadTreeModel::Node node = WorkloadTreeModel::nodeOfPath(QString::fromStdString(issue.jsonPath));
+    const bool onARow = node.type == NodeType::Buffer || node.type == NodeType::Stream || node.type == NodeType::Op;
+    if (!m_structureStale && onARow && m_treeModel->indexOf(node).isValid() && m_tabs->currentIndex() == 0) {
         selectNode(node);
         return;
     }

@@ -8,6 +8,7 @@
 #include <QIcon>
 
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "engine/model/units.h"
@@ -44,45 +45,45 @@ void WorkloadTreeModel::setIssues(const std::vector<engine::WorkloadIssue> &issu
     // Only the rows an issue names (the old issues' and the new ones'), and the stream above an op, can
     // change their marks: touching every row made a tree view measure every row again, minutes for a
     // workload of a million ops.
-    std::set<std::pair<int, int>> streamOps; // (stream, op); op -1: the stream's own row
-    std::set<int> buffers;
-    bool settings = false;
-    const auto collect = [&](const std::vector<engine::WorkloadIssue> &from) {
+    std::set<std::tuple<NodeType, int, int, int>> rows;
+    const auto collect = [&rows](const std::vector<engine::WorkloadIssue> &from) {
         for (const engine::WorkloadIssue &issue : from) {
-            const QStringList parts = QString::fromStdString(issue.jsonPath).split(QLatin1Char('/'));
-            // "/buffers/3/bytes" splits into "", "buffers", "3", "bytes"
-            const QString top = parts.size() > 1 ? parts[1] : QString();
-            if (top != QLatin1String("buffers") && top != QLatin1String("streams")) {
-                settings = true;
-                continue;
-            }
-            bool ok = false;
-            const int item = parts.size() > 2 ? parts[2].toInt(&ok) : -1;
-            if (!ok)
-                continue; // the group row itself, which shows no marks
-            if (top == QLatin1String("buffers")) {
-                buffers.insert(item);
-                continue;
-            }
-            streamOps.insert({item, -1});
-            const int op = parts.size() > 4 && parts[3] == QLatin1String("ops") ? parts[4].toInt(&ok) : -1;
-            if (ok && op >= 0)
-                streamOps.insert({item, op});
+            const Node node = nodeOfPath(QString::fromStdString(issue.jsonPath));
+            rows.insert({node.type, node.buffer, node.stream, node.op});
+            if (node.type == NodeType::Op)
+                rows.insert({NodeType::Stream, -1, node.stream, -1});
         }
     };
     collect(m_issues);
     m_issues = issues;
     collect(m_issues);
-    const auto touch = [this](const QModelIndex &row) {
+    for (const auto &[type, buffer, stream, op] : rows) {
+        if (type == NodeType::BuffersGroup || type == NodeType::StreamsGroup)
+            continue; // group rows show no marks
+        const QModelIndex row = indexOf(Node{type, buffer, stream, op});
         if (row.isValid())
             emit dataChanged(row, row.siblingAtColumn(ColumnCount - 1));
-    };
-    if (settings)
-        touch(index(kSettingsRow, 0));
-    for (const int b : buffers)
-        touch(indexOf(Node{NodeType::Buffer, b, -1, -1}));
-    for (const auto &[stream, op] : streamOps)
-        touch(indexOf(op < 0 ? Node{NodeType::Stream, -1, stream, -1} : Node{NodeType::Op, -1, stream, op}));
+    }
+}
+
+WorkloadTreeModel::Node WorkloadTreeModel::nodeOfPath(const QString &jsonPath)
+{
+    // "/streams/1/ops/3/bytes" splits into "streams", "1", "ops", "3", "bytes"
+    const QStringList parts = jsonPath.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    const QString top = parts.isEmpty() ? QString() : parts[0];
+    const bool buffers = top == QLatin1String("buffers");
+    if (!buffers && top != QLatin1String("streams"))
+        return {NodeType::Settings, -1, -1, -1};
+    bool ok = false;
+    const int item = parts.size() > 1 ? parts[1].toInt(&ok) : -1;
+    if (!ok)
+        return {buffers ? NodeType::BuffersGroup : NodeType::StreamsGroup, -1, -1, -1};
+    if (buffers)
+        return {NodeType::Buffer, item, -1, -1};
+    const int op = parts.size() > 3 && parts[2] == QLatin1String("ops") ? parts[3].toInt(&ok) : -1;
+    if (ok && op >= 0)
+        return {NodeType::Op, -1, item, op};
+    return {NodeType::Stream, -1, item, -1};
 }
 
 void WorkloadTreeModel::rowEdited(const Node &node)

@@ -42,6 +42,10 @@ public:
     Node nodeAt(const QModelIndex &index) const;
     QModelIndex indexOf(const Node &node) const;
     static QString jsonPathOf(const Node &node);
+    // The row a JSON pointer (an issue's) falls under: a buffer, a stream, or an op of a stream
+    // ("/streams/1/ops/3/bytes"), a group row ("/buffers"), else the settings (the top-level keys, and ""
+    // for the whole document).
+    static Node nodeOfPath(const QString &jsonPath);
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
