@@ -14,7 +14,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <queue>
 #include <set>
 #include <thread>
@@ -1317,9 +1316,7 @@ void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeE
                                         + limits::describeBytes(limits::kMaxTraceFileBytes)
                                         + "); export the native format (.sstrace) instead");
     };
-    // An allocation that fails is the machine's limit (or a memory cap), not a bug: Error{Io} naming the
-    // file (exit 4), the temporary file removed and the target as it was.
-    try {
+    const auto write = [&] {
         AtomicFileWriter file(path);
         std::uint64_t written = 0;
         buildChromeJson(
@@ -1332,10 +1329,11 @@ void writeChromeTrace(const Trace &trace, const std::string &path, const ChromeE
             },
             true, [&](std::uint64_t estimate) { throw refuse(estimate, true); });
         file.commit();
-    } catch (const std::bad_alloc &) {
-        throw Error(ErrorKind::Io, path + ": not enough memory to write the Chrome export of these "
-                                       + std::to_string(trace.opCount()) + " ops");
-    }
+    };
+    // Out of memory: exit 4 naming the file, the temporary file removed and the target as it was.
+    memoryChecked(path + ": not enough memory to write the Chrome export of these " + std::to_string(trace.opCount())
+                      + " ops",
+                  write);
 }
 
 } // namespace streamscope::engine

@@ -1444,7 +1444,7 @@ Trace chromeTraceFromText(std::string &text, const std::string &fileName, const 
                           double to)
 {
     const std::size_t size = text.size();
-    try {
+    const auto import = [&] {
         // simdjson reads up to SIMDJSON_PADDING bytes past the text: the string's own capacity gives them
         // (gunzip and readFile leave room; another string grows once, which may double its capacity).
         static_assert(kReadFilePadding >= simdjson::SIMDJSON_PADDING);
@@ -1453,10 +1453,9 @@ Trace chromeTraceFromText(std::string &text, const std::string &fileName, const 
         return ChromeImporter(simdjson::padded_string_view(text.data(), size, text.capacity()), fileName, control, from,
                               to)
             .run([&] { std::string().swap(text); });
-    } catch (const std::bad_alloc &) {
-        throw Error(ErrorKind::Io,
-                    fileName + ": not enough memory to read it (" + limits::describeBytes(size) + " of JSON)");
-    }
+    };
+    return memoryChecked(fileName + ": not enough memory to read it (" + limits::describeBytes(size) + " of JSON)",
+                         import);
 }
 
 Trace chromeTraceFromJson(std::string_view text, const std::string &fileName, const LoadControl &control, double from,

@@ -7,7 +7,6 @@
 #include <array>
 #include <charconv>
 #include <limits>
-#include <new>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 #include <type_traits>
@@ -1352,12 +1351,8 @@ Trace fromNativeJson(std::string &text, const std::string &fileName)
 
 void writeNativeTrace(const Trace &trace, const std::string &path)
 {
-    try {
-        writeFileAtomically(path, toNativeJson(trace));
-    } catch (const std::bad_alloc &) { // the machine's limit or a memory cap: exit 4 naming the file
-        throw Error(ErrorKind::Io,
-                    path + ": not enough memory to write these " + std::to_string(trace.opCount()) + " ops");
-    }
+    memoryChecked(path + ": not enough memory to write these " + std::to_string(trace.opCount()) + " ops",
+                  [&] { writeFileAtomically(path, toNativeJson(trace)); });
 }
 
 Trace readNativeTrace(const std::string &path)

@@ -24,16 +24,10 @@ namespace {
 
 constexpr std::string_view kSqliteMagic{"SQLite format 3\0", 16};
 
-// An allocation that fails while a file is read (a file near the size limits on a machine short of memory,
-// or under a memory cap) is the machine's limit, not a bug: Error{Io} naming the file (exit 4 in the CLI),
-// never std::bad_alloc (exit 1, or an abort where it meets a noexcept destructor).
-template <typename Read> auto memoryChecked(const std::string &path, Read &&read)
+// What memoryChecked (engine/model/errors.h) says when a file's reading runs out of memory.
+std::string cannotReadForMemory(const std::string &path)
 {
-    try {
-        return read();
-    } catch (const std::bad_alloc &) {
-        throw Error(ErrorKind::Io, path + ": not enough memory to read it");
-    }
+    return path + ": not enough memory to read it";
 }
 
 bool isSpace(char c)
@@ -206,7 +200,7 @@ FileKind detectFileKind(const std::string &path)
 {
     if (readFileHead(path, kSqliteMagic.size()) == kSqliteMagic)
         return FileKind::NsysSqlite; // SQLite reads the file itself: never read whole here
-    return memoryChecked(path, [&] { return detectFileKindOfContent(readFile(path), path); });
+    return memoryChecked(cannotReadForMemory(path), [&] { return detectFileKindOfContent(readFile(path), path); });
 }
 
 namespace {
@@ -391,12 +385,13 @@ std::string traceFileDialogFilter(bool workloads)
 
 OpenedFile openFile(const std::string &path, const LoadControl &control)
 {
-    return memoryChecked(path, [&] { return openFileUnchecked(path, control, false); });
+    return memoryChecked(cannotReadForMemory(path), [&] { return openFileUnchecked(path, control, false); });
 }
 
 Trace loadTrace(const std::string &path, const LoadControl &control)
 {
-    return memoryChecked(path, [&] { return std::move(*openFileUnchecked(path, control, true).trace); });
+    return memoryChecked(cannotReadForMemory(path),
+                         [&] { return std::move(*openFileUnchecked(path, control, true).trace); });
 }
 
 void exportTrace(const Trace &trace, ExportFormat format, const std::string &path)

@@ -2,6 +2,7 @@
 // ErrorKind to its documented exit codes and the GUI shows what() in place.
 #pragma once
 
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -25,5 +26,18 @@ public:
 private:
     ErrorKind m_kind;
 };
+
+// Runs `work`. An allocation that fails inside it (a file near the size limits on a machine short of memory,
+// or under a memory cap such as `ulimit -v`) is the machine's limit, not a bug: Error{Io, message}, which
+// names the file (exit 4 in the CLI), never std::bad_alloc (exit 1, or an abort where it meets a noexcept
+// destructor).
+template <typename Work> auto memoryChecked(const std::string &message, Work &&work)
+{
+    try {
+        return work();
+    } catch (const std::bad_alloc &) {
+        throw Error(ErrorKind::Io, message);
+    }
+}
 
 } // namespace streamscope::engine
