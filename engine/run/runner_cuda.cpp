@@ -101,11 +101,6 @@ void checkDeviceMemory(const Workload &part, const DeviceInfo &device, bool all)
     checkMemoryFits(part, device, all, freeBytes, totalBytes, hostMemoryAvailable);
 }
 
-std::uint64_t addressOf(const void *p)
-{
-    return reinterpret_cast<std::uintptr_t>(p);
-}
-
 // CUDA reads CUDA_DEVICE_MAX_CONNECTIONS once, when it starts in the process: the first run sets it, a
 // later run in the same process can only have the same value (a run in a fresh process, as
 // streamscope-cli run and the app's runs are, always gets what it asks for). Returns the value in force.
