@@ -1,7 +1,9 @@
 // describeOp() and its plain-text form (see op_description.h).
 #include "engine/analysis/op_description.h"
 
+#include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "engine/analysis/analysis.h"
 #include "engine/analysis/queue_analysis.h"
@@ -75,7 +77,22 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
         d.copyCall = apiNameOf(op);
     d.range = rep.enclosingRange(op);
     d.launch = rep.launchOf(opIndex);
+    if (d.launch && d.gpu)
+        d.teraflops = d.launch->teraflopsPerSecond(d.gpu->durationNs);
     return d;
+}
+
+std::string formatFlops(std::uint64_t flops)
+{
+    static constexpr std::pair<double, const char *> kUnits[] = {
+        {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}, {1e3, "kFLOP"}};
+    for (const auto &[scale, unit] : kUnits)
+        if (double(flops) >= scale) {
+            char text[48];
+            std::snprintf(text, sizeof text, "%.3g %s", double(flops) / scale, unit);
+            return text;
+        }
+    return std::to_string(flops) + " FLOP";
 }
 
 std::string formatOpDescription(const Trace &trace, const OpDescription &d)
@@ -109,6 +126,20 @@ std::string formatOpDescription(const Trace &trace, const OpDescription &d)
         out << "memory: " << d.srcMem << " -> " << d.dstMem << "\n";
     if (!d.copyCall.empty())
         out << "call: " << d.copyCall << "\n";
+    if (d.launch && d.launch->fullNameId != kNoString)
+        out << "kernel: " << trace.string(d.launch->fullNameId) << "\n";
+    if (d.launch && d.launch->flops > 0) {
+        out << "work: ";
+        if (d.launch->workId != kNoString)
+            out << trace.string(d.launch->workId) << ", ";
+        out << formatFlops(d.launch->flops);
+        if (d.teraflops > 0) {
+            char rate[32];
+            std::snprintf(rate, sizeof rate, "%.1f", d.teraflops);
+            out << ", " << rate << " TFLOP/s";
+        }
+        out << "\n";
+    }
     if (d.launch && d.launch->hasGrid() && d.launch->hasBlock())
         out << "grid: " << d.launch->grid[0] << "x" << d.launch->grid[1] << "x" << d.launch->grid[2]
             << ", block: " << d.launch->block[0] << "x" << d.launch->block[1] << "x" << d.launch->block[2] << "\n";

@@ -44,7 +44,12 @@ struct OpDescription {
     std::string_view copyCall; // the call that issued a copy (apiNameOf: "cudaMemcpyPeerAsync"), empty if not recorded
     const HostRange *range = nullptr; // the innermost host range it was launched in
     const KernelLaunch *launch = nullptr; // a kernel's grid, block and resources, where recorded
+    // A kernel's arithmetic (KernelLaunch::flops) and its rate over the execution, 0 where not known.
+    double teraflops = 0; // TFLOP/s
 };
+
+// "1.10 TFLOP" / "537 GFLOP": a count of floating-point operations for people.
+std::string formatFlops(std::uint64_t flops);
 
 // Throws Error{InvalidInput} for a repetition or op that does not exist. The pointers point into the trace.
 OpDescription describeOp(const Trace &trace, int repetition, int opIndex);

@@ -1021,6 +1021,14 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
             j.raw(",\"demangled\":");
             j.raw(quotedNames[l->fullNameId]);
         }
+        if (l->flops > 0) {
+            j.raw(",\"flops\":");
+            j.unsignedInteger(l->flops);
+        }
+        if (l->workId != kNoString && l->workId < quotedNames.size()) {
+            j.raw(",\"work\":");
+            j.raw(quotedNames[l->workId]);
+        }
     }
 }
 

@@ -387,7 +387,8 @@ struct FirstSyntaxError {
 
 // A kernel's launch details from its args, as Kineto writes them ("grid": [x, y, z], "block",
 // "shared memory", "registers per thread") and StreamScope's export adds ("static shared memory",
-// "dynamic shared memory", "demangled"); nothing when the args have none. `intern` keeps the demangled name.
+// "dynamic shared memory", "demangled", "flops", "work"); nothing when the args have none. `intern` keeps the demangled
+// name.
 std::optional<KernelLaunch>
 launchFromArgs(const Reader &r, const Value &a, const std::string &ap,
                const std::function<std::uint32_t(std::string_view, const std::string &)> &intern)
@@ -433,6 +434,17 @@ launchFromArgs(const Reader &r, const Value &a, const std::string &ap,
         l.sharedBytes = std::int64_t(std::max(0, l.staticSharedBytes)) + std::max(0, l.dynamicSharedBytes);
     if (const auto full = r.optionalText(a, "demangled", ap)) {
         l.fullNameId = intern(*full, ap + "/demangled");
+        any = true;
+    }
+    // StreamScope's export: a kernel's arithmetic ("flops", and "work", what it is).
+    if (const auto flops = r.optionalInteger(a, "flops", ap)) {
+        if (*flops < 0)
+            r.fail(ap + "/flops", std::to_string(*flops) + " is not a possible count of operations");
+        l.flops = static_cast<std::uint64_t>(*flops);
+        any = true;
+    }
+    if (const auto work = r.optionalText(a, "work", ap)) {
+        l.workId = intern(*work, ap + "/work");
         any = true;
     }
     if (!any)

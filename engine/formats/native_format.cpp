@@ -49,7 +49,9 @@ constexpr std::array<std::string_view, 7> kActivityColumns = {"kind",    "start_
 // full_name) index /strings, -1 for none; the category is its name.
 constexpr std::array<std::string_view, 6> kHostRangeColumns = {"name",     "category", "host_thread",
                                                                "start_ns", "end_ns",   "domain"};
-constexpr std::array<std::string_view, 12> kKernelLaunchColumns = {"op",
+// Format 6 adds "flops" and "work" (a string column) to each kernel launch row.
+constexpr std::size_t kKernelLaunchColumnsV4 = 12;
+constexpr std::array<std::string_view, 14> kKernelLaunchColumns = {"op",
                                                                    "grid_x",
                                                                    "grid_y",
                                                                    "grid_z",
@@ -60,7 +62,9 @@ constexpr std::array<std::string_view, 12> kKernelLaunchColumns = {"op",
                                                                    "shared_bytes",
                                                                    "static_shared_bytes",
                                                                    "dynamic_shared_bytes",
-                                                                   "full_name"};
+                                                                   "full_name",
+                                                                   "flops",
+                                                                   "work"};
 
 // Solo baselines (trace.h SoloBaselines): each solo run's ops as rows of the times that differ from the
 // mixed repetitions; the rest of each op (name, kind, stream, bytes...) is the same op's in repetition 0.
@@ -485,12 +489,20 @@ private:
                     od::array rows;
                     if (field.value().get_array().get(rows))
                         fail(path + "/kernel_launches", "expected an array of kernel launch rows");
-                    readIntegerRows(rows, path + "/kernel_launches", kKernelLaunchColumns, size,
-                                    [&](const std::string &rowPath, std::size_t col, const Cell &cell) {
-                                        if (col == 0)
-                                            out.kernelLaunches.emplace_back();
-                                        setLaunch(out.kernelLaunches.back(), rowPath, col, cell);
-                                    });
+                    const std::size_t width = readIntegerRows(
+                        rows, path + "/kernel_launches", kKernelLaunchColumns, size,
+                        [&](const std::string &rowPath, std::size_t col, const Cell &cell) {
+                            if (col == 0)
+                                out.kernelLaunches.emplace_back();
+                            setLaunch(out.kernelLaunches.back(), rowPath, col, cell);
+                        },
+                        kKernelLaunchColumnsV4);
+                    if (width != 0 && launchRowWidth != 0 && width != launchRowWidth)
+                        fail(path + "/kernel_launches", "kernel launch rows have " + std::to_string(width)
+                                                            + " values here and " + std::to_string(launchRowWidth)
+                                                            + " in an earlier repetition");
+                    if (width != 0)
+                        launchRowWidth = width;
                 }
             }
             ++r;
@@ -624,11 +636,15 @@ private:
     // Rows of `columns.size()` values each (integers, one text column at most), each value handed to
     // `set` with its row's path; a row of another width fails naming it.
     template <std::size_t N, typename Set>
-    void readIntegerRows(simdjson::ondemand::array &rows, const std::string &path,
-                         const std::array<std::string_view, N> &columns, std::size_t size, Set &&set)
+    // The rows' width (0: no rows). Every row has all `columns`, or (an older format's) the first
+    // `oldWidth` of them, the same in every row.
+    std::size_t readIntegerRows(simdjson::ondemand::array &rows, const std::string &path,
+                                const std::array<std::string_view, N> &columns, std::size_t size, Set &&set,
+                                std::size_t oldWidth = N)
     {
         namespace od = simdjson::ondemand;
         std::size_t i = 0;
+        std::size_t width = 0;
         for (auto rowValue : rows) {
             const std::string rowPath = path + "/" + std::to_string(i);
             od::array row;
@@ -659,10 +675,14 @@ private:
                 set(cellPath, col, cell);
                 ++col;
             }
-            if (col != columns.size())
-                fail(rowPath, "expected " + std::to_string(columns.size()) + " values, found " + std::to_string(col));
+            if (width == 0 && (col == columns.size() || col == oldWidth))
+                width = col;
+            if (col != width)
+                fail(rowPath, "expected " + std::to_string(width ? width : columns.size()) + " values, found "
+                                  + std::to_string(col));
             ++i;
         }
+        return width;
     }
 
     std::int64_t cellInteger(const std::string &cellPath, const Cell &cell, std::int64_t lo, std::int64_t hi) const
@@ -730,12 +750,18 @@ private:
         case 8: l.sharedBytes = cellInteger(cellPath, cell, -1, std::numeric_limits<std::int64_t>::max()); break;
         case 9: l.staticSharedBytes = static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, kI32)); break;
         case 10: l.dynamicSharedBytes = static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, kI32)); break;
-        default: l.fullNameId = cellString(cellPath, cell); break;
+        case 11: l.fullNameId = cellString(cellPath, cell); break;
+        case 12:
+            l.flops =
+                static_cast<std::uint64_t>(cellInteger(cellPath, cell, 0, std::numeric_limits<std::int64_t>::max()));
+            break;
+        default: l.workId = cellString(cellPath, cell); break;
         }
     }
 
 public:
     std::size_t rowWidth = 0; // values per op row, 0 before the first row
+    std::size_t launchRowWidth = 0; // values per kernel launch row, 0 before the first row
 
 private:
     [[noreturn]] void rowFail(const std::string &path, std::size_t row, std::size_t col, const std::string &what) const
@@ -981,7 +1007,7 @@ std::string toNativeJson(const Trace &trace)
                 const KernelLaunch &l = rep.kernelLaunches[i];
                 appendRow(out, i, l.op, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                           l.registersPerThread, l.sharedBytes, l.staticSharedBytes, l.dynamicSharedBytes,
-                          stringIndex(l.fullNameId));
+                          stringIndex(l.fullNameId), l.flops, stringIndex(l.workId));
             }
             out += ']';
         }
@@ -1229,6 +1255,8 @@ void checkCrossReferences(Trace &trace, HeaderReader &r)
                 r.fail(p + "/0", "kernel launches must be in op order, one per op");
             if (l.fullNameId != kNoString && l.fullNameId >= strings)
                 r.fail(p + "/11", "name index " + std::to_string(l.fullNameId) + " is not in /strings");
+            if (l.workId != kNoString && l.workId >= strings)
+                r.fail(p + "/13", "work index " + std::to_string(l.workId) + " is not in /strings");
         }
         layoutHostRanges(rep);
     }
@@ -1325,6 +1353,11 @@ Trace fromPaddedNativeJson(simdjson::padded_string_view text, const std::string 
     const json &h = reader.header;
     HeaderReader r(fileName);
     readNativeHeader(h, reader.rowWidth, trace, r);
+    const std::size_t launchWidth = trace.formatVersion >= 6 ? kKernelLaunchColumns.size() : kKernelLaunchColumnsV4;
+    if (trace.formatVersion >= 4 && reader.launchRowWidth != 0 && reader.launchRowWidth != launchWidth)
+        r.fail("/repetitions", "kernel launch rows have " + std::to_string(reader.launchRowWidth)
+                                   + " values, but format version " + std::to_string(trace.formatVersion) + " has "
+                                   + std::to_string(launchWidth));
     checkCrossReferences(trace, r);
     if (reader.hasSolo)
         readSoloBaselines(trace, reader.soloHeader, reader.soloRuns, r);

@@ -24,7 +24,9 @@ namespace streamscope::engine {
 //    launch details (grid, block, shared memory, registers). 1 to 3 are still read (they have none).
 // 5: per op, the devices of a copy's two ends (src_device, dst_device: P2P copies), and in the header the
 //    peer links between the devices (peer_links). 1 to 4 are still read.
-inline constexpr int kTraceFormatVersion = 5;
+// 6: kernel launches carry the kernel's arithmetic work (flops, and what the work is: "GEMM 8192x8192x8192
+//    bf16"), where the source knows it. 1 to 5 are still read (they have none).
+inline constexpr int kTraceFormatVersion = 6;
 inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
 inline constexpr std::uint32_t kNoString = 0xFFFFFFFFu; // a string index that names nothing
 
@@ -227,11 +229,20 @@ struct KernelLaunch {
     std::int64_t sharedBytes = -1; // shared memory per block, static + dynamic; -1 = not recorded
     std::int32_t staticSharedBytes = -1; // -1 where the source gives only the total (Kineto)
     std::int32_t dynamicSharedBytes = -1;
-    std::uint32_t fullNameId = kNoString; // Trace::strings: the demangled signature, where the op's name is shorter
+    // Trace::strings: the demangled signature, where the op's name is shorter; for an op that ran several
+    // kernels (a cuBLAS GEMM), their names in the order they ran, joined by " + ".
+    std::uint32_t fullNameId = kNoString;
+    std::uint32_t workId = kNoString; // Trace::strings: what its arithmetic is ("GEMM 8192x8192x8192 bf16")
+    std::uint64_t flops = 0; // its floating-point operations (a GEMM's 2mnk); 0 = not known
 
     bool hasGrid() const { return grid[0] != 0 || grid[1] != 0 || grid[2] != 0; }
     bool hasBlock() const { return block[0] != 0 || block[1] != 0 || block[2] != 0; }
     std::uint64_t threads() const;
+    // Achieved TFLOP/s over `durationNs` (10^12 operations per second); 0 where either is unknown.
+    double teraflopsPerSecond(std::int64_t durationNs) const
+    {
+        return flops > 0 && durationNs > 0 ? double(flops) / double(durationNs) / 1e3 : 0.0;
+    }
 };
 
 struct StreamInfo {

@@ -70,10 +70,18 @@ QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
 }
 
 // How a kernel was launched, where the source recorded it.
-void launchRows(DetailRows &row, const engine::Trace &trace, const engine::KernelLaunch &l)
+void launchRows(DetailRows &row, const engine::Trace &trace, const engine::KernelLaunch &l, double teraflops)
 {
     if (l.fullNameId != engine::kNoString)
         row(tr("Kernel"), displayText(trace.string(l.fullNameId), kLongName));
+    if (l.flops > 0) {
+        QString text = QString::fromStdString(engine::formatFlops(l.flops));
+        if (l.workId != engine::kNoString)
+            text = tr("%1: %2").arg(displayText(trace.string(l.workId)), text);
+        if (teraflops > 0)
+            text += tr(" at %1 TFLOP/s").arg(QLocale().toString(teraflops, 'f', 1));
+        row(tr("Work"), text);
+    }
     if (l.hasGrid() || l.hasBlock()) {
         if (l.hasGrid())
             row(tr("Grid"),
@@ -239,7 +247,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     }
     // How a kernel was launched, where the source recorded it.
     if (const engine::KernelLaunch *l = d.launch)
-        launchRows(row, *m_trace, *l);
+        launchRows(row, *m_trace, *l, d.teraflops);
     // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
     const bool cupti = d.cupti;
     if (d.host) {

@@ -2,6 +2,8 @@
 // hand-made traces whose every figure is known (tests/engine/trace_fixture.h).
 #include <QtTest>
 
+#include <cstdio>
+
 #include "engine/analysis/op_description.h"
 #include "engine/model/errors.h"
 #include "tests/engine/trace_fixture.h"
@@ -64,6 +66,35 @@ private slots:
         t.timing = engine::TimingSource::Profiler;
         t.source = engine::TraceSource::NsysSqlite;
         QCOMPARE(engine::describeOp(t, 0, 0).timedBy, std::string("Nsight Systems"));
+    }
+
+    // A GEMM's arithmetic: its rate over the execution, the kernels cuBLAS chose, what the work is.
+    void kernelWork()
+    {
+        engine::Trace t = test::handTrace(1);
+        // Op 1, the kernel (handTrace's B), ran 2 x 4096^3 operations: 137 GFLOP.
+        engine::KernelLaunch l;
+        l.op = 1;
+        l.flops = 2ull * 4096 * 4096 * 4096;
+        l.workId = t.intern("GEMM 4096x4096x4096 bf16");
+        l.fullNameId = t.intern("nvjet_tst_256x128 + splitKreduce_kernel");
+        t.repetitions[0].kernelLaunches = {l};
+        const OpDescription d = engine::describeOp(t, 0, 1);
+        QVERIFY(d.launch);
+        QVERIFY(d.gpu);
+        const double expected = double(l.flops) / double(d.gpu->durationNs) / 1e3;
+        QCOMPARE(d.teraflops, expected);
+        const std::string text = engine::formatOpDescription(t, d);
+        char line[96];
+        std::snprintf(line, sizeof line, "\nwork: GEMM 4096x4096x4096 bf16, 137 GFLOP, %.1f TFLOP/s\n", expected);
+        QVERIFY2(text.find(line) != std::string::npos, text.c_str());
+        QVERIFY2(text.find("\nkernel: nvjet_tst_256x128 + splitKreduce_kernel\n") != std::string::npos, text.c_str());
+        QCOMPARE(engine::formatFlops(999), std::string("999 FLOP"));
+        QCOMPARE(engine::formatFlops(1'500'000'000), std::string("1.5 GFLOP"));
+        QCOMPARE(engine::formatFlops(2'200'000'000'000'000ull), std::string("2.2 PFLOP"));
+        // No execution, no rate.
+        t.repetitions[0].ops[1].gpuStartNs = t.repetitions[0].ops[1].gpuEndNs = engine::kNoTime;
+        QCOMPARE(engine::describeOp(t, 0, 1).teraflops, 0.0);
     }
 
     // One vocabulary: the kind's label ("P2P copy", not "p2p"), and a peer copy's call is the peer one.

@@ -30,6 +30,7 @@ private slots:
     void formatTwoOpensWithoutActivities();
     void hostRangesAndLaunchesRoundTrip();
     void formatThreeOpensWithoutRanges();
+    void formatFiveLaunchesWithoutWork();
     void badRangeAndLaunchRows_data();
     void badRangeAndLaunchRows();
     void peerCopiesRoundTrip();
@@ -323,7 +324,11 @@ static engine::Trace traceWithRanges()
         launch.dynamicSharedBytes = 0;
         launch.sharedBytes = 2048;
         launch.fullNameId = t.intern("void spin_kernel<(int)1>(long long)");
-        rep.kernelLaunches = {launch};
+        engine::KernelLaunch gemm; // a GEMM's arithmetic, without a launch (timed by events)
+        gemm.op = 2;
+        gemm.flops = 2ull * 8192 * 8192 * 8192;
+        gemm.workId = t.intern("GEMM 8192x8192x8192 bf16");
+        rep.kernelLaunches = {launch, gemm};
         engine::layoutHostRanges(rep);
     }
     return t;
@@ -352,6 +357,12 @@ void TestNativeFormat::hostRangesAndLaunchesRoundTrip()
     QCOMPARE(l->grid[0], 1024u);
     QCOMPARE(l->registersPerThread, 40);
     QCOMPARE(r.string(l->fullNameId), std::string("void spin_kernel<(int)1>(long long)"));
+    QCOMPARE(l->flops, std::uint64_t(0));
+    const auto *g = r.repetitions[1].launchOf(2);
+    QVERIFY(g);
+    QCOMPARE(g->flops, 2ull * 8192 * 8192 * 8192);
+    QCOMPARE(r.string(g->workId), std::string("GEMM 8192x8192x8192 bf16"));
+    QVERIFY(!g->hasGrid());
     // Written again, the same bytes.
     QCOMPARE(engine::toNativeJson(r), text);
     // The CSV names each op's range and a kernel's launch.
@@ -377,6 +388,36 @@ void TestNativeFormat::formatThreeOpensWithoutRanges()
         QFAIL("host ranges in a format 3 file were accepted");
     } catch (const engine::Error &e) {
         QVERIFY2(QString::fromUtf8(e.what()).contains("need trace format 4"), e.what());
+    }
+}
+
+// A format 5 file's launch rows have no arithmetic (12 values); they open, and a format 6 row in a file
+// that says 5 is refused.
+void TestNativeFormat::formatFiveLaunchesWithoutWork()
+{
+    const std::string six = engine::toNativeJson(traceWithRanges());
+    std::string five = six;
+    const std::string current = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
+    five.replace(five.find(current), current.size(), "\"version\": 5");
+    five = std::regex_replace(five, std::regex(R"(,\s*"flops",\s*"work")"), "");
+    // Launch rows are the only rows of 14 integers: keep the first 12.
+    const std::regex launchRow(R"((\[\d+(?:,-?\d+){11}),-?\d+,-?\d+\])");
+    five = std::regex_replace(five, launchRow, "$1]");
+    const auto t = engine::fromNativeJson(five, "v5.sstrace");
+    QCOMPARE(t.formatVersion, 5);
+    const auto *l = t.repetitions[1].launchOf(1);
+    QVERIFY(l);
+    QCOMPARE(l->grid[0], 1024u);
+    QCOMPARE(t.string(l->fullNameId), std::string("void spin_kernel<(int)1>(long long)"));
+    QCOMPARE(l->flops, std::uint64_t(0));
+    std::string mixed = six;
+    mixed.replace(mixed.find(current), current.size(), "\"version\": 5");
+    try {
+        engine::fromNativeJson(mixed, "mixed.sstrace");
+        QFAIL("format 6 launch rows in a format 5 file were accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains("kernel launch rows have 14 values, but format version 5 has 12"),
+                 e.what());
     }
 }
 
@@ -533,7 +574,7 @@ void TestNativeFormat::peerCopiesRoundTrip()
     QVERIFY(text.find("\"src_device\"") != std::string::npos);
     QVERIFY(text.find("\"peer_links\"") != std::string::npos);
     const auto r = engine::fromNativeJson(text, "p2p.sstrace");
-    QCOMPARE(r.formatVersion, 5);
+    QCOMPARE(r.formatVersion, engine::kTraceFormatVersion);
     QCOMPARE(test::traceDifference(t, r), QString());
     const auto &op = r.repetitions[0].ops.back();
     QCOMPARE(engine::toString(op.kind), std::string_view("p2p"));
