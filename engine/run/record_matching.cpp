@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -115,12 +117,14 @@ RecordMatcher::RecordMatcher(const std::vector<PlannedOp> &ops, std::vector<OpMe
 }
 
 MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, const RepetitionRecords &context,
-                                 std::map<std::string, std::string> &metadata) const
+                                 std::map<std::string, std::string> &metadata,
+                                 const std::function<std::uint32_t(std::string_view)> &intern) const
 {
     MatchResult result;
     result.eventsFromCupti = applyEventTimestamps(rep, batch, context, metadata);
     std::vector<int> seen(rep.ops.size(), 0);
     std::vector<const cupti::GpuRecord *> activities;
+    std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> libraryKernels; // (op, record)
     for (const cupti::GpuRecord &g : batch.records) {
         if (g.kind == cupti::GpuRecord::Kind::Event)
             continue; // applied above
@@ -148,6 +152,8 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
         if (g.kind == cupti::GpuRecord::Kind::Kernel) {
             r.queuedNs = g.queuedNs;
             r.submittedNs = g.submittedNs;
+            if (index < m_ops.size() && m_ops[index].flops > 0)
+                libraryKernels.emplace_back(index, &g);
         } else if (g.kind == cupti::GpuRecord::Kind::Memcpy) {
             r.driverSrcMem = g.srcKind;
             r.driverDstMem = g.dstKind;
@@ -160,7 +166,80 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
             rep.ops[i].flags |= OpFlagEventTimed;
         }
     applyActivities(rep, activities, context, result);
+    applyLaunches(rep, libraryKernels, intern);
     return result;
+}
+
+void RecordMatcher::applyLaunches(Repetition &rep,
+                                  std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &kernels,
+                                  const std::function<std::uint32_t(std::string_view)> &intern) const
+{
+    std::stable_sort(kernels.begin(), kernels.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first < b.first : a.second->startNs < b.second->startNs;
+    });
+    std::vector<KernelLaunch> launches;
+    for (std::size_t i = 0; i < kernels.size();) {
+        const std::size_t op = kernels[i].first;
+        KernelLaunch l;
+        l.op = std::int32_t(op);
+        const cupti::GpuRecord *longest = nullptr;
+        std::string names;
+        for (; i < kernels.size() && kernels[i].first == op; ++i) {
+            const cupti::GpuRecord *g = kernels[i].second;
+            if (!longest || g->endNs - g->startNs > longest->endNs - longest->startNs)
+                longest = g;
+            if (g->name && *g->name)
+                names += (names.empty() ? "" : " + ") + std::string(g->name);
+        }
+        std::copy(std::begin(longest->grid), std::end(longest->grid), std::begin(l.grid));
+        std::copy(std::begin(longest->block), std::end(longest->block), std::begin(l.block));
+        l.registersPerThread = longest->registersPerThread;
+        l.staticSharedBytes = longest->staticSharedBytes;
+        l.dynamicSharedBytes = longest->dynamicSharedBytes;
+        if (l.staticSharedBytes >= 0 && l.dynamicSharedBytes >= 0)
+            l.sharedBytes = std::int64_t(l.staticSharedBytes) + l.dynamicSharedBytes;
+        if (intern && !names.empty())
+            l.fullNameId = intern(names);
+        launches.push_back(l);
+    }
+    if (!launches.empty()) {
+        std::vector<KernelLaunch> merged;
+        merged.reserve(rep.kernelLaunches.size() + launches.size());
+        std::merge(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), launches.begin(), launches.end(),
+                   std::back_inserter(merged),
+                   [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; });
+        rep.kernelLaunches = std::move(merged);
+    }
+}
+
+void addKernelWork(Repetition &rep, const std::vector<PlannedOp> &ops)
+{
+    std::vector<KernelLaunch> added;
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < ops.size() && i < rep.ops.size(); ++i) {
+        if (ops[i].flops == 0 || !rep.ops[i].hasGpu())
+            continue;
+        while (at < rep.kernelLaunches.size() && rep.kernelLaunches[at].op < std::int32_t(i))
+            ++at;
+        KernelLaunch *l = nullptr;
+        if (at < rep.kernelLaunches.size() && rep.kernelLaunches[at].op == std::int32_t(i)) {
+            l = &rep.kernelLaunches[at];
+        } else {
+            added.emplace_back();
+            l = &added.back();
+            l->op = std::int32_t(i);
+        }
+        l->flops = ops[i].flops;
+        l->workId = ops[i].workId;
+    }
+    if (added.empty())
+        return;
+    const auto byOp = [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; };
+    std::vector<KernelLaunch> merged;
+    merged.reserve(rep.kernelLaunches.size() + added.size());
+    std::merge(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), added.begin(), added.end(),
+               std::back_inserter(merged), byOp);
+    rep.kernelLaunches = std::move(merged);
 }
 
 std::map<int, bool> RecordMatcher::applyEventTimestamps(Repetition &rep, const cupti::Batch &batch,

@@ -13,9 +13,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/model/trace.h"
@@ -44,6 +47,10 @@ void timeStagedPeer(OpRecord &r);
 
 // Execution from the event pair for every op that has one (a run that fell back to events mid-way).
 void useEventExecution(Repetition &rep);
+
+// Every op of `ops` with arithmetic (PlannedOp::flops) that ran in `rep` gets a KernelLaunch with its flops
+// and work, beside what the records gave (none where the run was timed by events). Keeps them sorted.
+void addKernelWork(Repetition &rep, const std::vector<PlannedOp> &ops);
 
 // The unified-memory records of `batch` that started before `previousRepEndNs`: an earlier repetition's,
 // already recorded.
@@ -114,8 +121,11 @@ public:
     // Makes the batch's records the repetition's times: event moments first, then execution, then the
     // unified-memory and synchronisation activities. `rep` holds the times from the anchor's mapping. A
     // device whose CUPTI event moments disagree with that mapping keeps it, saying so in `metadata`.
+    // The kernels a library op ran (PlannedOp::flops, a cuBLAS GEMM) become its KernelLaunch: the longest
+    // one's launch, every kernel's name in the order they ran (interned by `intern`; none kept without it).
     MatchResult apply(Repetition &rep, const cupti::Batch &batch, const RepetitionRecords &context,
-                      std::map<std::string, std::string> &metadata) const;
+                      std::map<std::string, std::string> &metadata,
+                      const std::function<std::uint32_t(std::string_view)> &intern = {}) const;
 
 private:
     std::map<int, bool> applyEventTimestamps(Repetition &rep, const cupti::Batch &batch,
@@ -126,6 +136,8 @@ private:
     bool touches(std::size_t op, std::uint64_t address) const;
     int unifiedMemoryOwner(const Repetition &rep, const cupti::GpuRecord &g) const;
     bool unifiedMemoryComplete(const Repetition &rep) const;
+    void applyLaunches(Repetition &rep, std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &kernels,
+                       const std::function<std::uint32_t(std::string_view)> &intern) const;
 
     const std::vector<PlannedOp> &m_ops;
     std::vector<OpMemory> m_memory;

@@ -38,11 +38,22 @@ struct DevicePlan {
     std::vector<int> used; // every device the run uses (Workload::usedDevices), sorted
 };
 
-// The run's devices; Error{InvalidInput} where the workload uses one the host does not have.
+// The run's devices; Error{InvalidInput} where the workload uses one the host does not have, or asks a
+// device for an fp8 GEMM it cannot run (compute capability below 8.9).
 DevicePlan planDevices(const Workload &workload, int override, const std::vector<DeviceInfo> &devices);
 
-// The part of the workload whose memory lives on `device` (its device and managed buffers; the host
-// buffers count once, with the primary device: `withHost`), for the memory check.
+// What a stream running GEMMs gives cuBLAS as workspace (one per stream: GEMMs that run side by side must
+// not share one).
+inline constexpr std::uint64_t kGemmWorkspaceBytes = 32ull << 20;
+
+// The device memory the runner allocates itself for the GEMMs of streams on `device`: the operands of each
+// shape and dtype (shared by the GEMMs of that shape), and each GEMM stream's cuBLAS workspace, as buffers
+// named for the memory check's messages.
+std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int device);
+
+// The part of the workload whose memory lives on `device` (its device and managed buffers, and the GEMMs'
+// operands and workspaces; the host buffers count once, with the primary device: `withHost`), for the
+// memory check.
 Workload buffersOn(const Workload &workload, int override, int device, bool withHost);
 
 // What the workload needs against what the device has free (cudaMemGetInfo) and the host has available,
@@ -92,6 +103,10 @@ struct PlannedOp {
     OpKind kind = OpKind::Other;
     MemKind srcMem = MemKind::None, dstMem = MemKind::None;
     std::uint64_t bytes = 0;
+    // A library kernel's arithmetic (a cuBLAS GEMM's 2mnk) and what it is (Trace::strings, "GEMM 8192x8192x8192
+    // bf16"); 0 and kNoString for every other op. Its launches are recorded (KernelLaunch) with these.
+    std::uint64_t flops = 0;
+    std::uint32_t workId = kNoString;
     bool hostOnly = false; // sync, host work, advise: no GPU part, no events
     bool instrumented = false; // a begin and an end event (RunOptions::instrument, ops with a GPU part)
     bool onDefaultStream = false; // cudaMemcpy runs on the default stream whatever stream lists it

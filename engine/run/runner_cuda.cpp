@@ -872,6 +872,7 @@ private:
             if (isHostBlocking(r))
                 r.flags |= OpFlagHostBlocking;
         }
+        addKernelWork(rep, m_plan);
         if (m_soloPart >= 0) {
             SoloRun run;
             run.part = m_soloPart;

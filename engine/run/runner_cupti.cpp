@@ -3,9 +3,13 @@
 // a mutex, and flush() forces every pending buffer out and takes what was gathered.
 #include "engine/run/runner_cupti.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include <cupti.h>
@@ -169,6 +173,8 @@ struct Gathered {
     std::mutex mutex;
     std::vector<GpuRecord> records;
     std::unordered_map<std::uint32_t, std::uint64_t> external; // correlation id -> our external id
+    // Kernel names, copied once each: CUPTI's own strings are not promised to outlive their module.
+    std::unordered_map<std::string_view, std::unique_ptr<std::string>> names;
     std::uint64_t dropped = 0;
     std::uint64_t incomplete = 0;
 };
@@ -225,6 +231,16 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
             GpuRecord r = gpuRecord(GpuRecord::Kind::Kernel, k);
             r.queuedNs = timeOrNone(k->queued);
             r.submittedNs = timeOrNone(k->submitted);
+            r.name = k->name;
+            r.grid[0] = std::uint32_t(std::max(0, k->gridX));
+            r.grid[1] = std::uint32_t(std::max(0, k->gridY));
+            r.grid[2] = std::uint32_t(std::max(0, k->gridZ));
+            r.block[0] = std::uint32_t(std::max(0, k->blockX));
+            r.block[1] = std::uint32_t(std::max(0, k->blockY));
+            r.block[2] = std::uint32_t(std::max(0, k->blockZ));
+            r.registersPerThread = std::int32_t(k->registersPerThread);
+            r.staticSharedBytes = std::int32_t(k->staticSharedMemory);
+            r.dynamicSharedBytes = std::int32_t(k->dynamicSharedMemory);
             records.push_back(r);
             break;
         }
@@ -286,7 +302,7 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
                 external.emplace_back(e->correlationId, e->externalId);
             break;
         }
-        default: break; // runtime API records: needed only for the external correlation records
+        default: break; // runtime and driver API records: needed only for the external correlation records
         }
     }
     std::size_t dropped = 0;
@@ -296,6 +312,17 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
 
     Gathered &g = gathered();
     const std::lock_guard lock(g.mutex);
+    for (GpuRecord &r : records) {
+        if (!r.name)
+            continue;
+        auto it = g.names.find(std::string_view(r.name));
+        if (it == g.names.end()) {
+            auto copy = std::make_unique<std::string>(r.name);
+            const std::string_view key = *copy;
+            it = g.names.emplace(key, std::move(copy)).first;
+        }
+        r.name = it->second->c_str();
+    }
     g.records.insert(g.records.end(), records.begin(), records.end());
     for (const auto &[correlation, id] : external)
         g.external[correlation] = id;
@@ -325,6 +352,7 @@ void disableAll()
     for (const CUpti_ActivityKind kind : kKinds)
         cuptiActivityDisable(kind);
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
 }
 
 // Unified-memory counters stay configured and enabled for the rest of the process once a run asked
@@ -388,6 +416,15 @@ Tracer::~Tracer()
     g.records.clear();
     g.external.clear();
     g.dropped = 0;
+}
+
+bool Tracer::enableDriverCalls(std::string &whyNot)
+{
+    if (const CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER); r != CUPTI_SUCCESS) {
+        whyNot = failed("cuptiActivityEnable(DRIVER)", r);
+        return false;
+    }
+    return true;
 }
 
 bool Tracer::enableUnifiedMemory(int device, std::string &whyNot)

@@ -50,6 +50,13 @@ struct GpuRecord {
     ActivityDetail detail = ActivityDetail::Unknown;
     std::uint64_t value = 0; // unified memory: bytes, or faults in a fault group
     std::uint64_t address = 0; // unified memory: the pages' virtual address
+    // Kernels: the kernel's name (kept by the tracer for the process's life) and its launch.
+    const char *name = nullptr;
+    std::uint32_t grid[3] = {0, 0, 0};
+    std::uint32_t block[3] = {0, 0, 0};
+    std::int32_t registersPerThread = -1;
+    std::int32_t staticSharedBytes = -1;
+    std::int32_t dynamicSharedBytes = -1;
 };
 
 // What one flush delivered.
@@ -90,6 +97,11 @@ public:
     // for work that has managed memory (they cost little, but nothing where there is none to migrate).
     // False with `whyNot` where the platform or device cannot count them; the tracer goes on without.
     bool enableUnifiedMemory(int device, std::string &whyNot);
+
+    // Driver API records, for their external correlation alone: a library (cuBLAS) launches its kernels
+    // through the driver API, and only the driver call's correlation ties such a kernel to the op whose
+    // call launched it. Only for runs with library ops: every runtime call makes driver calls too.
+    bool enableDriverCalls(std::string &whyNot);
 
     bool latencyTimestamps() const { return m_latency; }
     // Whether CUDA event records come with their device timestamps (cuptiActivityEnableCudaEventDeviceTimestamps):

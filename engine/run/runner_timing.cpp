@@ -34,6 +34,17 @@ void RunTiming::start(const Workload &workload, const RunOptions &options)
         fallBack("CUPTI could not be enabled: " + why);
         return;
     }
+    // A GEMM's kernels are cuBLAS's, launched through the driver API: only the driver call carries the
+    // op's external id to them.
+    const bool library = std::any_of(workload.streams.begin(), workload.streams.end(), [](const StreamSpec &s) {
+        return std::any_of(s.ops.begin(), s.ops.end(), [](const OpSpec &o) {
+            return o.type == OpType::Kernel && o.kernelType == KernelType::Gemm;
+        });
+    });
+    if (library && !m_tracer->enableDriverCalls(why)) {
+        fallBack("CUPTI could not tie cuBLAS's kernels to their ops: " + why);
+        return;
+    }
     m_trace.timing = TimingSource::Cupti;
     m_description = m_tracer->description();
     if (!options.instrument)
@@ -191,7 +202,8 @@ MatchResult RunTiming::applyRecords(Repetition &rep, const std::string &context,
         const std::lock_guard lock(m_eventLogMutex);
         records.eventLog = m_eventLog;
     }
-    MatchResult result = matcher.apply(rep, batch, records, m_trace.metadata);
+    MatchResult result = matcher.apply(rep, batch, records, m_trace.metadata,
+                                       [this](std::string_view name) { return m_trace.intern(name); });
     m_counts.missingRecords += result.missingRecords;
     m_counts.unifiedMemoryRecords += result.unifiedMemoryRecords;
     return result;
