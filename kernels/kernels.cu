@@ -1,11 +1,60 @@
 // The runner's kernels (see kernels.cuh): calibrated spin, memory streaming and the stream hold.
 #include "kernels/kernels.cuh"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 
 namespace streamscope::kernels {
 
 namespace {
+
+// A value in [-1, 1) from an element's index and the seed (a 32-bit hash, splitmix-like).
+__device__ __forceinline__ float randomValue(unsigned long long i, unsigned seed)
+{
+    unsigned x = unsigned(i) ^ unsigned(i >> 32) * 0x9E3779B9u ^ seed * 0x85EBCA6Bu;
+    x ^= x >> 16;
+    x *= 0x7FEB352Du;
+    x ^= x >> 15;
+    x *= 0x846CA68Bu;
+    x ^= x >> 16;
+    return float(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+template <typename T> __device__ __forceinline__ T fromFloat(float v);
+template <> __device__ __forceinline__ float fromFloat<float>(float v)
+{
+    return v;
+}
+template <> __device__ __forceinline__ __half fromFloat<__half>(float v)
+{
+    return __float2half(v);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 fromFloat<__nv_bfloat16>(float v)
+{
+    return __float2bfloat16(v);
+}
+template <> __device__ __forceinline__ __nv_fp8_e4m3 fromFloat<__nv_fp8_e4m3>(float v)
+{
+    return __nv_fp8_e4m3(v);
+}
+
+template <typename T> __global__ void fillKernel(T *data, unsigned long long elements, unsigned seed)
+{
+    const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+    for (unsigned long long i = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < elements;
+         i += stride)
+        data[i] = fromFloat<T>(randomValue(i, seed));
+}
+
+template <typename T> cudaError_t fill(void *data, std::uint64_t elements, std::uint32_t seed, cudaStream_t stream)
+{
+    const unsigned long long wanted = (elements + 255) / 256;
+    const unsigned blocks = unsigned(wanted < 65536 ? (wanted ? wanted : 1) : 65536);
+    fillKernel<T><<<blocks, 256, 0, stream>>>(static_cast<T *>(data), elements, seed);
+    return cudaGetLastError();
+}
 
 __global__ void spinKernel(long long cycles)
 {
@@ -126,6 +175,17 @@ cudaError_t preloadKernels()
             return err;
     }
     return cudaSuccess;
+}
+
+cudaError_t launchFillRandom(void *data, std::uint64_t elements, FillType type, std::uint32_t seed, cudaStream_t stream)
+{
+    switch (type) {
+    case FillType::Fp32: return fill<float>(data, elements, seed, stream);
+    case FillType::Fp16: return fill<__half>(data, elements, seed, stream);
+    case FillType::Bf16: return fill<__nv_bfloat16>(data, elements, seed, stream);
+    case FillType::Fp8E4M3: return fill<__nv_fp8_e4m3>(data, elements, seed, stream);
+    }
+    return cudaErrorInvalidValue;
 }
 
 } // namespace streamscope::kernels

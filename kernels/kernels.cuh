@@ -4,6 +4,8 @@
 //  - a memory kernel that streams a buffer (read + write) with 16-byte accesses where aligned,
 //  - a hold kernel that keeps a stream busy until the host writes a flag (nvbandwidth's trick for
 //    queueing a whole repetition before the GPU starts), with a time-out so it can never hang,
+//  - a fill kernel that gives a GEMM's operands random values (zeros would let the tensor cores idle on
+//    power and clock, and measure a GEMM no program runs),
 //  - for lessons and tests of faults: a hang kernel that never ends (until a safety cap) and a fault
 //    kernel that writes through a bad pointer (cudaErrorIllegalAddress, a sticky error).
 // Each launcher returns the launch's cudaError_t (cudaGetLastError after the launch); the caller checks it.
@@ -31,6 +33,13 @@ cudaError_t launchHang(std::uint64_t capNs, int blocks, int threadsPerBlock, cud
 
 // Every thread writes to an address no context maps: the kernel fails with an illegal address.
 cudaError_t launchFault(int blocks, int threadsPerBlock, cudaStream_t stream);
+
+// The element types a GEMM operand is filled as.
+enum class FillType : std::uint8_t { Fp32, Fp16, Bf16, Fp8E4M3 };
+
+// Writes `elements` values of `type`, pseudo-random in [-1, 1) from `seed`, at `data` (device memory).
+cudaError_t launchFillRandom(void *data, std::uint64_t elements, FillType type, std::uint32_t seed,
+                             cudaStream_t stream);
 
 // Loads every kernel above into the current context now (CUDA loads modules lazily by default), so
 // that no measured launch pays for it.

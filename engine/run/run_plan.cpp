@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <initializer_list>
 #include <limits>
+#include <set>
+#include <tuple>
 
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
@@ -104,6 +106,8 @@ void planBufferOp(PlannedOp &op, const Workload &workload)
 {
     const OpSpec &spec = *op.spec;
     const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType != KernelType::Memory);
+    if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Gemm)
+        op.flops = spec.gemm.flops(); // its operands are the runner's own (runner_gemm.h)
     if (needsBuffer) {
         const BufferSpec &target = bufferNamed(workload, spec.buffer, op.context);
         // Buffer ops keep their offset into the buffer in dstOffset. Attach always names the whole
@@ -144,6 +148,8 @@ PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<
     op.context = opContext(stream, at.op, spec, op.name);
     op.kind = opKindOf(spec);
     op.device = workload.streamDevice(at.stream, options.override);
+    if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Gemm)
+        op.workId = trace.intern(describe(spec, workload));
     op.thread = stream.thread;
     if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Hang && options.timeLimitNs <= 0)
         throw Error(ErrorKind::InvalidInput,
@@ -212,7 +218,44 @@ DevicePlan planDevices(const Workload &workload, int override, const std::vector
             throw Error(ErrorKind::InvalidInput, "workload " + quoted(workload.name) + " uses device "
                                                      + std::to_string(d)
                                                      + ", which does not exist: " + describeDevices(devices));
+    // An fp8 GEMM needs the tensor cores of compute capability 8.9 (Ada) or later.
+    for (std::size_t s = 0; s < workload.streams.size(); ++s)
+        for (std::size_t i = 0; i < workload.streams[s].ops.size(); ++i) {
+            const OpSpec &op = workload.streams[s].ops[i];
+            if (op.type != OpType::Kernel || op.kernelType != KernelType::Gemm || op.gemm.dtype != GemmDtype::Fp8)
+                continue;
+            const DeviceInfo &d = devices[std::size_t(workload.streamDevice(int(s), override))];
+            if (d.ccMajor * 10 + d.ccMinor < 89)
+                throw Error(ErrorKind::InvalidInput,
+                            opContext(workload.streams[s], int(i), op, describe(op, workload))
+                                + ": an fp8 GEMM needs compute capability 8.9 or later, and device "
+                                + std::to_string(d.index) + " " + quoted(d.name) + " has " + std::to_string(d.ccMajor)
+                                + "." + std::to_string(d.ccMinor));
+        }
     return plan;
+}
+
+std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int device)
+{
+    std::vector<BufferSpec> buffers;
+    std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t, GemmDtype>> shapes;
+    for (std::size_t s = 0; s < workload.streams.size(); ++s) {
+        if (workload.streamDevice(int(s), override) != device)
+            continue;
+        bool any = false;
+        for (const OpSpec &op : workload.streams[s].ops) {
+            if (op.type != OpType::Kernel || op.kernelType != KernelType::Gemm)
+                continue;
+            any = true;
+            if (shapes.emplace(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.dtype).second)
+                buffers.push_back(
+                    {"GEMM operands of " + describe(op, workload), BufferKind::Device, op.gemm.operandBytes(), device});
+        }
+        if (any)
+            buffers.push_back({"cuBLAS workspace of stream " + quoted(workload.streams[s].name), BufferKind::Device,
+                               kGemmWorkspaceBytes, device});
+    }
+    return buffers;
 }
 
 Workload buffersOn(const Workload &workload, int override, int device, bool withHost)
@@ -224,6 +267,8 @@ Workload buffersOn(const Workload &workload, int override, int device, bool with
         if (deviceSide ? workload.bufferDevice(b, override) == device : withHost)
             w.buffers.push_back(b);
     }
+    for (BufferSpec &b : gemmBuffers(workload, override, device))
+        w.buffers.push_back(std::move(b));
     return w;
 }
 

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "engine/run/cuda_check.h"
+#include "engine/run/runner_gemm.h"
 #include "kernels/kernels.cuh"
 
 // cudaMemcpy as a program built with --default-stream per-thread calls it (cuda_runtime_api.h renames
@@ -85,6 +86,7 @@ void callKernel(const PlannedOp &plan, const PreparedOp &op)
     case KernelType::Fault:
         STREAMSCOPE_CUDA_CHECK(context, kernels::launchFault(spec.blocks, spec.threadsPerBlock, op.gpuStream));
         break;
+    case KernelType::Gemm: callGemm(*op.gemm, op.gpuStream, context); break;
     }
 }
 

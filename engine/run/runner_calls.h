@@ -24,6 +24,8 @@ inline std::int64_t hostNowNs()
         .count();
 }
 
+struct GemmCall; // runner_gemm.h
+
 // The CUDA objects of one op of the plan.
 struct PreparedOp {
     cudaStream_t gpuStream = nullptr; // where the op runs (and its events are recorded)
@@ -34,6 +36,7 @@ struct PreparedOp {
     cudaEvent_t beginUsed = nullptr; // `begin`, or an earlier event on the same stream it shares
     cudaStream_t syncStream = nullptr; // a stream sync's stream
     std::int64_t spinCycles = 0; // a compute kernel's, from its device's calibration
+    const GemmCall *gemm = nullptr; // a GEMM's prepared cublasLtMatmul (RunGemms owns it)
     cuda::Event ownEvent; // a record op's event, on its device (waits use the event of the record they pair with)
     cuda::Event begin, end; // where instrumented
 };

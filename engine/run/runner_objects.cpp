@@ -164,6 +164,8 @@ void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary)
         }
         if (p.syncStream >= 0)
             op.syncStream = m_streams[std::size_t(p.syncStream)].get();
+        if (p.spec->type == OpType::Kernel && p.spec->kernelType == KernelType::Gemm)
+            op.gemm = m_gemms.prepare(p, op.gpuStream);
         if (p.instrumented) {
             op.begin = cuda::Event(cudaEventDefault, p.context + ": begin event");
             op.end = cuda::Event(cudaEventDefault, p.context + ": end event");
@@ -210,6 +212,7 @@ void RunObjects::leak()
     for (auto &[name, buffer] : m_buffers)
         buffer.leak();
     m_holdFlags.leak();
+    m_gemms.leak();
 }
 
 } // namespace streamscope::engine

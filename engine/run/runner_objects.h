@@ -15,6 +15,7 @@
 #include "engine/run/record_matching.h"
 #include "engine/run/run_plan.h"
 #include "engine/run/runner_calls.h"
+#include "engine/run/runner_gemm.h"
 
 namespace streamscope::engine {
 
@@ -70,6 +71,7 @@ private:
     bool m_hasManaged = false;
     // Declaration order is release order reversed: events and streams go before the buffers.
     std::map<std::string, cuda::Buffer> m_buffers;
+    RunGemms m_gemms; // the GEMMs' operands, workspaces and cuBLAS's choices
     cuda::Buffer m_holdFlags;
     std::vector<cuda::Stream> m_streams;
     std::vector<cuda::Event> m_streamEnds; // one per workload stream, then a slot per default-stream end

@@ -101,6 +101,9 @@ std::string describe(const OpSpec &op, const Workload &workload)
         case KernelType::Memory: return "memory kernel " + formatBytes(op.bytes);
         case KernelType::Hang: return "hang kernel";
         case KernelType::Fault: return "fault kernel";
+        case KernelType::Gemm:
+            return "GEMM " + std::to_string(op.gemm.m) + "x" + std::to_string(op.gemm.n) + "x"
+                   + std::to_string(op.gemm.k) + " " + std::string(toString(op.gemm.dtype));
         }
         return "kernel";
     case OpType::Memset: return "memset " + formatBytes(op.bytes);
@@ -290,6 +293,31 @@ int Workload::findStream(const std::string &streamName) const
         if (streams[i].name == streamName)
             return static_cast<int>(i);
     return -1;
+}
+
+std::uint64_t elementBytes(GemmDtype dtype, bool output)
+{
+    switch (dtype) {
+    case GemmDtype::Fp32:
+    case GemmDtype::Tf32: return 4;
+    case GemmDtype::Fp16:
+    case GemmDtype::Bf16: return 2;
+    case GemmDtype::Fp8: return output ? 2 : 1; // E4M3 in, bf16 out
+    }
+    return 4;
+}
+
+std::uint64_t GemmShape::flops() const
+{
+    return 2 * std::uint64_t(std::max(m, 0)) * std::uint64_t(std::max(n, 0)) * std::uint64_t(std::max(k, 0));
+}
+
+std::uint64_t GemmShape::operandBytes() const
+{
+    const std::uint64_t um = std::uint64_t(std::max(m, 0)), un = std::uint64_t(std::max(n, 0)),
+                        uk = std::uint64_t(std::max(k, 0));
+    const std::uint64_t in = elementBytes(dtype, false), out = elementBytes(dtype, true);
+    return saturatingAdd(saturatingAdd(um * uk * in, uk * un * in), um * un * out);
 }
 
 std::size_t Workload::opCount() const

@@ -62,7 +62,28 @@ enum class CopyDirection : std::uint8_t { H2D, D2H, D2D, H2H, P2P };
 enum class PeerAccess : std::uint8_t { On, Off };
 // Hang and Fault are for lessons and tests of faults: a kernel that never ends (a run needs a time
 // limit to run it) and one that writes through a bad pointer (an illegal address, a sticky error).
-enum class KernelType : std::uint8_t { Compute, Memory, Hang, Fault };
+// Gemm: a matrix multiply through cuBLAS (cublasLtMatmul), on the tensor cores where its dtype uses them.
+enum class KernelType : std::uint8_t { Compute, Memory, Hang, Fault, Gemm };
+// A GEMM's element type. Fp32 multiplies in full fp32 (no tensor cores); Tf32 reads fp32 and multiplies
+// in TF32 on the tensor cores; Fp16 and Bf16 accumulate in fp32; Fp8 (E4M3 inputs, bf16 output) needs
+// compute capability 8.9 or later.
+enum class GemmDtype : std::uint8_t { Fp32, Tf32, Fp16, Bf16, Fp8 };
+inline constexpr std::int64_t kMaxGemmDim = 131072; // m, n and k each
+
+// C (m x n) = A (m x k) x B (k x n), with operands the runner allocates on the op's device and fills with
+// random values once (shared by the GEMMs of one shape and dtype on a device).
+struct GemmShape {
+    // A kernel the editor turns into a GEMM starts as a square 4096 one in bf16.
+    std::int32_t m = 4096, n = 4096, k = 4096;
+    GemmDtype dtype = GemmDtype::Bf16;
+
+    // Floating-point operations: 2mnk (a multiply and an add per term).
+    std::uint64_t flops() const;
+    // The bytes of A, B and C (what the GEMM reads and writes at least once).
+    std::uint64_t operandBytes() const;
+    bool operator==(const GemmShape &) const = default;
+};
+std::uint64_t elementBytes(GemmDtype dtype, bool output);
 enum class SyncTarget : std::uint8_t { Stream, Event, Device };
 enum class AdviseKind : std::uint8_t {
     SetReadMostly,
@@ -93,6 +114,7 @@ struct OpSpec {
     std::string buffer; // memory kernel / memset / prefetch / advise / attach target
     int blocks = 1;
     int threadsPerBlock = 128;
+    GemmShape gemm; // KernelType::Gemm
 
     // Memset
     int value = 0;
@@ -223,6 +245,7 @@ std::string_view toString(CopyDirection dir);
 std::string_view toString(PeerAccess access);
 std::string_view toString(AdviseKind kind);
 std::string_view toString(AttachKind kind);
+std::string_view toString(GemmDtype dtype);
 MemKind memKindOf(BufferKind kind);
 OpKind opKindOf(const OpSpec &op);
 // A short display name such as "H2D 16 MiB pinned" or "compute 1 ms", for ops that have none.

@@ -17,7 +17,8 @@ constexpr std::array<std::string_view, 5> kCopyDirection = {"h2d", "d2h", "d2d",
 constexpr std::array<std::string_view, 2> kPeerAccess = {"on", "off"};
 // CopyApi::None has no spelling in a workload: "none" is never accepted by the parser (it checks).
 constexpr std::array<std::string_view, 3> kCopyApi = {"none", "sync", "async"};
-constexpr std::array<std::string_view, 4> kKernelType = {"compute", "memory", "hang", "fault"};
+constexpr std::array<std::string_view, 5> kKernelType = {"compute", "memory", "hang", "fault", "gemm"};
+constexpr std::array<std::string_view, 5> kGemmDtype = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 constexpr std::array<std::string_view, 3> kSyncTarget = {"stream", "event", "device"};
 constexpr std::array<std::string_view, 6> kAdviseKind = {"set-read-mostly",        "unset-read-mostly",
                                                          "set-preferred-location", "unset-preferred-location",
@@ -32,7 +33,8 @@ static_assert(static_cast<std::size_t>(OpType::HostWork) + 1 == kOpType.size());
 static_assert(static_cast<std::size_t>(CopyDirection::P2P) + 1 == kCopyDirection.size());
 static_assert(static_cast<std::size_t>(PeerAccess::Off) + 1 == kPeerAccess.size());
 static_assert(static_cast<std::size_t>(CopyApi::Async) + 1 == kCopyApi.size());
-static_assert(static_cast<std::size_t>(KernelType::Fault) + 1 == kKernelType.size());
+static_assert(static_cast<std::size_t>(KernelType::Gemm) + 1 == kKernelType.size());
+static_assert(static_cast<std::size_t>(GemmDtype::Fp8) + 1 == kGemmDtype.size());
 static_assert(static_cast<std::size_t>(SyncTarget::Device) + 1 == kSyncTarget.size());
 static_assert(static_cast<std::size_t>(AdviseKind::UnsetAccessedBy) + 1 == kAdviseKind.size());
 static_assert(static_cast<std::size_t>(AttachKind::Single) + 1 == kAttachKind.size());
@@ -74,6 +76,10 @@ template <> std::span<const std::string_view> enumNames<KernelType>()
 {
     return kKernelType;
 }
+template <> std::span<const std::string_view> enumNames<GemmDtype>()
+{
+    return kGemmDtype;
+}
 template <> std::span<const std::string_view> enumNames<SyncTarget>()
 {
     return kSyncTarget;
@@ -111,6 +117,10 @@ std::string_view toString(AdviseKind kind)
 std::string_view toString(AttachKind kind)
 {
     return enumName(kind);
+}
+std::string_view toString(GemmDtype dtype)
+{
+    return enumName(dtype);
 }
 
 } // namespace streamscope::engine

@@ -26,6 +26,7 @@ template <> std::span<const std::string_view> enumNames<CopyDirection>();
 template <> std::span<const std::string_view> enumNames<CopyApi>();
 template <> std::span<const std::string_view> enumNames<PeerAccess>();
 template <> std::span<const std::string_view> enumNames<KernelType>();
+template <> std::span<const std::string_view> enumNames<GemmDtype>();
 template <> std::span<const std::string_view> enumNames<SyncTarget>();
 template <> std::span<const std::string_view> enumNames<AdviseKind>();
 template <> std::span<const std::string_view> enumNames<AttachKind>();

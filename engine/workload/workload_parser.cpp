@@ -312,6 +312,8 @@ private:
     std::optional<OpSpec> readOp(const Json &o, const std::string &path);
     void readCopy(const Json &o, const std::string &path, OpSpec &op);
     void readKernel(const Json &o, const std::string &path, OpSpec &op);
+    void readGemm(const Json &o, const std::string &path, OpSpec &op, const std::vector<std::string> &keys,
+                  const std::vector<std::string> &other);
     // memset, prefetch, advise: a buffer, an offset into it and a byte count (default: to its end)
     void readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what, bool managedOnly);
     void readSync(const Json &o, const std::string &path, OpSpec &op);
@@ -992,8 +994,8 @@ void WorkloadReader::readPipeline(const Json &v, const std::string &path)
     } else if (!expectObject(*kernel, kp, "a pipeline kernel")) {
         ok = false;
     } else {
-        const auto type =
-            readEnum<KernelType>(*kernel, kp, "type", true, "a pipeline kernel", {KernelType::Hang, KernelType::Fault});
+        const auto type = readEnum<KernelType>(*kernel, kp, "type", true, "a pipeline kernel",
+                                               {KernelType::Hang, KernelType::Fault, KernelType::Gemm});
         ok = ok && type;
         spec.kernelType = type.value_or(KernelType::Compute);
         if (spec.kernelType == KernelType::Compute) {
@@ -1342,9 +1344,11 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
                                                           "duration", "blocks", "threads"};
     static const std::vector<std::string> kMemoryKeys = {"op",     "name",  "repeat", "type",   "buffer",
                                                          "offset", "bytes", "blocks", "threads"};
+    static const std::vector<std::string> kGemmKeys = {"op", "name", "repeat", "type", "m", "n", "k", "dtype"};
     static const std::vector<std::string> kOther = {
-        "direction", "api",      "src",    "dst",  "srcOffset", "dstOffset", "value",  "event", "target",
-        "stream",    "location", "advice", "mode", "duration",  "buffer",    "offset", "bytes", "peer"};
+        "direction", "api",    "src",      "dst",    "srcOffset", "dstOffset", "value",  "event",
+        "target",    "stream", "location", "advice", "mode",      "duration",  "buffer", "offset",
+        "bytes",     "peer",   "m",        "n",      "k",         "dtype",     "blocks", "threads"};
     const auto type = readEnum<KernelType>(o, path, "type", false, what);
     if (type) {
         op.kernelType = *type;
@@ -1355,7 +1359,8 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
     } else if (member(o, "buffer")) {
         op.kernelType = KernelType::Memory;
     } else {
-        missing(path, "type", what, "\"compute\" with a \"duration\", or \"memory\" with a \"buffer\" to stream");
+        missing(path, "type", what,
+                "\"compute\" with a \"duration\", \"memory\" with a \"buffer\" to stream, or \"gemm\" with m, n, k");
         return;
     }
     if (op.kernelType == KernelType::Hang || op.kernelType == KernelType::Fault) {
@@ -1367,6 +1372,9 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
                   kOther);
         op.blocks = 1;
         op.threadsPerBlock = 1;
+    } else if (op.kernelType == KernelType::Gemm) {
+        readGemm(o, path, op, kGemmKeys, kOther);
+        return; // cuBLAS chooses its kernels' blocks and threads
     } else if (op.kernelType == KernelType::Compute) {
         checkKeys(o, path, kComputeKeys, "a compute kernel", kOther);
         op.durationNs = readDuration(o, path, "duration", true, "a compute kernel").value_or(0);
@@ -1383,6 +1391,23 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
     if (const auto threads =
             readInt(o, path, "threads", 1, kMaxThreadsPerBlock, false, what, "a block has at most 1024 threads"))
         op.threadsPerBlock = static_cast<int>(*threads);
+}
+
+void OpReader::readGemm(const Json &o, const std::string &path, OpSpec &op, const std::vector<std::string> &keys,
+                        const std::vector<std::string> &other)
+{
+    const std::string what = "a GEMM kernel";
+    checkKeys(o, path, keys, what, other);
+    const auto dim = [&](std::string_view key) {
+        return static_cast<std::int32_t>(
+            readInt(o, path, key, 1, kMaxGemmDim, true, what, "C (m x n) = A (m x k) x B (k x n)").value_or(0));
+    };
+    op.gemm.m = dim("m");
+    op.gemm.n = dim("n");
+    op.gemm.k = dim("k");
+    op.gemm.dtype = readEnum<GemmDtype>(o, path, "dtype", false, what).value_or(GemmDtype::Bf16);
+    op.blocks = 0; // chosen by cuBLAS
+    op.threadsPerBlock = 0;
 }
 
 void OpReader::readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what,
@@ -1921,6 +1946,13 @@ Json opToJson(const OpSpec &op)
             j["duration"] = op.durationNs;
         else if (op.kernelType == KernelType::Memory)
             span();
+        if (op.kernelType == KernelType::Gemm) {
+            j["m"] = op.gemm.m;
+            j["n"] = op.gemm.n;
+            j["k"] = op.gemm.k;
+            j["dtype"] = enumName(op.gemm.dtype);
+            break;
+        }
         j["blocks"] = op.blocks;
         j["threads"] = op.threadsPerBlock;
         break;

@@ -351,6 +351,26 @@ void WorkloadFieldsModel::buildOpFields(int stream, int opIndex)
             duration(QStringLiteral("duration"), tr("Duration"), &engine::OpSpec::durationNs);
         else if (current.kernelType == engine::KernelType::Memory)
             span();
+        if (current.kernelType == engine::KernelType::Gemm) {
+            // C (m x n) = A (m x k) x B (k x n); cuBLAS chooses the blocks and threads.
+            const auto dim = [&](const QString &key, const QString &label, std::int32_t engine::GemmShape::*member) {
+                m_fields.push_back(
+                    {key,
+                     label,
+                     [op, member] { return QString::number(op().gemm.*member); },
+                     intSetter<std::int32_t>([op, member]() -> std::int32_t & { return op().gemm.*member; }, 1,
+                                             engine::kMaxGemmDim),
+                     {}});
+            };
+            dim(QStringLiteral("m"), tr("m (rows of A and C)"), &engine::GemmShape::m);
+            dim(QStringLiteral("n"), tr("n (columns of B and C)"), &engine::GemmShape::n);
+            dim(QStringLiteral("k"), tr("k (the inner dimension)"), &engine::GemmShape::k);
+            m_fields.push_back(
+                {QStringLiteral("dtype"), tr("Element type"), [op] { return qs(engine::enumName(op().gemm.dtype)); },
+                 enumSetter<engine::GemmDtype>([op]() -> engine::GemmDtype & { return op().gemm.dtype; }),
+                 choicesOf<engine::GemmDtype>()});
+            break;
+        }
         integer(QStringLiteral("blocks"), tr("Blocks"), &engine::OpSpec::blocks, 1, 1 << 30);
         integer(QStringLiteral("threads"), tr("Threads per block"), &engine::OpSpec::threadsPerBlock, 1, 1024);
         break;

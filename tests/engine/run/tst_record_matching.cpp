@@ -5,7 +5,9 @@
 // staged peer copies, the fall-back to events and the metadata a run's records leave.
 #include <QtTest>
 
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/run/record_matching.h"
@@ -347,6 +349,79 @@ private slots:
         QCOMPARE(rep.ops[0].gpuStartNs, std::int64_t(10));
         QCOMPARE(rep.ops[0].gpuEndNs, std::int64_t(20));
         QCOMPARE(rep.ops[1].gpuStartNs, kNoTime);
+    }
+
+    // A GEMM's call runs the kernels cuBLAS chose: the op spans them, and its KernelLaunch names them in the
+    // order they ran, with the longest one's launch and the GEMM's arithmetic. Other kernels get none.
+    void libraryKernels()
+    {
+        const Workload w = parseWorkload(R"({"version": 1, "name": "g", "repetitions": 1, "streams": [
+            {"name": "s", "ops": [{"op": "kernel", "duration": "1 us"},
+                                  {"op": "kernel", "type": "gemm", "m": 64, "n": 32, "k": 16},
+                                  {"op": "kernel", "type": "gemm", "m": 8, "n": 8, "k": 8, "dtype": "fp16"}]}]})");
+        Trace trace;
+        const std::vector<PlannedOp> ops = planOps(w, {}, {}, trace);
+        const RecordMatcher matcher(ops, std::vector<OpMemory>(ops.size()), {});
+        Repetition rep;
+        rep.ops.resize(ops.size());
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            rep.ops[i].kind = ops[i].kind;
+        cupti::Batch batch;
+        auto kernel = [&](std::size_t op, std::int64_t start, std::int64_t end, const char *name, std::uint32_t gridX) {
+            cupti::GpuRecord g = execution(cupti::GpuRecord::Kind::Kernel, op, start, end);
+            g.name = name;
+            g.grid[0] = gridX;
+            g.grid[1] = g.grid[2] = 1;
+            g.block[0] = 128;
+            g.block[1] = g.block[2] = 1;
+            g.registersPerThread = 168;
+            g.staticSharedBytes = 0;
+            g.dynamicSharedBytes = 200 * 1024;
+            batch.records.push_back(g);
+        };
+        kernel(0, 100, 200, "spin", 1);
+        // Op 1: a split-K GEMM and its reduction, delivered out of order; op 2: one kernel.
+        kernel(1, 1500, 1600, "splitKreduce_kernel", 4);
+        kernel(1, 1000, 1450, "nvjet_tst_128x64", 132);
+        kernel(2, 2000, 2100, "sm90_xmma_gemm_f16", 8);
+        RepetitionRecords context;
+        context.repSeq = kSeq;
+        context.inRun.assign(ops.size(), true);
+        context.events.resize(ops.size());
+        std::map<std::string, std::string> metadata;
+        matcher.apply(rep, batch, context, metadata, [&](std::string_view n) { return trace.intern(n); });
+        QCOMPARE(rep.ops[1].gpuStartNs, std::int64_t(1000));
+        QCOMPARE(rep.ops[1].gpuEndNs, std::int64_t(1600));
+        QCOMPARE(rep.kernelLaunches.size(), std::size_t(2)); // not the spin kernel
+        const KernelLaunch *gemm = rep.launchOf(1);
+        QVERIFY(gemm);
+        QCOMPARE(trace.string(gemm->fullNameId), std::string("nvjet_tst_128x64 + splitKreduce_kernel"));
+        QCOMPARE(gemm->grid[0], 132u); // the longest kernel's
+        QCOMPARE(gemm->registersPerThread, 168);
+        QCOMPARE(gemm->sharedBytes, std::int64_t(200 * 1024));
+        QCOMPARE(gemm->flops, std::uint64_t(0)); // the plan's arithmetic comes with addKernelWork
+        // Without an interner the names are not kept.
+        Repetition unnamed;
+        unnamed.ops = rep.ops;
+        matcher.apply(unnamed, batch, context, metadata);
+        QCOMPARE(unnamed.launchOf(1)->fullNameId, kNoString);
+
+        addKernelWork(rep, ops);
+        QCOMPARE(rep.launchOf(1)->flops, std::uint64_t(2 * 64 * 32 * 16));
+        QCOMPARE(trace.string(rep.launchOf(1)->workId), std::string("GEMM 64x32x16 bf16"));
+        QCOMPARE(trace.string(rep.launchOf(2)->workId), std::string("GEMM 8x8x8 fp16"));
+        QVERIFY(!rep.launchOf(0));
+        // Timed by events (no records): the arithmetic alone, for ops that ran; sorted by op.
+        Repetition events;
+        events.ops = rep.ops;
+        events.ops[1].gpuStartNs = events.ops[1].gpuEndNs = kNoTime; // did not run (a solo part's round)
+        addKernelWork(events, ops);
+        QCOMPARE(events.kernelLaunches.size(), std::size_t(1));
+        QCOMPARE(events.kernelLaunches[0].op, 2);
+        QCOMPARE(events.kernelLaunches[0].flops, std::uint64_t(2 * 8 * 8 * 8));
+        QVERIFY(!events.kernelLaunches[0].hasGrid());
+        // Its rate: 1,024 operations in 100 ns.
+        QCOMPARE(events.kernelLaunches[0].teraflopsPerSecond(100), 1024.0 / 100 / 1e3);
     }
 
     void metadata()

