@@ -13,6 +13,7 @@
 #include "engine/analysis/op_query.h"
 #include "engine/formats/trace_io.h"
 #include "engine/model/units.h"
+#include "engine/run/run_plan.h"
 #include "engine/workload/workload_parser.h"
 #include "tests/engine/workload/workload_compare.h"
 
@@ -39,6 +40,7 @@ double estimatedSeconds(const Workload &w)
 {
     constexpr double pageableBps = 5e9, pinnedBps = 10e9, managedBps = 2e9, deviceBps = 200e9;
     constexpr double residentThreads = 40 * 2048, opOverhead = 10e-6;
+    constexpr double slowTensorFlops = 50e12; // a T4's fp16 tensor cores: 65 TFLOP/s at best
     const auto copyRate = [&](const OpSpec &op) {
         const BufferSpec *src = w.findBuffer(op.src), *dst = w.findBuffer(op.dst);
         double rate = deviceBps;
@@ -59,7 +61,9 @@ double estimatedSeconds(const Workload &w)
             switch (op.type) {
             case OpType::Copy: perRep += double(op.bytes) / copyRate(op); break;
             case OpType::Kernel:
-                if (op.kernelType == KernelType::Compute) {
+                if (op.kernelType == KernelType::Gemm) {
+                    perRep += double(op.gemm.flops()) / slowTensorFlops;
+                } else if (op.kernelType == KernelType::Compute) {
                     const double waves = std::ceil(double(op.blocks) * op.threadsPerBlock / residentThreads);
                     perRep += waves * double(op.durationNs) * 1e-9;
                 } else {
@@ -152,6 +156,12 @@ void TestPresets::parsesAndRoundTrips()
     const double seconds = estimatedSeconds(w);
     QVERIFY2(seconds < 1.5, qPrintable(QStringLiteral("%1: estimated %2 s on a slow system").arg(file).arg(seconds)));
     QVERIFY2(w.deviceBytes() <= (1ull << 30), "fits any GPU");
+    // A GEMM's operands and workspace are the runner's: with them, a GEMM lesson still fits any GPU with
+    // bf16 tensor cores (compute capability 8.0 and later: 4 GiB and more).
+    std::uint64_t gemmBytes = 0;
+    for (const BufferSpec &b : gemmBuffers(w, -1, w.device))
+        gemmBytes += b.bytes;
+    QVERIFY2(w.deviceBytes() + gemmBytes <= (2ull << 30), "fits any GPU with bf16 tensor cores");
 }
 
 void TestPresets::bandwidth()
