@@ -58,8 +58,9 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
     add("Ideal bound", "The busiest engine's time: the makespan if everything overlapped perfectly",
         MetricUnit::Duration, [](const RS &r) { return double(r.idealBoundNs); });
     add("Efficiency", "Ideal bound / makespan", MetricUnit::Fraction, [](const RS &r) { return r.efficiency; });
-    add("Copy/compute overlap",
-        "Time with a copy and a kernel both active, over the smaller of copy and compute busy time",
+    add("Host copy/compute overlap",
+        "Time with a host copy (H2D or D2H) and a kernel both active on one GPU, over the smaller of the two busy "
+        "times. Device-to-device and peer copies are not host copies: Concurrent GPU time counts them",
         MetricUnit::Fraction, [](const RS &r) { return r.overlapFraction; });
     add("Concurrent GPU time", "Time with two or more GPU operations active", MetricUnit::Duration,
         [](const RS &r) { return double(r.concurrentNs); });

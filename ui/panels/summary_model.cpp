@@ -111,7 +111,7 @@ std::vector<SummaryModel::KeyFigure> SummaryModel::keyFigures() const
     static const QRegularExpression wanted[] = {
         QRegularExpression(QStringLiteral("^Makespan$")),
         QRegularExpression(QStringLiteral("^Efficiency$")),
-        QRegularExpression(QStringLiteral("^Copy/compute overlap$")),
+        QRegularExpression(QStringLiteral("^Host copy/compute overlap$")),
         QRegularExpression(QStringLiteral("^Concurrent GPU time$")),
         QRegularExpression(QStringLiteral("^(H2D|D2H|D2D|P2P) bandwidth$")),
         QRegularExpression(QStringLiteral("^GPU \\d+: (H2D|D2H) bandwidth$")),
