@@ -43,6 +43,19 @@ namespace {
 
 using NodeType = WorkloadTreeModel::NodeType;
 
+// Every row open but the ops of a stream of more than kOpenOps: QTreeView keeps an item for every row shown
+// (1M ops: about 40 MB, and seconds to lay out). Such a stream opens when one of its ops is selected (an
+// issue's, say), or by hand.
+constexpr int kOpenOps = 10'000;
+void expandRows(QTreeView &tree, const WorkloadTreeModel &model)
+{
+    tree.expandToDepth(0);
+    const QModelIndex streams = model.indexOf({NodeType::StreamsGroup, -1, -1, -1});
+    for (int row = 0; row < model.rowCount(streams); ++row)
+        if (const QModelIndex stream = model.index(row, 0, streams); model.rowCount(stream) <= kOpenOps)
+            tree.expand(stream);
+}
+
 // Fields with a fixed set of values are edited with an editable combo box (buffer names can still be
 // typed, so a buffer that does not exist yet can be referenced and shows up as an issue).
 class ChoiceDelegate : public QStyledItemDelegate {
@@ -282,7 +295,7 @@ void WorkloadEditor::textSet(const QString &fileName)
     m_treeModel->setWorkload(engine::Workload{});
     m_structureStale = false;
     validateNow();
-    m_tree->expandAll();
+    expandRows(*m_tree, *m_treeModel);
     // Start on the settings, so the field table shows what a workload is made of.
     if (!isEmpty())
         selectNode({NodeType::Settings, -1, -1, -1});
@@ -367,7 +380,7 @@ void WorkloadEditor::validateNow()
         const WorkloadTreeModel::Node keep = selectedNode();
         m_treeModel->setWorkload(std::move(workload)); // the tree keeps it: no second copy
         m_structureStale = false;
-        m_tree->expandAll();
+        expandRows(*m_tree, *m_treeModel);
         selectNode(keep);
     } else {
         m_structureStale = true;
@@ -628,7 +641,7 @@ bool WorkloadEditor::editText(const std::function<std::string(const std::string 
     m_settingText = false;
     setModified(true);
     validateNow();
-    m_tree->expandAll();
+    expandRows(*m_tree, *m_treeModel);
     selectNode(select);
     return true;
 }

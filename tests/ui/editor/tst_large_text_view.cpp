@@ -5,6 +5,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 
 #include "engine/workload/workload_parser.h"
@@ -94,6 +95,26 @@ private slots:
         QVERIFY(!editor.isTextReadOnly());
         QCOMPARE(editor.jsonEdit()->toPlainText(), text);
         QVERIFY(editor.largeTextView()->text().empty());
+    }
+
+    void longStreamsStayClosed()
+    {
+        // A stream of more than 10,000 ops is not opened in the tree (QTreeView keeps an item per row shown);
+        // selecting one of its ops opens it.
+        ui::WorkloadEditor editor;
+        editor.setText(QStringLiteral(R"({"version": 1, "streams": [
+            {"name": "long", "ops": [{"repeat": 10001, "ops": [{"op": "kernel", "duration": "1 us"}]}]},
+            {"name": "short", "ops": [{"repeat": 10000, "ops": [{"op": "kernel", "duration": "1 us"}]}]}]})"),
+                       QStringLiteral("t.json"));
+        QVERIFY(editor.isValid());
+        const ui::WorkloadTreeModel &model = *editor.treeModel();
+        const QModelIndex streams = model.indexOf({NodeType::StreamsGroup, -1, -1, -1});
+        QVERIFY(editor.treeView()->isExpanded(streams));
+        QVERIFY(!editor.treeView()->isExpanded(model.indexOf({NodeType::Stream, -1, 0, -1})));
+        QVERIFY(editor.treeView()->isExpanded(model.indexOf({NodeType::Stream, -1, 1, -1})));
+        editor.selectNode({NodeType::Op, -1, 0, 5000});
+        QVERIFY(editor.treeView()->isExpanded(model.indexOf({NodeType::Stream, -1, 0, -1})));
+        QCOMPARE(editor.selectedNode().op, 5000);
     }
 
     void loadAndSaveALargeFile()
