@@ -2,6 +2,7 @@
 // size for editing in place (#24): the text as read, its issues marked and shown, structure edits written
 // into it, saved as it is.
 #include <QFile>
+#include <QImage>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QTemporaryDir>
@@ -49,6 +50,30 @@ private slots:
         QVERIFY2(view.firstVisibleLine() <= 9'000 && view.firstVisibleLine() > 8'900,
                  qPrintable(QString::number(view.firstVisibleLine())));
         QCOMPARE(view.lineText(9'000), QStringLiteral("line 9000"));
+    }
+
+    void paintsTheLinesInView()
+    {
+        // The first line in view at the top, marked lines tinted; nothing below the last line.
+        ui::LargeTextView view;
+        view.resize(300, 200);
+        view.setText("MMMMMMMM\n\nMMMMMMMM");
+        view.setMarkedLines({2});
+        const QImage image = view.viewport()->grab().toImage();
+        const int lineHeight = view.fontMetrics().lineSpacing();
+        const auto inkIn = [&](int top, int bottom) {
+            const QRgb background = image.pixel(image.width() - 1, bottom - 1);
+            int ink = 0;
+            for (int y = top; y < bottom; ++y)
+                for (int x = 0; x < image.width() / 2; ++x)
+                    ink += image.pixel(x, y) != background;
+            return ink;
+        };
+        QVERIFY(inkIn(0, lineHeight) > 0); // "MMMMMMMM"
+        QCOMPARE(inkIn(lineHeight, 2 * lineHeight), 0); // an empty line, tinted all across
+        QVERIFY(image.pixel(image.width() - 1, lineHeight + 1) != image.pixel(image.width() - 1, 0));
+        QVERIFY(inkIn(2 * lineHeight, 3 * lineHeight) > 0);
+        QCOMPARE(inkIn(3 * lineHeight, image.height()), 0);
     }
 
     void editorShowsALargeTextReadOnly()
