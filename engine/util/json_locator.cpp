@@ -84,7 +84,7 @@ public:
             m_frames.back().key = std::move(k);
         return true;
     }
-    // The text was parsed once already: an error here would be a defect, reported by an empty element.
+    // The text was parsed once already: an error here would be a defect (what was built by then is returned).
     bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) { return false; }
 
 private:
