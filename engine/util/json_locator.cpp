@@ -53,6 +53,112 @@ bool isNumberChar(char c)
     return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
+// The DOM of one element of an array kept in the text (JsonLocator::TextArray::element), as the locator's
+// own parse builds it: the arrays in it that the locator keeps in the text stay empty, their elements
+// skipped.
+class ElementSax {
+public:
+    using Json = nlohmann::ordered_json;
+
+    ElementSax(const std::function<bool(const std::string &)> &keepInText, std::string pointer) :
+        m_keepInText(keepInText), m_pointer(std::move(pointer))
+    {
+    }
+    Json take() { return std::move(m_root); }
+
+    bool null() { return scalar(Json(nullptr)); }
+    bool boolean(bool v) { return scalar(Json(v)); }
+    bool number_integer(Json::number_integer_t v) { return scalar(Json(v)); }
+    bool number_unsigned(Json::number_unsigned_t v) { return scalar(Json(v)); }
+    bool number_float(Json::number_float_t v, const Json::string_t &) { return scalar(Json(v)); }
+    bool string(Json::string_t &v) { return scalar(Json(std::move(v))); }
+    bool binary(Json::binary_t &v) { return scalar(Json(Json::binary_t(std::move(v)))); }
+
+    bool start_object(std::size_t) { return open(Json::object(), false); }
+    bool start_array(std::size_t) { return open(Json::array(), true); }
+    bool end_object() { return close(); }
+    bool end_array() { return close(); }
+    bool key(Json::string_t &k)
+    {
+        if (m_skipped == 0)
+            m_frames.back().key = std::move(k);
+        return true;
+    }
+    // The text was parsed once already: an error here would be a defect (what was built by then is returned).
+    bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) { return false; }
+
+private:
+    struct Frame {
+        Json *container;
+        bool isArray;
+        std::string pointer; // the container's
+        std::string key; // the member being read (objects)
+    };
+
+    // Places a value; returns where it now lives.
+    Json *insert(Json &&value)
+    {
+        if (m_frames.empty()) {
+            m_root = std::move(value);
+            return &m_root;
+        }
+        Frame &f = m_frames.back();
+        if (f.isArray) {
+            f.container->push_back(std::move(value));
+            return &f.container->back();
+        }
+        Json *slot = &(*f.container)[f.key];
+        *slot = std::move(value);
+        return slot;
+    }
+
+    bool scalar(Json &&value)
+    {
+        if (m_skipped == 0)
+            insert(std::move(value));
+        return true;
+    }
+
+    bool open(Json &&value, bool isArray)
+    {
+        if (m_skipped > 0) {
+            ++m_skipped;
+            return true;
+        }
+        std::string pointer;
+        if (m_frames.empty()) {
+            pointer = std::move(m_pointer);
+        } else {
+            const Frame &f = m_frames.back();
+            pointer =
+                f.isArray ? JsonLocator::child(f.pointer, f.container->size()) : JsonLocator::child(f.pointer, f.key);
+        }
+        const bool member = !m_frames.empty() && !m_frames.back().isArray;
+        Json *slot = insert(std::move(value));
+        if (isArray && member && m_keepInText(pointer)) {
+            m_skipped = 1; // stays empty
+            return true;
+        }
+        m_frames.push_back(Frame{slot, isArray, std::move(pointer), {}});
+        return true;
+    }
+
+    bool close()
+    {
+        if (m_skipped > 0)
+            --m_skipped;
+        else
+            m_frames.pop_back();
+        return true;
+    }
+
+    const std::function<bool(const std::string &)> &m_keepInText;
+    std::string m_pointer; // the element's
+    Json m_root;
+    std::vector<Frame> m_frames;
+    int m_skipped = 0; // depth inside an array kept in the text
+};
+
 } // namespace
 
 // The SAX handler: rebuilds the DOM as nlohmann's own DOM parser would, and indexes where each value
@@ -120,7 +226,9 @@ private:
         std::string key; // the member being read (objects)
         std::uint32_t keyAnchor = 0;
         std::vector<Node> children;
-        // A compact array (JsonLocator::keepPairListsCompact): its elements, the one being read, its pointer.
+        // A compact array (JsonLocator::keepPairListsCompact): its elements, its pointer. The element being
+        // read waits in `pending`, as does one of an array kept in the text (keepArraysInText), dropped once
+        // complete.
         std::unique_ptr<JsonLocator::PairList> pairs;
         std::unique_ptr<Json> pending;
         std::string pointer;
@@ -193,7 +301,7 @@ private:
             return &m_loc.m_root;
         }
         Frame &f = m_frames.back();
-        if (f.pairs) { // an element of a compact array waits in `pending` until it is complete
+        if (f.pending) { // an element of a compact array or one kept in the text waits until it is complete
             *anchor = static_cast<std::uint32_t>(tokenStart(token));
             *f.pending = std::move(value);
             return f.pending.get();
@@ -229,21 +337,26 @@ private:
 
     bool open(Json value, bool isArray)
     {
-        // Only an object member can be a compact array; asked before the member's key is overwritten.
+        // Only an object member can be a compact array or one kept in the text; asked before the member's key
+        // is overwritten.
+        const bool member = isArray && !m_frames.empty() && !m_frames.back().isArray;
+        bool compact = member && m_loc.m_keepCompact;
+        bool inText = member && m_loc.m_keepInText;
         std::string pointer;
-        bool compact = isArray && m_loc.m_keepCompact && !m_frames.empty() && !m_frames.back().isArray;
-        if (compact) {
+        if (compact || inText) {
             pointer = pointerOfKey();
-            compact = m_loc.m_keepCompact(pointer);
+            compact = compact && m_loc.m_keepCompact(pointer);
+            inText = inText && !compact && m_loc.m_keepInText(pointer);
         }
         std::uint32_t anchor = 0;
         Json *slot = insert(std::move(value), Token::Container, &anchor);
         m_frames.push_back(Frame{slot, isArray, anchor, {}, 0, {}, nullptr, nullptr, {}});
         if (compact) {
             m_frames.back().pairs = std::make_unique<JsonLocator::PairList>();
-            m_frames.back().pending = std::make_unique<Json>();
             m_frames.back().pointer = std::move(pointer);
         }
+        if (compact || inText)
+            m_frames.back().pending = std::make_unique<Json>();
         return true;
     }
 
@@ -265,11 +378,17 @@ private:
         return true;
     }
 
-    // A value just completed inside a compact array goes to its PairList.
+    // A value just completed inside a compact array goes to its PairList; one inside an array kept in the
+    // text is dropped (read again from the text when asked: JsonLocator::TextArray).
     void addPending()
     {
-        if (!m_frames.empty() && m_frames.back().pairs)
-            m_frames.back().pairs->add(std::move(*m_frames.back().pending));
+        if (m_frames.empty() || !m_frames.back().pending)
+            return;
+        Frame &f = m_frames.back();
+        if (f.pairs)
+            f.pairs->add(std::move(*f.pending));
+        else
+            *f.pending = Json();
     }
 
     JsonLocator &m_loc;
@@ -287,6 +406,7 @@ bool JsonLocator::parse(std::string_view text, bool allowComments)
 bool JsonLocator::parseOwned(std::string &&text, bool allowComments)
 {
     m_text = std::move(text);
+    m_allowComments = allowComments;
     // One pass: where each line starts, and how many UTF-8 continuation bytes precede each block of
     // kColumnBlock bytes, so that positionOfOffset() costs a binary search and at most one block's scan
     // (a minified file is one line: scanning it from its start for every op was quadratic).
@@ -372,6 +492,33 @@ void JsonLocator::PairList::add(nlohmann::ordered_json &&value)
         names.push_back(name);
     }
     entries.push_back({it->second, value[1].get<std::int64_t>()});
+}
+
+std::optional<JsonLocator::TextArray> JsonLocator::textArray(const std::string &pointer) const
+{
+    if (!m_keepInText || !m_keepInText(pointer))
+        return std::nullopt;
+    const auto f = find(pointer);
+    if (!f || !f->member)
+        return std::nullopt;
+    const std::size_t begin = valueBegin(*f);
+    if (begin >= m_text.size() || m_text[begin] != '[')
+        return std::nullopt;
+    const Node &node = m_nodes[f->node];
+    return TextArray(*this, pointer, node.first, node.count);
+}
+
+nlohmann::ordered_json JsonLocator::TextArray::element(std::size_t index) const
+{
+    if (index >= m_count)
+        return {};
+    const Found f{m_first + static_cast<std::uint32_t>(index), false};
+    const char *text = m_loc->m_text.data();
+    ElementSax sax(m_loc->m_keepInText, child(m_pointer, index));
+    nlohmann::ordered_json::sax_parse(text + m_loc->valueBegin(f), text + m_loc->valueEnd(f), &sax,
+                                      nlohmann::ordered_json::input_format_t::json, /*strict=*/true,
+                                      m_loc->m_allowComments);
+    return sax.take();
 }
 
 const JsonLocator::PairList *JsonLocator::pairList(const std::string &pointer) const

@@ -4,7 +4,9 @@
 // that counts the characters the lexer has consumed; each SAX event is then located in the text.
 // The index keeps 12 bytes per value (where it starts, where its children are), not the pointers: a
 // pointer is resolved by walking the index from the root, reading keys back from the text (a 27 MB
-// workload of 1M schedule entries took 1.55 GB with three string-keyed maps, #24).
+// workload of 1M schedule entries took 1.55 GB with three string-keyed maps, #24). Arrays the reader
+// names can stay out of the DOM: as compact pairs (keepPairListsCompact) or in the text, each element
+// parsed when asked (keepArraysInText).
 #pragma once
 
 #include <cstddef>
@@ -62,6 +64,36 @@ public:
     void keepPairListsCompact(std::function<bool(const std::string &pointer)> keep) { m_keepCompact = std::move(keep); }
     // The compact array at `pointer`; null when there is none.
     const PairList *pairList(const std::string &pointer) const;
+
+    // Object members whose value is an array and whose JSON pointer `keep` accepts stay in the text
+    // (textArray()): the DOM holds an empty array in their place and each element is parsed from the text
+    // when asked, so that the DOM of all of them never exists at once (a workload's op lists: 1M ops took
+    // about 400 bytes each as nlohmann values, #24). The index locates every element as usual, and the
+    // elements' duplicate keys are reported as anywhere else. Applies to the next parse.
+    void keepArraysInText(std::function<bool(const std::string &pointer)> keep) { m_keepInText = std::move(keep); }
+
+    // An array kept in the text: its size, and each element as a DOM of its own, parsed from the text (the
+    // arrays inside it that keepArraysInText accepts are empty there in turn). Valid while the locator is
+    // neither parsed again nor destroyed.
+    class TextArray {
+    public:
+        std::size_t size() const { return m_count; }
+        nlohmann::ordered_json element(std::size_t index) const;
+
+    private:
+        friend class JsonLocator;
+        TextArray(const JsonLocator &locator, std::string pointer, std::uint32_t first, std::uint32_t count) :
+            m_loc(&locator), m_pointer(std::move(pointer)), m_first(first), m_count(count)
+        {
+        }
+        const JsonLocator *m_loc;
+        std::string m_pointer;
+        std::uint32_t m_first; // the first element's node
+        std::uint32_t m_count;
+    };
+    // The array kept in the text at `pointer`; none when there is no array there or keepArraysInText does
+    // not accept `pointer`.
+    std::optional<TextArray> textArray(const std::string &pointer) const;
 
     // Parses `text`. Comments (// and /* */) are allowed when `allowComments`, since teachers annotate
     // workload files. Returns false on a syntax error (see syntaxError()/syntaxErrorPosition()).
@@ -131,6 +163,8 @@ private:
     std::vector<Node> m_nodes; // the root is the last one (empty after a failed parse)
     std::vector<std::string> m_duplicateKeys;
     std::function<bool(const std::string &)> m_keepCompact;
+    std::function<bool(const std::string &)> m_keepInText;
+    bool m_allowComments = true; // of the last parse, for the elements parsed again from the text
     std::map<std::string, PairList, std::less<>> m_pairLists; // by JSON pointer
     std::string m_syntaxError;
     TextPosition m_syntaxErrorPosition;

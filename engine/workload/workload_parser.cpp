@@ -1,7 +1,9 @@
 // Workload formats 1 and 2: reading (structure, then meaning) with located issues, and normalised writing.
 // The reader walks the document from JsonLocator and collects every issue it finds; it carries on
 // after an issue wherever the rest can still be checked, and stays silent about consequences of an
-// issue already reported (an op naming a buffer whose own entry was invalid, for example).
+// issue already reported (an op naming a buffer whose own entry was invalid, for example). The DOM it walks
+// leaves out the op lists and the schedules: ops are parsed one at a time from the text once the rest is
+// known (sections may come in any order), schedules kept as compact pairs (#24).
 #include "engine/workload/workload_parser.h"
 
 #include <algorithm>
@@ -180,6 +182,50 @@ std::string fileStem(std::string_view fileName)
     return std::string(s);
 }
 
+// Consumes "/" and an array index at the front of `rest`.
+bool skipIndex(std::string_view &rest)
+{
+    if (rest.size() < 2 || rest.front() != '/')
+        return false;
+    const std::size_t digits = std::min(rest.find_first_not_of("0123456789", 1), rest.size()) - 1;
+    rest.remove_prefix(1 + digits);
+    return digits > 0;
+}
+
+// "/schedule" and "/threads/N/schedule": issue orders, read from compact [stream, op] pairs, not a DOM
+// (1M entries: 105 MB as a DOM, #24).
+bool isSchedule(const std::string &pointer)
+{
+    constexpr std::string_view kThreads = "/threads", kSchedule = "/schedule";
+    std::string_view rest = pointer;
+    if (rest.starts_with(kThreads)) {
+        rest.remove_prefix(kThreads.size());
+        if (!skipIndex(rest))
+            return false;
+    }
+    return rest == kSchedule;
+}
+
+// "/streams/N/ops" and a group's "/streams/N/ops/I/ops" (at any depth): op lists, read one op at a time
+// from the text (JsonLocator::TextArray), never as the DOM of all of them (1M ops: 400 MB as a DOM, #24).
+bool isOpList(const std::string &pointer)
+{
+    constexpr std::string_view kStreams = "/streams", kOps = "/ops";
+    std::string_view rest = pointer;
+    if (!rest.starts_with(kStreams))
+        return false;
+    rest.remove_prefix(kStreams.size());
+    if (!skipIndex(rest) || !rest.starts_with(kOps))
+        return false;
+    rest.remove_prefix(kOps.size());
+    while (!rest.empty()) {
+        if (!skipIndex(rest) || !rest.starts_with(kOps))
+            return false;
+        rest.remove_prefix(kOps.size());
+    }
+    return true;
+}
+
 // "serial": true (the comparison axis schedule=serial): every stream after the first waits for the one before
 // it, through an event recorded after that stream's last op, so nothing of two streams overlaps. Each thread
 // issues its streams stream by stream, so that a wait always comes after the record it pairs with.
@@ -248,6 +294,8 @@ protected:
         m_issues.push_back({path, p.line, p.column, std::move(message)});
     }
     int lineOf(const std::string &path) const { return m_doc.valuePosition(path).line; }
+    // The op list at `path` (a stream's "ops" or a group's), an array kept in the text by read() (isOpList).
+    JsonLocator::TextArray opList(const std::string &path) const { return m_doc.textArray(path).value(); }
 
     // ---- typed access; each returns nullopt when the key is absent or its value is invalid (then
     // an issue has been added). `required` adds a "missing" issue when absent.
@@ -306,7 +354,8 @@ class OpReader : WorkloadReadContext {
 public:
     explicit OpReader(WorkloadReadState &state) : WorkloadReadContext(state) { }
 
-    void readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth);
+    // `ops` is read one op at a time: the DOM of all of them never exists at once.
+    void readOps(const JsonLocator::TextArray &ops, const std::string &path, std::vector<OpSpec> &out, int depth);
 
 private:
     std::optional<OpSpec> readOp(const Json &o, const std::string &path);
@@ -725,19 +774,8 @@ std::vector<std::string> WorkloadReadContext::streamNames() const
 
 Workload WorkloadReader::read(std::string &&text)
 {
-    // Schedules are read from compact [stream, op] pairs, not a DOM (1M entries: 105 MB as a DOM, #24).
-    m_doc.keepPairListsCompact([](const std::string &pointer) {
-        if (pointer == "/schedule")
-            return true;
-        // "/threads/N/schedule"
-        constexpr std::string_view kThreads = "/threads/", kSchedule = "/schedule";
-        if (pointer.size() <= kThreads.size() + kSchedule.size() || !pointer.starts_with(kThreads)
-            || !pointer.ends_with(kSchedule))
-            return false;
-        const std::string_view index =
-            std::string_view(pointer).substr(kThreads.size(), pointer.size() - kThreads.size() - kSchedule.size());
-        return index.find_first_not_of("0123456789") == std::string_view::npos;
-    });
+    m_doc.keepPairListsCompact(isSchedule);
+    m_doc.keepArraysInText(isOpList);
     if (!m_doc.parseOwned(std::move(text))) {
         const TextPosition p = m_doc.syntaxErrorPosition();
         m_issues.push_back({"", p.line, p.column, "invalid JSON: " + m_doc.syntaxError()});
@@ -1094,10 +1132,10 @@ void WorkloadReader::readStreams(const Json &v, const std::string &path)
         } else if (!ops->is_array()) {
             issueAt(p + "/ops", "expected an array of ops like [{\"op\": \"kernel\", \"duration\": \"1 ms\"}], got "
                                     + describeValue(*ops));
-        } else if (ops->empty()) {
+        } else if (const JsonLocator::TextArray list = opList(p + "/ops"); list.size() == 0) {
             issueAt(p + "/ops", "a stream needs at least one op");
         } else {
-            m_ops.readOps(*ops, p + "/ops", stream.ops, 0);
+            m_ops.readOps(list, p + "/ops", stream.ops, 0);
         }
         if (stream.useDefaultStream)
             for (const OpSpec &op : stream.ops)
@@ -1111,14 +1149,14 @@ void WorkloadReader::readStreams(const Json &v, const std::string &path)
     }
 }
 
-void OpReader::readOps(const Json &v, const std::string &path, std::vector<OpSpec> &out, int depth)
+void OpReader::readOps(const JsonLocator::TextArray &ops, const std::string &path, std::vector<OpSpec> &out, int depth)
 {
     std::uint64_t outBytes = 0;
     for (const OpSpec &op : out)
         outBytes += opFootprint(op);
-    for (std::size_t i = 0; i < v.size() && !m_tooManyOps; ++i) {
+    for (std::size_t i = 0; i < ops.size() && !m_tooManyOps; ++i) {
         const std::string p = JsonLocator::child(path, i);
-        const Json &item = v[i];
+        const Json item = ops.element(i); // this op's DOM alone, freed at the end of the iteration
         if (!expectObject(item, p, "an op like {\"op\": \"copy\", ...} or a group {\"repeat\": 4, \"ops\": [...]}"))
             continue;
         std::vector<OpSpec> unit;
@@ -1127,10 +1165,10 @@ void OpReader::readOps(const Json &v, const std::string &path, std::vector<OpSpe
             const Json &inner = item["ops"];
             if (depth + 1 >= kMaxGroupDepth)
                 issueAt(p, "groups nest deeper than " + std::to_string(kMaxGroupDepth) + " levels");
-            else if (!inner.is_array() || inner.empty())
+            else if (!inner.is_array() || opList(p + "/ops").size() == 0)
                 issueAt(p + "/ops", "expected a non-empty array of ops, got " + describeValue(inner));
             else
-                readOps(inner, p + "/ops", unit, depth + 1);
+                readOps(opList(p + "/ops"), p + "/ops", unit, depth + 1);
         } else if (auto op = readOp(item, p)) {
             unit.push_back(std::move(*op));
         }
@@ -2116,6 +2154,9 @@ std::string workloadToJson(const Workload &w)
 WorkloadHeader readWorkloadHeader(std::string_view jsonText, std::string_view fileName)
 {
     JsonLocator locator;
+    // Neither the ops nor the schedules are read here: no DOM of them (a trace's workload may have 1M ops).
+    locator.keepArraysInText(isOpList);
+    locator.keepPairListsCompact(isSchedule);
     auto fail = [&](const std::string &pointer, TextPosition at, std::string message) {
         throw WorkloadError(std::string(fileName), {WorkloadIssue{pointer, at.line, at.column, std::move(message)}});
     };

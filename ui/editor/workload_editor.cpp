@@ -10,7 +10,6 @@
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
@@ -20,9 +19,6 @@
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTextBlock>
-#include <QTextCursor>
-#include <QTextDocument>
 #include <QToolBar>
 #include <QToolButton>
 #include <QTreeView>
@@ -37,28 +33,28 @@
 #include "engine/util/json_edit.h"
 #include "engine/util/json_locator.h"
 #include "engine/workload/workload_names.h"
+#include "ui/editor/json_text_pane.h"
+#include "ui/editor/large_text_view.h"
 #include "ui/editor/workload_fields_model.h"
 
 namespace streamscope::ui {
 
 namespace {
 
-bool isBlank(const QString &text)
-{
-    return std::all_of(text.begin(), text.end(), [](QChar c) { return c.isSpace(); });
-}
-
-// Block by block, up to the first that holds more than white space: toPlainText() would copy the whole
-// document (a tenth of the time a 1M-op workload took to open).
-bool isBlank(const QTextDocument &document)
-{
-    for (QTextBlock block = document.begin(); block.isValid(); block = block.next())
-        if (!isBlank(block.text()))
-            return false;
-    return true;
-}
-
 using NodeType = WorkloadTreeModel::NodeType;
+
+// Every row open but the ops of a stream of more than kOpenOps: QTreeView keeps an item for every row shown
+// (1M ops: about 40 MB, and seconds to lay out). Such a stream opens when one of its ops is selected (an
+// issue's, say), or by hand.
+constexpr int kOpenOps = 10'000;
+void expandRows(QTreeView &tree, const WorkloadTreeModel &model)
+{
+    tree.expandToDepth(0);
+    const QModelIndex streams = model.indexOf({NodeType::StreamsGroup, -1, -1, -1});
+    for (int row = 0; row < model.rowCount(streams); ++row)
+        if (const QModelIndex stream = model.index(row, 0, streams); model.rowCount(stream) <= kOpenOps)
+            tree.expand(stream);
+}
 
 // Fields with a fixed set of values are edited with an editable combo box (buffer names can still be
 // typed, so a buffer that does not exist yet can be referenced and shows up as an issue).
@@ -114,7 +110,7 @@ WorkloadEditor::WorkloadEditor(QWidget *parent) :
     QWidget(parent), m_treeModel(new WorkloadTreeModel(this)),
     m_fieldsModel(new WorkloadFieldsModel(m_treeModel, this)), m_toolbar(new QToolBar(this)),
     m_tabs(new QTabWidget(this)), m_tree(new QTreeView(this)), m_fields(new QTableView(this)),
-    m_fieldMessage(new QLabel(this)), m_json(new QPlainTextEdit(this)), m_status(new QLabel(this)),
+    m_fieldMessage(new QLabel(this)), m_json(new JsonTextPane(this)), m_status(new QLabel(this)),
     m_issueList(new QListWidget(this))
 {
     m_tree->setObjectName(QStringLiteral("workloadTree"));
@@ -135,11 +131,6 @@ WorkloadEditor::WorkloadEditor(QWidget *parent) :
     m_fieldMessage->setObjectName(QStringLiteral("fieldMessage"));
     m_fieldMessage->setStyleSheet(QStringLiteral("color: #d55e00"));
     m_fieldMessage->hide();
-
-    m_json->setObjectName(QStringLiteral("workloadJson"));
-    m_json->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_json->setLineWrapMode(QPlainTextEdit::NoWrap);
-    m_json->setTabChangesFocus(false);
 
     // The problem list wraps long messages (a workload's problems name a JSON path, a line and what was
     // expected) and sits in a splitter under the tabs, so it can be made as tall as needed; each entry's
@@ -206,7 +197,7 @@ WorkloadEditor::WorkloadEditor(QWidget *parent) :
     m_validateTimer.setSingleShot(true);
     m_validateTimer.setInterval(400);
     connect(&m_validateTimer, &QTimer::timeout, this, &WorkloadEditor::validateNow);
-    connect(m_json, &QPlainTextEdit::textChanged, this, &WorkloadEditor::onJsonEdited);
+    connect(m_json->edit(), &QPlainTextEdit::textChanged, this, &WorkloadEditor::onJsonEdited);
     connect(m_treeModel, &WorkloadTreeModel::nameEdited, this, &WorkloadEditor::onNameEdited);
     connect(m_fieldsModel, &WorkloadFieldsModel::fieldEdited, this, &WorkloadEditor::onFieldEdited);
     connect(m_fieldsModel, &WorkloadFieldsModel::editRejected, this, [this](const QString &message) {
@@ -258,9 +249,16 @@ bool WorkloadEditor::loadFile(const QString &path, QString *error)
             *error = QString::fromStdString(e.what());
         return false;
     }
-    QString json = QString::fromStdString(content);
-    std::string().swap(content); // the file's bytes, no longer needed while the text is parsed
-    setText(std::move(json), QFileInfo(path).fileName());
+    if (qsizetype(content.size()) > m_json->editableBytes()) { // kept as read, never as UTF-16
+        m_settingText = true;
+        m_json->setText(std::move(content));
+        m_settingText = false;
+        textSet(QFileInfo(path).fileName());
+    } else {
+        QString json = QString::fromStdString(content);
+        std::string().swap(content); // the file's bytes, no longer needed while the text is parsed
+        setText(std::move(json), QFileInfo(path).fileName());
+    }
     m_filePath = path;
     return true;
 }
@@ -282,16 +280,22 @@ bool WorkloadEditor::saveFile(const QString &path, QString *error)
 
 void WorkloadEditor::setText(QString json, const QString &fileName)
 {
-    m_filePath.clear();
-    m_fileName = fileName.isEmpty() ? tr("untitled.json") : fileName;
     m_settingText = true;
-    m_json->setPlainText(json);
+    m_json->setText(json);
     json = QString(); // the document holds its own copy
     m_settingText = false;
+    textSet(fileName);
+}
+
+void WorkloadEditor::textSet(const QString &fileName)
+{
+    m_filePath.clear();
+    m_fileName = fileName.isEmpty() ? tr("untitled.json") : fileName;
+    m_tabs->setTabText(1, m_json->isReadOnly() ? tr("&JSON (read-only)") : tr("&JSON"));
     m_treeModel->setWorkload(engine::Workload{});
     m_structureStale = false;
     validateNow();
-    m_tree->expandAll();
+    expandRows(*m_tree, *m_treeModel);
     // Start on the settings, so the field table shows what a workload is made of.
     if (!isEmpty())
         selectNode({NodeType::Settings, -1, -1, -1});
@@ -301,7 +305,27 @@ void WorkloadEditor::setText(QString json, const QString &fileName)
 
 QString WorkloadEditor::text() const
 {
-    return m_json->toPlainText();
+    return m_json->text();
+}
+
+void WorkloadEditor::setEditableTextBytes(qsizetype bytes)
+{
+    m_json->setEditableBytes(bytes);
+}
+
+bool WorkloadEditor::isTextReadOnly() const
+{
+    return m_json->isReadOnly();
+}
+
+QPlainTextEdit *WorkloadEditor::jsonEdit() const
+{
+    return m_json->edit();
+}
+
+LargeTextView *WorkloadEditor::largeTextView() const
+{
+    return m_json->largeView();
 }
 
 QString WorkloadEditor::displayName() const
@@ -311,7 +335,7 @@ QString WorkloadEditor::displayName() const
 
 bool WorkloadEditor::isEmpty() const
 {
-    return isBlank(*m_json->document());
+    return m_json->isBlank();
 }
 
 void WorkloadEditor::setModified(bool modified)
@@ -336,17 +360,14 @@ void WorkloadEditor::validateNow()
 {
     m_validateTimer.stop();
     // The document's text once (each toPlainText() is a copy: 54 MB for a 27 MB workload), kept only
-    // as UTF-8 for the reader.
-    std::string text;
-    {
-        const QString plain = m_json->toPlainText();
-        if (isBlank(plain)) {
-            m_issues.clear();
-            m_treeModel->setWorkload(engine::Workload{});
-            applyIssues();
-            return;
-        }
-        text = plain.toStdString();
+    // as UTF-8 for the reader; a read-only text is UTF-8 already.
+    const std::string copy = m_json->isReadOnly() ? std::string() : m_json->utf8Text();
+    const std::string &text = m_json->isReadOnly() ? m_json->largeView()->text() : copy;
+    if (m_json->isBlank()) {
+        m_issues.clear();
+        m_treeModel->setWorkload(engine::Workload{});
+        applyIssues();
+        return;
     }
     const std::string fileName = m_fileName.toStdString();
     // One parse: the issues, and the workload as far as it could be read, so that the tree shows what the
@@ -359,7 +380,7 @@ void WorkloadEditor::validateNow()
         const WorkloadTreeModel::Node keep = selectedNode();
         m_treeModel->setWorkload(std::move(workload)); // the tree keeps it: no second copy
         m_structureStale = false;
-        m_tree->expandAll();
+        expandRows(*m_tree, *m_treeModel);
         selectNode(keep);
     } else {
         m_structureStale = true;
@@ -372,7 +393,6 @@ void WorkloadEditor::applyIssues()
     m_treeModel->setIssues(m_issues);
     m_fieldsModel->setIssues(m_issues);
     m_issueList->clear();
-    QList<QTextEdit::ExtraSelection> marks;
     for (const engine::WorkloadIssue &issue : m_issues) {
         QString text;
         if (issue.line > 0)
@@ -384,21 +404,8 @@ void WorkloadEditor::applyIssues()
         auto *item = new QListWidgetItem(text, m_issueList);
         item->setForeground(QColor(0xd5, 0x5e, 0x00));
         item->setToolTip(text);
-        if (issue.line > 0) {
-            const QTextBlock block = m_json->document()->findBlockByNumber(issue.line - 1);
-            if (block.isValid()) {
-                QTextEdit::ExtraSelection mark;
-                mark.cursor = QTextCursor(block);
-                mark.cursor.select(QTextCursor::LineUnderCursor);
-                mark.format.setUnderlineStyle(QTextCharFormat::WaveUnderline);
-                mark.format.setUnderlineColor(QColor(0xd5, 0x5e, 0x00));
-                mark.format.setBackground(QColor(0xd5, 0x5e, 0x00, 40));
-                mark.format.setToolTip(QString::fromStdString(issue.message));
-                marks << mark;
-            }
-        }
     }
-    m_json->setExtraSelections(marks);
+    m_json->markIssues(m_issues);
     m_issueList->setVisible(!m_issues.empty());
     if (m_issues.empty())
         m_fieldMessage->hide(); // what it refused cannot still be a problem of a valid workload
@@ -431,11 +438,7 @@ void WorkloadEditor::showIssue(int row)
     }
     if (issue.line > 0) {
         m_tabs->setCurrentWidget(m_json);
-        QTextCursor cursor(m_json->document()->findBlockByNumber(issue.line - 1));
-        if (issue.column > 1)
-            cursor.movePosition(QTextCursor::Right, QTextCursor::MoveAnchor, issue.column - 1);
-        m_json->setTextCursor(cursor);
-        m_json->setFocus();
+        m_json->showPosition(issue.line, issue.column);
     }
 }
 
@@ -552,7 +555,7 @@ void WorkloadEditor::catchUp()
 
 std::string WorkloadEditor::textPointer(const WorkloadTreeModel::Node &node, QString *why, const QString &name) const
 {
-    const Json root = parsedText(m_json->toPlainText().toStdString());
+    const Json root = parsedText(m_json->utf8Text());
     if (!root.is_object()) {
         *why = tr("The JSON text has a problem; fix it there first.");
         return {};
@@ -615,7 +618,7 @@ void WorkloadEditor::refuseEdit(const QString &why)
 bool WorkloadEditor::editText(const std::function<std::string(const std::string &)> &edit,
                               const WorkloadTreeModel::Node &select)
 {
-    const std::string before = m_json->toPlainText().toStdString();
+    const std::string before = m_json->utf8Text();
     std::string after;
     try {
         after = edit(before);
@@ -633,17 +636,12 @@ bool WorkloadEditor::editText(const std::function<std::string(const std::string 
             tr("This edit could not be written into the JSON text without breaking it; make it in the JSON tab."));
         return false;
     }
-    // Through a cursor, as one edit block: Ctrl+Z in the text takes the structured edit back.
     m_settingText = true;
-    QTextCursor cursor(m_json->document());
-    cursor.beginEditBlock();
-    cursor.select(QTextCursor::Document);
-    cursor.insertText(QString::fromStdString(after));
-    cursor.endEditBlock();
+    m_json->replaceText(std::move(after)); // one step Ctrl+Z in the text takes back
     m_settingText = false;
     setModified(true);
     validateNow();
-    m_tree->expandAll();
+    expandRows(*m_tree, *m_treeModel);
     selectNode(select);
     return true;
 }
@@ -668,7 +666,7 @@ void WorkloadEditor::onFieldEdited(const WorkloadTreeModel::Node &node, const QS
         const Json normalized = Json::parse(engine::workloadToJson(m_treeModel->workload()));
         Json op = normalized.at(
             Json::json_pointer("/streams/" + std::to_string(node.stream) + "/ops/" + std::to_string(node.op)));
-        const Json original = parsedText(m_json->toPlainText().toStdString()).at(Json::json_pointer(pointer));
+        const Json original = parsedText(m_json->utf8Text()).at(Json::json_pointer(pointer));
         if (!original.contains("name"))
             op.erase("name");
         if (original.contains("repeat"))
@@ -879,7 +877,7 @@ void WorkloadEditor::moveSelected(int delta)
         refuseEdit(why.isEmpty() ? tr("This row is not an element of a list in the JSON text.") : why);
         return;
     }
-    const Json root = parsedText(m_json->toPlainText().toStdString());
+    const Json root = parsedText(m_json->utf8Text());
     const long long to = (long long)element->second + delta;
     if (to < 0 || to >= (long long)root.at(Json::json_pointer(element->first)).size())
         return; // already first or last in its list

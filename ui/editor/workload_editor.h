@@ -28,6 +28,8 @@ class QToolBar;
 
 namespace streamscope::ui {
 
+class JsonTextPane;
+class LargeTextView;
 class WorkloadFieldsModel;
 
 class WorkloadEditor : public QWidget {
@@ -46,6 +48,10 @@ public:
     // Replaces the document; fileName is used in messages and is not a path to save to.
     void setText(QString json, const QString &fileName = QString());
     QString text() const;
+    // A text over this many bytes is shown read-only (JsonTextPane; the structure tab still edits it); applies
+    // to the next text set or loaded.
+    void setEditableTextBytes(qsizetype bytes);
+    bool isTextReadOnly() const;
     QString filePath() const { return m_filePath; }
     QString displayName() const;
     bool isEmpty() const;
@@ -71,7 +77,8 @@ public:
 
     WorkloadTreeModel *treeModel() const { return m_treeModel; }
     WorkloadFieldsModel *fieldsModel() const { return m_fieldsModel; }
-    QPlainTextEdit *jsonEdit() const { return m_json; }
+    QPlainTextEdit *jsonEdit() const;
+    LargeTextView *largeTextView() const;
     QTreeView *treeView() const { return m_tree; }
     QListWidget *issueList() const { return m_issueList; }
 
@@ -81,6 +88,8 @@ signals:
     void documentReplaced(); // a file was loaded or new text set
 
 private:
+    // What setText and loading a file share once the text is in place.
+    void textSet(const QString &fileName);
     void onJsonEdited();
     // Structured edits write into the text, the one truth, changing only what they concern
     // (engine/util/json_edit.h), then the tree and the fields are rebuilt from it.
@@ -113,7 +122,7 @@ private:
     QTreeView *m_tree;
     QTableView *m_fields;
     QLabel *m_fieldMessage;
-    QPlainTextEdit *m_json;
+    JsonTextPane *m_json;
     QLabel *m_status;
     QListWidget *m_issueList;
     QTimer m_validateTimer;

@@ -26,6 +26,7 @@ private slots:
     void indexFollowsTheText();
     void compactPairLists();
     void compactPairListsKeepNoDom();
+    void arraysKeptInText();
 };
 
 namespace {
@@ -312,6 +313,51 @@ void TestJsonLocator::compactPairListsKeepNoDom()
     // The text, its line starts (8 bytes a line), the index and the entries.
     const double perEntry = double(bytes - text.size()) / kEntries;
     QVERIFY2(perEntry <= 70, qPrintable(QString("%1 bytes per entry beside the text").arg(perEntry, 0, 'f', 1)));
+}
+
+void TestJsonLocator::arraysKeptInText()
+{
+    // Members accepted by keepArraysInText are empty in the DOM; each element is parsed from the text when asked,
+    // as the DOM would have it, with the accepted arrays inside it empty in turn; the index locates every element
+    // and their duplicate keys are reported; an array elsewhere is a DOM as before.
+    const std::string text = "{\"s\": [{\"op\": 1, \"x\": [1, 2]}, // a comment\n"
+                             "  {\"g\": [{\"op\": 2}, 3], \"k\": \"v\", \"k\": \"w\"}, -1.5e2, [[\"a\"]]],\n"
+                             " \"t\": [4], \"u\": {\"s\": [5, 6]}}";
+    JsonLocator loc;
+    const auto keep = [](const std::string &pointer) {
+        return pointer == "/s" || pointer == "/s/1/g" || pointer == "/u/s";
+    };
+    loc.keepArraysInText(keep);
+    QVERIFY2(loc.parse(text), loc.syntaxError().c_str());
+    const nlohmann::ordered_json expected = nlohmann::ordered_json::parse(text, nullptr, true, /*comments=*/true);
+    QVERIFY(loc.root().at("s").is_array() && loc.root().at("s").empty());
+    QVERIFY(loc.root().at("u").at("s").empty());
+    QCOMPARE(loc.root().at("t"), expected.at("t")); // not asked for: a DOM
+    QVERIFY(!loc.textArray("/t"));
+    QVERIFY(!loc.textArray("/nothing"));
+    const auto s = loc.textArray("/s");
+    QVERIFY(s);
+    QCOMPARE(s->size(), std::size_t(4));
+    QCOMPARE(s->element(0), expected["s"][0]); // an array not accepted stays whole inside an element
+    nlohmann::ordered_json group = expected["s"][1];
+    group["g"] = nlohmann::ordered_json::array(); // accepted: empty, its elements asked for on their own
+    QCOMPARE(s->element(1), group);
+    QCOMPARE(s->element(1).at("k"), nlohmann::ordered_json("w")); // the last of duplicate keys, as nlohmann
+    QCOMPARE(s->element(2), expected["s"][2]);
+    QCOMPARE(s->element(3), expected["s"][3]);
+    const auto g = loc.textArray("/s/1/g");
+    QVERIFY(g);
+    QCOMPARE(g->size(), std::size_t(2));
+    QCOMPARE(g->element(0), expected["s"][1]["g"][0]);
+    QCOMPARE(g->element(1), nlohmann::ordered_json(3));
+    QCOMPARE(loc.textArray("/u/s")->element(1), nlohmann::ordered_json(6));
+    // Located as before, duplicates found inside elements.
+    QCOMPARE(loc.valuePosition("/s/1/g/1").line, 2);
+    QCOMPARE(loc.valuePosition("/s/1/g/1").column, static_cast<int>(text.find("3]") - text.find('\n')));
+    QCOMPARE(loc.duplicateKeys(), std::vector<std::string>{"/s/1/k"});
+    // A failed parse leaves none.
+    QVERIFY(!loc.parse("{\"s\": [1, 2"));
+    QVERIFY(!loc.textArray("/s"));
 }
 
 QTEST_APPLESS_MAIN(TestJsonLocator)
