@@ -195,6 +195,21 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("max 80 µs")), qPrintable(text));
         panel.showOp(0, 999);
         QVERIFY(panel.plainText().contains(QStringLiteral("Click an operation")));
+
+        // A GEMM's kernel: the kernels cuBLAS chose, and its work with the rate over its 100 us.
+        auto gemm = test::makePipelineTrace(1);
+        engine::KernelLaunch l;
+        l.op = 1; // "compute 100 us"
+        l.flops = 2ull * 4096 * 4096 * 4096;
+        l.workId = gemm->intern("GEMM 4096x4096x4096 bf16");
+        l.fullNameId = gemm->intern("nvjet_sm90_tst_256x128");
+        gemm->repetitions[0].kernelLaunches = {l};
+        panel.setTrace(gemm);
+        panel.showOp(0, 1);
+        const QString work = panel.plainText();
+        QVERIFY2(work.contains(QStringLiteral("nvjet_sm90_tst_256x128")), qPrintable(work));
+        QVERIFY2(work.contains(QStringLiteral("GEMM 4096x4096x4096 bf16: 137 GFLOP at 1")), qPrintable(work));
+        QVERIFY2(work.contains(QStringLiteral("374.4 TFLOP/s")), qPrintable(work)); // 137.4 GFLOP in 100 us
     }
 };
 
