@@ -641,7 +641,9 @@ void TestChromeExport::hostRangesAndLaunches()
 void TestChromeExport::threadsWriteTheSameBytes()
 {
     // Parallel chunks are joined in order: the file is the same whatever the thread count, including
-    // chunk borders inside a repetition and repetitions shorter than a chunk.
+    // chunk borders inside a repetition and repetitions shorter than a chunk, for the ops and for the
+    // counter steps (5 threads: each repetition's counters in 5 parts, each starting from the state of
+    // the steps before it).
     engine::Trace t = richTrace();
     for (int copy = 0; copy < 40; ++copy) {
         engine::Repetition rep = t.repetitions[copy % 3];
