@@ -976,8 +976,11 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
     };
     time(",\"ready_ns\":", op.readyNs);
     time(",\"event_end_ns\":", op.eventEndNs);
-    time(",\"queued_ns\":", op.queuedNs);
-    time(",\"submitted_ns\":", op.submittedNs);
+    const KernelLaunch *launch = rep.launchOf(static_cast<int>(at));
+    if (launch) {
+        time(",\"queued_ns\":", launch->queuedNs);
+        time(",\"submitted_ns\":", launch->submittedNs);
+    }
     if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
         j.raw(",\"queued_us\":");
         j.thousandths(double(q) / 1e3);
@@ -1005,7 +1008,7 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
         j.raw(range->nameId < quotedNames.size() ? quotedNames[range->nameId] : emptyName);
     }
     // Launch details under Kineto's names, so that tools written for PyTorch profiles read them.
-    if (const KernelLaunch *l = rep.launchOf(static_cast<int>(at))) {
+    if (const KernelLaunch *l = launch; l && l->hasDetails()) {
         auto dims = [&](const char *key, const std::uint32_t(&v)[3]) {
             j.raw(key);
             j.unsignedInteger(v[0]);

@@ -121,6 +121,7 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
     result.eventsFromCupti = applyEventTimestamps(rep, batch, context, metadata);
     std::vector<int> seen(rep.ops.size(), 0);
     std::vector<const cupti::GpuRecord *> activities;
+    std::vector<KernelLaunch> latency; // kernels' latency timestamps, for their launches
     for (const cupti::GpuRecord &g : batch.records) {
         if (g.kind == cupti::GpuRecord::Kind::Event)
             continue; // applied above
@@ -146,8 +147,13 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
         r.channel = OpRecord::channelOf(g.channel);
         r.channelType = g.channelType;
         if (g.kind == cupti::GpuRecord::Kind::Kernel) {
-            r.queuedNs = g.queuedNs;
-            r.submittedNs = g.submittedNs;
+            if (g.queuedNs != kNoTime || g.submittedNs != kNoTime) {
+                KernelLaunch l;
+                l.op = static_cast<std::int32_t>(index);
+                l.queuedNs = g.queuedNs;
+                l.submittedNs = g.submittedNs;
+                latency.push_back(l);
+            }
         } else if (g.kind == cupti::GpuRecord::Kind::Memcpy) {
             r.driverSrcMem = g.srcKind;
             r.driverDstMem = g.dstKind;
@@ -159,6 +165,14 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
             result.missingRecords += 1;
             rep.ops[i].flags |= OpFlagEventTimed;
         }
+    // By op, the last record of an op winning as it did on the op (one record per kernel).
+    std::stable_sort(latency.begin(), latency.end(),
+                     [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; });
+    latency.erase(latency.begin(),
+                  std::unique(latency.rbegin(), latency.rend(), [](const KernelLaunch &a, const KernelLaunch &b) {
+                      return a.op == b.op;
+                  }).base());
+    rep.setKernelLatency(latency);
     applyActivities(rep, activities, context, result);
     return result;
 }
