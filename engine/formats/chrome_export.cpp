@@ -47,6 +47,7 @@ public:
 
     std::string_view view() const { return {m_data.get(), used()}; }
     std::string take() const { return std::string(view()); }
+    std::size_t capacity() const { return m_capacity; }
 
     [[gnu::always_inline]] void raw(std::string_view s)
     {
@@ -592,6 +593,12 @@ private:
     bool m_commaPending = false;
 };
 
+// A repetition's counter profiles: two per op at most, kept while the parts of its counters are written.
+struct CounterProfile {
+    std::vector<BandwidthStep> bandwidth;
+    std::vector<ActivityStep> activity;
+};
+
 // One export, planned once and written in parts. The constructor decides everything that spans ops:
 // the time origin, each op's track (overflow tracks where a stream's or thread's ops overlap), the track
 // ids, the escaped names. Then the header (streamscope block, processes, tracks, unified memory), the ops
@@ -603,9 +610,14 @@ public:
     void writeHeader(JsonOut &j) const;
     // Ops [gBegin, gEnd) of the whole trace, in trace order (op g being op g - repStart[r] of repetition r).
     void writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) const;
+    // Repetition r's counter steps (empty for a repetition without ops), computed once for all its parts.
+    CounterProfile counterProfile(std::size_t r) const;
     // One counter event per step of either profile, carrying every series (Perfetto draws a track per
-    // arg); a step where nothing changed is left out, a counter holds until its next step.
-    void writeCounters(JsonOut &j, std::size_t r) const;
+    // arg); a step where nothing changed is left out, a counter holds until its next step. Part `part`
+    // of `parts`: the steps from the time of activity step size * part / parts to that of the next
+    // part's first, each part starting from the state the steps before it left, so that the parts
+    // joined are the text of one pass (a repetition's steps in one part were about 1 GB for 3M ops, #24).
+    void writeCounters(JsonOut &j, const CounterProfile &profile, std::size_t part, std::size_t parts) const;
 
 private:
     // Host ranges (NVTX, Kineto's CPU ops): the ranges of one host thread at one depth go on a track of
@@ -964,8 +976,11 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
     };
     time(",\"ready_ns\":", op.readyNs);
     time(",\"event_end_ns\":", op.eventEndNs);
-    time(",\"queued_ns\":", op.queuedNs);
-    time(",\"submitted_ns\":", op.submittedNs);
+    const KernelLaunch *launch = rep.launchOf(static_cast<int>(at));
+    if (launch) {
+        time(",\"queued_ns\":", launch->queuedNs);
+        time(",\"submitted_ns\":", launch->submittedNs);
+    }
     if (const std::int64_t q = op.queuedDurationNs(); q > 0 && trace.timing != TimingSource::Events) {
         j.raw(",\"queued_us\":");
         j.thousandths(double(q) / 1e3);
@@ -993,7 +1008,7 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
         j.raw(range->nameId < quotedNames.size() ? quotedNames[range->nameId] : emptyName);
     }
     // Launch details under Kineto's names, so that tools written for PyTorch profiles read them.
-    if (const KernelLaunch *l = rep.launchOf(static_cast<int>(at))) {
+    if (const KernelLaunch *l = launch; l && l->hasDetails()) {
         auto dims = [&](const char *key, const std::uint32_t(&v)[3]) {
             j.raw(key);
             j.unsignedInteger(v[0]);
@@ -1104,54 +1119,192 @@ void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) co
     }
 }
 
-void ChromeWriter::writeCounters(JsonOut &j, std::size_t r) const
+CounterProfile ChromeWriter::counterProfile(std::size_t r) const
 {
-    {
-        if (trace.repetitions[r].ops.empty())
-            return;
-        const auto bandwidth = bandwidthProfile(trace, static_cast<int>(r));
-        const auto activity = activityProfile(trace, static_cast<int>(r));
-        BandwidthStep bw;
-        ActivityStep act;
-        bool first = true;
-        std::size_t b = 0, a = 0;
-        while (b < bandwidth.size() || a < activity.size()) {
-            const std::int64_t t =
-                std::min(b < bandwidth.size() ? bandwidth[b].timeNs : std::numeric_limits<std::int64_t>::max(),
-                         a < activity.size() ? activity[a].timeNs : std::numeric_limits<std::int64_t>::max());
-            bool changed = first;
-            first = false;
-            for (; b < bandwidth.size() && bandwidth[b].timeNs == t; ++b) {
-                changed |= bandwidth[b].h2dGBs != bw.h2dGBs || bandwidth[b].d2hGBs != bw.d2hGBs;
-                bw = bandwidth[b];
-            }
-            for (; a < activity.size() && activity[a].timeNs == t; ++a) {
-                const auto &s = activity[a];
-                changed |= s.h2d != act.h2d || s.d2h != act.d2h || s.compute != act.compute || s.other != act.other;
-                act = s;
-            }
-            if (!changed)
-                continue;
-            // Counters belong to their process: a tid would be ignored by every viewer.
-            j.raw("{\"ph\":\"C\",\"name\":\"GPU\",\"pid\":");
-            j.integer(kCounterPid);
-            j.raw(",\"ts\":");
-            j.micros(t - origin);
-            j.raw(",\"args\":{\"H2D GB/s\":");
-            j.thousandths(bw.h2dGBs);
-            j.raw(",\"D2H GB/s\":");
-            j.thousandths(bw.d2hGBs);
-            j.raw(",\"active H2D\":");
-            j.integer(act.h2d);
-            j.raw(",\"active D2H\":");
-            j.integer(act.d2h);
-            j.raw(",\"active compute\":");
-            j.integer(act.compute);
-            j.raw(",\"active other\":");
-            j.integer(act.other);
-            j.raw("}},\n");
+    CounterProfile profile;
+    if (trace.repetitions[r].ops.empty())
+        return profile;
+    profile.bandwidth = bandwidthProfile(trace, static_cast<int>(r));
+    profile.activity = activityProfile(trace, static_cast<int>(r));
+    return profile;
+}
+
+void ChromeWriter::writeCounters(JsonOut &j, const CounterProfile &profile, std::size_t part, std::size_t parts) const
+{
+    const auto &bandwidth = profile.bandwidth;
+    const auto &activity = profile.activity;
+    // The first step of part k in `steps`: the first at or after the border's time (activity times are
+    // distinct and increasing, bandwidth times increasing). Without activity steps part 0 takes all.
+    auto firstOf = [&](const auto &steps, std::size_t k) -> std::size_t {
+        if (k == 0)
+            return 0;
+        if (k >= parts || activity.empty())
+            return steps.size();
+        const std::int64_t border = activity[activity.size() * k / parts].timeNs;
+        return static_cast<std::size_t>(
+            std::lower_bound(steps.begin(), steps.end(), border,
+                             [](const auto &step, std::int64_t t) { return step.timeNs < t; })
+            - steps.begin());
+    };
+    std::size_t b = firstOf(bandwidth, part), a = firstOf(activity, part);
+    const std::size_t bEnd = firstOf(bandwidth, part + 1), aEnd = firstOf(activity, part + 1);
+    // The state at the part's start: the last step of each profile before it.
+    BandwidthStep bw = b > 0 ? bandwidth[b - 1] : BandwidthStep{};
+    ActivityStep act = a > 0 ? activity[a - 1] : ActivityStep{};
+    bool first = a == 0 && b == 0;
+    while (b < bEnd || a < aEnd) {
+        const std::int64_t t = std::min(b < bEnd ? bandwidth[b].timeNs : std::numeric_limits<std::int64_t>::max(),
+                                        a < aEnd ? activity[a].timeNs : std::numeric_limits<std::int64_t>::max());
+        bool changed = first;
+        first = false;
+        for (; b < bEnd && bandwidth[b].timeNs == t; ++b) {
+            changed |= bandwidth[b].h2dGBs != bw.h2dGBs || bandwidth[b].d2hGBs != bw.d2hGBs;
+            bw = bandwidth[b];
         }
+        for (; a < aEnd && activity[a].timeNs == t; ++a) {
+            const auto &s = activity[a];
+            changed |= s.h2d != act.h2d || s.d2h != act.d2h || s.compute != act.compute || s.other != act.other;
+            act = s;
+        }
+        if (!changed)
+            continue;
+        // Counters belong to their process: a tid would be ignored by every viewer.
+        j.raw("{\"ph\":\"C\",\"name\":\"GPU\",\"pid\":");
+        j.integer(kCounterPid);
+        j.raw(",\"ts\":");
+        j.micros(t - origin);
+        j.raw(",\"args\":{\"H2D GB/s\":");
+        j.thousandths(bw.h2dGBs);
+        j.raw(",\"D2H GB/s\":");
+        j.thousandths(bw.d2hGBs);
+        j.raw(",\"active H2D\":");
+        j.integer(act.h2d);
+        j.raw(",\"active D2H\":");
+        j.integer(act.d2h);
+        j.raw(",\"active compute\":");
+        j.integer(act.compute);
+        j.raw(",\"active other\":");
+        j.integer(act.other);
+        j.raw("}},\n");
     }
+}
+
+// A part of the export for a worker: ops [begin, end) of the whole trace, or part `begin` of `end` of
+// repetition rep's counter steps.
+struct PartTask {
+    bool counters = false;
+    std::size_t rep = 0;
+    std::size_t begin = 0, end = 0;
+    std::size_t bytes = 0; // its text's expected size, reserved ahead
+};
+
+// What the parts waiting for the sink may hold together (their buffers' capacity): the next part to be
+// written always starts, a later one only within this. Parts of 100k ops are about 50 MB, but ops with
+// long names or args make them larger.
+constexpr std::size_t kInFlightBytes = std::size_t(256) << 20;
+
+// Writes the parts with `threads` workers and hands each to emit in order as soon as it and every part
+// before it are done, so that writing overlaps serialising. A worker starts a part only when fewer than
+// `threads` parts wait for the sink and their bytes stay within kInFlightBytes: the workers ran ahead of a
+// slower disk, holding up to the whole export (#24). Since no more than `threads` parts are ever under way,
+// more threads would only wait, each with a malloc arena reserving address space of its own: on 16 cores
+// those passed a 3 GB address-space cap (#24). A repetition's counter profile is computed by the first of
+// its parts to start and freed when the last one is done.
+void writeParts(const ChromeWriter &writer, const std::vector<PartTask> &tasks, std::size_t repCount, unsigned threads,
+                PartEmitter &emit)
+{
+    struct ProfileSlot {
+        std::once_flag once;
+        CounterProfile profile;
+        std::atomic<std::size_t> left{0}; // its parts not yet done
+    };
+    std::unique_ptr<ProfileSlot[]> profiles(new ProfileSlot[repCount]);
+    for (const PartTask &task : tasks)
+        if (task.counters)
+            ++profiles[task.rep].left;
+    const std::size_t count = tasks.size();
+    std::vector<std::unique_ptr<JsonOut>> parts(count);
+    std::vector<std::exception_ptr> errors(count);
+    std::vector<std::size_t> held(count, 0); // bytes counted in inFlight for each part; guarded by mutex
+    std::vector<char> done(count, 0); // guarded by mutex
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false}; // the sink failed: the workers need not finish (set under mutex)
+    std::size_t admitted = 0, written = 0, inFlight = 0; // guarded by mutex
+    auto mayStart = [&](std::size_t t) {
+        return t == admitted
+               && (t == written || (t < written + threads && inFlight + tasks[t].bytes <= kInFlightBytes));
+    };
+    auto worker = [&] {
+        for (std::size_t t; !stop && (t = next.fetch_add(1)) < count;) {
+            {
+                std::unique_lock lock(mutex);
+                changed.wait(lock, [&] { return stop || mayStart(t); });
+                if (stop)
+                    break;
+                ++admitted;
+                held[t] = tasks[t].bytes;
+                inFlight += held[t];
+            }
+            changed.notify_all();
+            const PartTask &task = tasks[t];
+            try {
+                parts[t] = std::make_unique<JsonOut>(task.bytes);
+                if (!task.counters) {
+                    writer.writeOps(*parts[t], task.begin, task.end);
+                } else {
+                    ProfileSlot &slot = profiles[task.rep];
+                    std::call_once(slot.once, [&] { slot.profile = writer.counterProfile(task.rep); });
+                    writer.writeCounters(*parts[t], slot.profile, task.begin, task.end);
+                    if (--slot.left == 0)
+                        slot.profile = {};
+                }
+            } catch (...) {
+                errors[t] = std::current_exception();
+            }
+            {
+                const std::lock_guard lock(mutex);
+                const std::size_t bytes = parts[t] ? parts[t]->capacity() : 0;
+                inFlight = inFlight - held[t] + bytes;
+                held[t] = bytes;
+                done[t] = 1;
+            }
+            changed.notify_all();
+        }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t i = 0; i < std::min<std::size_t>(threads, count); ++i)
+        pool.emplace_back(worker);
+    // This thread hands each finished part to the sink (writes it) while the later ones are being serialised.
+    std::exception_ptr failure;
+    for (std::size_t t = 0; t < count && !failure; ++t) {
+        {
+            std::unique_lock lock(mutex);
+            changed.wait(lock, [&] { return done[t] != 0; });
+        }
+        try {
+            if (errors[t])
+                std::rethrow_exception(errors[t]);
+            emit.part(parts[t]->view());
+        } catch (...) {
+            failure = std::current_exception();
+            const std::lock_guard lock(mutex);
+            stop = true;
+        }
+        parts[t].reset(); // give the memory back as we go
+        {
+            const std::lock_guard lock(mutex);
+            written = t + 1;
+            inFlight -= held[t];
+            held[t] = 0;
+        }
+        changed.notify_all();
+    }
+    for (auto &thread : pool)
+        thread.join();
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 // The whole export, handed to sink in order: toChromeJson appends the parts to a string,
@@ -1189,8 +1342,8 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
             tooLarge(estimate);
     }
 
-    // Big traces are written by several threads, in chunks of ops and one part per repetition's
-    // counters: tracks and names are decided above, so the parts are independent. Into a string they
+    // Big traces are written by several threads, in chunks of ops and of each repetition's counter
+    // steps: tracks and names are decided above, so the parts are independent. Into a string they
     // are joined in order, which costs one copy of the text: with fewer than 4 cores that copy eats the
     // gain, so small machines (and small traces) write in place. Into a file nothing is copied and the
     // writing overlaps the serialising, which pays from 2 cores.
@@ -1198,99 +1351,48 @@ void buildChromeJson(const Trace &trace, const ChromeExportOptions &options,
     const unsigned hardware = std::thread::hardware_concurrency();
     const unsigned cores = options.threads > 0 ? static_cast<unsigned>(options.threads)
                                                : (hardware >= (toFile ? 2u : 4u) ? std::min(16u, hardware) : 1u);
-    // Into a file, chunks of at most 100k ops (about 100 MB), however many threads: a part waits in memory
-    // until it is written, and an export that passes the size limit stops within one part of it.
-    const std::size_t opChunks = toFile && cores > 1
-                                     ? opCount / 100'000 + 1
-                                     : std::min<std::size_t>(cores, opCount / (options.threads > 0 ? 1 : 100'000) + 1);
+    // Into a file, chunks of at most 100k ops (about 50 MB), however many threads: a part waits in memory
+    // until it is written, and an export that passes the size limit stops within one part of it. The same
+    // for a repetition's counter steps (two per op at most, about 30 MB per 100k ops).
+    const auto chunksOf = [&](std::size_t ops) {
+        return toFile && cores > 1 ? ops / 100'000 + 1
+                                   : std::min<std::size_t>(cores, ops / (options.threads > 0 ? 1 : 100'000) + 1);
+    };
+    const std::size_t opChunks = chunksOf(opCount);
+    // The parts of a repetition's counters wait for its profile, computed by the first: a repetition of
+    // at most 100k ops (the usual case) is one part, so that repetitions go in parallel.
+    const auto counterParts = [&](std::size_t ops) {
+        if (options.threads > 0)
+            return chunksOf(ops);
+        const std::size_t parts = std::max<std::size_t>(1, (ops + 99'999) / 100'000);
+        return toFile && cores > 1 ? parts : std::min<std::size_t>(cores, parts);
+    };
     PartEmitter emit(sink);
     // Per op: ~300 bytes of GPU slice, ~130 of host slice, ~300 of counter steps (two per op), where this
     // buffer takes the ops too; else the header alone (it grows if it needs more).
+    const std::size_t opBytes = 360 + (options.hostCalls ? 180 : 0), counterBytes = 360;
     const bool inPlace = cores == 1 || opChunks == 1;
-    JsonOut j(inPlace ? opCount * (360 + (options.hostCalls ? 180 : 0) + (options.counters ? 360 : 0)) + 65536 : 65536);
+    JsonOut j(inPlace ? opCount * (opBytes + (options.counters ? counterBytes : 0)) + 65536 : 65536);
     writer.writeHeader(j);
     if (inPlace) {
         writer.writeOps(j, 0, opCount);
         if (options.counters)
             for (std::size_t r = 0; r < repCount; ++r)
-                writer.writeCounters(j, r);
+                writer.writeCounters(j, writer.counterProfile(r), 0, 1);
         emit.part(j.view());
     } else {
         emit.part(j.view());
-        const std::size_t tasks = opChunks + (options.counters ? repCount : 0);
-        std::vector<std::unique_ptr<JsonOut>> parts(tasks);
-        std::vector<std::exception_ptr> errors(tasks);
-        std::vector<char> done(tasks, 0); // guarded by doneMutex
-        std::mutex doneMutex;
-        std::condition_variable doneChanged;
-        std::atomic<std::size_t> next{0};
-        std::atomic<bool> stop{false}; // the sink failed: the workers need not finish (set under doneMutex)
-        // A worker starts part t only when t < written + ahead: at most `ahead` parts wait in memory for
-        // the sink (the workers ran ahead of a slower disk, holding up to the whole export, #24).
-        std::size_t written = 0; // parts handed to the sink; guarded by doneMutex
-        // At most 4 however many cores: on 16 cores, 16 parts of 100k ops reserved with the counters' part
-        // passed a 3 GB address-space cap (exit 1 on the GPU host, #24).
-        const std::size_t ahead = std::min<std::size_t>(cores, 4);
-        auto worker = [&] {
-            for (std::size_t t; !stop && (t = next.fetch_add(1)) < tasks;) {
-                {
-                    std::unique_lock lock(doneMutex);
-                    doneChanged.wait(lock, [&] { return stop || t < written + ahead; });
-                }
-                if (stop)
-                    break;
-                try {
-                    if (t < opChunks) {
-                        const std::size_t begin = opCount * t / opChunks, end = opCount * (t + 1) / opChunks;
-                        parts[t] =
-                            std::make_unique<JsonOut>((end - begin) * (360 + (options.hostCalls ? 180 : 0)) + 4096);
-                        writer.writeOps(*parts[t], begin, end);
-                    } else {
-                        const std::size_t r = t - opChunks;
-                        parts[t] = std::make_unique<JsonOut>(trace.repetitions[r].ops.size() * 360 + 4096);
-                        writer.writeCounters(*parts[t], r);
-                    }
-                } catch (...) {
-                    errors[t] = std::current_exception();
-                }
-                {
-                    const std::lock_guard lock(doneMutex);
-                    done[t] = 1;
-                }
-                doneChanged.notify_all();
-            }
-        };
-        // The workers take parts in order; this thread hands each finished part to the sink (writes it)
-        // while the later ones are being serialised.
-        std::vector<std::thread> pool;
-        for (std::size_t i = 0; i < std::min<std::size_t>(cores, tasks); ++i)
-            pool.emplace_back(worker);
-        std::exception_ptr failure;
-        for (std::size_t t = 0; t < tasks && !failure; ++t) {
-            {
-                std::unique_lock lock(doneMutex);
-                doneChanged.wait(lock, [&] { return done[t] != 0; });
-            }
-            try {
-                if (errors[t])
-                    std::rethrow_exception(errors[t]);
-                emit.part(parts[t]->view());
-            } catch (...) {
-                failure = std::current_exception();
-                const std::lock_guard lock(doneMutex);
-                stop = true;
-            }
-            parts[t].reset(); // give the memory back as we go
-            {
-                const std::lock_guard lock(doneMutex);
-                written = t + 1;
-            }
-            doneChanged.notify_all();
+        std::vector<PartTask> tasks;
+        for (std::size_t c = 0; c < opChunks; ++c) {
+            const std::size_t begin = opCount * c / opChunks, end = opCount * (c + 1) / opChunks;
+            tasks.push_back({false, 0, begin, end, (end - begin) * opBytes + 4096});
         }
-        for (auto &thread : pool)
-            thread.join();
-        if (failure)
-            std::rethrow_exception(failure);
+        for (std::size_t r = 0; options.counters && r < repCount; ++r) {
+            const std::size_t ops = trace.repetitions[r].ops.size(), parts = counterParts(ops);
+            for (std::size_t k = 0; k < parts; ++k)
+                tasks.push_back({true, r, k, parts, (ops * (k + 1) / parts - ops * k / parts) * counterBytes + 4096});
+        }
+        writeParts(writer, tasks, repCount, std::min<unsigned>(cores, 4), emit);
     }
     emit.finish();
 }

@@ -498,8 +498,6 @@ void readOpArgs(const Reader &r, const std::map<std::pair<std::int64_t, std::int
     op.flags = static_cast<std::uint8_t>(flags);
     op.readyNs = r.optionalInteger(a, "ready_ns", ap).value_or(kNoTime);
     op.eventEndNs = r.optionalInteger(a, "event_end_ns", ap).value_or(kNoTime);
-    op.queuedNs = r.optionalInteger(a, "queued_ns", ap).value_or(kNoTime);
-    op.submittedNs = r.optionalInteger(a, "submitted_ns", ap).value_or(kNoTime);
     op.channel = OpRecord::channelOf(r.optionalInteger(a, "channel", ap).value_or(-1));
     if (const auto t = r.optionalText(a, "channel_type", ap)) {
         const auto c = channelTypeFromString(*t);
@@ -1049,6 +1047,7 @@ private:
             if (m_r.find(a, "kind")) {
                 call.hostOnlyArgs = true;
                 readOpArgs(a, ap, call.op, call.repetition);
+                call.launch = readLatencyArgs(a, ap, call.launch);
             } else {
                 call.op.flags = OpFlagImported;
             }
@@ -1085,6 +1084,7 @@ private:
         std::uint64_t link = 0;
         if (m_ours) {
             readOpArgs(a, ap, op, repetition);
+            launch = readLatencyArgs(a, ap, launch);
             link = bindId(e, path);
         } else {
             const std::int64_t stream = m_r.integer(a, "stream", ap);
@@ -1110,6 +1110,24 @@ private:
             return -1;
         m_launches.push_back(*l);
         return static_cast<std::int32_t>(m_launches.size() - 1);
+    }
+
+    // A kernel's latency timestamps (queued_ns, submitted_ns: StreamScope's export) on its launch in
+    // m_launches, one added where the args held no launch details: the launch's index (`launch` without them).
+    std::int32_t readLatencyArgs(const Value &a, const std::string &ap, std::int32_t launch)
+    {
+        const auto queued = m_r.optionalInteger(a, "queued_ns", ap);
+        const auto submitted = m_r.optionalInteger(a, "submitted_ns", ap);
+        if (!queued && !submitted)
+            return launch;
+        if (launch < 0) {
+            m_launches.emplace_back();
+            launch = static_cast<std::int32_t>(m_launches.size() - 1);
+        }
+        KernelLaunch &l = m_launches[static_cast<std::size_t>(launch)];
+        l.queuedNs = queued.value_or(kNoTime);
+        l.submittedNs = submitted.value_or(kNoTime);
+        return launch;
     }
 
     // A host range: Kineto's cpu_op, user_annotation and python_function slices (on their pid/tid), and

@@ -122,9 +122,9 @@ std::string toCsv(const Trace &trace)
             if (trace.timing == TimingSource::Cupti && op.hasGpu() && op.readyToRunNs() != kNoTime)
                 appendNumber(out, op.queuedDurationNs());
             out += ',';
-            appendTime(out, op.queuedNs, origin);
+            appendTime(out, launch ? launch->queuedNs : kNoTime, origin);
             out += ',';
-            appendTime(out, op.submittedNs, origin);
+            appendTime(out, launch ? launch->submittedNs : kNoTime, origin);
             out += ',';
             if (op.channel >= 0)
                 appendNumber(out, op.channel);

@@ -315,6 +315,8 @@ public:
     };
     std::vector<SoloRunRows> soloRuns;
     bool hasSolo = false;
+    // Per repetition: its kernels' latency timestamps from the op rows, sorted by op.
+    std::vector<std::vector<KernelLaunch>> latency;
 
 private:
     // A member that is not op rows, handed to nlohmann as its raw JSON text (a small DOM).
@@ -469,7 +471,8 @@ private:
                     od::array ops;
                     if (field.value().get_array().get(ops))
                         fail(path + "/ops", "expected an array of op rows");
-                    readRows(ops, path + "/ops", out.ops, size);
+                    latency.resize(m_trace.repetitions.size());
+                    readRows(ops, path + "/ops", out.ops, latency.back(), size);
                 } else if (key == "activities") {
                     od::array rows;
                     if (field.value().get_array().get(rows))
@@ -509,8 +512,10 @@ private:
         }
     }
 
+    // Kernels' latency timestamps go into `latency` (sorted by op), set on the repetition's kernel
+    // launches once the whole file is read and checked (Repetition::setKernelLatency).
     void readRows(simdjson::ondemand::array &rows, const std::string &path, std::vector<OpRecord> &ops,
-                  std::size_t size)
+                  std::vector<KernelLaunch> &latency, std::size_t size)
     {
         namespace od = simdjson::ondemand;
         std::size_t i = 0;
@@ -523,6 +528,8 @@ private:
             }
             countRow(path, i);
             OpRecord op;
+            KernelLaunch launch;
+            launch.op = static_cast<std::int32_t>(ops.size());
             std::size_t col = 0;
             for (auto cell : row) {
                 if (col >= kOpColumns.size())
@@ -539,7 +546,7 @@ private:
                         err == simdjson::INCORRECT_TYPE || err == simdjson::NUMBER_ERROR
                             ? rowFail(path, i, col, "expected an integer")
                             : syntax(err, size);
-                    setNumber(op, path, i, col, v);
+                    setNumber(op, launch, path, i, col, v);
                 }
                 ++col;
             }
@@ -551,6 +558,8 @@ private:
                         "expected " + std::to_string(rowWidth ? rowWidth : kOpColumns.size()) + " values, found "
                             + std::to_string(col));
             ops.push_back(op);
+            if (launch.hasLatency())
+                latency.push_back(launch);
             ++i;
         }
     }
@@ -776,7 +785,8 @@ private:
                + std::to_string(limits::kMaxTimeNs) + " ns (" + limits::describeSpan(limits::kMaxTimeNs) + ")";
     }
 
-    void setNumber(OpRecord &op, const std::string &path, std::size_t row, std::size_t col, std::int64_t v) const
+    void setNumber(OpRecord &op, KernelLaunch &launch, const std::string &path, std::size_t row, std::size_t col,
+                   std::int64_t v) const
     {
         // Indexes and ids: 32-bit, -1 for none (a wrapped 2^32 would have been stream 0).
         const auto int32 = [&]() -> std::int32_t {
@@ -819,8 +829,8 @@ private:
             break;
         case 15: op.readyNs = time(); break;
         case 16: op.eventEndNs = time(); break;
-        case 17: op.queuedNs = time(); break;
-        case 18: op.submittedNs = time(); break;
+        case 17: launch.queuedNs = time(); break;
+        case 18: launch.submittedNs = time(); break;
         case 19:
             if (v < -1 || v > std::numeric_limits<std::int16_t>::max())
                 rowFail(path, row, col, "expected -1 (unknown) or a channel up to 32767, found " + std::to_string(v));
@@ -973,14 +983,22 @@ std::string toNativeJson(const Trace &trace)
         out += r ? ",\n  {\"index\": " : "\n  {\"index\": ";
         appendInt(out, rep.index);
         out += ", \"ops\": [";
+        std::size_t launch = 0; // the first kernel launch at or after op i
         for (std::size_t i = 0; i < rep.ops.size(); ++i) {
             const OpRecord &op = rep.ops[i];
+            // A kernel's latency timestamps are kept with its launch, written in its op row.
+            while (launch < rep.kernelLaunches.size() && rep.kernelLaunches[launch].op < static_cast<std::int64_t>(i))
+                ++launch;
+            const bool hasLaunch =
+                launch < rep.kernelLaunches.size() && rep.kernelLaunches[launch].op == static_cast<std::int64_t>(i);
+            const std::int64_t queued = hasLaunch ? rep.kernelLaunches[launch].queuedNs : kNoTime;
+            const std::int64_t submitted = hasLaunch ? rep.kernelLaunches[launch].submittedNs : kNoTime;
             // In the order of kOpColumns.
             appendRow(out, i, op.nameId, toString(op.kind), op.stream, op.hostThread, op.opIndex, op.gpuStartNs,
                       op.gpuEndNs, op.hostStartNs, op.hostEndNs, op.bytes, toString(op.srcMem), toString(op.dstMem),
-                      toString(op.api), op.flags, op.correlation, op.readyNs, op.eventEndNs, op.queuedNs,
-                      op.submittedNs, op.channel, toString(op.channelType), toString(op.driverSrcMem),
-                      toString(op.driverDstMem), op.srcDevice, op.dstDevice);
+                      toString(op.api), op.flags, op.correlation, op.readyNs, op.eventEndNs, queued, submitted,
+                      op.channel, toString(op.channelType), toString(op.driverSrcMem), toString(op.driverDstMem),
+                      op.srcDevice, op.dstDevice);
         }
         out += ']';
         if (!rep.activities.empty()) {
@@ -1001,11 +1019,15 @@ std::string toNativeJson(const Trace &trace)
             }
             out += ']';
         }
-        if (!rep.kernelLaunches.empty()) {
+        // The rows of the launches with details (one with only latency timestamps has its op row's).
+        if (std::any_of(rep.kernelLaunches.begin(), rep.kernelLaunches.end(),
+                        [](const KernelLaunch &l) { return l.hasDetails(); })) {
             out += ", \"kernel_launches\": [";
-            for (std::size_t i = 0; i < rep.kernelLaunches.size(); ++i) {
-                const KernelLaunch &l = rep.kernelLaunches[i];
-                appendRow(out, i, l.op, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+            std::size_t row = 0;
+            for (const KernelLaunch &l : rep.kernelLaunches) {
+                if (!l.hasDetails())
+                    continue;
+                appendRow(out, row++, l.op, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                           l.registersPerThread, l.sharedBytes, l.staticSharedBytes, l.dynamicSharedBytes,
                           stringIndex(l.fullNameId), l.flops, stringIndex(l.workId));
             }
@@ -1359,6 +1381,8 @@ Trace fromPaddedNativeJson(simdjson::padded_string_view text, const std::string 
                                    + " values, but format version " + std::to_string(trace.formatVersion) + " has "
                                    + std::to_string(launchWidth));
     checkCrossReferences(trace, r);
+    for (std::size_t i = 0; i < reader.latency.size() && i < trace.repetitions.size(); ++i)
+        trace.repetitions[i].setKernelLatency(reader.latency[i]);
     if (reader.hasSolo)
         readSoloBaselines(trace, reader.soloHeader, reader.soloRuns, r);
     limits::checkTraceLimits(trace, fileName);

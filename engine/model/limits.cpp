@@ -89,16 +89,24 @@ void checkTraceLimits(const Trace &trace, const std::string &fileName)
     std::int64_t lo = kMaxTimeNs, hi = -kMaxTimeNs;
     for (std::size_t r = 0; r < trace.repetitions.size(); ++r) {
         const Repetition &rep = trace.repetitions[r];
+        std::size_t launch = 0; // the first kernel launch at or after op i
         for (std::size_t i = 0; i < rep.ops.size(); ++i) {
             const OpRecord &op = rep.ops[i];
+            while (launch < rep.kernelLaunches.size() && rep.kernelLaunches[launch].op < static_cast<std::int64_t>(i))
+                ++launch;
+            const KernelLaunch *l =
+                launch < rep.kernelLaunches.size() && rep.kernelLaunches[launch].op == static_cast<std::int64_t>(i)
+                    ? &rep.kernelLaunches[launch]
+                    : nullptr;
             const auto where = [&] {
                 return "repetition " + std::to_string(r) + ", op " + std::to_string(i)
                        + (op.nameId < trace.strings.size() ? " (" + trace.strings[op.nameId] + ")" : std::string());
             };
             const std::pair<const char *, std::int64_t> times[] = {
-                {"GPU start", op.gpuStartNs}, {"GPU end", op.gpuEndNs},     {"host start", op.hostStartNs},
-                {"host end", op.hostEndNs},   {"stream-ready", op.readyNs}, {"event end", op.eventEndNs},
-                {"queued", op.queuedNs},      {"submitted", op.submittedNs}};
+                {"GPU start", op.gpuStartNs},          {"GPU end", op.gpuEndNs},
+                {"host start", op.hostStartNs},        {"host end", op.hostEndNs},
+                {"stream-ready", op.readyNs},          {"event end", op.eventEndNs},
+                {"queued", l ? l->queuedNs : kNoTime}, {"submitted", l ? l->submittedNs : kNoTime}};
             for (const auto &[what, ns] : times) {
                 if (!isTimeInRange(ns))
                     fail(fileName, where(), outOfRange(what, ns));

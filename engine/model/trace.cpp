@@ -84,6 +84,33 @@ const KernelLaunch *Repetition::launchOf(int op) const
     return it != kernelLaunches.end() && it->op == op ? &*it : nullptr;
 }
 
+bool KernelLaunch::hasDetails() const
+{
+    return hasGrid() || hasBlock() || registersPerThread >= 0 || sharedBytes >= 0 || staticSharedBytes >= 0
+           || dynamicSharedBytes >= 0 || fullNameId != kNoString || workId != kNoString || flops > 0;
+}
+
+void Repetition::setKernelLatency(const std::vector<KernelLaunch> &latency)
+{
+    if (latency.empty())
+        return;
+    std::vector<KernelLaunch> merged;
+    merged.reserve(kernelLaunches.size() + latency.size());
+    std::size_t i = 0;
+    for (const KernelLaunch &l : latency) {
+        while (i < kernelLaunches.size() && kernelLaunches[i].op < l.op)
+            merged.push_back(kernelLaunches[i++]);
+        if (i < kernelLaunches.size() && kernelLaunches[i].op == l.op)
+            merged.push_back(kernelLaunches[i++]);
+        else
+            merged.push_back(KernelLaunch{.op = l.op});
+        merged.back().queuedNs = l.queuedNs;
+        merged.back().submittedNs = l.submittedNs;
+    }
+    merged.insert(merged.end(), kernelLaunches.begin() + static_cast<std::ptrdiff_t>(i), kernelLaunches.end());
+    kernelLaunches = std::move(merged);
+}
+
 const HostRange *Repetition::enclosingRange(const OpRecord &op) const
 {
     if (op.hostRange < 0 || static_cast<std::size_t>(op.hostRange) >= hostRanges.size())

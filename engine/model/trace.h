@@ -66,7 +66,8 @@ std::optional<TimingSource> timingSourceFromString(std::string_view s);
 std::string_view toString(TraceSource source); // "streamscope", "nsys-sqlite", "chrome-json"
 std::optional<TraceSource> traceSourceFromString(std::string_view s);
 
-// One operation of one repetition. Kept small and flat (112 bytes): a million of them must fit in ~150 MB.
+// One operation of one repetition. Kept small and flat (96 bytes): a million of them must fit in ~100 MB.
+// What only some kinds have lives in the repetition's side tables (a kernel's launch: KernelLaunch).
 // Three intervals on one host steady-clock axis:
 //  - host call: the API call that issued the op (hostStartNs..hostEndNs);
 //  - stream-ready: when the op's stream reached it (readyNs, a CUDA event recorded just before it);
@@ -81,8 +82,6 @@ struct OpRecord {
     std::int64_t hostEndNs = kNoTime;
     std::int64_t readyNs = kNoTime; // stream-ready: the event recorded on the op's stream before it
     std::int64_t eventEndNs = kNoTime; // the event recorded after it: what event timing calls its end
-    std::int64_t queuedNs = kNoTime; // kernels: launch queued / submitted to the GPU (CUPTI latency timestamps)
-    std::int64_t submittedNs = kNoTime;
     std::uint64_t bytes = 0;
     std::uint64_t correlation = 0; // ties a host call to its GPU op (CUPTI or an importer); 0 = none
     std::uint32_t nameId = 0; // index into Trace::strings
@@ -141,7 +140,7 @@ struct OpRecord {
     // Achieved bandwidth in GB/s (1e9 bytes per second) over the transfer interval; 0 when undefined.
     double gbPerSecond() const;
 };
-static_assert(sizeof(OpRecord) == 112, "OpRecord grew: a million of them must stay near 112 MB");
+static_assert(sizeof(OpRecord) == 96, "OpRecord grew: a million of them must stay near 96 MB");
 
 // A driver record that is not an op of its own (CUPTI's unified-memory counters and synchronisation
 // records): the traffic and the faults behind managed memory, and how long a synchronisation call
@@ -219,8 +218,10 @@ struct HostRange {
     std::int64_t durationNs() const { return endNs > startNs ? endNs - startNs : 0; }
 };
 
-// How a kernel was launched, where the source recorded it (CUPTI's kernel record, Kineto's kernel args).
-// Kept apart from OpRecord (a side table of the repetition, sorted by op): only kernels have it.
+// How a kernel was launched, where the source recorded it (CUPTI's kernel record, Kineto's kernel args),
+// and when the launch was queued and submitted (CUPTI's latency timestamps). Kept apart from OpRecord (a
+// side table of the repetition, sorted by op): only kernels have it. The native file keeps the two
+// latency timestamps in the op rows and the rest in its kernel_launches rows (hasDetails).
 struct KernelLaunch {
     std::int32_t op = -1; // index into Repetition::ops
     std::uint32_t grid[3] = {0, 0, 0}; // blocks per grid, x y z; 0 = not recorded
@@ -234,7 +235,12 @@ struct KernelLaunch {
     std::uint32_t fullNameId = kNoString;
     std::uint32_t workId = kNoString; // Trace::strings: what its arithmetic is ("GEMM 8192x8192x8192 bf16")
     std::uint64_t flops = 0; // its floating-point operations (a GEMM's 2mnk); 0 = not known
+    std::int64_t queuedNs = kNoTime; // launch queued / submitted to the GPU (CUPTI latency timestamps)
+    std::int64_t submittedNs = kNoTime;
 
+    // Anything recorded besides the latency timestamps.
+    bool hasDetails() const;
+    bool hasLatency() const { return queuedNs != kNoTime || submittedNs != kNoTime; }
     bool hasGrid() const { return grid[0] != 0 || grid[1] != 0 || grid[2] != 0; }
     bool hasBlock() const { return block[0] != 0 || block[1] != 0 || block[2] != 0; }
     std::uint64_t threads() const;
@@ -322,6 +328,10 @@ struct Repetition {
 
     // The launch details of op `op`, or nullptr where none were recorded.
     const KernelLaunch *launchOf(int op) const;
+    // Sets the latency timestamps of `latency` (sorted by op, one per op; only op, queuedNs and
+    // submittedNs are read) on the launches of their ops, adding a launch where an op has none, in one
+    // merge that keeps kernelLaunches sorted.
+    void setKernelLatency(const std::vector<KernelLaunch> &latency);
     // The host range an op was launched in (OpRecord::hostRange), or nullptr.
     const HostRange *enclosingRange(const OpRecord &op) const;
 };

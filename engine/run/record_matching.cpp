@@ -125,6 +125,7 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
     std::vector<int> seen(rep.ops.size(), 0);
     std::vector<const cupti::GpuRecord *> activities;
     std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> libraryKernels; // (op, record)
+    std::vector<KernelLaunch> latency; // kernels' latency timestamps, for their launches
     for (const cupti::GpuRecord &g : batch.records) {
         if (g.kind == cupti::GpuRecord::Kind::Event)
             continue; // applied above
@@ -150,8 +151,13 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
         r.channel = OpRecord::channelOf(g.channel);
         r.channelType = g.channelType;
         if (g.kind == cupti::GpuRecord::Kind::Kernel) {
-            r.queuedNs = g.queuedNs;
-            r.submittedNs = g.submittedNs;
+            if (g.queuedNs != kNoTime || g.submittedNs != kNoTime) {
+                KernelLaunch l;
+                l.op = static_cast<std::int32_t>(index);
+                l.queuedNs = g.queuedNs;
+                l.submittedNs = g.submittedNs;
+                latency.push_back(l);
+            }
             if (index < m_ops.size() && m_ops[index].flops > 0)
                 libraryKernels.emplace_back(index, &g);
         } else if (g.kind == cupti::GpuRecord::Kind::Memcpy) {
@@ -165,6 +171,14 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
             result.missingRecords += 1;
             rep.ops[i].flags |= OpFlagEventTimed;
         }
+    // By op, the last record of an op winning as it did on the op (one record per kernel).
+    std::stable_sort(latency.begin(), latency.end(),
+                     [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; });
+    latency.erase(latency.begin(),
+                  std::unique(latency.rbegin(), latency.rend(), [](const KernelLaunch &a, const KernelLaunch &b) {
+                      return a.op == b.op;
+                  }).base());
+    rep.setKernelLatency(latency);
     applyActivities(rep, activities, context, result);
     applyLaunches(rep, libraryKernels, intern);
     return result;
@@ -177,11 +191,9 @@ void RecordMatcher::applyLaunches(Repetition &rep,
     std::stable_sort(kernels.begin(), kernels.end(), [](const auto &a, const auto &b) {
         return a.first != b.first ? a.first < b.first : a.second->startNs < b.second->startNs;
     });
-    std::vector<KernelLaunch> launches;
+    std::vector<KernelLaunch> added; // ops without a launch yet (none had latency timestamps)
     for (std::size_t i = 0; i < kernels.size();) {
         const std::size_t op = kernels[i].first;
-        KernelLaunch l;
-        l.op = std::int32_t(op);
         const cupti::GpuRecord *longest = nullptr;
         std::string names;
         for (; i < kernels.size() && kernels[i].first == op; ++i) {
@@ -191,21 +203,31 @@ void RecordMatcher::applyLaunches(Repetition &rep,
             if (g->name && *g->name)
                 names += (names.empty() ? "" : " + ") + std::string(g->name);
         }
-        std::copy(std::begin(longest->grid), std::end(longest->grid), std::begin(l.grid));
-        std::copy(std::begin(longest->block), std::end(longest->block), std::begin(l.block));
-        l.registersPerThread = longest->registersPerThread;
-        l.staticSharedBytes = longest->staticSharedBytes;
-        l.dynamicSharedBytes = longest->dynamicSharedBytes;
-        if (l.staticSharedBytes >= 0 && l.dynamicSharedBytes >= 0)
-            l.sharedBytes = std::int64_t(l.staticSharedBytes) + l.dynamicSharedBytes;
+        // The op's launch where its latency timestamps made one already (sorted by op), else a new one.
+        const auto at = std::lower_bound(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), std::int32_t(op),
+                                         [](const KernelLaunch &l, std::int32_t o) { return l.op < o; });
+        KernelLaunch *l = nullptr;
+        if (at != rep.kernelLaunches.end() && at->op == std::int32_t(op)) {
+            l = &*at;
+        } else {
+            added.emplace_back();
+            l = &added.back();
+            l->op = std::int32_t(op);
+        }
+        std::copy(std::begin(longest->grid), std::end(longest->grid), std::begin(l->grid));
+        std::copy(std::begin(longest->block), std::end(longest->block), std::begin(l->block));
+        l->registersPerThread = longest->registersPerThread;
+        l->staticSharedBytes = longest->staticSharedBytes;
+        l->dynamicSharedBytes = longest->dynamicSharedBytes;
+        if (l->staticSharedBytes >= 0 && l->dynamicSharedBytes >= 0)
+            l->sharedBytes = std::int64_t(l->staticSharedBytes) + l->dynamicSharedBytes;
         if (intern && !names.empty())
-            l.fullNameId = intern(names);
-        launches.push_back(l);
+            l->fullNameId = intern(names);
     }
-    if (!launches.empty()) {
+    if (!added.empty()) {
         std::vector<KernelLaunch> merged;
-        merged.reserve(rep.kernelLaunches.size() + launches.size());
-        std::merge(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), launches.begin(), launches.end(),
+        merged.reserve(rep.kernelLaunches.size() + added.size());
+        std::merge(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), added.begin(), added.end(),
                    std::back_inserter(merged),
                    [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; });
         rep.kernelLaunches = std::move(merged);

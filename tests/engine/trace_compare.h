@@ -77,9 +77,6 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
             if (x.readyNs != y.readyNs || x.eventEndNs != y.eventEndNs)
                 return where + "stream-ready/event end " + s(x.readyNs) + "/" + s(x.eventEndNs) + " vs " + s(y.readyNs)
                        + "/" + s(y.eventEndNs);
-            if (x.queuedNs != y.queuedNs || x.submittedNs != y.submittedNs)
-                return where + "queued/submitted " + s(x.queuedNs) + "/" + s(x.submittedNs) + " vs " + s(y.queuedNs)
-                       + "/" + s(y.submittedNs);
             if (x.channel != y.channel || x.channelType != y.channelType || x.driverSrcMem != y.driverSrcMem
                 || x.driverDstMem != y.driverDstMem)
                 return where + "channel/driver memory kinds " + s(x.channel) + " vs " + s(y.channel);
@@ -131,6 +128,9 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
                 same = same && x.grid[d] == y.grid[d] && x.block[d] == y.block[d];
             if (!same)
                 return "repetition " + s(r) + " kernel launch " + s(i) + " (op " + s(x.op) + ") differs";
+            if (x.queuedNs != y.queuedNs || x.submittedNs != y.submittedNs)
+                return "repetition " + s(r) + " kernel launch " + s(i) + " (op " + s(x.op) + ") queued/submitted "
+                       + s(x.queuedNs) + "/" + s(x.submittedNs) + " vs " + s(y.queuedNs) + "/" + s(y.submittedNs);
         }
     }
     return {};

@@ -276,10 +276,11 @@ void DetailsPanel::showOp(int repetition, int opIndex)
                                             .arg(formatDuration(op.eventDurationNs()),
                                                  formatDuration(op.eventDurationNs() - op.gpuDurationNs())));
     }
-    if (op.queuedNs != engine::kNoTime && op.submittedNs != engine::kNoTime && op.hasGpu())
+    if (const engine::KernelLaunch *l = d.launch;
+        l && l->queuedNs != engine::kNoTime && l->submittedNs != engine::kNoTime && op.hasGpu())
         row(tr("Kernel launch"), tr("queued %1, submitted %2, started %3 later")
-                                     .arg(formatDuration(op.queuedNs - origin), formatDuration(op.submittedNs - origin),
-                                          formatDuration(op.gpuStartNs - op.queuedNs)));
+                                     .arg(formatDuration(l->queuedNs - origin), formatDuration(l->submittedNs - origin),
+                                          formatDuration(op.gpuStartNs - l->queuedNs)));
     if (op.channel >= 0)
         row(tr("Channel"), tr("%1 (%2)")
                                .arg(op.channel)

@@ -903,6 +903,8 @@ private slots:
         launch.staticSharedBytes = 0;
         launch.dynamicSharedBytes = 8192;
         launch.registersPerThread = 64;
+        launch.queuedNs = rep.ops[1].gpuStartNs - 7'000; // CUPTI's latency timestamps, kept with the launch
+        launch.submittedNs = rep.ops[1].gpuStartNs - 4'000;
         rep.kernelLaunches.push_back(launch);
         engine::layoutHostRanges(rep);
         QCOMPARE(trace->rangeName(rep, rep.ops[1]), std::string("forward"));
@@ -936,9 +938,9 @@ private slots:
         // The kernel: its own name, its NVTX range and its launch in the details and the table.
         window.selectOp(1);
         const QString details = window.detailsPanel()->plainText();
-        for (const char *part :
-             {"compute 100 us", "NVTX range", "forward", "132 × 1 × 1 (132 blocks)", "256 × 1 × 1 (256 threads)",
-              "8 KiB per block (0 B static, 8 KiB dynamic)", "64 per thread"})
+        for (const char *part : {"compute 100 us", "NVTX range", "forward", "132 × 1 × 1 (132 blocks)",
+                                 "256 × 1 × 1 (256 threads)", "8 KiB per block (0 B static, 8 KiB dynamic)",
+                                 "64 per thread", "Kernel launch", "queued ", "submitted ", "later"})
             QVERIFY2(details.contains(QString::fromUtf8(part)), qPrintable(details));
         const ui::OpTableModel *table = window.opTableModel();
         QCOMPARE(table->headerData(ui::OpTableModel::RangeColumn, Qt::Horizontal).toString(),

@@ -598,6 +598,8 @@ void TestChromeExport::hostRangesAndLaunches()
         l.staticSharedBytes = 16384;
         l.dynamicSharedBytes = 32768;
         l.fullNameId = t.intern("void k<(int)3>(float *)");
+        l.queuedNs = rep.ops[1].gpuStartNs - 3'000; // CUPTI's latency timestamps: queued_ns, submitted_ns
+        l.submittedNs = rep.ops[1].gpuStartNs - 1'000;
         rep.kernelLaunches = {l};
         engine::layoutHostRanges(rep);
     }
@@ -615,6 +617,7 @@ void TestChromeExport::hostRangesAndLaunches()
              QStringLiteral("main | main (2) | main · NVTX | main · NVTX (depth 1) | main · NVTX (depth 2) | worker | "
                             "worker · CPU ops | host (thread not recorded) | host (thread not recorded) · CPU ops"));
     bool sawKernel = false;
+    const engine::KernelLaunch l0 = t.repetitions[0].kernelLaunches.at(0);
     for (const auto &e : json["traceEvents"])
         if (e.value("cat", "") == "kernel" && e["args"]["repetition"] == 0 && e["name"] == "B: kernel") {
             sawKernel = true;
@@ -623,6 +626,8 @@ void TestChromeExport::hostRangesAndLaunches()
             QCOMPARE(e["args"]["shared memory"].get<int>(), 49152);
             QCOMPARE(e["args"]["registers per thread"].get<int>(), 64);
             QCOMPARE(e["args"]["nvtx"].get<std::string>(), std::string("crossing"));
+            QCOMPARE(e["args"]["queued_ns"].get<std::int64_t>(), l0.queuedNs);
+            QCOMPARE(e["args"]["submitted_ns"].get<std::int64_t>(), l0.submittedNs);
         }
     QVERIFY(sawKernel);
     const auto back = engine::chromeTraceFromJson(text, "ranges.json");
@@ -641,7 +646,9 @@ void TestChromeExport::hostRangesAndLaunches()
 void TestChromeExport::threadsWriteTheSameBytes()
 {
     // Parallel chunks are joined in order: the file is the same whatever the thread count, including
-    // chunk borders inside a repetition and repetitions shorter than a chunk.
+    // chunk borders inside a repetition and repetitions shorter than a chunk, for the ops and for the
+    // counter steps (5 threads: each repetition's counters in 5 parts, each starting from the state of
+    // the steps before it).
     engine::Trace t = richTrace();
     for (int copy = 0; copy < 40; ++copy) {
         engine::Repetition rep = t.repetitions[copy % 3];

@@ -153,8 +153,11 @@ void TestNativeFormat::measurementFieldsRoundTrip()
     engine::OpRecord &op = t.repetitions[1].ops[1];
     op.readyNs = op.gpuStartNs - 4'000;
     op.eventEndNs = op.gpuEndNs + 1'500;
-    op.queuedNs = op.gpuStartNs - 9'000;
-    op.submittedNs = op.gpuStartNs - 6'000;
+    engine::KernelLaunch latency; // a kernel's latency timestamps: its launch, no other details
+    latency.op = 1;
+    latency.queuedNs = op.gpuStartNs - 9'000;
+    latency.submittedNs = op.gpuStartNs - 6'000;
+    t.repetitions[1].setKernelLatency({latency});
     op.channel = 17;
     op.channelType = engine::ChannelType::Compute;
     engine::OpRecord &copy = t.repetitions[0].ops[0];
@@ -163,9 +166,15 @@ void TestNativeFormat::measurementFieldsRoundTrip()
     copy.driverSrcMem = engine::MemKind::Pageable;
     copy.driverDstMem = engine::MemKind::Device;
     copy.flags |= engine::OpFlagEventTimed;
-    const auto r = engine::fromNativeJson(engine::toNativeJson(t), "mem.sstrace");
+    const std::string text = engine::toNativeJson(t);
+    // They stay in the op row's columns: a launch with nothing else gets no kernel_launches row.
+    QVERIFY(text.find("kernel_launches") == std::string::npos);
+    QVERIFY(text.find(std::to_string(latency.queuedNs) + "," + std::to_string(latency.submittedNs))
+            != std::string::npos);
+    const auto r = engine::fromNativeJson(text, "mem.sstrace");
     QCOMPARE(r.formatVersion, engine::kTraceFormatVersion);
     QVERIFY(r.timing == engine::TimingSource::Cupti);
+    QVERIFY(r.repetitions[1].launchOf(1) && r.repetitions[1].launchOf(1)->queuedNs == latency.queuedNs);
     QCOMPARE(r.timingNote, t.timingNote);
     QCOMPARE(test::traceDifference(t, r), QString());
     QCOMPARE(r.repetitions[1].ops[1].queuedDurationNs(), std::int64_t(4'000));
@@ -767,8 +776,11 @@ void TestNativeFormat::csvCarriesReadinessChannelsAndDriverMemory()
     copy.driverSrcMem = engine::MemKind::Pageable;
     copy.driverDstMem = engine::MemKind::Device;
     engine::OpRecord &kernel = t.repetitions[0].ops[1];
-    kernel.queuedNs = kernel.gpuStartNs - 7'000;
-    kernel.submittedNs = kernel.gpuStartNs - 4'000;
+    engine::KernelLaunch launch;
+    launch.op = 1;
+    launch.queuedNs = kernel.gpuStartNs - 7'000;
+    launch.submittedNs = kernel.gpuStartNs - 4'000;
+    t.repetitions[0].setKernelLatency({launch});
     kernel.channel = 3;
     kernel.channelType = engine::ChannelType::Compute;
 
@@ -799,8 +811,8 @@ void TestNativeFormat::csvCarriesReadinessChannelsAndDriverMemory()
     QCOMPARE(field(1, "driver_src_mem"), QStringLiteral("pageable"));
     QCOMPARE(field(1, "driver_dst_mem"), QStringLiteral("device"));
     QCOMPARE(field(1, "launch_queued_ns"), QString());
-    QCOMPARE(field(2, "launch_queued_ns"), QString::number(kernel.queuedNs - origin));
-    QCOMPARE(field(2, "launch_submitted_ns"), QString::number(kernel.submittedNs - origin));
+    QCOMPARE(field(2, "launch_queued_ns"), QString::number(launch.queuedNs - origin));
+    QCOMPARE(field(2, "launch_submitted_ns"), QString::number(launch.submittedNs - origin));
     QCOMPARE(field(2, "channel_type"), QStringLiteral("compute"));
     QCOMPARE(field(2, "ready_ns"), QString());
     QCOMPARE(field(2, "driver_src_mem"), QString());

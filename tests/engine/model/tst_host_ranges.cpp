@@ -133,6 +133,26 @@ void TestHostRanges::launchLookup()
     QCOMPARE(a.threads(), std::uint64_t(0)); // no block recorded
     a.block[0] = 256;
     QCOMPARE(a.threads(), std::uint64_t(64 * 256));
+
+    // Latency timestamps (KernelLaunch::queuedNs/submittedNs) merge into the table: onto op 2's launch,
+    // and as launches of their own before, between and after the others, the table staying sorted.
+    std::vector<engine::KernelLaunch> latency(4);
+    const int ops[] = {0, 2, 5, 9};
+    for (std::size_t i = 0; i < latency.size(); ++i) {
+        latency[i].op = ops[i];
+        latency[i].queuedNs = 100 * ops[i];
+        latency[i].submittedNs = 100 * ops[i] + 50;
+    }
+    rep.setKernelLatency(latency);
+    QCOMPARE(rep.kernelLaunches.size(), std::size_t(5));
+    for (std::size_t i = 1; i < rep.kernelLaunches.size(); ++i)
+        QVERIFY(rep.kernelLaunches[i - 1].op < rep.kernelLaunches[i].op);
+    QVERIFY(rep.launchOf(2)->grid[0] == 64 && rep.launchOf(2)->queuedNs == 200 && rep.launchOf(2)->hasDetails());
+    QVERIFY(rep.launchOf(7)->block[0] == 128 && !rep.launchOf(7)->hasLatency());
+    for (const int op : {0, 5, 9}) {
+        QVERIFY(rep.launchOf(op) && rep.launchOf(op)->hasLatency() && !rep.launchOf(op)->hasDetails());
+        QCOMPARE(rep.launchOf(op)->submittedNs, std::int64_t(100 * op + 50));
+    }
 }
 
 void TestHostRanges::deepNestingIsLinear()

@@ -160,8 +160,11 @@ private slots:
         QCOMPARE(copy.channel, std::int16_t(-1)); // the last record's
         const OpRecord &kernel = rep.ops[Fixture::kernel];
         QCOMPARE(kernel.gpuStartNs, std::int64_t(3100));
-        QCOMPARE(kernel.queuedNs, std::int64_t(2900));
-        QCOMPARE(kernel.submittedNs, std::int64_t(3000));
+        const KernelLaunch *launch = rep.launchOf(Fixture::kernel); // the latency timestamps: its launch's
+        QVERIFY(launch);
+        QCOMPARE(launch->queuedNs, std::int64_t(2900));
+        QCOMPARE(launch->submittedNs, std::int64_t(3000));
+        QCOMPARE(rep.kernelLaunches.size(), std::size_t(1));
         QVERIFY(kernel.channelType == ChannelType::Compute);
         // The memset got no record of its own: it keeps its events and is flagged; the memory kernel too.
         QCOMPARE(result.missingRecords, 2);
