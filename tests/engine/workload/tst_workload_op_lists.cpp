@@ -65,6 +65,32 @@ void operator delete[](void *p, std::size_t) noexcept
 {
     uncounted(p);
 }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them): left to the runtime, they would
+// allocate where the replaced delete frees (a mismatch AddressSanitizer reports).
+void *operator new(std::size_t size, const std::nothrow_t &) noexcept
+{
+    try {
+        return counted(size);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void *operator new[](std::size_t size, const std::nothrow_t &) noexcept
+{
+    try {
+        return counted(size);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept
+{
+    uncounted(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept
+{
+    uncounted(p);
+}
 
 using namespace streamscope::engine;
 using streamscope::engine::testing::compareWorkloads;
