@@ -386,6 +386,8 @@ private slots:
         // Op 1: a split-K GEMM and its reduction, delivered out of order; op 2: one kernel.
         kernel(1, 1500, 1600, "splitKreduce_kernel", 4);
         kernel(1, 1000, 1450, "nvjet_tst_128x64", 132);
+        batch.records.back().queuedNs = 900; // its latency timestamps make its launch first: one launch per op
+        batch.records.back().submittedNs = 950;
         kernel(2, 2000, 2100, "sm90_xmma_gemm_f16", 8);
         RepetitionRecords context;
         context.repSeq = kSeq;
@@ -403,6 +405,8 @@ private slots:
         QCOMPARE(gemm->registersPerThread, 168);
         QCOMPARE(gemm->sharedBytes, std::int64_t(200 * 1024));
         QCOMPARE(gemm->flops, std::uint64_t(0)); // the plan's arithmetic comes with addKernelWork
+        QCOMPARE(gemm->queuedNs, std::int64_t(900));
+        QCOMPARE(gemm->submittedNs, std::int64_t(950));
         // Without an interner the names are not kept.
         Repetition unnamed;
         unnamed.ops = rep.ops;
