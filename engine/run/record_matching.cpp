@@ -11,6 +11,33 @@
 
 namespace streamscope::engine {
 
+namespace {
+
+// Calls `fill(launch, k)` on the launch of op `ops[k]` (ops increasing), adding a launch where an op has
+// none, in one merge that keeps Repetition::kernelLaunches sorted by op (as Repetition::setKernelLatency).
+template <typename Fill> void fillLaunches(Repetition &rep, const std::vector<std::int32_t> &ops, Fill fill)
+{
+    if (ops.empty())
+        return;
+    const std::vector<KernelLaunch> &had = rep.kernelLaunches;
+    std::vector<KernelLaunch> merged;
+    merged.reserve(had.size() + ops.size());
+    std::size_t i = 0;
+    for (std::size_t k = 0; k < ops.size(); ++k) {
+        while (i < had.size() && had[i].op < ops[k])
+            merged.push_back(had[i++]);
+        if (i < had.size() && had[i].op == ops[k])
+            merged.push_back(had[i++]);
+        else
+            merged.push_back(KernelLaunch{.op = ops[k]});
+        fill(merged.back(), k);
+    }
+    merged.insert(merged.end(), had.begin() + static_cast<std::ptrdiff_t>(i), had.end());
+    rep.kernelLaunches = std::move(merged);
+}
+
+} // namespace
+
 std::uint64_t opExternalId(std::uint32_t repSeq, std::size_t op)
 {
     return (std::uint64_t(repSeq) << 32) | std::uint64_t(op + 1);
@@ -191,7 +218,9 @@ void RecordMatcher::applyLaunches(Repetition &rep,
     std::stable_sort(kernels.begin(), kernels.end(), [](const auto &a, const auto &b) {
         return a.first != b.first ? a.first < b.first : a.second->startNs < b.second->startNs;
     });
-    std::vector<KernelLaunch> added; // ops without a launch yet (none had latency timestamps)
+    // Per op: its longest kernel and every kernel's name, in the order they ran.
+    std::vector<std::int32_t> ops;
+    std::vector<std::pair<const cupti::GpuRecord *, std::string>> ran;
     for (std::size_t i = 0; i < kernels.size();) {
         const std::size_t op = kernels[i].first;
         const cupti::GpuRecord *longest = nullptr;
@@ -203,65 +232,35 @@ void RecordMatcher::applyLaunches(Repetition &rep,
             if (g->name && *g->name)
                 names += (names.empty() ? "" : " + ") + std::string(g->name);
         }
-        // The op's launch where its latency timestamps made one already (sorted by op), else a new one.
-        const auto at = std::lower_bound(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), std::int32_t(op),
-                                         [](const KernelLaunch &l, std::int32_t o) { return l.op < o; });
-        KernelLaunch *l = nullptr;
-        if (at != rep.kernelLaunches.end() && at->op == std::int32_t(op)) {
-            l = &*at;
-        } else {
-            added.emplace_back();
-            l = &added.back();
-            l->op = std::int32_t(op);
-        }
-        std::copy(std::begin(longest->grid), std::end(longest->grid), std::begin(l->grid));
-        std::copy(std::begin(longest->block), std::end(longest->block), std::begin(l->block));
-        l->registersPerThread = longest->registersPerThread;
-        l->staticSharedBytes = longest->staticSharedBytes;
-        l->dynamicSharedBytes = longest->dynamicSharedBytes;
-        if (l->staticSharedBytes >= 0 && l->dynamicSharedBytes >= 0)
-            l->sharedBytes = std::int64_t(l->staticSharedBytes) + l->dynamicSharedBytes;
+        ops.push_back(std::int32_t(op));
+        ran.emplace_back(longest, std::move(names));
+    }
+    // Into the op's launch where its latency timestamps made one already, else a new one.
+    fillLaunches(rep, ops, [&](KernelLaunch &l, std::size_t k) {
+        const auto &[longest, names] = ran[k];
+        std::copy(std::begin(longest->grid), std::end(longest->grid), std::begin(l.grid));
+        std::copy(std::begin(longest->block), std::end(longest->block), std::begin(l.block));
+        l.registersPerThread = longest->registersPerThread;
+        l.staticSharedBytes = longest->staticSharedBytes;
+        l.dynamicSharedBytes = longest->dynamicSharedBytes;
+        if (l.staticSharedBytes >= 0 && l.dynamicSharedBytes >= 0)
+            l.sharedBytes = std::int64_t(l.staticSharedBytes) + l.dynamicSharedBytes;
         if (intern && !names.empty())
-            l->fullNameId = intern(names);
-    }
-    if (!added.empty()) {
-        std::vector<KernelLaunch> merged;
-        merged.reserve(rep.kernelLaunches.size() + added.size());
-        std::merge(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), added.begin(), added.end(),
-                   std::back_inserter(merged),
-                   [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; });
-        rep.kernelLaunches = std::move(merged);
-    }
+            l.fullNameId = intern(names);
+    });
 }
 
 void addKernelWork(Repetition &rep, const std::vector<PlannedOp> &ops)
 {
-    std::vector<KernelLaunch> added;
-    std::size_t at = 0;
-    for (std::size_t i = 0; i < ops.size() && i < rep.ops.size(); ++i) {
-        if (ops[i].flops == 0 || !rep.ops[i].hasGpu())
-            continue;
-        while (at < rep.kernelLaunches.size() && rep.kernelLaunches[at].op < std::int32_t(i))
-            ++at;
-        KernelLaunch *l = nullptr;
-        if (at < rep.kernelLaunches.size() && rep.kernelLaunches[at].op == std::int32_t(i)) {
-            l = &rep.kernelLaunches[at];
-        } else {
-            added.emplace_back();
-            l = &added.back();
-            l->op = std::int32_t(i);
-        }
-        l->flops = ops[i].flops;
-        l->workId = ops[i].workId;
-    }
-    if (added.empty())
-        return;
-    const auto byOp = [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; };
-    std::vector<KernelLaunch> merged;
-    merged.reserve(rep.kernelLaunches.size() + added.size());
-    std::merge(rep.kernelLaunches.begin(), rep.kernelLaunches.end(), added.begin(), added.end(),
-               std::back_inserter(merged), byOp);
-    rep.kernelLaunches = std::move(merged);
+    std::vector<std::int32_t> worked;
+    for (std::size_t i = 0; i < ops.size() && i < rep.ops.size(); ++i)
+        if (ops[i].flops > 0 && rep.ops[i].hasGpu())
+            worked.push_back(std::int32_t(i));
+    fillLaunches(rep, worked, [&](KernelLaunch &l, std::size_t k) {
+        const PlannedOp &op = ops[std::size_t(worked[k])];
+        l.flops = op.flops;
+        l.workId = op.workId;
+    });
 }
 
 std::map<int, bool> RecordMatcher::applyEventTimestamps(Repetition &rep, const cupti::Batch &batch,
