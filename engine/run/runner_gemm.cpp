@@ -133,13 +133,10 @@ struct RunGemms::Shape {
     }
 };
 
+// A shape's descriptors and operands (its Shape, which RunGemms keeps as long as the call), on one stream.
 struct GemmCall {
-    const CublasLt *lt = nullptr;
+    const RunGemms::Shape *shape = nullptr;
     cublasLtHandle_t handle = nullptr;
-    cublasLtMatmulDesc_t desc = nullptr;
-    cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
-    const void *aData = nullptr, *bData = nullptr;
-    void *cData = nullptr;
     void *workspace = nullptr;
     cublasLtMatmulAlgo_t algo{};
 };
@@ -228,15 +225,8 @@ const GemmCall *RunGemms::prepare(const PlannedOp &plan, cudaStream_t stream)
     }
     Shape &s = shape(plan);
     auto call = std::make_unique<GemmCall>();
-    call->lt = &lt;
+    call->shape = &s;
     call->handle = static_cast<cublasLtHandle_t>(handle);
-    call->desc = s.desc;
-    call->a = s.a;
-    call->b = s.b;
-    call->c = s.c;
-    call->aData = s.aData.get();
-    call->bData = s.bData.get();
-    call->cData = s.cData.get();
     call->workspace = workspace(stream, plan.context);
 
     cublasLtMatmulPreference_t preference = nullptr;
@@ -263,9 +253,10 @@ const GemmCall *RunGemms::prepare(const PlannedOp &plan, cudaStream_t stream)
 void callGemm(const GemmCall &call, cudaStream_t stream, const std::string &context)
 {
     static constexpr float kAlpha = 1.0f, kBeta = 0.0f;
-    check(*call.lt,
-          call.lt->matmul(call.handle, call.desc, &kAlpha, call.aData, call.a, call.bData, call.b, &kBeta, call.cData,
-                          call.c, call.cData, call.c, &call.algo, call.workspace, kGemmWorkspaceBytes, stream),
+    const RunGemms::Shape &s = *call.shape;
+    check(*s.lt,
+          s.lt->matmul(call.handle, s.desc, &kAlpha, s.aData.get(), s.a, s.bData.get(), s.b, &kBeta, s.cData.get(), s.c,
+                       s.cData.get(), s.c, &call.algo, call.workspace, kGemmWorkspaceBytes, stream),
           context, "cublasLtMatmul");
 }
 

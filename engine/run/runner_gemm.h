@@ -43,6 +43,8 @@ public:
     void leak();
 
 private:
+    friend struct GemmCall;
+    friend void callGemm(const GemmCall &call, cudaStream_t stream, const std::string &context);
     struct Shape; // a shape's operands and layouts on one device
     using ShapeKey = std::tuple<int, std::int32_t, std::int32_t, std::int32_t, GemmDtype>; // device, m, n, k, dtype
     using CallKey = std::tuple<ShapeKey, cudaStream_t>;
