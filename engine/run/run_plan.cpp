@@ -106,8 +106,6 @@ void planBufferOp(PlannedOp &op, const Workload &workload)
 {
     const OpSpec &spec = *op.spec;
     const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType != KernelType::Memory);
-    if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Gemm)
-        op.flops = spec.gemm.flops(); // its operands are the runner's own (runner_gemm.h)
     if (needsBuffer) {
         const BufferSpec &target = bufferNamed(workload, spec.buffer, op.context);
         // Buffer ops keep their offset into the buffer in dstOffset. Attach always names the whole
@@ -148,8 +146,10 @@ PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<
     op.context = opContext(stream, at.op, spec, op.name);
     op.kind = opKindOf(spec);
     op.device = workload.streamDevice(at.stream, options.override);
-    if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Gemm)
+    if (isGemm(spec)) { // no buffer of the workload's: its operands are the runner's own
+        op.flops = spec.gemm.flops();
         op.workId = trace.intern(describe(spec, workload));
+    }
     op.thread = stream.thread;
     if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Hang && options.timeLimitNs <= 0)
         throw Error(ErrorKind::InvalidInput,
@@ -222,7 +222,7 @@ DevicePlan planDevices(const Workload &workload, int override, const std::vector
     for (std::size_t s = 0; s < workload.streams.size(); ++s)
         for (std::size_t i = 0; i < workload.streams[s].ops.size(); ++i) {
             const OpSpec &op = workload.streams[s].ops[i];
-            if (op.type != OpType::Kernel || op.kernelType != KernelType::Gemm || op.gemm.dtype != GemmDtype::Fp8)
+            if (!isGemm(op) || op.gemm.dtype != GemmDtype::Fp8)
                 continue;
             const DeviceInfo &d = devices[std::size_t(workload.streamDevice(int(s), override))];
             if (d.ccMajor * 10 + d.ccMinor < 89)
@@ -244,7 +244,7 @@ std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int 
             continue;
         bool any = false;
         for (const OpSpec &op : workload.streams[s].ops) {
-            if (op.type != OpType::Kernel || op.kernelType != KernelType::Gemm)
+            if (!isGemm(op))
                 continue;
             any = true;
             if (shapes.emplace(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.dtype).second)

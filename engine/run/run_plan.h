@@ -42,6 +42,12 @@ struct DevicePlan {
 // device for an fp8 GEMM it cannot run (compute capability below 8.9).
 DevicePlan planDevices(const Workload &workload, int override, const std::vector<DeviceInfo> &devices);
 
+// A GEMM kernel (cuBLAS): its operands and workspace are the runner's, its kernels cuBLAS's (runner_gemm.h).
+inline bool isGemm(const OpSpec &op)
+{
+    return op.type == OpType::Kernel && op.kernelType == KernelType::Gemm;
+}
+
 // What a stream running GEMMs gives cuBLAS as workspace (one per stream: GEMMs that run side by side must
 // not share one).
 inline constexpr std::uint64_t kGemmWorkspaceBytes = 32ull << 20;

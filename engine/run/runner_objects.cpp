@@ -164,7 +164,7 @@ void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary)
         }
         if (p.syncStream >= 0)
             op.syncStream = m_streams[std::size_t(p.syncStream)].get();
-        if (p.spec->type == OpType::Kernel && p.spec->kernelType == KernelType::Gemm)
+        if (isGemm(*p.spec))
             op.gemm = m_gemms.prepare(p, op.gpuStream);
         if (p.instrumented) {
             op.begin = cuda::Event(cudaEventDefault, p.context + ": begin event");

@@ -37,9 +37,7 @@ void RunTiming::start(const Workload &workload, const RunOptions &options)
     // A GEMM's kernels are cuBLAS's, launched through the driver API: only the driver call carries the
     // op's external id to them.
     const bool library = std::any_of(workload.streams.begin(), workload.streams.end(), [](const StreamSpec &s) {
-        return std::any_of(s.ops.begin(), s.ops.end(), [](const OpSpec &o) {
-            return o.type == OpType::Kernel && o.kernelType == KernelType::Gemm;
-        });
+        return std::any_of(s.ops.begin(), s.ops.end(), isGemm);
     });
     if (library && !m_tracer->enableDriverCalls(why)) {
         fallBack("CUPTI could not tie cuBLAS's kernels to their ops: " + why);
