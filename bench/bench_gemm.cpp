@@ -20,6 +20,7 @@
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
 #include "engine/run/runner.h"
+#include "engine/run/topology.h"
 #include "engine/workload/workload.h"
 #include "kernels/kernels.cuh"
 
@@ -118,26 +119,6 @@ double plainTflops(int n, GemmDtype dtype, int reps)
     return bench::median(rates);
 }
 
-// Dense tensor-core TFLOP/s at the SM clock the device reports, where known: per SM and clock, 16-bit
-// operands do 4096 operations on Hopper (cc 9.0) and 2048 on Ampere (8.0); TF32 half that, FP8 twice
-// (Hopper), FP32 without tensor cores 256 (Hopper) or 128 (Ampere). 0 = not known.
-double peakTflops(const DeviceInfo &d, GemmDtype dtype)
-{
-    double perSm = 0;
-    const int cc = d.ccMajor * 10 + d.ccMinor;
-    if (cc == 90 || cc == 80) {
-        const double half = cc == 90 ? 4096 : 2048;
-        switch (dtype) {
-        case GemmDtype::Fp32: perSm = cc == 90 ? 256 : 128; break;
-        case GemmDtype::Tf32: perSm = half / 2; break;
-        case GemmDtype::Fp16:
-        case GemmDtype::Bf16: perSm = half; break;
-        case GemmDtype::Fp8: perSm = cc == 90 ? half * 2 : 0; break;
-        }
-    }
-    return perSm * d.smCount * d.smClockKHz * 1e3 / 1e12;
-}
-
 } // namespace
 
 int main(int argc, char **argv)
@@ -158,25 +139,16 @@ int main(int argc, char **argv)
             dtypes.push_back(GemmDtype::Fp8);
         for (const GemmDtype dtype : dtypes) {
             for (const int n : {4096, 8192}) {
-                std::vector<double> engineRounds, plainRounds, ratios;
+                bench::PairedRounds rounds;
                 for (int round = 0; round < kRounds; ++round) {
                     double e = 0, p = 0;
-                    if (round % 2 == 0) {
-                        e = engineTflops(n, dtype, reps);
-                        p = plainTflops(n, dtype, reps);
-                    } else {
-                        p = plainTflops(n, dtype, reps);
-                        e = engineTflops(n, dtype, reps);
-                    }
-                    engineRounds.push_back(e);
-                    plainRounds.push_back(p);
-                    if (p > 0)
-                        ratios.push_back(e / p);
+                    bench::alternated(
+                        round, [&] { e = engineTflops(n, dtype, reps); }, [&] { p = plainTflops(n, dtype, reps); });
+                    rounds.add(e, p);
                 }
-                const double engine = bench::median(engineRounds), plain = bench::median(plainRounds);
-                const double ratio = ratios.empty() ? 0 : bench::median(ratios);
-                const double peak = peakTflops(d, dtype);
-                const bool judged = !ratios.empty();
+                const double engine = rounds.engineMedian(), plain = rounds.plainMedian(), ratio = rounds.ratio();
+                const double peak = gemmPeakTflops(d, dtype);
+                const bool judged = !rounds.ratios.empty();
                 const bool belowPeak = peak <= 0 || (engine <= peak && plain <= peak);
                 const bool pass = (!judged || ratio >= kTarget) && belowPeak;
                 ok = ok && pass;
@@ -190,9 +162,9 @@ int main(int argc, char **argv)
                                 {"n", n},
                                 {"gemms_per_rep", kGemmsPerRep},
                                 {"reps", reps},
-                                {"engine_rounds_TFLOPs", engineRounds},
-                                {"plain_rounds_TFLOPs", plainRounds},
-                                {"round_ratios", ratios},
+                                {"engine_rounds_TFLOPs", rounds.engine},
+                                {"plain_rounds_TFLOPs", rounds.plain},
+                                {"round_ratios", rounds.ratios},
                                 {"engine_TFLOPs", engine},
                                 {"plain_TFLOPs", plain},
                                 {"ratio", ratio},

@@ -44,6 +44,23 @@ double nvlinkLinkGBs(unsigned nvmlVersion)
     }
 }
 
+double gemmPeakTflops(const DeviceInfo &d, GemmDtype dtype)
+{
+    double perSm = 0;
+    const int cc = d.ccMajor * 10 + d.ccMinor;
+    if (cc == 90 || cc == 80) {
+        const double half = cc == 90 ? 4096 : 2048;
+        switch (dtype) {
+        case GemmDtype::Fp32: perSm = cc == 90 ? 256 : 128; break;
+        case GemmDtype::Tf32: perSm = half / 2; break;
+        case GemmDtype::Fp16:
+        case GemmDtype::Bf16: perSm = half; break;
+        case GemmDtype::Fp8: perSm = cc == 90 ? half * 2 : 0; break;
+        }
+    }
+    return perSm * d.smCount * d.smClockKHz * 1e3 / 1e12;
+}
+
 std::string nvlinkVersionName(unsigned nvmlVersion)
 {
     static constexpr const char *kNames[] = {"", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0"};

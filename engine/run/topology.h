@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/model/trace.h"
+#include "engine/workload/workload.h"
 
 namespace streamscope::engine {
 
@@ -53,6 +54,12 @@ std::vector<PeerLink> queryPeerLinks(const std::vector<DeviceInfo> &devices, std
 // (nvmlDeviceGetNvLinkVersion returns that enum, not the generation: 4.0 is 6); 0 for a version this
 // build does not know.
 double nvlinkLinkGBs(unsigned nvmlVersion);
+
+// A GEMM's dense TFLOP/s peak at the SM clock the device reports (DeviceInfo::smClockKHz), where known:
+// per SM and clock, 16-bit operands do 4,096 operations on the tensor cores of Hopper (cc 9.0) and 2,048 on
+// Ampere (8.0); TF32 half that, FP8 twice (Hopper), FP32 without tensor cores 256 (Hopper) or 128 (Ampere).
+// 0 = not known. A measured rate above it is a timing error.
+double gemmPeakTflops(const DeviceInfo &d, GemmDtype dtype);
 // The generation as people name it ("4.0") for the same value; empty when unknown.
 std::string nvlinkVersionName(unsigned nvmlVersion);
 

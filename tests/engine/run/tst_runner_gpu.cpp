@@ -26,6 +26,7 @@
 #include "engine/run/runner_cupti.h"
 #endif
 #include "engine/run/runner.h"
+#include "engine/run/topology.h"
 #include "engine/workload/workload.h"
 #include "engine/workload/workload_parser.h"
 
@@ -521,8 +522,8 @@ private slots:
 
     // GEMMs through cuBLAS: each op is the span of the kernels cuBLAS chose, named in its launch with the
     // arithmetic, and the rates obey the hardware: bf16 and fp16 on the tensor cores beat TF32, which beats
-    // plain fp32; nothing goes above the dense tensor peak at the reported SM clock (Hopper: 4,096 16-bit
-    // operations per SM and clock), and bf16 reaches at least a third of it at 4096^3.
+    // plain fp32; nothing goes above the dense tensor peak at the reported SM clock (gemmPeakTflops; Hopper: 4,096
+    // 16-bit operations per SM and clock), and bf16 reaches at least a third of it at 4096^3.
     void gemmsRunAtTheirDtypesRates()
     {
         if (!haveGpu())
@@ -566,8 +567,7 @@ private slots:
         QVERIFY(median[GemmDtype::Tf32] > 1.5 * median[GemmDtype::Fp32]);
         QVERIFY(median[GemmDtype::Bf16] > 1.5 * median[GemmDtype::Tf32]);
         QVERIFY(median[GemmDtype::Fp16] > 1.5 * median[GemmDtype::Tf32]);
-        if (d.ccMajor == 9 && d.ccMinor == 0) {
-            const double peak = 4096.0 * d.smCount * d.smClockKHz * 1e3 / 1e12;
+        if (const double peak = gemmPeakTflops(d, GemmDtype::Bf16); peak > 0) {
             QVERIFY2(median[GemmDtype::Bf16] <= peak && median[GemmDtype::Fp16] <= peak,
                      qPrintable(QString("above the dense peak of %1 TFLOP/s").arg(peak)));
             QVERIFY2(median[GemmDtype::Bf16] >= peak / 3,

@@ -163,6 +163,31 @@ private slots:
         QCOMPARE(QString::fromStdString(nvlinkVersionName(version)), name);
     }
 
+    // A GEMM's dense peak at the reported clock: an H100 SXM (132 SMs, 1,980 MHz) does 1,071 bf16 TFLOP/s,
+    // as NVIDIA's figure of 989 at its 1,830 MHz boost scales; an A100 (108 SMs, 1,410 MHz) 312.
+    void gemmPeaks()
+    {
+        DeviceInfo h100;
+        h100.ccMajor = 9;
+        h100.smCount = 132;
+        h100.smClockKHz = 1'980'000;
+        QCOMPARE(qRound(gemmPeakTflops(h100, GemmDtype::Bf16)), 1071);
+        QCOMPARE(gemmPeakTflops(h100, GemmDtype::Fp16), gemmPeakTflops(h100, GemmDtype::Bf16));
+        QCOMPARE(gemmPeakTflops(h100, GemmDtype::Tf32) * 2, gemmPeakTflops(h100, GemmDtype::Bf16));
+        QCOMPARE(gemmPeakTflops(h100, GemmDtype::Fp8), 2 * gemmPeakTflops(h100, GemmDtype::Bf16));
+        QCOMPARE(qRound(gemmPeakTflops(h100, GemmDtype::Fp32)), 67);
+        DeviceInfo a100;
+        a100.ccMajor = 8;
+        a100.smCount = 108;
+        a100.smClockKHz = 1'410'000;
+        QCOMPARE(qRound(gemmPeakTflops(a100, GemmDtype::Bf16)), 312);
+        QCOMPARE(gemmPeakTflops(a100, GemmDtype::Fp8), 0.0); // Ampere has no fp8
+        DeviceInfo turing = a100;
+        turing.ccMajor = 7;
+        turing.ccMinor = 5;
+        QCOMPARE(gemmPeakTflops(turing, GemmDtype::Bf16), 0.0); // not known
+    }
+
     void busIds_data()
     {
         QTest::addColumn<QString>("a");
