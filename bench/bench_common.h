@@ -69,6 +69,36 @@ inline double median(std::vector<double> v)
     return engine::spreadOf(std::move(v)).median;
 }
 
+// Runs `a` and `b` back to back, `a` first in even rounds and `b` first in odd ones, so that a drifting
+// clock or a neighbour's burst on the host hits both alike.
+template <typename A, typename B> void alternated(int round, A &&a, B &&b)
+{
+    if (round % 2 == 0) {
+        a();
+        b();
+    } else {
+        b();
+        a();
+    }
+}
+
+// An engine / plain comparison in rounds: each round's two figures, and the ratio as the median of the
+// rounds' paired ratios (each pair ran back to back, so slow drift cancels in it).
+struct PairedRounds {
+    std::vector<double> engine, plain, ratios;
+
+    void add(double e, double p)
+    {
+        engine.push_back(e);
+        plain.push_back(p);
+        if (p > 0)
+            ratios.push_back(e / p);
+    }
+    double engineMedian() const { return median(engine); }
+    double plainMedian() const { return median(plain); }
+    double ratio() const { return ratios.empty() ? 0 : median(ratios); }
+};
+
 inline double minOf(const std::vector<double> &v)
 {
     return v.empty() ? 0 : *std::min_element(v.begin(), v.end());

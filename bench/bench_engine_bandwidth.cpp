@@ -95,27 +95,18 @@ int main(int argc, char **argv)
                 for (std::uint64_t mib = 1; mib <= 256; mib *= 2) {
                     const std::uint64_t bytes = mib * kMiB;
                     const int reps = repsFor(bytes, args.reps);
-                    // Alternate the two in rounds (and which goes first) so that a drifting clock or a
-                    // neighbour's burst on the host hits both alike. The ratio is the median of the
-                    // rounds' paired ratios: each pair ran back to back, so slow drift cancels in it.
-                    std::vector<double> engineRounds, plainRounds, ratios;
+                    // Alternated in rounds (bench::alternated), the ratio the median of the paired ones.
+                    bench::PairedRounds rounds;
                     for (int round = 0; round < kRounds; ++round) {
                         double e = 0, p = 0;
-                        if (round % 2 == 0) {
-                            e = engineGBs(hostKind, dir, bytes, reps);
-                            p = plainGBs(hostKind, dir, bytes, reps);
-                        } else {
-                            p = plainGBs(hostKind, dir, bytes, reps);
-                            e = engineGBs(hostKind, dir, bytes, reps);
-                        }
-                        engineRounds.push_back(e);
-                        plainRounds.push_back(p);
-                        if (p > 0)
-                            ratios.push_back(e / p);
+                        bench::alternated(
+                            round, [&] { e = engineGBs(hostKind, dir, bytes, reps); },
+                            [&] { p = plainGBs(hostKind, dir, bytes, reps); });
+                        rounds.add(e, p);
                     }
-                    const double engine = bench::median(engineRounds);
-                    const double plain = bench::median(plainRounds);
-                    const double ratio = ratios.empty() ? 0 : bench::median(ratios);
+                    const double engine = rounds.engineMedian();
+                    const double plain = rounds.plainMedian();
+                    const double ratio = rounds.ratio();
                     const bool checked = bytes >= 16 * kMiB;
                     const bool pass = !checked || (ratio >= kLow && ratio <= kHigh);
                     ok = ok && pass;
@@ -131,9 +122,9 @@ int main(int argc, char **argv)
                                     {"bytes", bytes},
                                     {"reps", reps},
                                     {"rounds", kRounds},
-                                    {"engine_rounds_GBs", engineRounds},
-                                    {"plain_rounds_GBs", plainRounds},
-                                    {"round_ratios", ratios},
+                                    {"engine_rounds_GBs", rounds.engine},
+                                    {"plain_rounds_GBs", rounds.plain},
+                                    {"round_ratios", rounds.ratios},
                                     {"engine_GBs", engine},
                                     {"plain_GBs", plain},
                                     {"ratio", ratio},

@@ -254,14 +254,7 @@ int main(int argc, char **argv)
                     withoutSolo.wallMs += n.wallMs;
                 };
                 for (int round = 0; round < kRounds; ++round) {
-                    // Alternated: drift hits both alike.
-                    if (round % 2 == 0) {
-                        plainRun();
-                        engineRuns();
-                    } else {
-                        engineRuns();
-                        plainRun();
-                    }
+                    bench::alternated(round, plainRun, engineRuns); // drift hits both alike
                 }
             }
             struct Row {

@@ -202,7 +202,7 @@ int main(int argc, char **argv)
                   Case{"off/events", false, TimingMode::Events, false}}) {
                 if (c.access && !canAccess)
                     continue;
-                std::vector<double> engineRounds, plainRounds, ratios;
+                bench::PairedRounds rounds;
                 std::string shownAs;
                 bool markedStaged = true, markedDirect = true;
                 for (int round = 0; round < kRounds; ++round) {
@@ -212,24 +212,16 @@ int main(int argc, char **argv)
                     const auto plain = [&] {
                         return c.tracedPlain ? plainGBsTraced(bytes, c.access, reps) : plainGBs(bytes, c.access, reps);
                     };
-                    if (round % 2 == 0) {
-                        e = engineCopy(bytes, c.access, reps, c.timing);
-                        p = plain();
-                    } else {
-                        p = plain();
-                        e = engineCopy(bytes, c.access, reps, c.timing);
-                    }
+                    bench::alternated(
+                        round, [&] { e = engineCopy(bytes, c.access, reps, c.timing); }, [&] { p = plain(); });
                     shownAs = e.shownAs;
                     markedStaged = markedStaged && e.staged;
                     markedDirect = markedDirect && !e.staged;
-                    engineRounds.push_back(e.gbs);
-                    plainRounds.push_back(p);
-                    if (p > 0)
-                        ratios.push_back(e.gbs / p);
+                    rounds.add(e.gbs, p);
                 }
-                const double engine = bench::median(engineRounds);
-                const double plain = bench::median(plainRounds);
-                const double ratio = ratios.empty() ? 0 : bench::median(ratios);
+                const double engine = rounds.engineMedian();
+                const double plain = rounds.plainMedian();
+                const double ratio = rounds.ratio();
                 const double slowdown = !c.access && onEngine > 0 && engine > 0 ? onEngine / engine : 0.0;
                 bool pass = false;
                 char target[64];
@@ -255,9 +247,9 @@ int main(int argc, char **argv)
                                 {"plain_traced_by_cupti", c.tracedPlain},
                                 {"bytes", bytes},
                                 {"reps", reps},
-                                {"engine_rounds_GBs", engineRounds},
-                                {"plain_rounds_GBs", plainRounds},
-                                {"round_ratios", ratios},
+                                {"engine_rounds_GBs", rounds.engine},
+                                {"plain_rounds_GBs", rounds.plain},
+                                {"round_ratios", rounds.ratios},
                                 {"engine_GBs", engine},
                                 {"plain_GBs", plain},
                                 {"ratio", ratio},
