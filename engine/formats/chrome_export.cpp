@@ -1045,6 +1045,10 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
             j.raw(",\"work\":");
             j.raw(quotedNames[l->workId]);
         }
+        if (l->busBytes > 0) {
+            j.raw(",\"bus bytes\":");
+            j.unsignedInteger(l->busBytes);
+        }
     }
 }
 

@@ -387,8 +387,8 @@ struct FirstSyntaxError {
 
 // A kernel's launch details from its args, as Kineto writes them ("grid": [x, y, z], "block",
 // "shared memory", "registers per thread") and StreamScope's export adds ("static shared memory",
-// "dynamic shared memory", "demangled", "flops", "work"); nothing when the args have none. `intern` keeps the demangled
-// name.
+// "dynamic shared memory", "demangled", "flops", "work", "bus bytes"); nothing when the args have none. `intern` keeps
+// the demangled name.
 std::optional<KernelLaunch>
 launchFromArgs(const Reader &r, const Value &a, const std::string &ap,
                const std::function<std::uint32_t(std::string_view, const std::string &)> &intern)
@@ -445,6 +445,13 @@ launchFromArgs(const Reader &r, const Value &a, const std::string &ap,
     }
     if (const auto work = r.optionalText(a, "work", ap)) {
         l.workId = intern(*work, ap + "/work");
+        any = true;
+    }
+    // A collective's bus bytes (nccl-tests' busbw numerator).
+    if (const auto bus = r.optionalInteger(a, "bus bytes", ap)) {
+        if (*bus < 0)
+            r.fail(ap + "/bus bytes", std::to_string(*bus) + " is not a possible count of bytes");
+        l.busBytes = static_cast<std::uint64_t>(*bus);
         any = true;
     }
     if (!any)

@@ -4,8 +4,10 @@
 // so a million-op trace never exists as a JSON DOM.
 #include "engine/formats/native_format.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <initializer_list>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
@@ -49,9 +51,10 @@ constexpr std::array<std::string_view, 7> kActivityColumns = {"kind",    "start_
 // full_name) index /strings, -1 for none; the category is its name.
 constexpr std::array<std::string_view, 6> kHostRangeColumns = {"name",     "category", "host_thread",
                                                                "start_ns", "end_ns",   "domain"};
-// Format 6 adds "flops" and "work" (a string column) to each kernel launch row.
+// Format 6 adds "flops" and "work" (a string column) to each kernel launch row, format 7 "bus_bytes".
 constexpr std::size_t kKernelLaunchColumnsV4 = 12;
-constexpr std::array<std::string_view, 14> kKernelLaunchColumns = {"op",
+constexpr std::size_t kKernelLaunchColumnsV6 = 14;
+constexpr std::array<std::string_view, 15> kKernelLaunchColumns = {"op",
                                                                    "grid_x",
                                                                    "grid_y",
                                                                    "grid_z",
@@ -64,7 +67,8 @@ constexpr std::array<std::string_view, 14> kKernelLaunchColumns = {"op",
                                                                    "dynamic_shared_bytes",
                                                                    "full_name",
                                                                    "flops",
-                                                                   "work"};
+                                                                   "work",
+                                                                   "bus_bytes"};
 
 // Solo baselines (trace.h SoloBaselines): each solo run's ops as rows of the times that differ from the
 // mixed repetitions; the rest of each op (name, kind, stream, bytes...) is the same op's in repetition 0.
@@ -492,14 +496,14 @@ private:
                     od::array rows;
                     if (field.value().get_array().get(rows))
                         fail(path + "/kernel_launches", "expected an array of kernel launch rows");
-                    const std::size_t width = readIntegerRows(
-                        rows, path + "/kernel_launches", kKernelLaunchColumns, size,
-                        [&](const std::string &rowPath, std::size_t col, const Cell &cell) {
-                            if (col == 0)
-                                out.kernelLaunches.emplace_back();
-                            setLaunch(out.kernelLaunches.back(), rowPath, col, cell);
-                        },
-                        kKernelLaunchColumnsV4);
+                    const std::size_t width =
+                        readIntegerRows(rows, path + "/kernel_launches", kKernelLaunchColumns, size,
+                                        [&](const std::string &rowPath, std::size_t col, const Cell &cell) {
+                                            if (col == 0)
+                                                out.kernelLaunches.emplace_back();
+                                            setLaunch(out.kernelLaunches.back(), rowPath, col, cell);
+                                        },
+                                        {kKernelLaunchColumnsV4, kKernelLaunchColumnsV6});
                     if (width != 0 && launchRowWidth != 0 && width != launchRowWidth)
                         fail(path + "/kernel_launches", "kernel launch rows have " + std::to_string(width)
                                                             + " values here and " + std::to_string(launchRowWidth)
@@ -646,10 +650,10 @@ private:
     // `set` with its row's path; a row of another width fails naming it.
     template <std::size_t N, typename Set>
     // The rows' width (0: no rows). Every row has all `columns`, or (an older format's) the first
-    // `oldWidth` of them, the same in every row.
+    // `oldWidths` of them, the same in every row.
     std::size_t readIntegerRows(simdjson::ondemand::array &rows, const std::string &path,
                                 const std::array<std::string_view, N> &columns, std::size_t size, Set &&set,
-                                std::size_t oldWidth = N)
+                                std::initializer_list<std::size_t> oldWidths = {})
     {
         namespace od = simdjson::ondemand;
         std::size_t i = 0;
@@ -684,7 +688,8 @@ private:
                 set(cellPath, col, cell);
                 ++col;
             }
-            if (width == 0 && (col == columns.size() || col == oldWidth))
+            if (width == 0
+                && (col == columns.size() || std::find(oldWidths.begin(), oldWidths.end(), col) != oldWidths.end()))
                 width = col;
             if (col != width)
                 fail(rowPath, "expected " + std::to_string(width ? width : columns.size()) + " values, found "
@@ -764,7 +769,11 @@ private:
             l.flops =
                 static_cast<std::uint64_t>(cellInteger(cellPath, cell, 0, std::numeric_limits<std::int64_t>::max()));
             break;
-        default: l.workId = cellString(cellPath, cell); break;
+        case 13: l.workId = cellString(cellPath, cell); break;
+        default:
+            l.busBytes =
+                static_cast<std::uint64_t>(cellInteger(cellPath, cell, 0, std::numeric_limits<std::int64_t>::max()));
+            break;
         }
     }
 
@@ -1029,7 +1038,7 @@ std::string toNativeJson(const Trace &trace)
                     continue;
                 appendRow(out, row++, l.op, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                           l.registersPerThread, l.sharedBytes, l.staticSharedBytes, l.dynamicSharedBytes,
-                          stringIndex(l.fullNameId), l.flops, stringIndex(l.workId));
+                          stringIndex(l.fullNameId), l.flops, stringIndex(l.workId), l.busBytes);
             }
             out += ']';
         }
@@ -1375,7 +1384,9 @@ Trace fromPaddedNativeJson(simdjson::padded_string_view text, const std::string 
     const json &h = reader.header;
     HeaderReader r(fileName);
     readNativeHeader(h, reader.rowWidth, trace, r);
-    const std::size_t launchWidth = trace.formatVersion >= 6 ? kKernelLaunchColumns.size() : kKernelLaunchColumnsV4;
+    const std::size_t launchWidth = trace.formatVersion >= 7   ? kKernelLaunchColumns.size()
+                                    : trace.formatVersion >= 6 ? kKernelLaunchColumnsV6
+                                                               : kKernelLaunchColumnsV4;
     if (trace.formatVersion >= 4 && reader.launchRowWidth != 0 && reader.launchRowWidth != launchWidth)
         r.fail("/repetitions", "kernel launch rows have " + std::to_string(reader.launchRowWidth)
                                    + " values, but format version " + std::to_string(trace.formatVersion) + " has "

@@ -87,7 +87,7 @@ const KernelLaunch *Repetition::launchOf(int op) const
 bool KernelLaunch::hasDetails() const
 {
     return hasGrid() || hasBlock() || registersPerThread >= 0 || sharedBytes >= 0 || staticSharedBytes >= 0
-           || dynamicSharedBytes >= 0 || fullNameId != kNoString || workId != kNoString || flops > 0;
+           || dynamicSharedBytes >= 0 || fullNameId != kNoString || workId != kNoString || flops > 0 || busBytes > 0;
 }
 
 void Repetition::setKernelLatency(const std::vector<KernelLaunch> &latency)

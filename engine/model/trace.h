@@ -26,7 +26,8 @@ namespace streamscope::engine {
 //    peer links between the devices (peer_links). 1 to 4 are still read.
 // 6: kernel launches carry the kernel's arithmetic work (flops, and what the work is: "GEMM 8192x8192x8192
 //    bf16"), where the source knows it. 1 to 5 are still read (they have none).
-inline constexpr int kTraceFormatVersion = 6;
+// 7: kernel launches carry a collective's bus bytes (bus_bytes). 1 to 6 are still read.
+inline constexpr int kTraceFormatVersion = 7;
 inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
 inline constexpr std::uint32_t kNoString = 0xFFFFFFFFu; // a string index that names nothing
 
@@ -235,6 +236,10 @@ struct KernelLaunch {
     std::uint32_t fullNameId = kNoString;
     std::uint32_t workId = kNoString; // Trace::strings: what its arithmetic is ("GEMM 8192x8192x8192 bf16")
     std::uint64_t flops = 0; // its floating-point operations (a GEMM's 2mnk); 0 = not known
+    // A collective's bus bytes (nccl-tests' "busbw" numerator: its size times 2(n-1)/n for an all-reduce of n
+    // ranks, (n-1)/n for an all-gather, reduce-scatter or all-to-all, 1 for a broadcast, send or receive), so
+    // that the bus bandwidth compares with the links' peak whatever the collective; 0 = not a collective.
+    std::uint64_t busBytes = 0;
     std::int64_t queuedNs = kNoTime; // launch queued / submitted to the GPU (CUPTI latency timestamps)
     std::int64_t submittedNs = kNoTime;
 
@@ -248,6 +253,11 @@ struct KernelLaunch {
     double teraflopsPerSecond(std::int64_t durationNs) const
     {
         return flops > 0 && durationNs > 0 ? double(flops) / double(durationNs) / 1e3 : 0.0;
+    }
+    // A collective's bus bandwidth over `durationNs` in GB/s (1e9 bytes per second); 0 where either is unknown.
+    double busGbPerSecond(std::int64_t durationNs) const
+    {
+        return busBytes > 0 && durationNs > 0 ? double(busBytes) / double(durationNs) : 0.0;
     }
 };
 

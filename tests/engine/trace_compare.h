@@ -123,7 +123,8 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
             const auto &x = ra.kernelLaunches[i], &y = rb.kernelLaunches[i];
             bool same = x.op == y.op && x.registersPerThread == y.registersPerThread && x.sharedBytes == y.sharedBytes
                         && x.staticSharedBytes == y.staticSharedBytes && x.dynamicSharedBytes == y.dynamicSharedBytes
-                        && a.string(x.fullNameId) == b.string(y.fullNameId);
+                        && a.string(x.fullNameId) == b.string(y.fullNameId) && x.flops == y.flops
+                        && x.busBytes == y.busBytes && a.string(x.workId) == b.string(y.workId);
             for (int d = 0; d < 3; ++d)
                 same = same && x.grid[d] == y.grid[d] && x.block[d] == y.block[d];
             if (!same)

@@ -600,6 +600,10 @@ void TestChromeExport::hostRangesAndLaunches()
         l.fullNameId = t.intern("void k<(int)3>(float *)");
         l.queuedNs = rep.ops[1].gpuStartNs - 3'000; // CUPTI's latency timestamps: queued_ns, submitted_ns
         l.submittedNs = rep.ops[1].gpuStartNs - 1'000;
+        // A library op's work: a GEMM's arithmetic, a collective's bus bytes (exported as args, read back).
+        l.flops = 2ull * 4096 * 4096 * 4096;
+        l.busBytes = 64ull << 20;
+        l.workId = t.intern("work of B");
         rep.kernelLaunches = {l};
         engine::layoutHostRanges(rep);
     }
@@ -628,6 +632,8 @@ void TestChromeExport::hostRangesAndLaunches()
             QCOMPARE(e["args"]["nvtx"].get<std::string>(), std::string("crossing"));
             QCOMPARE(e["args"]["queued_ns"].get<std::int64_t>(), l0.queuedNs);
             QCOMPARE(e["args"]["submitted_ns"].get<std::int64_t>(), l0.submittedNs);
+            QCOMPARE(e["args"]["bus bytes"].get<std::uint64_t>(), 64ull << 20);
+            QCOMPARE(e["args"]["work"].get<std::string>(), std::string("work of B"));
         }
     QVERIFY(sawKernel);
     const auto back = engine::chromeTraceFromJson(text, "ranges.json");

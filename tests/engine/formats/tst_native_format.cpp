@@ -31,6 +31,7 @@ private slots:
     void hostRangesAndLaunchesRoundTrip();
     void formatThreeOpensWithoutRanges();
     void formatFiveLaunchesWithoutWork();
+    void formatSixLaunchesWithoutBusBytes();
     void badRangeAndLaunchRows_data();
     void badRangeAndLaunchRows();
     void peerCopiesRoundTrip();
@@ -337,7 +338,11 @@ static engine::Trace traceWithRanges()
         gemm.op = 2;
         gemm.flops = 2ull * 8192 * 8192 * 8192;
         gemm.workId = t.intern("GEMM 8192x8192x8192 bf16");
-        rep.kernelLaunches = {launch, gemm};
+        engine::KernelLaunch comm; // a collective's bus bytes (format 7)
+        comm.op = 3;
+        comm.busBytes = 256ull << 20;
+        comm.workId = t.intern("ncclAllReduce 256 MiB bf16 over 2 GPUs");
+        rep.kernelLaunches = {launch, gemm, comm};
         engine::layoutHostRanges(rep);
     }
     return t;
@@ -372,6 +377,11 @@ void TestNativeFormat::hostRangesAndLaunchesRoundTrip()
     QCOMPARE(g->flops, 2ull * 8192 * 8192 * 8192);
     QCOMPARE(r.string(g->workId), std::string("GEMM 8192x8192x8192 bf16"));
     QVERIFY(!g->hasGrid());
+    QCOMPARE(g->busBytes, std::uint64_t(0));
+    const auto *c = r.repetitions[1].launchOf(3);
+    QVERIFY(c);
+    QCOMPARE(c->busBytes, 256ull << 20);
+    QCOMPARE(r.string(c->workId), std::string("ncclAllReduce 256 MiB bf16 over 2 GPUs"));
     // Written again, the same bytes.
     QCOMPARE(engine::toNativeJson(r), text);
     // The CSV names each op's range and a kernel's launch.
@@ -408,9 +418,9 @@ void TestNativeFormat::formatFiveLaunchesWithoutWork()
     std::string five = six;
     const std::string current = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
     five.replace(five.find(current), current.size(), "\"version\": 5");
-    five = std::regex_replace(five, std::regex(R"(,\s*"flops",\s*"work")"), "");
-    // Launch rows are the only rows of 14 integers: keep the first 12.
-    const std::regex launchRow(R"((\[\d+(?:,-?\d+){11}),-?\d+,-?\d+\])");
+    five = std::regex_replace(five, std::regex(R"(,\s*"flops",\s*"work",\s*"bus_bytes")"), "");
+    // Launch rows are the only rows of 15 integers: keep the first 12.
+    const std::regex launchRow(R"((\[\d+(?:,-?\d+){11}),-?\d+,-?\d+,-?\d+\])");
     five = std::regex_replace(five, launchRow, "$1]");
     const auto t = engine::fromNativeJson(five, "v5.sstrace");
     QCOMPARE(t.formatVersion, 5);
@@ -423,11 +433,26 @@ void TestNativeFormat::formatFiveLaunchesWithoutWork()
     mixed.replace(mixed.find(current), current.size(), "\"version\": 5");
     try {
         engine::fromNativeJson(mixed, "mixed.sstrace");
-        QFAIL("format 6 launch rows in a format 5 file were accepted");
+        QFAIL("format 7 launch rows in a format 5 file were accepted");
     } catch (const engine::Error &e) {
-        QVERIFY2(QString::fromUtf8(e.what()).contains("kernel launch rows have 14 values, but format version 5 has 12"),
+        QVERIFY2(QString::fromUtf8(e.what()).contains("kernel launch rows have 15 values, but format version 5 has 12"),
                  e.what());
     }
+}
+
+// A format 6 file's launch rows have arithmetic but no bus bytes (14 values): they open with none.
+void TestNativeFormat::formatSixLaunchesWithoutBusBytes()
+{
+    std::string six = engine::toNativeJson(traceWithRanges());
+    const std::string current = "\"version\": " + std::to_string(engine::kTraceFormatVersion);
+    six.replace(six.find(current), current.size(), "\"version\": 6");
+    six = std::regex_replace(six, std::regex(R"(,\s*"bus_bytes")"), "");
+    const std::regex launchRow(R"((\[\d+(?:,-?\d+){13}),-?\d+\])");
+    six = std::regex_replace(six, launchRow, "$1]");
+    const auto t = engine::fromNativeJson(six, "v6.sstrace");
+    QCOMPARE(t.formatVersion, 6);
+    QCOMPARE(t.repetitions[1].launchOf(2)->flops, 2ull * 8192 * 8192 * 8192);
+    QCOMPARE(t.repetitions[1].launchOf(3)->busBytes, std::uint64_t(0));
 }
 
 void TestNativeFormat::badRangeAndLaunchRows_data()
