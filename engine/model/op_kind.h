@@ -26,6 +26,7 @@ enum class OpKind : std::uint8_t {
     Other, // imported API calls or activities with no better kind (e.g. UVM migrations)
     CopyP2P, // a copy between two GPUs (cudaMemcpyPeerAsync; "PtoP" to CUPTI and Nsight): after Other so
              // that no kind's number moved when it came
+    Collective, // a collective or point-to-point call of a communication library (NCCL: ncclAllReduce, ...)
     // New kinds go here, at the end (files keep names, but a kind's number must not move), each with its row
     // in kOpKinds.
     Count // not a kind: how many there are, which op_kinds.h checks its table against at compile time

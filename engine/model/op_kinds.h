@@ -269,6 +269,24 @@ inline constexpr std::array kOpKinds = {
                .lane = ActivityLane::None,
                .colorLight = 0xff7b3f8c,
                .colorDark = 0xffb48ad0},
+    // Communication between GPUs through a library (an NCCL collective, or its send and receive): the kernels
+    // (or, for NCCL's copy-engine collectives, the copies) it launched, classified by the call that launched
+    // them, never by their names. Its SMs are the links' (EngineClass::Other, not compute), its bytes are
+    // no copy's (its op's bytes are the collective's size, as nccl-tests counts it). Brown (tan on dark):
+    // apart from the copies' blues and purples and from compute's green.
+    OpKindInfo{.kind = OpKind::Collective,
+               .name = "collective",
+               .label = "collective",
+               .cudaApi = "NCCL call", // the op's name says which (ncclAllReduce, ncclSend, ...)
+               .cudaApiSync = "",
+               .copy = false,
+               .gpuWork = true,
+               .engine = EngineClass::Other,
+               .record = GpuRecord::Kernel,
+               .bytes = ByteBucket::None,
+               .lane = ActivityLane::None,
+               .colorLight = 0xff8c510a,
+               .colorDark = 0xffdfc27d},
 };
 
 inline constexpr std::size_t kOpKindCount = kOpKinds.size();

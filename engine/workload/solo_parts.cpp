@@ -43,6 +43,28 @@ SoloParts soloParts(const Workload &workload)
                         + (workload.streams.size() < 2 ? std::string("it has one stream")
                                                        : "all its streams are part " + quoted(parts.names.front()))
                         + ": there is no overlap to price");
+    // A collective runs on every GPU of its communicator at once: run alone, one GPU's part would wait for
+    // the others' forever. Their streams must run alone together.
+    int collectiveStream = -1;
+    for (std::size_t s = 0; s < workload.streams.size(); ++s) {
+        const StreamSpec &stream = workload.streams[s];
+        if (std::none_of(stream.ops.begin(), stream.ops.end(),
+                         [](const OpSpec &op) { return op.type == OpType::Collective; }))
+            continue;
+        if (collectiveStream < 0) {
+            collectiveStream = int(s);
+            continue;
+        }
+        const StreamSpec &first = workload.streams[std::size_t(collectiveStream)];
+        if (parts.streamPart[s] != parts.streamPart[std::size_t(collectiveStream)])
+            throw Error(ErrorKind::InvalidInput,
+                        "workload " + quoted(workload.name) + ": streams " + quoted(first.name) + " and "
+                            + quoted(stream.name) + " make the same collectives from two GPUs, but are parts "
+                            + quoted(parts.names[std::size_t(parts.streamPart[std::size_t(collectiveStream)])])
+                            + " and " + quoted(parts.names[std::size_t(parts.streamPart[s])])
+                            + ": a collective cannot run on one GPU alone. Put every stream with collectives in one "
+                              "part (\"part\": \"...\" on each) to measure them alone together");
+    }
     parts.opPart.reserve(workload.schedule.size());
     for (const ScheduledOp &at : workload.schedule)
         parts.opPart.push_back(parts.streamPart.at(std::size_t(at.stream)));

@@ -2,7 +2,8 @@
 // stream is a part of its own unless streams name a common "part" (StreamSpec::part), and then they run
 // alone together. Parts must not wait on each other: a wait or an event sync that pairs with a record on a
 // stream of another part could not run alone (it would wait for work that is not there, or for nothing),
-// so such a workload is refused, naming the event and both parts.
+// so such a workload is refused, naming the event and both parts; so is one whose collectives (made on
+// every GPU of a communicator at once) are split between parts.
 #pragma once
 
 #include <cstdint>

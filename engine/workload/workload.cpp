@@ -58,6 +58,7 @@ OpKind opKindOf(const OpSpec &op)
     case OpType::Advise: return OpKind::Advise;
     case OpType::Attach: return OpKind::Attach;
     case OpType::HostWork: return OpKind::HostWork;
+    case OpType::Collective: return OpKind::Collective;
     }
     return OpKind::Other;
 }
@@ -125,6 +126,21 @@ std::string describe(const OpSpec &op, const Workload &workload)
     }
     case OpType::Attach: return "attach " + op.buffer + " " + std::string(toString(op.attach));
     case OpType::HostWork: return "host work " + formatDuration(op.hostNs);
+    case OpType::Collective: {
+        // The NCCL call by its name, as Nsight Systems' NCCL ranges and PyTorch's traces show it.
+        const CollectiveSpec &c = op.collective;
+        std::string s =
+            std::string(ncclFunction(c.type)) + " " + formatBytes(op.bytes) + " " + std::string(toString(c.dtype));
+        if (reduces(c.type) && c.reduce != ReduceOp::Sum)
+            s += " " + std::string(toString(c.reduce));
+        if (c.type == CollectiveType::Broadcast && c.root >= 0)
+            s += " from gpu" + std::to_string(c.root);
+        if (c.type == CollectiveType::Send && c.peer >= 0)
+            s += " -> gpu" + std::to_string(c.peer);
+        if (c.type == CollectiveType::Recv && c.peer >= 0)
+            s += " <- gpu" + std::to_string(c.peer);
+        return s;
+    }
     }
     return std::string(toString(op.type));
 }
@@ -305,6 +321,84 @@ std::uint64_t elementBytes(GemmDtype dtype, bool output)
     case GemmDtype::Fp8: return output ? 2 : 1; // E4M3 in, bf16 out
     }
     return 4;
+}
+
+std::uint64_t elementBytes(CollectiveDtype dtype)
+{
+    switch (dtype) {
+    case CollectiveDtype::Fp32: return 4;
+    case CollectiveDtype::Fp16:
+    case CollectiveDtype::Bf16: return 2;
+    case CollectiveDtype::Int8: return 1;
+    }
+    return 4;
+}
+
+bool reduces(CollectiveType type)
+{
+    return type == CollectiveType::AllReduce || type == CollectiveType::ReduceScatter;
+}
+
+std::string_view ncclFunction(CollectiveType type)
+{
+    switch (type) {
+    case CollectiveType::AllReduce: return "ncclAllReduce";
+    case CollectiveType::AllGather: return "ncclAllGather";
+    case CollectiveType::ReduceScatter: return "ncclReduceScatter";
+    case CollectiveType::Broadcast: return "ncclBroadcast";
+    case CollectiveType::AllToAll: return "ncclAlltoAll";
+    case CollectiveType::Send: return "ncclSend";
+    case CollectiveType::Recv: return "ncclRecv";
+    }
+    return "nccl";
+}
+
+std::uint64_t busBytes(CollectiveType type, std::uint64_t bytes, int ranks)
+{
+    const auto n = static_cast<std::uint64_t>(std::max(ranks, 1));
+    const auto scaled = [&](std::uint64_t num, std::uint64_t den) {
+        return static_cast<std::uint64_t>(static_cast<long double>(bytes) * num / den); // no overflow for 2^64 B
+    };
+    switch (type) {
+    case CollectiveType::AllReduce: return scaled(2 * (n - 1), n);
+    case CollectiveType::AllGather:
+    case CollectiveType::ReduceScatter:
+    case CollectiveType::AllToAll: return scaled(n - 1, n);
+    case CollectiveType::Broadcast:
+    case CollectiveType::Send:
+    case CollectiveType::Recv: return bytes;
+    }
+    return bytes;
+}
+
+std::uint64_t collectiveSendBytes(CollectiveType type, std::uint64_t bytes, int ranks)
+{
+    const auto n = static_cast<std::uint64_t>(std::max(ranks, 1));
+    if (type == CollectiveType::AllGather)
+        return bytes / n;
+    return type == CollectiveType::Recv ? 0 : bytes;
+}
+
+std::uint64_t collectiveRecvBytes(CollectiveType type, std::uint64_t bytes, int ranks)
+{
+    const auto n = static_cast<std::uint64_t>(std::max(ranks, 1));
+    if (type == CollectiveType::ReduceScatter)
+        return bytes / n;
+    return type == CollectiveType::Send ? 0 : bytes;
+}
+
+std::vector<int> Workload::collectiveDevices(int override) const
+{
+    std::vector<int> out;
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+        const bool any = std::any_of(streams[s].ops.begin(), streams[s].ops.end(),
+                                     [](const OpSpec &op) { return op.type == OpType::Collective; });
+        const int d = streamDevice(static_cast<int>(s), override);
+        if (any && std::find(out.begin(), out.end(), d) == out.end())
+            out.push_back(d);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 std::uint64_t GemmShape::flops() const

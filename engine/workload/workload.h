@@ -52,6 +52,7 @@ enum class OpType : std::uint8_t {
     Advise,
     Attach,
     HostWork,
+    Collective,
 };
 
 // P2P: between device buffers of two GPUs (cudaMemcpyPeerAsync); a version 2 workload only.
@@ -84,6 +85,47 @@ struct GemmShape {
     bool operator==(const GemmShape &) const = default;
 };
 std::uint64_t elementBytes(GemmDtype dtype, bool output);
+// A collective op (OpType::Collective): one call of NCCL's on each GPU of the workload's communicator (every
+// GPU whose streams hold collectives), matched across the GPUs in each one's issue order, as a program's
+// ranks make them. Send and Recv pair with the other GPU's Recv and Send (`peer`).
+enum class CollectiveType : std::uint8_t { AllReduce, AllGather, ReduceScatter, Broadcast, AllToAll, Send, Recv };
+enum class CollectiveDtype : std::uint8_t { Fp32, Fp16, Bf16, Int8 };
+enum class ReduceOp : std::uint8_t { Sum, Prod, Min, Max, Avg };
+
+struct CollectiveSpec {
+    CollectiveType type = CollectiveType::AllReduce;
+    CollectiveDtype dtype = CollectiveDtype::Bf16;
+    ReduceOp reduce = ReduceOp::Sum; // all-reduce and reduce-scatter
+    int root = -1; // a broadcast's root, as a device index (-1: the communicator's first GPU)
+    int peer = -1; // a send's or receive's other GPU (device index)
+    bool operator==(const CollectiveSpec &) const = default;
+};
+std::uint64_t elementBytes(CollectiveDtype dtype);
+// Whether the type reduces (takes a "reduce" op): all-reduce and reduce-scatter.
+bool reduces(CollectiveType type);
+// The NCCL function a collective type calls ("ncclAllReduce").
+std::string_view ncclFunction(CollectiveType type);
+// The bytes that cross the links per rank for a collective of `bytes` (its size, as nccl-tests counts it)
+// over `ranks` GPUs: nccl-tests' bus bandwidth numerator (size x 2(n-1)/n for an all-reduce, (n-1)/n for an
+// all-gather, reduce-scatter or all-to-all, x1 for a broadcast, send or receive).
+std::uint64_t busBytes(CollectiveType type, std::uint64_t bytes, int ranks);
+// What a collective of `bytes` needs on each GPU: its send buffer and its receive buffer (nccl-tests' sizes:
+// an all-gather sends bytes/n and receives bytes; a reduce-scatter sends bytes and receives bytes/n).
+std::uint64_t collectiveSendBytes(CollectiveType type, std::uint64_t bytes, int ranks);
+std::uint64_t collectiveRecvBytes(CollectiveType type, std::uint64_t bytes, int ranks);
+
+// NCCL's settings for the workload's communicator (ncclConfig_t) and its environment: the knobs that decide
+// how much of the GPU a collective takes beside compute. 0 / empty: NCCL's own default.
+struct NcclSettings {
+    int minCTAs = 0; // ncclConfig_t::minCTAs (1..64)
+    int maxCTAs = 0; // ncclConfig_t::maxCTAs (1..64)
+    std::string ctaPolicy; // ncclConfig_t::CTAPolicy: "default", "efficiency" or "zero"
+    std::string algo; // NCCL_ALGO for the run's process ("Ring", "Tree", "NVLS", ...)
+    std::string proto; // NCCL_PROTO ("LL", "LL128", "Simple")
+    bool operator==(const NcclSettings &) const = default;
+    bool empty() const { return *this == NcclSettings{}; }
+};
+
 enum class SyncTarget : std::uint8_t { Stream, Event, Device };
 enum class AdviseKind : std::uint8_t {
     SetReadMostly,
@@ -115,6 +157,9 @@ struct OpSpec {
     int blocks = 1;
     int threadsPerBlock = 128;
     GemmShape gemm; // KernelType::Gemm
+
+    // Collective (its size in `bytes`, as nccl-tests counts it)
+    CollectiveSpec collective;
 
     // Memset
     int value = 0;
@@ -192,6 +237,7 @@ struct Workload {
     // Hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 1..32) the device gives this run's streams; 0 leaves
     // CUDA's default (8). Set before CUDA starts in the process, so a run in a fresh process honours it.
     int maxConnections = 0;
+    NcclSettings nccl; // "nccl": the collectives' communicator settings
     IssueOrder issueOrder = IssueOrder::RoundRobin;
     int warmup = 1;
     int repetitions = 5;
@@ -229,6 +275,9 @@ struct Workload {
     std::vector<int> usedDevices(int override = -1) const;
     // [begin, end) of each thread's part of `schedule` (threadCount() entries).
     std::vector<std::pair<std::size_t, std::size_t>> threadRanges() const;
+    // The GPUs of the collectives' communicator: every device whose streams hold a collective, sorted (its
+    // ranks, in order); empty where there is none.
+    std::vector<int> collectiveDevices(int override = -1) const;
 };
 
 // What a wait (cudaStreamWaitEvent) or an event sync (cudaEventSynchronize) waits for: the one record op
@@ -246,6 +295,9 @@ std::string_view toString(PeerAccess access);
 std::string_view toString(AdviseKind kind);
 std::string_view toString(AttachKind kind);
 std::string_view toString(GemmDtype dtype);
+std::string_view toString(CollectiveType type);
+std::string_view toString(CollectiveDtype dtype);
+std::string_view toString(ReduceOp op);
 MemKind memKindOf(BufferKind kind);
 OpKind opKindOf(const OpSpec &op);
 // A short display name such as "H2D 16 MiB pinned" or "compute 1 ms", for ops that have none.

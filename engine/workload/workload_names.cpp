@@ -11,14 +11,18 @@ constexpr std::array<std::string_view, 5> kBufferKind = {"pageable", "pinned", "
 constexpr std::array<std::string_view, 2> kStreamFlags = {"default", "non-blocking"};
 constexpr std::array<std::string_view, 2> kDefaultStreamMode = {"legacy", "per-thread"};
 constexpr std::array<std::string_view, 2> kIssueOrder = {"round-robin", "stream-order"};
-constexpr std::array<std::string_view, 10> kOpType = {"copy", "kernel",   "memset", "record", "wait",
-                                                      "sync", "prefetch", "advise", "attach", "host"};
+constexpr std::array<std::string_view, 11> kOpType = {"copy",     "kernel", "memset", "record", "wait",      "sync",
+                                                      "prefetch", "advise", "attach", "host",   "collective"};
 constexpr std::array<std::string_view, 5> kCopyDirection = {"h2d", "d2h", "d2d", "h2h", "p2p"};
 constexpr std::array<std::string_view, 2> kPeerAccess = {"on", "off"};
 // CopyApi::None has no spelling in a workload: "none" is never accepted by the parser (it checks).
 constexpr std::array<std::string_view, 3> kCopyApi = {"none", "sync", "async"};
 constexpr std::array<std::string_view, 5> kKernelType = {"compute", "memory", "hang", "fault", "gemm"};
 constexpr std::array<std::string_view, 5> kGemmDtype = {"fp32", "tf32", "fp16", "bf16", "fp8"};
+constexpr std::array<std::string_view, 7> kCollectiveType = {"allreduce", "allgather", "reducescatter", "broadcast",
+                                                             "alltoall",  "send",      "recv"};
+constexpr std::array<std::string_view, 4> kCollectiveDtype = {"fp32", "fp16", "bf16", "int8"};
+constexpr std::array<std::string_view, 5> kReduceOp = {"sum", "prod", "min", "max", "avg"};
 constexpr std::array<std::string_view, 3> kSyncTarget = {"stream", "event", "device"};
 constexpr std::array<std::string_view, 6> kAdviseKind = {"set-read-mostly",        "unset-read-mostly",
                                                          "set-preferred-location", "unset-preferred-location",
@@ -29,7 +33,10 @@ static_assert(static_cast<std::size_t>(BufferKind::Device) + 1 == kBufferKind.si
 static_assert(static_cast<std::size_t>(StreamFlags::NonBlocking) + 1 == kStreamFlags.size());
 static_assert(static_cast<std::size_t>(DefaultStreamMode::PerThread) + 1 == kDefaultStreamMode.size());
 static_assert(static_cast<std::size_t>(IssueOrder::StreamOrder) + 1 == kIssueOrder.size());
-static_assert(static_cast<std::size_t>(OpType::HostWork) + 1 == kOpType.size());
+static_assert(static_cast<std::size_t>(OpType::Collective) + 1 == kOpType.size());
+static_assert(static_cast<std::size_t>(CollectiveType::Recv) + 1 == kCollectiveType.size());
+static_assert(static_cast<std::size_t>(CollectiveDtype::Int8) + 1 == kCollectiveDtype.size());
+static_assert(static_cast<std::size_t>(ReduceOp::Avg) + 1 == kReduceOp.size());
 static_assert(static_cast<std::size_t>(CopyDirection::P2P) + 1 == kCopyDirection.size());
 static_assert(static_cast<std::size_t>(PeerAccess::Off) + 1 == kPeerAccess.size());
 static_assert(static_cast<std::size_t>(CopyApi::Async) + 1 == kCopyApi.size());
@@ -80,6 +87,18 @@ template <> std::span<const std::string_view> enumNames<GemmDtype>()
 {
     return kGemmDtype;
 }
+template <> std::span<const std::string_view> enumNames<CollectiveType>()
+{
+    return kCollectiveType;
+}
+template <> std::span<const std::string_view> enumNames<CollectiveDtype>()
+{
+    return kCollectiveDtype;
+}
+template <> std::span<const std::string_view> enumNames<ReduceOp>()
+{
+    return kReduceOp;
+}
 template <> std::span<const std::string_view> enumNames<SyncTarget>()
 {
     return kSyncTarget;
@@ -121,6 +140,18 @@ std::string_view toString(AttachKind kind)
 std::string_view toString(GemmDtype dtype)
 {
     return enumName(dtype);
+}
+std::string_view toString(CollectiveType type)
+{
+    return enumName(type);
+}
+std::string_view toString(CollectiveDtype dtype)
+{
+    return enumName(dtype);
+}
+std::string_view toString(ReduceOp op)
+{
+    return enumName(op);
 }
 
 } // namespace streamscope::engine

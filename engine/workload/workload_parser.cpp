@@ -363,6 +363,7 @@ private:
     void readKernel(const Json &o, const std::string &path, OpSpec &op);
     void readGemm(const Json &o, const std::string &path, OpSpec &op, const std::vector<std::string> &keys,
                   const std::vector<std::string> &other);
+    void readCollective(const Json &o, const std::string &path, OpSpec &op);
     // memset, prefetch, advise: a buffer, an offset into it and a byte count (default: to its end)
     void readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what, bool managedOnly);
     void readSync(const Json &o, const std::string &path, OpSpec &op);
@@ -388,6 +389,9 @@ public:
     void checkDefaultStreams();
     void checkStreamReferences();
     void checkEvents();
+    // The collectives across the communicator's GPUs: the same calls in the same order on each (NCCL's rule),
+    // sends paired with receives, one host thread per GPU, sizes that divide among the ranks.
+    void checkCollectives();
 
 private:
     void checkEventDevices();
@@ -411,6 +415,7 @@ private:
     // ---- sections
     void readTop(const Json &root);
     void readCompare(const Json &v, const std::string &path);
+    void readNccl(const Json &v, const std::string &path);
     void readBuffers(const Json &v, const std::string &path);
     void readPipeline(const Json &v, const std::string &path);
     void readStreams(const Json &v, const std::string &path);
@@ -830,7 +835,7 @@ void WorkloadReader::readTop(const Json &root)
     static const std::vector<std::string> kTopKeys = {
         "version",    "name",     "description", "device",    "peerAccess", "defaultStream", "maxConnections",
         "issueOrder", "warmup",   "repetitions", "timeLimit", "buffers",    "streams",       "threads",
-        "schedule",   "pipeline", "compare",     "keyFigure", "solo",       "serial"};
+        "schedule",   "pipeline", "compare",     "keyFigure", "solo",       "serial",        "nccl"};
     versionTwoOnly(root, path, {"threads", "peerAccess"}, "a workload");
     checkKeys(root, path, kTopKeys, "a workload");
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -844,6 +849,8 @@ void WorkloadReader::readTop(const Json &root)
                             .value_or(DefaultStreamMode::Legacy);
     m_w.maxConnections =
         static_cast<int>(readInt(root, path, "maxConnections", 1, 32, false, "a workload").value_or(0));
+    if (const Json *nccl = member(root, "nccl"))
+        readNccl(*nccl, "/nccl");
     m_w.issueOrder =
         readEnum<IssueOrder>(root, path, "issueOrder", false, "a workload").value_or(IssueOrder::RoundRobin);
     m_w.warmup = static_cast<int>(readInt(root, path, "warmup", 0, kMaxWarmup, false, "a workload").value_or(1));
@@ -902,6 +909,49 @@ void WorkloadReader::readTop(const Json &root)
     // wait on an event never recorded).
     if (m_issues.empty())
         m_checks.checkEvents();
+    if (m_issues.empty())
+        m_checks.checkCollectives();
+}
+
+void WorkloadReader::readNccl(const Json &v, const std::string &path)
+{
+    const std::string what = "the NCCL settings";
+    if (!expectObject(v, path, what))
+        return;
+    checkKeys(v, path, {"minCTAs", "maxCTAs", "ctaPolicy", "algo", "proto"}, what);
+    NcclSettings &n = m_w.nccl;
+    const std::string_view ctas = "thread blocks (channels) a collective may use, 1 to 64";
+    n.minCTAs = static_cast<int>(readInt(v, path, "minCTAs", 1, 64, false, what, ctas).value_or(0));
+    n.maxCTAs = static_cast<int>(readInt(v, path, "maxCTAs", 1, 64, false, what, ctas).value_or(0));
+    if (n.minCTAs > 0 && n.maxCTAs > 0 && n.minCTAs > n.maxCTAs)
+        issueAt(JsonLocator::child(path, "minCTAs"),
+                "minCTAs " + std::to_string(n.minCTAs) + " is above maxCTAs " + std::to_string(n.maxCTAs));
+    static const std::vector<std::string> kPolicies = {"default", "efficiency", "zero"};
+    if (const auto policy = readString(v, path, "ctaPolicy", false, what)) {
+        if (std::find(kPolicies.begin(), kPolicies.end(), *policy) == kPolicies.end())
+            issueAt(JsonLocator::child(path, "ctaPolicy"), "unknown CTA policy " + quote(*policy)
+                                                               + didYouMean(*policy, kPolicies)
+                                                               + ": one of \"default\", \"efficiency\", \"zero\"");
+        else
+            n.ctaPolicy = *policy;
+    }
+    // NCCL_ALGO and NCCL_PROTO take lists with exclusions ("^NVLS", "Ring,Tree"): NCCL checks them itself;
+    // here only what could never be one (a character outside NCCL's list syntax).
+    for (const char *key : {"algo", "proto"}) {
+        const auto value = readString(v, path, key, false, what);
+        if (!value)
+            continue;
+        const bool fine = !value->empty() && std::all_of(value->begin(), value->end(), [](char ch) {
+            return std::isalnum(static_cast<unsigned char>(ch)) || ch == ',' || ch == '^' || ch == '_' || ch == ':';
+        });
+        if (!fine)
+            issueAt(JsonLocator::child(path, key),
+                    quote(*value) + " is not a list of NCCL "
+                        + (std::string_view(key) == "algo" ? "algorithms (\"Ring\", \"Tree\", \"NVLS\", ...)"
+                                                           : "protocols (\"LL\", \"LL128\", \"Simple\")"));
+        else
+            (std::string_view(key) == "algo" ? n.algo : n.proto) = *value;
+    }
 }
 
 void WorkloadReader::readCompare(const Json &v, const std::string &path)
@@ -1227,9 +1277,9 @@ std::optional<OpSpec> OpReader::readOp(const Json &o, const std::string &path)
         return specific;
     };
     static const std::vector<std::string> kAllOpKeys = {
-        "direction", "api",      "src",    "dst",      "srcOffset", "dstOffset", "bytes",
-        "type",      "duration", "buffer", "offset",   "blocks",    "threads",   "value",
-        "event",     "target",   "stream", "location", "advice",    "mode",      "peer"};
+        "direction", "api",    "src",    "dst",     "srcOffset", "dstOffset", "bytes",  "type",   "duration",
+        "buffer",    "offset", "blocks", "threads", "value",     "event",     "target", "stream", "location",
+        "advice",    "mode",   "peer",   "count",   "dtype",     "reduce",    "root"};
     const std::string what = "a " + std::string(toString(*type)) + " op";
 
     switch (*type) {
@@ -1278,6 +1328,11 @@ std::optional<OpSpec> OpReader::readOp(const Json &o, const std::string &path)
     case OpType::HostWork:
         checkKeys(o, path, keys({"duration"}), what, kAllOpKeys);
         op.hostNs = readDuration(o, path, "duration", true, what).value_or(0);
+        break;
+    case OpType::Collective:
+        checkKeys(o, path, keys({"type", "bytes", "count", "dtype", "reduce", "root", "peer"}), "a collective",
+                  kAllOpKeys);
+        readCollective(o, path, op);
         break;
     }
     if (const auto name = readString(o, path, "name", false, what))
@@ -1429,6 +1484,57 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
     if (const auto threads =
             readInt(o, path, "threads", 1, kMaxThreadsPerBlock, false, what, "a block has at most 1024 threads"))
         op.threadsPerBlock = static_cast<int>(*threads);
+}
+
+void OpReader::readCollective(const Json &o, const std::string &path, OpSpec &op)
+{
+    const std::string what = "a collective";
+    CollectiveSpec &c = op.collective;
+    const auto type = readEnum<CollectiveType>(o, path, "type", true, what);
+    if (!type)
+        return; // missing or unknown, reported
+    c.type = *type;
+    c.dtype = readEnum<CollectiveDtype>(o, path, "dtype", false, what).value_or(CollectiveDtype::Bf16);
+    const std::uint64_t element = elementBytes(c.dtype);
+    // Its size: "bytes" as nccl-tests counts them, or "count" elements of its dtype (NCCL's own argument).
+    const Json *count = member(o, "count");
+    if (count && member(o, "bytes")) {
+        issueAtKey(JsonLocator::child(path, "count"), "give \"bytes\" or \"count\" (elements of its dtype), not both");
+    } else if (count) {
+        if (const auto n = readInt(o, path, "count", 1, std::int64_t(1) << 50, true, what, "elements of its dtype"))
+            op.bytes = static_cast<std::uint64_t>(*n) * element;
+    } else if (const auto bytes = readBytes(o, path, "bytes", false, false, what)) {
+        op.bytes = *bytes;
+        if (op.bytes % element != 0)
+            issueAt(JsonLocator::child(path, "bytes"), formatBytes(op.bytes) + " is not a whole number of "
+                                                           + std::string(toString(c.dtype)) + " elements ("
+                                                           + std::to_string(element) + " bytes each)");
+    } else {
+        missing(path, "bytes", what, "its size, e.g. \"256 MiB\" (or \"count\" elements of its dtype)");
+    }
+    if (reduces(c.type)) {
+        c.reduce = readEnum<ReduceOp>(o, path, "reduce", false, what).value_or(ReduceOp::Sum);
+    } else if (member(o, "reduce")) {
+        issueAtKey(JsonLocator::child(path, "reduce"), "only an allreduce or a reducescatter reduces; "
+                                                           + std::string(toString(c.type)) + " takes no \"reduce\"");
+    }
+    const bool pointToPoint = c.type == CollectiveType::Send || c.type == CollectiveType::Recv;
+    if (c.type == CollectiveType::Broadcast) {
+        if (member(o, "root"))
+            c.root = static_cast<int>(readInt(o, path, "root", 0, kMaxDeviceIndex, false, what,
+                                              "the GPU (device index) whose data is broadcast")
+                                          .value_or(-1));
+    } else if (member(o, "root")) {
+        issueAtKey(JsonLocator::child(path, "root"), "only a broadcast has a \"root\"");
+    }
+    if (pointToPoint) {
+        c.peer = static_cast<int>(readInt(o, path, "peer", 0, kMaxDeviceIndex, true, what,
+                                          c.type == CollectiveType::Send ? "the GPU (device index) it sends to"
+                                                                         : "the GPU (device index) it receives from")
+                                      .value_or(-1));
+    } else if (member(o, "peer")) {
+        issueAtKey(JsonLocator::child(path, "peer"), "only a send or a recv has a \"peer\"");
+    }
 }
 
 void OpReader::readGemm(const Json &o, const std::string &path, OpSpec &op, const std::vector<std::string> &keys,
@@ -1786,6 +1892,139 @@ void WorkloadChecks::checkEvents()
         checkDeadlocks(paired);
 }
 
+void WorkloadChecks::checkCollectives()
+{
+    const std::vector<int> devices = m_w.collectiveDevices();
+    if (devices.empty())
+        return;
+    const int ranks = static_cast<int>(devices.size());
+    const auto inComm = [&](int d) { return std::find(devices.begin(), devices.end(), d) != devices.end(); };
+    const auto gpus = [&] {
+        std::string out;
+        for (const int d : devices)
+            out += (out.empty() ? "" : ", ") + std::to_string(d);
+        return out;
+    };
+    // Per device, its collectives in issue order, and the thread that issues them.
+    std::map<int, std::vector<const OpSpec *>> calls;
+    std::map<int, std::pair<int, const OpSpec *>> issuer; // device -> (thread, its first collective)
+    std::map<int, std::pair<int, const OpSpec *>> threadDevice; // thread -> (device, its first collective)
+    for (const ScheduledOp &so : m_w.schedule) {
+        const OpSpec &op = m_w.streams[so.stream].ops[so.op];
+        if (op.type != OpType::Collective)
+            continue;
+        const int device = m_w.streamDevice(so.stream), thread = m_w.streams[so.stream].thread;
+        const CollectiveSpec &c = op.collective;
+        const auto [it, first] = issuer.emplace(device, std::pair{thread, &op});
+        const auto [tt, tfirst] = threadDevice.emplace(thread, std::pair{device, &op});
+        if (!first && it->second.first != thread) {
+            issueAt(op.jsonPath, "the collectives of GPU " + std::to_string(device) + " are issued here by thread "
+                                     + quote(m_w.threadName(thread)) + " and at " + whereOf(*it->second.second)
+                                     + " by thread " + quote(m_w.threadName(it->second.first))
+                                     + ": a GPU's NCCL communicator is driven by one host thread");
+            return;
+        }
+        if (!tfirst && tt->second.first != device) {
+            issueAt(op.jsonPath, "thread " + quote(m_w.threadName(thread)) + " issues collectives for GPU "
+                                     + std::to_string(device) + " here and for GPU " + std::to_string(tt->second.first)
+                                     + " at " + whereOf(*tt->second.second)
+                                     + ": each GPU's collectives need a host thread of their own (each waits for the "
+                                       "others' to start); add a thread per GPU under \"threads\"");
+            return;
+        }
+        const std::uint64_t element = elementBytes(c.dtype);
+        const bool divides = c.type == CollectiveType::AllGather || c.type == CollectiveType::ReduceScatter
+                             || c.type == CollectiveType::AllToAll;
+        if (divides && op.bytes % (element * std::uint64_t(ranks)) != 0) {
+            issueAt(op.jsonPath + "/bytes", formatBytes(op.bytes) + " does not divide into " + std::to_string(ranks)
+                                                + " equal parts of whole " + std::string(toString(c.dtype))
+                                                + " elements, one per GPU of the communicator (" + gpus() + ")");
+            return;
+        }
+        if (c.type == CollectiveType::Broadcast && c.root >= 0 && !inComm(c.root)) {
+            issueAt(op.jsonPath + "/root", "root GPU " + std::to_string(c.root)
+                                               + " is not in the collectives' communicator (GPUs " + gpus()
+                                               + ": those whose streams hold collectives)");
+            return;
+        }
+        if ((c.type == CollectiveType::Send || c.type == CollectiveType::Recv)
+            && (c.peer == device || !inComm(c.peer))) {
+            issueAt(op.jsonPath + "/peer", c.peer == device
+                                               ? "a GPU cannot " + std::string(toString(c.type)) + " to itself"
+                                               : "peer GPU " + std::to_string(c.peer)
+                                                     + " is not in the collectives' communicator (GPUs " + gpus()
+                                                     + "): give it a stream with the matching "
+                                                     + (c.type == CollectiveType::Send ? "recv" : "send"));
+            return;
+        }
+        calls[device].push_back(&op);
+    }
+    // The same collectives in the same order on every GPU (sends and receives aside), as NCCL requires: a
+    // missing or different one would leave the others waiting for it until the time limit.
+    const auto describeCall = [&](const OpSpec &op) { return quote(describe(op, m_w)); };
+    const auto collectivesOf = [&](int device) {
+        std::vector<const OpSpec *> out;
+        for (const OpSpec *op : calls[device])
+            if (op->collective.type != CollectiveType::Send && op->collective.type != CollectiveType::Recv)
+                out.push_back(op);
+        return out;
+    };
+    const std::vector<const OpSpec *> reference = collectivesOf(devices.front());
+    for (std::size_t d = 1; d < devices.size(); ++d) {
+        const std::vector<const OpSpec *> mine = collectivesOf(devices[d]);
+        for (std::size_t i = 0; i < std::max(mine.size(), reference.size()); ++i) {
+            if (i >= mine.size() || i >= reference.size()) {
+                const bool lacks = i >= mine.size();
+                const OpSpec &extra = lacks ? *reference[i] : *mine[i];
+                issueAt(extra.jsonPath, "collective " + std::to_string(i + 1) + " of GPU "
+                                            + std::to_string(lacks ? devices.front() : devices[d]) + " ("
+                                            + describeCall(extra) + ") has no counterpart on GPU "
+                                            + std::to_string(lacks ? devices[d] : devices.front())
+                                            + ": every GPU of the communicator makes the same collectives, in the "
+                                              "same order");
+                return;
+            }
+            const OpSpec &a = *reference[i], &b = *mine[i];
+            if (a.collective != b.collective || a.bytes != b.bytes) {
+                issueAt(b.jsonPath, "collective " + std::to_string(i + 1) + " of GPU " + std::to_string(devices[d])
+                                        + " is " + describeCall(b) + ", but GPU " + std::to_string(devices.front())
+                                        + "'s at " + whereOf(a) + " is " + describeCall(a)
+                                        + ": every GPU makes the same collectives (type, size, dtype, reduction, "
+                                          "root), in the same order");
+                return;
+            }
+        }
+    }
+    // Each send has its receive on the peer, of the same size and dtype, in the same order.
+    for (const int from : devices) {
+        for (const int to : devices) {
+            std::vector<const OpSpec *> sends, recvs;
+            for (const OpSpec *op : calls[from])
+                if (op->collective.type == CollectiveType::Send && op->collective.peer == to)
+                    sends.push_back(op);
+            for (const OpSpec *op : calls[to])
+                if (op->collective.type == CollectiveType::Recv && op->collective.peer == from)
+                    recvs.push_back(op);
+            for (std::size_t i = 0; i < std::max(sends.size(), recvs.size()); ++i) {
+                if (i >= sends.size() || i >= recvs.size()) {
+                    const OpSpec &lone = i >= sends.size() ? *recvs[i] : *sends[i];
+                    issueAt(lone.jsonPath, describeCall(lone) + " has no matching "
+                                               + (i >= sends.size() ? "send on GPU " + std::to_string(from)
+                                                                    : "recv on GPU " + std::to_string(to))
+                                               + ": each send pairs with a receive on its peer, in order");
+                    return;
+                }
+                if (sends[i]->bytes != recvs[i]->bytes || sends[i]->collective.dtype != recvs[i]->collective.dtype) {
+                    issueAt(recvs[i]->jsonPath, describeCall(*recvs[i]) + " receives what " + whereOf(*sends[i])
+                                                    + " sends (" + describeCall(*sends[i])
+                                                    + "): a receive has its send's size and dtype");
+                    return;
+                }
+            }
+        }
+    }
+}
+
 // A CUDA event belongs to one device (a record on a stream of another device fails), and with several
 // threads, to one thread: which of two threads' records a wait meant would depend on timing.
 void WorkloadChecks::checkEventDevices()
@@ -2021,6 +2260,17 @@ Json opToJson(const OpSpec &op)
         j["mode"] = enumName(op.attach);
         break;
     case OpType::HostWork: j["duration"] = op.hostNs; break;
+    case OpType::Collective:
+        j["type"] = enumName(op.collective.type);
+        j["bytes"] = op.bytes;
+        j["dtype"] = enumName(op.collective.dtype);
+        if (reduces(op.collective.type))
+            j["reduce"] = enumName(op.collective.reduce);
+        if (op.collective.root >= 0)
+            j["root"] = op.collective.root;
+        if (op.collective.peer >= 0)
+            j["peer"] = op.collective.peer;
+        break;
     }
     return j;
 }
@@ -2078,6 +2328,19 @@ std::string workloadToJson(const Workload &w)
     j["defaultStream"] = enumName(w.defaultStream);
     if (w.maxConnections > 0)
         j["maxConnections"] = w.maxConnections;
+    if (!w.nccl.empty()) {
+        Json n = Json::object();
+        if (w.nccl.minCTAs > 0)
+            n["minCTAs"] = w.nccl.minCTAs;
+        if (w.nccl.maxCTAs > 0)
+            n["maxCTAs"] = w.nccl.maxCTAs;
+        for (const auto &[key, value] : {std::pair<const char *, const std::string &>{"ctaPolicy", w.nccl.ctaPolicy},
+                                         {"algo", w.nccl.algo},
+                                         {"proto", w.nccl.proto}})
+            if (!value.empty())
+                n[key] = value;
+        j["nccl"] = n;
+    }
     j["issueOrder"] = enumName(w.issueOrder);
     j["warmup"] = w.warmup;
     j["repetitions"] = w.repetitions;

@@ -799,6 +799,7 @@ void WorkloadEditor::addOp(engine::OpType type)
     case engine::OpType::EventWait: op.event = "e0"; break;
     case engine::OpType::HostWork: op.hostNs = 100'000; break;
     case engine::OpType::Sync: op.syncTarget = engine::SyncTarget::Stream; break;
+    case engine::OpType::Collective: op.bytes = 64ull << 20; break; // an all-reduce of 64 MiB in bf16
     }
     op.name = engine::describe(op, w);
     stream.ops.push_back(op);

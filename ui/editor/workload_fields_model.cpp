@@ -411,7 +411,45 @@ void WorkloadFieldsModel::buildOpFields(int stream, int opIndex)
     case engine::OpType::HostWork:
         duration(QStringLiteral("duration"), tr("Host busy for"), &engine::OpSpec::hostNs);
         break;
+    case engine::OpType::Collective: buildCollectiveFields(op); break;
     }
+}
+
+// NCCL's call on this stream's GPU; every GPU of the communicator makes the same one.
+void WorkloadFieldsModel::buildCollectiveFields(const std::function<engine::OpSpec &()> &op)
+{
+    const engine::OpSpec &current = op();
+    m_fields.push_back(
+        {QStringLiteral("type"), tr("Collective"), [op] { return qs(engine::enumName(op().collective.type)); },
+         enumSetter<engine::CollectiveType>([op]() -> engine::CollectiveType & { return op().collective.type; }),
+         choicesOf<engine::CollectiveType>()});
+    m_fields.push_back({QStringLiteral("bytes"),
+                        tr("Size (as nccl-tests counts it)"),
+                        [op] { return QString::fromStdString(engine::formatBytes(op().bytes)); },
+                        bytesSetter([op]() -> std::uint64_t & { return op().bytes; }),
+                        {}});
+    m_fields.push_back(
+        {QStringLiteral("dtype"), tr("Element type"), [op] { return qs(engine::enumName(op().collective.dtype)); },
+         enumSetter<engine::CollectiveDtype>([op]() -> engine::CollectiveDtype & { return op().collective.dtype; }),
+         choicesOf<engine::CollectiveDtype>()});
+    const engine::CollectiveType type = current.collective.type;
+    if (engine::reduces(type))
+        m_fields.push_back(
+            {QStringLiteral("reduce"), tr("Reduction"), [op] { return qs(engine::enumName(op().collective.reduce)); },
+             enumSetter<engine::ReduceOp>([op]() -> engine::ReduceOp & { return op().collective.reduce; }),
+             choicesOf<engine::ReduceOp>()});
+    const auto gpu = [&, op](const QString &key, const QString &label, int engine::CollectiveSpec::*member) {
+        m_fields.push_back(
+            {key,
+             label,
+             [op, member] { return QString::number(op().collective.*member); },
+             intSetter<int>([op, member]() -> int & { return op().collective.*member; }, 0, engine::kMaxDeviceIndex),
+             {}});
+    };
+    if (type == engine::CollectiveType::Broadcast)
+        gpu(QStringLiteral("root"), tr("Root GPU"), &engine::CollectiveSpec::root);
+    if (type == engine::CollectiveType::Send || type == engine::CollectiveType::Recv)
+        gpu(QStringLiteral("peer"), tr("Peer GPU"), &engine::CollectiveSpec::peer);
 }
 
 int WorkloadFieldsModel::rowCount(const QModelIndex &parent) const

@@ -60,6 +60,8 @@ private:
     void buildBufferFields(int buffer);
     void buildStreamFields(int stream);
     void buildOpFields(int stream, int op);
+    // A collective's: its type, size, dtype, and the reduction, root or peer where its type has one.
+    void buildCollectiveFields(const std::function<engine::OpSpec &()> &op);
 
     WorkloadTreeModel *m_tree;
     WorkloadTreeModel::Node m_node;

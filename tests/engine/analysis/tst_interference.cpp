@@ -137,6 +137,28 @@ private slots:
         }
     }
 
+    // The collectives of one communicator run on all its GPUs at once: split between parts, one part alone
+    // would wait for the others forever, so it is refused, naming both streams and how to run them together.
+    void collectivesSplitBetweenPartsAreRefused()
+    {
+        const char *text = R"({"version": 2, "name": "c", "streams": [
+            {"name": "c0", "device": 0, %1"ops": [{"op": "collective", "type": "allreduce", "bytes": 64}]},
+            {"name": "c1", "device": 1, %2"ops": [{"op": "collective", "type": "allreduce", "bytes": 64}]},
+            {"name": "k", "device": 0, "ops": [{"op": "kernel", "duration": "1 us"}]}],
+            "threads": [{"name": "t0", "device": 0, "streams": ["c0", "k"]}, {"name": "t1", "device": 1, "streams": ["c1"]}]})";
+        try {
+            soloParts(parseWorkload(QString(text).arg("", "").toStdString(), "c.json"));
+            QFAIL("collectives split between parts were accepted");
+        } catch (const Error &e) {
+            const std::string m = e.what();
+            QVERIFY2(m.find("streams \"c0\" and \"c1\"") != std::string::npos, m.c_str());
+            QVERIFY2(m.find("cannot run on one GPU alone") != std::string::npos, m.c_str());
+        }
+        const SoloParts parts = soloParts(
+            parseWorkload(QString(text).arg(R"("part": "comm", )", R"("part": "comm", )").toStdString(), "c.json"));
+        QCOMPARE(parts.names, (std::vector<std::string>{"comm", "k"}));
+    }
+
     void onePartIsRefused()
     {
         Workload w = twoStreams(R"("part": "all", )", R"("part": "all", )");

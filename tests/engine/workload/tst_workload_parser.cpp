@@ -142,6 +142,9 @@ private slots:
     void repeatsAndGroups();
     void describeNames();
     void gemmKernels();
+    void collectives();
+    void collectivesMismatched_data();
+    void collectivesMismatched();
     void issueOrders();
     void explicitSchedule();
     void pipelineDepthFirst();
@@ -818,6 +821,117 @@ void TestWorkloadParser::gemmKernels()
     QVERIFY_THROWS_EXCEPTION(WorkloadError, parseWorkload(R"({"version": 1, "pipeline": {"bytes": "4 MiB",
         "chunks": 2, "kernel": {"type": "gemm"}}})",
                                                           "p.json"));
+}
+
+namespace {
+// Two GPUs, a thread and a stream each, each stream's ops given (JSON op lists), with NCCL settings.
+QString twoGpuCollectives(const QString &ops0, const QString &ops1, const QString &extra = {})
+{
+    return QStringLiteral(R"({"version": 2, %3
+  "streams": [{"name": "comm0", "device": 0, "ops": [%1]},
+              {"name": "comm1", "device": 1, "ops": [%2]}],
+  "threads": [{"name": "t0", "device": 0, "streams": ["comm0"]}, {"name": "t1", "device": 1, "streams": ["comm1"]}]})")
+        .arg(ops0, ops1, extra);
+}
+} // namespace
+
+void TestWorkloadParser::collectives()
+{
+    const QString ops = QStringLiteral(R"(
+      {"op": "collective", "type": "allreduce", "bytes": "256 MiB", "dtype": "bf16"},
+      {"op": "collective", "type": "allgather", "count": 1024, "dtype": "fp32"},
+      {"op": "collective", "type": "broadcast", "bytes": "1 MiB", "root": 1, "dtype": "int8"},
+      {"op": "collective", "type": "reducescatter", "bytes": "64 MiB", "reduce": "max"})");
+    const Workload w = parseOrFail(
+        twoGpuCollectives(ops + R"(, {"op": "collective", "type": "send", "peer": 1, "bytes": "8 MiB"})",
+                          ops + R"(, {"op": "collective", "type": "recv", "peer": 0, "bytes": "8 MiB"})",
+                          R"("nccl": {"maxCTAs": 4, "minCTAs": 2, "ctaPolicy": "zero", "proto": "Simple"},)"));
+    QCOMPARE(w.collectiveDevices(), (std::vector<int>{0, 1}));
+    QCOMPARE(w.nccl.maxCTAs, 4);
+    QCOMPARE(w.nccl.minCTAs, 2);
+    QCOMPARE(w.nccl.ctaPolicy, std::string("zero"));
+    QCOMPARE(w.nccl.proto, std::string("Simple"));
+    const std::vector<OpSpec> &a = w.streams[0].ops;
+    QVERIFY(a[0].type == OpType::Collective && a[0].collective.type == CollectiveType::AllReduce);
+    QCOMPARE(a[0].bytes, std::uint64_t(256) << 20);
+    QCOMPARE(describe(a[0], w), std::string("ncclAllReduce 256 MiB bf16"));
+    QCOMPARE(a[1].bytes, std::uint64_t(4096)); // 1024 fp32 elements
+    QVERIFY(a[2].collective.dtype == CollectiveDtype::Int8);
+    QCOMPARE(a[2].collective.root, 1);
+    QCOMPARE(describe(a[2], w), std::string("ncclBroadcast 1 MiB int8 from gpu1"));
+    QVERIFY(a[3].collective.reduce == ReduceOp::Max);
+    QVERIFY(a[3].collective.dtype == CollectiveDtype::Bf16); // the default
+    QCOMPARE(describe(a[4], w), std::string("ncclSend 8 MiB bf16 -> gpu1"));
+    QCOMPARE(describe(w.streams[1].ops[4], w), std::string("ncclRecv 8 MiB bf16 <- gpu0"));
+    QVERIFY(opKindOf(a[0]) == OpKind::Collective);
+    // nccl-tests' bus bandwidth factors and buffer sizes, for 2 and 8 ranks.
+    const std::uint64_t mib = 1 << 20;
+    QCOMPARE(busBytes(CollectiveType::AllReduce, 256 * mib, 2), 256 * mib);
+    QCOMPARE(busBytes(CollectiveType::AllReduce, 256 * mib, 8), 448 * mib); // x 2 * 7 / 8
+    QCOMPARE(busBytes(CollectiveType::AllGather, 256 * mib, 8), 224 * mib); // x 7 / 8
+    QCOMPARE(busBytes(CollectiveType::Broadcast, 256 * mib, 8), 256 * mib);
+    QCOMPARE(busBytes(CollectiveType::AllReduce, 256 * mib, 1), std::uint64_t(0)); // one rank moves nothing
+    QCOMPARE(collectiveSendBytes(CollectiveType::AllGather, 256 * mib, 8), 32 * mib);
+    QCOMPARE(collectiveRecvBytes(CollectiveType::AllGather, 256 * mib, 8), 256 * mib);
+    QCOMPARE(collectiveRecvBytes(CollectiveType::ReduceScatter, 256 * mib, 8), 32 * mib);
+    QCOMPARE(collectiveSendBytes(CollectiveType::Recv, mib, 2), std::uint64_t(0));
+    // Written and read back the same.
+    compareWorkloads(parseOrFail(QString::fromStdString(workloadToJson(w))), w);
+}
+
+void TestWorkloadParser::collectivesMismatched_data()
+{
+    QTest::addColumn<QString>("ops0");
+    QTest::addColumn<QString>("ops1");
+    QTest::addColumn<QString>("expected");
+    const QString ar = QStringLiteral(R"({"op": "collective", "type": "allreduce", "bytes": "64 MiB"})");
+    QTest::newRow("sizes differ") << ar << R"({"op": "collective", "type": "allreduce", "bytes": "32 MiB"})"
+                                  << "collective 1 of GPU 1 is \"ncclAllReduce 32 MiB bf16\", but GPU 0's";
+    QTest::newRow("dtypes differ") << ar
+                                   << R"({"op": "collective", "type": "allreduce", "bytes": "64 MiB", "dtype": "fp16"})"
+                                   << "every GPU makes the same collectives";
+    QTest::newRow("one rank lacks one")
+        << ar + "," + ar << ar << "collective 2 of GPU 0 (\"ncclAllReduce 64 MiB bf16\") has no counterpart on GPU 1";
+    QTest::newRow("send without recv") << R"({"op": "collective", "type": "send", "peer": 1, "bytes": "1 MiB"})"
+                                       << R"({"op": "collective", "type": "send", "peer": 0, "bytes": "1 MiB"})"
+                                       << "has no matching recv on GPU 1";
+    QTest::newRow("peer outside") << R"({"op": "collective", "type": "send", "peer": 3, "bytes": "1 MiB"})" << ar
+                                  << "peer GPU 3 is not in the collectives' communicator";
+    QTest::newRow("does not divide") << R"({"op": "collective", "type": "allgather", "bytes": 6, "dtype": "fp32"})"
+                                     << R"({"op": "collective", "type": "allgather", "bytes": 6, "dtype": "fp32"})"
+                                     << "is not a whole number of fp32 elements";
+    QTest::newRow("does not divide among ranks") << R"({"op": "collective", "type": "reducescatter", "bytes": 6})"
+                                                 << R"({"op": "collective", "type": "reducescatter", "bytes": 6})"
+                                                 << "does not divide into 2 equal parts";
+    QTest::newRow("reduce on a gather") << R"({"op": "collective", "type": "allgather", "bytes": 64, "reduce": "sum"})"
+                                        << ar << "takes no \"reduce\"";
+    QTest::newRow("unknown type") << R"({"op": "collective", "type": "allreduse", "bytes": 64})" << ar << "allreduce";
+    QTest::newRow("no size") << R"({"op": "collective", "type": "allreduce"})" << ar << "missing \"bytes\"";
+}
+
+void TestWorkloadParser::collectivesMismatched()
+{
+    QFETCH(QString, ops0);
+    QFETCH(QString, ops1);
+    QFETCH(QString, expected);
+    try {
+        parseWorkload(twoGpuCollectives(ops0, ops1).toStdString(), "test.json");
+        QFAIL("accepted");
+    } catch (const WorkloadError &e) {
+        const QString text = issuesText(e.issues());
+        QVERIFY2(text.contains(expected), qPrintable(text));
+    }
+    // One thread driving both GPUs' collectives: each needs its own.
+    const QString oneThread = QStringLiteral(R"({"version": 2,
+  "streams": [{"name": "comm0", "device": 0, "ops": [{"op": "collective", "type": "allreduce", "bytes": 64}]},
+              {"name": "comm1", "device": 1, "ops": [{"op": "collective", "type": "allreduce", "bytes": 64}]}]})");
+    try {
+        parseWorkload(oneThread.toStdString(), "test.json");
+        QFAIL("accepted");
+    } catch (const WorkloadError &e) {
+        QVERIFY2(issuesText(e.issues()).contains("need a host thread of their own"),
+                 qPrintable(issuesText(e.issues())));
+    }
 }
 
 void TestWorkloadParser::describeNames()

@@ -48,6 +48,7 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
     QCOMPARE(a.issueOrder, b.issueOrder);
     QCOMPARE(a.warmup, b.warmup);
     QCOMPARE(a.repetitions, b.repetitions);
+    QVERIFY(a.nccl == b.nccl);
     QCOMPARE(a.buffers.size(), b.buffers.size());
     for (std::size_t i = 0; i < a.buffers.size(); ++i) {
         QCOMPARE(a.buffers[i].name, b.buffers[i].name);
@@ -88,6 +89,7 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
             QCOMPARE(p.blocks, q.blocks);
             QCOMPARE(p.threadsPerBlock, q.threadsPerBlock);
             QVERIFY(p.gemm == q.gemm);
+            QVERIFY(p.collective == q.collective);
             QCOMPARE(p.value, q.value);
             QCOMPARE(p.event, q.event);
             QCOMPARE(p.syncTarget, q.syncTarget);
