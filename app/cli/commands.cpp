@@ -247,10 +247,16 @@ int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::o
     for (const auto &file : files) {
         try {
             const engine::Workload w = engine::loadWorkloadFile(file);
+            // What the build lacks refuses the workload; what this machine lacks is noted (it may run elsewhere).
+            const auto missing = engine::missingLibraries(w);
+            if (missing && missing->kind() == ErrorKind::InvalidInput)
+                throw *missing;
             out << file << ": ok: '" << clampText(w.name) << "', " << w.streams.size() << " stream"
                 << (w.streams.size() == 1 ? "" : "s") << ", " << w.opCount() << " ops, " << w.buffers.size()
                 << " buffers (device " << engine::formatBytes(w.deviceBytes()) << ", managed "
                 << engine::formatBytes(w.managedBytes()) << ", host " << engine::formatBytes(w.hostBytes()) << ")\n";
+            if (missing)
+                out << file << ": note: it cannot run on this machine: " << clampLines(missing->what()) << "\n";
         } catch (const Error &e) {
             if (e.kind() == ErrorKind::Cancelled) {
                 err << "streamscope-cli validate: " << clampLines(e.what()) << "\n";

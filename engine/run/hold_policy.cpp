@@ -49,6 +49,9 @@ HoldDecision decideHold(const Workload &w, std::size_t maxOps)
             case OpType::Attach: return no("managed memory operations involve the host");
             case OpType::Sync: return no("host synchronisations wait for the GPU");
             case OpType::HostWork: return no("host work is meant to overlap the GPU");
+            case OpType::Collective:
+                return no("NCCL's calls may wait on the host for the other GPUs' (its connections are made in "
+                          "the first one)");
             }
         }
     }

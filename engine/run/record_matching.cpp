@@ -1,6 +1,8 @@
 // CUPTI record matching (see record_matching.h).
 #include "engine/run/record_matching.h"
 
+#include "engine/model/op_kinds.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <iterator>
@@ -50,7 +52,7 @@ std::uint64_t eventExternalId(std::uint32_t repSeq, std::size_t place)
 
 bool expectsRecord(OpKind kind)
 {
-    return isCopy(kind) || kind == OpKind::Kernel || kind == OpKind::Memset;
+    return opKindInfo(kind).record != GpuRecord::None; // kOpKinds' record column
 }
 
 void timeStagedPeer(OpRecord &r)
@@ -185,7 +187,7 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
                 l.submittedNs = g.submittedNs;
                 latency.push_back(l);
             }
-            if (index < m_ops.size() && m_ops[index].flops > 0)
+            if (index < m_ops.size() && m_ops[index].library())
                 libraryKernels.emplace_back(index, &g);
         } else if (g.kind == cupti::GpuRecord::Kind::Memcpy) {
             r.driverSrcMem = g.srcKind;
@@ -254,11 +256,12 @@ void addKernelWork(Repetition &rep, const std::vector<PlannedOp> &ops)
 {
     std::vector<std::int32_t> worked;
     for (std::size_t i = 0; i < ops.size() && i < rep.ops.size(); ++i)
-        if (ops[i].flops > 0 && rep.ops[i].hasGpu())
+        if (ops[i].library() && rep.ops[i].hasGpu())
             worked.push_back(std::int32_t(i));
     fillLaunches(rep, worked, [&](KernelLaunch &l, std::size_t k) {
         const PlannedOp &op = ops[std::size_t(worked[k])];
         l.flops = op.flops;
+        l.busBytes = op.busBytes;
         l.workId = op.workId;
     });
 }

@@ -36,8 +36,9 @@ std::uint64_t opExternalId(std::uint32_t repSeq, std::size_t op);
 // A timing event's id: `place` is its 1-based place in the repetition's event log.
 std::uint64_t eventExternalId(std::uint32_t repSeq, std::size_t place);
 
-// Ops whose API call makes a kernel, memcpy or memset record. Event records and waits, prefetches
-// (unified-memory traffic, not a memcpy) and attaches keep their event timing.
+// Ops whose API call makes a kernel, memcpy or memset record (kOpKinds' record column: copies, kernels,
+// memsets, collectives). Event records and waits, prefetches (unified-memory traffic, not a memcpy) and
+// attaches keep their event timing.
 bool expectsRecord(OpKind kind);
 
 // A staged peer copy (OpFlagStagedPeer) is timed as the interval its stream spent on it: CUPTI records
@@ -48,8 +49,9 @@ void timeStagedPeer(OpRecord &r);
 // Execution from the event pair for every op that has one (a run that fell back to events mid-way).
 void useEventExecution(Repetition &rep);
 
-// Every op of `ops` with arithmetic (PlannedOp::flops) that ran in `rep` gets a KernelLaunch with its flops
-// and work, beside what the records gave (none where the run was timed by events). Keeps them sorted.
+// Every library op of `ops` (PlannedOp::library: a GEMM's arithmetic, a collective's bus bytes) that ran in
+// `rep` gets a KernelLaunch with its flops or bus bytes and its work, beside what the records gave (none where the run
+// was timed by events). Keeps them sorted.
 void addKernelWork(Repetition &rep, const std::vector<PlannedOp> &ops);
 
 // The unified-memory records of `batch` that started before `previousRepEndNs`: an earlier repetition's,
@@ -121,8 +123,8 @@ public:
     // Makes the batch's records the repetition's times: event moments first, then execution, then the
     // unified-memory and synchronisation activities. `rep` holds the times from the anchor's mapping. A
     // device whose CUPTI event moments disagree with that mapping keeps it, saying so in `metadata`.
-    // The kernels a library op ran (PlannedOp::flops, a cuBLAS GEMM) become its KernelLaunch: the longest
-    // one's launch, every kernel's name in the order they ran (interned by `intern`; none kept without it).
+    // The kernels a library op ran (PlannedOp::library: a cuBLAS GEMM, an NCCL collective) become its KernelLaunch: the
+    // longest one's launch, every kernel's name in the order they ran (interned by `intern`; none kept without it).
     MatchResult apply(Repetition &rep, const cupti::Batch &batch, const RepetitionRecords &context,
                       std::map<std::string, std::string> &metadata,
                       const std::function<std::uint32_t(std::string_view)> &intern = {}) const;

@@ -54,19 +54,6 @@ void checkHostMemoryFits(const Workload &workload, std::uint64_t hostBytes, std:
                     + " + managed " + formatBytes(managedBytes) + ") but " + hostText);
 }
 
-// "stream 'copy0' op 3 (/streams/0/ops/3, line 12): H2D 256 MiB pinned"
-std::string opContext(const StreamSpec &stream, int opInStream, const OpSpec &spec, const std::string &name)
-{
-    std::string context = "stream " + quoted(stream.name) + " op " + std::to_string(opInStream);
-    if (!spec.jsonPath.empty() || spec.line > 0) {
-        context += " (" + spec.jsonPath;
-        if (spec.line > 0)
-            context += std::string(spec.jsonPath.empty() ? "" : ", ") + "line " + std::to_string(spec.line);
-        context += ")";
-    }
-    return context + ": " + name;
-}
-
 const BufferSpec &bufferNamed(const Workload &workload, const std::string &name, const std::string &context)
 {
     const BufferSpec *b = workload.findBuffer(name);
@@ -126,6 +113,34 @@ void planBufferOp(PlannedOp &op, const Workload &workload)
     op.hostOnly = spec.type == OpType::Advise; // cudaMemAdvise is not stream-ordered
 }
 
+// A collective's place in the communicator (every GPU whose streams hold collectives, in device order) and
+// its bus bytes.
+void planCollective(PlannedOp &op, const Workload &workload, int override, Trace &trace)
+{
+    const OpSpec &spec = *op.spec;
+    const std::vector<int> devices = workload.collectiveDevices(override);
+    const auto rankOf = [&](int device) {
+        const auto it = std::find(devices.begin(), devices.end(), device);
+        return it == devices.end() ? -1 : int(it - devices.begin());
+    };
+    op.ranks = int(devices.size());
+    op.rank = rankOf(op.device);
+    const CollectiveSpec &c = spec.collective;
+    if (c.type == CollectiveType::Broadcast)
+        op.peerRank = c.root < 0 ? 0 : rankOf(c.root);
+    else if (c.type == CollectiveType::Send || c.type == CollectiveType::Recv)
+        op.peerRank = rankOf(c.peer);
+    if ((c.type == CollectiveType::Broadcast || c.type == CollectiveType::Send || c.type == CollectiveType::Recv)
+        && op.peerRank < 0)
+        throw Error(ErrorKind::InvalidInput, op.context + ": its "
+                                                 + (c.type == CollectiveType::Broadcast ? "root" : "peer")
+                                                 + " GPU is not in the collectives' communicator");
+    op.bytes = spec.bytes;
+    op.busBytes = std::max<std::uint64_t>(busBytes(c.type, spec.bytes, op.ranks), 1);
+    op.workId = trace.intern(describe(spec, workload) + " over " + std::to_string(op.ranks)
+                             + (op.ranks == 1 ? " GPU" : " GPUs"));
+}
+
 PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<PeerLink> &links,
                  const OpPlanOptions &options, Trace &trace)
 {
@@ -150,6 +165,8 @@ PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<
         op.flops = spec.gemm.flops();
         op.workId = trace.intern(describe(spec, workload));
     }
+    if (isCollective(spec)) // nor a collective: its buffers are the runner's too
+        planCollective(op, workload, options.override, trace);
     op.thread = stream.thread;
     if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Hang && options.timeLimitNs <= 0)
         throw Error(ErrorKind::InvalidInput,
@@ -178,12 +195,26 @@ PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<
         }
         break;
     case OpType::HostWork: op.hostOnly = true; break;
+    case OpType::Collective: break;
     }
     op.instrumented = !op.hostOnly && options.instrument;
     return op;
 }
 
 } // namespace
+
+// "stream 'copy0' op 3 (/streams/0/ops/3, line 12): H2D 256 MiB pinned"
+std::string opContext(const StreamSpec &stream, int opInStream, const OpSpec &spec, const std::string &name)
+{
+    std::string context = "stream " + quoted(stream.name) + " op " + std::to_string(opInStream);
+    if (!spec.jsonPath.empty() || spec.line > 0) {
+        context += " (" + spec.jsonPath;
+        if (spec.line > 0)
+            context += std::string(spec.jsonPath.empty() ? "" : ", ") + "line " + std::to_string(spec.line);
+        context += ")";
+    }
+    return context + ": " + name;
+}
 
 std::string quoted(const std::string &name)
 {
@@ -258,6 +289,28 @@ std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int 
     return buffers;
 }
 
+std::vector<BufferSpec> collectiveBuffers(const Workload &workload, int override, int device)
+{
+    const int ranks = int(workload.collectiveDevices(override).size());
+    std::uint64_t send = 0, recv = 0;
+    for (std::size_t s = 0; s < workload.streams.size(); ++s) {
+        if (workload.streamDevice(int(s), override) != device)
+            continue;
+        for (const OpSpec &op : workload.streams[s].ops) {
+            if (!isCollective(op))
+                continue;
+            send = std::max(send, collectiveSendBytes(op.collective.type, op.bytes, ranks));
+            recv = std::max(recv, collectiveRecvBytes(op.collective.type, op.bytes, ranks));
+        }
+    }
+    std::vector<BufferSpec> buffers;
+    if (send > 0)
+        buffers.push_back({"the collectives' send buffer", BufferKind::Device, send, device});
+    if (recv > 0)
+        buffers.push_back({"the collectives' receive buffer", BufferKind::Device, recv, device});
+    return buffers;
+}
+
 Workload buffersOn(const Workload &workload, int override, int device, bool withHost)
 {
     Workload w;
@@ -268,6 +321,8 @@ Workload buffersOn(const Workload &workload, int override, int device, bool with
             w.buffers.push_back(b);
     }
     for (BufferSpec &b : gemmBuffers(workload, override, device))
+        w.buffers.push_back(std::move(b));
+    for (BufferSpec &b : collectiveBuffers(workload, override, device))
         w.buffers.push_back(std::move(b));
     return w;
 }

@@ -27,6 +27,9 @@ inline constexpr std::uint64_t kDeviceReserveBytes = 256ull << 20;
 // A name as the runner's messages quote it: 'name'.
 std::string quoted(const std::string &name);
 
+// Where an op is, for messages: "stream 'copy0' op 3 (/streams/0/ops/3, line 12): H2D 256 MiB pinned".
+std::string opContext(const StreamSpec &stream, int opInStream, const OpSpec &spec, const std::string &name);
+
 // Saturating sum of buffer sizes: 4 x 8 EiB must not wrap to 0 B and pass the memory check.
 std::uint64_t addBytes(std::uint64_t a, std::uint64_t b);
 
@@ -48,6 +51,19 @@ inline bool isGemm(const OpSpec &op)
     return op.type == OpType::Kernel && op.kernelType == KernelType::Gemm;
 }
 
+// A collective (NCCL): its buffers are the runner's, its kernels (or copies) NCCL's (runner_nccl.h).
+inline bool isCollective(const OpSpec &op)
+{
+    return op.type == OpType::Collective;
+}
+
+// An op whose GPU work a library launches (cuBLAS, NCCL): tied to the op through the driver API calls the
+// library makes, its kernels' names and launches recorded as the op's.
+inline bool isLibraryOp(const OpSpec &op)
+{
+    return isGemm(op) || isCollective(op);
+}
+
 // What a stream running GEMMs gives cuBLAS as workspace (one per stream: GEMMs that run side by side must
 // not share one).
 inline constexpr std::uint64_t kGemmWorkspaceBytes = 32ull << 20;
@@ -57,9 +73,14 @@ inline constexpr std::uint64_t kGemmWorkspaceBytes = 32ull << 20;
 // named for the memory check's messages.
 std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int device);
 
-// The part of the workload whose memory lives on `device` (its device and managed buffers, and the GEMMs'
-// operands and workspaces; the host buffers count once, with the primary device: `withHost`), for the
-// memory check.
+// The device memory the runner allocates for the collectives of `device`: one send and one receive buffer,
+// each of the largest its collectives need (they share them, as nccl-tests' loops do), named for the memory
+// check's messages.
+std::vector<BufferSpec> collectiveBuffers(const Workload &workload, int override, int device);
+
+// The part of the workload whose memory lives on `device` (its device and managed buffers, the GEMMs'
+// operands and workspaces, and the collectives' buffers; the host buffers count once, with the primary device:
+// `withHost`), for the memory check.
 Workload buffersOn(const Workload &workload, int override, int device, bool withHost);
 
 // What the workload needs against what the device has free (cudaMemGetInfo) and the host has available,
@@ -113,6 +134,13 @@ struct PlannedOp {
     // bf16"); 0 and kNoString for every other op. Its launches are recorded (KernelLaunch) with these.
     std::uint64_t flops = 0;
     std::uint32_t workId = kNoString;
+    // A collective's bus bytes (KernelLaunch::busBytes), its communicator's size, and its rank in it; the
+    // root or peer as a rank (-1 none). workId says what it is ("ncclAllReduce 256 MiB bf16 over 2 GPUs").
+    std::uint64_t busBytes = 0;
+    int ranks = 0;
+    int rank = -1;
+    int peerRank = -1;
+    bool library() const { return flops > 0 || busBytes > 0; }
     bool hostOnly = false; // sync, host work, advise: no GPU part, no events
     bool instrumented = false; // a begin and an end event (RunOptions::instrument, ops with a GPU part)
     bool onDefaultStream = false; // cudaMemcpy runs on the default stream whatever stream lists it

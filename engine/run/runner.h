@@ -69,6 +69,11 @@ using ProgressCallback = std::function<void(const RunProgress &)>;
 
 // True when this build has the CUDA runner.
 bool runnerHasCuda();
+// What this build or machine lacks to run the workload's library ops, naming the first op that needs it:
+// Error{InvalidInput} where the build left the library out (NCCL without nccl.h at configure), Error{Cuda}
+// where the machine lacks it (libnccl.so.2); none where nothing is missing, or in a build without CUDA (which
+// runs nothing). runWorkload refuses such a workload before it allocates anything; `validate` reports it.
+std::optional<Error> missingLibraries(const Workload &workload);
 // Every CUDA device with its properties. Throws Error{NoGpu} with the reason (no driver, no device,
 // built without CUDA).
 std::vector<DeviceInfo> listDevices();

@@ -5,6 +5,7 @@
 
 #include "engine/run/cuda_check.h"
 #include "engine/run/runner_gemm.h"
+#include "engine/run/runner_nccl.h"
 #include "kernels/kernels.cuh"
 
 // cudaMemcpy as a program built with --default-stream per-thread calls it (cuda_runtime_api.h renames
@@ -134,6 +135,7 @@ void callOp(const PlannedOp &plan, const PreparedOp &op, DefaultStreamMode defau
         while (hostNowNs() < until) { }
         break;
     }
+    case OpType::Collective: callCollective(*op.collective, op.gpuStream, context); break;
     }
 }
 

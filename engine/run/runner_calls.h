@@ -25,6 +25,7 @@ inline std::int64_t hostNowNs()
 }
 
 struct GemmCall; // runner_gemm.h
+struct CollectiveCall; // runner_nccl.h
 
 // The CUDA objects of one op of the plan.
 struct PreparedOp {
@@ -37,6 +38,7 @@ struct PreparedOp {
     cudaStream_t syncStream = nullptr; // a stream sync's stream
     std::int64_t spinCycles = 0; // a compute kernel's, from its device's calibration
     const GemmCall *gemm = nullptr; // a GEMM's prepared cublasLtMatmul (RunGemms owns it)
+    const CollectiveCall *collective = nullptr; // a collective's NCCL call (RunCollectives owns it)
     cuda::Event ownEvent; // a record op's event, on its device (waits use the event of the record they pair with)
     cuda::Event begin, end; // where instrumented
 };

@@ -65,6 +65,7 @@
 #include "engine/run/runner_calls.h"
 #include "engine/run/runner_cupti.h"
 #include "engine/run/runner_devices.h"
+#include "engine/run/runner_nccl.h"
 #include "engine/run/runner_objects.h"
 #include "engine/run/runner_timing.h"
 #include "engine/run/settling.h"
@@ -494,7 +495,9 @@ private:
         options.instrument = m_options.instrument;
         options.timeLimitNs = m_watch.limitNs();
         m_plan = planOps(m_workload, m_trace.peerLinks, options, m_trace);
-        m_objects.prepareOps(m_plan, m_device.index);
+        m_objects.prepareOps(m_plan, m_device.index, m_workload.nccl);
+        if (const std::string &nccl = m_objects.collectivesDescription(); !nccl.empty())
+            m_trace.metadata["nccl"] = nccl;
         const auto schedule = issueSchedule(m_plan, int(m_threads.size()));
         for (std::size_t t = 0; t < m_threads.size(); ++t)
             m_threads[t]->ops = schedule[t];
@@ -1027,6 +1030,11 @@ std::vector<DeviceInfo> listDevices()
     return queryDevices();
 }
 
+std::optional<Error> missingLibraries(const Workload &workload)
+{
+    return collectivesUnavailable(workload);
+}
+
 Trace runWorkload(const Workload &workload, const RunOptions &options, const ProgressCallback &progress,
                   const std::atomic<bool> *cancel)
 {
@@ -1036,6 +1044,8 @@ Trace runWorkload(const Workload &workload, const RunOptions &options, const Pro
                                          + g_stickyError
                                          + "), after which CUDA's documentation says the process must end; run it "
                                            "in a new process (streamscope-cli run starts one for every run)");
+    if (const auto missing = missingLibraries(workload))
+        throw *missing;
     const bool fromOptions = options.timeLimitNs >= 0;
     const std::int64_t limit = fromOptions ? options.timeLimitNs : workload.timeLimitNs;
     RunWatchdog watch(workload.name, limit, fromOptions ? "the run's time limit" : "the workload's \"timeLimit\"",

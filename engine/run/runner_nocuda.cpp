@@ -17,6 +17,10 @@ bool runnerHasCuda()
 {
     return false;
 }
+std::optional<Error> missingLibraries(const Workload &)
+{
+    return std::nullopt; // nothing runs without CUDA, and runWorkload says so
+}
 std::vector<DeviceInfo> listDevices()
 {
     noCuda();

@@ -143,8 +143,9 @@ bool RunObjects::waitIdle(const RunDevices &devices, bool withDefault, std::int6
     }
 }
 
-void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary)
+void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary, const NcclSettings &nccl)
 {
+    m_collectives.setUp(plan, nccl);
     m_ops.resize(plan.size());
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const PlannedOp &p = plan[i];
@@ -166,6 +167,8 @@ void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary)
             op.syncStream = m_streams[std::size_t(p.syncStream)].get();
         if (isGemm(*p.spec))
             op.gemm = m_gemms.prepare(p, op.gpuStream);
+        if (isCollective(*p.spec))
+            op.collective = m_collectives.prepare(p);
         if (p.instrumented) {
             op.begin = cuda::Event(cudaEventDefault, p.context + ": begin event");
             op.end = cuda::Event(cudaEventDefault, p.context + ": end event");
@@ -213,6 +216,7 @@ void RunObjects::leak()
         buffer.leak();
     m_holdFlags.leak();
     m_gemms.leak();
+    m_collectives.leak();
 }
 
 } // namespace streamscope::engine

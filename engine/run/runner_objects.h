@@ -16,6 +16,7 @@
 #include "engine/run/run_plan.h"
 #include "engine/run/runner_calls.h"
 #include "engine/run/runner_gemm.h"
+#include "engine/run/runner_nccl.h"
 
 namespace streamscope::engine {
 
@@ -49,8 +50,11 @@ public:
     // too, or the context is broken so that nothing runs any more; polls until `budgetNs` has passed.
     bool waitIdle(const RunDevices &devices, bool withDefault, std::int64_t budgetNs) const;
 
-    // The plan's ops made into CUDA objects (each op's events on its device; the primary current after).
-    void prepareOps(const std::vector<PlannedOp> &plan, int primary);
+    // The plan's ops made into CUDA objects (each op's events on its device; the primary current after), the
+    // collectives' communicator first (with `nccl`'s settings).
+    void prepareOps(const std::vector<PlannedOp> &plan, int primary, const NcclSettings &nccl);
+    // The collectives' NCCL and communicator, for the trace's metadata; empty without collectives.
+    const std::string &collectivesDescription() const { return m_collectives.description(); }
     PreparedOp &op(std::size_t i) { return m_ops[i]; }
     const PreparedOp &op(std::size_t i) const { return m_ops[i]; }
     // What the stages need of them: where each op's memory lies, the buffers' addresses, each op's stream
@@ -72,6 +76,7 @@ private:
     // Declaration order is release order reversed: events and streams go before the buffers.
     std::map<std::string, cuda::Buffer> m_buffers;
     RunGemms m_gemms; // the GEMMs' operands, workspaces and cuBLAS's choices
+    RunCollectives m_collectives; // the collectives' communicator and buffers
     cuda::Buffer m_holdFlags;
     std::vector<cuda::Stream> m_streams;
     std::vector<cuda::Event> m_streamEnds; // one per workload stream, then a slot per default-stream end

@@ -34,13 +34,13 @@ void RunTiming::start(const Workload &workload, const RunOptions &options)
         fallBack("CUPTI could not be enabled: " + why);
         return;
     }
-    // A GEMM's kernels are cuBLAS's, launched through the driver API: only the driver call carries the
-    // op's external id to them.
+    // A GEMM's kernels are cuBLAS's, a collective's NCCL's, launched through the driver API: only the driver
+    // call carries the op's external id to them.
     const bool library = std::any_of(workload.streams.begin(), workload.streams.end(), [](const StreamSpec &s) {
-        return std::any_of(s.ops.begin(), s.ops.end(), isGemm);
+        return std::any_of(s.ops.begin(), s.ops.end(), isLibraryOp);
     });
     if (library && !m_tracer->enableDriverCalls(why)) {
-        fallBack("CUPTI could not tie cuBLAS's kernels to their ops: " + why);
+        fallBack("CUPTI could not tie cuBLAS's and NCCL's kernels to their ops: " + why);
         return;
     }
     m_trace.timing = TimingSource::Cupti;

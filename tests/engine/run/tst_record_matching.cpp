@@ -122,6 +122,7 @@ private slots:
         QVERIFY(expectsRecord(OpKind::CopyP2P));
         QVERIFY(expectsRecord(OpKind::Kernel));
         QVERIFY(expectsRecord(OpKind::Memset));
+        QVERIFY(expectsRecord(OpKind::Collective)); // what NCCL launched for the call
         QVERIFY(!expectsRecord(OpKind::Prefetch));
         QVERIFY(!expectsRecord(OpKind::EventWait));
     }
@@ -429,6 +430,59 @@ private slots:
         QVERIFY(!events.kernelLaunches[0].hasGrid());
         // Its rate: 1,024 operations in 100 ns.
         QCOMPARE(events.kernelLaunches[0].teraflopsPerSecond(100), 1024.0 / 100 / 1e3);
+    }
+
+    // A collective's call runs NCCL's kernel (or, for a copy-engine collective, copies): the op spans what
+    // the call launched whatever its name, and its launch carries the bus bytes and what it is.
+    void collectiveRecords()
+    {
+        const Workload w = parseWorkload(R"({"version": 2, "name": "c", "repetitions": 1, "streams": [
+            {"name": "a", "device": 0, "ops": [{"op": "collective", "type": "allreduce", "bytes": "8 MiB"},
+                                               {"op": "collective", "type": "allgather", "bytes": "8 MiB"}]},
+            {"name": "b", "device": 1, "ops": [{"op": "collective", "type": "allreduce", "bytes": "8 MiB"},
+                                               {"op": "collective", "type": "allgather", "bytes": "8 MiB"}]}],
+            "threads": [{"name": "t0", "device": 0, "streams": ["a"]}, {"name": "t1", "device": 1, "streams": ["b"]}]})");
+        Trace trace;
+        const std::vector<PlannedOp> ops = planOps(w, {}, {}, trace);
+        const RecordMatcher matcher(ops, std::vector<OpMemory>(ops.size()), {});
+        Repetition rep;
+        rep.ops.resize(ops.size());
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            rep.ops[i].kind = ops[i].kind;
+        cupti::Batch batch;
+        cupti::GpuRecord k = execution(cupti::GpuRecord::Kind::Kernel, 0, 1000, 1800);
+        k.name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+        batch.records.push_back(k);
+        // Op 1 on GPU 0: a copy-engine all-gather, two memcpys and no kernel at all.
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, 1, 2000, 2300));
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, 1, 2100, 2500));
+        k = execution(cupti::GpuRecord::Kind::Kernel, 2, 1010, 1790);
+        k.name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+        batch.records.push_back(k);
+        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, 3, 2010, 2490));
+        RepetitionRecords context;
+        context.repSeq = kSeq;
+        context.inRun.assign(ops.size(), true);
+        context.events.resize(ops.size());
+        std::map<std::string, std::string> metadata;
+        const MatchResult result =
+            matcher.apply(rep, batch, context, metadata, [&](std::string_view n) { return trace.intern(n); });
+        QCOMPARE(result.missingRecords, 0);
+        QCOMPARE(rep.ops[1].gpuStartNs, std::int64_t(2000));
+        QCOMPARE(rep.ops[1].gpuEndNs, std::int64_t(2500)); // the span of its copies
+        QVERIFY(!rep.ops[1].executionFromEvents());
+        QCOMPARE(trace.string(rep.launchOf(0)->fullNameId), std::string("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"));
+        addKernelWork(rep, ops);
+        for (int i = 0; i < 4; ++i) {
+            const KernelLaunch *l = rep.launchOf(i);
+            QVERIFY(l);
+            QCOMPARE(l->flops, std::uint64_t(0));
+        }
+        QCOMPARE(rep.launchOf(0)->busBytes, 8ull << 20);
+        QCOMPARE(rep.launchOf(1)->busBytes, 4ull << 20); // an all-gather's (n-1)/n
+        QCOMPARE(trace.string(rep.launchOf(1)->workId), std::string("ncclAllGather 8 MiB bf16 over 2 GPUs"));
+        // 8 MiB in 800 ns: 10.49 GB/s.
+        QCOMPARE(rep.launchOf(0)->busGbPerSecond(800), double(8 << 20) / 800);
     }
 
     void metadata()

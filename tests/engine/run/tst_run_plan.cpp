@@ -375,6 +375,62 @@ private slots:
         QCOMPARE(planDevices(w, -1, {device(0), device(1)}).used, (std::vector<int>{0, 1}));
     }
 
+    // Collectives: the communicator is every GPU with collectives, ranks in device order; the runner's send
+    // and receive buffers (the largest each GPU's collectives need) count in the memory check; the plan has
+    // each op's rank, its root or peer as a rank, and nccl-tests' bus bytes.
+    void collectives()
+    {
+        const Workload w = parseWorkload(R"({"version": 2, "name": "c", "repetitions": 1, "streams": [
+            {"name": "a", "device": 1, "ops": [
+              {"op": "collective", "type": "allreduce", "bytes": "64 MiB"},
+              {"op": "collective", "type": "allgather", "bytes": "256 MiB"},
+              {"op": "collective", "type": "broadcast", "bytes": "1 MiB", "root": 3},
+              {"op": "collective", "type": "send", "peer": 3, "bytes": "2 MiB"}]},
+            {"name": "b", "device": 3, "ops": [
+              {"op": "collective", "type": "allreduce", "bytes": "64 MiB"},
+              {"op": "collective", "type": "allgather", "bytes": "256 MiB"},
+              {"op": "collective", "type": "broadcast", "bytes": "1 MiB", "root": 3},
+              {"op": "collective", "type": "recv", "peer": 1, "bytes": "2 MiB"}]}],
+            "threads": [{"name": "t1", "device": 1, "streams": ["a"]}, {"name": "t3", "device": 3, "streams": ["b"]}]})");
+        QCOMPARE(w.collectiveDevices(), (std::vector<int>{1, 3}));
+        const std::vector<BufferSpec> on1 = collectiveBuffers(w, -1, 1);
+        QCOMPARE(on1.size(), std::size_t(2));
+        QCOMPARE(on1[0].name, std::string("the collectives' send buffer"));
+        QCOMPARE(on1[0].bytes, 128ull * kMiB); // the all-gather's part (256 / 2), above the all-reduce's 64
+        QCOMPARE(on1[1].bytes, 256ull * kMiB); // the all-gather's whole result
+        QVERIFY(collectiveBuffers(w, -1, 0).empty());
+        const QByteArray full = failure(
+            [&] {
+                checkMemoryFits(buffersOn(w, -1, 1, true), device(1, 300 * kMiB), true, 300 * kMiB, 300 * kMiB,
+                                host(kGiB));
+            },
+            ErrorKind::OutOfMemory);
+        QVERIFY2(full.contains("the collectives' send buffer"), full);
+        Trace trace;
+        const std::vector<PlannedOp> ops = planOps(w, {}, {}, trace);
+        QCOMPARE(ops.size(), std::size_t(8));
+        QVERIFY(ops[0].kind == OpKind::Collective);
+        QVERIFY(ops[0].library() && !ops[0].hostOnly);
+        QCOMPARE(ops[0].ranks, 2);
+        QCOMPARE(ops[0].rank, 0); // GPU 1
+        QCOMPARE(ops[4].rank, 1); // GPU 3
+        QCOMPARE(ops[0].bytes, 64ull * kMiB);
+        QCOMPARE(ops[0].busBytes, 64ull * kMiB); // 2(n-1)/n = 1 for two GPUs
+        QCOMPARE(ops[1].busBytes, 128ull * kMiB); // (n-1)/n
+        QCOMPARE(trace.string(ops[0].workId), std::string("ncclAllReduce 64 MiB bf16 over 2 GPUs"));
+        QCOMPARE(ops[2].peerRank, 1); // root GPU 3 is rank 1
+        QCOMPARE(ops[3].peerRank, 1); // the send's peer, GPU 3
+        QCOMPARE(ops[7].peerRank, 0); // the receive's, GPU 1
+        QVERIFY(ops[0].targetBuffer == nullptr && ops[0].srcBuffer == nullptr);
+        // The CLI's --device folds both GPUs onto one: a communicator of one rank.
+        Trace folded;
+        const Workload one = parseWorkload(R"({"version": 2, "name": "c", "streams": [
+            {"name": "a", "device": 0, "ops": [{"op": "collective", "type": "allreduce", "bytes": "1 MiB"}]}]})");
+        const std::vector<PlannedOp> single = planOps(one, {}, {}, folded);
+        QCOMPARE(single[0].ranks, 1);
+        QCOMPARE(single[0].busBytes, std::uint64_t(1)); // none moves; kept above 0 so that it stays a library op
+    }
+
     // What the parser would have refused, in a workload changed after parsing (as the app's editor and the
     // experiments build them): the plan refuses it too, naming the op.
     void refusals()
