@@ -77,8 +77,10 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
         d.copyCall = apiNameOf(op);
     d.range = rep.enclosingRange(op);
     d.launch = rep.launchOf(opIndex);
-    if (d.launch && d.gpu)
+    if (d.launch && d.gpu) {
         d.teraflops = d.launch->teraflopsPerSecond(d.gpu->durationNs);
+        d.busGbs = d.launch->busGbPerSecond(d.gpu->durationNs);
+    }
     return d;
 }
 
@@ -139,6 +141,12 @@ std::string formatOpDescription(const Trace &trace, const OpDescription &d)
             out << ", " << rate << " TFLOP/s";
         }
         out << "\n";
+    }
+    if (d.launch && d.launch->busBytes > 0) {
+        out << "communication: ";
+        if (d.launch->workId != kNoString)
+            out << trace.string(d.launch->workId) << ", ";
+        out << "algorithm bandwidth " << formatRate(d.gbs) << ", bus bandwidth " << formatRate(d.busGbs) << "\n";
     }
     if (d.launch && d.launch->hasGrid() && d.launch->hasBlock())
         out << "grid: " << d.launch->grid[0] << "x" << d.launch->grid[1] << "x" << d.launch->grid[2]

@@ -46,6 +46,9 @@ struct OpDescription {
     const KernelLaunch *launch = nullptr; // a kernel's grid, block and resources, where recorded
     // A kernel's arithmetic (KernelLaunch::flops) and its rate over the execution, 0 where not known.
     double teraflops = 0; // TFLOP/s
+    // A collective's bus bandwidth (KernelLaunch::busBytes over the execution; nccl-tests' busbw) in GB/s, 0
+    // where not known; its algorithm bandwidth (nccl-tests' algbw) is `gbs`, its size over the execution.
+    double busGbs = 0;
 };
 
 // "1.10 TFLOP" / "537 GFLOP": a count of floating-point operations for people.

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <utility>
 
 #include "engine/analysis/interference.h"
+#include "engine/analysis/op_intervals.h"
 #include "engine/model/units.h"
 
 namespace streamscope::engine {
@@ -31,6 +33,7 @@ void addCopyMetrics(const TraceSummary &summary, bool severalGpus, const AddMetr
 void addPerGpuMetrics(const TraceSummary &summary, const std::vector<int> &devices, const AddMetric &add);
 void addPeerLinkMetrics(const TraceSummary &summary, const AddMetric &add);
 void addUnifiedMemoryMetrics(const TraceSummary &summary, const AddMetric &add);
+void addCommunicationMetrics(const Trace &trace, const AddMetric &add);
 
 } // namespace
 
@@ -122,6 +125,7 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
     if (severalGpus)
         addPerGpuMetrics(summary, devices, add);
     addPeerLinkMetrics(summary, add);
+    addCommunicationMetrics(trace, add);
     addUnifiedMemoryMetrics(summary, add);
     add("Host time in API calls", "Time the host thread spent inside CUDA calls", MetricUnit::Duration,
         [](const RS &r) { return double(r.hostCallNs); });
@@ -241,6 +245,80 @@ void addPeerLinkMetrics(const TraceSummary &summary, const AddMetric &add)
                 field([](const PeerLinkStats &l) { return l.peakGBs > 0 ? l.peakFraction() : kNotApplicable; }));
         }
     }
+}
+
+// Communication: the collectives (OpKind::Collective, classified by the NCCL call that launched their kernels
+// or copies, never by a kernel's name) of one repetition, per GPU, against the compute beside them.
+struct CommunicationStats {
+    std::int64_t commNs = 0; // per GPU the union of its collectives' executions, summed over the GPUs
+    std::int64_t besideComputeNs = 0; // the part of that with a kernel or memset running on the same GPU
+    double busGBs = kNotApplicable; // the mean of the collectives' bus bandwidths
+};
+
+CommunicationStats communicationOf(const Trace &trace, const Repetition &rep)
+{
+    using Intervals = std::vector<std::pair<std::int64_t, std::int64_t>>;
+    std::map<int, std::pair<Intervals, Intervals>> perDevice; // device -> (collectives, compute)
+    double busSum = 0;
+    int busCount = 0;
+    for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+        const OpRecord &op = rep.ops[i];
+        if (!op.hasGpu() || op.stream < 0 || std::size_t(op.stream) >= trace.streams.size())
+            continue;
+        auto &[comm, compute] = perDevice[trace.streams[std::size_t(op.stream)].device];
+        if (op.kind == OpKind::Collective) {
+            comm.emplace_back(op.gpuStartNs, op.gpuEndNs);
+            if (const KernelLaunch *l = rep.launchOf(int(i)); l && l->busBytes > 0 && op.gpuDurationNs() > 0) {
+                busSum += l->busGbPerSecond(op.gpuDurationNs());
+                busCount += 1;
+            }
+        } else if (engineClassOf(op) == EngineClass::Compute && !isCopy(op.kind)) {
+            compute.emplace_back(op.gpuStartNs, op.gpuEndNs);
+        }
+    }
+    CommunicationStats s;
+    for (auto &[device, lists] : perDevice) {
+        const auto &[comm, compute] = lists;
+        const std::int64_t commNs = unionLength(comm), computeNs = unionLength(compute);
+        Intervals both = comm;
+        both.insert(both.end(), compute.begin(), compute.end());
+        s.commNs += commNs;
+        s.besideComputeNs += commNs + computeNs - unionLength(std::move(both));
+    }
+    if (busCount > 0)
+        s.busGBs = busSum / busCount;
+    return s;
+}
+
+void addCommunicationMetrics(const Trace &trace, const AddMetric &add)
+{
+    const bool any = std::any_of(trace.repetitions.begin(), trace.repetitions.end(), [](const Repetition &rep) {
+        return std::any_of(rep.ops.begin(), rep.ops.end(),
+                           [](const OpRecord &op) { return op.kind == OpKind::Collective; });
+    });
+    if (!any)
+        return;
+    const auto field = [&trace](auto fn) {
+        return [&trace, fn](const RS &r) {
+            if (r.repetition < 0 || std::size_t(r.repetition) >= trace.repetitions.size())
+                return kNotApplicable;
+            return fn(communicationOf(trace, trace.repetitions[std::size_t(r.repetition)]));
+        };
+    };
+    add("Communication time",
+        "Per GPU the union of its collectives' executions (the NCCL calls, whatever kernels or copies they ran), "
+        "summed over the GPUs",
+        MetricUnit::Duration, field([](const CommunicationStats &c) { return double(c.commNs); }));
+    add("Communication beside compute",
+        "The part of that time with a kernel running on the same GPU: overlapped, which is not the same as free "
+        "(the price of overlap says what it cost)",
+        MetricUnit::Fraction, field([](const CommunicationStats &c) {
+            return c.commNs > 0 ? double(c.besideComputeNs) / double(c.commNs) : kNotApplicable;
+        }));
+    add("Collective bus bandwidth",
+        "The mean of the collectives' bus bandwidths (nccl-tests' busbw: an all-reduce's size x 2(n-1)/n over its "
+        "time), to compare with the links' peak",
+        MetricUnit::Bandwidth, field([](const CommunicationStats &c) { return c.busGBs; }));
 }
 
 // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).

@@ -248,6 +248,13 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     // How a kernel was launched, where the source recorded it.
     if (const engine::KernelLaunch *l = d.launch)
         launchRows(row, *m_trace, *l, d.teraflops);
+    // A collective: nccl-tests' two figures (the bus bandwidth compares with the links' peak).
+    if (d.launch && d.launch->busBytes > 0) {
+        QString text = tr("bus %1, algorithm %2").arg(formatGBs(d.busGbs), formatGBs(d.gbs));
+        if (d.launch->workId != engine::kNoString)
+            text = tr("%1: %2").arg(displayText(m_trace->string(d.launch->workId)), text);
+        row(tr("Communication"), text);
+    }
     // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
     const bool cupti = d.cupti;
     if (d.host) {

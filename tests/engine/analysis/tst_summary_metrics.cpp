@@ -166,6 +166,37 @@ private slots:
         QVERIFY(summarize(one).repetitions[0].devices.empty());
     }
 
+    // Collectives count as communication, classified by their kind (the call), not by kernel names: per GPU
+    // the union of their executions, the part with a kernel beside them on the same GPU, and nccl-tests' bus
+    // bandwidth. A trace without collectives has none of these rows.
+    void communicationRows()
+    {
+        using streamscope::test::TraceBuilder;
+        TraceBuilder b;
+        b.device("GPU A").device("GPU B").thread("main");
+        b.stream("compute0", 0).kernel(0, 1'000);
+        b.stream("comm0", 0).op(OpKind::Collective, 500, 1'500, 1'000);
+        b.stream("comm1", 1).op(OpKind::Collective, 500, 1'500, 1'000);
+        // An NCCL kernel beside the collective on GPU 1 would be the collective's own: only other compute counts.
+        b.op(OpKind::Collective, 1'400, 2'400, 1'000);
+        Trace trace = b.build();
+        Repetition &rep = trace.repetitions[0];
+        for (int op : {1, 2, 3}) {
+            KernelLaunch l;
+            l.op = op;
+            l.busBytes = op == 3 ? 2'000 : 1'000;
+            rep.kernelLaunches.push_back(l);
+        }
+        const auto metrics = summaryMetrics(trace, summarize(trace));
+        const SummaryMetric *time = find(metrics, "Communication time");
+        QVERIFY(time);
+        QCOMPARE(time->spread.median, 1'000.0 + 1'900.0); // GPU 0's 1,000 ns, GPU 1's union of 1,900
+        QCOMPARE(find(metrics, "Communication beside compute")->spread.median, 500.0 / 2'900.0);
+        QCOMPARE(find(metrics, "Collective bus bandwidth")->spread.median, (1.0 + 1.0 + 2.0) / 3);
+        QVERIFY(!find(summaryMetrics(streamscope::test::twoGpuTrace(), summarize(streamscope::test::twoGpuTrace())),
+                      "Communication time"));
+    }
+
     void emptyTraceHasNone()
     {
         const Trace empty;
