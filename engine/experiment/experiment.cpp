@@ -207,6 +207,26 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
             (*pipeline)[axis] = std::stoi(s.value);
         return;
     case Axis::Connections: root["maxConnections"] = std::stoi(s.value); return;
+    case Axis::MaxCtas: {
+        // Only where there are collectives to limit; "default" leaves NCCL its own choice.
+        bool collectives = false;
+        if (auto streams = root.find("streams"); streams != root.end() && streams->is_array())
+            for (const Json &st : *streams)
+                if (st.is_object() && st.contains("ops")
+                    && st["ops"].dump().find("\"collective\"") != std::string::npos)
+                    collectives = true;
+        if (!collectives)
+            cannotApply(variant, spec,
+                        "maxCTAs=" + s.value
+                            + " limits the thread blocks of NCCL's collectives, and the workload has none");
+        if (s.value == "default") {
+            if (auto nccl = root.find("nccl"); nccl != root.end() && nccl->is_object())
+                nccl->erase("maxCTAs");
+        } else {
+            root["nccl"]["maxCTAs"] = std::stoi(s.value);
+        }
+        return;
+    }
     case Axis::PeerAccess:
         if (!isVersionTwo(root))
             cannotApply(variant, spec,

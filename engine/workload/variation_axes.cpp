@@ -13,8 +13,9 @@ namespace streamscope::engine {
 
 namespace {
 
-constexpr std::string_view kAxisNames[] = {"memory",      "api",        "streams", "order",         "chunks",  "size",
-                                           "connections", "peerAccess", "devices", "defaultStream", "schedule"};
+constexpr std::string_view kAxisNames[] = {"memory",  "api",           "streams",     "order",
+                                           "chunks",  "size",          "connections", "peerAccess",
+                                           "devices", "defaultStream", "schedule",    "maxCTAs"};
 constexpr int kMaxCount = 4096; // the parser's limit on pipeline chunks (and so streams)
 
 } // namespace
@@ -61,6 +62,19 @@ std::string checkedAxisValue(Axis axis, std::string value, const std::string &wh
     case Axis::PeerAccess: oneOf({"on", "off"}); break;
     case Axis::DefaultStream: oneOf({"legacy", "per-thread"}); break;
     case Axis::Schedule: oneOf({"overlapped", "serial"}); break;
+    case Axis::MaxCtas: {
+        if (value == "default")
+            break;
+        const bool digits = !value.empty() && value.size() <= 2
+                            && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+        const int n = digits ? std::stoi(value) : 0;
+        if (n < 1 || n > 64)
+            throw Error(ErrorKind::InvalidInput,
+                        where + "\"" + value
+                            + "\" is not a count of thread blocks for NCCL (default, or 1..64: ncclConfig_t maxCTAs)");
+        value = std::to_string(n);
+        break;
+    }
     case Axis::Devices: {
         const bool digits = !value.empty() && value.size() <= 2
                             && std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });

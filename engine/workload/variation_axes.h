@@ -1,6 +1,6 @@
 // The axes an experiment varies a workload along (host memory kind, copy API, stream count, issue order,
 // chunk count, transfer size, hardware queues, peer access, GPU count,
-// default stream, overlapped or serial), the values a user types after --vary AXIS= or
+// default stream, overlapped or serial, NCCL's thread-block budget), the values a user types after --vary AXIS= or
 // writes in a workload's "compare" list, and their checking. In engine/workload/ because the workload parser checks a
 // lesson's "compare" list with them; experiments (engine/experiment/) apply them.
 #pragma once
@@ -27,6 +27,7 @@ enum class Axis : std::uint8_t {
     DefaultStream, // legacy | per-thread: the workload's defaultStream (what stream 0 means, per host thread or not)
     Schedule, // overlapped | serial: the workload as written, or every stream waiting for the one before ("serial":
               // true)
+    MaxCtas, // default | 1..64: the collectives' "nccl": {"maxCTAs"} (the thread blocks NCCL may take from compute)
 };
 
 std::string_view toString(Axis axis);

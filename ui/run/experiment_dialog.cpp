@@ -53,6 +53,9 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
     {engine::Axis::Schedule, QT_TRANSLATE_NOOP("ExperimentDialog", "Schedule"), "overlapped, serial",
      QT_TRANSLATE_NOOP("ExperimentDialog", "overlapped (as written), serial (each stream after the one before)"),
      "overlapped"},
+    {engine::Axis::MaxCtas, QT_TRANSLATE_NOOP("ExperimentDialog", "NCCL thread blocks"), "default, 4",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "default, or 1..64 (maxCTAs: what collectives take from compute)"),
+     "default"},
 }};
 
 QString axisName(engine::Axis axis)

@@ -41,9 +41,15 @@ private slots:
         QCOMPARE(dialog.variantCount(), 8);
         QCOMPARE(runButton(dialog)->text(), QStringLiteral("Run 8 variants"));
         QVERIFY(runButton(dialog)->isEnabled());
-        // A pipeline has something for every axis but those of version 2 workloads (several GPUs).
+        // A pipeline has something for every axis but those of version 2 workloads (several GPUs) and NCCL's
+        // (collectives).
         for (Axis axis : ExperimentDialog::axes())
-            QCOMPARE(dialog.axisAvailable(axis), axis != Axis::PeerAccess && axis != Axis::Devices);
+            QCOMPARE(dialog.axisAvailable(axis),
+                     axis != Axis::PeerAccess && axis != Axis::Devices && axis != Axis::MaxCtas);
+        // The all-reduce lesson starts from NCCL's thread-block budget.
+        ExperimentDialog nccl(preset("allreduce-beside-gemm.json"), QStringLiteral("allreduce-beside-gemm.json"));
+        QCOMPARE(nccl.varyOptions(), QStringList({QStringLiteral("maxCTAs=default, 4")}));
+        QVERIFY(nccl.axisAvailable(Axis::MaxCtas));
         auto *peerBox = dialog.findChild<QWidget *>(QStringLiteral("vary-peerAccess"));
         QVERIFY2(peerBox->toolTip().contains(QStringLiteral("version 1")), qPrintable(peerBox->toolTip()));
         QCOMPARE(dialog.repetitions(), -1);
