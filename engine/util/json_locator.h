@@ -6,7 +6,7 @@
 // pointer is resolved by walking the index from the root, reading keys back from the text (a 27 MB
 // workload of 1M schedule entries took 1.55 GB with three string-keyed maps, #24). Arrays the reader
 // names can stay out of the DOM: as compact pairs (keepPairListsCompact) or in the text, each element
-// parsed when asked (keepArraysInText).
+// parsed when asked (keepArraysInText): the elements of those get no DOM even while the text is parsed.
 #pragma once
 
 #include <cstddef>
@@ -68,8 +68,10 @@ public:
     // Object members whose value is an array and whose JSON pointer `keep` accepts stay in the text
     // (textArray()): the DOM holds an empty array in their place and each element is parsed from the text
     // when asked, so that the DOM of all of them never exists at once (a workload's op lists: 1M ops took
-    // about 400 bytes each as nlohmann values, #24). The index locates every element as usual, and the
-    // elements' duplicate keys are reported as anywhere else. Applies to the next parse.
+    // about 400 bytes each as nlohmann values, #24); parse() builds none of it either. The index locates
+    // every element as usual, and the elements' duplicate keys are reported as anywhere else. Nothing
+    // inside such an array is asked about again (neither `keep` nor keepPairListsCompact's predicate):
+    // it is all in the text. Applies to the next parse.
     void keepArraysInText(std::function<bool(const std::string &pointer)> keep) { m_keepInText = std::move(keep); }
 
     // An array kept in the text: its size, and each element as a DOM of its own, parsed from the text (the
@@ -79,6 +81,9 @@ public:
     public:
         std::size_t size() const { return m_count; }
         nlohmann::ordered_json element(std::size_t index) const;
+        // The line element `index` starts on (its first byte): what valuePosition() of its pointer says,
+        // without walking the pointer from the root.
+        int elementLine(std::size_t index) const;
 
     private:
         friend class JsonLocator;
@@ -100,6 +105,9 @@ public:
     bool parse(std::string_view text, bool allowComments = true);
     // The same, keeping `text` itself instead of a copy (a workload read from its file).
     bool parseOwned(std::string &&text, bool allowComments = true);
+    // The same, keeping only a view of `text`, which the caller keeps alive and unchanged for as long as
+    // the locator is used (the editor's text, validated where it is: a 55 MB workload was held twice, #24).
+    bool parseBorrowed(std::string_view text, bool allowComments = true);
 
     // The document, objects keeping the key order of the file. Null after a failed parse.
     const nlohmann::ordered_json &root() const { return m_root; }
@@ -115,9 +123,11 @@ public:
     std::optional<std::pair<std::size_t, std::size_t>> valueRange(const std::string &pointer) const;
     // Byte offset of the opening quote of the key of the object member at `pointer`.
     std::optional<std::size_t> keyOffset(const std::string &pointer) const;
-    const std::string &text() const { return m_text; }
+    std::string_view text() const { return m_text; }
     // Position of a byte offset into the parsed text.
     TextPosition positionOfOffset(std::size_t offset) const;
+    // Its line alone (what positionOfOffset() says, without counting the column).
+    int lineOfOffset(std::size_t offset) const;
 
     // Members whose key appeared twice in the same object (the later value wins, as in nlohmann).
     const std::vector<std::string> &duplicateKeys() const { return m_duplicateKeys; }
@@ -155,8 +165,10 @@ private:
     static constexpr std::size_t kColumnBlock = 256;
     std::size_t continuationsBefore(std::size_t offset) const;
 
-    std::string m_text; // kept: positions are computed on demand
-    std::vector<std::size_t> m_lineStarts; // byte offset where each line starts
+    bool parseText(bool allowComments); // parses m_text
+    std::string m_ownedText; // the text when the locator keeps it (parse, parseOwned)
+    std::string_view m_text; // kept (m_ownedText or the caller's): positions are computed on demand
+    std::vector<std::uint32_t> m_lineStarts; // byte offset where each line starts
     std::vector<std::uint32_t> m_continuationsBefore; // per block of kColumnBlock bytes: UTF-8 continuation
                                                       // bytes before it
     nlohmann::ordered_json m_root;
