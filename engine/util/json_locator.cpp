@@ -30,7 +30,7 @@ public:
     CountingIterator &operator++()
     {
         ++m_p;
-        if (m_furthest && m_p > *m_furthest)
+        if (m_furthest) // the lexer's iterator, only ever moved forward (the end has none)
             *m_furthest = m_p;
         return *this;
     }

@@ -341,7 +341,8 @@ protected:
                                     std::string_view what);
 
     std::string whereOf(const OpSpec &op) const; // "/streams/1/ops/3 (line 12)"
-    bool checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &path,
+    // An op's span of `bytes` at `offset` in `b`; else an issue on the op's "bytes" (`opPath` + "/bytes").
+    bool checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &opPath,
                    std::string_view role);
     std::vector<std::string> bufferNames() const;
     std::vector<std::string> streamNames() const;
@@ -767,13 +768,14 @@ const BufferSpec *WorkloadReadContext::readBufferRef(const Json &obj, const std:
 }
 
 bool WorkloadReadContext::checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes,
-                                    const std::string &path, std::string_view role)
+                                    const std::string &opPath, std::string_view role)
 {
     if (offset <= b.bytes && bytes <= b.bytes - offset)
         return true;
-    issueAt(path, formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes) at offset " + std::to_string(offset)
-                      + " runs past the end of " + std::string(role) + " " + quote(b.name) + ", which has "
-                      + formatBytes(b.bytes) + " (" + std::to_string(b.bytes) + " bytes)");
+    issueAt(opPath + "/bytes", formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes) at offset "
+                                   + std::to_string(offset) + " runs past the end of " + std::string(role) + " "
+                                   + quote(b.name) + ", which has " + formatBytes(b.bytes) + " ("
+                                   + std::to_string(b.bytes) + " bytes)");
     return false;
 }
 
@@ -1420,8 +1422,8 @@ void OpReader::readCopy(const Json &o, const std::string &path, OpSpec &op)
         return;
     }
     op.bytes = *bytes;
-    if (checkSpan(*src, op.srcOffset, op.bytes, path + "/bytes", "src"))
-        checkSpan(*dst, op.dstOffset, op.bytes, path + "/bytes", "dst");
+    if (checkSpan(*src, op.srcOffset, op.bytes, path, "src"))
+        checkSpan(*dst, op.dstOffset, op.bytes, path, "dst");
 }
 
 void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
@@ -1528,7 +1530,7 @@ void OpReader::readBufferSpan(const Json &o, const std::string &path, OpSpec &op
             op.bytes = b->bytes - op.dstOffset;
         return;
     }
-    checkSpan(*b, op.dstOffset, op.bytes, path + "/bytes", "buffer");
+    checkSpan(*b, op.dstOffset, op.bytes, path, "buffer");
 }
 
 void OpReader::readSync(const Json &o, const std::string &path, OpSpec &op)
