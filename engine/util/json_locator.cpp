@@ -254,14 +254,18 @@ private:
     enum class Token { Container, String, Number, Literal };
 
     struct Frame {
-        Json *container; // null inside an array kept in the text
-        bool isArray;
-        bool inText; // an array kept in the text, or inside one: no DOM
-        std::uint32_t anchor; // the container's own node
+        Json *container = nullptr; // null inside an array kept in the text
+        bool isArray = false;
+        bool inText = false; // an array kept in the text, or inside one: no DOM
+        bool textList = false; // an array kept in the text itself
+        bool element = false; // a container that is an element of one: its children are not indexed...
+        bool keepIndexed = false; // ...unless it holds such an array itself
+        std::uint32_t anchor = 0; // the container's own node
         std::string key; // the member being read (objects)
         std::uint32_t keyAnchor = 0;
         std::size_t childrenBegin = 0; // where its children start in m_children
         std::size_t keysBegin = 0; // where its keys start in m_keys (an object inside an array kept in the text)
+        std::size_t nodesBegin = 0; // m_nodes' size when it opened: its descendants' nodes come after
         // A compact array (JsonLocator::keepPairListsCompact): its elements, its pointer. The element being
         // read waits in `pending`, dropped once added.
         std::unique_ptr<JsonLocator::PairList> pairs;
@@ -392,9 +396,9 @@ private:
     {
         const bool outerInText = !m_frames.empty() && m_frames.back().inText;
         // Only an object member can be a compact array or one kept in the text; asked before the member's key
-        // is overwritten, and never inside an array kept in the text.
-        const bool member = isArray && !outerInText && !m_frames.empty() && !m_frames.back().isArray;
-        bool compact = member && m_loc.m_keepCompact;
+        // is overwritten. Nothing inside an array kept in the text is compact.
+        const bool member = isArray && !m_frames.empty() && !m_frames.back().isArray;
+        bool compact = member && !outerInText && m_loc.m_keepCompact;
         bool inText = member && m_loc.m_keepInText;
         std::string pointer;
         if (compact || inText) {
@@ -402,10 +406,19 @@ private:
             compact = compact && m_loc.m_keepCompact(pointer);
             inText = inText && !compact && m_loc.m_keepInText(pointer);
         }
-        const std::uint32_t anchor = anchorOf(Token::Container);
-        Json *slot = insert([isArray] { return isArray ? Json::array() : Json::object(); });
-        Frame frame{slot,    isArray, outerInText || inText, anchor, {}, 0, m_children.size(), m_keys.size(), nullptr,
-                    nullptr, {}};
+        if (inText && outerInText) // inside elements of another: they keep their children indexed, to find it
+            for (Frame &f : m_frames)
+                f.keepIndexed = true;
+        Frame frame;
+        frame.anchor = anchorOf(Token::Container);
+        frame.container = insert([isArray] { return isArray ? Json::array() : Json::object(); });
+        frame.isArray = isArray;
+        frame.inText = outerInText || inText;
+        frame.textList = inText;
+        frame.element = !m_frames.empty() && m_frames.back().textList;
+        frame.childrenBegin = m_children.size();
+        frame.keysBegin = m_keys.size();
+        frame.nodesBegin = m_loc.m_nodes.size();
         if (compact) {
             frame.pairs = std::make_unique<JsonLocator::PairList>();
             frame.pointer = std::move(pointer);
@@ -420,10 +433,15 @@ private:
         Frame &f = m_frames.back();
         Node node;
         node.anchor = f.anchor;
-        node.first = static_cast<std::uint32_t>(m_loc.m_nodes.size());
-        node.count = static_cast<std::uint32_t>(m_children.size() - f.childrenBegin);
         const auto children = m_children.begin() + static_cast<std::ptrdiff_t>(f.childrenBegin);
-        m_loc.m_nodes.insert(m_loc.m_nodes.end(), children, m_children.end());
+        if (f.element && !f.keepIndexed) { // found from its text when asked (JsonLocator::locateInside)
+            node.first = JsonLocator::kNotIndexed;
+            m_loc.m_nodes.resize(f.nodesBegin); // its descendants'
+        } else {
+            node.first = static_cast<std::uint32_t>(m_loc.m_nodes.size());
+            node.count = static_cast<std::uint32_t>(m_children.size() - f.childrenBegin);
+            m_loc.m_nodes.insert(m_loc.m_nodes.end(), children, m_children.end());
+        }
         m_children.erase(children, m_children.end());
         m_keys.resize(f.keysBegin);
         if (f.pairs) {
@@ -666,6 +684,29 @@ std::size_t JsonLocator::stringEnd(std::size_t quote) const
     return std::min(i + 1, m_text.size());
 }
 
+std::size_t JsonLocator::containerEnd(std::size_t open) const
+{
+    int depth = 0;
+    std::size_t i = open;
+    while (i < m_text.size()) {
+        const char c = m_text[i];
+        if (c == '"') {
+            i = stringEnd(i);
+            continue;
+        }
+        if (c == '/' && i + 1 < m_text.size() && (m_text[i + 1] == '/' || m_text[i + 1] == '*')) {
+            i = skipSpace(i); // a comment (the text parsed: '/' is nothing else outside strings)
+            continue;
+        }
+        if (c == '[' || c == '{')
+            ++depth;
+        else if ((c == ']' || c == '}') && --depth == 0)
+            return i + 1;
+        ++i;
+    }
+    return m_text.size();
+}
+
 bool JsonLocator::keyEquals(std::uint32_t keyQuote, std::string_view key) const
 {
     const std::size_t end = stringEnd(keyQuote); // just past the closing quote
@@ -696,6 +737,8 @@ std::size_t JsonLocator::valueEnd(const Found &f) const
     const char c = m_text[begin];
     if (c == '"')
         return stringEnd(begin);
+    if ((c == '[' || c == '{') && node.first == kNotIndexed)
+        return containerEnd(begin);
     if (c == '[' || c == '{') {
         // Past the last child (or the opening bracket), then the closing bracket.
         const std::size_t after = node.count == 0 ? begin + 1 : valueEnd(Found{node.first + node.count - 1, c == '{'});
@@ -707,8 +750,10 @@ std::size_t JsonLocator::valueEnd(const Found &f) const
     return i;
 }
 
-std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, Found *deepest) const
+std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, Found *deepest, std::size_t *rest) const
 {
+    if (rest)
+        *rest = std::string::npos;
     if (m_nodes.empty())
         return std::nullopt;
     Found at{static_cast<std::uint32_t>(m_nodes.size() - 1), false};
@@ -719,6 +764,11 @@ std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, 
     while (pos < pointer.size()) {
         if (pointer[pos] != '/')
             return std::nullopt;
+        if (m_nodes[at.node].first == kNotIndexed) { // the rest is inside `at`: locateInside
+            if (rest)
+                *rest = pos;
+            return std::nullopt;
+        }
         const std::size_t next = std::min(pointer.find('/', pos + 1), pointer.size());
         token.clear();
         for (std::size_t i = pos + 1; i < next; ++i) { // RFC 6901: ~1 is '/', ~0 is '~'
@@ -753,28 +803,55 @@ std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, 
     return at;
 }
 
+JsonLocator::Inside JsonLocator::locateInside(const Found &element, const std::string &rest) const
+{
+    const std::size_t begin = valueBegin(element);
+    JsonLocator sub; // the element alone, which parsed as part of the text
+    sub.parseBorrowed(m_text.substr(begin, valueEnd(element) - begin), m_allowComments);
+    Inside inside;
+    Found deepest;
+    if (const auto f = sub.find(rest, &deepest)) {
+        inside.range = std::pair{begin + sub.valueBegin(*f), begin + sub.valueEnd(*f)};
+        if (f->member)
+            inside.key = begin + sub.m_nodes[f->node].anchor;
+    }
+    inside.deepest = sub.m_nodes.empty() ? begin : begin + sub.valueBegin(deepest);
+    return inside;
+}
+
 TextPosition JsonLocator::valuePosition(const std::string &pointer) const
 {
     Found deepest;
-    if (const auto f = find(pointer, &deepest))
+    std::size_t rest = std::string::npos;
+    if (const auto f = find(pointer, &deepest, &rest))
         return positionOfOffset(valueBegin(*f));
+    if (rest != std::string::npos) {
+        const Inside inside = locateInside(deepest, pointer.substr(rest));
+        return positionOfOffset(inside.range ? inside.range->first : inside.deepest);
+    }
     return m_nodes.empty() ? TextPosition{} : positionOfOffset(valueBegin(deepest));
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> JsonLocator::valueRange(const std::string &pointer) const
 {
-    const auto f = find(pointer);
-    if (!f)
-        return std::nullopt;
-    return std::pair{valueBegin(*f), valueEnd(*f)};
+    Found deepest;
+    std::size_t rest = std::string::npos;
+    if (const auto f = find(pointer, &deepest, &rest))
+        return std::pair{valueBegin(*f), valueEnd(*f)};
+    if (rest != std::string::npos)
+        return locateInside(deepest, pointer.substr(rest)).range;
+    return std::nullopt;
 }
 
 std::optional<std::size_t> JsonLocator::keyOffset(const std::string &pointer) const
 {
-    const auto f = find(pointer);
-    if (!f || !f->member)
-        return std::nullopt;
-    return m_nodes[f->node].anchor;
+    Found deepest;
+    std::size_t rest = std::string::npos;
+    if (const auto f = find(pointer, &deepest, &rest))
+        return f->member ? std::optional<std::size_t>(m_nodes[f->node].anchor) : std::nullopt;
+    if (rest != std::string::npos)
+        return locateInside(deepest, pointer.substr(rest)).key;
+    return std::nullopt;
 }
 
 TextPosition JsonLocator::keyPosition(const std::string &pointer) const

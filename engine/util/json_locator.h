@@ -69,9 +69,9 @@ public:
     // (textArray()): the DOM holds an empty array in their place and each element is parsed from the text
     // when asked, so that the DOM of all of them never exists at once (a workload's op lists: 1M ops took
     // about 400 bytes each as nlohmann values, #24); parse() builds none of it either. The index locates
-    // every element as usual, and the elements' duplicate keys are reported as anywhere else. Nothing
-    // inside such an array is asked about again (neither `keep` nor keepPairListsCompact's predicate):
-    // it is all in the text. Applies to the next parse.
+    // every element, and what is inside one by parsing that element again when asked (see kNotIndexed);
+    // the elements' duplicate keys are reported as anywhere else. Nothing inside such an array is kept
+    // compact (keepPairListsCompact is not asked there). Applies to the next parse.
     void keepArraysInText(std::function<bool(const std::string &pointer)> keep) { m_keepInText = std::move(keep); }
 
     // An array kept in the text: its size, and each element as a DOM of its own, parsed from the text (the
@@ -145,19 +145,35 @@ private:
 
     // One value of the document. The children of a container are consecutive in m_nodes, in the text's
     // order (an object's duplicate keys included: the last one is the one found, as nlohmann keeps it).
+    // An element of an array kept in the text that is an object or an array (an op) has no children in the
+    // index unless it holds such an array itself (a group's ops): what is inside it is found by parsing its
+    // text again when asked (locateInside), which an issue does, not every op (3 of an op's 4 values: 36 MB
+    // of 1M ops, #24).
+    static constexpr std::uint32_t kNotIndexed = UINT32_MAX;
     struct Node {
         std::uint32_t anchor = 0; // an object member's key (its opening quote), else the value's first byte
-        std::uint32_t first = 0; // a container's first child in m_nodes
-        std::uint32_t count = 0; // a container's number of children; 0 for a scalar
+        std::uint32_t first = 0; // a container's first child in m_nodes; kNotIndexed: none indexed (above)
+        std::uint32_t count = 0; // a container's number of children (indexed); 0 for a scalar
     };
     struct Found {
         std::uint32_t node = 0;
         bool member = false; // an object member: its anchor is its key
     };
-    // The value at `pointer`; else none, with *deepest (when given) the nearest enclosing value found.
-    std::optional<Found> find(const std::string &pointer, Found *deepest = nullptr) const;
+    // The value at `pointer`; else none, with *deepest (when given) the nearest enclosing value found, and
+    // *rest (when given) where the part of `pointer` inside *deepest starts when *deepest is a container
+    // whose children are not indexed (else npos).
+    std::optional<Found> find(const std::string &pointer, Found *deepest = nullptr, std::size_t *rest = nullptr) const;
+    // What is at `rest` (a JSON pointer) inside `element`, a container whose children are not indexed, its
+    // text parsed again: byte offsets into this locator's text.
+    struct Inside {
+        std::optional<std::pair<std::size_t, std::size_t>> range; // the value's [begin, end); none if missing
+        std::optional<std::size_t> key; // its key's opening quote, for an object member
+        std::size_t deepest = 0; // where the nearest enclosing value that exists starts
+    };
+    Inside locateInside(const Found &element, const std::string &rest) const;
     std::size_t valueBegin(const Found &f) const;
     std::size_t valueEnd(const Found &f) const;
+    std::size_t containerEnd(std::size_t open) const; // just past the array or object that opens at `open`
     std::size_t skipSpace(std::size_t offset) const; // whitespace and comments
     std::size_t stringEnd(std::size_t quote) const; // just past the string that starts at `quote`
     bool keyEquals(std::uint32_t keyQuote, std::string_view key) const;
