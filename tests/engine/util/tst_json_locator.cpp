@@ -384,6 +384,19 @@ void TestJsonLocator::duplicatesInsideArraysKeptInText()
     }
     QCOMPARE(s->elementLine(1), 2);
     QCOMPARE(s->elementLine(2), 0); // no such element
+    // What is inside an element is located by parsing it again: as a locator that keeps it all in its index
+    // locates it, missing members falling back to the nearest value that exists.
+    JsonLocator indexed;
+    QVERIFY(indexed.parse(text));
+    for (const char *pointer : {"/s/0", "/s/0/a", "/s/0/a/b", "/s/0/a/c", "/s/0/a/c/b", "/s/0/b", "/s/1/b/1",
+                                "/s/1/b/1/b", "/s/1/d", "/s/0/missing", "/s/0/a/c/missing", "/s/1/b/7", "/s/2", "/b"}) {
+        QCOMPARE(loc.valuePosition(pointer).line, indexed.valuePosition(pointer).line);
+        QCOMPARE(loc.valuePosition(pointer).column, indexed.valuePosition(pointer).column);
+        QCOMPARE(loc.keyPosition(pointer).column, indexed.keyPosition(pointer).column);
+        QCOMPARE(loc.keyOffset(pointer), indexed.keyOffset(pointer));
+        QCOMPARE(loc.valueRange(pointer), indexed.valueRange(pointer));
+    }
+    QCOMPARE(*loc.keyOffset("/s/0/a"), text.find("\"a\": 5")); // the last of duplicate keys, as nlohmann
     QCOMPARE(loc.valuePosition("/s/1/b/1/b").line, 2);
     QCOMPARE(loc.keyPosition("/s/1/d").column, static_cast<int>(text.find("\"d\"") - text.find('\n')));
 }
