@@ -394,7 +394,7 @@ private:
 
     bool open(bool isArray)
     {
-        const bool outerInText = !m_frames.empty() && m_frames.back().inText;
+        const bool outerInText = m_frames.empty() ? m_loc.m_indexOnly : m_frames.back().inText;
         // Only an object member can be a compact array or one kept in the text; asked before the member's key
         // is overwritten. Nothing inside an array kept in the text is compact.
         const bool member = isArray && !m_frames.empty() && !m_frames.back().isArray;
@@ -493,6 +493,7 @@ bool JsonLocator::parseBorrowed(std::string_view text, bool allowComments)
 
 bool JsonLocator::parseText(bool allowComments)
 {
+    m_inside.reset();
     m_allowComments = allowComments;
     m_root = nullptr;
     m_nodes.clear();
@@ -806,8 +807,13 @@ std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, 
 JsonLocator::Inside JsonLocator::locateInside(const Found &element, const std::string &rest) const
 {
     const std::size_t begin = valueBegin(element);
-    JsonLocator sub; // the element alone, which parsed as part of the text
-    sub.parseBorrowed(m_text.substr(begin, valueEnd(element) - begin), m_allowComments);
+    if (!m_inside || m_insideNode != element.node) { // the element alone, which parsed as part of the text
+        m_inside = std::make_unique<JsonLocator>();
+        m_inside->m_indexOnly = true;
+        m_inside->parseBorrowed(m_text.substr(begin, valueEnd(element) - begin), m_allowComments);
+        m_insideNode = element.node;
+    }
+    const JsonLocator &sub = *m_inside;
     Inside inside;
     Found deepest;
     if (const auto f = sub.find(rest, &deepest)) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -171,6 +172,11 @@ private:
         std::size_t deepest = 0; // where the nearest enclosing value that exists starts
     };
     Inside locateInside(const Found &element, const std::string &rest) const;
+    // The element locateInside parsed last, kept for the next question (an op's issues come together: an op
+    // of 20,000 unknown keys was parsed again for each), and which node it is.
+    mutable std::unique_ptr<JsonLocator> m_inside;
+    mutable std::uint32_t m_insideNode = 0;
+    bool m_indexOnly = false; // builds no DOM at all (locateInside's locators)
     std::size_t valueBegin(const Found &f) const;
     std::size_t valueEnd(const Found &f) const;
     std::size_t containerEnd(std::size_t open) const; // just past the array or object that opens at `open`

@@ -397,6 +397,11 @@ void TestJsonLocator::duplicatesInsideArraysKeptInText()
         QCOMPARE(loc.valueRange(pointer), indexed.valueRange(pointer));
     }
     QCOMPARE(*loc.keyOffset("/s/0/a"), text.find("\"a\": 5")); // the last of duplicate keys, as nlohmann
+    // The element parsed last is kept for the next question about it, never past the next parse.
+    QVERIFY(loc.parse("{\"s\": [\n  {\"x\": 1, \"y\": 2}]}"));
+    QCOMPARE(loc.valuePosition("/s/0/y").line, 2);
+    QCOMPARE(loc.valuePosition("/s/0/y").column, 17);
+    QVERIFY(loc.parse(text));
     QCOMPARE(loc.valuePosition("/s/1/b/1/b").line, 2);
     QCOMPARE(loc.keyPosition("/s/1/d").column, static_cast<int>(text.find("\"d\"") - text.find('\n')));
 }
