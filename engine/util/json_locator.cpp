@@ -30,7 +30,7 @@ public:
     CountingIterator &operator++()
     {
         ++m_p;
-        if (m_furthest && m_p > *m_furthest)
+        if (m_furthest) // the lexer's iterator, only ever moved forward (the end has none)
             *m_furthest = m_p;
         return *this;
     }
@@ -135,6 +135,8 @@ private:
         }
         const bool member = !m_frames.empty() && !m_frames.back().isArray;
         Json *slot = insert(std::move(value));
+        if (!isArray) // room for a few members at once (an op has three to eight), not grown one by one
+            slot->get_ref<Json::object_t &>().reserve(kObjectRoom);
         if (isArray && member && m_keepInText(pointer)) {
             m_skipped = 1; // stays empty
             return true;
@@ -152,6 +154,7 @@ private:
         return true;
     }
 
+    static constexpr std::size_t kObjectRoom = 8;
     const std::function<bool(const std::string &)> &m_keepInText;
     std::string m_pointer; // the element's
     Json m_root;
@@ -162,8 +165,10 @@ private:
 } // namespace
 
 // The SAX handler: rebuilds the DOM as nlohmann's own DOM parser would, and indexes where each value
-// (an object member: its key) starts. A container's children wait in its frame until it closes, then
-// go to m_nodes together, so that they are consecutive there.
+// (an object member: its key) starts. A container's children wait on a stack shared by all open containers
+// (each frame knows where its own start) until it closes, then go to m_nodes together, so that they are
+// consecutive there. Inside an array kept in the text nothing of the DOM is built: only the index, and the
+// keys of each object there (on a stack of their own) to find duplicates.
 class JsonLocatorSax {
 public:
     using Json = nlohmann::ordered_json;
@@ -174,16 +179,37 @@ public:
     {
     }
 
-    bool null() { return scalar(Json(nullptr), Token::Literal); }
-    bool boolean(bool v) { return scalar(Json(v), Token::Literal); }
-    bool number_integer(Json::number_integer_t v) { return scalar(Json(v), Token::Number); }
-    bool number_unsigned(Json::number_unsigned_t v) { return scalar(Json(v), Token::Number); }
-    bool number_float(Json::number_float_t v, const Json::string_t &) { return scalar(Json(v), Token::Number); }
-    bool string(Json::string_t &v) { return scalar(Json(std::move(v)), Token::String); }
-    bool binary(Json::binary_t &v) { return scalar(Json(Json::binary_t(std::move(v))), Token::Literal); }
+    bool null()
+    {
+        return scalar(Token::Literal, [] { return Json(nullptr); });
+    }
+    bool boolean(bool v)
+    {
+        return scalar(Token::Literal, [v] { return Json(v); });
+    }
+    bool number_integer(Json::number_integer_t v)
+    {
+        return scalar(Token::Number, [v] { return Json(v); });
+    }
+    bool number_unsigned(Json::number_unsigned_t v)
+    {
+        return scalar(Token::Number, [v] { return Json(v); });
+    }
+    bool number_float(Json::number_float_t v, const Json::string_t &)
+    {
+        return scalar(Token::Number, [v] { return Json(v); });
+    }
+    bool string(Json::string_t &v)
+    {
+        return scalar(Token::String, [&v] { return Json(std::move(v)); });
+    }
+    bool binary(Json::binary_t &v)
+    {
+        return scalar(Token::Literal, [&v] { return Json(Json::binary_t(std::move(v))); });
+    }
 
-    bool start_object(std::size_t) { return open(Json::object(), false); }
-    bool start_array(std::size_t) { return open(Json::array(), true); }
+    bool start_object(std::size_t) { return open(false); }
+    bool start_array(std::size_t) { return open(true); }
     bool end_object() { return close(); }
     bool end_array() { return close(); }
 
@@ -192,7 +218,15 @@ public:
         Frame &f = m_frames.back();
         f.key = k;
         f.keyAnchor = static_cast<std::uint32_t>(tokenStart(Token::String));
-        if (f.container->contains(k))
+        bool duplicate = false;
+        if (f.inText) {
+            const auto first = m_keys.begin() + static_cast<std::ptrdiff_t>(f.keysBegin);
+            duplicate = std::find(first, m_keys.end(), k) != m_keys.end();
+            m_keys.push_back(std::move(k));
+        } else {
+            duplicate = f.container->contains(k);
+        }
+        if (duplicate)
             m_loc.m_duplicateKeys.push_back(pointerOfKey());
         return true;
     }
@@ -220,15 +254,20 @@ private:
     enum class Token { Container, String, Number, Literal };
 
     struct Frame {
-        Json *container;
-        bool isArray;
-        std::uint32_t anchor; // the container's own node
+        Json *container = nullptr; // null inside an array kept in the text
+        bool isArray = false;
+        bool inText = false; // an array kept in the text, or inside one: no DOM
+        bool textList = false; // an array kept in the text itself
+        bool element = false; // a container that is an element of one: its children are not indexed...
+        bool keepIndexed = false; // ...unless it holds such an array itself
+        std::uint32_t anchor = 0; // the container's own node
         std::string key; // the member being read (objects)
         std::uint32_t keyAnchor = 0;
-        std::vector<Node> children;
+        std::size_t childrenBegin = 0; // where its children start in m_children
+        std::size_t keysBegin = 0; // where its keys start in m_keys (an object inside an array kept in the text)
+        std::size_t nodesBegin = 0; // m_nodes' size when it opened: its descendants' nodes come after
         // A compact array (JsonLocator::keepPairListsCompact): its elements, its pointer. The element being
-        // read waits in `pending`, as does one of an array kept in the text (keepArraysInText), dropped once
-        // complete.
+        // read waits in `pending`, dropped once added.
         std::unique_ptr<JsonLocator::PairList> pairs;
         std::unique_ptr<Json> pending;
         std::string pointer;
@@ -236,19 +275,29 @@ private:
 
     std::size_t consumed() const { return static_cast<std::size_t>(*m_furthest - m_begin); }
 
-    // The JSON pointer of the member whose key was just read (only for a duplicate key's report).
+    // The children frame `i` has read so far.
+    std::size_t childCount(std::size_t i) const
+    {
+        const std::size_t end = i + 1 < m_frames.size() ? m_frames[i + 1].childrenBegin : m_children.size();
+        return end - m_frames[i].childrenBegin;
+    }
+
+    // The JSON pointer of the member whose key was just read (a duplicate key's report, and the member
+    // arrays keepPairListsCompact and keepArraysInText are asked about).
     std::string pointerOfKey() const
     {
         std::string pointer;
-        for (const Frame &f : m_frames)
-            pointer = f.isArray ? JsonLocator::child(pointer, f.children.size()) : JsonLocator::child(pointer, f.key);
+        for (std::size_t i = 0; i < m_frames.size(); ++i) {
+            const Frame &f = m_frames[i];
+            pointer = f.isArray ? JsonLocator::child(pointer, childCount(i)) : JsonLocator::child(pointer, f.key);
+        }
         return pointer;
     }
 
     // The offset of the first character of the token the lexer has just read.
     std::size_t tokenStart(Token token) const
     {
-        const std::string &text = m_loc.m_text;
+        const std::string_view text = m_loc.m_text;
         const std::size_t n = consumed();
         if (n == 0)
             return 0;
@@ -290,57 +339,66 @@ private:
         return end;
     }
 
-    // Places a value in the document; returns where it now lives, and in *anchor where its node starts.
-    Json *insert(Json value, Token token, std::uint32_t *anchor)
+    // Where a value's node starts: an object member's key, else the value's first character.
+    std::uint32_t anchorOf(Token token) const
+    {
+        if (!m_frames.empty() && !m_frames.back().isArray)
+            return m_frames.back().keyAnchor;
+        return static_cast<std::uint32_t>(tokenStart(token));
+    }
+
+    // Places a value in the document (`make` builds it; not called inside an array kept in the text);
+    // returns where it now lives, null when nowhere.
+    template <typename Make> Json *insert(Make &&make)
     {
         if ((++m_values & 0xFFFF) == 0)
             throwIfInterrupted(); // a long file in the CLI stops at Ctrl-C (interrupt.h)
         if (m_frames.empty()) {
-            *anchor = static_cast<std::uint32_t>(tokenStart(token));
-            m_loc.m_root = std::move(value);
+            m_loc.m_root = make();
             return &m_loc.m_root;
         }
         Frame &f = m_frames.back();
-        if (f.pending) { // an element of a compact array or one kept in the text waits until it is complete
-            *anchor = static_cast<std::uint32_t>(tokenStart(token));
-            *f.pending = std::move(value);
+        if (f.inText)
+            return nullptr;
+        if (f.pending) { // an element of a compact array waits until it is complete
+            *f.pending = make();
             return f.pending.get();
         }
         if (f.isArray) {
-            *anchor = static_cast<std::uint32_t>(tokenStart(token));
-            f.container->push_back(std::move(value));
+            f.container->push_back(make());
             return &f.container->back();
         }
-        *anchor = f.keyAnchor;
         Json *slot = &(*f.container)[f.key];
-        *slot = std::move(value);
+        *slot = make();
         return slot;
     }
 
-    // A finished node goes to its container's frame, or (the root) to the index's end.
+    // A finished node goes to its container's children, or (the root) to the index's end.
     void place(const Node &node)
     {
         if (m_frames.empty())
             m_loc.m_nodes.push_back(node);
         else
-            m_frames.back().children.push_back(node);
+            m_children.push_back(node);
     }
 
-    bool scalar(Json value, Token token)
+    template <typename Make> bool scalar(Token token, Make &&make)
     {
         Node node;
-        insert(std::move(value), token, &node.anchor);
+        node.anchor = anchorOf(token);
+        insert(make);
         place(node);
         addPending();
         return true;
     }
 
-    bool open(Json value, bool isArray)
+    bool open(bool isArray)
     {
+        const bool outerInText = m_frames.empty() ? m_loc.m_indexOnly : m_frames.back().inText;
         // Only an object member can be a compact array or one kept in the text; asked before the member's key
-        // is overwritten.
+        // is overwritten. Nothing inside an array kept in the text is compact.
         const bool member = isArray && !m_frames.empty() && !m_frames.back().isArray;
-        bool compact = member && m_loc.m_keepCompact;
+        bool compact = member && !outerInText && m_loc.m_keepCompact;
         bool inText = member && m_loc.m_keepInText;
         std::string pointer;
         if (compact || inText) {
@@ -348,15 +406,25 @@ private:
             compact = compact && m_loc.m_keepCompact(pointer);
             inText = inText && !compact && m_loc.m_keepInText(pointer);
         }
-        std::uint32_t anchor = 0;
-        Json *slot = insert(std::move(value), Token::Container, &anchor);
-        m_frames.push_back(Frame{slot, isArray, anchor, {}, 0, {}, nullptr, nullptr, {}});
+        if (inText && outerInText) // inside elements of another: they keep their children indexed, to find it
+            for (Frame &f : m_frames)
+                f.keepIndexed = true;
+        Frame frame;
+        frame.anchor = anchorOf(Token::Container);
+        frame.container = insert([isArray] { return isArray ? Json::array() : Json::object(); });
+        frame.isArray = isArray;
+        frame.inText = outerInText || inText;
+        frame.textList = inText;
+        frame.element = !m_frames.empty() && m_frames.back().textList;
+        frame.childrenBegin = m_children.size();
+        frame.keysBegin = m_keys.size();
+        frame.nodesBegin = m_loc.m_nodes.size();
         if (compact) {
-            m_frames.back().pairs = std::make_unique<JsonLocator::PairList>();
-            m_frames.back().pointer = std::move(pointer);
+            frame.pairs = std::make_unique<JsonLocator::PairList>();
+            frame.pointer = std::move(pointer);
+            frame.pending = std::make_unique<Json>();
         }
-        if (compact || inText)
-            m_frames.back().pending = std::make_unique<Json>();
+        m_frames.push_back(std::move(frame));
         return true;
     }
 
@@ -365,9 +433,17 @@ private:
         Frame &f = m_frames.back();
         Node node;
         node.anchor = f.anchor;
-        node.first = static_cast<std::uint32_t>(m_loc.m_nodes.size());
-        node.count = static_cast<std::uint32_t>(f.children.size());
-        m_loc.m_nodes.insert(m_loc.m_nodes.end(), f.children.begin(), f.children.end());
+        const auto children = m_children.begin() + static_cast<std::ptrdiff_t>(f.childrenBegin);
+        if (f.element && !f.keepIndexed) { // found from its text when asked (JsonLocator::locateInside)
+            node.first = JsonLocator::kNotIndexed;
+            m_loc.m_nodes.resize(f.nodesBegin); // its descendants'
+        } else {
+            node.first = static_cast<std::uint32_t>(m_loc.m_nodes.size());
+            node.count = static_cast<std::uint32_t>(m_children.size() - f.childrenBegin);
+            m_loc.m_nodes.insert(m_loc.m_nodes.end(), children, m_children.end());
+        }
+        m_children.erase(children, m_children.end());
+        m_keys.resize(f.keysBegin);
         if (f.pairs) {
             f.pairs->finish();
             m_loc.m_pairLists.insert_or_assign(std::move(f.pointer), std::move(*f.pairs));
@@ -378,23 +454,21 @@ private:
         return true;
     }
 
-    // A value just completed inside a compact array goes to its PairList; one inside an array kept in the
-    // text is dropped (read again from the text when asked: JsonLocator::TextArray).
+    // A value just completed inside a compact array goes to its PairList.
     void addPending()
     {
         if (m_frames.empty() || !m_frames.back().pending)
             return;
         Frame &f = m_frames.back();
-        if (f.pairs)
-            f.pairs->add(std::move(*f.pending));
-        else
-            *f.pending = Json();
+        f.pairs->add(std::move(*f.pending));
     }
 
     JsonLocator &m_loc;
     const char *m_begin;
     const char *const *m_furthest;
     std::vector<Frame> m_frames;
+    std::vector<Node> m_children; // the finished children of every open container, innermost last
+    std::vector<std::string> m_keys; // the keys read so far of the open objects inside arrays kept in the text
     std::size_t m_values = 0;
 };
 
@@ -405,13 +479,39 @@ bool JsonLocator::parse(std::string_view text, bool allowComments)
 
 bool JsonLocator::parseOwned(std::string &&text, bool allowComments)
 {
-    m_text = std::move(text);
+    m_ownedText = std::move(text);
+    m_text = m_ownedText;
+    return parseText(allowComments);
+}
+
+bool JsonLocator::parseBorrowed(std::string_view text, bool allowComments)
+{
+    m_ownedText = std::string();
+    m_text = text;
+    return parseText(allowComments);
+}
+
+bool JsonLocator::parseText(bool allowComments)
+{
+    m_inside.reset();
     m_allowComments = allowComments;
+    m_root = nullptr;
+    m_nodes.clear();
+    m_pairLists.clear();
+    m_duplicateKeys.clear();
+    m_syntaxError.clear();
+    m_syntaxErrorPosition = {};
+    m_lineStarts.assign(1, 0);
+    m_continuationsBefore.assign(1, 0);
+    // The index holds offsets in 32 bits: a larger text (no workload is near it) is refused.
+    if (m_text.size() >= std::numeric_limits<std::uint32_t>::max()) {
+        m_syntaxError = "larger than 4 GiB, the most StreamScope reads here";
+        m_syntaxErrorPosition = {1, 1};
+        return false;
+    }
     // One pass: where each line starts, and how many UTF-8 continuation bytes precede each block of
     // kColumnBlock bytes, so that positionOfOffset() costs a binary search and at most one block's scan
     // (a minified file is one line: scanning it from its start for every op was quadratic).
-    m_lineStarts.assign(1, 0);
-    m_continuationsBefore.assign(1, 0);
     std::uint32_t continuations = 0;
     for (std::size_t i = 0; i < m_text.size(); ++i) {
         if (i % kColumnBlock == 0 && i > 0)
@@ -420,22 +520,9 @@ bool JsonLocator::parseOwned(std::string &&text, bool allowComments)
         if ((c & 0xC0) == 0x80)
             ++continuations;
         else if (c == '\n')
-            m_lineStarts.push_back(i + 1);
+            m_lineStarts.push_back(static_cast<std::uint32_t>(i + 1));
     }
     m_lineStarts.shrink_to_fit(); // kept with the text
-    m_root = nullptr;
-    m_nodes.clear();
-    m_pairLists.clear();
-    m_duplicateKeys.clear();
-    m_syntaxError.clear();
-    m_syntaxErrorPosition = {};
-
-    // The index holds offsets in 32 bits: a larger text (no workload is near it) is refused.
-    if (m_text.size() >= std::numeric_limits<std::uint32_t>::max()) {
-        m_syntaxError = "larger than 4 GiB, the most StreamScope reads here";
-        m_syntaxErrorPosition = {1, 1};
-        return false;
-    }
     // Nested too deep for the JSON-path bookkeeping (its memory grows with the square of the depth):
     // refused as a syntax error at the bracket that goes one level too far.
     if (const auto at = findExcessiveJsonNesting(m_text, allowComments)) {
@@ -521,6 +608,13 @@ nlohmann::ordered_json JsonLocator::TextArray::element(std::size_t index) const
     return sax.take();
 }
 
+int JsonLocator::TextArray::elementLine(std::size_t index) const
+{
+    if (index >= m_count)
+        return 0;
+    return m_loc->lineOfOffset(m_loc->valueBegin(Found{m_first + static_cast<std::uint32_t>(index), false}));
+}
+
 const JsonLocator::PairList *JsonLocator::pairList(const std::string &pointer) const
 {
     const auto it = m_pairLists.find(pointer);
@@ -543,6 +637,14 @@ TextPosition JsonLocator::positionOfOffset(std::size_t offset) const
     const std::size_t characters = (offset - from) - (continuationsBefore(offset) - continuationsBefore(from));
     const std::size_t column = 1 + characters;
     return {line, static_cast<int>(std::min<std::size_t>(column, std::numeric_limits<int>::max()))};
+}
+
+int JsonLocator::lineOfOffset(std::size_t offset) const
+{
+    if (m_lineStarts.empty())
+        return 0;
+    offset = std::min(offset, m_text.size());
+    return static_cast<int>(std::upper_bound(m_lineStarts.begin(), m_lineStarts.end(), offset) - m_lineStarts.begin());
 }
 
 std::size_t JsonLocator::continuationsBefore(std::size_t offset) const
@@ -583,6 +685,29 @@ std::size_t JsonLocator::stringEnd(std::size_t quote) const
     return std::min(i + 1, m_text.size());
 }
 
+std::size_t JsonLocator::containerEnd(std::size_t open) const
+{
+    int depth = 0;
+    std::size_t i = open;
+    while (i < m_text.size()) {
+        const char c = m_text[i];
+        if (c == '"') {
+            i = stringEnd(i);
+            continue;
+        }
+        if (c == '/' && i + 1 < m_text.size() && (m_text[i + 1] == '/' || m_text[i + 1] == '*')) {
+            i = skipSpace(i); // a comment (the text parsed: '/' is nothing else outside strings)
+            continue;
+        }
+        if (c == '[' || c == '{')
+            ++depth;
+        else if ((c == ']' || c == '}') && --depth == 0)
+            return i + 1;
+        ++i;
+    }
+    return m_text.size();
+}
+
 bool JsonLocator::keyEquals(std::uint32_t keyQuote, std::string_view key) const
 {
     const std::size_t end = stringEnd(keyQuote); // just past the closing quote
@@ -613,6 +738,8 @@ std::size_t JsonLocator::valueEnd(const Found &f) const
     const char c = m_text[begin];
     if (c == '"')
         return stringEnd(begin);
+    if ((c == '[' || c == '{') && node.first == kNotIndexed)
+        return containerEnd(begin);
     if (c == '[' || c == '{') {
         // Past the last child (or the opening bracket), then the closing bracket.
         const std::size_t after = node.count == 0 ? begin + 1 : valueEnd(Found{node.first + node.count - 1, c == '{'});
@@ -624,8 +751,10 @@ std::size_t JsonLocator::valueEnd(const Found &f) const
     return i;
 }
 
-std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, Found *deepest) const
+std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, Found *deepest, std::size_t *rest) const
 {
+    if (rest)
+        *rest = std::string::npos;
     if (m_nodes.empty())
         return std::nullopt;
     Found at{static_cast<std::uint32_t>(m_nodes.size() - 1), false};
@@ -636,6 +765,11 @@ std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, 
     while (pos < pointer.size()) {
         if (pointer[pos] != '/')
             return std::nullopt;
+        if (m_nodes[at.node].first == kNotIndexed) { // the rest is inside `at`: locateInside
+            if (rest)
+                *rest = pos;
+            return std::nullopt;
+        }
         const std::size_t next = std::min(pointer.find('/', pos + 1), pointer.size());
         token.clear();
         for (std::size_t i = pos + 1; i < next; ++i) { // RFC 6901: ~1 is '/', ~0 is '~'
@@ -670,28 +804,60 @@ std::optional<JsonLocator::Found> JsonLocator::find(const std::string &pointer, 
     return at;
 }
 
+JsonLocator::Inside JsonLocator::locateInside(const Found &element, const std::string &rest) const
+{
+    const std::size_t begin = valueBegin(element);
+    if (!m_inside || m_insideNode != element.node) { // the element alone, which parsed as part of the text
+        m_inside = std::make_unique<JsonLocator>();
+        m_inside->m_indexOnly = true;
+        m_inside->parseBorrowed(m_text.substr(begin, valueEnd(element) - begin), m_allowComments);
+        m_insideNode = element.node;
+    }
+    const JsonLocator &sub = *m_inside;
+    Inside inside;
+    Found deepest;
+    if (const auto f = sub.find(rest, &deepest)) {
+        inside.range = std::pair{begin + sub.valueBegin(*f), begin + sub.valueEnd(*f)};
+        if (f->member)
+            inside.key = begin + sub.m_nodes[f->node].anchor;
+    }
+    inside.deepest = sub.m_nodes.empty() ? begin : begin + sub.valueBegin(deepest);
+    return inside;
+}
+
 TextPosition JsonLocator::valuePosition(const std::string &pointer) const
 {
     Found deepest;
-    if (const auto f = find(pointer, &deepest))
+    std::size_t rest = std::string::npos;
+    if (const auto f = find(pointer, &deepest, &rest))
         return positionOfOffset(valueBegin(*f));
+    if (rest != std::string::npos) {
+        const Inside inside = locateInside(deepest, pointer.substr(rest));
+        return positionOfOffset(inside.range ? inside.range->first : inside.deepest);
+    }
     return m_nodes.empty() ? TextPosition{} : positionOfOffset(valueBegin(deepest));
 }
 
 std::optional<std::pair<std::size_t, std::size_t>> JsonLocator::valueRange(const std::string &pointer) const
 {
-    const auto f = find(pointer);
-    if (!f)
-        return std::nullopt;
-    return std::pair{valueBegin(*f), valueEnd(*f)};
+    Found deepest;
+    std::size_t rest = std::string::npos;
+    if (const auto f = find(pointer, &deepest, &rest))
+        return std::pair{valueBegin(*f), valueEnd(*f)};
+    if (rest != std::string::npos)
+        return locateInside(deepest, pointer.substr(rest)).range;
+    return std::nullopt;
 }
 
 std::optional<std::size_t> JsonLocator::keyOffset(const std::string &pointer) const
 {
-    const auto f = find(pointer);
-    if (!f || !f->member)
-        return std::nullopt;
-    return m_nodes[f->node].anchor;
+    Found deepest;
+    std::size_t rest = std::string::npos;
+    if (const auto f = find(pointer, &deepest, &rest))
+        return f->member ? std::optional<std::size_t>(m_nodes[f->node].anchor) : std::nullopt;
+    if (rest != std::string::npos)
+        return locateInside(deepest, pointer.substr(rest)).key;
+    return std::nullopt;
 }
 
 TextPosition JsonLocator::keyPosition(const std::string &pointer) const
@@ -719,7 +885,13 @@ std::string JsonLocator::child(const std::string &pointer, std::string_view key)
 
 std::string JsonLocator::child(const std::string &pointer, std::size_t index)
 {
-    return pointer + '/' + std::to_string(index);
+    const std::string digits = std::to_string(index);
+    std::string out;
+    out.reserve(pointer.size() + 1 + digits.size()); // exactly: a workload keeps one per op (OpSpec::jsonPath)
+    out += pointer;
+    out += '/';
+    out += digits;
+    return out;
 }
 
 std::string JsonLocator::parent(const std::string &pointer)

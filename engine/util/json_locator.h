@@ -6,13 +6,14 @@
 // pointer is resolved by walking the index from the root, reading keys back from the text (a 27 MB
 // workload of 1M schedule entries took 1.55 GB with three string-keyed maps, #24). Arrays the reader
 // names can stay out of the DOM: as compact pairs (keepPairListsCompact) or in the text, each element
-// parsed when asked (keepArraysInText).
+// parsed when asked (keepArraysInText): the elements of those get no DOM even while the text is parsed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,8 +69,10 @@ public:
     // Object members whose value is an array and whose JSON pointer `keep` accepts stay in the text
     // (textArray()): the DOM holds an empty array in their place and each element is parsed from the text
     // when asked, so that the DOM of all of them never exists at once (a workload's op lists: 1M ops took
-    // about 400 bytes each as nlohmann values, #24). The index locates every element as usual, and the
-    // elements' duplicate keys are reported as anywhere else. Applies to the next parse.
+    // about 400 bytes each as nlohmann values, #24); parse() builds none of it either. The index locates
+    // every element, and what is inside one by parsing that element again when asked (see kNotIndexed);
+    // the elements' duplicate keys are reported as anywhere else. Nothing inside such an array is kept
+    // compact (keepPairListsCompact is not asked there). Applies to the next parse.
     void keepArraysInText(std::function<bool(const std::string &pointer)> keep) { m_keepInText = std::move(keep); }
 
     // An array kept in the text: its size, and each element as a DOM of its own, parsed from the text (the
@@ -79,6 +82,9 @@ public:
     public:
         std::size_t size() const { return m_count; }
         nlohmann::ordered_json element(std::size_t index) const;
+        // The line element `index` starts on (its first byte): what valuePosition() of its pointer says,
+        // without walking the pointer from the root.
+        int elementLine(std::size_t index) const;
 
     private:
         friend class JsonLocator;
@@ -100,6 +106,9 @@ public:
     bool parse(std::string_view text, bool allowComments = true);
     // The same, keeping `text` itself instead of a copy (a workload read from its file).
     bool parseOwned(std::string &&text, bool allowComments = true);
+    // The same, keeping only a view of `text`, which the caller keeps alive and unchanged for as long as
+    // the locator is used (the editor's text, validated where it is: a 55 MB workload was held twice, #24).
+    bool parseBorrowed(std::string_view text, bool allowComments = true);
 
     // The document, objects keeping the key order of the file. Null after a failed parse.
     const nlohmann::ordered_json &root() const { return m_root; }
@@ -115,9 +124,11 @@ public:
     std::optional<std::pair<std::size_t, std::size_t>> valueRange(const std::string &pointer) const;
     // Byte offset of the opening quote of the key of the object member at `pointer`.
     std::optional<std::size_t> keyOffset(const std::string &pointer) const;
-    const std::string &text() const { return m_text; }
+    std::string_view text() const { return m_text; }
     // Position of a byte offset into the parsed text.
     TextPosition positionOfOffset(std::size_t offset) const;
+    // Its line alone (what positionOfOffset() says, without counting the column).
+    int lineOfOffset(std::size_t offset) const;
 
     // Members whose key appeared twice in the same object (the later value wins, as in nlohmann).
     const std::vector<std::string> &duplicateKeys() const { return m_duplicateKeys; }
@@ -135,19 +146,40 @@ private:
 
     // One value of the document. The children of a container are consecutive in m_nodes, in the text's
     // order (an object's duplicate keys included: the last one is the one found, as nlohmann keeps it).
+    // An element of an array kept in the text that is an object or an array (an op) has no children in the
+    // index unless it holds such an array itself (a group's ops): what is inside it is found by parsing its
+    // text again when asked (locateInside), which an issue does, not every op (3 of an op's 4 values: 36 MB
+    // of 1M ops, #24).
+    static constexpr std::uint32_t kNotIndexed = UINT32_MAX;
     struct Node {
         std::uint32_t anchor = 0; // an object member's key (its opening quote), else the value's first byte
-        std::uint32_t first = 0; // a container's first child in m_nodes
-        std::uint32_t count = 0; // a container's number of children; 0 for a scalar
+        std::uint32_t first = 0; // a container's first child in m_nodes; kNotIndexed: none indexed (above)
+        std::uint32_t count = 0; // a container's number of children (indexed); 0 for a scalar
     };
     struct Found {
         std::uint32_t node = 0;
         bool member = false; // an object member: its anchor is its key
     };
-    // The value at `pointer`; else none, with *deepest (when given) the nearest enclosing value found.
-    std::optional<Found> find(const std::string &pointer, Found *deepest = nullptr) const;
+    // The value at `pointer`; else none, with *deepest (when given) the nearest enclosing value found, and
+    // *rest (when given) where the part of `pointer` inside *deepest starts when *deepest is a container
+    // whose children are not indexed (else npos).
+    std::optional<Found> find(const std::string &pointer, Found *deepest = nullptr, std::size_t *rest = nullptr) const;
+    // What is at `rest` (a JSON pointer) inside `element`, a container whose children are not indexed, its
+    // text parsed again: byte offsets into this locator's text.
+    struct Inside {
+        std::optional<std::pair<std::size_t, std::size_t>> range; // the value's [begin, end); none if missing
+        std::optional<std::size_t> key; // its key's opening quote, for an object member
+        std::size_t deepest = 0; // where the nearest enclosing value that exists starts
+    };
+    Inside locateInside(const Found &element, const std::string &rest) const;
+    // The element locateInside parsed last, kept for the next question (an op's issues come together: an op
+    // of 20,000 unknown keys was parsed again for each), and which node it is.
+    mutable std::unique_ptr<JsonLocator> m_inside;
+    mutable std::uint32_t m_insideNode = 0;
+    bool m_indexOnly = false; // builds no DOM at all (locateInside's locators)
     std::size_t valueBegin(const Found &f) const;
     std::size_t valueEnd(const Found &f) const;
+    std::size_t containerEnd(std::size_t open) const; // just past the array or object that opens at `open`
     std::size_t skipSpace(std::size_t offset) const; // whitespace and comments
     std::size_t stringEnd(std::size_t quote) const; // just past the string that starts at `quote`
     bool keyEquals(std::uint32_t keyQuote, std::string_view key) const;
@@ -155,8 +187,10 @@ private:
     static constexpr std::size_t kColumnBlock = 256;
     std::size_t continuationsBefore(std::size_t offset) const;
 
-    std::string m_text; // kept: positions are computed on demand
-    std::vector<std::size_t> m_lineStarts; // byte offset where each line starts
+    bool parseText(bool allowComments); // parses m_text
+    std::string m_ownedText; // the text when the locator keeps it (parse, parseOwned)
+    std::string_view m_text; // kept (m_ownedText or the caller's): positions are computed on demand
+    std::vector<std::uint32_t> m_lineStarts; // byte offset where each line starts
     std::vector<std::uint32_t> m_continuationsBefore; // per block of kColumnBlock bytes: UTF-8 continuation
                                                       // bytes before it
     nlohmann::ordered_json m_root;

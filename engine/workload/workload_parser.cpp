@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <set>
@@ -39,6 +40,7 @@ constexpr std::uint64_t kMaxOpBytes = std::uint64_t(512) << 20;
 constexpr int kMaxGroupDepth = 16;
 constexpr int kMaxThreadsPerBlock = 1024; // every CUDA GPU since Fermi
 constexpr std::int64_t kMaxBlocks = std::numeric_limits<std::int32_t>::max(); // gridDim.x limit
+constexpr std::size_t kUnitRoom = 64; // ops of one op list element kept room for from one element to the next
 constexpr int kMinPriority = -10; // CUDA clamps to the device's range, typically -5..0
 constexpr int kMaxDevice = kMaxDeviceIndex;
 constexpr int kMaxChunks = 4096;
@@ -57,6 +59,14 @@ std::uint64_t opFootprint(const OpSpec &op)
         if (s->size() > kInline)
             bytes += s->size() + 1;
     return bytes;
+}
+
+// Gives back the room a string was built with beyond its length (a name appended piece by piece): the ops are
+// kept, a million of them, and were kept as copies, exactly as long, before they were moved (#24).
+void fitStrings(OpSpec &op)
+{
+    for (std::string *s : {&op.name, &op.jsonPath, &op.src, &op.dst, &op.buffer, &op.event, &op.syncStream})
+        s->shrink_to_fit();
 }
 
 // "keyFigure": {"caption": "...", "kind": "h2d", "name": "...", "lane": "stream0"}. Both readers (the
@@ -331,7 +341,8 @@ protected:
                                     std::string_view what);
 
     std::string whereOf(const OpSpec &op) const; // "/streams/1/ops/3 (line 12)"
-    bool checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &path,
+    // An op's span of `bytes` at `offset` in `b`; else an issue on the op's "bytes" (`opPath` + "/bytes").
+    bool checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes, const std::string &opPath,
                    std::string_view role);
     std::vector<std::string> bufferNames() const;
     std::vector<std::string> streamNames() const;
@@ -358,7 +369,7 @@ public:
     void readOps(const JsonLocator::TextArray &ops, const std::string &path, std::vector<OpSpec> &out, int depth);
 
 private:
-    std::optional<OpSpec> readOp(const Json &o, const std::string &path);
+    std::optional<OpSpec> readOp(const Json &o, const std::string &path, int line);
     void readCopy(const Json &o, const std::string &path, OpSpec &op);
     void readKernel(const Json &o, const std::string &path, OpSpec &op);
     void readGemm(const Json &o, const std::string &path, OpSpec &op, const std::vector<std::string> &keys,
@@ -408,8 +419,12 @@ public:
     {
     }
 
+    // The text goes to the document, which keeps it for positions; readBorrowed() keeps a view of it, which
+    // the caller keeps alive while reading.
     Workload read(std::string &&text);
+    Workload readBorrowed(std::string_view text);
     std::vector<WorkloadIssue> takeIssues();
+    bool parsedJson() const { return m_parsedJson; } // the text was JSON the reader could parse
 
 private:
     // ---- sections
@@ -419,8 +434,10 @@ private:
     void readBuffers(const Json &v, const std::string &path);
     void readPipeline(const Json &v, const std::string &path);
     void readStreams(const Json &v, const std::string &path);
+    Workload readDocument(bool parsed);
 
     std::string m_fileName;
+    bool m_parsedJson = false;
     bool m_serial = false; // "serial": true (serializeStreams)
     OpReader m_ops;
     ScheduleReader m_schedule;
@@ -482,15 +499,15 @@ std::optional<std::string> WorkloadReadContext::readString(const Json &obj, cons
             missing(path, key, what, hint);
         return std::nullopt;
     }
-    const std::string p = JsonLocator::child(path, key);
+    const auto p = [&] { return JsonLocator::child(path, key); }; // only for issues
     if (!v->is_string()) {
-        issueAt(p, "expected a string" + (hint.empty() ? std::string() : " (" + std::string(hint) + ")") + ", got "
-                       + describeValue(*v));
+        issueAt(p(), "expected a string" + (hint.empty() ? std::string() : " (" + std::string(hint) + ")") + ", got "
+                         + describeValue(*v));
         return std::nullopt;
     }
     std::string s = v->get<std::string>();
     if (s.empty()) {
-        issueAt(p, "must not be empty");
+        issueAt(p(), "must not be empty");
         return std::nullopt;
     }
     return s;
@@ -506,8 +523,8 @@ std::optional<std::int64_t> WorkloadReadContext::readInt(const Json &obj, const 
             missing(path, key, what, {});
         return std::nullopt;
     }
-    const std::string p = JsonLocator::child(path, key);
-    const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+    const auto p = [&] { return JsonLocator::child(path, key); }; // only for issues
+    const auto range = [&] { return "an integer from " + std::to_string(min) + " to " + std::to_string(max); };
     std::optional<std::int64_t> value;
     if (v->is_number_unsigned()) {
         const auto u = v->get<std::uint64_t>();
@@ -518,14 +535,14 @@ std::optional<std::int64_t> WorkloadReadContext::readInt(const Json &obj, const 
         value = v->get<std::int64_t>();
     }
     if (!value) {
-        issueAt(p, "expected " + range + ", got " + describeValue(*v));
+        issueAt(p(), "expected " + range() + ", got " + describeValue(*v));
         return std::nullopt;
     }
     if (*value < min || *value > max) {
-        std::string message = std::to_string(*value) + " is out of range: expected " + range;
+        std::string message = std::to_string(*value) + " is out of range: expected " + range();
         if (!rangeHint.empty())
             message += " (" + std::string(rangeHint) + ")";
-        issueAt(p, message);
+        issueAt(p(), message);
         return std::nullopt;
     }
     return value;
@@ -553,31 +570,31 @@ std::optional<std::uint64_t> WorkloadReadContext::readBytes(const Json &obj, con
             missing(path, key, what, "a byte size such as 4096 or \"16 MiB\"");
         return std::nullopt;
     }
-    const std::string p = JsonLocator::child(path, key);
+    const auto p = [&] { return JsonLocator::child(path, key); }; // only for issues
     std::optional<std::uint64_t> bytes;
     if (v->is_number_unsigned()) {
         bytes = v->get<std::uint64_t>();
     } else if (v->is_number_integer()) { // only negative integers land here
-        issueAt(p, "a size cannot be negative, got " + v->dump());
+        issueAt(p(), "a size cannot be negative, got " + v->dump());
         return std::nullopt;
     } else if (v->is_string()) {
         const std::string s = v->get<std::string>();
         bytes = parseByteSize(s);
         if (!bytes) {
             if (s.find('-') != std::string::npos)
-                issueAt(p, "a size cannot be negative, got " + quote(s));
+                issueAt(p(), "a size cannot be negative, got " + quote(s));
             else
-                issueAt(p, "expected a byte size such as 4096, \"64 KiB\", \"1.5 GiB\" or \"16 MB\" (a whole number "
-                           "of bytes), got "
-                               + quote(s));
+                issueAt(p(), "expected a byte size such as 4096, \"64 KiB\", \"1.5 GiB\" or \"16 MB\" (a whole number "
+                             "of bytes), got "
+                                 + quote(s));
             return std::nullopt;
         }
     } else {
-        issueAt(p, "expected a byte size such as 4096 or \"16 MiB\", got " + describeValue(*v));
+        issueAt(p(), "expected a byte size such as 4096 or \"16 MiB\", got " + describeValue(*v));
         return std::nullopt;
     }
     if (*bytes == 0 && !allowZero) {
-        issueAt(p, "must be more than 0 bytes");
+        issueAt(p(), "must be more than 0 bytes");
         return std::nullopt;
     }
     return bytes;
@@ -593,37 +610,37 @@ std::optional<std::int64_t> WorkloadReadContext::readDuration(const Json &obj, c
             missing(path, key, what, "a duration such as \"60 us\" or \"1 ms\"");
         return std::nullopt;
     }
-    const std::string p = JsonLocator::child(path, key);
+    const auto p = [&] { return JsonLocator::child(path, key); }; // only for issues
     std::optional<std::int64_t> ns;
     if (v->is_number_unsigned()) {
         const auto u = v->get<std::uint64_t>();
         if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
             ns = static_cast<std::int64_t>(u);
     } else if (v->is_number_integer()) {
-        issueAt(p, "a duration cannot be negative, got " + v->dump());
+        issueAt(p(), "a duration cannot be negative, got " + v->dump());
         return std::nullopt;
     } else if (v->is_string()) {
         const std::string s = v->get<std::string>();
         ns = parseDuration(s);
         if (!ns && s.find('-') != std::string::npos) {
-            issueAt(p, "a duration cannot be negative, got " + quote(s));
+            issueAt(p(), "a duration cannot be negative, got " + quote(s));
             return std::nullopt;
         }
         std::string lower = s;
         std::transform(lower.begin(), lower.end(), lower.begin(),
                        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         if (!ns && parseDuration(lower)) {
-            issueAt(p, "duration units are lower case (ns, us, ms, s), got " + quote(s));
+            issueAt(p(), "duration units are lower case (ns, us, ms, s), got " + quote(s));
             return std::nullopt;
         }
     }
     if (!ns) {
-        issueAt(p, "expected a duration such as \"60 us\", \"1.5 ms\", \"2 s\" or a whole number of nanoseconds, got "
-                       + describeValue(*v));
+        issueAt(p(), "expected a duration such as \"60 us\", \"1.5 ms\", \"2 s\" or a whole number of nanoseconds, got "
+                         + describeValue(*v));
         return std::nullopt;
     }
     if (*ns == 0) {
-        issueAt(p, "must be longer than 0 ns");
+        issueAt(p(), "must be longer than 0 ns");
         return std::nullopt;
     }
     return ns;
@@ -633,11 +650,16 @@ template <typename E>
 std::optional<E> WorkloadReadContext::readEnum(const Json &obj, const std::string &path, std::string_view key,
                                                bool required, std::string_view what, const std::vector<E> &excluded)
 {
+    const Json *v = member(obj, key);
+    if (v && v->is_string()) { // the usual case, a name allowed here: no list of names to build
+        const auto e = enumFromName<E>(v->get_ref<const std::string &>());
+        if (e && std::find(excluded.begin(), excluded.end(), *e) == excluded.end())
+            return e;
+    }
     std::vector<std::string> names;
     for (std::size_t i = 0; i < enumNames<E>().size(); ++i)
         if (std::find(excluded.begin(), excluded.end(), static_cast<E>(i)) == excluded.end())
             names.emplace_back(enumNames<E>()[i]);
-    const Json *v = member(obj, key);
     if (!v) {
         if (required)
             missing(path, key, what, "one of " + joinNames(names));
@@ -751,13 +773,14 @@ const BufferSpec *WorkloadReadContext::readBufferRef(const Json &obj, const std:
 }
 
 bool WorkloadReadContext::checkSpan(const BufferSpec &b, std::uint64_t offset, std::uint64_t bytes,
-                                    const std::string &path, std::string_view role)
+                                    const std::string &opPath, std::string_view role)
 {
     if (offset <= b.bytes && bytes <= b.bytes - offset)
         return true;
-    issueAt(path, formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes) at offset " + std::to_string(offset)
-                      + " runs past the end of " + std::string(role) + " " + quote(b.name) + ", which has "
-                      + formatBytes(b.bytes) + " (" + std::to_string(b.bytes) + " bytes)");
+    issueAt(opPath + "/bytes", formatBytes(bytes) + " (" + std::to_string(bytes) + " bytes) at offset "
+                                   + std::to_string(offset) + " runs past the end of " + std::string(role) + " "
+                                   + quote(b.name) + ", which has " + formatBytes(b.bytes) + " ("
+                                   + std::to_string(b.bytes) + " bytes)");
     return false;
 }
 
@@ -781,7 +804,20 @@ Workload WorkloadReader::read(std::string &&text)
 {
     m_doc.keepPairListsCompact(isSchedule);
     m_doc.keepArraysInText(isOpList);
-    if (!m_doc.parseOwned(std::move(text))) {
+    return readDocument(m_doc.parseOwned(std::move(text)));
+}
+
+Workload WorkloadReader::readBorrowed(std::string_view text)
+{
+    m_doc.keepPairListsCompact(isSchedule);
+    m_doc.keepArraysInText(isOpList);
+    return readDocument(m_doc.parseBorrowed(text));
+}
+
+Workload WorkloadReader::readDocument(bool parsed)
+{
+    m_parsedJson = parsed;
+    if (!parsed) {
         const TextPosition p = m_doc.syntaxErrorPosition();
         m_issues.push_back({"", p.line, p.column, "invalid JSON: " + m_doc.syntaxError()});
         return std::move(m_w);
@@ -1204,12 +1240,22 @@ void OpReader::readOps(const JsonLocator::TextArray &ops, const std::string &pat
     std::uint64_t outBytes = 0;
     for (const OpSpec &op : out)
         outBytes += opFootprint(op);
+    // A stream's list written out op by op (1M of them, #24) makes one op per element: room for them at once
+    // instead of moving every op each time the vector doubles. Never more than the ops' memory limit lets
+    // be kept (elements that are no op make none: the room left is address space, not memory).
+    if (depth == 0 && out.empty())
+        out.reserve(std::min<std::size_t>(ops.size(), (kMaxOpBytes - std::min(m_opBytesInFinishedStreams, kMaxOpBytes))
+                                                          / sizeof(OpSpec)));
+    std::vector<OpSpec> unit; // the ops of one element (a group's, repeats not expanded)
     for (std::size_t i = 0; i < ops.size() && !m_tooManyOps; ++i) {
         const std::string p = JsonLocator::child(path, i);
         const Json item = ops.element(i); // this op's DOM alone, freed at the end of the iteration
         if (!expectObject(item, p, "an op like {\"op\": \"copy\", ...} or a group {\"repeat\": 4, \"ops\": [...]}"))
             continue;
-        std::vector<OpSpec> unit;
+        // Reused from op to op; a large group's room is given back.
+        if (unit.capacity() > kUnitRoom)
+            std::vector<OpSpec>().swap(unit);
+        unit.clear();
         if (!member(item, "op") && member(item, "ops")) {
             checkKeys(item, p, {"repeat", "ops"}, "a group of ops");
             const Json &inner = item["ops"];
@@ -1219,7 +1265,8 @@ void OpReader::readOps(const JsonLocator::TextArray &ops, const std::string &pat
                 issueAt(p + "/ops", "expected a non-empty array of ops, got " + describeValue(inner));
             else
                 readOps(opList(p + "/ops"), p + "/ops", unit, depth + 1);
-        } else if (auto op = readOp(item, p)) {
+        } else if (auto op = readOp(item, p, ops.elementLine(i))) {
+            fitStrings(*op);
             unit.push_back(std::move(*op));
         }
         const auto repeat = readInt(item, p, "repeat", 1, kMaxRepeat, false, "an op").value_or(1);
@@ -1255,13 +1302,17 @@ void OpReader::readOps(const JsonLocator::TextArray &ops, const std::string &pat
         if (const std::size_t needed = out.size() + unit.size() * static_cast<std::size_t>(repeat);
             needed > out.capacity())
             out.reserve(std::max(needed, 2 * out.capacity()));
-        for (std::int64_t r = 0; r < repeat; ++r)
+        for (std::int64_t r = 1; r < repeat; ++r)
             out.insert(out.end(), unit.begin(), unit.end());
+        out.insert(out.end(), std::make_move_iterator(unit.begin()),
+                   std::make_move_iterator(unit.end())); // the last copy
         outBytes += unitBytes * static_cast<std::uint64_t>(repeat);
     }
+    if (depth == 0 && out.capacity() > 2 * out.size() + kUnitRoom) // elements that made no op: no room kept for them
+        out.shrink_to_fit();
 }
 
-std::optional<OpSpec> OpReader::readOp(const Json &o, const std::string &path)
+std::optional<OpSpec> OpReader::readOp(const Json &o, const std::string &path, int line)
 {
     const auto type = readEnum<OpType>(o, path, "op", true, "an op");
     if (!type)
@@ -1269,7 +1320,7 @@ std::optional<OpSpec> OpReader::readOp(const Json &o, const std::string &path)
     OpSpec op;
     op.type = *type;
     op.jsonPath = path;
-    op.line = lineOf(path);
+    op.line = line;
     const std::size_t issuesBefore = m_issues.size();
     const std::vector<std::string> common = {"op", "name", "repeat"};
     const auto keys = [&](std::vector<std::string> specific) {
@@ -1426,8 +1477,8 @@ void OpReader::readCopy(const Json &o, const std::string &path, OpSpec &op)
         return;
     }
     op.bytes = *bytes;
-    if (checkSpan(*src, op.srcOffset, op.bytes, path + "/bytes", "src"))
-        checkSpan(*dst, op.dstOffset, op.bytes, path + "/bytes", "dst");
+    if (checkSpan(*src, op.srcOffset, op.bytes, path, "src"))
+        checkSpan(*dst, op.dstOffset, op.bytes, path, "dst");
 }
 
 void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
@@ -1585,7 +1636,7 @@ void OpReader::readBufferSpan(const Json &o, const std::string &path, OpSpec &op
             op.bytes = b->bytes - op.dstOffset;
         return;
     }
-    checkSpan(*b, op.dstOffset, op.bytes, path + "/bytes", "buffer");
+    checkSpan(*b, op.dstOffset, op.bytes, path, "buffer");
 }
 
 void OpReader::readSync(const Json &o, const std::string &path, OpSpec &op)
@@ -2143,7 +2194,7 @@ std::vector<WorkloadIssue> validateWorkloadText(std::string_view jsonText, std::
 {
     WorkloadReader reader(fileName);
     try {
-        reader.read(std::string(jsonText));
+        reader.readBorrowed(jsonText);
     } catch (const std::exception &e) {
         // The reader reports problems as issues; an exception here is a defect, but the editor
         // calling this must still get an answer rather than a crash.
@@ -2152,16 +2203,20 @@ std::vector<WorkloadIssue> validateWorkloadText(std::string_view jsonText, std::
     return reader.takeIssues();
 }
 
-Workload readWorkloadText(std::string_view jsonText, std::string_view fileName, std::vector<WorkloadIssue> &issues)
+Workload readWorkloadText(std::string_view jsonText, std::string_view fileName, std::vector<WorkloadIssue> &issues,
+                          bool *isJson)
 {
     WorkloadReader reader(fileName);
     Workload w;
     try {
-        w = reader.read(std::string(jsonText));
+        w = reader.readBorrowed(jsonText);
         issues = reader.takeIssues();
     } catch (const std::exception &e) {
         issues = {WorkloadIssue{"", 0, 0, std::string("internal error while validating: ") + e.what()}};
     }
+    // Text the reader parsed is JSON; what it refused (a syntax error, nesting too deep) is asked again.
+    if (isJson)
+        *isJson = reader.parsedJson() || nlohmann::ordered_json::accept(jsonText, /*ignore_comments=*/true);
     return w;
 }
 

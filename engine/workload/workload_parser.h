@@ -59,8 +59,11 @@ WorkloadHeader readWorkloadHeader(std::string_view jsonText, std::string_view fi
 
 // One parse for the editor: the workload as far as the text could be read (every buffer, stream and op
 // that was written, even when some are invalid), with every issue in `issues` (sorted by line; empty =
-// valid). A syntax error (an issue on the document, jsonPath "") leaves little or nothing. Never throws.
-Workload readWorkloadText(std::string_view jsonText, std::string_view fileName, std::vector<WorkloadIssue> &issues);
+// valid). A syntax error (an issue on the document, jsonPath "") leaves little or nothing. `isJson`, when
+// given, says whether the text is JSON at all (comments allowed; what nlohmann::json::accept says, asked only
+// of text the reader could not parse). The text is read where it is, not copied. Never throws.
+Workload readWorkloadText(std::string_view jsonText, std::string_view fileName, std::vector<WorkloadIssue> &issues,
+                          bool *isJson = nullptr);
 
 // Every issue in the text, sorted by line; empty = valid. Never throws (for the GUI editor).
 std::vector<WorkloadIssue> validateWorkloadText(std::string_view jsonText, std::string_view fileName);

@@ -374,9 +374,10 @@ void WorkloadEditor::validateNow()
     // text says even while it has problems (a stream just added has no ops yet). Only text that is not
     // JSON at all leaves the tree showing the last version that was.
     std::vector<engine::WorkloadIssue> issues;
-    engine::Workload workload = engine::readWorkloadText(text, fileName, issues);
+    bool isJson = false; // the reader says, instead of a second pass over the text
+    engine::Workload workload = engine::readWorkloadText(text, fileName, issues, &isJson);
     m_issues = std::move(issues);
-    if (nlohmann::ordered_json::accept(text, /*ignore_comments=*/true)) {
+    if (isJson) {
         const WorkloadTreeModel::Node keep = selectedNode();
         m_treeModel->setWorkload(std::move(workload)); // the tree keeps it: no second copy
         m_structureStale = false;

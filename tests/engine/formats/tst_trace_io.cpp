@@ -103,6 +103,32 @@ private slots:
         QTest::newRow("workload over 4 MiB") << large << int(FileKind::Workload);
         const QByteArray largeChrome = "{\"otherData\": \"" + filler + "\", \"traceEvents\": [], \"streams\": 1}";
         QTest::newRow("chrome over 4 MiB, keys after") << largeChrome << int(FileKind::ChromeJson);
+        // A workload is told by its first top-level "streams" or "pipeline" key without reading on, where
+        // nothing further on can change the answer; these can, or only look like one.
+        QTest::newRow("workload key first, traceEvents last")
+            << QByteArray("{\"streams\": [], \"otherData\": \"" + filler + "\", \"traceEvents\": []}")
+            << int(FileKind::ChromeJson);
+        QTest::newRow("traceEvents spelled with an escape, last")
+            << QByteArray("{\"streams\": [], \"trace\\u0045vents\": []}") << int(FileKind::ChromeJson);
+        QTest::newRow("streams nested, not a top-level key")
+            << QByteArray(R"({"otherData": {"streams": [], "pipeline": {}}})") << int(FileKind::ChromeJson);
+        QTest::newRow("streams as a value")
+            << QByteArray(R"({"name": "streams", "x": ["pipeline"]})") << int(FileKind::ChromeJson);
+        QTest::newRow("streams in a string")
+            << QByteArray("{\"a\": \"\\\"streams\\\": [1]\"}") << int(FileKind::ChromeJson);
+        QTest::newRow("streams in comments")
+            << QByteArray("{/* \"streams\": [] */ \"a\": 1 // \"pipeline\": {\n}") << int(FileKind::ChromeJson);
+        QTest::newRow("streams in an array root") << QByteArray(R"([{"streams": []}])") << int(FileKind::ChromeJson);
+        QTest::newRow("streams spelled with an escape")
+            << QByteArray("{\"str\\u0065ams\": []}") << int(FileKind::Workload);
+        QTest::newRow("workload key after a large buffers list")
+            << QByteArray("{\"buffers\": [\"" + filler + "\"], \"streams\": [{\"ops\": []}]}")
+            << int(FileKind::Workload);
+        QTest::newRow("workload key, then broken")
+            << QByteArray(R"({"pipeline": {}, "x": tru)") << int(FileKind::Workload);
+        QTest::newRow("workload key, then too deep")
+            << QByteArray("{\"streams\": " + QByteArray(300, '[') + QByteArray(300, ']') + "}")
+            << int(FileKind::Workload);
     }
     void contentDecidesNotTheName()
     {

@@ -27,6 +27,8 @@ private slots:
     void compactPairLists();
     void compactPairListsKeepNoDom();
     void arraysKeptInText();
+    void duplicatesInsideArraysKeptInText();
+    void borrowedText();
 };
 
 namespace {
@@ -358,6 +360,72 @@ void TestJsonLocator::arraysKeptInText()
     // A failed parse leaves none.
     QVERIFY(!loc.parse("{\"s\": [1, 2"));
     QVERIFY(!loc.textArray("/s"));
+}
+
+void TestJsonLocator::duplicatesInsideArraysKeptInText()
+{
+    // No DOM is built inside an array kept in the text: duplicate keys are found from the keys of each object
+    // there, nested or not, and a key seen in an inner object is no duplicate of the outer one's (and back).
+    const std::string text = "{\"s\": [{\"a\": {\"b\": 1, \"c\": {\"b\": 2}, \"b\": 3}, \"b\": 4, \"a\": 5},\n"
+                             "        {\"b\": [{\"b\": 6}, {\"b\": 7, \"b\": 8}], \"d\": 9}], \"b\": 0, \"b\": 1}";
+    JsonLocator loc;
+    loc.keepArraysInText([](const std::string &pointer) { return pointer == "/s"; });
+    QVERIFY2(loc.parse(text), loc.syntaxError().c_str());
+    const std::vector<std::string> expected = {"/s/0/a/b", "/s/0/a", "/s/1/b/1/b", "/b"};
+    QCOMPARE(loc.duplicateKeys(), expected);
+    // Each element as nlohmann reads it, located on its line, its members located too.
+    const nlohmann::ordered_json dom = nlohmann::ordered_json::parse(text);
+    const auto s = loc.textArray("/s");
+    QVERIFY(s);
+    QCOMPARE(s->size(), std::size_t(2));
+    for (std::size_t i = 0; i < s->size(); ++i) {
+        QCOMPARE(s->element(i), dom["s"][i]);
+        QCOMPARE(s->elementLine(i), loc.valuePosition("/s/" + std::to_string(i)).line);
+    }
+    QCOMPARE(s->elementLine(1), 2);
+    QCOMPARE(s->elementLine(2), 0); // no such element
+    // What is inside an element is located by parsing it again: as a locator that keeps it all in its index
+    // locates it, missing members falling back to the nearest value that exists.
+    JsonLocator indexed;
+    QVERIFY(indexed.parse(text));
+    for (const char *pointer : {"/s/0", "/s/0/a", "/s/0/a/b", "/s/0/a/c", "/s/0/a/c/b", "/s/0/b", "/s/1/b/1",
+                                "/s/1/b/1/b", "/s/1/d", "/s/0/missing", "/s/0/a/c/missing", "/s/1/b/7", "/s/2", "/b"}) {
+        QCOMPARE(loc.valuePosition(pointer).line, indexed.valuePosition(pointer).line);
+        QCOMPARE(loc.valuePosition(pointer).column, indexed.valuePosition(pointer).column);
+        QCOMPARE(loc.keyPosition(pointer).column, indexed.keyPosition(pointer).column);
+        QCOMPARE(loc.keyOffset(pointer), indexed.keyOffset(pointer));
+        QCOMPARE(loc.valueRange(pointer), indexed.valueRange(pointer));
+    }
+    QCOMPARE(*loc.keyOffset("/s/0/a"), text.find("\"a\": 5")); // the last of duplicate keys, as nlohmann
+    // The element parsed last is kept for the next question about it, never past the next parse.
+    QVERIFY(loc.parse("{\"s\": [\n  {\"x\": 1, \"y\": 2}]}"));
+    QCOMPARE(loc.valuePosition("/s/0/y").line, 2);
+    QCOMPARE(loc.valuePosition("/s/0/y").column, 17);
+    QVERIFY(loc.parse(text));
+    QCOMPARE(loc.valuePosition("/s/1/b/1/b").line, 2);
+    QCOMPARE(loc.keyPosition("/s/1/d").column, static_cast<int>(text.find("\"d\"") - text.find('\n')));
+}
+
+void TestJsonLocator::borrowedText()
+{
+    // A borrowed text is located where it is, as a copied one is.
+    const std::string text = kText;
+    JsonLocator borrowed, copied;
+    QVERIFY(borrowed.parseBorrowed(text));
+    QVERIFY(copied.parse(text));
+    QCOMPARE(static_cast<const void *>(borrowed.text().data()), static_cast<const void *>(text.data()));
+    QVERIFY(copied.text().data() != text.data());
+    QCOMPARE(borrowed.root(), copied.root());
+    for (const char *pointer : {"", "/s", "/n", "/z", "/last"}) {
+        QCOMPARE(borrowed.valuePosition(pointer).line, copied.valuePosition(pointer).line);
+        QCOMPARE(borrowed.valuePosition(pointer).column, copied.valuePosition(pointer).column);
+        QCOMPARE(borrowed.lineOfOffset(*borrowed.keyOffset(pointer[0] ? pointer : "/s")),
+                 copied.keyPosition(pointer[0] ? pointer : "/s").line);
+    }
+    // Parsed again from a text of its own, it no longer refers to the borrowed one.
+    QVERIFY(borrowed.parse("{\"a\": 1}"));
+    QVERIFY(borrowed.text().data() != text.data());
+    QCOMPARE(borrowed.valuePosition("/a").column, 7);
 }
 
 QTEST_APPLESS_MAIN(TestJsonLocator)

@@ -137,6 +137,8 @@ private slots:
     void everyTruncationIsReported();
     void severalIssuesSortedByLine();
     void errorMessageFormat();
+    void readerSaysWhetherTextIsJson_data();
+    void readerSaysWhetherTextIsJson();
     void columnsCountCharacters();
     void defaultsAndInference();
     void repeatsAndGroups();
@@ -676,6 +678,36 @@ void TestWorkloadParser::errorMessageFormat()
         QVERIFY2(what.startsWith("broken.json:2:16: invalid JSON: syntax error"), qPrintable(what));
         QCOMPARE(e.issues().front().column, 16);
     }
+}
+
+void TestWorkloadParser::readerSaysWhetherTextIsJson_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<bool>("json");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("valid workload") << QByteArray(kBase) << true << true;
+    QTest::newRow("JSON, not a workload") << QByteArray("{\"streams\": 3} // a comment") << true << false;
+    QTest::newRow("an array") << QByteArray("[1, 2]") << true << false;
+    QTest::newRow("syntax error") << QByteArray("{\"streams\": [}") << false << false;
+    QTest::newRow("empty") << QByteArray() << false << false;
+    // The reader refuses to parse this (nesting deeper than it reads), but it is JSON: the editor keeps
+    // showing the structure it read rather than calling the text broken, as nlohmann::json::accept says.
+    QTest::newRow("nested too deep") << QByteArray("{\"streams\": " + QByteArray(300, '[') + QByteArray(300, ']') + "}")
+                                     << true << false;
+}
+
+void TestWorkloadParser::readerSaysWhetherTextIsJson()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(bool, json);
+    QFETCH(bool, valid);
+    const std::string_view view(text.constData(), std::size_t(text.size()));
+    std::vector<WorkloadIssue> issues;
+    bool isJson = !json;
+    readWorkloadText(view, "t.json", issues, &isJson);
+    QCOMPARE(isJson, json);
+    QCOMPARE(isJson, nlohmann::ordered_json::accept(view, /*ignore_comments=*/true));
+    QCOMPARE(issues.empty(), valid);
 }
 
 void TestWorkloadParser::columnsCountCharacters()
