@@ -3,17 +3,24 @@
 // all-reduce on a communication stream, on two GPUs) run by the engine with solo baselines, against a plain
 // program in the same process that runs the same calls (cublasGemmEx, ncclAllReduce) from one thread, as
 // nccl-tests drives several GPUs, and times them by event pairs: the GEMMs alone, the all-reduce alone, then
-// together. Together the all-reduce is issued after the first GEMM on its communication stream, which waits
-// for that GEMM (the engine's all-reduce cannot start sooner either: the GEMM holds every SM), so that its
-// event pair times its execution and not its wait.
+// together, issued in the engine's order (the first GEMM, the all-reduce, the other two). Together the
+// all-reduce cannot start before the first GEMM ends (that GEMM holds every SM), so its execution is timed
+// from the first GEMM's end event to its own end event. (A plain program that made the all-reduce's stream
+// wait for that event instead changed the order: the second GEMM, next on its own stream, took the SMs first
+// and the all-reduce ran beside the third alone.)
 // The figures compared, per GPU: the all-reduce's slowdown and the slowdown of the GEMMs that ran beside it
 // (the second and third), each the median mixed over the median alone.
+// The plain program's durations are its kernels' as CUPTI records them (the engine's are too): its own event
+// pairs cannot tell when the all-reduce started beside the first GEMM (its kernel takes SMs as that GEMM's
+// last blocks drain, before the GEMM's end event), and are printed beside for comparison.
 // Target: each engine slowdown within 3 points of the plain program's.
 // Exit 0 when the targets are met, 1 when one is missed, 5 without two GPUs.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -26,6 +33,7 @@
 #include "engine/run/cuda_check.h"
 #include "engine/run/cuda_raii.h"
 #include "engine/run/runner.h"
+#include "engine/run/runner_cupti.h"
 #include "engine/run/topology.h"
 #include "engine/workload/workload.h"
 #include "engine/workload/workload_parser.h"
@@ -135,10 +143,19 @@ public:
     Plain(const Plain &) = delete;
     Plain &operator=(const Plain &) = delete;
 
-    // One repetition: the GEMMs and/or the all-reduce; durations in ms per GPU (GEMMs 0..2, all-reduce).
-    void run(bool gemms, bool allReduce, std::vector<double> (&gemmMs)[kGpus][3], std::vector<double> (&arMs)[kGpus])
+    // One repetition: the GEMMs and/or the all-reduce; durations in ms per GPU (GEMMs 0..2, all-reduce), from
+    // the event pairs, or with `cupti` from the kernels' records (what Nsight Systems would show of it).
+    void run(bool gemms, bool allReduce, std::vector<double> (&gemmMs)[kGpus][3], std::vector<double> (&arMs)[kGpus],
+             bool cupti)
     {
         const char *context = "plain GEMM + all-reduce program";
+        std::unique_ptr<cupti::Tracer> tracer;
+        if (cupti) {
+            std::string why;
+            tracer = cupti::Tracer::start(why, false);
+            if (!tracer)
+                throw Error(ErrorKind::Cuda, "CUPTI could not trace the plain program: " + why);
+        }
         for (int g = 0; g < kGpus; ++g) { // the first GEMM
             STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(g));
             if (gemms) {
@@ -152,15 +169,18 @@ public:
             for (int g = 0; g < kGpus; ++g) {
                 STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(g));
                 Gpu &d = m_gpu[g];
-                if (gemms) // after the first GEMM, as the engine's all-reduce starts
-                    STREAMSCOPE_CUDA_CHECK(context, cudaStreamWaitEvent(d.comm.get(), d.gemmEvents[1].get(), 0));
                 record(d.arBegin, d.comm);
                 checkNccl(ncclAllReduce(d.send.get(), d.recv.get(), kAllReduceBytes / 2, ncclBfloat16, ncclSum,
                                         m_comms[g], d.comm.get()),
                           "ncclAllReduce");
-                record(d.arEnd, d.comm);
             }
             checkNccl(ncclGroupEnd(), "ncclGroupEnd");
+            // After the group's end, which launches the kernels: an event recorded inside the group would be
+            // queued before them.
+            for (int g = 0; g < kGpus; ++g) {
+                STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(g));
+                record(m_gpu[g].arEnd, m_gpu[g].comm);
+            }
         }
         for (int g = 0; g < kGpus; ++g) { // the second and third
             STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(g));
@@ -173,17 +193,62 @@ public:
         for (int g = 0; g < kGpus; ++g) {
             STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(g));
             STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
+        }
+        if (tracer) {
+            kernelTimes(*tracer, gemms, allReduce, gemmMs, arMs);
+            STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(0));
+            return;
+        }
+        for (int g = 0; g < kGpus; ++g) {
             Gpu &d = m_gpu[g];
             if (gemms)
                 for (int i = 0; i < 3; ++i)
                     gemmMs[g][i].push_back(elapsed(d.gemmEvents[i], d.gemmEvents[i + 1]));
+            // Issued while the first GEMM holds every SM, the all-reduce starts when that GEMM ends (the engine's
+            // records show it starting there): its execution beside the GEMMs runs from the first GEMM's end.
             if (allReduce)
-                arMs[g].push_back(elapsed(d.arBegin, d.arEnd));
+                arMs[g].push_back(gemms ? elapsed(d.gemmEvents[1], d.arEnd) : elapsed(d.arBegin, d.arEnd));
         }
         STREAMSCOPE_CUDA_CHECK(context, cudaSetDevice(0));
     }
 
 private:
+    // Each GPU's kernels in the order they started: cuBLAS's (the GEMMs) and NCCL's (the all-reduce).
+    static void kernelTimes(cupti::Tracer &tracer, bool gemms, bool allReduce, std::vector<double> (&gemmMs)[kGpus][3],
+                            std::vector<double> (&arMs)[kGpus])
+    {
+        cupti::Batch batch;
+        std::string why;
+        if (!tracer.flush(batch, why))
+            throw Error(ErrorKind::Cuda, "CUPTI's records of the plain program: " + why);
+        std::vector<const cupti::GpuRecord *> kernels;
+        for (const cupti::GpuRecord &g : batch.records)
+            if (g.kind == cupti::GpuRecord::Kind::Kernel && g.deviceId >= 0 && g.deviceId < kGpus && g.name)
+                kernels.push_back(&g);
+        std::sort(kernels.begin(), kernels.end(), [](auto *a, auto *b) { return a->startNs < b->startNs; });
+        for (int g = 0; g < kGpus; ++g) {
+            std::vector<double> gemm;
+            double ar = -1;
+            for (const cupti::GpuRecord *k : kernels) {
+                if (k->deviceId != g)
+                    continue;
+                const double ms = double(k->endNs - k->startNs) / 1e6;
+                if (std::string_view(k->name).find("ncclDevKernel") != std::string_view::npos)
+                    ar = ms;
+                else
+                    gemm.push_back(ms);
+            }
+            if ((gemms && gemm.size() != 3) || (allReduce && ar < 0))
+                throw Error(ErrorKind::Cuda, "GPU " + std::to_string(g) + " ran " + std::to_string(gemm.size())
+                                                 + " GEMM kernels (3 expected) and " + (ar < 0 ? "no" : "an")
+                                                 + " NCCL kernel: this comparison assumes one kernel per call");
+            for (std::size_t i = 0; gemms && i < 3; ++i)
+                gemmMs[g][i].push_back(gemm[i]);
+            if (allReduce)
+                arMs[g].push_back(ar);
+        }
+    }
+
     struct Gpu {
         cuda::Buffer a, b, c, send, recv;
         cuda::Stream compute, comm;
@@ -216,27 +281,30 @@ private:
     Gpu m_gpu[kGpus];
 };
 
-Slowdowns plainSlowdowns(Plain &plain, int reps)
+Slowdowns plainSlowdowns(Plain &plain, int reps, bool cupti)
 {
     std::vector<double> aloneGemm[kGpus][3], aloneAr[kGpus], mixedGemm[kGpus][3], mixedAr[kGpus];
     std::vector<double> unusedGemm[kGpus][3], unusedAr[kGpus];
     for (int warm = 0; warm < 2; ++warm)
-        plain.run(true, true, unusedGemm, unusedAr);
+        plain.run(true, true, unusedGemm, unusedAr, false);
     for (int r = 0; r < reps; ++r) { // rounds as the engine's: the mix, then each part alone
-        plain.run(true, true, mixedGemm, mixedAr);
-        plain.run(true, false, aloneGemm, unusedAr);
-        plain.run(false, true, unusedGemm, aloneAr);
+        plain.run(true, true, mixedGemm, mixedAr, cupti);
+        plain.run(true, false, aloneGemm, unusedAr, cupti);
+        plain.run(false, true, unusedGemm, aloneAr, cupti);
     }
     Slowdowns s;
     for (int g = 0; g < kGpus; ++g) {
-        std::vector<double> mixed = mixedGemm[g][1], alone = aloneGemm[g][1];
-        mixed.insert(mixed.end(), mixedGemm[g][2].begin(), mixedGemm[g][2].end());
-        alone.insert(alone.end(), aloneGemm[g][2].begin(), aloneGemm[g][2].end());
         // Each GEMM against itself alone, as the engine's per-op slowdowns; the median of the two.
         const double second = bench::median(mixedGemm[g][1]) / bench::median(aloneGemm[g][1]);
         const double third = bench::median(mixedGemm[g][2]) / bench::median(aloneGemm[g][2]);
         s.gemm[g] = bench::median(std::vector<double>{second, third});
         s.allReduce[g] = bench::median(mixedAr[g]) / bench::median(aloneAr[g]);
+        std::printf(
+            "  plain (%s), GPU %d: GEMMs 2 and 3 alone %.3f / %.3f ms, beside %.3f / %.3f ms; all-reduce alone %.3f "
+            "ms, beside %.3f ms\n",
+            cupti ? "CUPTI" : "events", g, bench::median(aloneGemm[g][1]), bench::median(aloneGemm[g][2]),
+            bench::median(mixedGemm[g][1]), bench::median(mixedGemm[g][2]), bench::median(aloneAr[g]),
+            bench::median(mixedAr[g]));
     }
     return s;
 }
@@ -266,7 +334,8 @@ int main(int argc, char **argv)
         for (int round = 0; round < 3; ++round) {
             Slowdowns e, p;
             bench::alternated(
-                round, [&] { e = engineSlowdowns(args.workload, reps); }, [&] { p = plainSlowdowns(plain, reps); });
+                round, [&] { e = engineSlowdowns(args.workload, reps); },
+                [&] { p = plainSlowdowns(plain, reps, true); });
             for (int g = 0; g < kGpus; ++g) {
                 engineGemm[g].push_back(e.gemm[g]);
                 engineAr[g].push_back(e.allReduce[g]);
@@ -274,19 +343,22 @@ int main(int argc, char **argv)
                 plainAr[g].push_back(p.allReduce[g]);
             }
         }
-        std::printf("%-5s %-22s %10s %10s %9s  %s\n", "GPU", "op", "engine", "plain", "points", "target");
+        // The plain program's own event pairs, for comparison: they cannot tell when the all-reduce started.
+        const Slowdowns events = plainSlowdowns(plain, reps, false);
+        std::printf("%-5s %-22s %10s %13s %9s  %-16s %13s\n", "GPU", "op", "engine", "plain (CUPTI)", "points",
+                    "target", "plain (events)");
         bool ok = true;
         nlohmann::json rows = nlohmann::json::array();
         for (int g = 0; g < kGpus; ++g)
-            for (const auto &[what, engine, plainRounds] :
-                 {std::tuple<const char *, std::vector<double> &, std::vector<double> &>{"GEMMs beside it",
-                                                                                         engineGemm[g], plainGemm[g]},
-                  {"all-reduce 1 GiB", engineAr[g], plainAr[g]}}) {
+            for (const auto &[what, engine, plainRounds, byEvents] :
+                 {std::tuple<const char *, std::vector<double> &, std::vector<double> &, double>{
+                      "GEMMs beside it", engineGemm[g], plainGemm[g], events.gemm[g]},
+                  {"all-reduce 1 GiB", engineAr[g], plainAr[g], events.allReduce[g]}}) {
                 const double e = points(bench::median(engine)), p = points(bench::median(plainRounds));
                 const bool pass = std::abs(e - p) <= kTargetPoints;
                 ok = ok && pass;
-                std::printf("%-5d %-22s %+9.1f%% %+9.1f%% %+9.1f  %s\n", g, what, e, p, e - p,
-                            pass ? "within 3 ok" : "within 3 MISSED");
+                std::printf("%-5d %-22s %+9.1f%% %+12.1f%% %+9.1f  %-16s %+12.1f%%\n", g, what, e, p, e - p,
+                            pass ? "within 3 ok" : "within 3 MISSED", points(byEvents));
                 std::vector<double> ep, pp;
                 for (double v : engine)
                     ep.push_back(points(v));
@@ -298,6 +370,7 @@ int main(int argc, char **argv)
                                 {"plain_rounds_percent", pp},
                                 {"engine_percent", e},
                                 {"plain_percent", p},
+                                {"plain_events_percent", points(byEvents)},
                                 {"pass", pass}});
             }
         nlohmann::json results = {{"benchmark", "bench_collective_overlap"},
