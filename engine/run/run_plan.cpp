@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -263,6 +264,24 @@ DevicePlan planDevices(const Workload &workload, int override, const std::vector
                                 + std::to_string(d.index) + " " + quoted(d.name) + " has " + std::to_string(d.ccMajor)
                                 + "." + std::to_string(d.ccMinor));
         }
+    // A GPU's collectives come from one host thread: the CLI's --device can fold two GPUs' threads onto one
+    // GPU, whose communicator rank would then be driven from two threads at once.
+    std::map<int, int> collectiveThread; // device -> the thread that issues its collectives
+    for (std::size_t s = 0; s < workload.streams.size(); ++s) {
+        const StreamSpec &stream = workload.streams[s];
+        if (std::none_of(stream.ops.begin(), stream.ops.end(), isCollective))
+            continue;
+        const int device = workload.streamDevice(int(s), override);
+        const auto [it, first] = collectiveThread.emplace(device, stream.thread);
+        if (!first && it->second != stream.thread)
+            throw Error(
+                ErrorKind::InvalidInput,
+                "workload " + quoted(workload.name) + ": threads " + quoted(workload.threadName(it->second)) + " and "
+                    + quoted(workload.threadName(stream.thread)) + " both issue collectives on device "
+                    + std::to_string(device)
+                    + (override >= 0 ? " (--device " + std::to_string(override) + " puts every GPU's on it)" : "")
+                    + ": each GPU of a communicator is driven by one thread; run it on its own GPUs");
+    }
     return plan;
 }
 

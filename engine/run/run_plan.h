@@ -41,8 +41,9 @@ struct DevicePlan {
     std::vector<int> used; // every device the run uses (Workload::usedDevices), sorted
 };
 
-// The run's devices; Error{InvalidInput} where the workload uses one the host does not have, or asks a
-// device for an fp8 GEMM it cannot run (compute capability below 8.9).
+// The run's devices; Error{InvalidInput} where the workload uses one the host does not have, asks a device
+// for an fp8 GEMM it cannot run (compute capability below 8.9), or has two threads issue collectives on one
+// device (the CLI's --device folding two GPUs onto one).
 DevicePlan planDevices(const Workload &workload, int override, const std::vector<DeviceInfo> &devices);
 
 // A GEMM kernel (cuBLAS): its operands and workspace are the runner's, its kernels cuBLAS's (runner_gemm.h).

@@ -429,6 +429,19 @@ private slots:
         const std::vector<PlannedOp> single = planOps(one, {}, {}, folded);
         QCOMPARE(single[0].ranks, 1);
         QCOMPARE(single[0].busBytes, std::uint64_t(1)); // none moves; kept above 0 so that it stays a library op
+        // --device 1 moves a stream that names no device onto the other one's GPU: two threads would drive one
+        // rank, refused before the run.
+        const Workload movable = parseWorkload(R"({"version": 2, "name": "m", "streams": [
+            {"name": "a", "ops": [{"op": "collective", "type": "allreduce", "bytes": "1 MiB"}]},
+            {"name": "b", "device": 1, "ops": [{"op": "collective", "type": "allreduce", "bytes": "1 MiB"}]}],
+            "threads": [{"name": "t0", "streams": ["a"]}, {"name": "t1", "device": 1, "streams": ["b"]}]})");
+        QCOMPARE(planDevices(movable, -1, {device(0), device(1)}).used, (std::vector<int>{0, 1}));
+        const QByteArray oneGpu = failure(
+            [&] {
+                planDevices(movable, 1, {device(0), device(1)});
+            },
+            ErrorKind::InvalidInput);
+        QVERIFY2(oneGpu.contains("threads 't0' and 't1' both issue collectives on device 1 (--device 1"), oneGpu);
     }
 
     // What the parser would have refused, in a workload changed after parsing (as the app's editor and the
