@@ -1,7 +1,7 @@
 // CUPTI record matching (see record_matching.h).
 #include "engine/run/record_matching.h"
 
-#include "engine/model/op_kinds.h"
+#include <cxxabi.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,9 +11,25 @@
 #include <unordered_map>
 #include <utility>
 
+#include "engine/model/op_kinds.h"
+
 namespace streamscope::engine {
 
 namespace {
+
+// A kernel's name as people read it: CUPTI gives a C++ kernel's mangled name ("_Z40ncclDevKernel_AllReduce_..."),
+// where cuBLAS's kernels have plain ones.
+std::string demangled(const char *name)
+{
+    if (name[0] == '_' && name[1] == 'Z') {
+        int status = 0;
+        char *readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+        std::string out = status == 0 && readable ? std::string(readable) : std::string(name);
+        std::free(readable); // NOLINT: __cxa_demangle allocates with malloc
+        return out;
+    }
+    return name;
+}
 
 // Calls `fill(launch, k)` on the launch of op `ops[k]` (ops increasing), adding a launch where an op has
 // none, in one merge that keeps Repetition::kernelLaunches sorted by op (as Repetition::setKernelLatency).
@@ -232,7 +248,7 @@ void RecordMatcher::applyLaunches(Repetition &rep,
             if (!longest || g->endNs - g->startNs > longest->endNs - longest->startNs)
                 longest = g;
             if (g->name && *g->name)
-                names += (names.empty() ? "" : " + ") + std::string(g->name);
+                names += (names.empty() ? "" : " + ") + demangled(g->name);
         }
         ops.push_back(std::int32_t(op));
         ran.emplace_back(longest, std::move(names));

@@ -451,7 +451,7 @@ private slots:
             rep.ops[i].kind = ops[i].kind;
         cupti::Batch batch;
         cupti::GpuRecord k = execution(cupti::GpuRecord::Kind::Kernel, 0, 1000, 1800);
-        k.name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+        k.name = "_Z40ncclDevKernel_AllReduce_Sum_bf16_RING_LL24ncclDevKernelArgsStorageILm4096EE"; // as CUPTI gives it
         batch.records.push_back(k);
         // Op 1 on GPU 0: a copy-engine all-gather, two memcpys and no kernel at all.
         batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, 1, 2000, 2300));
@@ -471,7 +471,9 @@ private slots:
         QCOMPARE(rep.ops[1].gpuStartNs, std::int64_t(2000));
         QCOMPARE(rep.ops[1].gpuEndNs, std::int64_t(2500)); // the span of its copies
         QVERIFY(!rep.ops[1].executionFromEvents());
-        QCOMPARE(trace.string(rep.launchOf(0)->fullNameId), std::string("ncclDevKernel_AllReduce_Sum_bf16_RING_LL"));
+        // Demangled, as people read it.
+        QCOMPARE(trace.string(rep.launchOf(0)->fullNameId),
+                 std::string("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
         addKernelWork(rep, ops);
         for (int i = 0; i < 4; ++i) {
             const KernelLaunch *l = rep.launchOf(i);
