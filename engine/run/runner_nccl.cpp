@@ -343,11 +343,13 @@ const CollectiveCall *RunCollectives::prepare(const PlannedOp &plan)
 void RunCollectives::leak()
 {
     m_leaked = true;
-    const Nccl &n = nccl();
-    // A collective whose peer never came waits on the GPU: aborting its communicator ends the wait.
-    for (void *comm : m_comms)
-        if (comm && n.abort)
-            n.abort(static_cast<ncclComm_t>(comm));
+    if (!m_comms.empty()) { // (a run without collectives never loads NCCL, abandoned or not)
+        const Nccl &n = nccl();
+        // A collective whose peer never came waits on the GPU: aborting its communicator ends the wait.
+        for (void *comm : m_comms)
+            if (comm && n.abort)
+                n.abort(static_cast<ncclComm_t>(comm));
+    }
     for (auto &[rank, b] : m_send)
         b.leak();
     for (auto &[rank, b] : m_recv)
