@@ -116,10 +116,10 @@ void planBufferOp(PlannedOp &op, const Workload &workload)
 
 // A collective's place in the communicator (every GPU whose streams hold collectives, in device order) and
 // its bus bytes.
-void planCollective(PlannedOp &op, const Workload &workload, int override, Trace &trace)
+// `devices`: Workload::collectiveDevices, once for the whole plan.
+void planCollective(PlannedOp &op, const Workload &workload, const std::vector<int> &devices, Trace &trace)
 {
     const OpSpec &spec = *op.spec;
-    const std::vector<int> devices = workload.collectiveDevices(override);
     const auto rankOf = [&](int device) {
         const auto it = std::find(devices.begin(), devices.end(), device);
         return it == devices.end() ? -1 : int(it - devices.begin());
@@ -143,7 +143,7 @@ void planCollective(PlannedOp &op, const Workload &workload, int override, Trace
 }
 
 PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<PeerLink> &links,
-                 const OpPlanOptions &options, Trace &trace)
+                 const OpPlanOptions &options, const std::vector<int> &collectiveDevices, Trace &trace)
 {
     const ScheduledOp &at = workload.schedule[index];
     if (at.stream < 0 || std::size_t(at.stream) >= workload.streams.size() || at.op < 0
@@ -167,7 +167,7 @@ PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<
         op.workId = trace.intern(describe(spec, workload));
     }
     if (isCollective(spec)) // nor a collective: its buffers are the runner's too
-        planCollective(op, workload, options.override, trace);
+        planCollective(op, workload, collectiveDevices, trace);
     op.thread = stream.thread;
     if (spec.type == OpType::Kernel && spec.kernelType == KernelType::Hang && options.timeLimitNs <= 0)
         throw Error(ErrorKind::InvalidInput,
@@ -308,25 +308,31 @@ std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int 
     return buffers;
 }
 
-std::vector<BufferSpec> collectiveBuffers(const Workload &workload, int override, int device)
+CollectiveBytes collectiveBytes(const Workload &workload, int override, int device)
 {
     const int ranks = int(workload.collectiveDevices(override).size());
-    std::uint64_t send = 0, recv = 0;
+    CollectiveBytes b;
     for (std::size_t s = 0; s < workload.streams.size(); ++s) {
         if (workload.streamDevice(int(s), override) != device)
             continue;
         for (const OpSpec &op : workload.streams[s].ops) {
             if (!isCollective(op))
                 continue;
-            send = std::max(send, collectiveSendBytes(op.collective.type, op.bytes, ranks));
-            recv = std::max(recv, collectiveRecvBytes(op.collective.type, op.bytes, ranks));
+            b.send = std::max(b.send, collectiveSendBytes(op.collective.type, op.bytes, ranks));
+            b.recv = std::max(b.recv, collectiveRecvBytes(op.collective.type, op.bytes, ranks));
         }
     }
+    return b;
+}
+
+std::vector<BufferSpec> collectiveBuffers(const Workload &workload, int override, int device)
+{
+    const CollectiveBytes b = collectiveBytes(workload, override, device);
     std::vector<BufferSpec> buffers;
-    if (send > 0)
-        buffers.push_back({"the collectives' send buffer", BufferKind::Device, send, device});
-    if (recv > 0)
-        buffers.push_back({"the collectives' receive buffer", BufferKind::Device, recv, device});
+    if (b.send > 0)
+        buffers.push_back({"the collectives' send buffer", BufferKind::Device, b.send, device});
+    if (b.recv > 0)
+        buffers.push_back({"the collectives' receive buffer", BufferKind::Device, b.recv, device});
     return buffers;
 }
 
@@ -457,8 +463,9 @@ std::vector<PlannedOp> planOps(const Workload &workload, const std::vector<PeerL
                                                  + " (call buildSchedule after changing the ops)");
     std::vector<PlannedOp> ops;
     ops.reserve(workload.schedule.size());
+    const std::vector<int> collectiveDevices = workload.collectiveDevices(options.override);
     for (std::size_t index = 0; index < workload.schedule.size(); ++index)
-        ops.push_back(planOp(workload, index, links, options, trace));
+        ops.push_back(planOp(workload, index, links, options, collectiveDevices, trace));
     // Each wait and event sync waits for the one record it pairs with (workload.h, pairEventWaits).
     const std::vector<int> paired = pairEventWaits(workload);
     for (std::size_t i = 0; i < ops.size(); ++i) {

@@ -75,8 +75,12 @@ inline constexpr std::uint64_t kGemmWorkspaceBytes = 32ull << 20;
 std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int device);
 
 // The device memory the runner allocates for the collectives of `device`: one send and one receive buffer,
-// each of the largest its collectives need (they share them, as nccl-tests' loops do), named for the memory
-// check's messages.
+// each of the largest its collectives need (they share them, as nccl-tests' loops do). collectiveBuffers
+// names them for the memory check's messages; the runner allocates collectiveBytes, the same figures.
+struct CollectiveBytes {
+    std::uint64_t send = 0, recv = 0;
+};
+CollectiveBytes collectiveBytes(const Workload &workload, int override, int device);
 std::vector<BufferSpec> collectiveBuffers(const Workload &workload, int override, int device);
 
 // The part of the workload whose memory lives on `device` (its device and managed buffers, the GEMMs'

@@ -495,7 +495,7 @@ private:
         options.instrument = m_options.instrument;
         options.timeLimitNs = m_watch.limitNs();
         m_plan = planOps(m_workload, m_trace.peerLinks, options, m_trace);
-        m_objects.prepareOps(m_plan, m_device.index, m_workload.nccl);
+        m_objects.prepareOps(m_plan, m_device.index, m_workload, m_override);
         if (const std::string &nccl = m_objects.collectivesDescription(); !nccl.empty())
             m_trace.metadata["nccl"] = nccl;
         const auto schedule = issueSchedule(m_plan, int(m_threads.size()));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <tuple>
 
 #include "engine/model/errors.h"
@@ -168,7 +169,7 @@ std::string versionText(int code)
     return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." + std::to_string(code % 100);
 }
 
-void check(ncclResult_t result, const std::string &context, const char *call, ncclComm_t comm = nullptr)
+void check(ncclResult_t result, const std::string &context, std::string_view call, ncclComm_t comm = nullptr)
 {
     if (result == ncclSuccess || result == ncclInProgress)
         return;
@@ -177,7 +178,7 @@ void check(ncclResult_t result, const std::string &context, const char *call, nc
     if (comm && n.lastError)
         if (const char *last = n.lastError(comm); last && *last)
             why += " (" + std::string(last) + ")";
-    throw Error(ErrorKind::Cuda, context + ": " + call + " failed: " + why);
+    throw Error(ErrorKind::Cuda, context + ": " + std::string(call) + " failed: " + why);
 }
 
 ncclDataType_t datatypeOf(CollectiveDtype dtype)
@@ -227,24 +228,13 @@ RunCollectives::~RunCollectives()
             n.destroy(static_cast<ncclComm_t>(comm));
 }
 
-void RunCollectives::setUp(const std::vector<PlannedOp> &plan, const NcclSettings &settings)
+void RunCollectives::setUp(const Workload &workload, int override)
 {
-    int ranks = 0;
-    for (const PlannedOp &p : plan)
-        if (isCollective(*p.spec))
-            ranks = std::max(ranks, p.ranks);
+    m_devices = workload.collectiveDevices(override);
+    const int ranks = int(m_devices.size());
     if (ranks == 0)
         return;
-    m_devices.assign(std::size_t(ranks), -1);
-    std::map<int, std::uint64_t> sendBytes, recvBytes; // per rank
-    for (const PlannedOp &p : plan) {
-        if (!isCollective(*p.spec) || p.rank < 0)
-            continue;
-        m_devices[std::size_t(p.rank)] = p.device;
-        const CollectiveType type = p.spec->collective.type;
-        sendBytes[p.rank] = std::max(sendBytes[p.rank], collectiveSendBytes(type, p.bytes, ranks));
-        recvBytes[p.rank] = std::max(recvBytes[p.rank], collectiveRecvBytes(type, p.bytes, ranks));
-    }
+    const NcclSettings &settings = workload.nccl;
     const std::string context = "the collectives' NCCL communicator";
     applyNcclEnvironment(settings);
     const Nccl &n = loaded(context);
@@ -259,9 +249,10 @@ void RunCollectives::setUp(const std::vector<PlannedOp> &plan, const NcclSetting
         useDevice(m_devices[std::size_t(r)]);
         const std::string where = " on GPU " + std::to_string(m_devices[std::size_t(r)]);
         // At least one element each: NCCL refuses null buffers, and a rank may have only sends or receives.
-        m_send[r] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(sendBytes[r], 16),
+        const CollectiveBytes bytes = collectiveBytes(workload, override, m_devices[std::size_t(r)]);
+        m_send[r] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.send, 16),
                                  "the collectives' send buffer" + where);
-        m_recv[r] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(recvBytes[r], 16),
+        m_recv[r] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.recv, 16),
                                  "the collectives' receive buffer" + where);
     }
 
@@ -360,38 +351,30 @@ void callCollective(const CollectiveCall &call, cudaStream_t stream, const std::
 {
     const Nccl &n = nccl();
     ncclResult_t result = ncclSuccess;
-    const char *name = "";
     switch (call.type) {
     case CollectiveType::AllReduce:
-        name = "ncclAllReduce";
         result = n.allReduce(call.send, call.recv, call.count, call.datatype, call.reduce, call.comm, stream);
         break;
     case CollectiveType::AllGather:
-        name = "ncclAllGather";
         result = n.allGather(call.send, call.recv, call.count, call.datatype, call.comm, stream);
         break;
     case CollectiveType::ReduceScatter:
-        name = "ncclReduceScatter";
         result = n.reduceScatter(call.send, call.recv, call.count, call.datatype, call.reduce, call.comm, stream);
         break;
     case CollectiveType::Broadcast:
-        name = "ncclBroadcast";
         result = n.broadcast(call.send, call.recv, call.count, call.datatype, call.peer, call.comm, stream);
         break;
     case CollectiveType::AllToAll:
-        name = "ncclAlltoAll";
         result = n.allToAll(call.send, call.recv, call.count, call.datatype, call.comm, stream);
         break;
     case CollectiveType::Send:
-        name = "ncclSend";
         result = n.send(call.send, call.count, call.datatype, call.peer, call.comm, stream);
         break;
     case CollectiveType::Recv:
-        name = "ncclRecv";
         result = n.recv(call.recv, call.count, call.datatype, call.peer, call.comm, stream);
         break;
     }
-    check(result, context, name, call.comm);
+    check(result, context, ncclFunction(call.type), call.comm);
 }
 
 #else // no nccl.h at configure: collectives are refused, naming what is missing
@@ -412,12 +395,11 @@ std::optional<Error> collectivesUnavailable(const Workload &workload)
 RunCollectives::RunCollectives() = default;
 RunCollectives::~RunCollectives() = default;
 
-void RunCollectives::setUp(const std::vector<PlannedOp> &plan, const NcclSettings &settings)
+void RunCollectives::setUp(const Workload &workload, int override)
 {
-    for (const PlannedOp &p : plan)
-        if (isCollective(*p.spec))
-            throw Error(ErrorKind::InvalidInput, p.context + ": this StreamScope was built without NCCL");
-    (void)settings;
+    if (const auto op = firstCollective(workload))
+        throw Error(ErrorKind::InvalidInput, *op + ": this StreamScope was built without NCCL");
+    (void) override;
 }
 
 const CollectiveCall *RunCollectives::prepare(const PlannedOp &plan)

@@ -40,11 +40,12 @@ public:
     RunCollectives(const RunCollectives &) = delete;
     RunCollectives &operator=(const RunCollectives &) = delete;
 
-    // The communicator and buffers of the plan's collectives (none: nothing is loaded). Throws Error{Cuda}
-    // naming the NCCL error (or the library or header that is missing), Error{InvalidInput} for NCCL
-    // environment settings another run of this process already fixed, Error{OutOfMemory}. The current
-    // device is left as it was.
-    void setUp(const std::vector<PlannedOp> &plan, const NcclSettings &settings);
+    // The communicator and buffers of the workload's collectives (none: nothing is loaded), with its NCCL
+    // settings and buffer sizes (collectiveBytes, as the memory check counted them; ranks in the order of
+    // Workload::collectiveDevices, as the plan's; `override`: the CLI's --device). Throws Error{Cuda} naming the NCCL
+    // error (or the library or header that is missing), Error{InvalidInput} for NCCL environment settings another run
+    // of this process already fixed, Error{OutOfMemory}. The current device is left as it was.
+    void setUp(const Workload &workload, int override);
     // The call of collective op `plan` (after setUp).
     const CollectiveCall *prepare(const PlannedOp &plan);
     // NCCL's version and the communicator, for the trace's metadata ("2.28.3, 2 ranks: GPUs 0 and 1,

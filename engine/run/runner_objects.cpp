@@ -143,9 +143,9 @@ bool RunObjects::waitIdle(const RunDevices &devices, bool withDefault, std::int6
     }
 }
 
-void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary, const NcclSettings &nccl)
+void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary, const Workload &workload, int override)
 {
-    m_collectives.setUp(plan, nccl);
+    m_collectives.setUp(workload, override);
     m_ops.resize(plan.size());
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const PlannedOp &p = plan[i];
