@@ -250,6 +250,7 @@ void addPeerLinkMetrics(const TraceSummary &summary, const AddMetric &add)
 // Communication: the collectives (OpKind::Collective, classified by the NCCL call that launched their kernels
 // or copies, never by a kernel's name) of one repetition, per GPU, against the compute beside them.
 struct CommunicationStats {
+    int collectives = 0; // collective ops in the repetition, run or not
     std::int64_t commNs = 0; // per GPU the union of its collectives' executions, summed over the GPUs
     std::int64_t besideComputeNs = 0; // the part of that with a kernel or memset running on the same GPU
     double busGBs = kNotApplicable; // the mean of the collectives' bus bandwidths
@@ -261,8 +262,10 @@ CommunicationStats communicationOf(const Trace &trace, const Repetition &rep)
     std::map<int, std::pair<Intervals, Intervals>> perDevice; // device -> (collectives, compute)
     double busSum = 0;
     int busCount = 0;
+    CommunicationStats s;
     for (std::size_t i = 0; i < rep.ops.size(); ++i) {
         const OpRecord &op = rep.ops[i];
+        s.collectives += op.kind == OpKind::Collective;
         if (!op.hasGpu() || op.stream < 0 || std::size_t(op.stream) >= trace.streams.size())
             continue;
         auto &[comm, compute] = perDevice[trace.streams[std::size_t(op.stream)].device];
@@ -276,7 +279,6 @@ CommunicationStats communicationOf(const Trace &trace, const Repetition &rep)
             compute.emplace_back(op.gpuStartNs, op.gpuEndNs);
         }
     }
-    CommunicationStats s;
     for (auto &[device, lists] : perDevice) {
         const auto &[comm, compute] = lists;
         const std::int64_t commNs = unionLength(comm), computeNs = unionLength(compute);
@@ -292,17 +294,18 @@ CommunicationStats communicationOf(const Trace &trace, const Repetition &rep)
 
 void addCommunicationMetrics(const Trace &trace, const AddMetric &add)
 {
-    const bool any = std::any_of(trace.repetitions.begin(), trace.repetitions.end(), [](const Repetition &rep) {
-        return std::any_of(rep.ops.begin(), rep.ops.end(),
-                           [](const OpRecord &op) { return op.kind == OpKind::Collective; });
-    });
-    if (!any)
+    // Each repetition's once, shared by the three rows.
+    auto stats = std::make_shared<std::vector<CommunicationStats>>();
+    stats->reserve(trace.repetitions.size());
+    for (const Repetition &rep : trace.repetitions)
+        stats->push_back(communicationOf(trace, rep));
+    if (std::none_of(stats->begin(), stats->end(), [](const CommunicationStats &c) { return c.collectives > 0; }))
         return;
-    const auto field = [&trace](auto fn) {
-        return [&trace, fn](const RS &r) {
-            if (r.repetition < 0 || std::size_t(r.repetition) >= trace.repetitions.size())
+    const auto field = [stats](auto fn) {
+        return [stats, fn](const RS &r) {
+            if (r.repetition < 0 || std::size_t(r.repetition) >= stats->size())
                 return kNotApplicable;
-            return fn(communicationOf(trace, trace.repetitions[std::size_t(r.repetition)]));
+            return fn((*stats)[std::size_t(r.repetition)]);
         };
     };
     add("Communication time",

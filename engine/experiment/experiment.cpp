@@ -211,10 +211,9 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
         // Only where there are collectives to limit; "default" leaves NCCL its own choice.
         bool collectives = false;
         if (auto streams = root.find("streams"); streams != root.end() && streams->is_array())
-            for (const Json &st : *streams)
-                if (st.is_object() && st.contains("ops")
-                    && st["ops"].dump().find("\"collective\"") != std::string::npos)
-                    collectives = true;
+            for (Json &st : *streams)
+                if (st.is_object() && st.contains("ops"))
+                    forEachOp(st["ops"], [&](Json &op) { collectives = collectives || op["op"] == "collective"; });
         if (!collectives)
             cannotApply(variant, spec,
                         "maxCTAs=" + s.value

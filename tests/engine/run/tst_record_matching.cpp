@@ -44,6 +44,25 @@ cupti::GpuRecord execution(cupti::GpuRecord::Kind kind, std::size_t op, std::int
     return g;
 }
 
+// A repetition of `ops` with their kinds and nothing timed yet, and the records' context where every op ran.
+Repetition untimed(const std::vector<PlannedOp> &ops)
+{
+    Repetition rep;
+    rep.ops.resize(ops.size());
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        rep.ops[i].kind = ops[i].kind;
+    return rep;
+}
+
+RepetitionRecords everyOpRan(const std::vector<PlannedOp> &ops)
+{
+    RepetitionRecords context;
+    context.repSeq = kSeq;
+    context.inRun.assign(ops.size(), true);
+    context.events.resize(ops.size());
+    return context;
+}
+
 cupti::GpuRecord migration(std::uint64_t address, std::uint64_t bytes, std::int64_t start, std::int64_t end,
                            ActivityDetail detail = ActivityDetail::Prefetch)
 {
@@ -366,10 +385,7 @@ private slots:
         Trace trace;
         const std::vector<PlannedOp> ops = planOps(w, {}, {}, trace);
         const RecordMatcher matcher(ops, std::vector<OpMemory>(ops.size()), {});
-        Repetition rep;
-        rep.ops.resize(ops.size());
-        for (std::size_t i = 0; i < ops.size(); ++i)
-            rep.ops[i].kind = ops[i].kind;
+        Repetition rep = untimed(ops);
         cupti::Batch batch;
         auto kernel = [&](std::size_t op, std::int64_t start, std::int64_t end, const char *name, std::uint32_t gridX) {
             cupti::GpuRecord g = execution(cupti::GpuRecord::Kind::Kernel, op, start, end);
@@ -390,10 +406,7 @@ private slots:
         batch.records.back().queuedNs = 900; // its latency timestamps make its launch first: one launch per op
         batch.records.back().submittedNs = 950;
         kernel(2, 2000, 2100, "sm90_xmma_gemm_f16", 8);
-        RepetitionRecords context;
-        context.repSeq = kSeq;
-        context.inRun.assign(ops.size(), true);
-        context.events.resize(ops.size());
+        const RepetitionRecords context = everyOpRan(ops);
         std::map<std::string, std::string> metadata;
         matcher.apply(rep, batch, context, metadata, [&](std::string_view n) { return trace.intern(n); });
         QCOMPARE(rep.ops[1].gpuStartNs, std::int64_t(1000));
@@ -445,10 +458,7 @@ private slots:
         Trace trace;
         const std::vector<PlannedOp> ops = planOps(w, {}, {}, trace);
         const RecordMatcher matcher(ops, std::vector<OpMemory>(ops.size()), {});
-        Repetition rep;
-        rep.ops.resize(ops.size());
-        for (std::size_t i = 0; i < ops.size(); ++i)
-            rep.ops[i].kind = ops[i].kind;
+        Repetition rep = untimed(ops);
         cupti::Batch batch;
         cupti::GpuRecord k = execution(cupti::GpuRecord::Kind::Kernel, 0, 1000, 1800);
         k.name = "_Z40ncclDevKernel_AllReduce_Sum_bf16_RING_LL24ncclDevKernelArgsStorageILm4096EE"; // as CUPTI gives it
@@ -460,10 +470,7 @@ private slots:
         k.name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
         batch.records.push_back(k);
         batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, 3, 2010, 2490));
-        RepetitionRecords context;
-        context.repSeq = kSeq;
-        context.inRun.assign(ops.size(), true);
-        context.events.resize(ops.size());
+        const RepetitionRecords context = everyOpRan(ops);
         std::map<std::string, std::string> metadata;
         const MatchResult result =
             matcher.apply(rep, batch, context, metadata, [&](std::string_view n) { return trace.intern(n); });
