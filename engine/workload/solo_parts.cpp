@@ -17,6 +17,8 @@ std::string quoted(const std::string &s)
 
 std::size_t countSoloParts(const Workload &workload)
 {
+    if (workload.rankOf.rank >= 0)
+        return workload.rankOf.soloParts.size();
     std::vector<std::string> names;
     for (const StreamSpec &stream : workload.streams) {
         const std::string &name = stream.part.empty() ? stream.name : stream.part;
@@ -29,6 +31,9 @@ std::size_t countSoloParts(const Workload &workload)
 SoloParts soloParts(const Workload &workload)
 {
     SoloParts parts;
+    // One rank's part of a workload (rank_part.h): the whole workload's parts, in its order.
+    if (workload.rankOf.rank >= 0)
+        parts.names = workload.rankOf.soloParts;
     parts.streamPart.reserve(workload.streams.size());
     for (const StreamSpec &stream : workload.streams) {
         const std::string &name = stream.part.empty() ? stream.name : stream.part;

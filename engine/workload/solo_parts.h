@@ -24,6 +24,9 @@ struct SoloParts {
 // (nothing would run beside anything: there is no overlap to price).
 SoloParts soloParts(const Workload &workload);
 
+// One rank's part of a workload (Workload::rankOf) has the whole workload's parts, in the same order on every
+// rank, some of them without a stream of its own.
+//
 // How many parts the workload has (each stream, or the streams naming one part): a workload that asks for
 // solo baselines itself ("solo": true) and has one part, such as a lesson's one-stream comparison variant,
 // runs without them.

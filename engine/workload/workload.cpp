@@ -401,6 +401,12 @@ std::vector<int> Workload::collectiveDevices(int override) const
     return out;
 }
 
+int Workload::communicatorSize(int override) const
+{
+    return rankOf.rank >= 0 ? static_cast<int>(rankOf.communicator.size())
+                            : static_cast<int>(collectiveDevices(override).size());
+}
+
 std::uint64_t GemmShape::flops() const
 {
     return 2 * std::uint64_t(std::max(m, 0)) * std::uint64_t(std::max(n, 0)) * std::uint64_t(std::max(k, 0));

@@ -221,6 +221,17 @@ struct KeyFigure {
     bool operator==(const KeyFigure &) const = default;
 };
 
+// Set on one rank's part of a workload that runs as one process per rank (rank_part.h, `run --ranks`): the
+// part holds one GPU's streams, but its collectives' communicator is the whole workload's.
+struct RankOf {
+    int rank = -1; // the process's rank: the workload's GPU its part came from; -1: a whole workload
+    int ranks = 0; // the processes of the job
+    std::vector<int> communicator; // the whole workload's collectiveDevices (workload GPUs, which are ranks)
+    // The whole workload's solo parts (solo_parts.h), in its order: every rank runs each part's round, its
+    // own streams of that part or nothing, so that the ranks' rounds stay together.
+    std::vector<std::string> soloParts;
+};
+
 struct Workload {
     // The format it was read from (1 or 2). workloadToJson writes 2 where the workload uses anything of
     // version 2 (devices, threads, peer copies, peerAccess), this otherwise.
@@ -255,6 +266,7 @@ struct Workload {
     // every op of thread 1, ... Filled by the parser (from issueOrder, each thread's issueOrder or
     // schedule, or directly by a pipeline generator) and always a permutation of every (stream, op).
     std::vector<ScheduledOp> schedule;
+    RankOf rankOf; // one rank's part of a workload (rank_part.h); not read from or written to a file
 
     const BufferSpec *findBuffer(const std::string &name) const;
     int findStream(const std::string &name) const; // -1 if none
@@ -278,6 +290,9 @@ struct Workload {
     // The GPUs of the collectives' communicator: every device whose streams hold a collective, sorted (its
     // ranks, in order); empty where there is none.
     std::vector<int> collectiveDevices(int override = -1) const;
+    // The ranks of the collectives' communicator: collectiveDevices' count, or the whole workload's for one
+    // rank's part.
+    int communicatorSize(int override = -1) const;
 };
 
 // What a wait (cudaStreamWaitEvent) or an event sync (cudaEventSynchronize) waits for: the one record op
