@@ -116,16 +116,19 @@ void planBufferOp(PlannedOp &op, const Workload &workload)
 
 // A collective's place in the communicator (every GPU whose streams hold collectives, in device order) and
 // its bus bytes.
-// `devices`: Workload::collectiveDevices, once for the whole plan.
-void planCollective(PlannedOp &op, const Workload &workload, const std::vector<int> &devices, Trace &trace)
+// `devices`: Workload::collectiveDevices, once for the whole plan. In one rank's part (Workload::rankOf) the
+// communicator is the whole workload's, and the op's GPU is the rank's.
+void planCollective(PlannedOp &op, const Workload &workload, const std::vector<int> &localDevices, Trace &trace)
 {
+    const bool rankPart = workload.rankOf.rank >= 0;
+    const std::vector<int> &devices = rankPart ? workload.rankOf.communicator : localDevices;
     const OpSpec &spec = *op.spec;
     const auto rankOf = [&](int device) {
         const auto it = std::find(devices.begin(), devices.end(), device);
         return it == devices.end() ? -1 : int(it - devices.begin());
     };
     op.ranks = int(devices.size());
-    op.rank = rankOf(op.device);
+    op.rank = rankOf(rankPart ? workload.rankOf.rank : op.device);
     const CollectiveSpec &c = spec.collective;
     if (c.type == CollectiveType::Broadcast)
         op.peerRank = c.root < 0 ? 0 : rankOf(c.root);
@@ -310,7 +313,7 @@ std::vector<BufferSpec> gemmBuffers(const Workload &workload, int override, int 
 
 CollectiveBytes collectiveBytes(const Workload &workload, int override, int device)
 {
-    const int ranks = int(workload.collectiveDevices(override).size());
+    const int ranks = workload.communicatorSize(override);
     CollectiveBytes b;
     for (std::size_t s = 0; s < workload.streams.size(); ++s) {
         if (workload.streamDevice(int(s), override) != device)

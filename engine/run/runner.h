@@ -52,6 +52,11 @@ struct RunOptions {
     // abandoned: this reports the error (the CLI prints its JSON error line), then the process exits
     // with the error's exit code (cli_protocol.h). Without it the message goes to standard error.
     std::function<void(const Error &)> onAbandon;
+    // One rank's part of a workload run as one process per rank (Workload::rankOf, ranks.h): the NCCL unique
+    // id rank 0 made (newCommunicatorId) and every rank was sent, for the communicator its collectives join;
+    // and what the ranks do together before each repetition (an MPI barrier), so that they start it together.
+    std::string communicatorId;
+    std::function<void()> beforeRepetition;
 };
 
 std::string_view toString(TimingMode mode);
@@ -74,6 +79,14 @@ bool runnerHasCuda();
 // where the machine lacks it (libnccl.so.2); none where nothing is missing, or in a build without CUDA (which
 // runs nothing). runWorkload refuses such a workload before it allocates anything; `validate` reports it.
 std::optional<Error> missingLibraries(const Workload &workload);
+// What a workload fixes for its whole process, and only before CUDA starts in it: its maxConnections
+// (CUDA_DEVICE_MAX_CONNECTIONS, read once when CUDA creates its context). runWorkload applies it itself; a
+// program that may start CUDA earlier (an MPI library that is CUDA-aware starts it in MPI_Init) calls this
+// first. Error{InvalidInput} where an earlier run of the process fixed another value.
+void applyProcessSettings(const Workload &workload);
+// A new NCCL unique id (ncclGetUniqueId, its bytes) for the communicator of a job's ranks: made by rank 0 and
+// sent to every rank (RunOptions::communicatorId). Throws Error as missingLibraries says.
+std::string newCommunicatorId();
 // Every CUDA device with its properties. Throws Error{NoGpu} with the reason (no driver, no device,
 // built without CUDA).
 std::vector<DeviceInfo> listDevices();

@@ -495,7 +495,7 @@ private:
         options.instrument = m_options.instrument;
         options.timeLimitNs = m_watch.limitNs();
         m_plan = planOps(m_workload, m_trace.peerLinks, options, m_trace);
-        m_objects.prepareOps(m_plan, m_device.index, m_workload, m_override);
+        m_objects.prepareOps(m_plan, m_device.index, m_workload, m_override, m_options.communicatorId);
         if (const std::string &nccl = m_objects.collectivesDescription(); !nccl.empty())
             m_trace.metadata["nccl"] = nccl;
         const auto schedule = issueSchedule(m_plan, int(m_threads.size()));
@@ -548,7 +548,9 @@ private:
                     runRepetition(i, /*measured=*/true);
                     if (!m_unifiedMemoryLost)
                         break;
-                    if (attempt == kUnifiedMemoryAttempts) {
+                    // A rank of a job runs each repetition with the others (RunOptions::beforeRepetition): it
+                    // cannot run one again alone.
+                    if (attempt == kUnifiedMemoryAttempts || m_workload.rankOf.rank >= 0) {
                         m_timing.counts().unifiedMemoryIncomplete.push_back(i);
                         break;
                     }
@@ -624,6 +626,9 @@ private:
         }
         useDevice(m_device.index);
         STREAMSCOPE_CUDA_CHECK(context, cudaDeviceSynchronize());
+        // The ranks of a job start each repetition together (RunOptions::beforeRepetition: an MPI barrier).
+        if (m_options.beforeRepetition)
+            m_options.beforeRepetition();
         m_devices.anchor();
         m_repSeq += 1;
         m_timing.newRepetition();
@@ -1028,6 +1033,11 @@ bool runnerHasCuda()
 std::vector<DeviceInfo> listDevices()
 {
     return queryDevices();
+}
+
+void applyProcessSettings(const Workload &workload)
+{
+    applyMaxConnections(workload);
 }
 
 std::optional<Error> missingLibraries(const Workload &workload)

@@ -228,36 +228,10 @@ RunCollectives::~RunCollectives()
             n.destroy(static_cast<ncclComm_t>(comm));
 }
 
-void RunCollectives::setUp(const Workload &workload, int override)
+namespace {
+
+ncclConfig_t configOf(const NcclSettings &settings)
 {
-    m_devices = workload.collectiveDevices(override);
-    const int ranks = int(m_devices.size());
-    if (ranks == 0)
-        return;
-    const NcclSettings &settings = workload.nccl;
-    const std::string context = "the collectives' NCCL communicator";
-    applyNcclEnvironment(settings);
-    const Nccl &n = loaded(context);
-
-    int previous = 0;
-    cudaGetDevice(&previous);
-    // cudaSetDevice directly (runner_devices.h's useDevice would make an include cycle with runner_calls).
-    const auto useDevice = [](int device) {
-        STREAMSCOPE_CUDA_CHECK("device " + std::to_string(device) + ": cudaSetDevice", cudaSetDevice(device));
-    };
-    for (int r = 0; r < ranks; ++r) {
-        useDevice(m_devices[std::size_t(r)]);
-        const std::string where = " on GPU " + std::to_string(m_devices[std::size_t(r)]);
-        // At least one element each: NCCL refuses null buffers, and a rank may have only sends or receives.
-        const CollectiveBytes bytes = collectiveBytes(workload, override, m_devices[std::size_t(r)]);
-        m_send[r] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.send, 16),
-                                 "the collectives' send buffer" + where);
-        m_recv[r] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.recv, 16),
-                                 "the collectives' receive buffer" + where);
-    }
-
-    ncclUniqueId id;
-    check(n.getUniqueId(&id), context, "ncclGetUniqueId");
     ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
     config.blocking = 1;
     if (settings.minCTAs > 0)
@@ -270,28 +244,116 @@ void RunCollectives::setUp(const Workload &workload, int override)
         config.CTAPolicy = NCCL_CTA_POLICY_ZERO;
     else if (settings.ctaPolicy == "default")
         config.CTAPolicy = NCCL_CTA_POLICY_DEFAULT;
-    m_comms.assign(std::size_t(ranks), nullptr);
-    // One process, several GPUs: the ranks' initialisations in one group, as nccl-tests does with threads.
-    check(n.groupStart(), context, "ncclGroupStart");
-    for (int r = 0; r < ranks; ++r) {
-        useDevice(m_devices[std::size_t(r)]);
+    return config;
+}
+
+// cudaSetDevice directly (runner_devices.h's useDevice would make an include cycle with runner_calls).
+void useDevice(int device)
+{
+    STREAMSCOPE_CUDA_CHECK("device " + std::to_string(device) + ": cudaSetDevice", cudaSetDevice(device));
+}
+
+} // namespace
+
+std::string newCommunicatorId()
+{
+    const Nccl &n = loaded("the ranks' NCCL communicator");
+    ncclUniqueId id;
+    check(n.getUniqueId(&id), "the ranks' NCCL communicator", "ncclGetUniqueId");
+    return std::string(id.internal, sizeof(id.internal));
+}
+
+void RunCollectives::allocate(const Workload &workload, int override, int rank, int device)
+{
+    const std::string where = " on GPU " + std::to_string(device);
+    // At least one element each: NCCL refuses null buffers, and a rank may have only sends or receives.
+    const CollectiveBytes bytes = collectiveBytes(workload, override, device);
+    useDevice(device);
+    m_send[rank] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.send, 16),
+                                "the collectives' send buffer" + where);
+    m_recv[rank] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.recv, 16),
+                                "the collectives' receive buffer" + where);
+}
+
+void RunCollectives::setUp(const Workload &workload, int override, const std::string &communicatorId)
+{
+    const RankOf &job = workload.rankOf;
+    const std::vector<int> local = workload.collectiveDevices(override);
+    if (local.empty())
+        return;
+    const NcclSettings &settings = workload.nccl;
+    const std::string context = "the collectives' NCCL communicator";
+    applyNcclEnvironment(settings);
+    const Nccl &n = loaded(context);
+    int previous = 0;
+    cudaGetDevice(&previous);
+    ncclConfig_t config = configOf(settings);
+
+    int ranks = 0;
+    if (job.rank >= 0) {
+        // One rank of a job of processes: this process's GPU joins the communicator every rank made from
+        // rank 0's unique id.
+        const auto at = std::find(job.communicator.begin(), job.communicator.end(), job.rank);
+        if (at == job.communicator.end())
+            return;
+        ranks = int(job.communicator.size());
+        const int rank = int(at - job.communicator.begin());
+        ncclUniqueId id;
+        if (communicatorId.size() != sizeof(id.internal))
+            throw Error(ErrorKind::InvalidInput, context + ": rank " + std::to_string(job.rank)
+                                                     + " was given no NCCL unique id ("
+                                                     + std::to_string(communicatorId.size()) + " bytes, not "
+                                                     + std::to_string(sizeof(id.internal)) + ")");
+        std::copy(communicatorId.begin(), communicatorId.end(), id.internal);
+        const int device = local.front();
+        m_devices.assign(std::size_t(ranks), -1);
+        m_devices[std::size_t(rank)] = device;
+        allocate(workload, override, rank, device);
+        m_comms.assign(std::size_t(ranks), nullptr);
         ncclComm_t comm = nullptr;
-        const ncclResult_t result = n.initRankConfig(&comm, ranks, id, r, &config);
-        m_comms[std::size_t(r)] = comm;
-        if (result != ncclSuccess) {
-            n.groupEnd();
-            check(result,
-                  context + " (rank " + std::to_string(r) + ", GPU " + std::to_string(m_devices[std::size_t(r)]) + ")",
-                  "ncclCommInitRankConfig");
+        const ncclResult_t result = n.initRankConfig(&comm, ranks, id, rank, &config);
+        m_comms[std::size_t(rank)] = comm;
+        check(result,
+              context + " (rank " + std::to_string(rank) + " of " + std::to_string(ranks) + ", GPU "
+                  + std::to_string(device) + ")",
+              "ncclCommInitRankConfig");
+        m_description = "NCCL " + versionText(n.version) + ", " + std::to_string(ranks) + " ranks in "
+                        + std::to_string(job.ranks) + " processes; this one rank " + std::to_string(rank) + " on GPU "
+                        + std::to_string(device);
+    } else {
+        m_devices = local;
+        ranks = int(m_devices.size());
+        for (int r = 0; r < ranks; ++r)
+            allocate(workload, override, r, m_devices[std::size_t(r)]);
+        ncclUniqueId id;
+        check(n.getUniqueId(&id), context, "ncclGetUniqueId");
+        m_comms.assign(std::size_t(ranks), nullptr);
+        // One process, several GPUs: the ranks' initialisations in one group, as nccl-tests does with threads.
+        check(n.groupStart(), context, "ncclGroupStart");
+        for (int r = 0; r < ranks; ++r) {
+            useDevice(m_devices[std::size_t(r)]);
+            ncclComm_t comm = nullptr;
+            const ncclResult_t result = n.initRankConfig(&comm, ranks, id, r, &config);
+            m_comms[std::size_t(r)] = comm;
+            if (result != ncclSuccess) {
+                n.groupEnd();
+                check(result,
+                      context + " (rank " + std::to_string(r) + ", GPU " + std::to_string(m_devices[std::size_t(r)])
+                          + ")",
+                      "ncclCommInitRankConfig");
+            }
         }
+        check(n.groupEnd(), context, "ncclGroupEnd (ncclCommInitRankConfig on every GPU)");
+        m_description = "NCCL " + versionText(n.version) + ", " + std::to_string(ranks)
+                        + (ranks == 1 ? " rank: GPU " : " ranks: GPUs ");
+        for (int r = 0; r < ranks; ++r)
+            m_description += (r == 0           ? ""
+                              : r + 1 == ranks ? " and "
+                                               : ", ")
+                             + std::to_string(m_devices[std::size_t(r)]);
     }
-    check(n.groupEnd(), context, "ncclGroupEnd (ncclCommInitRankConfig on every GPU)");
     useDevice(previous);
 
-    m_description = "NCCL " + versionText(n.version) + ", " + std::to_string(ranks)
-                    + (ranks == 1 ? " rank: GPU " : " ranks: GPUs ");
-    for (int r = 0; r < ranks; ++r)
-        m_description += (r == 0 ? "" : r + 1 == ranks ? " and " : ", ") + std::to_string(m_devices[std::size_t(r)]);
     if (settings.minCTAs > 0)
         m_description += ", minCTAs " + std::to_string(settings.minCTAs);
     if (settings.maxCTAs > 0)
@@ -307,7 +369,7 @@ void RunCollectives::setUp(const Workload &workload, int override)
 const CollectiveCall *RunCollectives::prepare(const PlannedOp &plan)
 {
     const CollectiveSpec &c = plan.spec->collective;
-    if (plan.rank < 0 || std::size_t(plan.rank) >= m_comms.size())
+    if (plan.rank < 0 || std::size_t(plan.rank) >= m_comms.size() || !m_comms[std::size_t(plan.rank)])
         throw Error(ErrorKind::Cuda, plan.context + ": its GPU has no NCCL communicator");
     if (c.type == CollectiveType::AllToAll && !nccl().allToAll)
         throw Error(ErrorKind::Cuda, plan.context + ": NCCL " + versionText(nccl().version)
@@ -395,11 +457,16 @@ std::optional<Error> collectivesUnavailable(const Workload &workload)
 RunCollectives::RunCollectives() = default;
 RunCollectives::~RunCollectives() = default;
 
-void RunCollectives::setUp(const Workload &workload, int override)
+void RunCollectives::setUp(const Workload &workload, int, const std::string &)
 {
     if (const auto op = firstCollective(workload))
         throw Error(ErrorKind::InvalidInput, *op + ": this StreamScope was built without NCCL");
-    (void) override;
+}
+
+std::string newCommunicatorId()
+{
+    throw Error(ErrorKind::InvalidInput, "the ranks' NCCL communicator: this StreamScope was built without NCCL "
+                                         "(configure found no nccl.h); docs/building.md says how to add it");
 }
 
 const CollectiveCall *RunCollectives::prepare(const PlannedOp &plan)

@@ -45,7 +45,9 @@ public:
     // Workload::collectiveDevices, as the plan's; `override`: the CLI's --device). Throws Error{Cuda} naming the NCCL
     // error (or the library or header that is missing), Error{InvalidInput} for NCCL environment settings another run
     // of this process already fixed, Error{OutOfMemory}. The current device is left as it was.
-    void setUp(const Workload &workload, int override);
+    // One rank's part (Workload::rankOf): its GPU alone joins the job's communicator with `communicatorId`
+    // (RunOptions::communicatorId, rank 0's ncclGetUniqueId).
+    void setUp(const Workload &workload, int override, const std::string &communicatorId = {});
     // The call of collective op `plan` (after setUp).
     const CollectiveCall *prepare(const PlannedOp &plan);
     // NCCL's version and the communicator, for the trace's metadata ("2.28.3, 2 ranks: GPUs 0 and 1,
@@ -56,6 +58,8 @@ public:
     void leak();
 
 private:
+    void allocate(const Workload &workload, int override, int rank, int device);
+
     std::vector<void *> m_comms; // per rank: its ncclComm_t
     std::vector<int> m_devices; // per rank: its device
     std::map<int, cuda::Buffer> m_send, m_recv; // per rank

@@ -21,6 +21,13 @@ std::optional<Error> missingLibraries(const Workload &)
 {
     return std::nullopt; // nothing runs without CUDA, and runWorkload says so
 }
+void applyProcessSettings(const Workload &)
+{
+}
+std::string newCommunicatorId()
+{
+    noCuda();
+}
 std::vector<DeviceInfo> listDevices()
 {
     noCuda();

@@ -143,9 +143,10 @@ bool RunObjects::waitIdle(const RunDevices &devices, bool withDefault, std::int6
     }
 }
 
-void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary, const Workload &workload, int override)
+void RunObjects::prepareOps(const std::vector<PlannedOp> &plan, int primary, const Workload &workload, int override,
+                            const std::string &communicatorId)
 {
-    m_collectives.setUp(workload, override);
+    m_collectives.setUp(workload, override, communicatorId);
     m_ops.resize(plan.size());
     for (std::size_t i = 0; i < plan.size(); ++i) {
         const PlannedOp &p = plan[i];

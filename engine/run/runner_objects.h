@@ -52,7 +52,8 @@ public:
 
     // The plan's ops made into CUDA objects (each op's events on its device; the primary current after), the
     // collectives' communicator first (`workload`'s, `override` the CLI's --device, as the plan was made).
-    void prepareOps(const std::vector<PlannedOp> &plan, int primary, const Workload &workload, int override);
+    void prepareOps(const std::vector<PlannedOp> &plan, int primary, const Workload &workload, int override,
+                    const std::string &communicatorId = {});
     // The collectives' NCCL and communicator, for the trace's metadata; empty without collectives.
     const std::string &collectivesDescription() const { return m_collectives.description(); }
     PreparedOp &op(std::size_t i) { return m_ops[i]; }
