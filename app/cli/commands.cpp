@@ -280,6 +280,11 @@ std::optional<std::int64_t> parseTimeLimit(const std::string &text, std::string 
     return ns;
 }
 
+void printRunSummary(const engine::Trace &trace, int opRows, std::ostream &out)
+{
+    printSummary(trace, opRows, out);
+}
+
 int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err)
 {
     const bool jsonMode = args.progress == "json";

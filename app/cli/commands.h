@@ -11,6 +11,10 @@
 
 #include "engine/run/cli_protocol.h"
 
+namespace streamscope::engine {
+struct Trace;
+}
+
 namespace streamscope::cli {
 
 // Exit codes: the protocol's (ExitOk, ExitUsage, ...).
@@ -29,6 +33,7 @@ struct RunArgs {
     bool solo = false; // solo baselines: each part alone after each repetition (RunOptions::solo)
     int opRows = 40;
     std::string timeLimit; // --time-limit DURATION ("30 s", "500ms"); empty: the workload's timeLimit
+    bool ranks = false; // one process per rank under MPI (ranks_command.h)
 };
 
 // --time-limit's value in nanoseconds: a duration with a unit, as workload files write them ("30 s",
@@ -38,6 +43,8 @@ std::optional<std::int64_t> parseTimeLimit(const std::string &text, std::string 
 int cmdDevices(bool json, std::ostream &out, std::ostream &err);
 int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::ostream &err);
 int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err);
+// run's summary of a trace: its timing, figures and per-op table (`opRows` rows).
+void printRunSummary(const engine::Trace &trace, int opRows, std::ostream &out);
 int cmdSummary(const std::string &trace, int opRows, std::ostream &out, std::ostream &err);
 // One op of a trace, as engine::describeOp() describes it (the app's tooltip and details panel).
 int cmdDescribe(const std::string &trace, int repetition, int op, std::ostream &out, std::ostream &err);

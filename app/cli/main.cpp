@@ -8,6 +8,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/compare_commands.h"
 #include "app/cli/nsight_command.h"
+#include "app/cli/ranks_command.h"
 #include "app/cli/terminal_text.h"
 #include "engine/util/interrupt.h"
 
@@ -102,6 +103,9 @@ void declareRunCommand(CLI::App &app, Commands &c)
     c.runCmd->add_flag("--solo", c.run.solo,
                        "Also run each part of the workload alone (a stream, or the streams naming one \"part\") "
                        "after each repetition: per-op slowdown and the price of overlap (docs/measurement.md)");
+    c.runCmd->add_flag("--ranks", c.run.ranks,
+                       "One process per rank under MPI (mpirun -np N streamscope-cli run --ranks ...): rank r runs "
+                       "what the workload puts on GPU r; rank 0 writes one trace of all (docs/measurement.md)");
     c.runCmd->add_option("--ops", c.run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
     c.runCmd->add_option("--time-limit", c.run.timeLimit,
                          "The longest the run may take, e.g. 30s or 500ms (default: the workload's timeLimit, else "
@@ -187,7 +191,8 @@ int dispatch(const Commands &c, const std::atomic<bool> &cancel)
     if (*c.validate)
         return cmdValidate(c.validateFiles, std::cout, std::cerr);
     if (*c.runCmd)
-        return cmdRun(c.run, cancel, std::cout, std::cerr);
+        return c.run.ranks ? cmdRunRanks(c.run, cancel, std::cout, std::cerr)
+                           : cmdRun(c.run, cancel, std::cout, std::cerr);
     if (*c.summary)
         return cmdSummary(c.summaryFile, c.summaryRows, std::cout, std::cerr);
     if (*c.describe)
