@@ -34,6 +34,7 @@ struct RunArgs {
     int opRows = 40;
     std::string timeLimit; // --time-limit DURATION ("30 s", "500ms"); empty: the workload's timeLimit
     bool ranks = false; // one process per rank under MPI (ranks_command.h)
+    bool measureClocks = false; // --ranks: apply the measured clock offsets even where the ranks share a clock
 };
 
 // --time-limit's value in nanoseconds: a duration with a unit, as workload files write them ("30 s",

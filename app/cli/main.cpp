@@ -103,9 +103,15 @@ void declareRunCommand(CLI::App &app, Commands &c)
     c.runCmd->add_flag("--solo", c.run.solo,
                        "Also run each part of the workload alone (a stream, or the streams naming one \"part\") "
                        "after each repetition: per-op slowdown and the price of overlap (docs/measurement.md)");
-    c.runCmd->add_flag("--ranks", c.run.ranks,
-                       "One process per rank under MPI (mpirun -np N streamscope-cli run --ranks ...): rank r runs "
-                       "what the workload puts on GPU r; rank 0 writes one trace of all (docs/measurement.md)");
+    CLI::Option *ranks =
+        c.runCmd->add_flag("--ranks", c.run.ranks,
+                           "One process per rank under MPI (mpirun -np N streamscope-cli run --ranks ...): rank r runs "
+                           "what the workload puts on GPU r; rank 0 writes one trace of all (docs/measurement.md)");
+    c.runCmd
+        ->add_flag("--measure-clocks", c.run.measureClocks,
+                   "With --ranks: use the clock offsets the ranks' round trips measured even where they share "
+                   "one clock (one machine), as across machines: a check of the measurement")
+        ->needs(ranks);
     c.runCmd->add_option("--ops", c.run.opRows, "Rows of the per-op table (0: none)")->capture_default_str();
     c.runCmd->add_option("--time-limit", c.run.timeLimit,
                          "The longest the run may take, e.g. 30s or 500ms (default: the workload's timeLimit, else "

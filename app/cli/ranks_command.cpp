@@ -195,7 +195,7 @@ constexpr int kClockTrips = 64;
 // one (ranks.h). The trace on rank 0, none on the others; throws Error on every rank where a trace cannot be
 // sent, on rank 0 where the traces cannot be merged.
 std::optional<engine::Trace> gatherTraces(const Job &job, const engine::Workload &workload, const engine::Trace &trace,
-                                          int localDevice)
+                                          int localDevice, bool measureClocks)
 {
     job.barrier();
     const auto samples = job.clockSamples(kClockTrips);
@@ -220,7 +220,7 @@ std::optional<engine::Trace> gatherTraces(const Job &job, const engine::Workload
         rank.localDevice = a.at("device").get<int>();
         const bool sameClock = !bootIds[0].empty() && bootIds[std::size_t(r)] == bootIds[0];
         if (r > 0)
-            rank.clock = engine::estimateClockOffset(samples[std::size_t(r)], sameClock);
+            rank.clock = engine::estimateClockOffset(samples[std::size_t(r)], sameClock && !measureClocks);
         gpus.push_back(rank.localDevice);
         oneMachine = oneMachine && sameClock;
         ranks.push_back(std::move(rank));
@@ -331,7 +331,7 @@ int cmdRunRanks(const RunArgs &args, const std::atomic<bool> &cancel, std::ostre
 
     std::optional<engine::Trace> gathered;
     try {
-        gathered = gatherTraces(job, workload, trace, part.workload.device);
+        gathered = gatherTraces(job, workload, trace, part.workload.device, args.measureClocks);
     } catch (const Error &e) {
         return failTogether(e);
     }

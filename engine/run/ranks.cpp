@@ -227,9 +227,8 @@ Trace mergeRankTraces(const Workload &workload, std::vector<RankTrace> ranks)
     for (int r = 0; r < n; ++r) {
         RankTrace &rank = ranks[std::size_t(r)];
         parts.push_back(rankPart(workload, r, n, rank.localDevice));
-        // host_ns on the rank = its trace's time + its origin; on rank 0's clock, less the offset.
-        const std::int64_t shift =
-            rank.trace.calibration.gpuToHostOffsetNs - rank.clock.offsetNs - first.calibration.gpuToHostOffsetNs;
+        // A run's times are on its host's steady clock (the runner's); on rank 0's, less the rank's offset.
+        const std::int64_t shift = -rank.clock.offsetNs;
         mergers.emplace_back(merged, r, parts.back(), rank, shift);
         repetitions = std::min(repetitions, rank.trace.repetitions.size());
 

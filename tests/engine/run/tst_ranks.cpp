@@ -34,8 +34,9 @@ const char *kWorkload = R"({"version": 2, "name": "two ranks",
   ]})";
 
 // Rank `rank`'s trace of its part as the runner writes it: its streams in its part's order, on its process's
-// GPU `local`, one thread, the ops in its part's issue order at `base` + 100 ns apart (its own clock, less
-// `origin`), the collective with a launch record naming its work.
+// GPU `local`, one thread, the ops in its part's issue order at `base` + 100 ns apart on its host's clock
+// (`origin`: its first anchor, which the merge must not use), the collective with a launch record naming its
+// work.
 RankTrace rankTrace(const Workload &w, int rank, int local, std::int64_t origin, std::int64_t base,
                     std::int64_t clockOffset, int repetitions = 1)
 {
@@ -136,11 +137,11 @@ private slots:
     void theRanksTracesBecomeOne()
     {
         const Workload w = parseWorkload(kWorkload, "w.json");
-        // Rank 0 on GPU 0 of node-a, its trace's time 0 at 1,000,000 ns of its clock; rank 1 on GPU 0 of
-        // node-b (multi-node: both are their machine's GPU 0), time 0 at 1,003,000 of a clock 500 ns ahead.
+        // Rank 0 on GPU 0 of node-a; rank 1 on GPU 0 of node-b (multi-node: both are their machine's GPU 0),
+        // whose clock is 500 ns ahead; their first anchors (the calibration's offsets) 3 us apart.
         std::vector<RankTrace> ranks;
         ranks.push_back(rankTrace(w, 0, 0, 1'000'000, 1000, 0));
-        ranks.push_back(rankTrace(w, 1, 0, 1'003'000, 100, 500));
+        ranks.push_back(rankTrace(w, 1, 0, 1'003'000, 3100, 500));
         const Trace m = mergeRankTraces(w, std::move(ranks));
 
         QCOMPARE(m.streams.size(), std::size_t(4));
@@ -168,7 +169,7 @@ private slots:
             QCOMPARE(m.hostThreads[std::size_t(op.hostThread)].name.substr(0, 6),
                      "rank " + std::to_string(op.stream / 2));
         }
-        // Rank 1's first op ran at 100 on its clock: 1,003,100 there, 1,002,600 on rank 0's, 2,600 in the trace.
+        // Rank 1's first op ran at 3,100 on its clock: 2,600 on rank 0's.
         const RankPart part1 = rankPart(w, 1, 2, 0);
         const OpRecord &first1 = rep.ops[std::size_t(part1.schedule[0])];
         QCOMPARE(first1.gpuStartNs, std::int64_t(2600));
