@@ -296,6 +296,7 @@ int cmdRunRanks(const RunArgs &args, const std::atomic<bool> &cancel, std::ostre
         options.kernelLatency = args.kernelLatency;
         options.solo = args.solo;
         options.onAbandon = [&](const Error &e) { failAlone(e); };
+        options.onError = [&](const Error &e) { failAlone(e); };
         options.beforeRepetition = [&job] { job.barrier(); };
     } catch (const Error &e) {
         failAlone(e);

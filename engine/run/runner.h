@@ -57,6 +57,10 @@ struct RunOptions {
     // and what the ranks do together before each repetition (an MPI barrier), so that they start it together.
     std::string communicatorId;
     std::function<void()> beforeRepetition;
+    // Called with the error the moment the run fails, before anything is released. A rank of a job ends the
+    // job here (MPI_Abort): releasing a communicator whose peer is another process can wait for that peer
+    // forever, and the other ranks wait on the GPU for this one.
+    std::function<void(const Error &)> onError;
 };
 
 std::string_view toString(TimingMode mode);

@@ -1067,6 +1067,8 @@ Trace runWorkload(const Workload &workload, const RunOptions &options, const Pro
             watch.finished();
             return trace;
         } catch (const Error &e) {
+            if (options.onError)
+                options.onError(e);
             run.settle(&e);
             throw;
         }
