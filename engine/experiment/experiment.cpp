@@ -207,8 +207,9 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
             (*pipeline)[axis] = std::stoi(s.value);
         return;
     case Axis::Connections: root["maxConnections"] = std::stoi(s.value); return;
-    case Axis::MaxCtas: {
-        // Only where there are collectives to limit; "default" leaves NCCL its own choice.
+    case Axis::MaxCtas:
+    case Axis::CtaPolicy: {
+        // Only where there are collectives to set; "default" leaves NCCL its own choice.
         bool collectives = false;
         if (auto streams = root.find("streams"); streams != root.end() && streams->is_array())
             for (Json &st : *streams)
@@ -216,13 +217,14 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
                     forEachOp(st["ops"], [&](Json &op) { collectives = collectives || op["op"] == "collective"; });
         if (!collectives)
             cannotApply(variant, spec,
-                        "maxCTAs=" + s.value
-                            + " limits the thread blocks of NCCL's collectives, and the workload has none");
+                        axis + "=" + s.value + " sets how NCCL's collectives use the GPU, and the workload has none");
         if (s.value == "default") {
             if (auto nccl = root.find("nccl"); nccl != root.end() && nccl->is_object())
-                nccl->erase("maxCTAs");
-        } else {
+                nccl->erase(axis);
+        } else if (s.axis == Axis::MaxCtas) {
             root["nccl"]["maxCTAs"] = std::stoi(s.value);
+        } else {
+            root["nccl"]["ctaPolicy"] = s.value;
         }
         return;
     }

@@ -325,6 +325,10 @@ CollectiveBytes collectiveBytes(const Workload &workload, int override, int devi
             b.recv = std::max(b.recv, collectiveRecvBytes(op.collective.type, op.bytes, ranks));
         }
     }
+    // Symmetric windows are the same size on every rank: a rank that only sends still registers a receive
+    // buffer as large as its peer's.
+    if (workload.nccl.symmetric && (b.send > 0 || b.recv > 0))
+        b.send = b.recv = std::max(b.send, b.recv);
     return b;
 }
 

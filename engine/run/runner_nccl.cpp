@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <string_view>
 #include <tuple>
@@ -91,6 +92,7 @@ struct Nccl {
     decltype(&::ncclGetUniqueId) getUniqueId = nullptr;
     decltype(&::ncclCommInitRankConfig) initRankConfig = nullptr;
     decltype(&::ncclCommDestroy) destroy = nullptr;
+    decltype(&::ncclCommFinalize) finalize = nullptr; // NCCL 2.14 and later
     decltype(&::ncclCommAbort) abort = nullptr;
     decltype(&::ncclGetErrorString) errorString = nullptr;
     decltype(&::ncclGetLastError) lastError = nullptr;
@@ -103,6 +105,11 @@ struct Nccl {
     decltype(&::ncclAlltoAll) allToAll = nullptr; // NCCL 2.28 and later only
     decltype(&::ncclSend) send = nullptr;
     decltype(&::ncclRecv) recv = nullptr;
+    // Symmetric windows (NCCL 2.27 and later only)
+    decltype(&::ncclMemAlloc) memAlloc = nullptr;
+    decltype(&::ncclMemFree) memFree = nullptr;
+    decltype(&::ncclCommWindowRegister) windowRegister = nullptr;
+    decltype(&::ncclCommWindowDeregister) windowDeregister = nullptr;
     int version = 0;
     std::string error; // why it could not be loaded; empty when it was
 };
@@ -147,6 +154,11 @@ const Nccl &nccl()
         resolve(library, "ncclSend", n.send, e);
         resolve(library, "ncclRecv", n.recv, e);
         resolve(library, "ncclAlltoAll", n.allToAll, nullptr);
+        resolve(library, "ncclCommFinalize", n.finalize, nullptr);
+        resolve(library, "ncclMemAlloc", n.memAlloc, nullptr);
+        resolve(library, "ncclMemFree", n.memFree, nullptr);
+        resolve(library, "ncclCommWindowRegister", n.windowRegister, nullptr);
+        resolve(library, "ncclCommWindowDeregister", n.windowDeregister, nullptr);
         if (n.error.empty() && n.getVersion(&n.version) != ncclSuccess)
             n.version = 0;
     });
@@ -223,9 +235,39 @@ RunCollectives::~RunCollectives()
     if (m_leaked || m_comms.empty())
         return;
     const Nccl &n = nccl();
-    for (void *comm : m_comms)
-        if (comm)
-            n.destroy(static_cast<ncclComm_t>(comm));
+    const auto comm = [&](int rank) { return static_cast<ncclComm_t>(m_comms[std::size_t(rank)]); };
+    // A run that failed (this runs while its error unwinds the stack) may leave collectives that never end:
+    // finalising would wait for them, aborting ends them.
+    if (std::uncaught_exceptions() > 0) {
+        for (std::size_t r = 0; r < m_comms.size(); ++r)
+            if (m_comms[r])
+                n.abort(comm(int(r)));
+        for (const SymmetricBuffer &b : m_symmetric)
+            if (b.bytes)
+                n.memFree(b.bytes);
+        return;
+    }
+    // In a group, as the ranks of one process were made: each rank's windows, then each communicator finalised
+    // (its peers' still there: destroying one rank first left the other's deregistration without a peer, and
+    // NCCL warned on standard error), then destroyed.
+    n.groupStart();
+    for (const SymmetricBuffer &b : m_symmetric)
+        if (b.window)
+            n.windowDeregister(comm(b.rank), static_cast<ncclWindow_t>(b.window));
+    n.groupEnd();
+    if (n.finalize) {
+        n.groupStart();
+        for (std::size_t r = 0; r < m_comms.size(); ++r)
+            if (m_comms[r])
+                n.finalize(comm(int(r)));
+        n.groupEnd();
+    }
+    for (std::size_t r = 0; r < m_comms.size(); ++r)
+        if (m_comms[r])
+            n.destroy(comm(int(r)));
+    for (const SymmetricBuffer &b : m_symmetric)
+        if (b.bytes)
+            n.memFree(b.bytes);
 }
 
 namespace {
@@ -269,10 +311,41 @@ void RunCollectives::allocate(const Workload &workload, int override, int rank, 
     // At least one element each: NCCL refuses null buffers, and a rank may have only sends or receives.
     const CollectiveBytes bytes = collectiveBytes(workload, override, device);
     useDevice(device);
+    if (workload.nccl.symmetric) {
+        const Nccl &n = nccl();
+        for (const std::uint64_t asked : {bytes.send, bytes.recv}) {
+            const std::size_t size = std::max<std::uint64_t>(asked, 16);
+            void *p = nullptr;
+            check(n.memAlloc(&p, size), "the collectives' buffers" + where, "ncclMemAlloc (" + formatBytes(size) + ")");
+            m_symmetric.push_back({p, nullptr, rank, size});
+        }
+        return;
+    }
     m_send[rank] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.send, 16),
                                 "the collectives' send buffer" + where);
     m_recv[rank] = cuda::Buffer(BufferKind::Device, std::max<std::uint64_t>(bytes.recv, 16),
                                 "the collectives' receive buffer" + where);
+}
+
+// Every rank's send and receive buffers registered as symmetric windows: a collective call of the
+// communicator, so the ranks of one process register in one group.
+void RunCollectives::registerWindows(const std::string &context)
+{
+    if (m_symmetric.empty())
+        return;
+    const Nccl &n = nccl();
+    check(n.groupStart(), context, "ncclGroupStart");
+    for (SymmetricBuffer &b : m_symmetric) {
+        ncclWindow_t window = nullptr;
+        const ncclResult_t result = n.windowRegister(static_cast<ncclComm_t>(m_comms[std::size_t(b.rank)]), b.bytes,
+                                                     b.size, &window, NCCL_WIN_COLL_SYMMETRIC);
+        if (result != ncclSuccess && result != ncclInProgress) {
+            n.groupEnd();
+            check(result, context + " (rank " + std::to_string(b.rank) + ")", "ncclCommWindowRegister");
+        }
+        b.window = window;
+    }
+    check(n.groupEnd(), context, "ncclGroupEnd (ncclCommWindowRegister on every GPU)");
 }
 
 void RunCollectives::setUp(const Workload &workload, int override, const std::string &communicatorId)
@@ -285,6 +358,11 @@ void RunCollectives::setUp(const Workload &workload, int override, const std::st
     const std::string context = "the collectives' NCCL communicator";
     applyNcclEnvironment(settings);
     const Nccl &n = loaded(context);
+    if (settings.symmetric && (!n.memAlloc || !n.memFree || !n.windowRegister || !n.windowDeregister))
+        throw Error(ErrorKind::Cuda, context
+                                         + ": \"symmetric\" windows need NCCL 2.27 or later (ncclMemAlloc, "
+                                           "ncclCommWindowRegister), and this NCCL is "
+                                         + versionText(n.version));
     int previous = 0;
     cudaGetDevice(&previous);
     ncclConfig_t config = configOf(settings);
@@ -352,8 +430,11 @@ void RunCollectives::setUp(const Workload &workload, int override, const std::st
                                                : ", ")
                              + std::to_string(m_devices[std::size_t(r)]);
     }
+    registerWindows(context);
     useDevice(previous);
 
+    if (settings.symmetric)
+        m_description += ", symmetric windows";
     if (settings.minCTAs > 0)
         m_description += ", minCTAs " + std::to_string(settings.minCTAs);
     if (settings.maxCTAs > 0)
@@ -377,8 +458,17 @@ const CollectiveCall *RunCollectives::prepare(const PlannedOp &plan)
     auto call = std::make_unique<CollectiveCall>();
     call->comm = static_cast<ncclComm_t>(m_comms[std::size_t(plan.rank)]);
     call->type = c.type;
-    call->send = m_send.at(plan.rank).bytesAt(0);
-    call->recv = m_recv.at(plan.rank).bytesAt(0);
+    if (m_symmetric.empty()) {
+        call->send = m_send.at(plan.rank).bytesAt(0);
+        call->recv = m_recv.at(plan.rank).bytesAt(0);
+    } else { // the rank's two: send, then receive
+        const auto mine = std::find_if(m_symmetric.begin(), m_symmetric.end(),
+                                       [&](const SymmetricBuffer &b) { return b.rank == plan.rank; });
+        if (mine == m_symmetric.end() || std::next(mine) == m_symmetric.end())
+            throw Error(ErrorKind::Cuda, plan.context + ": its GPU has no symmetric buffers");
+        call->send = mine->bytes;
+        call->recv = std::next(mine)->bytes;
+    }
     call->datatype = datatypeOf(c.dtype);
     call->reduce = reductionOf(c.reduce);
     call->peer = plan.peerRank;

@@ -59,10 +59,19 @@ public:
 
 private:
     void allocate(const Workload &workload, int override, int rank, int device);
+    void registerWindows(const std::string &context);
 
     std::vector<void *> m_comms; // per rank: its ncclComm_t
     std::vector<int> m_devices; // per rank: its device
-    std::map<int, cuda::Buffer> m_send, m_recv; // per rank
+    std::map<int, cuda::Buffer> m_send, m_recv; // per rank (cudaMalloc), or
+    // with symmetric windows (NcclSettings::symmetric): ncclMemAlloc's, and their windows (ncclWindow_t)
+    struct SymmetricBuffer {
+        void *bytes = nullptr;
+        void *window = nullptr;
+        int rank = 0;
+        std::size_t size = 0;
+    };
+    std::vector<SymmetricBuffer> m_symmetric; // per rank: send, then receive
     std::vector<std::unique_ptr<CollectiveCall>> m_calls;
     std::string m_description;
     bool m_leaked = false;

@@ -13,9 +13,9 @@ namespace streamscope::engine {
 
 namespace {
 
-constexpr std::string_view kAxisNames[] = {"memory",  "api",           "streams",     "order",
-                                           "chunks",  "size",          "connections", "peerAccess",
-                                           "devices", "defaultStream", "schedule",    "maxCTAs"};
+constexpr std::string_view kAxisNames[] = {"memory",   "api",         "streams",    "order",   "chunks",
+                                           "size",     "connections", "peerAccess", "devices", "defaultStream",
+                                           "schedule", "maxCTAs",     "ctaPolicy"};
 constexpr int kMaxCount = 4096; // the parser's limit on pipeline chunks (and so streams)
 
 } // namespace
@@ -62,6 +62,7 @@ std::string checkedAxisValue(Axis axis, std::string value, const std::string &wh
     case Axis::PeerAccess: oneOf({"on", "off"}); break;
     case Axis::DefaultStream: oneOf({"legacy", "per-thread"}); break;
     case Axis::Schedule: oneOf({"overlapped", "serial"}); break;
+    case Axis::CtaPolicy: oneOf({"default", "efficiency", "zero"}); break;
     case Axis::MaxCtas: {
         if (value == "default")
             break;

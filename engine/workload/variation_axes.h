@@ -28,6 +28,7 @@ enum class Axis : std::uint8_t {
     Schedule, // overlapped | serial: the workload as written, or every stream waiting for the one before ("serial":
               // true)
     MaxCtas, // default | 1..64: the collectives' "nccl": {"maxCTAs"} (the thread blocks NCCL may take from compute)
+    CtaPolicy, // default | efficiency | zero: the collectives' "nccl": {"ctaPolicy"} (zero: copy-engine collectives)
 };
 
 std::string_view toString(Axis axis);

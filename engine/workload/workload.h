@@ -122,6 +122,10 @@ struct NcclSettings {
     std::string ctaPolicy; // ncclConfig_t::CTAPolicy: "default", "efficiency" or "zero"
     std::string algo; // NCCL_ALGO for the run's process ("Ring", "Tree", "NVLS", ...)
     std::string proto; // NCCL_PROTO ("LL", "LL128", "Simple")
+    // The runner's send and receive buffers from ncclMemAlloc, registered as symmetric windows
+    // (ncclCommWindowRegister, NCCL_WIN_COLL_SYMMETRIC, NCCL 2.27 and later): what NCCL's symmetric kernels and,
+    // with ctaPolicy "zero" (NCCL 2.28), its copy-engine collectives need.
+    bool symmetric = false;
     bool operator==(const NcclSettings &) const = default;
     bool empty() const { return *this == NcclSettings{}; }
 };

@@ -954,7 +954,7 @@ void WorkloadReader::readNccl(const Json &v, const std::string &path)
     const std::string what = "the NCCL settings";
     if (!expectObject(v, path, what))
         return;
-    checkKeys(v, path, {"minCTAs", "maxCTAs", "ctaPolicy", "algo", "proto"}, what);
+    checkKeys(v, path, {"minCTAs", "maxCTAs", "ctaPolicy", "algo", "proto", "symmetric"}, what);
     NcclSettings &n = m_w.nccl;
     const std::string_view ctas = "thread blocks (channels) a collective may use, 1 to 64";
     n.minCTAs = static_cast<int>(readInt(v, path, "minCTAs", 1, 64, false, what, ctas).value_or(0));
@@ -971,6 +971,7 @@ void WorkloadReader::readNccl(const Json &v, const std::string &path)
         else
             n.ctaPolicy = *policy;
     }
+    n.symmetric = readBool(v, path, "symmetric").value_or(false);
     // NCCL_ALGO and NCCL_PROTO take lists with exclusions ("^NVLS", "Ring,Tree"): NCCL checks them itself;
     // here only what could never be one (a character outside NCCL's list syntax).
     for (const char *key : {"algo", "proto"}) {
@@ -2394,6 +2395,8 @@ std::string workloadToJson(const Workload &w)
                                          {"proto", w.nccl.proto}})
             if (!value.empty())
                 n[key] = value;
+        if (w.nccl.symmetric)
+            n["symmetric"] = true;
         j["nccl"] = n;
     }
     j["issueOrder"] = enumName(w.issueOrder);

@@ -56,6 +56,8 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
     {engine::Axis::MaxCtas, QT_TRANSLATE_NOOP("ExperimentDialog", "NCCL thread blocks"), "default, 4",
      QT_TRANSLATE_NOOP("ExperimentDialog", "default, or 1..64 (maxCTAs: what collectives take from compute)"),
      "default"},
+    {engine::Axis::CtaPolicy, QT_TRANSLATE_NOOP("ExperimentDialog", "NCCL CTA policy"), "default, zero",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "default, efficiency, zero (copy engines where NCCL can)"), "default"},
 }};
 
 QString axisName(engine::Axis axis)

@@ -202,7 +202,7 @@ void TestExperiment::varyOptionErrors_data()
                                         << "legacy, per-thread";
     // The list of axes in the message is every axis, the newest included.
     QTest::newRow("unknown axis lists all") << "stream=2"
-                                            << "defaultStream, schedule or maxCTAs";
+                                            << "schedule, maxCTAs or ctaPolicy";
 }
 
 void TestExperiment::varyOptionErrors()
@@ -287,6 +287,23 @@ void TestExperiment::twoGpuLessons()
     QCOMPARE(threads[1].label, std::string("devices=1"));
     QCOMPARE(threads[1].workload.usedDevices(), std::vector<int>{0});
     QCOMPARE(threads[1].workload.threadCount(), 2); // still two host threads, now both on GPU 0
+    // The copy-engine lesson's own comparison: the CTA policy, the symmetric windows kept.
+    const auto ce =
+        engine::expandVariants(spec(preset("copy-engine-collectives.json").c_str(), {"ctaPolicy=zero,default"}));
+    QCOMPARE(int(ce.size()), 2);
+    QCOMPARE(ce[0].workload.nccl.ctaPolicy, std::string("zero"));
+    QCOMPARE(ce[1].label, std::string("ctaPolicy=default"));
+    QCOMPARE(ce[1].workload.nccl.ctaPolicy, std::string());
+    QVERIFY(ce[0].workload.nccl.symmetric && ce[1].workload.nccl.symmetric);
+    try {
+        engine::expandVariants(spec(preset("thread-per-gpu.json").c_str(), {"ctaPolicy=zero"}));
+        QFAIL("a CTA policy for a workload without collectives was accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY2(std::string(e.what()).find("ctaPolicy=zero sets how NCCL's collectives use the GPU, and the workload "
+                                            "has none")
+                     != std::string::npos,
+                 e.what());
+    }
 }
 
 void TestExperiment::defaultStreamEdit()

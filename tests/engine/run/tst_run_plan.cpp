@@ -399,6 +399,34 @@ private slots:
         QCOMPARE(on1[0].bytes, 128ull * kMiB); // the all-gather's part (256 / 2), above the all-reduce's 64
         QCOMPARE(on1[1].bytes, 256ull * kMiB); // the all-gather's whole result
         QVERIFY(collectiveBuffers(w, -1, 0).empty());
+        // Symmetric windows are the same size on every rank: both buffers as large as the larger.
+        Workload symmetric = w;
+        symmetric.nccl.symmetric = true;
+        const CollectiveBytes both = collectiveBytes(symmetric, -1, 1);
+        QCOMPARE(both.send, 256ull * kMiB);
+        QCOMPARE(both.recv, 256ull * kMiB);
+        QCOMPARE(collectiveBuffers(symmetric, -1, 1)[0].bytes, 256ull * kMiB);
+        QVERIFY(collectiveBuffers(symmetric, -1, 0).empty());
+        // One rank's part (run --ranks): its op on the process's GPU 0 is still rank 1 of the whole
+        // communicator of GPUs 1 and 3, whose roots and peers keep their workload numbering.
+        Workload part = w;
+        part.rankOf.rank = 3;
+        part.rankOf.ranks = 4;
+        part.rankOf.communicator = {1, 3};
+        part.streams.erase(part.streams.begin());
+        part.streams[0].device = 0;
+        part.threads = {{"t3", 0, IssueOrder::RoundRobin, {0}, "", 0}};
+        buildSchedule(part);
+        QCOMPARE(part.communicatorSize(), 2);
+        Trace partTrace;
+        const std::vector<PlannedOp> mine = planOps(part, {}, {}, partTrace);
+        QCOMPARE(mine.size(), std::size_t(4));
+        QCOMPARE(mine[0].rank, 1);
+        QCOMPARE(mine[0].ranks, 2);
+        QCOMPARE(mine[2].peerRank, 1); // the broadcast's root, GPU 3: this rank
+        QCOMPARE(mine[3].peerRank, 0); // the receive's peer, GPU 1
+        QCOMPARE(mine[1].busBytes, 128ull * kMiB); // over the whole communicator's 2 ranks
+        QCOMPARE(collectiveBytes(part, -1, 0).send, 128ull * kMiB);
         const QByteArray full = failure(
             [&] {
                 checkMemoryFits(buffersOn(w, -1, 1, true), device(1, 300 * kMiB), true, 300 * kMiB, 300 * kMiB,

@@ -874,15 +874,17 @@ void TestWorkloadParser::collectives()
       {"op": "collective", "type": "allgather", "count": 1024, "dtype": "fp32"},
       {"op": "collective", "type": "broadcast", "bytes": "1 MiB", "root": 1, "dtype": "int8"},
       {"op": "collective", "type": "reducescatter", "bytes": "64 MiB", "reduce": "max"})");
-    const Workload w = parseOrFail(
-        twoGpuCollectives(ops + R"(, {"op": "collective", "type": "send", "peer": 1, "bytes": "8 MiB"})",
-                          ops + R"(, {"op": "collective", "type": "recv", "peer": 0, "bytes": "8 MiB"})",
-                          R"("nccl": {"maxCTAs": 4, "minCTAs": 2, "ctaPolicy": "zero", "proto": "Simple"},)"));
+    const Workload w = parseOrFail(twoGpuCollectives(
+        ops + R"(, {"op": "collective", "type": "send", "peer": 1, "bytes": "8 MiB"})",
+        ops + R"(, {"op": "collective", "type": "recv", "peer": 0, "bytes": "8 MiB"})",
+        R"("nccl": {"maxCTAs": 4, "minCTAs": 2, "ctaPolicy": "zero", "proto": "Simple", "symmetric": true},)"));
     QCOMPARE(w.collectiveDevices(), (std::vector<int>{0, 1}));
     QCOMPARE(w.nccl.maxCTAs, 4);
     QCOMPARE(w.nccl.minCTAs, 2);
     QCOMPARE(w.nccl.ctaPolicy, std::string("zero"));
     QCOMPARE(w.nccl.proto, std::string("Simple"));
+    QVERIFY(w.nccl.symmetric);
+    QVERIFY(parseWorkload(workloadToJson(w)).nccl == w.nccl); // written back as read
     const std::vector<OpSpec> &a = w.streams[0].ops;
     QVERIFY(a[0].type == OpType::Collective && a[0].collective.type == CollectiveType::AllReduce);
     QCOMPARE(a[0].bytes, std::uint64_t(256) << 20);

@@ -44,12 +44,19 @@ private slots:
         // A pipeline has something for every axis but those of version 2 workloads (several GPUs) and NCCL's
         // (collectives).
         for (Axis axis : ExperimentDialog::axes())
-            QCOMPARE(dialog.axisAvailable(axis),
-                     axis != Axis::PeerAccess && axis != Axis::Devices && axis != Axis::MaxCtas);
+            QCOMPARE(dialog.axisAvailable(axis), axis != Axis::PeerAccess && axis != Axis::Devices
+                                                     && axis != Axis::MaxCtas && axis != Axis::CtaPolicy);
         // The all-reduce lesson starts from NCCL's thread-block budget.
         ExperimentDialog nccl(preset("allreduce-beside-gemm.json"), QStringLiteral("allreduce-beside-gemm.json"));
         QCOMPARE(nccl.varyOptions(), QStringList({QStringLiteral("maxCTAs=default, 4")}));
         QVERIFY(nccl.axisAvailable(Axis::MaxCtas));
+        QVERIFY(nccl.axisAvailable(Axis::CtaPolicy));
+        // Every axis's row fits a projector's 1280x720 with a title bar (teachers run it live).
+        QVERIFY2(dialog.sizeHint().height() <= 680 && dialog.sizeHint().width() <= 1280,
+                 qPrintable(QStringLiteral("%1x%2").arg(dialog.sizeHint().width()).arg(dialog.sizeHint().height())));
+        // The copy-engine lesson from NCCL's CTA policy.
+        ExperimentDialog ce(preset("copy-engine-collectives.json"), QStringLiteral("copy-engine-collectives.json"));
+        QCOMPARE(ce.varyOptions(), QStringList({QStringLiteral("ctaPolicy=zero, default")}));
         auto *peerBox = dialog.findChild<QWidget *>(QStringLiteral("vary-peerAccess"));
         QVERIFY2(peerBox->toolTip().contains(QStringLiteral("version 1")), qPrintable(peerBox->toolTip()));
         QCOMPARE(dialog.repetitions(), -1);
