@@ -1445,6 +1445,8 @@ private:
         }
         std::sort(m_trace.repetitions.begin(), m_trace.repetitions.end(),
                   [](const Repetition &a, const Repetition &b) { return a.index < b.index; });
+        if (!m_ours) // (StreamScope's own export keeps the kinds it recorded)
+            classifyCollectivesByRange(m_trace);
     }
 
     const LoadControl &m_control;

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
+#include <string_view>
 
 namespace streamscope::engine {
 
@@ -45,6 +47,49 @@ std::vector<int> addStreamsInOrder(Trace &trace, const std::vector<ImportedStrea
         trace.streams.push_back(std::move(s));
     }
     return index;
+}
+
+namespace {
+
+bool namedForNccl(std::string_view name)
+{
+    return name.size() >= 4 && (name[0] == 'n' || name[0] == 'N') && (name[1] == 'c' || name[1] == 'C')
+           && (name[2] == 'c' || name[2] == 'C') && (name[3] == 'l' || name[3] == 'L');
+}
+
+} // namespace
+
+std::size_t classifyCollectivesByRange(Trace &trace)
+{
+    std::size_t classified = 0;
+    for (Repetition &rep : trace.repetitions) {
+        if (rep.hostRanges.empty())
+            continue;
+        // Whether each range is NCCL's or inside one of its thread's: one sweep over the ranges (sorted by
+        // start, the enclosing one first) with a stack of the open ranges per thread.
+        std::vector<char> nccl(rep.hostRanges.size(), 0);
+        std::map<std::int32_t, std::vector<std::size_t>> open;
+        for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {
+            const HostRange &r = rep.hostRanges[i];
+            std::vector<std::size_t> &stack = open[r.hostThread];
+            while (!stack.empty() && rep.hostRanges[stack.back()].endNs <= r.startNs)
+                stack.pop_back();
+            nccl[i] = char((!stack.empty() && nccl[stack.back()]) || namedForNccl(trace.string(r.nameId)));
+            stack.push_back(i);
+        }
+        for (OpRecord &op : rep.ops)
+            if (op.kind == OpKind::Kernel && op.hostRange >= 0 && std::size_t(op.hostRange) < nccl.size()
+                && nccl[std::size_t(op.hostRange)]) {
+                op.kind = OpKind::Collective;
+                classified += 1;
+            }
+    }
+    if (classified > 0)
+        trace.metadata["communication"] =
+            std::to_string(classified)
+            + " kernels launched inside NCCL's host ranges (\"nccl...\": PyTorch's ProcessGroupNCCL, NCCL's or "
+              "StreamScope's NVTX) are collectives, classified by that call, not by their names";
+    return classified;
 }
 
 } // namespace streamscope::engine

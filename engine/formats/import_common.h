@@ -38,4 +38,11 @@ inline std::int64_t importOrderKey(const OpRecord &op)
     return op.hasGpu() ? op.gpuStartNs : op.hostStartNs;
 }
 
+// Communication in an imported trace, classified by the call that launched it, as a run classifies it: a
+// kernel whose launch ran inside a host range named for NCCL ("nccl:all_reduce", PyTorch's ProcessGroupNCCL
+// annotation; "ncclAllReduce ...", NCCL's own or StreamScope's NVTX range) becomes a collective
+// (OpKind::Collective); its own name is never read. Call after layoutHostRanges (it reads each op's
+// launching range). Returns how many kernels it classified, and says so in trace.metadata["communication"].
+std::size_t classifyCollectivesByRange(Trace &trace);
+
 } // namespace streamscope::engine

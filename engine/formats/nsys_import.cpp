@@ -1256,6 +1256,7 @@ public:
         finishStreams();
         finishOps();
         rebuildStringIndex(m_trace);
+        classifyCollectivesByRange(m_trace);
         return std::move(m_trace);
     }
 
