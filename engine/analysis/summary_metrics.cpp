@@ -104,7 +104,8 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
         add("Overlap saved", "Serial minus the measured GPU span: what running the parts side by side saved",
             MetricUnit::Duration, field([](const OverlapRound &o) { return double(o.savedNs()); }));
         add("Interference cost",
-            "The measured GPU span minus the ideal overlap: what running side by side cost, as ops slowed each other",
+            "The measured GPU span minus the ideal overlap: what running side by side cost, as ops slowed each other "
+            "or waited for a shared engine, queue or link",
             MetricUnit::Duration, field([](const OverlapRound &o) { return double(o.costNs()); }));
         add("Saving realised", "Overlap saved over what perfect overlap would save (serial minus ideal)",
             MetricUnit::Fraction, field([](const OverlapRound &o) { return o.realised(); }));
