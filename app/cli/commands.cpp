@@ -280,9 +280,19 @@ std::optional<std::int64_t> parseTimeLimit(const std::string &text, std::string 
     return ns;
 }
 
-void printRunSummary(const engine::Trace &trace, int opRows, std::ostream &out)
+void finishRun(engine::Trace &trace, const engine::Workload &workload, const RunArgs &args, std::ostream &human)
 {
-    printSummary(trace, opRows, out);
+    trace.workloadJson = engine::workloadToJson(workload);
+    trace.sourcePath = args.workload;
+    if (!args.output.empty()) {
+        if (args.format == "csv")
+            engine::writeCsv(trace, args.output);
+        else
+            engine::writeNativeTrace(trace, args.output);
+    }
+    printSummary(trace, args.opRows, human);
+    if (!args.output.empty())
+        human << "\nwrote " << args.output << "\n";
 }
 
 int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err)
@@ -340,17 +350,7 @@ int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &o
                 emit(out, progressLine(p));
         };
         engine::Trace trace = engine::runWorkload(workload, options, onProgress, &cancel);
-        trace.workloadJson = engine::workloadToJson(workload);
-        trace.sourcePath = args.workload;
-        if (!args.output.empty()) {
-            if (args.format == "csv")
-                engine::writeCsv(trace, args.output);
-            else
-                engine::writeNativeTrace(trace, args.output);
-        }
-        printSummary(trace, args.opRows, human);
-        if (!args.output.empty())
-            human << "\nwrote " << args.output << "\n";
+        finishRun(trace, workload, args, human);
         if (jsonMode) {
             const auto s = engine::summarize(trace);
             emit(out, {{field::kEvent, event::kDone},

@@ -13,7 +13,8 @@
 
 namespace streamscope::engine {
 struct Trace;
-}
+struct Workload;
+} // namespace streamscope::engine
 
 namespace streamscope::cli {
 
@@ -44,8 +45,9 @@ std::optional<std::int64_t> parseTimeLimit(const std::string &text, std::string 
 int cmdDevices(bool json, std::ostream &out, std::ostream &err);
 int cmdValidate(const std::vector<std::string> &files, std::ostream &out, std::ostream &err);
 int cmdRun(const RunArgs &args, const std::atomic<bool> &cancel, std::ostream &out, std::ostream &err);
-// run's summary of a trace: its timing, figures and per-op table (`opRows` rows).
-void printRunSummary(const engine::Trace &trace, int opRows, std::ostream &out);
+// What run does with its finished trace, in one process or as ranks: the workload and its file recorded in it,
+// written to --output (native or CSV, atomically), and its summary printed to `human`.
+void finishRun(engine::Trace &trace, const engine::Workload &workload, const RunArgs &args, std::ostream &human);
 int cmdSummary(const std::string &trace, int opRows, std::ostream &out, std::ostream &err);
 // One op of a trace, as engine::describeOp() describes it (the app's tooltip and details panel).
 int cmdDescribe(const std::string &trace, int repetition, int op, std::ostream &out, std::ostream &err);

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "app/cli/table_format.h"
-#include "engine/formats/csv_export.h"
 #include "engine/formats/native_format.h"
 #include "engine/model/errors.h"
 #include "engine/run/ranks.h"
@@ -193,8 +192,8 @@ constexpr int kClockTrips = 64;
 
 // After every rank's run: each rank's clock against rank 0's, then every trace to rank 0, which makes them
 // one (ranks.h). The trace on rank 0, none on the others; throws Error on every rank where a trace cannot be
-// sent, on rank 0 where the traces cannot be merged.
-std::optional<engine::Trace> gatherTraces(const Job &job, const engine::Workload &workload, const engine::Trace &trace,
+// sent, on rank 0 where the traces cannot be merged. Rank 0 keeps its own trace as it is (it sends nothing).
+std::optional<engine::Trace> gatherTraces(const Job &job, const engine::Workload &workload, engine::Trace trace,
                                           int localDevice, bool measureClocks)
 {
     job.barrier();
@@ -202,7 +201,7 @@ std::optional<engine::Trace> gatherTraces(const Job &job, const engine::Workload
     const std::vector<std::string> bootIds = job.gather(readBootId());
     const nlohmann::json about = {{"host", hostName()}, {"pid", std::int64_t(getpid())}, {"device", localDevice}};
     const std::vector<std::string> abouts = job.gather(about.dump());
-    const std::vector<std::string> traces = job.gather(engine::toNativeJson(trace));
+    const std::vector<std::string> traces = job.gather(job.rank() == 0 ? std::string() : engine::toNativeJson(trace));
     if (job.rank() != 0)
         return std::nullopt;
     std::vector<engine::RankTrace> ranks;
@@ -212,8 +211,9 @@ std::optional<engine::Trace> gatherTraces(const Job &job, const engine::Workload
     bool oneMachine = !bootIds[0].empty();
     for (int r = 0; r < job.size(); ++r) {
         engine::RankTrace rank;
-        rank.trace =
-            engine::fromNativeJson(std::string_view(traces[std::size_t(r)]), "rank " + std::to_string(r) + "'s trace");
+        rank.trace = r == 0 ? std::move(trace)
+                            : engine::fromNativeJson(std::string_view(traces[std::size_t(r)]),
+                                                     "rank " + std::to_string(r) + "'s trace");
         const nlohmann::json a = nlohmann::json::parse(abouts[std::size_t(r)]);
         rank.host = a.at("host").get<std::string>();
         rank.pid = a.at("pid").get<std::int64_t>();
@@ -332,25 +332,14 @@ int cmdRunRanks(const RunArgs &args, const std::atomic<bool> &cancel, std::ostre
 
     std::optional<engine::Trace> gathered;
     try {
-        gathered = gatherTraces(job, workload, trace, part.workload.device, args.measureClocks);
+        gathered = gatherTraces(job, workload, std::move(trace), part.workload.device, args.measureClocks);
     } catch (const Error &e) {
         return failTogether(e);
     }
     if (!lead)
         return ExitOk;
     try {
-        engine::Trace &merged = *gathered;
-        merged.workloadJson = engine::workloadToJson(workload);
-        merged.sourcePath = args.workload;
-        if (!args.output.empty()) {
-            if (args.format == "csv")
-                engine::writeCsv(merged, args.output);
-            else
-                engine::writeNativeTrace(merged, args.output);
-        }
-        printRunSummary(merged, args.opRows, human);
-        if (!args.output.empty())
-            human << "\nwrote " << args.output << "\n";
+        finishRun(*gathered, workload, args, human);
         return ExitOk;
     } catch (const Error &e) {
         return reportError(e, "run", jsonMode, out, err);

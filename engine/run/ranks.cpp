@@ -46,7 +46,7 @@ std::int64_t shifted(std::int64_t t, std::int64_t by)
 class RankMerger {
 public:
     RankMerger(Trace &merged, int rank, const RankPart &part, const RankTrace &from, std::int64_t shiftNs) :
-        m_rank(rank), m_part(part), m_from(from), m_shift(shiftNs)
+        m_rank(rank), m_part(part), m_localDevice(from.localDevice), m_shift(shiftNs)
     {
         const Trace &t = from.trace;
         for (const std::string &s : t.strings)
@@ -134,7 +134,7 @@ private:
         op.hostRange = -1;
         for (std::int8_t *d : {&op.srcDevice, &op.dstDevice})
             if (*d >= 0)
-                *d = *d == m_from.localDevice ? std::int8_t(m_rank) : std::int8_t(-1);
+                *d = *d == m_localDevice ? std::int8_t(m_rank) : std::int8_t(-1);
         return op;
     }
 
@@ -150,7 +150,7 @@ private:
 
     int m_rank;
     const RankPart &m_part;
-    const RankTrace &m_from;
+    int m_localDevice; // the CUDA device the rank's part ran on, in its process
     std::int64_t m_shift;
     std::vector<std::uint32_t> m_strings;
     std::vector<std::int32_t> m_threads, m_streams;
@@ -191,11 +191,6 @@ void mergeSolo(Trace &merged, const std::vector<RankTrace> &ranks, const std::ve
     for (SoloRun &run : solo.runs)
         std::sort(run.ops.begin(), run.ops.end(),
                   [](const OpRecord &a, const OpRecord &b) { return a.opIndex < b.opIndex; });
-}
-
-std::string nsText(std::int64_t ns)
-{
-    return std::to_string(ns);
 }
 
 } // namespace
@@ -247,12 +242,12 @@ Trace mergeRankTraces(const Workload &workload, std::vector<RankTrace> ranks)
             + (device != rank.trace.devices.end() && !device->pciBusId.empty() ? " (" + device->pciBusId + ")" : "");
         if (r > 0) {
             const ClockOffset &c = rank.clock;
-            md[key + "clock_offset_ns"] = nsText(c.offsetNs);
-            md[key + "clock_error_ns"] = nsText(c.errorNs);
+            md[key + "clock_offset_ns"] = std::to_string(c.offsetNs);
+            md[key + "clock_error_ns"] = std::to_string(c.errorNs);
             md[key + "clock"] =
                 (c.sameClock
                      ? "the same clock as rank 0 (one boot id); " + std::to_string(c.samples) + " round trips measured "
-                           + nsText(c.measuredNs) + " ns +- " + nsText(c.measuredErrorNs) + " ns"
+                           + std::to_string(c.measuredNs) + " ns +- " + std::to_string(c.measuredErrorNs) + " ns"
                      : "offset from the shortest of " + std::to_string(c.samples) + " round trips");
             for (const auto &[k, v] : rank.trace.metadata)
                 if (const auto it = first.metadata.find(k); it == first.metadata.end() || it->second != v)

@@ -162,7 +162,7 @@ PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<
     op.opInStream = at.op;
     op.name = spec.name.empty() ? describe(spec, workload) : spec.name;
     op.nameId = trace.intern(op.name);
-    op.context = opContext(stream, at.op, spec, op.name);
+    op.context = opContext(stream, at.op, op.name);
     op.kind = opKindOf(spec);
     op.device = workload.streamDevice(at.stream, options.override);
     if (isGemm(spec)) { // no buffer of the workload's: its operands are the runner's own
@@ -208,16 +208,9 @@ PlannedOp planOp(const Workload &workload, std::size_t index, const std::vector<
 } // namespace
 
 // "stream 'copy0' op 3 (/streams/0/ops/3, line 12): H2D 256 MiB pinned"
-std::string opContext(const StreamSpec &stream, int opInStream, const OpSpec &spec, const std::string &name)
+std::string opContext(const StreamSpec &stream, int opInStream, const std::string &name)
 {
-    std::string context = "stream " + quoted(stream.name) + " op " + std::to_string(opInStream);
-    if (!spec.jsonPath.empty() || spec.line > 0) {
-        context += " (" + spec.jsonPath;
-        if (spec.line > 0)
-            context += std::string(spec.jsonPath.empty() ? "" : ", ") + "line " + std::to_string(spec.line);
-        context += ")";
-    }
-    return context + ": " + name;
+    return opLocation(stream, opInStream) + ": " + name;
 }
 
 std::string quoted(const std::string &name)
@@ -262,7 +255,7 @@ DevicePlan planDevices(const Workload &workload, int override, const std::vector
             const DeviceInfo &d = devices[std::size_t(workload.streamDevice(int(s), override))];
             if (d.ccMajor * 10 + d.ccMinor < 89)
                 throw Error(ErrorKind::InvalidInput,
-                            opContext(workload.streams[s], int(i), op, describe(op, workload))
+                            opContext(workload.streams[s], int(i), describe(op, workload))
                                 + ": an fp8 GEMM needs compute capability 8.9 or later, and device "
                                 + std::to_string(d.index) + " " + quoted(d.name) + " has " + std::to_string(d.ccMajor)
                                 + "." + std::to_string(d.ccMinor));

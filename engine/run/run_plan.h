@@ -27,8 +27,9 @@ inline constexpr std::uint64_t kDeviceReserveBytes = 256ull << 20;
 // A name as the runner's messages quote it: 'name'.
 std::string quoted(const std::string &name);
 
-// Where an op is, for messages: "stream 'copy0' op 3 (/streams/0/ops/3, line 12): H2D 256 MiB pinned".
-std::string opContext(const StreamSpec &stream, int opInStream, const OpSpec &spec, const std::string &name);
+// Where an op is (opLocation) and what it is, for messages: "stream 'copy0' op 3 (/streams/0/ops/3, line 12):
+// H2D 256 MiB pinned".
+std::string opContext(const StreamSpec &stream, int opInStream, const std::string &name);
 
 // Saturating sum of buffer sizes: 4 x 8 EiB must not wrap to 0 B and pass the memory check.
 std::uint64_t addBytes(std::uint64_t a, std::uint64_t b);

@@ -28,7 +28,7 @@ std::optional<std::string> firstCollective(const Workload &workload)
     for (const StreamSpec &stream : workload.streams)
         for (std::size_t i = 0; i < stream.ops.size(); ++i)
             if (isCollective(stream.ops[i]))
-                return opContext(stream, int(i), stream.ops[i],
+                return opContext(stream, int(i),
                                  stream.ops[i].name.empty() ? describe(stream.ops[i], workload) : stream.ops[i].name);
     return std::nullopt;
 }
@@ -230,6 +230,18 @@ std::optional<Error> collectivesUnavailable(const Workload &workload)
 
 RunCollectives::RunCollectives() = default;
 
+namespace {
+
+// `f` called with each communicator the run made (a rank's part of a job has only its own).
+template <typename F> void forEachComm(const std::vector<void *> &comms, F f)
+{
+    for (void *comm : comms)
+        if (comm)
+            f(static_cast<ncclComm_t>(comm));
+}
+
+} // namespace
+
 RunCollectives::~RunCollectives()
 {
     if (m_leaked || m_comms.empty())
@@ -239,9 +251,7 @@ RunCollectives::~RunCollectives()
     // A run that failed (this runs while its error unwinds the stack) may leave collectives that never end:
     // finalising would wait for them, aborting ends them.
     if (std::uncaught_exceptions() > 0) {
-        for (std::size_t r = 0; r < m_comms.size(); ++r)
-            if (m_comms[r])
-                n.abort(comm(int(r)));
+        forEachComm(m_comms, n.abort);
         for (const SymmetricBuffer &b : m_symmetric)
             if (b.bytes)
                 n.memFree(b.bytes);
@@ -257,14 +267,10 @@ RunCollectives::~RunCollectives()
     n.groupEnd();
     if (n.finalize) {
         n.groupStart();
-        for (std::size_t r = 0; r < m_comms.size(); ++r)
-            if (m_comms[r])
-                n.finalize(comm(int(r)));
+        forEachComm(m_comms, n.finalize);
         n.groupEnd();
     }
-    for (std::size_t r = 0; r < m_comms.size(); ++r)
-        if (m_comms[r])
-            n.destroy(comm(int(r)));
+    forEachComm(m_comms, n.destroy);
     for (const SymmetricBuffer &b : m_symmetric)
         if (b.bytes)
             n.memFree(b.bytes);
@@ -489,9 +495,7 @@ void RunCollectives::leak()
     if (!m_comms.empty()) { // (a run without collectives never loads NCCL, abandoned or not)
         const Nccl &n = nccl();
         // A collective whose peer never came waits on the GPU: aborting its communicator ends the wait.
-        for (void *comm : m_comms)
-            if (comm && n.abort)
-                n.abort(static_cast<ncclComm_t>(comm));
+        forEachComm(m_comms, n.abort);
     }
     for (auto &[rank, b] : m_send)
         b.leak();

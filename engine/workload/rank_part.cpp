@@ -15,18 +15,9 @@ std::string quoted(const std::string &s)
     return "'" + s + "'";
 }
 
-// "stream 'copy1' op 2 (/streams/1/ops/2, line 14)"
 std::string where(const StreamSpec &stream, std::size_t op)
 {
-    const OpSpec &spec = stream.ops[op];
-    std::string text = "stream " + quoted(stream.name) + " op " + std::to_string(op);
-    if (!spec.jsonPath.empty() || spec.line > 0) {
-        text += " (" + spec.jsonPath;
-        if (spec.line > 0)
-            text += std::string(spec.jsonPath.empty() ? "" : ", ") + "line " + std::to_string(spec.line);
-        text += ")";
-    }
-    return text;
+    return opLocation(stream, int(op));
 }
 
 [[noreturn]] void refuse(const Workload &workload, const std::string &what)
@@ -115,41 +106,30 @@ void checkRankSplit(const Workload &workload, int ranks)
         }
     }
     // Waits and event syncs pair with records of their own rank.
-    const std::vector<int> paired = pairEventWaits(workload);
-    for (std::size_t i = 0; i < paired.size(); ++i) {
-        if (paired[i] < 0)
-            continue;
-        const ScheduledOp &waiter = workload.schedule[i];
-        const ScheduledOp &recorder = workload.schedule[std::size_t(paired[i])];
-        const int a = workload.streamDevice(waiter.stream), b = workload.streamDevice(recorder.stream);
-        if (a == b)
-            continue;
+    if (const auto across = firstWaitAcross(
+            workload, [&](std::size_t i) { return workload.streamDevice(workload.schedule[i].stream); })) {
+        const ScheduledOp &waiter = workload.schedule[across->first];
+        const ScheduledOp &recorder = workload.schedule[across->second];
         const StreamSpec &ws = workload.streams[std::size_t(waiter.stream)];
         refuse(workload, where(ws, std::size_t(waiter.op)) + " waits on event "
                              + quoted(ws.ops[std::size_t(waiter.op)].event) + ", which stream "
                              + quoted(workload.streams[std::size_t(recorder.stream)].name) + " records on GPU "
-                             + std::to_string(b) + ": an event cannot cross processes; a collective can join them");
+                             + std::to_string(workload.streamDevice(recorder.stream))
+                             + ": an event cannot cross processes; a collective can join them");
     }
 }
 
 RankPart rankPart(const Workload &workload, int rank, int ranks, int localDevice)
 {
     RankPart part;
+    // The whole workload's settings; its streams, threads, buffers and issue order are the rank's, below.
+    part.workload = workload;
     Workload &w = part.workload;
-    w.version = workload.version;
-    w.name = workload.name;
-    w.description = workload.description;
-    w.keyFigure = workload.keyFigure;
+    w.streams.clear();
+    w.threads.clear();
+    w.buffers.clear();
+    w.schedule.clear();
     w.device = localDevice;
-    w.peerAccess = workload.peerAccess;
-    w.defaultStream = workload.defaultStream;
-    w.maxConnections = workload.maxConnections;
-    w.nccl = workload.nccl;
-    w.issueOrder = workload.issueOrder;
-    w.warmup = workload.warmup;
-    w.repetitions = workload.repetitions;
-    w.timeLimitNs = workload.timeLimitNs;
-    w.solo = workload.solo;
     w.rankOf.rank = rank;
     w.rankOf.ranks = ranks;
     w.rankOf.communicator = workload.collectiveDevices();

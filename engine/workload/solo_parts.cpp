@@ -74,15 +74,10 @@ SoloParts soloParts(const Workload &workload)
     for (const ScheduledOp &at : workload.schedule)
         parts.opPart.push_back(parts.streamPart.at(std::size_t(at.stream)));
 
-    const std::vector<int> paired = pairEventWaits(workload);
-    for (std::size_t i = 0; i < paired.size(); ++i) {
-        if (paired[i] < 0)
-            continue;
-        const ScheduledOp &waiter = workload.schedule[i];
-        const ScheduledOp &recorder = workload.schedule[std::size_t(paired[i])];
-        const int a = parts.opPart[i], b = parts.opPart[std::size_t(paired[i])];
-        if (a == b)
-            continue;
+    if (const auto across = firstWaitAcross(workload, [&](std::size_t i) { return parts.opPart[i]; })) {
+        const ScheduledOp &waiter = workload.schedule[across->first];
+        const ScheduledOp &recorder = workload.schedule[across->second];
+        const int a = parts.opPart[across->first], b = parts.opPart[across->second];
         const StreamSpec &ws = workload.streams[std::size_t(waiter.stream)];
         const StreamSpec &rs = workload.streams[std::size_t(recorder.stream)];
         const OpSpec &op = ws.ops[std::size_t(waiter.op)];

@@ -245,6 +245,29 @@ std::vector<std::pair<std::size_t, std::size_t>> Workload::threadRanges() const
     return out;
 }
 
+std::optional<std::pair<std::size_t, std::size_t>> firstWaitAcross(const Workload &workload,
+                                                                   const std::function<int(std::size_t)> &groupOf)
+{
+    const std::vector<int> paired = pairEventWaits(workload);
+    for (std::size_t i = 0; i < paired.size(); ++i)
+        if (paired[i] >= 0 && groupOf(i) != groupOf(std::size_t(paired[i])))
+            return std::pair(i, std::size_t(paired[i]));
+    return std::nullopt;
+}
+
+std::string opLocation(const StreamSpec &stream, int opInStream)
+{
+    const OpSpec &spec = stream.ops.at(static_cast<std::size_t>(opInStream));
+    std::string text = "stream '" + stream.name + "' op " + std::to_string(opInStream);
+    if (!spec.jsonPath.empty() || spec.line > 0) {
+        text += " (" + spec.jsonPath;
+        if (spec.line > 0)
+            text += std::string(spec.jsonPath.empty() ? "" : ", ") + "line " + std::to_string(spec.line);
+        text += ")";
+    }
+    return text;
+}
+
 std::vector<int> pairEventWaits(const Workload &workload)
 {
     std::vector<int> paired(workload.schedule.size(), -1);

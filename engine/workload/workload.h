@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -306,6 +308,13 @@ struct Workload {
 // event, the second with the second, and so on; waits beyond the records pair with the last one. Every
 // other schedule entry gets -1.
 std::vector<int> pairEventWaits(const Workload &workload);
+// The first wait or event sync (in schedule order) whose record lies in another group than itself, as
+// `groupOf` (a Workload::schedule index -> its group) says: its schedule index and its record's; none where
+// every one pairs within its group. What cannot run apart (solo parts, ranks) is refused with it.
+std::optional<std::pair<std::size_t, std::size_t>> firstWaitAcross(const Workload &workload,
+                                                                   const std::function<int(std::size_t)> &groupOf);
+// Where an op is, for messages: "stream 'copy0' op 3 (/streams/0/ops/3, line 12)".
+std::string opLocation(const StreamSpec &stream, int opInStream);
 
 std::string_view toString(BufferKind kind);
 std::string_view toString(OpType type);
