@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/analysis/analysis.h"
+#include "engine/analysis/op_intervals.h"
 #include "engine/analysis/queue_analysis.h"
 #include "engine/model/api_names.h"
 #include "engine/model/errors.h"
@@ -81,7 +82,59 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
         d.teraflops = d.launch->teraflopsPerSecond(d.gpu->durationNs);
         d.busGbs = d.launch->busGbPerSecond(d.gpu->durationNs);
     }
+    d.pieces = rep.piecesOf(opIndex);
+    if (d.gpu)
+        d.piecesSummary = summarisePieces(d.pieces, d.gpu->durationNs);
     return d;
+}
+
+std::string summarisePieces(std::span<const OpPiece> pieces, std::int64_t opDurationNs)
+{
+    if (pieces.empty())
+        return {};
+    std::size_t kernels = 0, copies = 0, memsets = 0, onCopyEngines = 0;
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+    for (const OpPiece &p : pieces) {
+        kernels += p.kind == PieceKind::Kernel;
+        copies += p.kind == PieceKind::Copy;
+        memsets += p.kind == PieceKind::Memset;
+        onCopyEngines += p.kind != PieceKind::Kernel && p.channelType == ChannelType::AsyncCopy;
+        spans.emplace_back(p.startNs, p.endNs);
+    }
+    const auto count = [](std::size_t n, const char *one, const char *many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    std::string out;
+    const auto add = [&](const std::string &part) { out += (out.empty() ? "" : ", ") + part; };
+    if (kernels > 0)
+        add(count(kernels, "kernel", "kernels"));
+    if (copies > 0)
+        add(count(copies, "copy", "copies") + (onCopyEngines == copies + memsets ? " on copy engines" : ""));
+    if (memsets > 0)
+        add(count(memsets, "memset", "memsets"));
+    if (kernels == 0)
+        out += ", no kernel";
+    const std::int64_t busy = unionLength(std::move(spans));
+    if (opDurationNs > 0)
+        out += "; busy " + formatDuration(busy) + " of its " + formatDuration(opDurationNs);
+    return out;
+}
+
+std::string describePiece(const Trace &trace, const OpPiece &p)
+{
+    std::string out(toString(p.kind));
+    if (p.kind == PieceKind::Kernel && p.nameId != kNoString)
+        out += " " + trace.string(p.nameId);
+    if (p.bytes > 0)
+        out += " " + formatBytes(p.bytes);
+    if (p.srcDevice >= 0 && p.dstDevice >= 0)
+        out += ", GPU " + std::to_string(p.srcDevice) + " -> GPU " + std::to_string(p.dstDevice);
+    if (p.channel >= 0)
+        out += std::string(", ") + (p.channelType == ChannelType::AsyncCopy ? "copy engine channel " : "channel ")
+               + std::to_string(p.channel);
+    if (const double gbs = p.gbPerSecond(); gbs > 0 && p.kind == PieceKind::Copy) // a memset's few bytes: no rate
+        out += ", " + formatRate(gbs);
+    return out;
 }
 
 std::string formatFlops(std::uint64_t flops)
@@ -147,6 +200,14 @@ std::string formatOpDescription(const Trace &trace, const OpDescription &d)
         if (d.launch->workId != kNoString)
             out << trace.string(d.launch->workId) << ", ";
         out << "algorithm bandwidth " << formatRate(d.gbs) << ", bus bandwidth " << formatRate(d.busGbs) << "\n";
+    }
+    if (!d.piecesSummary.empty()) {
+        out << "ran as: " << d.piecesSummary << "\n";
+        // Each piece from the op's start, as the timeline lays it inside the bar.
+        const std::int64_t start = d.pieces.front().startNs; // the op's start: the first piece's
+        for (std::size_t i = 0; i < d.pieces.size(); ++i)
+            out << "  piece " << i + 1 << ": +" << formatDuration(d.pieces[i].startNs - start) << ", "
+                << formatDuration(d.pieces[i].durationNs()) << ": " << describePiece(trace, d.pieces[i]) << "\n";
     }
     if (d.launch && d.launch->hasGrid() && d.launch->hasBlock())
         out << "grid: " << d.launch->grid[0] << "x" << d.launch->grid[1] << "x" << d.launch->grid[2]

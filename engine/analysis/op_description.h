@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -49,7 +50,20 @@ struct OpDescription {
     // A collective's bus bandwidth (KernelLaunch::busBytes over the execution; nccl-tests' busbw) in GB/s, 0
     // where not known; its algorithm bandwidth (nccl-tests' algbw) is `gbs`, its size over the execution.
     double busGbs = 0;
+    // The records the op ran as, where it ran as several (OpPiece: a GEMM's kernels, a collective's kernels or
+    // copies), in the order they started; piecesSummary says what they were in words ("2 copies on copy
+    // engines, no kernel; busy 3.1 ms of its 3.25 ms"), empty where it has none.
+    std::span<const OpPiece> pieces;
+    std::string piecesSummary;
 };
+
+// "2 copies on copy engines, no kernel; busy 3.10 ms of its 3.25 ms": what an op's pieces were, and how much
+// of its execution they covered (the rest is the op waiting between them); empty for no pieces.
+std::string summarisePieces(std::span<const OpPiece> pieces, std::int64_t opDurationNs);
+
+// "copy 1 GiB, GPU 0 -> GPU 1, async_copy channel 3, 312 GB/s" / "kernel ncclDevKernel_AllGather (1.2 ms)":
+// one piece for people (its times are the fronts' to lay out).
+std::string describePiece(const Trace &trace, const OpPiece &piece);
 
 // "1.10 TFLOP" / "537 GFLOP": a count of floating-point operations for people.
 std::string formatFlops(std::uint64_t flops);

@@ -634,6 +634,9 @@ private:
     void planRanges(int firstTid);
     void writeRanges(JsonOut &j) const;
     void writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord &op, std::size_t at) const;
+    // The op's pieces (OpPiece) as slices nested inside its GPU slice on the same track.
+    void writePieces(JsonOut &j, const Repetition &rep, std::size_t at, int pid, int tid, bool touchesNext,
+                     std::int64_t trackFirstNs) const;
 
     // Stream keys: Trace::streams, plus one pseudo stream for GPU ops that name no valid stream.
     int streamKey(const OpRecord &op) const
@@ -1052,6 +1055,56 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
     }
 }
 
+// Each piece under the op's slice, category "op_piece" (the importer reads them back into the op's pieces when
+// the file is StreamScope's; other readers see slices nested in the op): a kernel by its name, a copy or memset
+// by what it moved. The piece that ends where a touching op's slice is cut ends where the cut is.
+void ChromeWriter::writePieces(JsonOut &j, const Repetition &rep, std::size_t at, int pid, int tid, bool touchesNext,
+                               std::int64_t trackFirstNs) const
+{
+    const OpRecord &op = rep.ops[at];
+    for (const OpPiece &p : rep.piecesOf(static_cast<int>(at))) {
+        j.raw("{\"ph\":\"X\",\"cat\":\"op_piece\",\"name\":");
+        if (p.kind == PieceKind::Kernel && p.nameId < quotedNames.size())
+            j.raw(quotedNames[p.nameId]);
+        else
+            j.string(std::string(p.kind == PieceKind::Copy     ? "copy "
+                                 : p.kind == PieceKind::Memset ? "memset "
+                                                               : "kernel ")
+                     + formatBytes(p.bytes));
+        writeSlicePlacement(j, pid, tid, p.startNs - origin, p.durationNs(), touchesNext && p.endNs == op.gpuEndNs,
+                            trackFirstNs);
+        j.raw(",\"args\":{\"repetition\":");
+        j.integer(rep.index);
+        j.raw(",\"op\":");
+        j.integer(static_cast<std::int64_t>(at));
+        j.raw(",\"kind\":\"");
+        j.raw(toString(p.kind));
+        j.ch('"');
+        if (p.bytes > 0) {
+            j.raw(",\"bytes\":");
+            j.unsignedInteger(p.bytes);
+            j.raw(",\"GB/s\":");
+            j.thousandths(p.gbPerSecond());
+        }
+        if (p.channel >= 0) {
+            j.raw(",\"channel\":");
+            j.integer(p.channel);
+        }
+        if (p.channelType != ChannelType::Unknown) {
+            j.raw(",\"channel_type\":\"");
+            j.raw(toString(p.channelType));
+            j.ch('"');
+        }
+        for (const auto &[key, d] :
+             {std::pair{",\"src_device\":", p.srcDevice}, std::pair{",\"dst_device\":", p.dstDevice}})
+            if (d >= 0) {
+                j.raw(key);
+                j.integer(d);
+            }
+        j.raw("}},\n");
+    }
+}
+
 void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) const
 {
     std::size_t r =
@@ -1097,6 +1150,8 @@ void ChromeWriter::writeOps(JsonOut &j, std::size_t gBegin, std::size_t gEnd) co
             j.raw(",\"args\":{");
             opArgs();
             j.raw("}},\n");
+            writePieces(j, rep, g - repStart[r], gpuPid, gpuTid, gpuTouchesNext[g] != 0,
+                        streamTrackFirst[static_cast<std::size_t>(sKey)][gpuTrack[g]] - origin);
         }
         if (host) {
             j.raw("{\"ph\":\"X\",\"cat\":\"");

@@ -1010,6 +1010,10 @@ private:
             readActivity(e, path);
             return;
         }
+        if (m_ours && cat && *cat == "op_piece") {
+            readPiece(e, path);
+            return;
+        }
         const Category category = cat ? categoryOf(*cat) : Category::Ignored;
         if (category == Category::Ignored)
             return;
@@ -1212,6 +1216,61 @@ private:
         m_r.checkEnd(a.startNs, dur, path + "/dur");
         a.endNs = a.startNs + dur;
         m_activities.emplace_back(static_cast<int>(repetition), a);
+    }
+
+    // A piece of an op (StreamScope's export writes them nested in the op's GPU slice): its repetition and op
+    // index say whose; checkTraceLimits checks it lies inside that op.
+    void readPiece(const Value &e, const std::string &path)
+    {
+        const std::string ap = path + "/args";
+        const OptValue args = m_r.find(e, "args");
+        if (!args || !isObject(*args))
+            m_r.fail(ap, "an op_piece slice needs its args (repetition, op, kind)");
+        OpPiece p;
+        const std::string_view kind = m_r.text(*args, "kind", ap);
+        const auto k = pieceKindFromString(kind);
+        if (!k)
+            m_r.fail(ap + "/kind", "unknown piece kind \"" + std::string(kind) + "\" (kernel, copy or memset)");
+        p.kind = *k;
+        const std::int64_t op = m_r.integer(*args, "op", ap);
+        if (op < 0 || op > std::numeric_limits<std::int32_t>::max())
+            m_r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
+        p.op = static_cast<std::int32_t>(op);
+        const std::int64_t repetition = m_r.integer(*args, "repetition", ap);
+        if (repetition < 0 || repetition > std::numeric_limits<int>::max())
+            m_r.fail(ap + "/repetition", "repetition " + std::to_string(repetition) + " is not valid");
+        const std::int64_t bytes = m_r.optionalInteger(*args, "bytes", ap).value_or(0);
+        if (bytes < 0)
+            m_r.fail(ap + "/bytes", "bytes must not be negative");
+        p.bytes = static_cast<std::uint64_t>(bytes);
+        const std::int64_t channel = m_r.optionalInteger(*args, "channel", ap).value_or(-1);
+        if (channel < -1 || channel > std::numeric_limits<std::int32_t>::max())
+            m_r.fail(ap + "/channel", "channel " + std::to_string(channel) + " is not valid");
+        p.channel = static_cast<std::int32_t>(channel);
+        if (const auto type = m_r.optionalText(*args, "channel_type", ap)) {
+            const auto t = channelTypeFromString(*type);
+            if (!t)
+                m_r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*type) + "\"");
+            p.channelType = *t;
+        }
+        for (const auto &[key, device] :
+             {std::pair{"src_device", &p.srcDevice}, std::pair{"dst_device", &p.dstDevice}}) {
+            const std::int64_t d = m_r.optionalInteger(*args, key, ap).value_or(-1);
+            if (d < -1 || d > std::numeric_limits<std::int16_t>::max())
+                m_r.fail(ap + "/" + key, "device " + std::to_string(d) + " is not valid");
+            *device = static_cast<std::int16_t>(d);
+        }
+        if (p.kind == PieceKind::Kernel)
+            p.nameId = intern(m_r.text(e, "name", path), path + "/name");
+        p.startNs = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
+        const std::int64_t dur = m_r.micros(e, "dur", path);
+        if (dur < 0)
+            m_r.fail(path + "/dur", "negative duration");
+        m_r.checkEnd(p.startNs, dur, path + "/dur");
+        p.endNs = p.startNs + dur;
+        m_pieces.emplace_back(static_cast<int>(repetition), p);
+        if (m_pieces.size() > limits::kMaxOps)
+            m_r.fail(path, "more than " + std::to_string(limits::kMaxOps) + " op pieces, more than StreamScope reads");
     }
 
     // StreamScope's own args (readOpArgs above).
@@ -1436,7 +1495,19 @@ private:
                                 + " names op " + std::to_string(a.op) + ", which that repetition does not have");
             rep.activities.push_back(a);
         }
+        for (auto &[repetition, p] : m_pieces) {
+            const auto it = repIndex.find(repetition);
+            if (it == repIndex.end() || p.op >= static_cast<std::int64_t>(m_trace.repetitions[it->second].ops.size()))
+                throw Error(ErrorKind::InvalidInput,
+                            m_r.file() + ": an op_piece slice of repetition " + std::to_string(repetition)
+                                + " names op " + std::to_string(p.op) + ", which that repetition does not have");
+            m_trace.repetitions[it->second].opPieces.push_back(p);
+        }
+        m_pieces.clear();
         for (Repetition &rep : m_trace.repetitions) {
+            std::stable_sort(rep.opPieces.begin(), rep.opPieces.end(), [](const OpPiece &x, const OpPiece &y) {
+                return x.op != y.op ? x.op < y.op : x.startNs < y.startNs;
+            });
             std::stable_sort(rep.activities.begin(), rep.activities.end(),
                              [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
             layoutHostRanges(rep); // rows, and each op's launching range (its cpu_op or NVTX range)
@@ -1464,6 +1535,7 @@ private:
     std::deque<PendingOp> m_calls;
     std::deque<PendingOp> m_hostOnly;
     std::vector<std::pair<int, ActivityRecord>> m_activities; // (repetition, record), StreamScope's own files
+    std::vector<std::pair<int, OpPiece>> m_pieces; // (repetition, piece), StreamScope's own files
     std::vector<std::pair<int, HostRange>> m_ranges; // (repetition, range)
     std::vector<KernelLaunch> m_launches; // PendingOp::launch indexes here
     std::map<std::pair<std::int64_t, std::int64_t>, int> m_streamIndex;

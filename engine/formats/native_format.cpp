@@ -70,6 +70,11 @@ constexpr std::array<std::string_view, 15> kKernelLaunchColumns = {"op",
                                                                    "work",
                                                                    "bus_bytes"};
 
+// Format 8: the pieces of ops that ran as several GPU records (OpPiece). "name" indexes /strings (-1: none);
+// "kind" and "channel_type" are their names.
+constexpr std::array<std::string_view, 10> kOpPieceColumns = {
+    "op", "kind", "start_ns", "end_ns", "bytes", "name", "channel", "channel_type", "src_device", "dst_device"};
+
 // Solo baselines (trace.h SoloBaselines): each solo run's ops as rows of the times that differ from the
 // mixed repetitions; the rest of each op (name, kind, stream, bytes...) is the same op's in repetition 0.
 // "op" indexes a repetition's ops.
@@ -510,6 +515,19 @@ private:
                                                             + " in an earlier repetition");
                     if (width != 0)
                         launchRowWidth = width;
+                } else if (key == "op_pieces") {
+                    od::array rows;
+                    if (field.value().get_array().get(rows))
+                        fail(path + "/op_pieces", "expected an array of op piece rows");
+                    std::size_t i = 0;
+                    readIntegerRows(rows, path + "/op_pieces", kOpPieceColumns, size,
+                                    [&](const std::string &rowPath, std::size_t col, const Cell &cell) {
+                                        if (col == 0) {
+                                            countRow(path + "/op_pieces", i++);
+                                            out.opPieces.emplace_back();
+                                        }
+                                        setPiece(out.opPieces.back(), rowPath, col, cell);
+                                    });
                 }
             }
             ++r;
@@ -777,6 +795,43 @@ private:
         }
     }
 
+    void setPiece(OpPiece &p, const std::string &cellPath, std::size_t col, const Cell &cell) const
+    {
+        constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
+        constexpr std::int64_t kI16 = std::numeric_limits<std::int16_t>::max();
+        switch (col) {
+        case 0: p.op = static_cast<std::int32_t>(cellInteger(cellPath, cell, 0, kI32)); break;
+        case 1: {
+            const auto kind = cell.isText ? pieceKindFromString(cell.text) : std::nullopt;
+            if (!kind)
+                fail(cellPath, "expected a piece kind (kernel, copy or memset)");
+            p.kind = *kind;
+            break;
+        }
+        case 2: p.startNs = cellInteger(cellPath, cell, -limits::kMaxTimeNs, limits::kMaxTimeNs); break;
+        case 3:
+            p.endNs = cellInteger(cellPath, cell, -limits::kMaxTimeNs, limits::kMaxTimeNs);
+            if (p.endNs < p.startNs)
+                fail(cellPath, "a piece ends before it starts");
+            break;
+        case 4:
+            p.bytes =
+                static_cast<std::uint64_t>(cellInteger(cellPath, cell, 0, std::numeric_limits<std::int64_t>::max()));
+            break;
+        case 5: p.nameId = cellString(cellPath, cell); break;
+        case 6: p.channel = static_cast<std::int32_t>(cellInteger(cellPath, cell, -1, kI32)); break;
+        case 7: {
+            const auto type = cell.isText ? channelTypeFromString(cell.text) : std::nullopt;
+            if (!type)
+                fail(cellPath, "expected a channel type (unknown, compute or async_copy)");
+            p.channelType = *type;
+            break;
+        }
+        case 8: p.srcDevice = static_cast<std::int16_t>(cellInteger(cellPath, cell, -1, kI16)); break;
+        default: p.dstDevice = static_cast<std::int16_t>(cellInteger(cellPath, cell, -1, kI16)); break;
+        }
+    }
+
 public:
     std::size_t rowWidth = 0; // values per op row, 0 before the first row
     std::size_t launchRowWidth = 0; // values per kernel launch row, 0 before the first row
@@ -967,6 +1022,7 @@ json nativeHeader(const Trace &trace)
     head["activity_columns"] = kActivityColumns;
     head["host_range_columns"] = kHostRangeColumns;
     head["kernel_launch_columns"] = kKernelLaunchColumns;
+    head["op_piece_columns"] = kOpPieceColumns;
     head["strings"] = trace.strings;
     return head;
 }
@@ -1039,6 +1095,15 @@ std::string toNativeJson(const Trace &trace)
                 appendRow(out, row++, l.op, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                           l.registersPerThread, l.sharedBytes, l.staticSharedBytes, l.dynamicSharedBytes,
                           stringIndex(l.fullNameId), l.flops, stringIndex(l.workId), l.busBytes);
+            }
+            out += ']';
+        }
+        if (!rep.opPieces.empty()) {
+            out += ", \"op_pieces\": [";
+            for (std::size_t i = 0; i < rep.opPieces.size(); ++i) {
+                const OpPiece &p = rep.opPieces[i];
+                appendRow(out, i, p.op, toString(p.kind), p.startNs, p.endNs, p.bytes, stringIndex(p.nameId), p.channel,
+                          toString(p.channelType), p.srcDevice, p.dstDevice);
             }
             out += ']';
         }
@@ -1262,6 +1327,9 @@ void checkCrossReferences(Trace &trace, HeaderReader &r)
     for (std::size_t r2 = 0; r2 < trace.repetitions.size(); ++r2) {
         Repetition &rep = trace.repetitions[r2];
         const std::string base = "/repetitions/" + std::to_string(r2);
+        if (trace.formatVersion < 8 && !rep.opPieces.empty())
+            r.fail(base + "/op_pieces",
+                   "op pieces need trace format 8, the file has version " + std::to_string(trace.formatVersion));
         if (trace.formatVersion < 4 && (!rep.hostRanges.empty() || !rep.kernelLaunches.empty()))
             r.fail(base, "host ranges and kernel launches need trace format 4, the file has version "
                              + std::to_string(trace.formatVersion));

@@ -56,6 +56,38 @@ void widen(std::int64_t &lo, std::int64_t &hi, std::int64_t a, std::int64_t b)
 
 } // namespace
 
+namespace {
+// An op's pieces (OpPiece) lie inside its GPU span, in op order and then by start, and name strings
+// the trace has: the painter draws them inside the op's bar and the details list them from the op.
+void checkPieces(const Trace &trace, std::size_t r, const std::string &fileName)
+{
+    const Repetition &rep = trace.repetitions[r];
+    for (std::size_t i = 0; i < rep.opPieces.size(); ++i) {
+        const OpPiece &p = rep.opPieces[i];
+        const auto where = [&] { return "repetition " + std::to_string(r) + ", op piece " + std::to_string(i); };
+        if (p.op < 0 || static_cast<std::size_t>(p.op) >= rep.ops.size())
+            fail(fileName, where(),
+                 "op " + std::to_string(p.op) + " is not an op of this repetition (" + std::to_string(rep.ops.size())
+                     + " ops)");
+        if (i > 0) {
+            const OpPiece &q = rep.opPieces[i - 1];
+            if (p.op < q.op || (p.op == q.op && p.startNs < q.startNs))
+                fail(fileName, where(), "op pieces must be in op order, and by start within an op");
+        }
+        const OpRecord &op = rep.ops[static_cast<std::size_t>(p.op)];
+        if (!op.hasGpu() || p.startNs < op.gpuStartNs || p.endNs > op.gpuEndNs || p.endNs < p.startNs)
+            fail(fileName, where(),
+                 "a piece of op " + std::to_string(p.op) + " must lie inside the op's GPU time (it runs "
+                     + std::to_string(p.startNs) + ".." + std::to_string(p.endNs) + " ns, the op "
+                     + (op.hasGpu() ? std::to_string(op.gpuStartNs) + ".." + std::to_string(op.gpuEndNs) + " ns"
+                                    : std::string("has none"))
+                     + ")");
+        if (p.nameId != kNoString && p.nameId >= trace.strings.size())
+            fail(fileName, where(), "name index " + std::to_string(p.nameId) + " is not in the trace's strings");
+    }
+}
+} // namespace
+
 void checkTraceLimits(const Trace &trace, const std::string &fileName)
 {
     if (trace.repetitions.size() > kMaxRepetitions)
@@ -66,14 +98,17 @@ void checkTraceLimits(const Trace &trace, const std::string &fileName)
         fail(fileName, "/host_threads", tooMany(trace.hostThreads.size(), "host threads", kMaxHostThreads));
     if (trace.devices.size() > kMaxDevices)
         fail(fileName, "/devices", tooMany(trace.devices.size(), "devices", kMaxDevices));
-    std::size_t ops = 0, activities = 0, ranges = 0;
+    std::size_t ops = 0, activities = 0, ranges = 0, pieces = 0;
     for (const Repetition &rep : trace.repetitions) {
         ops += rep.ops.size();
+        pieces += rep.opPieces.size();
         activities += rep.activities.size();
         ranges += rep.hostRanges.size();
     }
     if (ops > kMaxOps)
         fail(fileName, "the whole trace", tooMany(ops, "ops", kMaxOps));
+    if (pieces > kMaxOps)
+        fail(fileName, "the whole trace", tooMany(pieces, "op pieces", kMaxOps));
     if (activities > kMaxActivities)
         fail(fileName, "the whole trace", tooMany(activities, "activity records", kMaxActivities));
     if (ranges > kMaxHostRanges)
@@ -143,6 +178,7 @@ void checkTraceLimits(const Trace &trace, const std::string &fileName)
                      "the trace would span " + std::to_string(hi - lo) + " ns; StreamScope reads traces of at most "
                          + std::to_string(kMaxSpanNs) + " ns (" + describeSpan(kMaxSpanNs) + ")");
         }
+        checkPieces(trace, r, fileName);
         // Host ranges as ops: a range a reader let through beyond these, the native reader refused once
         // written (#24).
         for (std::size_t i = 0; i < rep.hostRanges.size(); ++i) {

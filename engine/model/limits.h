@@ -66,7 +66,8 @@ constexpr bool isTimeInRange(std::int64_t ns)
 // Throws Error{InvalidInput} "FILE: repetition R, op I: ..." (or ": N ops, more than ...") when the
 // trace breaks one of the limits above: a time out of range, an end before its start, a span beyond
 // kMaxSpanNs, too many ops, repetitions, streams, host threads, devices or host ranges, more text than
-// kMaxTotalTextBytes; host ranges are checked as ops are (times in range, in order, inside the span).
+// kMaxTotalTextBytes; host ranges are checked as ops are (times in range, in order, inside the span), op
+// pieces against their op (inside its GPU time, in order, names in the strings).
 // Every reader calls it on the trace it made (the native and Chrome readers also check each value as they
 // read it, naming its JSON path), so that whatever a reader accepts, the native reader reads back.
 void checkTraceLimits(const Trace &trace, const std::string &fileName);

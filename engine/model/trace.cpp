@@ -19,6 +19,8 @@ constexpr std::array<std::string_view, 4> kLinkTypeNames = {"unknown", "same", "
 constexpr std::array<std::string_view, 8> kActivityKindNames = {"migration_h2d",  "migration_d2h",  "gpu_page_faults",
                                                                 "cpu_page_fault", "thrashing",      "throttling",
                                                                 "remote_map",     "synchronization"};
+constexpr std::array<std::string_view, 3> kPieceKindNames = {"kernel", "copy", "memset"};
+static_assert(kPieceKindNames.size() == static_cast<std::size_t>(PieceKind::Memset) + 1);
 constexpr std::array<std::string_view, 4> kHostRangeCategoryNames = {"nvtx", "cpu_op", "user_annotation",
                                                                      "python_function"};
 constexpr std::array<std::string_view, 14> kActivityDetailNames = {"unknown",
@@ -61,6 +63,25 @@ std::string_view toString(HostRangeCategory category)
 std::optional<HostRangeCategory> hostRangeCategoryFromString(std::string_view s)
 {
     return enumFromNames<HostRangeCategory>(kHostRangeCategoryNames, s);
+}
+
+std::string_view toString(PieceKind kind)
+{
+    return kPieceKindNames.at(static_cast<std::size_t>(kind));
+}
+std::optional<PieceKind> pieceKindFromString(std::string_view s)
+{
+    return enumFromNames<PieceKind>(kPieceKindNames, s);
+}
+
+std::span<const OpPiece> Repetition::piecesOf(int op) const
+{
+    struct ByOp {
+        bool operator()(const OpPiece &p, int o) const { return p.op < o; }
+        bool operator()(int o, const OpPiece &p) const { return o < p.op; }
+    };
+    const auto [first, last] = std::equal_range(opPieces.begin(), opPieces.end(), op, ByOp{});
+    return {first, last};
 }
 
 std::uint64_t KernelLaunch::threads() const

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,7 +28,9 @@ namespace streamscope::engine {
 // 6: kernel launches carry the kernel's arithmetic work (flops, and what the work is: "GEMM 8192x8192x8192
 //    bf16"), where the source knows it. 1 to 5 are still read (they have none).
 // 7: kernel launches carry a collective's bus bytes (bus_bytes). 1 to 6 are still read.
-inline constexpr int kTraceFormatVersion = 7;
+// 8: per repetition, the pieces of ops that ran as several GPU records (op_pieces: a library call's
+//    kernels and copies, OpPiece). 1 to 7 are still read (they have none).
+inline constexpr int kTraceFormatVersion = 8;
 inline constexpr std::int64_t kNoTime = -1; // an op without a GPU part, or without a host call
 inline constexpr std::uint32_t kNoString = 0xFFFFFFFFu; // a string index that names nothing
 
@@ -261,6 +264,37 @@ struct KernelLaunch {
     }
 };
 
+// What one piece of an op was on the GPU (the CUPTI record it came from).
+enum class PieceKind : std::uint8_t { Kernel, Copy, Memset };
+std::string_view toString(PieceKind kind);
+std::optional<PieceKind> pieceKindFromString(std::string_view s);
+
+// One GPU record of an op that ran as several: a library call's (a cuBLAS GEMM's kernels, an NCCL
+// collective's kernel or, on NCCL's copy-engine path, its copies), tied to the op by the call that
+// launched it (CUPTI external correlation), never by its name. The op's execution is the span of its
+// pieces; the pieces say what ran inside it, and where it waited between them. A side table of the
+// repetition (Repetition::opPieces), sorted by op and then start; an op has pieces only where it ran
+// as more than one record, or as one that is not the kernel its kind suggests (a copy-engine collective).
+// 48 bytes.
+struct OpPiece {
+    std::int64_t startNs = kNoTime;
+    std::int64_t endNs = kNoTime;
+    std::uint64_t bytes = 0; // copies and memsets: what the record moved or set
+    std::uint32_t nameId = kNoString; // kernels: the kernel's name (Trace::strings); copies: none
+    std::int32_t op = -1; // index into Repetition::ops
+    std::int32_t channel = -1; // the hardware channel that ran it (CUPTI's id), -1 when not recorded
+    std::int16_t srcDevice = -1; // copies: the devices of the two ends, -1 when not recorded
+    std::int16_t dstDevice = -1;
+    PieceKind kind = PieceKind::Kernel;
+    ChannelType channelType = ChannelType::Unknown;
+
+    std::int64_t durationNs() const { return endNs > startNs ? saturatingSub(endNs, startNs) : 0; }
+    // GB/s (1e9 bytes per second) of a copy or memset; 0 where it has no bytes or no duration.
+    double gbPerSecond() const { return bytes > 0 && durationNs() > 0 ? double(bytes) / double(durationNs()) : 0.0; }
+};
+
+static_assert(sizeof(OpPiece) == 48);
+
 struct StreamInfo {
     std::string name;
     int device = 0;
@@ -335,9 +369,12 @@ struct Repetition {
     // Sorted by start, the enclosing one first (layoutHostRanges); empty where none were recorded.
     std::vector<HostRange> hostRanges;
     std::vector<KernelLaunch> kernelLaunches; // sorted by op, at most one per op
+    std::vector<OpPiece> opPieces; // sorted by op, then start; empty where no op ran as several records
 
     // The launch details of op `op`, or nullptr where none were recorded.
     const KernelLaunch *launchOf(int op) const;
+    // The pieces of op `op` (OpPiece), in the order they started; empty where it has none.
+    std::span<const OpPiece> piecesOf(int op) const;
     // Sets the latency timestamps of `latency` (sorted by op, one per op; only op, queuedNs and
     // submittedNs are read) on the launches of their ops, adding a launch where an op has none, in one
     // merge that keeps kernelLaunches sorted.

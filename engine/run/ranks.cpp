@@ -104,6 +104,16 @@ public:
             k.submittedNs = shifted(k.submittedNs, m_shift);
             into.kernelLaunches.push_back(k);
         }
+        for (OpPiece p : rep.opPieces) {
+            p.op = opAt(p.op);
+            p.startNs = shifted(p.startNs, m_shift);
+            p.endNs = shifted(p.endNs, m_shift);
+            p.nameId = string(p.nameId);
+            for (std::int16_t *d : {&p.srcDevice, &p.dstDevice})
+                if (*d >= 0) // another rank's GPU is a device of another process: not one of the merged trace's
+                    *d = *d == m_localDevice ? std::int16_t(m_rank) : std::int16_t(-1);
+            into.opPieces.push_back(p);
+        }
     }
 
     // A solo run's ops (OpRecord::opIndex: the op's index in the rank's repetitions) added to the merged run's.
@@ -287,6 +297,9 @@ Trace mergeRankTraces(const Workload &workload, std::vector<RankTrace> ranks)
                   [](const ActivityRecord &a, const ActivityRecord &b) { return a.startNs < b.startNs; });
         std::sort(out.kernelLaunches.begin(), out.kernelLaunches.end(),
                   [](const KernelLaunch &a, const KernelLaunch &b) { return a.op < b.op; });
+        std::stable_sort(out.opPieces.begin(), out.opPieces.end(), [](const OpPiece &a, const OpPiece &b) {
+            return a.op != b.op ? a.op < b.op : a.startNs < b.startNs;
+        });
         layoutHostRanges(out);
         merged.repetitions.push_back(std::move(out));
     }

@@ -170,6 +170,7 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
     std::vector<int> seen(rep.ops.size(), 0);
     std::vector<const cupti::GpuRecord *> activities;
     std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> libraryKernels; // (op, record)
+    std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> libraryRecords; // every kind, for the pieces
     std::vector<KernelLaunch> latency; // kernels' latency timestamps, for their launches
     for (const cupti::GpuRecord &g : batch.records) {
         if (g.kind == cupti::GpuRecord::Kind::Event)
@@ -192,6 +193,8 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
             r.gpuStartNs = std::min(r.gpuStartNs, g.startNs);
             r.gpuEndNs = std::max(r.gpuEndNs, g.endNs);
         }
+        if (index < m_ops.size() && m_ops[index].library())
+            libraryRecords.emplace_back(index, &g);
         r.correlation = g.correlationId;
         r.channel = OpRecord::channelOf(g.channel);
         r.channelType = g.channelType;
@@ -226,7 +229,46 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
     rep.setKernelLatency(latency);
     applyActivities(rep, activities, context, result);
     applyLaunches(rep, libraryKernels, intern);
+    applyPieces(rep, libraryRecords, intern);
     return result;
+}
+
+void RecordMatcher::applyPieces(Repetition &rep, std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
+                                const std::function<std::uint32_t(std::string_view)> &intern)
+{
+    std::stable_sort(records.begin(), records.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first < b.first : a.second->startNs < b.second->startNs;
+    });
+    std::vector<OpPiece> pieces;
+    for (std::size_t i = 0; i < records.size();) {
+        std::size_t end = i;
+        while (end < records.size() && records[end].first == records[i].first)
+            ++end;
+        // One kernel is the op itself (a GEMM that ran as one kernel, an NCCL collective's kernel).
+        const bool whole = end - i == 1 && records[i].second->kind == cupti::GpuRecord::Kind::Kernel;
+        for (; i < end; ++i) {
+            if (whole)
+                continue;
+            const cupti::GpuRecord &g = *records[i].second;
+            OpPiece p;
+            p.op = static_cast<std::int32_t>(records[i].first);
+            p.startNs = g.startNs;
+            p.endNs = g.endNs;
+            p.kind = g.kind == cupti::GpuRecord::Kind::Kernel   ? PieceKind::Kernel
+                     : g.kind == cupti::GpuRecord::Kind::Memset ? PieceKind::Memset
+                                                                : PieceKind::Copy;
+            p.bytes = p.kind == PieceKind::Kernel ? 0 : g.bytes;
+            p.channel = g.channel;
+            p.channelType = g.channelType;
+            auto device = [](std::int32_t d) { return static_cast<std::int16_t>(d >= 0 && d < 32768 ? d : -1); };
+            p.srcDevice = device(g.srcDeviceId);
+            p.dstDevice = device(g.dstDeviceId);
+            if (intern && g.name && *g.name && p.kind == PieceKind::Kernel)
+                p.nameId = intern(demangled(g.name));
+            pieces.push_back(p);
+        }
+    }
+    rep.opPieces = std::move(pieces);
 }
 
 void RecordMatcher::applyLaunches(Repetition &rep,

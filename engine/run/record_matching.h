@@ -140,6 +140,9 @@ private:
     bool unifiedMemoryComplete(const Repetition &rep) const;
     void applyLaunches(Repetition &rep, std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &kernels,
                        const std::function<std::uint32_t(std::string_view)> &intern) const;
+    // Repetition::opPieces of the library ops that ran as several records (or as one that is not a kernel).
+    static void applyPieces(Repetition &rep, std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
+                            const std::function<std::uint32_t(std::string_view)> &intern);
 
     const std::vector<PlannedOp> &m_ops;
     std::vector<OpMemory> m_memory;

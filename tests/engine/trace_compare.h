@@ -133,6 +133,16 @@ inline QString traceDifference(const engine::Trace &a, const engine::Trace &b)
                 return "repetition " + s(r) + " kernel launch " + s(i) + " (op " + s(x.op) + ") queued/submitted "
                        + s(x.queuedNs) + "/" + s(x.submittedNs) + " vs " + s(y.queuedNs) + "/" + s(y.submittedNs);
         }
+        if (ra.opPieces.size() != rb.opPieces.size())
+            return "repetition " + s(r) + " op piece count " + s(ra.opPieces.size()) + " vs " + s(rb.opPieces.size());
+        for (std::size_t i = 0; i < ra.opPieces.size(); ++i) {
+            const auto &x = ra.opPieces[i], &y = rb.opPieces[i];
+            if (x.op != y.op || x.startNs != y.startNs || x.endNs != y.endNs || x.kind != y.kind || x.bytes != y.bytes
+                || a.string(x.nameId) != b.string(y.nameId) || x.channel != y.channel || x.channelType != y.channelType
+                || x.srcDevice != y.srcDevice || x.dstDevice != y.dstDevice)
+                return "repetition " + s(r) + " op piece " + s(i) + " (op " + s(x.op) + ") differs: " + s(x.startNs)
+                       + ".." + s(x.endNs) + " vs " + s(y.startNs) + ".." + s(y.endNs);
+        }
     }
     return {};
 }

@@ -45,6 +45,39 @@ inline engine::Trace handTrace(int repetitions = 3)
     return b.build();
 }
 
+// handTrace with pieces (engine::OpPiece): op B (the kernel) ran as two kernels with a gap between them, op D
+// (the D2H copy) as one copy on a copy engine, in every repetition.
+inline engine::Trace withPieces(engine::Trace t)
+{
+    for (auto &rep : t.repetitions) {
+        const auto &b = rep.ops[1];
+        const std::int64_t d = b.gpuEndNs - b.gpuStartNs;
+        engine::OpPiece first;
+        first.op = 1;
+        first.startNs = b.gpuStartNs;
+        first.endNs = b.gpuStartNs + d * 2 / 5;
+        first.nameId = t.intern("nvjet_tst_128x64");
+        first.channel = 5;
+        first.channelType = engine::ChannelType::Compute;
+        engine::OpPiece second = first;
+        second.startNs = b.gpuStartNs + d / 2;
+        second.endNs = b.gpuEndNs;
+        second.nameId = t.intern("splitKreduce_kernel");
+        engine::OpPiece copy;
+        copy.op = 3;
+        copy.kind = engine::PieceKind::Copy;
+        copy.startNs = rep.ops[3].gpuStartNs;
+        copy.endNs = rep.ops[3].gpuEndNs;
+        copy.bytes = rep.ops[3].bytes;
+        copy.channel = 12;
+        copy.channelType = engine::ChannelType::AsyncCopy;
+        copy.srcDevice = 0;
+        copy.dstDevice = 1;
+        rep.opPieces = {first, second, copy};
+    }
+    return t;
+}
+
 } // namespace streamscope::test
 
 namespace streamscope::test {

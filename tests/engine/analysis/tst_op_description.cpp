@@ -110,6 +110,29 @@ private slots:
         QVERIFY2(text.find("\nmemory: device -> device\n") != std::string::npos, text.c_str());
     }
 
+    // An op that ran as several records: what they were, how much of the op they covered, and each piece from
+    // the op's start.
+    void pieces()
+    {
+        const engine::Trace t = test::withPieces(test::handTrace(1));
+        const OpDescription d = engine::describeOp(t, 0, 1); // two kernels: 80 µs, a 20 µs gap, 100 µs
+        QCOMPARE(d.pieces.size(), std::size_t(2));
+        QCOMPARE(d.piecesSummary, std::string("2 kernels; busy 180 µs of its 200 µs"));
+        const std::string text = engine::formatOpDescription(t, d);
+        QVERIFY2(text.find("\nran as: 2 kernels; busy 180 µs of its 200 µs\n"
+                           "  piece 1: +0 ns, 80 µs: kernel nvjet_tst_128x64, channel 5\n"
+                           "  piece 2: +100 µs, 100 µs: kernel splitKreduce_kernel, channel 5\n")
+                     != std::string::npos,
+                 text.c_str());
+        // A copy-engine piece: bytes, its two GPUs, its channel and rate, and no kernel.
+        const OpDescription copy = engine::describeOp(t, 0, 3);
+        QCOMPARE(copy.piecesSummary, std::string("1 copy on copy engines, no kernel; busy 100 µs of its 100 µs"));
+        QCOMPARE(engine::describePiece(t, copy.pieces[0]),
+                 std::string("copy 1.91 MiB, GPU 0 -> GPU 1, copy engine channel 12, 20 GB/s"));
+        QVERIFY(engine::describeOp(t, 0, 0).piecesSummary.empty());
+        QCOMPARE(engine::summarisePieces({}, 100), std::string());
+    }
+
     void noSuchOp()
     {
         const engine::Trace t = test::handTrace(2);

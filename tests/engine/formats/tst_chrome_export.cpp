@@ -46,6 +46,7 @@ private slots:
     void touchingSlicesInTheOverlapExample();
     void touchingSlicesAtAwkwardValues();
     void roundTripHandTrace();
+    void piecesNestInTheirOp();
     void roundTripNativeFile();
     void unifiedMemoryTracks();
     void roundTripRealNsysExport_data();
@@ -482,6 +483,54 @@ void TestChromeExport::roundTripHandTrace()
     QCOMPARE(back.hostName, t.hostName);
     QCOMPARE(back.title, t.title);
     QVERIFY(back.source == t.source);
+}
+
+// An op's pieces are slices nested in its GPU slice (the same track, inside its time), which Perfetto draws
+// as a row under it, and come back from StreamScope's own file as the op's pieces.
+void TestChromeExport::piecesNestInTheirOp()
+{
+    const auto t = test::withPieces(richTrace());
+    const std::string text = engine::toChromeJson(t);
+    const auto doc = parse(text);
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::pair<double, double>>> opSlices; // by track
+    std::vector<nlohmann::json> pieces;
+    for (const auto &e : doc["traceEvents"]) {
+        if (e.value("ph", "") != "X")
+            continue;
+        if (e.value("cat", "") == "op_piece")
+            pieces.push_back(e);
+        else
+            opSlices[{e["pid"].get<std::int64_t>(), e["tid"].get<std::int64_t>()}].emplace_back(
+                e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>());
+    }
+    QCOMPARE(pieces.size(), std::size_t(9)); // three per repetition
+    for (const auto &p : pieces) {
+        const auto &track = opSlices[{p["pid"].get<std::int64_t>(), p["tid"].get<std::int64_t>()}];
+        const double ts = p["ts"].get<double>(), end = ts + p["dur"].get<double>();
+        QVERIFY2(std::any_of(track.begin(), track.end(),
+                             [&](const auto &op) { return op.first <= ts && end <= op.second + 1e-9; }),
+                 qPrintable(QString::fromStdString(p.dump())));
+    }
+    QCOMPARE(pieces[0]["name"].get<std::string>(), std::string("nvjet_tst_128x64"));
+    QCOMPARE(pieces[2]["name"].get<std::string>(), std::string("copy 1.91 MiB"));
+    QCOMPARE(pieces[2]["args"]["channel_type"].get<std::string>(), std::string("async_copy"));
+    const auto back = engine::chromeTraceFromJson(text, "pieces.json");
+    const QString diff = test::traceDifference(t, back);
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(t);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
+    // Another tool's file with a slice of that category: not StreamScope's, so a slice of a kind it ignores.
+    const auto other = engine::chromeTraceFromJson(
+        R"({"traceEvents": [
+            {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 10,
+             "args": {"device": 0, "stream": 7}},
+            {"ph": "X", "cat": "op_piece", "name": "p", "pid": 0, "tid": 7, "ts": 1, "dur": 2,
+             "args": {"repetition": 0, "op": 0, "kind": "kernel"}}]})",
+        "other.json");
+    QCOMPARE(other.opCount(), std::size_t(1));
+    QVERIFY(other.repetitions[0].opPieces.empty());
 }
 
 // The driver's unified-memory records go on tracks of their own in the GPU's process (overlapping

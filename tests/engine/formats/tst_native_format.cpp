@@ -34,6 +34,9 @@ private slots:
     void formatSixLaunchesWithoutBusBytes();
     void badRangeAndLaunchRows_data();
     void badRangeAndLaunchRows();
+    void opPiecesRoundTrip();
+    void badOpPieces_data();
+    void badOpPieces();
     void peerCopiesRoundTrip();
     void formatFourOpensWithoutDevices();
     void writeIsAtomic();
@@ -518,6 +521,85 @@ void TestNativeFormat::badRangeAndLaunchRows()
         QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
         const QString msg = QString::fromUtf8(e.what());
         QVERIFY2(msg.startsWith("bad.sstrace: "), qPrintable(msg));
+        for (const QString &part : where.split('|'))
+            QVERIFY2(msg.contains(part), qPrintable("'" + part + "' not in: " + msg));
+    }
+}
+
+// Format 8: the pieces of ops that ran as several records come back as they were written, in their own rows.
+void TestNativeFormat::opPiecesRoundTrip()
+{
+    const auto t = test::withPieces(richTrace());
+    const std::string text = engine::toNativeJson(t);
+    QVERIFY(text.find("\"op_piece_columns\"") != std::string::npos);
+    const auto r = engine::fromNativeJson(text, "pieces.sstrace");
+    QCOMPARE(test::traceDifference(t, r), QString());
+    const auto pieces = r.repetitions[1].piecesOf(1);
+    QCOMPARE(pieces.size(), std::size_t(2));
+    QCOMPARE(r.string(pieces[1].nameId), std::string("splitKreduce_kernel"));
+    QVERIFY(r.repetitions[1].piecesOf(3)[0].kind == engine::PieceKind::Copy);
+    QCOMPARE(r.repetitions[1].piecesOf(3)[0].dstDevice, std::int16_t(1));
+    QVERIFY(r.repetitions[1].piecesOf(0).empty());
+    QCOMPARE(engine::toNativeJson(r), text);
+    // A trace without pieces writes no rows for them: older readers' files stay as they were.
+    QVERIFY(engine::toNativeJson(richTrace()).find("\"op_pieces\"") == std::string::npos);
+}
+
+void TestNativeFormat::badOpPieces_data()
+{
+    QTest::addColumn<QString>("from");
+    QTest::addColumn<QString>("to");
+    QTest::addColumn<QString>("where");
+    // Repetition 0's piece rows [op, kind, start, end, bytes, name, channel, channel_type, src, dst]: op B
+    // runs 100000..300000 ns as two kernels, op D 250000..350000 as one copy.
+    QTest::newRow("unknown kind") << "[3,\"copy\""
+                                  << "[3,\"dma\""
+                                  << "/repetitions/0/op_pieces/2/1 (kind)|expected a piece kind";
+    QTest::newRow("op out of range") << "[3,\"copy\""
+                                     << "[9,\"copy\""
+                                     << "repetition 0, op piece 2|op 9 is not an op of this repetition";
+    QTest::newRow("outside its op") << "[1,\"kernel\",100000,"
+                                    << "[1,\"kernel\",90000,"
+                                    << "repetition 0, op piece 0|must lie inside the op's GPU time";
+    QTest::newRow("ends before it starts") << "[1,\"kernel\",100000,180000,"
+                                           << "[1,\"kernel\",100000,80000,"
+                                           << "/op_pieces/0/3 (end_ns)|ends before it starts";
+    QTest::newRow("out of order") << "[3,\"copy\""
+                                  << "[0,\"copy\""
+                                  << "repetition 0, op piece 2|op order, and by start";
+    QTest::newRow("negative bytes") << ",250000,350000,2000000,"
+                                    << ",250000,350000,-2,"
+                                    << "/op_pieces/2/4 (bytes)|out of range";
+    QTest::newRow("bad channel type") << "\"async_copy\",0,1]"
+                                      << "\"dma\",0,1]"
+                                      << "/op_pieces/2/7 (channel_type)|expected a channel type";
+    QTest::newRow("device past int16") << "\"async_copy\",0,1]"
+                                       << "\"async_copy\",0,40000]"
+                                       << "/op_pieces/2/9 (dst_device)|out of range";
+    QTest::newRow("short row") << "\"async_copy\",0,1]"
+                               << "\"async_copy\",0]"
+                               << "/op_pieces/2|expected 10 values";
+    QTest::newRow("in a format 7 file") << "\"version\": 8"
+                                        << "\"version\": 7"
+                                        << "/repetitions/0/op_pieces|need trace format 8";
+}
+
+void TestNativeFormat::badOpPieces()
+{
+    QFETCH(QString, from);
+    QFETCH(QString, to);
+    QFETCH(QString, where);
+    std::string text = engine::toNativeJson(test::withPieces(richTrace()));
+    const auto at = text.find(from.toStdString());
+    QVERIFY2(at != std::string::npos, qPrintable("pattern not found: " + from));
+    text.replace(at, std::size_t(from.toUtf8().size()), to.toStdString());
+    try {
+        engine::fromNativeJson(text, "bad.sstrace");
+        QFAIL("accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
+        const QString msg = QString::fromUtf8(e.what());
+        QVERIFY2(msg.startsWith("bad.sstrace"), qPrintable(msg));
         for (const QString &part : where.split('|'))
             QVERIFY2(msg.contains(part), qPrintable("'" + part + "' not in: " + msg));
     }

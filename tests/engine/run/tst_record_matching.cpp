@@ -421,6 +421,19 @@ private slots:
         QCOMPARE(gemm->flops, std::uint64_t(0)); // the plan's arithmetic comes with addKernelWork
         QCOMPARE(gemm->queuedNs, std::int64_t(900));
         QCOMPARE(gemm->submittedNs, std::int64_t(950));
+        // Its pieces: the two kernels in the order they ran, with the gap between them; the one-kernel GEMM and
+        // the spin kernel are their one kernel, and have none.
+        const auto pieces = rep.piecesOf(1);
+        QCOMPARE(pieces.size(), std::size_t(2));
+        QCOMPARE(pieces[0].startNs, std::int64_t(1000));
+        QCOMPARE(pieces[0].endNs, std::int64_t(1450));
+        QCOMPARE(trace.string(pieces[0].nameId), std::string("nvjet_tst_128x64"));
+        QCOMPARE(pieces[1].startNs, std::int64_t(1500));
+        QCOMPARE(trace.string(pieces[1].nameId), std::string("splitKreduce_kernel"));
+        QVERIFY(pieces[1].kind == PieceKind::Kernel);
+        QVERIFY(rep.piecesOf(0).empty());
+        QVERIFY(rep.piecesOf(2).empty());
+        QCOMPARE(rep.opPieces.size(), std::size_t(2));
         // Without an interner the names are not kept.
         Repetition unnamed;
         unnamed.ops = rep.ops;
@@ -463,9 +476,16 @@ private slots:
         cupti::GpuRecord k = execution(cupti::GpuRecord::Kind::Kernel, 0, 1000, 1800);
         k.name = "_Z40ncclDevKernel_AllReduce_Sum_bf16_RING_LL24ncclDevKernelArgsStorageILm4096EE"; // as CUPTI gives it
         batch.records.push_back(k);
-        // Op 1 on GPU 0: a copy-engine all-gather, two memcpys and no kernel at all.
-        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, 1, 2000, 2300));
-        batch.records.push_back(execution(cupti::GpuRecord::Kind::Memcpy, 1, 2100, 2500));
+        // Op 1 on GPU 0: a copy-engine all-gather, two peer memcpys on copy channels and no kernel at all.
+        for (const auto &[start, end] : {std::pair{2100, 2500}, std::pair{2000, 2300}}) { // delivered out of order
+            cupti::GpuRecord c = execution(cupti::GpuRecord::Kind::Memcpy, 1, start, end);
+            c.bytes = 4u << 20;
+            c.channel = 7;
+            c.channelType = ChannelType::AsyncCopy;
+            c.srcDeviceId = 0;
+            c.dstDeviceId = 1;
+            batch.records.push_back(c);
+        }
         k = execution(cupti::GpuRecord::Kind::Kernel, 2, 1010, 1790);
         k.name = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
         batch.records.push_back(k);
@@ -478,6 +498,21 @@ private slots:
         QCOMPARE(rep.ops[1].gpuStartNs, std::int64_t(2000));
         QCOMPARE(rep.ops[1].gpuEndNs, std::int64_t(2500)); // the span of its copies
         QVERIFY(!rep.ops[1].executionFromEvents());
+        // Its pieces are the copies it ran, tied to the call whatever they are; GPU 1's all-gather ran as one
+        // copy, which is a piece too (it is not the kernel a collective's kind suggests). The all-reduces ran
+        // as their one kernel: no pieces.
+        const auto copies = rep.piecesOf(1);
+        QCOMPARE(copies.size(), std::size_t(2));
+        QVERIFY(copies[0].kind == PieceKind::Copy);
+        QCOMPARE(copies[0].bytes, std::uint64_t(4) << 20);
+        QVERIFY(copies[0].channelType == ChannelType::AsyncCopy);
+        QCOMPARE(copies[0].srcDevice, std::int16_t(0));
+        QCOMPARE(copies[0].dstDevice, std::int16_t(1));
+        QCOMPARE(copies[1].startNs, std::int64_t(2100));
+        QCOMPARE(copies[1].endNs, std::int64_t(2500));
+        QCOMPARE(rep.piecesOf(3).size(), std::size_t(1));
+        QVERIFY(rep.piecesOf(0).empty());
+        QVERIFY(rep.piecesOf(2).empty());
         // Demangled, as people read it.
         QCOMPARE(trace.string(rep.launchOf(0)->fullNameId),
                  std::string("ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
