@@ -264,6 +264,7 @@ void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interferenc
     std::vector<IntervalLane> byStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> queuedByStream(static_cast<std::size_t>(streams));
     std::vector<IntervalLane> slowedByStream(static_cast<std::size_t>(streams));
+    std::vector<IntervalLane> piecesByStream(static_cast<std::size_t>(streams));
     const std::vector<double> aloneNs = slowedAloneNs(*m_trace, ops.size(), interference);
     // Copies by the hardware channel that ran them (CUPTI-timed traces). On the H200 every stream's
     // copies went through a channel of their own, so a lane per channel would only repeat the stream
@@ -328,6 +329,18 @@ void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interferenc
                    std::uint8_t(kind | (blocks ? IntervalLane::kBlockingBit : 0)));
         }
     }
+    for (const engine::OpPiece &piece : rep().opPieces) {
+        const auto &o = ops[std::size_t(piece.op)]; // checked by every reader (limits::checkTraceLimits)
+        if (!o.hasGpu() || o.stream < 0 || o.stream >= streams)
+            continue;
+        const engine::OpKind kind = piece.kind == engine::PieceKind::Kernel   ? engine::OpKind::Kernel
+                                    : piece.kind == engine::PieceKind::Memset ? engine::OpKind::Memset
+                                    : piece.srcDevice >= 0 && piece.dstDevice >= 0 && piece.srcDevice != piece.dstDevice
+                                        ? engine::OpKind::CopyP2P
+                                        : engine::OpKind::CopyD2D;
+        append(piecesByStream[std::size_t(o.stream)], piece.startNs - m_originNs, piece.endNs - m_originNs, piece.op,
+               std::uint8_t(kind));
+    }
     for (std::size_t k = 0; k < kindSeen.size(); ++k)
         if (kindSeen[k])
             m_kinds.push_back(engine::OpKind(k));
@@ -372,6 +385,8 @@ void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interferenc
         finishIntervals(lane.queued);
         lane.slowed = std::move(slowedByStream[std::size_t(s)]);
         finishIntervals(lane.slowed);
+        lane.pieces = std::move(piecesByStream[std::size_t(s)]);
+        finishIntervals(lane.pieces);
         m_streamLane[std::size_t(s)] = int(m_lanes.size());
         m_lanes.push_back(std::move(lane));
     }

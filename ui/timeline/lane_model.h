@@ -137,6 +137,10 @@ struct Lane {
     // from where it would have ended alone (its start + its median execution alone) to where it ended. The
     // painter marks that point in the bar and tints the rest: the part the other ops cost it.
     IntervalLane slowed;
+    // Stream lanes: the pieces of ops that ran as several GPU records (engine::OpPiece: a GEMM's kernels, a
+    // collective's kernels or copies), drawn in a band along the bottom of their op's bar. ops: the op each
+    // belongs to; styles: the OpKind whose colour it takes (kernel, peer or device copy, memset).
+    IntervalLane pieces;
     StepSeries counts; // *Activity: number of active ops; Bandwidth: H2D GB/s; PeerLink: GB/s
     StepSeries d2hBandwidth; // Bandwidth: D2H GB/s
 };

@@ -557,6 +557,8 @@ bool IntervalPass::paint(QPainter &p, const TimelineLaneState &state) const
     const bool edgeDependent = paintBars(p, state);
     if (state.ctx.showSlowdown && state.lane.slowed.size() > 0)
         paintSlowed(p, state);
+    if (state.lane.pieces.size() > 0)
+        paintPieces(p, state);
     return edgeDependent;
 }
 
@@ -620,6 +622,55 @@ void IntervalPass::paintSlowed(QPainter &p, const TimelineLaneState &state)
         p.fillRect(QRectF(x0, top, x1 - x0, height), QBrush(bar.darker(160), Qt::BDiagPattern));
         if (xs >= double(state.clipX0) - 2)
             p.fillRect(QRectF(std::round(xs) - 1, top, 2, height), bar.darker(220));
+    }
+}
+
+// The pieces of ops that ran as several records (Lane::pieces): a band along the bottom third of the bar,
+// cut out of it, with each piece in its own kind's colour (a kernel, a peer or device copy, a memset) and a
+// dark edge, so a collective on NCCL's copy-engine path reads as copies inside the collective, and the time
+// an op waited between its pieces (a GEMM's kernel starting late after cuBLAS's memset) as a gap. Only where
+// the op's bar is wide enough to hold them (4 px).
+void IntervalPass::paintPieces(QPainter &p, const TimelineLaneState &state)
+{
+    const IntervalLane &pieces = state.lane.pieces;
+    const QRect &rect = state.rect;
+    const TimeMapping &mapping = state.mapping;
+    const double pad = rect.height() >= 16 ? 3 : 1;
+    const double barBottom = rect.top() + rect.height() - pad - 1;
+    const double band = std::max(3.0, std::round((rect.height() - 2 * pad - 1) / 3.0));
+    const double top = barBottom - band;
+    const auto [first, last] =
+        pieces.visible(mapping.toNs(double(state.clipX0) - 2), mapping.toNs(double(state.clipX1) + 2));
+    const auto &ops = state.ctx.model->rep().ops;
+    int op = -1;
+    bool wide = false;
+    for (std::size_t k = first; k < last; ++k) {
+        if (pieces.ops[k] != op) { // pieces come grouped by op: decide once per op whether its bar holds them
+            op = pieces.ops[k];
+            const auto &o = ops[std::size_t(op)];
+            const double b0 = mapping.toX(double(o.gpuStartNs - state.ctx.model->originNs()));
+            const double b1 = mapping.toX(double(o.gpuEndNs - state.ctx.model->originNs()));
+            wide = b1 - b0 >= 4;
+            // The band is cut out of the bar (the lane's background), so that the time between the pieces,
+            // where the op waited, reads as a gap even where a piece has the bar's own colour (a GEMM's kernel).
+            const double c0 = std::max(double(state.clipX0) - 1, b0), c1 = std::min(double(state.clipX1) + 1, b1);
+            if (wide && c1 > c0)
+                p.fillRect(QRectF(c0, top, c1 - c0, band), state.background);
+        }
+        if (!wide)
+            continue;
+        const double x0 = std::max(double(state.clipX0) - 1, mapping.toX(double(pieces.starts[k])));
+        const double x1 = std::min(double(state.clipX1) + 1, mapping.toX(double(pieces.ends[k])));
+        if (x1 <= x0)
+            continue;
+        const QColor color = state.ctx.palette->opColor(engine::OpKind(pieces.styles[k] & IntervalLane::kKindMask));
+        const QRectF r(x0, top, std::max(1.0, x1 - x0), band);
+        p.fillRect(r, color);
+        if (r.width() >= 4) {
+            p.setPen(QPen(color.darker(200), 1));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(r.adjusted(0.5, 0.5, -0.5, -0.5));
+        }
     }
 }
 

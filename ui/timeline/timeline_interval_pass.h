@@ -1,6 +1,7 @@
 // IntervalPass: the lane pass of host threads, streams, copy engines and unified-memory lanes: each op's
 // bar (host calls that do not block half height, blocking ones hatched), folded marks for ops narrower
-// than a few pixels, queued time before the bars, the slowdown marks of solo baselines, and bar labels.
+// than a few pixels, queued time before the bars, the slowdown marks of solo baselines, the pieces of ops
+// that ran as several records (a band along the bottom of the bar), and bar labels.
 #pragma once
 
 #include "ui/timeline/timeline_render_pass.h"
@@ -22,6 +23,7 @@ private:
     static void paintQueued(QPainter &p, const TimelineLaneState &state);
     bool paintBars(QPainter &p, const TimelineLaneState &state) const;
     static void paintSlowed(QPainter &p, const TimelineLaneState &state);
+    static void paintPieces(QPainter &p, const TimelineLaneState &state);
 };
 
 // The pass the painter uses unless told otherwise (TimelineLanePasses).

@@ -78,13 +78,14 @@ std::vector<LegendPass::Entry> LegendPass::entries() const
     };
     // Only what is drawn: the queued segments where some op waited, the host link's peak where a
     // bandwidth lane shows it (a workload without copies has none).
-    bool queued = false, slowed = false, bandwidth = false;
+    bool queued = false, slowed = false, pieces = false, bandwidth = false;
     for (const LaneRow &row : m_ctx.rows) {
         if (row.lane < 0)
             continue;
         const Lane &lane = m_ctx.model->lane(row.lane);
         queued = queued || lane.queued.size() > 0;
         slowed = slowed || lane.slowed.size() > 0;
+        pieces = pieces || lane.pieces.size() > 0;
         bandwidth = bandwidth || lane.kind == LaneKind::Bandwidth;
     }
     if (queued)
@@ -104,6 +105,19 @@ std::vector<LegendPass::Entry> LegendPass::entries() const
                 p.fillRect(QRectF(sw.left() + sw.width() / 2.0 - 1, sw.top(), 2, sw.height()), bar.darker(220));
             },
             QStringLiteral("slower than alone"));
+    if (pieces)
+        entry(
+            QStringLiteral("pieces: the kernels and copies a call ran"),
+            [this](QPainter &p, const QRect &sw) {
+                p.fillRect(sw, m_ctx.palette->opColor(OpKind::Collective));
+                const int band = std::max(3, sw.height() / 3);
+                const QRect left(sw.left(), sw.bottom() + 1 - band, sw.width() / 2 - 1, band);
+                const QRect right(sw.left() + sw.width() / 2, sw.bottom() + 1 - band, sw.width() - sw.width() / 2,
+                                  band);
+                p.fillRect(left, m_ctx.palette->opColor(OpKind::CopyP2P));
+                p.fillRect(right, m_ctx.palette->opColor(OpKind::CopyP2P));
+            },
+            QStringLiteral("pieces"));
     if (bandwidth && m_ctx.model->linkPeakGBs() > 0)
         peakEntry(QStringLiteral("link peak %1 GB/s").arg(m_ctx.model->linkPeakGBs(), 0, 'f', 1),
                   QStringLiteral("peak %1 GB/s").arg(m_ctx.model->linkPeakGBs(), 0, 'f', 1));

@@ -32,6 +32,8 @@ QString TimelineToolTips::opText(const LaneModel &model, int opIndex)
                           formatDuration(d.gpu->durationNs));
         if (!d.queueCause.empty())
             lines << QString::fromStdString(d.queueCause);
+        if (!d.piecesSummary.empty())
+            lines << QStringLiteral("ran as %1").arg(QString::fromStdString(d.piecesSummary));
     }
     if (d.bytes > 0) {
         QString bytes = formatBytes(d.bytes);

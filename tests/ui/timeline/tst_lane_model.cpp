@@ -197,6 +197,25 @@ private slots:
             QCOMPARE(LaneModel(t, 0).lane(i).slowed.size(), std::size_t(0));
     }
 
+    // Pieces (engine::OpPiece) go on their op's stream lane, on the lane's axis, coloured by what they were:
+    // a kernel, a copy between two GPUs, a copy within one.
+    void piecesOnTheirStream()
+    {
+        const engine::Trace t = streamscope::test::withPieces(streamscope::test::handTrace(1));
+        const LaneModel model(t, 0);
+        const IntervalLane &s0 = model.lane(model.streamLane(0)).pieces; // op B's two kernels
+        const IntervalLane &s1 = model.lane(model.streamLane(1)).pieces; // op D's copy, GPU 0 -> GPU 1
+        QCOMPARE(s0.size(), std::size_t(2));
+        QCOMPARE(s0.ops[0], 1);
+        QCOMPARE(s0.starts[0], t.repetitions[0].opPieces[0].startNs - model.originNs());
+        QCOMPARE(s0.ends[1], t.repetitions[0].ops[1].gpuEndNs - model.originNs());
+        QVERIFY(engine::OpKind(s0.styles[0]) == engine::OpKind::Kernel);
+        QCOMPARE(s1.size(), std::size_t(1));
+        QVERIFY(engine::OpKind(s1.styles[0]) == engine::OpKind::CopyP2P);
+        const engine::Trace plain = streamscope::test::handTrace(1);
+        QCOMPARE(LaneModel(plain, 0).lane(model.streamLane(0)).pieces.size(), std::size_t(0));
+    }
+
     void queuedSegments()
     {
         streamscope::test::TraceBuilder b;

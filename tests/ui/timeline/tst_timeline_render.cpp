@@ -327,6 +327,51 @@ private slots:
         COMPARE_COLOR(pixel(r, 0, 105, 3), m_light.opColor(engine::OpKind::Kernel));
     }
 
+    // An op that ran as several records (a copy-engine collective, a GEMM of two kernels) shows them in a band
+    // cut out along the bottom of its bar, each in its kind's colour, the time between them a gap; the bar's
+    // own colour stays above. The tooltip says what the pieces were.
+    void piecesInsideTheirBar()
+    {
+        auto trace = makeTimelineTrace();
+        engine::Repetition &rep = trace->repetitions[0];
+        const qint64 origin = rep.ops[1].gpuStartNs - 130'000; // "kern B": [130, 330) µs
+        engine::OpPiece copy;
+        copy.op = 1;
+        copy.kind = engine::PieceKind::Copy;
+        copy.startNs = origin + 130'000;
+        copy.endNs = origin + 200'000;
+        copy.bytes = 64 << 20;
+        copy.srcDevice = 0;
+        copy.dstDevice = 1;
+        copy.channelType = engine::ChannelType::AsyncCopy;
+        engine::OpPiece kernel;
+        kernel.op = 1;
+        kernel.startNs = origin + 250'000;
+        kernel.endNs = origin + 330'000;
+        rep.opPieces = {copy, kernel};
+        rep.ops[1].kind = engine::OpKind::Collective;
+        TimelineView view;
+        view.setDarkPalette(false);
+        view.setTrace(trace, 0);
+        const Rendered r = render(view);
+        const QRect lane = r.layout.lanes[2];
+        const int pad = lane.height() >= 16 ? 3 : 1;
+        const int band = std::max(3, int(std::lround((lane.height() - 2 * pad - 1) / 3.0)));
+        const int inBand = lane.height() - pad - 1 - band / 2 - 1; // rows below the lane's top
+        COMPARE_COLOR(pixel(r, 2, 165'000, inBand), m_light.opColor(engine::OpKind::CopyP2P));
+        COMPARE_COLOR(pixel(r, 2, 290'000, inBand), m_light.opColor(engine::OpKind::Kernel));
+        COMPARE_COLOR(pixel(r, 2, 225'000, inBand), m_light.laneBackground(2)); // between them: a gap in the band
+        COMPARE_COLOR(pixel(r, 2, 165'000, 3), m_light.opColor(engine::OpKind::Collective)); // above the band
+        const QString tip = view.toolTipText(1);
+        QVERIFY2(tip.contains(QStringLiteral("ran as 1 kernel, 1 copy on copy engines; busy 150 µs of its 200 µs")),
+                 qPrintable(tip));
+        // Without pieces no band: the kernel of the plain trace is one colour to its bottom.
+        TimelineView plain;
+        setUpView(plain);
+        const Rendered q = render(plain);
+        COMPARE_COLOR(pixel(q, 2, 165'000, inBand), m_light.opColor(engine::OpKind::Kernel));
+    }
+
     void tooltipText()
     {
         TimelineView view;
