@@ -264,17 +264,23 @@ int cmdRunRanks(const RunArgs &args, const std::atomic<bool> &cancel, std::ostre
 
     engine::RankPart part;
     engine::RunOptions options;
-    try {
-        if (args.device)
-            throw Error(ErrorKind::InvalidInput, "--device with --ranks: each rank runs on the GPU of its place "
-                                                 "among its machine's ranks (or the one its launcher left it)");
-        if (!args.timeLimit.empty()) {
-            std::string why;
-            const auto limit = parseTimeLimit(args.timeLimit, &why);
-            if (!limit)
-                throw Error(ErrorKind::InvalidInput, "--time-limit: " + why);
+    // The command line's mistakes, as `run` says them (exit 2): every rank has the same arguments, so every
+    // rank ends alike, and rank 0 alone says why.
+    std::string usage;
+    if (args.device)
+        usage = "--device with --ranks: each rank runs on the GPU of its place among its machine's ranks (or the "
+                "one its launcher left it)";
+    if (!args.timeLimit.empty() && usage.empty()) {
+        const auto limit = parseTimeLimit(args.timeLimit, &usage);
+        if (limit)
             options.timeLimitNs = *limit;
-        }
+    }
+    if (!usage.empty()) {
+        if (lead)
+            err << "streamscope-cli run: " << usage << "\n";
+        return ExitUsage;
+    }
+    try {
         if (unreadable)
             throw *unreadable;
         engine::checkRankSplit(workload, job.size());

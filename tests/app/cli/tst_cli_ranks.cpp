@@ -85,6 +85,40 @@ class TestCliRanks : public QObject {
     Q_OBJECT
 
 private slots:
+    // The command line's mistakes end `run --ranks` as they end `run`: exit 2, said once (by rank 0), before
+    // any GPU is touched. Needs no GPU.
+    void commandLineMistakesExitTwo()
+    {
+#ifndef STREAMSCOPE_HAVE_MPI
+        QSKIP("this streamscope-cli was built without MPI (configure found no libopenmpi-dev)");
+#else
+        const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+        if (mpirun.isEmpty())
+            QSKIP("no mpirun on the PATH (Open MPI's openmpi-bin)");
+        const std::filesystem::path dir = std::filesystem::temp_directory_path() / "streamscope-ranks-usage";
+        std::filesystem::create_directories(dir);
+        const QString workload = QString::fromStdString((dir / "two-ranks.json").string());
+        std::ofstream(workload.toStdString()) << kWorkload;
+        for (const QStringList &mistake : {QStringList{"--time-limit", "5"}, QStringList{"--device", "1"}}) {
+            QStringList args;
+            if (geteuid() == 0)
+                args << "--allow-run-as-root";
+            args << "-np"
+                 << "2" << test::cliPath() << "run"
+                 << "--ranks" << workload << mistake;
+            QProcess job;
+            job.start(mpirun, args);
+            QVERIFY2(job.waitForFinished(120'000), "mpirun did not end within 2 minutes");
+            const QString err = QString::fromUtf8(job.readAllStandardError());
+            if (!err.contains(QStringLiteral("streamscope-cli")))
+                QSKIP(qPrintable("mpirun could not start the two processes here: " + err.left(600)));
+            QVERIFY2(job.exitCode() == 2,
+                     qPrintable(mistake.join(' ') + ": exit " + QString::number(job.exitCode()) + "\n" + err));
+            QCOMPARE(err.count(QStringLiteral("streamscope-cli run: ") + mistake.first()), 1);
+        }
+#endif
+    }
+
     void twoProcessesMakeOneTrace()
     {
 #ifndef STREAMSCOPE_HAVE_MPI
