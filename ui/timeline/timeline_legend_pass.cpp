@@ -105,17 +105,20 @@ std::vector<LegendPass::Entry> LegendPass::entries() const
                 p.fillRect(QRectF(sw.left() + sw.width() / 2.0 - 1, sw.top(), 2, sw.height()), bar.darker(220));
             },
             QStringLiteral("slower than alone"));
-    if (pieces)
+    if (pieces) // a bar with its band cut out: a gap, then a piece with its edge
         entry(
             QStringLiteral("pieces: the kernels and copies a call ran"),
             [this](QPainter &p, const QRect &sw) {
-                p.fillRect(sw, m_ctx.palette->opColor(OpKind::Collective));
+                const QColor kernel = m_ctx.palette->opColor(OpKind::Kernel);
+                p.fillRect(sw, kernel);
                 const int band = std::max(3, sw.height() / 3);
-                const QRect left(sw.left(), sw.bottom() + 1 - band, sw.width() / 2 - 1, band);
-                const QRect right(sw.left() + sw.width() / 2, sw.bottom() + 1 - band, sw.width() - sw.width() / 2,
-                                  band);
-                p.fillRect(left, m_ctx.palette->opColor(OpKind::CopyP2P));
-                p.fillRect(right, m_ctx.palette->opColor(OpKind::CopyP2P));
+                const QRect cut(sw.left(), sw.bottom() + 1 - band, sw.width(), band);
+                p.fillRect(cut, m_ctx.palette->background());
+                const QRect piece(sw.left() + sw.width() / 2, cut.top(), sw.width() - sw.width() / 2, band);
+                p.fillRect(piece, kernel);
+                p.setPen(QPen(kernel.darker(200), 1));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(QRectF(piece).adjusted(0.5, 0.5, -0.5, -0.5));
             },
             QStringLiteral("pieces"));
     if (bandwidth && m_ctx.model->linkPeakGBs() > 0)
