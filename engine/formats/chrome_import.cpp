@@ -15,6 +15,7 @@
 #include <set>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
@@ -457,6 +458,79 @@ launchFromArgs(const Reader &r, const Value &a, const std::string &ap,
     if (!any)
         return std::nullopt;
     return l;
+}
+
+// An op_piece slice of StreamScope's own export (chrome_export.cpp's writePieces): its repetition and the piece,
+// whose op index says whose; checkTraceLimits checks that it lies inside that op. `intern` keeps a kernel's name.
+std::pair<int, OpPiece>
+pieceFromSlice(const Reader &r, const Value &e, const std::string &path, std::int64_t origin,
+               const std::function<std::uint32_t(std::string_view, const std::string &)> &intern)
+{
+    const std::string ap = path + "/args";
+    const OptValue args = r.find(e, "args");
+    if (!args || !isObject(*args))
+        r.fail(ap, "an op_piece slice needs its args (repetition, op, kind)");
+    OpPiece p;
+    const std::string_view kind = r.text(*args, "kind", ap);
+    const auto k = pieceKindFromString(kind);
+    if (!k)
+        r.fail(ap + "/kind", "unknown piece kind \"" + std::string(kind) + "\" (kernel, copy or memset)");
+    p.kind = *k;
+    const std::int64_t op = r.integer(*args, "op", ap);
+    if (op < 0 || op > std::numeric_limits<std::int32_t>::max())
+        r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
+    p.op = static_cast<std::int32_t>(op);
+    const std::int64_t repetition = r.integer(*args, "repetition", ap);
+    if (repetition < 0 || repetition > std::numeric_limits<int>::max())
+        r.fail(ap + "/repetition", "repetition " + std::to_string(repetition) + " is not valid");
+    const std::int64_t bytes = r.optionalInteger(*args, "bytes", ap).value_or(0);
+    if (bytes < 0)
+        r.fail(ap + "/bytes", "bytes must not be negative");
+    p.bytes = static_cast<std::uint64_t>(bytes);
+    const std::int64_t channel = r.optionalInteger(*args, "channel", ap).value_or(-1);
+    if (channel < -1 || channel > std::numeric_limits<std::int32_t>::max())
+        r.fail(ap + "/channel", "channel " + std::to_string(channel) + " is not valid");
+    p.channel = static_cast<std::int32_t>(channel);
+    if (const auto type = r.optionalText(*args, "channel_type", ap)) {
+        const auto t = channelTypeFromString(*type);
+        if (!t)
+            r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*type) + "\"");
+        p.channelType = *t;
+    }
+    for (const auto &[key, device] : {std::pair{"src_device", &p.srcDevice}, std::pair{"dst_device", &p.dstDevice}}) {
+        const std::int64_t d = r.optionalInteger(*args, key, ap).value_or(-1);
+        if (d < -1 || d > std::numeric_limits<std::int16_t>::max())
+            r.fail(ap + "/" + key, "device " + std::to_string(d) + " is not valid");
+        *device = static_cast<std::int16_t>(d);
+    }
+    if (p.kind == PieceKind::Kernel)
+        p.nameId = intern(r.text(e, "name", path), path + "/name");
+    p.startNs = r.offsetTime(r.micros(e, "ts", path), origin, path + "/ts");
+    const std::int64_t dur = r.micros(e, "dur", path);
+    if (dur < 0)
+        r.fail(path + "/dur", "negative duration");
+    r.checkEnd(p.startNs, dur, path + "/dur");
+    p.endNs = p.startNs + dur;
+    return {static_cast<int>(repetition), p};
+}
+
+// The pieces read (pieceFromSlice) put into their repetitions (`repIndex`: a repetition's index to its place in
+// trace.repetitions), each repetition's in op order and by start.
+void attachPieces(Trace &trace, const std::map<int, std::size_t> &repIndex, std::vector<std::pair<int, OpPiece>> pieces,
+                  const std::string &file)
+{
+    for (auto &[repetition, p] : pieces) {
+        const auto it = repIndex.find(repetition);
+        if (it == repIndex.end() || p.op >= static_cast<std::int64_t>(trace.repetitions[it->second].ops.size()))
+            throw Error(ErrorKind::InvalidInput, file + ": an op_piece slice of repetition "
+                                                     + std::to_string(repetition) + " names op " + std::to_string(p.op)
+                                                     + ", which that repetition does not have");
+        trace.repetitions[it->second].opPieces.push_back(p);
+    }
+    for (Repetition &rep : trace.repetitions)
+        std::stable_sort(rep.opPieces.begin(), rep.opPieces.end(), [](const OpPiece &x, const OpPiece &y) {
+            return x.op != y.op ? x.op < y.op : x.startNs < y.startNs;
+        });
 }
 
 // StreamScope's own args: kind, op_index, repetition, memory kinds, api, flags. `ourStreams` maps (device,
@@ -1218,57 +1292,11 @@ private:
         m_activities.emplace_back(static_cast<int>(repetition), a);
     }
 
-    // A piece of an op (StreamScope's export writes them nested in the op's GPU slice): its repetition and op
-    // index say whose; checkTraceLimits checks it lies inside that op.
+    // A piece of an op (StreamScope's export writes them nested in the op's GPU slice).
     void readPiece(const Value &e, const std::string &path)
     {
-        const std::string ap = path + "/args";
-        const OptValue args = m_r.find(e, "args");
-        if (!args || !isObject(*args))
-            m_r.fail(ap, "an op_piece slice needs its args (repetition, op, kind)");
-        OpPiece p;
-        const std::string_view kind = m_r.text(*args, "kind", ap);
-        const auto k = pieceKindFromString(kind);
-        if (!k)
-            m_r.fail(ap + "/kind", "unknown piece kind \"" + std::string(kind) + "\" (kernel, copy or memset)");
-        p.kind = *k;
-        const std::int64_t op = m_r.integer(*args, "op", ap);
-        if (op < 0 || op > std::numeric_limits<std::int32_t>::max())
-            m_r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
-        p.op = static_cast<std::int32_t>(op);
-        const std::int64_t repetition = m_r.integer(*args, "repetition", ap);
-        if (repetition < 0 || repetition > std::numeric_limits<int>::max())
-            m_r.fail(ap + "/repetition", "repetition " + std::to_string(repetition) + " is not valid");
-        const std::int64_t bytes = m_r.optionalInteger(*args, "bytes", ap).value_or(0);
-        if (bytes < 0)
-            m_r.fail(ap + "/bytes", "bytes must not be negative");
-        p.bytes = static_cast<std::uint64_t>(bytes);
-        const std::int64_t channel = m_r.optionalInteger(*args, "channel", ap).value_or(-1);
-        if (channel < -1 || channel > std::numeric_limits<std::int32_t>::max())
-            m_r.fail(ap + "/channel", "channel " + std::to_string(channel) + " is not valid");
-        p.channel = static_cast<std::int32_t>(channel);
-        if (const auto type = m_r.optionalText(*args, "channel_type", ap)) {
-            const auto t = channelTypeFromString(*type);
-            if (!t)
-                m_r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*type) + "\"");
-            p.channelType = *t;
-        }
-        for (const auto &[key, device] :
-             {std::pair{"src_device", &p.srcDevice}, std::pair{"dst_device", &p.dstDevice}}) {
-            const std::int64_t d = m_r.optionalInteger(*args, key, ap).value_or(-1);
-            if (d < -1 || d > std::numeric_limits<std::int16_t>::max())
-                m_r.fail(ap + "/" + key, "device " + std::to_string(d) + " is not valid");
-            *device = static_cast<std::int16_t>(d);
-        }
-        if (p.kind == PieceKind::Kernel)
-            p.nameId = intern(m_r.text(e, "name", path), path + "/name");
-        p.startNs = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
-        const std::int64_t dur = m_r.micros(e, "dur", path);
-        if (dur < 0)
-            m_r.fail(path + "/dur", "negative duration");
-        m_r.checkEnd(p.startNs, dur, path + "/dur");
-        p.endNs = p.startNs + dur;
-        m_pieces.emplace_back(static_cast<int>(repetition), p);
+        m_pieces.emplace_back(pieceFromSlice(
+            m_r, e, path, m_origin, [this](std::string_view n, const std::string &at) { return intern(n, at); }));
         if (m_pieces.size() > limits::kMaxOps)
             m_r.fail(path, "more than " + std::to_string(limits::kMaxOps) + " op pieces, more than StreamScope reads");
     }
@@ -1495,19 +1523,8 @@ private:
                                 + " names op " + std::to_string(a.op) + ", which that repetition does not have");
             rep.activities.push_back(a);
         }
-        for (auto &[repetition, p] : m_pieces) {
-            const auto it = repIndex.find(repetition);
-            if (it == repIndex.end() || p.op >= static_cast<std::int64_t>(m_trace.repetitions[it->second].ops.size()))
-                throw Error(ErrorKind::InvalidInput,
-                            m_r.file() + ": an op_piece slice of repetition " + std::to_string(repetition)
-                                + " names op " + std::to_string(p.op) + ", which that repetition does not have");
-            m_trace.repetitions[it->second].opPieces.push_back(p);
-        }
-        m_pieces.clear();
+        attachPieces(m_trace, repIndex, std::exchange(m_pieces, {}), m_r.file());
         for (Repetition &rep : m_trace.repetitions) {
-            std::stable_sort(rep.opPieces.begin(), rep.opPieces.end(), [](const OpPiece &x, const OpPiece &y) {
-                return x.op != y.op ? x.op < y.op : x.startNs < y.startNs;
-            });
             std::stable_sort(rep.activities.begin(), rep.activities.end(),
                              [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });
             layoutHostRanges(rep); // rows, and each op's launching range (its cpu_op or NVTX range)

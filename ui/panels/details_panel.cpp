@@ -107,6 +107,25 @@ void launchRows(DetailRows &row, const engine::Trace &trace, const engine::Kerne
         row(tr("Registers"), tr("%1 per thread").arg(l.registersPerThread));
 }
 
+// What the call ran on the GPU, where it ran as several records: what they were, then each piece from the op's
+// start (the first 16).
+void pieceRows(DetailRows &row, const engine::Trace &trace, const engine::OpDescription &d)
+{
+    if (d.piecesSummary.empty())
+        return;
+    row(tr("Ran as"), QString::fromStdString(d.piecesSummary));
+    constexpr std::size_t kShown = 16;
+    for (std::size_t i = 0; i < d.pieces.size() && i < kShown; ++i) {
+        const engine::OpPiece &p = d.pieces[i];
+        row(tr("Piece %1").arg(i + 1),
+            tr("+%1, %2: %3")
+                .arg(formatDuration(p.startNs - d.pieces.front().startNs), formatDuration(p.durationNs()),
+                     displayText(engine::describePiece(trace, p), kLongName)));
+    }
+    if (d.pieces.size() > kShown)
+        row(QString(), tr("and %1 more").arg(d.pieces.size() - kShown));
+}
+
 // The unified memory the op moved or faulted on (the driver's records that belong to it).
 void unifiedMemoryRows(DetailRows &row, const engine::UnifiedMemoryStats &um)
 {
@@ -255,20 +274,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
             text = tr("%1: %2").arg(displayText(m_trace->string(d.launch->workId)), text);
         row(tr("Communication"), text);
     }
-    // What the call ran on the GPU, where it ran as several records: each piece from the op's start.
-    if (!d.piecesSummary.empty()) {
-        row(tr("Ran as"), QString::fromStdString(d.piecesSummary));
-        constexpr std::size_t kShown = 16;
-        for (std::size_t i = 0; i < d.pieces.size() && i < kShown; ++i) {
-            const engine::OpPiece &p = d.pieces[i];
-            row(tr("Piece %1").arg(i + 1),
-                tr("+%1, %2: %3")
-                    .arg(formatDuration(p.startNs - d.pieces.front().startNs), formatDuration(p.durationNs()),
-                         displayText(engine::describePiece(*m_trace, p), kLongName)));
-        }
-        if (d.pieces.size() > kShown)
-            row(QString(), tr("and %1 more").arg(d.pieces.size() - kShown));
-    }
+    pieceRows(row, *m_trace, d);
     // The three intervals (trace.h): host call, stream-ready, execution; then what the waiting was.
     const bool cupti = d.cupti;
     if (d.host) {

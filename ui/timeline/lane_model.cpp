@@ -254,6 +254,24 @@ QString streamSubtitle(const engine::StreamInfo &info, std::size_t ops)
     return flags.join(QStringLiteral(" · "));
 }
 
+// Each op piece on its op's stream (Lane::pieces), coloured by what it was: a kernel, a copy between two GPUs, a
+// copy within one, a memset.
+void addPieces(const engine::Repetition &rep, int streams, qint64 originNs, std::vector<IntervalLane> &byStream)
+{
+    for (const engine::OpPiece &piece : rep.opPieces) {
+        const auto &o = rep.ops[std::size_t(piece.op)]; // checked by every reader (limits::checkTraceLimits)
+        if (!o.hasGpu() || o.stream < 0 || o.stream >= streams)
+            continue;
+        const bool peer = piece.srcDevice >= 0 && piece.dstDevice >= 0 && piece.srcDevice != piece.dstDevice;
+        const engine::OpKind kind = piece.kind == engine::PieceKind::Kernel   ? engine::OpKind::Kernel
+                                    : piece.kind == engine::PieceKind::Memset ? engine::OpKind::Memset
+                                    : peer                                    ? engine::OpKind::CopyP2P
+                                                                              : engine::OpKind::CopyD2D;
+        append(byStream[std::size_t(o.stream)], piece.startNs - originNs, piece.endNs - originNs, piece.op,
+               std::uint8_t(kind));
+    }
+}
+
 } // namespace
 
 void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interference)
@@ -329,18 +347,7 @@ void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interferenc
                    std::uint8_t(kind | (blocks ? IntervalLane::kBlockingBit : 0)));
         }
     }
-    for (const engine::OpPiece &piece : rep().opPieces) {
-        const auto &o = ops[std::size_t(piece.op)]; // checked by every reader (limits::checkTraceLimits)
-        if (!o.hasGpu() || o.stream < 0 || o.stream >= streams)
-            continue;
-        const engine::OpKind kind = piece.kind == engine::PieceKind::Kernel   ? engine::OpKind::Kernel
-                                    : piece.kind == engine::PieceKind::Memset ? engine::OpKind::Memset
-                                    : piece.srcDevice >= 0 && piece.dstDevice >= 0 && piece.srcDevice != piece.dstDevice
-                                        ? engine::OpKind::CopyP2P
-                                        : engine::OpKind::CopyD2D;
-        append(piecesByStream[std::size_t(o.stream)], piece.startNs - m_originNs, piece.endNs - m_originNs, piece.op,
-               std::uint8_t(kind));
-    }
+    addPieces(rep(), streams, m_originNs, piecesByStream);
     for (std::size_t k = 0; k < kindSeen.size(); ++k)
         if (kindSeen[k])
             m_kinds.push_back(engine::OpKind(k));
