@@ -83,8 +83,10 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
         d.busGbs = d.launch->busGbPerSecond(d.gpu->durationNs);
     }
     d.pieces = rep.piecesOf(opIndex);
-    if (d.gpu)
+    if (d.gpu) {
         d.piecesSummary = summarisePieces(d.pieces, d.gpu->durationNs);
+        d.piecesOriginNs = op.gpuStartNs;
+    }
     return d;
 }
 
@@ -204,9 +206,8 @@ std::string formatOpDescription(const Trace &trace, const OpDescription &d)
     if (!d.piecesSummary.empty()) {
         out << "ran as: " << d.piecesSummary << "\n";
         // Each piece from the op's start, as the timeline lays it inside the bar.
-        const std::int64_t start = d.pieces.front().startNs; // the op's start: the first piece's
         for (std::size_t i = 0; i < d.pieces.size(); ++i)
-            out << "  piece " << i + 1 << ": +" << formatDuration(d.pieces[i].startNs - start) << ", "
+            out << "  piece " << i + 1 << ": +" << formatDuration(d.pieces[i].startNs - d.piecesOriginNs) << ", "
                 << formatDuration(d.pieces[i].durationNs()) << ": " << describePiece(trace, d.pieces[i]) << "\n";
     }
     if (d.launch && d.launch->hasGrid() && d.launch->hasBlock())

@@ -55,6 +55,7 @@ struct OpDescription {
     // engines, no kernel; busy 3.1 ms of its 3.25 ms"), empty where it has none.
     std::span<const OpPiece> pieces;
     std::string piecesSummary;
+    std::int64_t piecesOriginNs = kNoTime; // the op's execution start on the trace's clock, where pieces count from
 };
 
 // "2 copies on copy engines, no kernel; busy 3.10 ms of its 3.25 ms": what an op's pieces were, and how much

@@ -16,6 +16,7 @@
 #include <mutex>
 #include <queue>
 #include <set>
+#include <span>
 #include <thread>
 #include <type_traits>
 
@@ -399,6 +400,16 @@ void nameThread(JsonOut &j, int pid, int tid, std::string_view name, int sortInd
 {
     writeMetadataEvent(j, "thread_name", pid, tid, "name", name, 0, true);
     writeMetadataEvent(j, "thread_sort_index", pid, tid, "sort_index", {}, sortIndex, false);
+}
+
+// Whether an op's pieces can be nested slices under its own on one track: none begins before the one before it
+// ends (pieces that ran at once, copies on several copy engines, would partly overlap, which Perfetto drops).
+bool piecesNest(std::span<const OpPiece> pieces)
+{
+    for (std::size_t i = 1; i < pieces.size(); ++i)
+        if (pieces[i].startNs < pieces[i - 1].endNs)
+            return false;
+    return true;
 }
 
 std::string_view gpuCategory(OpKind kind)
@@ -1011,6 +1022,11 @@ void ChromeWriter::writeOpArgs(JsonOut &j, const Repetition &rep, const OpRecord
         j.raw("\":");
         j.raw(range->nameId < quotedNames.size() ? quotedNames[range->nameId] : emptyName);
     }
+    // Pieces that ran at once cannot nest under the op's slice: how many were left out, and why.
+    if (const auto pieces = rep.piecesOf(static_cast<int>(at)); !piecesNest(pieces)) {
+        j.raw(",\"pieces_left_out\":");
+        j.string(std::to_string(pieces.size()) + " pieces, some of which ran at once, which nested slices cannot show");
+    }
     // Launch details under Kineto's names, so that tools written for PyTorch profiles read them.
     if (const KernelLaunch *l = launch; l && l->hasDetails()) {
         auto dims = [&](const char *key, const std::uint32_t(&v)[3]) {
@@ -1062,17 +1078,23 @@ void ChromeWriter::writePieces(JsonOut &j, const Repetition &rep, std::size_t at
                                std::int64_t trackFirstNs) const
 {
     const OpRecord &op = rep.ops[at];
-    for (const OpPiece &p : rep.piecesOf(static_cast<int>(at))) {
+    const auto pieces = rep.piecesOf(static_cast<int>(at));
+    if (!piecesNest(pieces))
+        return; // said in the op's args (writeOpArgs: pieces_left_out)
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+        const OpPiece &p = pieces[i];
         j.raw("{\"ph\":\"X\",\"cat\":\"op_piece\",\"name\":");
-        if (p.kind == PieceKind::Kernel && p.nameId < quotedNames.size())
+        const bool named = p.kind == PieceKind::Kernel && p.nameId < quotedNames.size();
+        if (named)
             j.raw(quotedNames[p.nameId]);
         else
-            j.string(std::string(p.kind == PieceKind::Copy     ? "copy "
-                                 : p.kind == PieceKind::Memset ? "memset "
-                                                               : "kernel ")
-                     + formatBytes(p.bytes));
-        writeSlicePlacement(j, pid, tid, p.startNs - origin, p.durationNs(), touchesNext && p.endNs == op.gpuEndNs,
-                            trackFirstNs);
+            j.string(p.kind == PieceKind::Kernel ? std::string("kernel")
+                                                 : std::string(toString(p.kind)) + " " + formatBytes(p.bytes));
+        // A piece that ends where the next begins (the next piece, or after the op the next op on the track)
+        // ends before it, as touching op slices do.
+        const bool touches =
+            (i + 1 < pieces.size() && pieces[i + 1].startNs == p.endNs) || (touchesNext && p.endNs == op.gpuEndNs);
+        writeSlicePlacement(j, pid, tid, p.startNs - origin, p.durationNs(), touches, trackFirstNs);
         j.raw(",\"args\":{\"repetition\":");
         j.integer(rep.index);
         j.raw(",\"op\":");
@@ -1080,6 +1102,8 @@ void ChromeWriter::writePieces(JsonOut &j, const Repetition &rep, std::size_t at
         j.raw(",\"kind\":\"");
         j.raw(toString(p.kind));
         j.ch('"');
+        if (p.kind == PieceKind::Kernel && !named)
+            j.raw(",\"unnamed\":true");
         if (p.bytes > 0) {
             j.raw(",\"bytes\":");
             j.unsignedInteger(p.bytes);

@@ -503,7 +503,7 @@ pieceFromSlice(const Reader &r, const Value &e, const std::string &path, std::in
             r.fail(ap + "/" + key, "device " + std::to_string(d) + " is not valid");
         *device = static_cast<std::int16_t>(d);
     }
-    if (p.kind == PieceKind::Kernel)
+    if (p.kind == PieceKind::Kernel && !r.optionalBool(*args, "unnamed", ap))
         p.nameId = intern(r.text(e, "name", path), path + "/name");
     p.startNs = r.offsetTime(r.micros(e, "ts", path), origin, path + "/ts");
     const std::int64_t dur = r.micros(e, "dur", path);
@@ -516,10 +516,10 @@ pieceFromSlice(const Reader &r, const Value &e, const std::string &path, std::in
 
 // The pieces read (pieceFromSlice) put into their repetitions (`repIndex`: a repetition's index to its place in
 // trace.repetitions), each repetition's in op order and by start.
-void attachPieces(Trace &trace, const std::map<int, std::size_t> &repIndex, std::vector<std::pair<int, OpPiece>> pieces,
-                  const std::string &file)
+void attachPieces(Trace &trace, const std::map<int, std::size_t> &repIndex,
+                  const std::vector<std::pair<int, OpPiece>> &pieces, const std::string &file)
 {
-    for (auto &[repetition, p] : pieces) {
+    for (const auto &[repetition, p] : pieces) {
         const auto it = repIndex.find(repetition);
         if (it == repIndex.end() || p.op >= static_cast<std::int64_t>(trace.repetitions[it->second].ops.size()))
             throw Error(ErrorKind::InvalidInput, file + ": an op_piece slice of repetition "
@@ -1523,7 +1523,8 @@ private:
                                 + " names op " + std::to_string(a.op) + ", which that repetition does not have");
             rep.activities.push_back(a);
         }
-        attachPieces(m_trace, repIndex, std::exchange(m_pieces, {}), m_r.file());
+        attachPieces(m_trace, repIndex, m_pieces, m_r.file());
+        m_pieces = {};
         for (Repetition &rep : m_trace.repetitions) {
             std::stable_sort(rep.activities.begin(), rep.activities.end(),
                              [](const ActivityRecord &x, const ActivityRecord &y) { return x.startNs < y.startNs; });

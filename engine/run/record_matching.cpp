@@ -86,6 +86,7 @@ void timeStagedPeer(OpRecord &r)
 
 void useEventExecution(Repetition &rep)
 {
+    rep.opPieces.clear(); // CUPTI's records: times of another clock than the events now timing the ops
     for (OpRecord &r : rep.ops)
         if (r.readyNs != kNoTime) {
             r.gpuStartNs = r.readyNs;
@@ -258,7 +259,7 @@ void RecordMatcher::applyPieces(Repetition &rep, std::vector<std::pair<std::size
                      : g.kind == cupti::GpuRecord::Kind::Memset ? PieceKind::Memset
                                                                 : PieceKind::Copy;
             p.bytes = p.kind == PieceKind::Kernel ? 0 : g.bytes;
-            p.channel = g.channel;
+            p.channel = g.channel >= 0 ? g.channel : -1; // CUPTI's unsigned id, past INT32_MAX: not recorded
             p.channelType = g.channelType;
             auto device = [](std::int32_t d) { return static_cast<std::int16_t>(d >= 0 && d < 32768 ? d : -1); };
             p.srcDevice = device(g.srcDeviceId);

@@ -46,7 +46,8 @@ bool expectsRecord(OpKind kind);
 // execution runs from the later of its call's start and stream-ready to its end event.
 void timeStagedPeer(OpRecord &r);
 
-// Execution from the event pair for every op that has one (a run that fell back to events mid-way).
+// Execution from the event pair for every op that has one (a run that fell back to events mid-way); the
+// repetition's op pieces, CUPTI's, are dropped.
 void useEventExecution(Repetition &rep);
 
 // Every library op of `ops` (PlannedOp::library: a GEMM's arithmetic, a collective's bus bytes) that ran in

@@ -119,7 +119,7 @@ void pieceRows(DetailRows &row, const engine::Trace &trace, const engine::OpDesc
         const engine::OpPiece &p = d.pieces[i];
         row(tr("Piece %1").arg(i + 1),
             tr("+%1, %2: %3")
-                .arg(formatDuration(p.startNs - d.pieces.front().startNs), formatDuration(p.durationNs()),
+                .arg(formatDuration(p.startNs - d.piecesOriginNs), formatDuration(p.durationNs()),
                      displayText(engine::describePiece(trace, p), kLongName)));
     }
     if (d.pieces.size() > kShown)

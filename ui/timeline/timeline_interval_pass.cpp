@@ -633,34 +633,36 @@ void IntervalPass::paintSlowed(QPainter &p, const TimelineLaneState &state)
 void IntervalPass::paintPieces(QPainter &p, const TimelineLaneState &state)
 {
     const IntervalLane &pieces = state.lane.pieces;
+    const IntervalLane &bars = state.lane.intervals;
     const QRect &rect = state.rect;
     const TimeMapping &mapping = state.mapping;
     const double pad = rect.height() >= 16 ? 3 : 1;
     const double barBottom = rect.top() + rect.height() - pad - 1;
     const double band = std::max(3.0, std::round((rect.height() - 2 * pad - 1) / 3.0));
     const double top = barBottom - band;
-    const auto [first, last] =
-        pieces.visible(mapping.toNs(double(state.clipX0) - 2), mapping.toNs(double(state.clipX1) + 2));
-    const auto &ops = state.ctx.model->rep().ops;
-    int op = -1;
-    bool wide = false;
-    for (std::size_t k = first; k < last; ++k) {
-        if (pieces.ops[k] != op) { // pieces come grouped by op: decide once per op whether its bar holds them
-            op = pieces.ops[k];
-            const auto &o = ops[std::size_t(op)];
-            const double b0 = mapping.toX(double(o.gpuStartNs - state.ctx.model->originNs()));
-            const double b1 = mapping.toX(double(o.gpuEndNs - state.ctx.model->originNs()));
-            wide = b1 - b0 >= 4;
-            // The band is cut out of the bar (the lane's background), so that the time between the pieces,
-            // where the op waited, reads as a gap even where a piece has the bar's own colour (a GEMM's kernel).
-            const double c0 = std::max(double(state.clipX0) - 1, b0), c1 = std::min(double(state.clipX1) + 1, b1);
-            if (wide && c1 > c0)
-                p.fillRect(QRectF(c0, top, c1 - c0, band), state.background);
-        }
-        if (!wide)
+    const double from = double(state.clipX0) - 1, to = double(state.clipX1) + 1;
+    const qint64 fromNs = mapping.toNs(double(state.clipX0) - 2), toNs = mapping.toNs(double(state.clipX1) + 2);
+    const engine::Repetition &rep = state.ctx.model->rep();
+    // First the band is cut out of every bar in view whose op has pieces, from the bars themselves: the cut
+    // follows the bar wherever the strip being painted begins (a pan exposes a strip with no piece in it), and
+    // no op's cut covers another's pieces, which are drawn after all the cuts.
+    const auto [firstBar, lastBar] = bars.visible(fromNs, toNs);
+    for (std::size_t k = firstBar; k < lastBar; ++k) {
+        const double b0 = mapping.toX(bars.starts[k]), b1 = mapping.toX(bars.ends[k]);
+        if (b1 - b0 < 4 || rep.piecesOf(bars.ops[k]).empty())
             continue;
-        const double x0 = std::max(double(state.clipX0) - 1, mapping.toX(double(pieces.starts[k])));
-        const double x1 = std::min(double(state.clipX1) + 1, mapping.toX(double(pieces.ends[k])));
+        const double c0 = std::max(from, b0), c1 = std::min(to, b1);
+        if (c1 > c0)
+            p.fillRect(QRectF(c0, top, c1 - c0, band), state.background);
+    }
+    const qint64 origin = state.ctx.model->originNs();
+    const auto [first, last] = pieces.visible(fromNs, toNs);
+    for (std::size_t k = first; k < last; ++k) {
+        const engine::OpRecord &o = rep.ops[std::size_t(pieces.ops[k])];
+        if (mapping.toX(qint64(o.gpuEndNs - origin)) - mapping.toX(qint64(o.gpuStartNs - origin)) < 4)
+            continue; // its bar has no band (a folded mark or a sliver)
+        const double x0 = std::max(from, mapping.toX(pieces.starts[k]));
+        const double x1 = std::min(to, mapping.toX(pieces.ends[k]));
         if (x1 <= x0)
             continue;
         const QColor color = state.ctx.palette->opColor(engine::OpKind(pieces.styles[k] & IntervalLane::kKindMask));

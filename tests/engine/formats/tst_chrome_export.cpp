@@ -521,6 +521,26 @@ void TestChromeExport::piecesNestInTheirOp()
         const QString result = runChecker(t);
         QVERIFY2(result.startsWith("OK "), qPrintable(result));
     }
+    // Pieces that ran at once (copies on two copy engines) cannot nest under their op: left out, and the op says
+    // so; an unnamed kernel piece comes back unnamed.
+    auto overlapping = test::withPieces(richTrace());
+    for (auto &rep : overlapping.repetitions) {
+        rep.opPieces[1].startNs = rep.opPieces[0].endNs - 1; // op B's second kernel begins before the first ends
+        rep.opPieces[0].nameId = engine::kNoString;
+    }
+    const std::string overlapText = engine::toChromeJson(overlapping);
+    QVERIFY(overlapText.find("\"pieces_left_out\":\"2 pieces, some of which ran at once") != std::string::npos);
+    const auto overlapBack = engine::chromeTraceFromJson(overlapText, "overlap.json");
+    QVERIFY(overlapBack.repetitions[0].piecesOf(1).empty());
+    QCOMPARE(overlapBack.repetitions[0].piecesOf(3).size(), std::size_t(1));
+    auto unnamed = test::withPieces(richTrace());
+    unnamed.repetitions[0].opPieces[0].nameId = engine::kNoString;
+    const auto unnamedBack = engine::chromeTraceFromJson(engine::toChromeJson(unnamed), "unnamed.json");
+    QCOMPARE(test::traceDifference(unnamed, unnamedBack), QString());
+    if (!m_python.isEmpty()) {
+        const QString result = runChecker(overlapping);
+        QVERIFY2(result.startsWith("OK "), qPrintable(result));
+    }
     // Another tool's file with a slice of that category: not StreamScope's, so a slice of a kind it ignores.
     const auto other = engine::chromeTraceFromJson(
         R"({"traceEvents": [

@@ -368,7 +368,13 @@ private slots:
         rep.ops[0].gpuStartNs = 12;
         rep.ops[0].gpuEndNs = 18;
         rep.ops[1].hostStartNs = 5; // host-only: no events
+        OpPiece piece; // CUPTI's record of op 0, which the events no longer bound
+        piece.op = 0;
+        piece.startNs = 12;
+        piece.endNs = 18;
+        rep.opPieces = {piece};
         useEventExecution(rep);
+        QVERIFY(rep.opPieces.empty());
         QCOMPARE(rep.ops[0].gpuStartNs, std::int64_t(10));
         QCOMPARE(rep.ops[0].gpuEndNs, std::int64_t(20));
         QCOMPARE(rep.ops[1].gpuStartNs, kNoTime);

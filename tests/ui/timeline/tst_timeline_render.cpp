@@ -365,6 +365,11 @@ private slots:
         const QString tip = view.toolTipText(1);
         QVERIFY2(tip.contains(QStringLiteral("ran as 1 kernel, 1 copy on copy engines; busy 150 µs of its 200 µs")),
                  qPrintable(tip));
+        // Zoomed into the gap, where no piece is in view, the band is still cut out of the bar.
+        view.zoom()->setWindow(205'000, 245'000);
+        const Rendered gap = render(view);
+        COMPARE_COLOR(pixel(gap, 2, 225'000, inBand), m_light.laneBackground(2));
+        COMPARE_COLOR(pixel(gap, 2, 225'000, 3), m_light.opColor(engine::OpKind::Collective));
         // Without pieces no band: the kernel of the plain trace is one colour to its bottom.
         TimelineView plain;
         setUpView(plain);
