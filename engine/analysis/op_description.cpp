@@ -86,6 +86,13 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
     if (d.gpu) {
         d.piecesSummary = summarisePieces(d.pieces, d.gpu->durationNs);
         d.piecesOriginNs = op.gpuStartNs;
+        std::vector<std::pair<std::int64_t, std::int64_t>> kernels;
+        for (const OpPiece &p : d.pieces)
+            if (p.kind == PieceKind::Kernel)
+                kernels.emplace_back(p.startNs, p.endNs);
+        const std::int64_t kernelNs = unionLength(std::move(kernels));
+        if (d.launch && kernelNs > 0 && kernelNs < d.gpu->durationNs)
+            d.kernelTeraflops = d.launch->teraflopsPerSecond(kernelNs);
     }
     return d;
 }
@@ -191,9 +198,13 @@ std::string formatOpDescription(const Trace &trace, const OpDescription &d)
             out << trace.string(d.launch->workId) << ", ";
         out << formatFlops(d.launch->flops);
         if (d.teraflops > 0) {
-            char rate[32];
+            char rate[96];
             std::snprintf(rate, sizeof rate, "%.1f", d.teraflops);
             out << ", " << rate << " TFLOP/s";
+            if (d.kernelTeraflops > 0) {
+                std::snprintf(rate, sizeof rate, " (%.1f over its kernels)", d.kernelTeraflops);
+                out << rate;
+            }
         }
         out << "\n";
     }

@@ -47,6 +47,9 @@ struct OpDescription {
     const KernelLaunch *launch = nullptr; // a kernel's grid, block and resources, where recorded
     // A kernel's arithmetic (KernelLaunch::flops) and its rate over the execution, 0 where not known.
     double teraflops = 0; // TFLOP/s
+    // The same arithmetic over the time its kernel pieces ran (their union), where it ran as pieces and its
+    // kernels took less than the whole op (a GEMM whose kernel started late after cuBLAS's memset); 0 otherwise.
+    double kernelTeraflops = 0;
     // A collective's bus bandwidth (KernelLaunch::busBytes over the execution; nccl-tests' busbw) in GB/s, 0
     // where not known; its algorithm bandwidth (nccl-tests' algbw) is `gbs`, its size over the execution.
     double busGbs = 0;

@@ -70,7 +70,8 @@ QString tr(const char *text, const char *disambiguation = nullptr, int n = -1)
 }
 
 // How a kernel was launched, where the source recorded it.
-void launchRows(DetailRows &row, const engine::Trace &trace, const engine::KernelLaunch &l, double teraflops)
+void launchRows(DetailRows &row, const engine::Trace &trace, const engine::KernelLaunch &l, double teraflops,
+                double kernelTeraflops)
 {
     if (l.fullNameId != engine::kNoString)
         row(tr("Kernel"), displayText(trace.string(l.fullNameId), kLongName));
@@ -80,6 +81,8 @@ void launchRows(DetailRows &row, const engine::Trace &trace, const engine::Kerne
             text = tr("%1: %2").arg(displayText(trace.string(l.workId)), text);
         if (teraflops > 0)
             text += tr(" at %1 TFLOP/s").arg(QLocale().toString(teraflops, 'f', 1));
+        if (kernelTeraflops > 0) // its kernel started late: the call's rate and the kernels' differ
+            text += tr(" (%1 over its kernels)").arg(QLocale().toString(kernelTeraflops, 'f', 1));
         row(tr("Work"), text);
     }
     if (l.hasGrid() || l.hasBlock()) {
@@ -266,7 +269,7 @@ void DetailsPanel::showOp(int repetition, int opIndex)
     }
     // How a kernel was launched, where the source recorded it.
     if (const engine::KernelLaunch *l = d.launch)
-        launchRows(row, *m_trace, *l, d.teraflops);
+        launchRows(row, *m_trace, *l, d.teraflops, d.kernelTeraflops);
     // A collective: nccl-tests' two figures (the bus bandwidth compares with the links' peak).
     if (d.launch && d.launch->busBytes > 0) {
         QString text = tr("bus %1, algorithm %2").arg(formatGBs(d.busGbs), formatGBs(d.gbs));

@@ -89,6 +89,14 @@ private slots:
         std::snprintf(line, sizeof line, "\nwork: GEMM 4096x4096x4096 bf16, 137 GFLOP, %.1f TFLOP/s\n", expected);
         QVERIFY2(text.find(line) != std::string::npos, text.c_str());
         QVERIFY2(text.find("\nkernel: nvjet_tst_256x128 + splitKreduce_kernel\n") != std::string::npos, text.c_str());
+        QCOMPARE(d.kernelTeraflops, 0.0); // no pieces: the op is its kernel
+        // As pieces, its two kernels ran 180 of its 200 µs (withPieces): their rate beside the call's.
+        const engine::Trace pieced = test::withPieces(t);
+        const OpDescription e = engine::describeOp(pieced, 0, 1);
+        QCOMPARE(e.kernelTeraflops, double(l.flops) / 180'000.0 / 1e3);
+        std::snprintf(line, sizeof line, ", %.1f TFLOP/s (%.1f over its kernels)\n", expected, e.kernelTeraflops);
+        QVERIFY2(engine::formatOpDescription(pieced, e).find(line) != std::string::npos,
+                 engine::formatOpDescription(pieced, e).c_str());
         QCOMPARE(engine::formatFlops(999), std::string("999 FLOP"));
         QCOMPARE(engine::formatFlops(1'500'000'000), std::string("1.5 GFLOP"));
         QCOMPARE(engine::formatFlops(2'200'000'000'000'000ull), std::string("2.2 PFLOP"));
