@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -216,6 +217,25 @@ public:
             fail(path, "ts + dur is out of range: " + timeOutOfRange());
         if (end == kNoTime)
             fail(path, noTime("ts + dur"));
+    }
+    // A slice's start and end: its ts plus the trace's origin, and ts + dur, each within the limits, dur not
+    // negative.
+    std::pair<std::int64_t, std::int64_t> sliceSpan(const Value &e, const std::string &path, std::int64_t origin) const
+    {
+        const std::int64_t ts = offsetTime(micros(e, "ts", path), origin, path + "/ts");
+        const std::int64_t dur = micros(e, "dur", path);
+        if (dur < 0)
+            fail(path + "/dur", "negative duration");
+        checkEnd(ts, dur, path + "/dur");
+        return {ts, ts + dur};
+    }
+    // The repetition a slice of StreamScope's own export names in its args.
+    int repetition(const Value &args, const std::string &ap) const
+    {
+        const std::int64_t v = integer(args, "repetition", ap);
+        if (v < 0 || v > std::numeric_limits<int>::max())
+            fail(ap + "/repetition", "repetition " + std::to_string(v) + " is not valid");
+        return static_cast<int>(v);
     }
     const std::string &file() const { return m_file; }
 
@@ -480,9 +500,7 @@ pieceFromSlice(const Reader &r, const Value &e, const std::string &path, std::in
     if (op < 0 || op > std::numeric_limits<std::int32_t>::max())
         r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
     p.op = static_cast<std::int32_t>(op);
-    const std::int64_t repetition = r.integer(*args, "repetition", ap);
-    if (repetition < 0 || repetition > std::numeric_limits<int>::max())
-        r.fail(ap + "/repetition", "repetition " + std::to_string(repetition) + " is not valid");
+    const int repetition = r.repetition(*args, ap);
     const std::int64_t bytes = r.optionalInteger(*args, "bytes", ap).value_or(0);
     if (bytes < 0)
         r.fail(ap + "/bytes", "bytes must not be negative");
@@ -505,13 +523,8 @@ pieceFromSlice(const Reader &r, const Value &e, const std::string &path, std::in
     }
     if (p.kind == PieceKind::Kernel && !r.optionalBool(*args, "unnamed", ap))
         p.nameId = intern(r.text(e, "name", path), path + "/name");
-    p.startNs = r.offsetTime(r.micros(e, "ts", path), origin, path + "/ts");
-    const std::int64_t dur = r.micros(e, "dur", path);
-    if (dur < 0)
-        r.fail(path + "/dur", "negative duration");
-    r.checkEnd(p.startNs, dur, path + "/dur");
-    p.endNs = p.startNs + dur;
-    return {static_cast<int>(repetition), p};
+    std::tie(p.startNs, p.endNs) = r.sliceSpan(e, path, origin);
+    return {repetition, p};
 }
 
 // The pieces read (pieceFromSlice) put into their repetitions (`repIndex`: a repetition's index to its place in
@@ -1096,11 +1109,7 @@ private:
             return;
         }
         const std::string_view name = m_r.text(e, "name", path);
-        const std::int64_t ts = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
-        const std::int64_t dur = m_r.micros(e, "dur", path);
-        if (dur < 0)
-            m_r.fail(path + "/dur", "negative duration");
-        m_r.checkEnd(ts, dur, path + "/dur");
+        const auto [ts, end] = m_r.sliceSpan(e, path, m_origin);
         const OptValue args = m_r.find(e, "args");
         if (args && !isObject(*args))
             m_r.wrongType(path + "/args", *args, "an object");
@@ -1110,7 +1119,7 @@ private:
         if (category == Category::Runtime || category == Category::HostWork) {
             PendingOp call;
             call.op.hostStartNs = ts;
-            call.op.hostEndNs = ts + dur;
+            call.op.hostEndNs = end;
             call.op.correlation = static_cast<std::uint64_t>(
                 std::max<std::int64_t>(0, m_r.optionalInteger(a, "correlation", ap).value_or(0)));
             call.link = m_ours ? bindId(e, path) : 0;
@@ -1142,7 +1151,7 @@ private:
 
         OpRecord op;
         op.gpuStartNs = ts;
-        op.gpuEndNs = ts + dur;
+        op.gpuEndNs = end;
         op.nameId = intern(name, path + "/name");
         op.flags = OpFlagImported;
         if (category == Category::Kernel)
@@ -1227,12 +1236,7 @@ private:
         HostRange h;
         h.category = category;
         h.nameId = intern(m_r.text(e, "name", path), path + "/name");
-        h.startNs = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
-        const std::int64_t dur = m_r.micros(e, "dur", path);
-        if (dur < 0)
-            m_r.fail(path + "/dur", "negative duration");
-        m_r.checkEnd(h.startNs, dur, path + "/dur");
-        h.endNs = h.startNs + dur;
+        std::tie(h.startNs, h.endNs) = m_r.sliceSpan(e, path, m_origin);
         int repetition = 0;
         if (m_ours) {
             const auto thread = m_r.optionalInteger(a, "ss_thread", ap).value_or(-1);
@@ -1280,16 +1284,9 @@ private:
         if (op < -1 || op > std::numeric_limits<std::int32_t>::max())
             m_r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
         a.op = static_cast<std::int32_t>(op);
-        const std::int64_t repetition = m_r.integer(*args, "repetition", ap);
-        if (repetition < 0 || repetition > std::numeric_limits<int>::max())
-            m_r.fail(ap + "/repetition", "repetition " + std::to_string(repetition) + " is not valid");
-        a.startNs = m_r.offsetTime(m_r.micros(e, "ts", path), m_origin, path + "/ts");
-        const std::int64_t dur = m_r.micros(e, "dur", path);
-        if (dur < 0)
-            m_r.fail(path + "/dur", "negative duration");
-        m_r.checkEnd(a.startNs, dur, path + "/dur");
-        a.endNs = a.startNs + dur;
-        m_activities.emplace_back(static_cast<int>(repetition), a);
+        const int repetition = m_r.repetition(*args, ap);
+        std::tie(a.startNs, a.endNs) = m_r.sliceSpan(e, path, m_origin);
+        m_activities.emplace_back(repetition, a);
     }
 
     // A piece of an op (StreamScope's export writes them nested in the op's GPU slice).

@@ -170,8 +170,7 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
     result.eventsFromCupti = applyEventTimestamps(rep, batch, context, metadata);
     std::vector<int> seen(rep.ops.size(), 0);
     std::vector<const cupti::GpuRecord *> activities;
-    std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> libraryKernels; // (op, record)
-    std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> libraryRecords; // every kind, for the pieces
+    std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> libraryRecords; // (op, record), library ops'
     std::vector<KernelLaunch> latency; // kernels' latency timestamps, for their launches
     for (const cupti::GpuRecord &g : batch.records) {
         if (g.kind == cupti::GpuRecord::Kind::Event)
@@ -207,8 +206,6 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
                 l.submittedNs = g.submittedNs;
                 latency.push_back(l);
             }
-            if (index < m_ops.size() && m_ops[index].library())
-                libraryKernels.emplace_back(index, &g);
         } else if (g.kind == cupti::GpuRecord::Kind::Memcpy) {
             r.driverSrcMem = g.srcKind;
             r.driverDstMem = g.dstKind;
@@ -229,17 +226,19 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
                   }).base());
     rep.setKernelLatency(latency);
     applyActivities(rep, activities, context, result);
-    applyLaunches(rep, libraryKernels, intern);
+    // By op, then in the order they ran: how the launches and the pieces read them.
+    std::stable_sort(libraryRecords.begin(), libraryRecords.end(), [](const auto &a, const auto &b) {
+        return a.first != b.first ? a.first < b.first : a.second->startNs < b.second->startNs;
+    });
+    applyLaunches(rep, libraryRecords, intern);
     applyPieces(rep, libraryRecords, intern);
     return result;
 }
 
-void RecordMatcher::applyPieces(Repetition &rep, std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
+void RecordMatcher::applyPieces(Repetition &rep,
+                                const std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
                                 const std::function<std::uint32_t(std::string_view)> &intern)
 {
-    std::stable_sort(records.begin(), records.end(), [](const auto &a, const auto &b) {
-        return a.first != b.first ? a.first < b.first : a.second->startNs < b.second->startNs;
-    });
     std::vector<OpPiece> pieces;
     for (std::size_t i = 0; i < records.size();) {
         std::size_t end = i;
@@ -273,26 +272,27 @@ void RecordMatcher::applyPieces(Repetition &rep, std::vector<std::pair<std::size
 }
 
 void RecordMatcher::applyLaunches(Repetition &rep,
-                                  std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &kernels,
-                                  const std::function<std::uint32_t(std::string_view)> &intern) const
+                                  const std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
+                                  const std::function<std::uint32_t(std::string_view)> &intern)
 {
-    std::stable_sort(kernels.begin(), kernels.end(), [](const auto &a, const auto &b) {
-        return a.first != b.first ? a.first < b.first : a.second->startNs < b.second->startNs;
-    });
-    // Per op: its longest kernel and every kernel's name, in the order they ran.
+    // Per op that ran kernels: its longest kernel and every kernel's name, in the order they ran.
     std::vector<std::int32_t> ops;
     std::vector<std::pair<const cupti::GpuRecord *, std::string>> ran;
-    for (std::size_t i = 0; i < kernels.size();) {
-        const std::size_t op = kernels[i].first;
+    for (std::size_t i = 0; i < records.size();) {
+        const std::size_t op = records[i].first;
         const cupti::GpuRecord *longest = nullptr;
         std::string names;
-        for (; i < kernels.size() && kernels[i].first == op; ++i) {
-            const cupti::GpuRecord *g = kernels[i].second;
+        for (; i < records.size() && records[i].first == op; ++i) {
+            const cupti::GpuRecord *g = records[i].second;
+            if (g->kind != cupti::GpuRecord::Kind::Kernel)
+                continue; // a copy-engine collective's copies: pieces, not a launch
             if (!longest || g->endNs - g->startNs > longest->endNs - longest->startNs)
                 longest = g;
             if (g->name && *g->name)
                 names += (names.empty() ? "" : " + ") + demangled(g->name);
         }
+        if (!longest)
+            continue;
         ops.push_back(std::int32_t(op));
         ran.emplace_back(longest, std::move(names));
     }

@@ -139,10 +139,13 @@ private:
     bool touches(std::size_t op, std::uint64_t address) const;
     int unifiedMemoryOwner(const Repetition &rep, const cupti::GpuRecord &g) const;
     bool unifiedMemoryComplete(const Repetition &rep) const;
-    void applyLaunches(Repetition &rep, std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &kernels,
-                       const std::function<std::uint32_t(std::string_view)> &intern) const;
-    // Repetition::opPieces of the library ops that ran as several records (or as one that is not a kernel).
-    static void applyPieces(Repetition &rep, std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
+    // From the library ops' records, sorted by op and then start: the launches of those that ran kernels, and
+    // Repetition::opPieces of those that ran as several records (or as one that is not a kernel).
+    static void applyLaunches(Repetition &rep,
+                              const std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
+                              const std::function<std::uint32_t(std::string_view)> &intern);
+    static void applyPieces(Repetition &rep,
+                            const std::vector<std::pair<std::size_t, const cupti::GpuRecord *>> &records,
                             const std::function<std::uint32_t(std::string_view)> &intern);
 
     const std::vector<PlannedOp> &m_ops;

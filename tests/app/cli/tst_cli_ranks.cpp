@@ -79,6 +79,32 @@ AllReduces allReduces(const Trace &t)
     return a;
 }
 
+// mpirun, or an empty string with why there is none (a CLI built without MPI, no mpirun on the PATH).
+QString findMpirun(QString &whyNot)
+{
+#ifndef STREAMSCOPE_HAVE_MPI
+    whyNot = QStringLiteral("this streamscope-cli was built without MPI (configure found no libopenmpi-dev)");
+    return {};
+#else
+    const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+    if (mpirun.isEmpty())
+        whyNot = QStringLiteral("no mpirun on the PATH (Open MPI's openmpi-bin)");
+    return mpirun;
+#endif
+}
+
+// mpirun's arguments for `streamscope-cli run --ranks` as two processes, then `more` (as root, with its consent).
+QStringList twoRanks(const QStringList &more)
+{
+    QStringList args;
+    if (geteuid() == 0)
+        args << "--allow-run-as-root";
+    args << "-np"
+         << "2" << test::cliPath() << "run"
+         << "--ranks" << more;
+    return args;
+}
+
 } // namespace
 
 class TestCliRanks : public QObject {
@@ -89,23 +115,16 @@ private slots:
     // any GPU is touched. Needs no GPU.
     void commandLineMistakesExitTwo()
     {
-#ifndef STREAMSCOPE_HAVE_MPI
-        QSKIP("this streamscope-cli was built without MPI (configure found no libopenmpi-dev)");
-#else
-        const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+        QString whyNot;
+        const QString mpirun = findMpirun(whyNot);
         if (mpirun.isEmpty())
-            QSKIP("no mpirun on the PATH (Open MPI's openmpi-bin)");
+            QSKIP(qPrintable(whyNot));
         const std::filesystem::path dir = std::filesystem::temp_directory_path() / "streamscope-ranks-usage";
         std::filesystem::create_directories(dir);
         const QString workload = QString::fromStdString((dir / "two-ranks.json").string());
         std::ofstream(workload.toStdString()) << kWorkload;
         for (const QStringList &mistake : {QStringList{"--time-limit", "5"}, QStringList{"--device", "1"}}) {
-            QStringList args;
-            if (geteuid() == 0)
-                args << "--allow-run-as-root";
-            args << "-np"
-                 << "2" << test::cliPath() << "run"
-                 << "--ranks" << workload << mistake;
+            const QStringList args = twoRanks(QStringList{workload} << mistake);
             QProcess job;
             // Under the sanitizer build LeakSanitizer reports Open MPI's own allocations (MPI_Init's components,
             // loaded and unloaded again) as leaks and changes the exit code: not this command's, so not checked.
@@ -123,17 +142,14 @@ private slots:
                      qPrintable(mistake.join(' ') + ": exit " + QString::number(job.exitCode()) + "\n" + err));
             QCOMPARE(err.count(QStringLiteral("streamscope-cli run: ") + mistake.first()), 1);
         }
-#endif
     }
 
     void twoProcessesMakeOneTrace()
     {
-#ifndef STREAMSCOPE_HAVE_MPI
-        QSKIP("this streamscope-cli was built without MPI (configure found no libopenmpi-dev)");
-#else
-        const QString mpirun = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+        QString whyNot;
+        const QString mpirun = findMpirun(whyNot);
         if (mpirun.isEmpty())
-            QSKIP("no mpirun on the PATH (Open MPI's openmpi-bin)");
+            QSKIP(qPrintable(whyNot));
         const test::CliResult devices = test::runCli({"devices", "--json"}, 60'000);
         if (devices.code != 0)
             QSKIP(qPrintable("no GPU: " + devices.err.trimmed()));
@@ -152,14 +168,7 @@ private slots:
         const QString single = QString::fromStdString((dir / "one-process.sstrace").string());
         std::ofstream(workload.toStdString()) << kWorkload;
 
-        QStringList args;
-        if (geteuid() == 0)
-            args << "--allow-run-as-root";
-        args << "-np"
-             << "2" << test::cliPath() << "run"
-             << "--ranks"
-             << "--solo" << workload << "-o" << ranked << "--ops"
-             << "0";
+        const QStringList args = twoRanks({"--solo", workload, "-o", ranked, "--ops", "0"});
         QProcess job;
         job.setWorkingDirectory(test::sourceDir());
         job.start(mpirun, args);
@@ -237,7 +246,6 @@ private slots:
             QVERIFY2(ranks.busGbps <= 1.02 * peak,
                      qPrintable(QStringLiteral("%1 GB/s above the link's %2").arg(ranks.busGbps).arg(peak)));
         std::filesystem::remove_all(dir);
-#endif
     }
 };
 

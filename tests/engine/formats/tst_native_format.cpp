@@ -458,6 +458,25 @@ void TestNativeFormat::formatSixLaunchesWithoutBusBytes()
     QCOMPARE(t.repetitions[1].launchOf(3)->busBytes, std::uint64_t(0));
 }
 
+// The file `text` with its first `from` replaced by `to` is refused as invalid input, the message naming the
+// file first and holding each '|'-separated part of `where`.
+static void refusesEdited(std::string text, const QString &from, const QString &to, const QString &where)
+{
+    const auto at = text.find(from.toStdString());
+    QVERIFY2(at != std::string::npos, qPrintable("pattern not found: " + from));
+    text.replace(at, std::size_t(from.toUtf8().size()), to.toStdString());
+    try {
+        engine::fromNativeJson(text, "bad.sstrace");
+        QFAIL("accepted");
+    } catch (const engine::Error &e) {
+        QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
+        const QString msg = QString::fromUtf8(e.what());
+        QVERIFY2(msg.startsWith("bad.sstrace: "), qPrintable(msg));
+        for (const QString &part : where.split('|'))
+            QVERIFY2(msg.contains(part), qPrintable("'" + part + "' not in: " + msg));
+    }
+}
+
 void TestNativeFormat::badRangeAndLaunchRows_data()
 {
     QTest::addColumn<QString>("from");
@@ -510,20 +529,7 @@ void TestNativeFormat::badRangeAndLaunchRows()
     QFETCH(QString, from);
     QFETCH(QString, to);
     QFETCH(QString, where);
-    std::string text = engine::toNativeJson(traceWithRanges());
-    const auto at = text.find(from.toStdString());
-    QVERIFY2(at != std::string::npos, qPrintable("pattern not found: " + from));
-    text.replace(at, std::size_t(from.toUtf8().size()), to.toStdString());
-    try {
-        engine::fromNativeJson(text, "bad.sstrace");
-        QFAIL("accepted");
-    } catch (const engine::Error &e) {
-        QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
-        const QString msg = QString::fromUtf8(e.what());
-        QVERIFY2(msg.startsWith("bad.sstrace: "), qPrintable(msg));
-        for (const QString &part : where.split('|'))
-            QVERIFY2(msg.contains(part), qPrintable("'" + part + "' not in: " + msg));
-    }
+    refusesEdited(engine::toNativeJson(traceWithRanges()), from, to, where);
 }
 
 // Format 8: the pieces of ops that ran as several records come back as they were written, in their own rows.
@@ -589,20 +595,7 @@ void TestNativeFormat::badOpPieces()
     QFETCH(QString, from);
     QFETCH(QString, to);
     QFETCH(QString, where);
-    std::string text = engine::toNativeJson(test::withPieces(richTrace()));
-    const auto at = text.find(from.toStdString());
-    QVERIFY2(at != std::string::npos, qPrintable("pattern not found: " + from));
-    text.replace(at, std::size_t(from.toUtf8().size()), to.toStdString());
-    try {
-        engine::fromNativeJson(text, "bad.sstrace");
-        QFAIL("accepted");
-    } catch (const engine::Error &e) {
-        QVERIFY(e.kind() == engine::ErrorKind::InvalidInput);
-        const QString msg = QString::fromUtf8(e.what());
-        QVERIFY2(msg.startsWith("bad.sstrace"), qPrintable(msg));
-        for (const QString &part : where.split('|'))
-            QVERIFY2(msg.contains(part), qPrintable("'" + part + "' not in: " + msg));
-    }
+    refusesEdited(engine::toNativeJson(test::withPieces(richTrace())), from, to, where);
 }
 
 void TestNativeFormat::formatTwoNeedsItsTiming()

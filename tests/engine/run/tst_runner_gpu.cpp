@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <optional>
@@ -132,6 +133,26 @@ Trace runCopy(BufferKind hostKind, CopyDirection dir, CopyApi api, std::uint64_t
                           {stream("s0", {copyOp(dir, api, h2d ? "host" : "dev", h2d ? "dev" : "host", bytes)})},
                           IssueOrder::StreamOrder, reps, 2);
     return runWorkload(w, {});
+}
+
+// Runs a workload of NCCL collectives. Where this host cannot (NCCL not loadable, a build without it, or an
+// error naming one of `unsupported`: a feature this NCCL lacks), nothing, with why; any other error is thrown.
+std::optional<Trace> runCollectives(const std::string &text, const std::string &file, std::string &whyNot,
+                                    std::initializer_list<const char *> unsupported = {})
+{
+    try {
+        return runWorkload(parseWorkload(text, file), {});
+    } catch (const Error &e) {
+        const std::string what = e.what();
+        bool skip = what.find("could not be loaded") != std::string::npos
+                    || what.find("built without NCCL") != std::string::npos;
+        for (const char *needle : unsupported)
+            skip = skip || what.find(needle) != std::string::npos;
+        if (!skip)
+            throw;
+        whyNot = what;
+        return std::nullopt;
+    }
 }
 
 } // namespace
@@ -844,15 +865,11 @@ private slots:
   "threads": [{"name": "rank0", "device": 0, "streams": ["comm0"]},
               {"name": "rank1", "device": 1, "streams": ["comm1"]}]
 })";
-        Trace t;
-        try {
-            t = runWorkload(parseWorkload(text, "all-reduce.json"), {});
-        } catch (const Error &e) {
-            if (std::string(e.what()).find("could not be loaded") != std::string::npos
-                || std::string(e.what()).find("built without NCCL") != std::string::npos)
-                QSKIP(e.what());
-            throw;
-        }
+        std::string whyNot;
+        std::optional<Trace> run = runCollectives(text, "all-reduce.json", whyNot);
+        if (!run)
+            QSKIP(whyNot.c_str());
+        Trace t = std::move(*run);
         if (t.timing != TimingSource::Cupti)
             QSKIP(qPrintable("CUPTI is not available here: " + QString::fromStdString(t.timingNote)));
         QVERIFY2(t.metadata.count("nccl"), "no NCCL description in the metadata");
@@ -919,16 +936,11 @@ private slots:
   "threads": [{"name": "rank0", "device": 0, "streams": ["comm0"]},
               {"name": "rank1", "device": 1, "streams": ["comm1"]}]
 })";
-        Trace t;
-        try {
-            t = runWorkload(parseWorkload(text, "ce-allgather.json"), {});
-        } catch (const Error &e) {
-            const std::string what = e.what();
-            if (what.find("could not be loaded") != std::string::npos
-                || what.find("built without NCCL") != std::string::npos || what.find("symmetric") != std::string::npos)
-                QSKIP(e.what());
-            throw;
-        }
+        std::string whyNot;
+        std::optional<Trace> run = runCollectives(text, "ce-allgather.json", whyNot, {"symmetric"});
+        if (!run)
+            QSKIP(whyNot.c_str());
+        Trace t = std::move(*run);
         if (t.timing != TimingSource::Cupti)
             QSKIP(qPrintable("CUPTI is not available here: " + QString::fromStdString(t.timingNote)));
         const PeerLink *link = findPeerLink(t, 0, 1);
