@@ -1,6 +1,8 @@
 // The runner's hold policy (see hold_policy.h).
 #include "engine/run/hold_policy.h"
 
+#include "engine/workload/kernel_types.h"
+
 namespace streamscope::engine {
 
 namespace {
@@ -35,7 +37,7 @@ HoldDecision decideHold(const Workload &w, std::size_t maxOps)
                     return no("peer copies without peer access are staged through the host by the driver");
                 break;
             case OpType::Kernel:
-                if (op.kernelType == KernelType::Memory && involvesHost(w, op.buffer))
+                if (takes(op.kernelType, KernelField::BufferSpan) && involvesHost(w, op.buffer))
                     return no("kernels on managed or pageable memory make the driver migrate pages");
                 break;
             case OpType::Memset:

@@ -10,6 +10,7 @@
 
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
+#include "engine/workload/kernel_types.h"
 
 namespace streamscope::engine {
 
@@ -93,7 +94,7 @@ void planCopy(PlannedOp &op, const Workload &workload, int override, const std::
 void planBufferOp(PlannedOp &op, const Workload &workload)
 {
     const OpSpec &spec = *op.spec;
-    const bool needsBuffer = !(spec.type == OpType::Kernel && spec.kernelType != KernelType::Memory);
+    const bool needsBuffer = spec.type != OpType::Kernel || takes(spec.kernelType, KernelField::BufferSpan);
     if (needsBuffer) {
         const BufferSpec &target = bufferNamed(workload, spec.buffer, op.context);
         // Buffer ops keep their offset into the buffer in dstOffset. Attach always names the whole

@@ -96,17 +96,7 @@ std::string describe(const OpSpec &op, const Workload &workload)
             s += " (sync)";
         return s;
     }
-    case OpType::Kernel:
-        switch (op.kernelType) {
-        case KernelType::Compute: return "kernel " + formatDuration(op.durationNs);
-        case KernelType::Memory: return "memory kernel " + formatBytes(op.bytes);
-        case KernelType::Hang: return "hang kernel";
-        case KernelType::Fault: return "fault kernel";
-        case KernelType::Gemm:
-            return "GEMM " + std::to_string(op.gemm.m) + "x" + std::to_string(op.gemm.n) + "x"
-                   + std::to_string(op.gemm.k) + " " + std::string(toString(op.gemm.dtype));
-        }
-        return "kernel";
+    case OpType::Kernel: return describeKernel(op);
     case OpType::Memset: return "memset " + formatBytes(op.bytes);
     case OpType::EventRecord: return "record " + op.event;
     case OpType::EventWait: return "wait " + op.event;

@@ -66,7 +66,16 @@ enum class PeerAccess : std::uint8_t { On, Off };
 // Hang and Fault are for lessons and tests of faults: a kernel that never ends (a run needs a time
 // limit to run it) and one that writes through a bad pointer (an illegal address, a sticky error).
 // Gemm: a matrix multiply through cuBLAS (cublasLtMatmul), on the tensor cores where its dtype uses them.
-enum class KernelType : std::uint8_t { Compute, Memory, Hang, Fault, Gemm };
+// What the workload layer knows of each type is its row in kernel_types.cpp (kernel_types.h).
+enum class KernelType : std::uint8_t {
+    Compute,
+    Memory,
+    Hang,
+    Fault,
+    Gemm,
+    // New types go here, each with its row in kernel_types.cpp.
+    Count // not a type: how many there are, which kernel_types.cpp checks its table against at compile time
+};
 // A GEMM's element type. Fp32 multiplies in full fp32 (no tensor cores); Tf32 reads fp32 and multiplies
 // in TF32 on the tensor cores; Fp16 and Bf16 accumulate in fp32; Fp8 (E4M3 inputs, bf16 output) needs
 // compute capability 8.9 or later.
@@ -330,6 +339,8 @@ MemKind memKindOf(BufferKind kind);
 OpKind opKindOf(const OpSpec &op);
 // A short display name such as "H2D 16 MiB pinned" or "compute 1 ms", for ops that have none.
 std::string describe(const OpSpec &op, const Workload &workload);
+// A kernel op's: its type's row says (kernel_types.cpp).
+std::string describeKernel(const OpSpec &op);
 // Rebuild Workload::schedule from Workload::issueOrder (one thread) or from each thread's issueOrder.
 // Threads with an explicit schedule keep their part only when called on a workload whose schedule
 // already holds it; buildSchedule itself orders every thread by its issueOrder.

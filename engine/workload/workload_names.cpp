@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include "engine/workload/kernel_types.h"
+
 namespace streamscope::engine {
 
 namespace {
@@ -17,7 +19,6 @@ constexpr std::array<std::string_view, 5> kCopyDirection = {"h2d", "d2h", "d2d",
 constexpr std::array<std::string_view, 2> kPeerAccess = {"on", "off"};
 // CopyApi::None has no spelling in a workload: "none" is never accepted by the parser (it checks).
 constexpr std::array<std::string_view, 3> kCopyApi = {"none", "sync", "async"};
-constexpr std::array<std::string_view, 5> kKernelType = {"compute", "memory", "hang", "fault", "gemm"};
 constexpr std::array<std::string_view, 5> kGemmDtype = {"fp32", "tf32", "fp16", "bf16", "fp8"};
 constexpr std::array<std::string_view, 7> kCollectiveType = {"allreduce", "allgather", "reducescatter", "broadcast",
                                                              "alltoall",  "send",      "recv"};
@@ -40,7 +41,6 @@ static_assert(static_cast<std::size_t>(ReduceOp::Avg) + 1 == kReduceOp.size());
 static_assert(static_cast<std::size_t>(CopyDirection::P2P) + 1 == kCopyDirection.size());
 static_assert(static_cast<std::size_t>(PeerAccess::Off) + 1 == kPeerAccess.size());
 static_assert(static_cast<std::size_t>(CopyApi::Async) + 1 == kCopyApi.size());
-static_assert(static_cast<std::size_t>(KernelType::Gemm) + 1 == kKernelType.size());
 static_assert(static_cast<std::size_t>(GemmDtype::Fp8) + 1 == kGemmDtype.size());
 static_assert(static_cast<std::size_t>(SyncTarget::Device) + 1 == kSyncTarget.size());
 static_assert(static_cast<std::size_t>(AdviseKind::UnsetAccessedBy) + 1 == kAdviseKind.size());
@@ -81,7 +81,7 @@ template <> std::span<const std::string_view> enumNames<CopyApi>()
 }
 template <> std::span<const std::string_view> enumNames<KernelType>()
 {
-    return kKernelType;
+    return kernelTypeNames(); // the kernel-type table's (kernel_types.h)
 }
 template <> std::span<const std::string_view> enumNames<GemmDtype>()
 {

@@ -20,6 +20,7 @@
 #include "engine/util/file_util.h"
 #include "engine/util/json_locator.h"
 #include "engine/util/name_suggestion.h"
+#include "engine/workload/kernel_types.h"
 #include "engine/workload/pipeline_generator.h"
 #include "engine/workload/variation_axes.h"
 #include "engine/workload/workload_names.h"
@@ -372,8 +373,7 @@ private:
     std::optional<OpSpec> readOp(const Json &o, const std::string &path, int line);
     void readCopy(const Json &o, const std::string &path, OpSpec &op);
     void readKernel(const Json &o, const std::string &path, OpSpec &op);
-    void readGemm(const Json &o, const std::string &path, OpSpec &op, const std::vector<std::string> &keys,
-                  const std::vector<std::string> &other);
+    void readGemm(const Json &o, const std::string &path, OpSpec &op, std::string_view what);
     void readCollective(const Json &o, const std::string &path, OpSpec &op);
     // memset, prefetch, advise: a buffer, an offset into it and a byte count (default: to its end)
     void readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what, bool managedOnly);
@@ -1119,8 +1119,11 @@ void WorkloadReader::readPipeline(const Json &v, const std::string &path)
     } else if (!expectObject(*kernel, kp, "a pipeline kernel")) {
         ok = false;
     } else {
-        const auto type = readEnum<KernelType>(*kernel, kp, "type", true, "a pipeline kernel",
-                                               {KernelType::Hang, KernelType::Fault, KernelType::Gemm});
+        std::vector<KernelType> notInPipelines; // the kernel-type table says which may be one
+        for (const KernelTypeInfo &row : kernelTypes())
+            if (!row.pipeline)
+                notInPipelines.push_back(row.type);
+        const auto type = readEnum<KernelType>(*kernel, kp, "type", true, "a pipeline kernel", notInPipelines);
         ok = ok && type;
         spec.kernelType = type.value_or(KernelType::Compute);
         if (spec.kernelType == KernelType::Compute) {
@@ -1484,17 +1487,11 @@ void OpReader::readCopy(const Json &o, const std::string &path, OpSpec &op)
 
 void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
 {
-    const std::string what = "a kernel op";
-    static const std::vector<std::string> kComputeKeys = {"op",       "name",   "repeat", "type",
-                                                          "duration", "blocks", "threads"};
-    static const std::vector<std::string> kMemoryKeys = {"op",     "name",  "repeat", "type",   "buffer",
-                                                         "offset", "bytes", "blocks", "threads"};
-    static const std::vector<std::string> kGemmKeys = {"op", "name", "repeat", "type", "m", "n", "k", "dtype"};
     static const std::vector<std::string> kOther = {
         "direction", "api",    "src",      "dst",    "srcOffset", "dstOffset", "value",  "event",
         "target",    "stream", "location", "advice", "mode",      "duration",  "buffer", "offset",
         "bytes",     "peer",   "m",        "n",      "k",         "dtype",     "blocks", "threads"};
-    const auto type = readEnum<KernelType>(o, path, "type", false, what);
+    const auto type = readEnum<KernelType>(o, path, "type", false, "a kernel op");
     if (type) {
         op.kernelType = *type;
     } else if (member(o, "type")) {
@@ -1504,38 +1501,30 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
     } else if (member(o, "buffer")) {
         op.kernelType = KernelType::Memory;
     } else {
-        missing(path, "type", what,
+        missing(path, "type", "a kernel op",
                 "\"compute\" with a \"duration\", \"memory\" with a \"buffer\" to stream, or \"gemm\" with m, n, k");
         return;
     }
-    if (op.kernelType == KernelType::Hang || op.kernelType == KernelType::Fault) {
-        // For lessons and tests of faults: no duration, no buffer; one thread unless told otherwise.
-        static const std::vector<std::string> kFaultKeys = {"op", "name", "repeat", "type", "blocks", "threads"};
-        checkKeys(o, path, kFaultKeys,
-                  op.kernelType == KernelType::Hang ? "a hang kernel (it never ends)"
-                                                    : "a fault kernel (it writes through a bad pointer)",
-                  kOther);
-        op.blocks = 1;
-        op.threadsPerBlock = 1;
-    } else if (op.kernelType == KernelType::Gemm) {
-        readGemm(o, path, op, kGemmKeys, kOther);
-        return; // cuBLAS chooses its kernels' blocks and threads
-    } else if (op.kernelType == KernelType::Compute) {
-        checkKeys(o, path, kComputeKeys, "a compute kernel", kOther);
-        op.durationNs = readDuration(o, path, "duration", true, "a compute kernel").value_or(0);
-        op.blocks = 1;
-        op.threadsPerBlock = 128;
-    } else {
-        checkKeys(o, path, kMemoryKeys, "a memory kernel", kOther);
-        readBufferSpan(o, path, op, "a memory kernel", false);
-        op.blocks = 256;
-        op.threadsPerBlock = 256;
+    // The type's row (kernel_types.h) says which keys it takes and how it launches where the file says not.
+    const KernelTypeInfo &info = kernelTypeInfo(op.kernelType);
+    const std::string what(info.what);
+    checkKeys(o, path, kernelKeys(op.kernelType), what, kOther);
+    op.blocks = info.blocks;
+    op.threadsPerBlock = info.threads;
+    for (const KernelField field : info.fields) {
+        switch (field) {
+        case KernelField::Duration: op.durationNs = readDuration(o, path, "duration", true, what).value_or(0); break;
+        case KernelField::BufferSpan: readBufferSpan(o, path, op, what, false); break;
+        case KernelField::Gemm: readGemm(o, path, op, what); break;
+        case KernelField::LaunchShape:
+            if (const auto blocks = readInt(o, path, "blocks", 1, kMaxBlocks, false, "a kernel op"))
+                op.blocks = static_cast<int>(*blocks);
+            if (const auto threads = readInt(o, path, "threads", 1, kMaxThreadsPerBlock, false, "a kernel op",
+                                             "a block has at most 1024 threads"))
+                op.threadsPerBlock = static_cast<int>(*threads);
+            break;
+        }
     }
-    if (const auto blocks = readInt(o, path, "blocks", 1, kMaxBlocks, false, what))
-        op.blocks = static_cast<int>(*blocks);
-    if (const auto threads =
-            readInt(o, path, "threads", 1, kMaxThreadsPerBlock, false, what, "a block has at most 1024 threads"))
-        op.threadsPerBlock = static_cast<int>(*threads);
 }
 
 void OpReader::readCollective(const Json &o, const std::string &path, OpSpec &op)
@@ -1589,11 +1578,8 @@ void OpReader::readCollective(const Json &o, const std::string &path, OpSpec &op
     }
 }
 
-void OpReader::readGemm(const Json &o, const std::string &path, OpSpec &op, const std::vector<std::string> &keys,
-                        const std::vector<std::string> &other)
+void OpReader::readGemm(const Json &o, const std::string &path, OpSpec &op, std::string_view what)
 {
-    const std::string what = "a GEMM kernel";
-    checkKeys(o, path, keys, what, other);
     const auto dim = [&](std::string_view key) {
         return static_cast<std::int32_t>(
             readInt(o, path, key, 1, kMaxGemmDim, true, what, "C (m x n) = A (m x k) x B (k x n)").value_or(0));
@@ -1602,8 +1588,6 @@ void OpReader::readGemm(const Json &o, const std::string &path, OpSpec &op, cons
     op.gemm.n = dim("n");
     op.gemm.k = dim("k");
     op.gemm.dtype = readEnum<GemmDtype>(o, path, "dtype", false, what).value_or(GemmDtype::Bf16);
-    op.blocks = 0; // chosen by cuBLAS
-    op.threadsPerBlock = 0;
 }
 
 void OpReader::readBufferSpan(const Json &o, const std::string &path, OpSpec &op, std::string_view what,
@@ -2275,19 +2259,22 @@ Json opToJson(const OpSpec &op)
         break;
     case OpType::Kernel:
         j["type"] = enumName(op.kernelType);
-        if (op.kernelType == KernelType::Compute)
-            j["duration"] = op.durationNs;
-        else if (op.kernelType == KernelType::Memory)
-            span();
-        if (op.kernelType == KernelType::Gemm) {
-            j["m"] = op.gemm.m;
-            j["n"] = op.gemm.n;
-            j["k"] = op.gemm.k;
-            j["dtype"] = enumName(op.gemm.dtype);
-            break;
+        for (const KernelField field : kernelTypeInfo(op.kernelType).fields) {
+            switch (field) {
+            case KernelField::Duration: j["duration"] = op.durationNs; break;
+            case KernelField::BufferSpan: span(); break;
+            case KernelField::Gemm:
+                j["m"] = op.gemm.m;
+                j["n"] = op.gemm.n;
+                j["k"] = op.gemm.k;
+                j["dtype"] = enumName(op.gemm.dtype);
+                break;
+            case KernelField::LaunchShape:
+                j["blocks"] = op.blocks;
+                j["threads"] = op.threadsPerBlock;
+                break;
+            }
         }
-        j["blocks"] = op.blocks;
-        j["threads"] = op.threadsPerBlock;
         break;
     case OpType::Memset:
         span();

@@ -9,6 +9,7 @@
 #include <QColor>
 
 #include "engine/model/units.h"
+#include "engine/workload/kernel_types.h"
 #include "engine/workload/workload_names.h"
 
 namespace streamscope::ui {
@@ -347,32 +348,20 @@ void WorkloadFieldsModel::buildOpFields(int stream, int opIndex)
                             [op] { return qs(engine::enumName(op().kernelType)); },
                             enumSetter<engine::KernelType>([op]() -> engine::KernelType & { return op().kernelType; }),
                             choicesOf<engine::KernelType>()});
-        if (current.kernelType == engine::KernelType::Compute)
-            duration(QStringLiteral("duration"), tr("Duration"), &engine::OpSpec::durationNs);
-        else if (current.kernelType == engine::KernelType::Memory)
-            span();
-        if (current.kernelType == engine::KernelType::Gemm) {
-            // C (m x n) = A (m x k) x B (k x n); cuBLAS chooses the blocks and threads.
-            const auto dim = [&](const QString &key, const QString &label, std::int32_t engine::GemmShape::*member) {
-                m_fields.push_back(
-                    {key,
-                     label,
-                     [op, member] { return QString::number(op().gemm.*member); },
-                     intSetter<std::int32_t>([op, member]() -> std::int32_t & { return op().gemm.*member; }, 1,
-                                             engine::kMaxGemmDim),
-                     {}});
-            };
-            dim(QStringLiteral("m"), tr("m (rows of A and C)"), &engine::GemmShape::m);
-            dim(QStringLiteral("n"), tr("n (columns of B and C)"), &engine::GemmShape::n);
-            dim(QStringLiteral("k"), tr("k (the inner dimension)"), &engine::GemmShape::k);
-            m_fields.push_back(
-                {QStringLiteral("dtype"), tr("Element type"), [op] { return qs(engine::enumName(op().gemm.dtype)); },
-                 enumSetter<engine::GemmDtype>([op]() -> engine::GemmDtype & { return op().gemm.dtype; }),
-                 choicesOf<engine::GemmDtype>()});
-            break;
+        // The type's fields, as its row in the kernel-type table lists them (kernel_types.h).
+        for (const engine::KernelField field : engine::kernelTypeInfo(current.kernelType).fields) {
+            switch (field) {
+            case engine::KernelField::Duration:
+                duration(QStringLiteral("duration"), tr("Duration"), &engine::OpSpec::durationNs);
+                break;
+            case engine::KernelField::BufferSpan: span(); break;
+            case engine::KernelField::Gemm: gemmFields(op); break;
+            case engine::KernelField::LaunchShape:
+                integer(QStringLiteral("blocks"), tr("Blocks"), &engine::OpSpec::blocks, 1, 1 << 30);
+                integer(QStringLiteral("threads"), tr("Threads per block"), &engine::OpSpec::threadsPerBlock, 1, 1024);
+                break;
+            }
         }
-        integer(QStringLiteral("blocks"), tr("Blocks"), &engine::OpSpec::blocks, 1, 1 << 30);
-        integer(QStringLiteral("threads"), tr("Threads per block"), &engine::OpSpec::threadsPerBlock, 1, 1024);
         break;
     case engine::OpType::Memset:
         span();
@@ -413,6 +402,26 @@ void WorkloadFieldsModel::buildOpFields(int stream, int opIndex)
         break;
     case engine::OpType::Collective: buildCollectiveFields(op); break;
     }
+}
+
+// C (m x n) = A (m x k) x B (k x n); cuBLAS chooses the blocks and threads.
+void WorkloadFieldsModel::gemmFields(const std::function<engine::OpSpec &()> &op)
+{
+    const auto dim = [&](const QString &key, const QString &label, std::int32_t engine::GemmShape::*member) {
+        m_fields.push_back({key,
+                            label,
+                            [op, member] { return QString::number(op().gemm.*member); },
+                            intSetter<std::int32_t>([op, member]() -> std::int32_t & { return op().gemm.*member; }, 1,
+                                                    engine::kMaxGemmDim),
+                            {}});
+    };
+    dim(QStringLiteral("m"), tr("m (rows of A and C)"), &engine::GemmShape::m);
+    dim(QStringLiteral("n"), tr("n (columns of B and C)"), &engine::GemmShape::n);
+    dim(QStringLiteral("k"), tr("k (the inner dimension)"), &engine::GemmShape::k);
+    m_fields.push_back({QStringLiteral("dtype"), tr("Element type"),
+                        [op] { return qs(engine::enumName(op().gemm.dtype)); },
+                        enumSetter<engine::GemmDtype>([op]() -> engine::GemmDtype & { return op().gemm.dtype; }),
+                        choicesOf<engine::GemmDtype>()});
 }
 
 // NCCL's call on this stream's GPU; every GPU of the communicator makes the same one.

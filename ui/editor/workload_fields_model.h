@@ -61,6 +61,7 @@ private:
     void buildStreamFields(int stream);
     void buildOpFields(int stream, int op);
     // A collective's: its type, size, dtype, and the reduction, root or peer where its type has one.
+    void gemmFields(const std::function<engine::OpSpec &()> &op);
     void buildCollectiveFields(const std::function<engine::OpSpec &()> &op);
 
     WorkloadTreeModel *m_tree;
