@@ -101,6 +101,10 @@ __global__ void faultKernel(int *bad)
 
 // Touches every byte once for reading and once for writing. The body adds one to each word so
 // that neither the load nor the store can be optimised away; the data's values do not matter.
+__global__ void emptyKernel()
+{
+}
+
 __global__ void memoryKernel(unsigned char *data, unsigned long long bytes)
 {
     const unsigned long long tid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
@@ -164,13 +168,19 @@ cudaError_t launchFault(int blocks, int threadsPerBlock, cudaStream_t stream)
     return cudaGetLastError();
 }
 
+cudaError_t launchEmpty(int blocks, int threadsPerBlock, cudaStream_t stream)
+{
+    emptyKernel<<<blocks, threadsPerBlock, 0, stream>>>();
+    return cudaGetLastError();
+}
+
 cudaError_t preloadKernels()
 {
     cudaFuncAttributes attributes{};
     for (const void *kernel :
          {reinterpret_cast<const void *>(&spinKernel), reinterpret_cast<const void *>(&memoryKernel),
           reinterpret_cast<const void *>(&holdKernel), reinterpret_cast<const void *>(&hangKernel),
-          reinterpret_cast<const void *>(&faultKernel)}) {
+          reinterpret_cast<const void *>(&faultKernel), reinterpret_cast<const void *>(&emptyKernel)}) {
         if (const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel); err != cudaSuccess)
             return err;
     }

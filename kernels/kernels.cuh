@@ -6,6 +6,7 @@
 //    queueing a whole repetition before the GPU starts), with a time-out so it can never hang,
 //  - a fill kernel that gives a GEMM's operands random values (zeros would let the tensor cores idle on
 //    power and clock, and measure a GEMM no program runs),
+//  - an empty kernel, for what a launch alone costs,
 //  - for lessons and tests of faults: a hang kernel that never ends (until a safety cap) and a fault
 //    kernel that writes through a bad pointer (cudaErrorIllegalAddress, a sticky error).
 // Each launcher returns the launch's cudaError_t (cudaGetLastError after the launch); the caller checks it.
@@ -33,6 +34,9 @@ cudaError_t launchHang(std::uint64_t capNs, int blocks, int threadsPerBlock, cud
 
 // Every thread writes to an address no context maps: the kernel fails with an illegal address.
 cudaError_t launchFault(int blocks, int threadsPerBlock, cudaStream_t stream);
+
+// Does nothing and returns: what a launch costs on the host and on the GPU, with no work behind it.
+cudaError_t launchEmpty(int blocks, int threadsPerBlock, cudaStream_t stream);
 
 // The element types a GEMM operand is filled as.
 enum class FillType : std::uint8_t { Fp32, Fp16, Bf16, Fp8E4M3 };

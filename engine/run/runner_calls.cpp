@@ -88,6 +88,9 @@ void callKernel(const PlannedOp &plan, const PreparedOp &op)
         STREAMSCOPE_CUDA_CHECK(context, kernels::launchFault(spec.blocks, spec.threadsPerBlock, op.gpuStream));
         break;
     case KernelType::Gemm: callGemm(*op.gemm, op.gpuStream, context); break;
+    case KernelType::Empty:
+        STREAMSCOPE_CUDA_CHECK(context, kernels::launchEmpty(spec.blocks, spec.threadsPerBlock, op.gpuStream));
+        break;
     case KernelType::Count: break; // not a type
     }
 }

@@ -35,6 +35,9 @@ constexpr std::array<KernelTypeInfo, std::size_t(KernelType::Count)> kRows = {{
      [](const OpSpec &) { return std::string("fault kernel"); }},
     // cuBLAS chooses its kernels' blocks and threads.
     {KernelType::Gemm, "gemm", "a GEMM kernel", kGemm, 0, 0, false, describeGemm},
+    // Returns at once: its time on the GPU and its call on the host are what any launch costs.
+    {KernelType::Empty, "empty", "an empty kernel (it does nothing)", kShapeOnly, 1, 1, false,
+     [](const OpSpec &) { return std::string("empty kernel"); }},
 }};
 
 constexpr bool rowsInEnumOrder()

@@ -73,6 +73,7 @@ enum class KernelType : std::uint8_t {
     Hang,
     Fault,
     Gemm,
+    Empty, // does nothing: what a launch costs, alone (the launch-cost lessons' kernel)
     // New types go here, each with its row in kernel_types.cpp.
     Count // not a type: how many there are, which kernel_types.cpp checks its table against at compile time
 };

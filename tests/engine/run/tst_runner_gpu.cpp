@@ -702,6 +702,46 @@ private slots:
         }
     }
 
+    // An empty kernel (KernelType::Empty) is a launch and nothing else: as CUPTI saw it run, a microsecond
+    // or two on the GPU, where the compute kernel between them lasts its 20 us; on the host, each call costs
+    // what a cudaLaunchKernel costs (some microseconds: more than nothing, far less than a blocking call).
+    void emptyKernelsCostTheirLaunch()
+    {
+        if (!haveGpu())
+            QSKIP(m_noGpu.constData());
+        OpSpec empty;
+        empty.type = OpType::Kernel;
+        empty.kernelType = KernelType::Empty;
+        std::vector<OpSpec> ops(100, empty);
+        ops.push_back(computeOp(20'000));
+        ops.insert(ops.end(), 100, empty);
+        const Trace t = runWorkload(workload("empty kernels", {}, {stream("s0", ops)}), {});
+        if (t.timing != TimingSource::Cupti)
+            QSKIP(qPrintable("CUPTI is not available here: " + QString::fromStdString(t.timingNote)));
+        std::vector<double> gpu, host, compute;
+        for (const Repetition &rep : t.repetitions) {
+            for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+                const OpRecord &op = rep.ops[i];
+                QVERIFY(op.hasGpu());
+                if (i == 100) {
+                    compute.push_back(double(op.gpuDurationNs()));
+                    continue;
+                }
+                gpu.push_back(double(op.gpuDurationNs()));
+                host.push_back(double(op.hostEndNs - op.hostStartNs));
+            }
+        }
+        const double gpuNs = median(gpu), hostNs = median(host), computeNs = median(compute);
+        qInfo("empty kernel on %s: %.2f us on the GPU (max %.2f), its launch call %.2f us on the host; the 20 us "
+              "compute kernel beside them %.1f us",
+              m_devices.at(0).name.c_str(), gpuNs / 1e3, *std::max_element(gpu.begin(), gpu.end()) / 1e3, hostNs / 1e3,
+              computeNs / 1e3);
+        QVERIFY2(gpuNs > 0 && gpuNs <= 5'000, qPrintable(QString("an empty kernel ran %1 us").arg(gpuNs / 1e3)));
+        QVERIFY2(hostNs >= 500 && hostNs <= 50'000, qPrintable(QString("its launch took %1 us").arg(hostNs / 1e3)));
+        QVERIFY2(std::abs(computeNs - 20'000) <= 2'000,
+                 qPrintable(QString("compute kernel %1 us").arg(computeNs / 1e3)));
+    }
+
     // A compute kernel lasts its duration however full it makes the GPU: 500 us at 8, 32 and 64 warps
     // per SM (one, four and eight 256-thread blocks per SM). Timed by events alone, every one within 3 %
     // (two H100s: 506, 503, 504 us). Under CUPTI tracing, ours or Nsight Systems', a kernel of more than

@@ -132,6 +132,7 @@ private slots:
         QCOMPARE(named(KernelType::Hang), std::string("hang kernel"));
         QCOMPARE(named(KernelType::Fault), std::string("fault kernel"));
         QCOMPARE(named(KernelType::Gemm), std::string("GEMM 256x512x128 fp16"));
+        QCOMPARE(named(KernelType::Empty), std::string("empty kernel"));
     }
 
     // A pipeline's kernel is one of the types whose row says it may be.
