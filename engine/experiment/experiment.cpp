@@ -238,6 +238,7 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
         return;
     case Axis::Devices: mapDevices(root, std::stoi(s.value), spec, variant); return;
     case Axis::DefaultStream: root["defaultStream"] = s.value; return;
+    case Axis::Launch: root["launch"] = s.value; return;
     case Axis::Schedule:
         // serial: every stream waits for the one before it (the parser inserts the events), so nothing overlaps
         // across streams; such a workload has no parts that could run alone, so no solo baselines either.

@@ -17,6 +17,8 @@ bool involvesHost(const Workload &w, const std::string &buffer)
 HoldDecision decideHold(const Workload &w, std::size_t maxOps)
 {
     auto no = [](std::string reason) { return HoldDecision{false, std::move(reason)}; };
+    if (w.launch == LaunchMode::Graph)
+        return no("a graph is launched by one call, whose cost is part of what the run shows");
     if (w.opCount() > maxOps)
         return no("more than " + std::to_string(maxOps) + " ops per repetition");
     if (w.threadCount() > 1)

@@ -10,6 +10,7 @@
 
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
+#include "engine/workload/capture_check.h"
 #include "engine/workload/kernel_types.h"
 
 namespace streamscope::engine {
@@ -462,6 +463,16 @@ std::vector<PlannedOp> planOps(const Workload &workload, const std::vector<PeerL
                                                  + std::to_string(workload.schedule.size())
                                                  + " ops but the streams hold " + std::to_string(workload.opCount())
                                                  + " (call buildSchedule after changing the ops)");
+    // A workload launched as a graph: what a capture cannot hold is refused before anything runs (the parser
+    // says the same of a workload file; a Workload built in code, or varied by an axis, is checked here).
+    if (workload.launch == LaunchMode::Graph)
+        if (const std::vector<CaptureProblem> problems = captureProblems(workload); !problems.empty()) {
+            const CaptureProblem &first = problems.front();
+            throw Error(ErrorKind::InvalidInput,
+                        "workload " + quoted(workload.name) + " cannot be launched as a graph (\"launch\": \"graph\"): "
+                            + (first.where.empty() ? first.jsonPath : first.where) + ": " + first.message
+                            + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : ""));
+        }
     std::vector<PlannedOp> ops;
     ops.reserve(workload.schedule.size());
     const std::vector<int> collectiveDevices = workload.collectiveDevices(options.override);

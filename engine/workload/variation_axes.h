@@ -1,8 +1,8 @@
 // The axes an experiment varies a workload along (host memory kind, copy API, stream count, issue order,
 // chunk count, transfer size, hardware queues, peer access, GPU count,
-// default stream, overlapped or serial, NCCL's thread-block budget), the values a user types after --vary AXIS= or
-// writes in a workload's "compare" list, and their checking. In engine/workload/ because the workload parser checks a
-// lesson's "compare" list with them; experiments (engine/experiment/) apply them.
+// default stream, overlapped or serial, NCCL's thread-block budget, streams or a graph), the values a user types after
+// --vary AXIS= or writes in a workload's "compare" list, and their checking. In engine/workload/ because the workload
+// parser checks a lesson's "compare" list with them; experiments (engine/experiment/) apply them.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,7 @@ enum class Axis : std::uint8_t {
               // true)
     MaxCtas, // default | 1..64: the collectives' "nccl": {"maxCTAs"} (the thread blocks NCCL may take from compute)
     CtaPolicy, // default | efficiency | zero: the collectives' "nccl": {"ctaPolicy"} (zero: copy-engine collectives)
+    Launch, // streams | graph: the workload's "launch" (each op's own call, or one CUDA graph per repetition)
 };
 
 std::string_view toString(Axis axis);

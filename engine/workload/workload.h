@@ -142,6 +142,12 @@ struct NcclSettings {
     bool empty() const { return *this == NcclSettings{}; }
 };
 
+// How the host launches a repetition's ops. Streams: one call per op, on its stream, as a program issues them.
+// Graph: the ops captured once into a CUDA graph (stream capture across the workload's streams, forked from and
+// joined to one origin), instantiated once before the first repetition, and launched with one cudaGraphLaunch
+// per repetition; capture_check.h says what a graph can hold.
+enum class LaunchMode : std::uint8_t { Streams, Graph };
+
 enum class SyncTarget : std::uint8_t { Stream, Event, Device };
 enum class AdviseKind : std::uint8_t {
     SetReadMostly,
@@ -261,6 +267,7 @@ struct Workload {
     int device = 0; // the default device of buffers, streams and threads that name none
     PeerAccess peerAccess = PeerAccess::On;
     DefaultStreamMode defaultStream = DefaultStreamMode::Legacy;
+    LaunchMode launch = LaunchMode::Streams; // "launch": each op's own call, or one CUDA graph per repetition
     // Hardware queues (CUDA_DEVICE_MAX_CONNECTIONS, 1..32) the device gives this run's streams; 0 leaves
     // CUDA's default (8). Set before CUDA starts in the process, so a run in a fresh process honours it.
     int maxConnections = 0;
@@ -330,6 +337,7 @@ std::string_view toString(BufferKind kind);
 std::string_view toString(OpType type);
 std::string_view toString(CopyDirection dir);
 std::string_view toString(PeerAccess access);
+std::string_view toString(LaunchMode mode);
 std::string_view toString(AdviseKind kind);
 std::string_view toString(AttachKind kind);
 std::string_view toString(GemmDtype dtype);

@@ -17,6 +17,7 @@ constexpr std::array<std::string_view, 11> kOpType = {"copy",     "kernel", "mem
                                                       "prefetch", "advise", "attach", "host",   "collective"};
 constexpr std::array<std::string_view, 5> kCopyDirection = {"h2d", "d2h", "d2d", "h2h", "p2p"};
 constexpr std::array<std::string_view, 2> kPeerAccess = {"on", "off"};
+constexpr std::array<std::string_view, 2> kLaunchMode = {"streams", "graph"};
 // CopyApi::None has no spelling in a workload: "none" is never accepted by the parser (it checks).
 constexpr std::array<std::string_view, 3> kCopyApi = {"none", "sync", "async"};
 constexpr std::array<std::string_view, 5> kGemmDtype = {"fp32", "tf32", "fp16", "bf16", "fp8"};
@@ -40,6 +41,7 @@ static_assert(static_cast<std::size_t>(CollectiveDtype::Int8) + 1 == kCollective
 static_assert(static_cast<std::size_t>(ReduceOp::Avg) + 1 == kReduceOp.size());
 static_assert(static_cast<std::size_t>(CopyDirection::P2P) + 1 == kCopyDirection.size());
 static_assert(static_cast<std::size_t>(PeerAccess::Off) + 1 == kPeerAccess.size());
+static_assert(static_cast<std::size_t>(LaunchMode::Graph) + 1 == kLaunchMode.size());
 static_assert(static_cast<std::size_t>(CopyApi::Async) + 1 == kCopyApi.size());
 static_assert(static_cast<std::size_t>(GemmDtype::Fp8) + 1 == kGemmDtype.size());
 static_assert(static_cast<std::size_t>(SyncTarget::Device) + 1 == kSyncTarget.size());
@@ -74,6 +76,10 @@ template <> std::span<const std::string_view> enumNames<CopyDirection>()
 template <> std::span<const std::string_view> enumNames<PeerAccess>()
 {
     return kPeerAccess;
+}
+template <> std::span<const std::string_view> enumNames<LaunchMode>()
+{
+    return kLaunchMode;
 }
 template <> std::span<const std::string_view> enumNames<CopyApi>()
 {
@@ -128,6 +134,10 @@ std::string_view toString(CopyDirection dir)
 std::string_view toString(PeerAccess access)
 {
     return enumName(access);
+}
+std::string_view toString(LaunchMode mode)
+{
+    return enumName(mode);
 }
 std::string_view toString(AdviseKind kind)
 {

@@ -25,6 +25,7 @@ template <> std::span<const std::string_view> enumNames<OpType>();
 template <> std::span<const std::string_view> enumNames<CopyDirection>();
 template <> std::span<const std::string_view> enumNames<CopyApi>();
 template <> std::span<const std::string_view> enumNames<PeerAccess>();
+template <> std::span<const std::string_view> enumNames<LaunchMode>();
 template <> std::span<const std::string_view> enumNames<KernelType>();
 template <> std::span<const std::string_view> enumNames<GemmDtype>();
 template <> std::span<const std::string_view> enumNames<CollectiveType>();

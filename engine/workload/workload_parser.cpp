@@ -20,6 +20,7 @@
 #include "engine/util/file_util.h"
 #include "engine/util/json_locator.h"
 #include "engine/util/name_suggestion.h"
+#include "engine/workload/capture_check.h"
 #include "engine/workload/kernel_types.h"
 #include "engine/workload/pipeline_generator.h"
 #include "engine/workload/variation_axes.h"
@@ -828,6 +829,10 @@ Workload WorkloadReader::readDocument(bool parsed)
     readTop(m_doc.root());
     if (m_serial && m_issues.empty())
         serializeStreams(m_w);
+    // What a CUDA graph cannot hold, or would hold changed (capture_check.h), once the rest is right.
+    if (m_w.launch == LaunchMode::Graph && m_issues.empty())
+        for (const CaptureProblem &problem : captureProblems(m_w))
+            issueAt(problem.jsonPath, problem.message);
     // Moved out, not copied (a million ops are hundreds of megabytes): read() is the reader's last use of it.
     return std::move(m_w);
 }
@@ -869,9 +874,10 @@ void WorkloadReader::readTop(const Json &root)
     m_w.version = static_cast<int>(version->get<std::int64_t>());
 
     static const std::vector<std::string> kTopKeys = {
-        "version",    "name",     "description", "device",    "peerAccess", "defaultStream", "maxConnections",
-        "issueOrder", "warmup",   "repetitions", "timeLimit", "buffers",    "streams",       "threads",
-        "schedule",   "pipeline", "compare",     "keyFigure", "solo",       "serial",        "nccl"};
+        "version",        "name",       "description", "device",      "peerAccess", "defaultStream",
+        "maxConnections", "issueOrder", "warmup",      "repetitions", "timeLimit",  "buffers",
+        "streams",        "threads",    "schedule",    "pipeline",    "compare",    "keyFigure",
+        "solo",           "serial",     "nccl",        "launch"};
     versionTwoOnly(root, path, {"threads", "peerAccess"}, "a workload");
     checkKeys(root, path, kTopKeys, "a workload");
     m_w.name = readString(root, path, "name", false, "a workload").value_or(fileStem(m_fileName));
@@ -885,6 +891,7 @@ void WorkloadReader::readTop(const Json &root)
                             .value_or(DefaultStreamMode::Legacy);
     m_w.maxConnections =
         static_cast<int>(readInt(root, path, "maxConnections", 1, 32, false, "a workload").value_or(0));
+    m_w.launch = readEnum<LaunchMode>(root, path, "launch", false, "a workload").value_or(LaunchMode::Streams);
     if (const Json *nccl = member(root, "nccl"))
         readNccl(*nccl, "/nccl");
     m_w.issueOrder =
@@ -2371,6 +2378,8 @@ std::string workloadToJson(const Workload &w)
     j["defaultStream"] = enumName(w.defaultStream);
     if (w.maxConnections > 0)
         j["maxConnections"] = w.maxConnections;
+    if (w.launch != LaunchMode::Streams)
+        j["launch"] = enumName(w.launch);
     if (!w.nccl.empty()) {
         Json n = Json::object();
         if (w.nccl.minCTAs > 0)

@@ -58,6 +58,9 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
      "default"},
     {engine::Axis::CtaPolicy, QT_TRANSLATE_NOOP("ExperimentDialog", "NCCL CTA policy"), "default, zero",
      QT_TRANSLATE_NOOP("ExperimentDialog", "default, efficiency, zero (copy engines where NCCL can)"), "default"},
+    {engine::Axis::Launch, QT_TRANSLATE_NOOP("ExperimentDialog", "Launch"), "streams, graph",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "streams (a call per op), graph (one CUDA graph per repetition)"),
+     "streams"},
 }};
 
 QString axisName(engine::Axis axis)
@@ -157,17 +160,21 @@ ExperimentDialog::ExperimentDialog(const QString &workloadText, const QString &f
         }
         row.check->setEnabled(row.available);
         row.values->setEnabled(false);
-        grid->addWidget(row.check, i, 0);
-        grid->addWidget(row.values, i, 1);
-        grid->addWidget(row.hint, i, 2);
+        // The axes in two halves side by side, so that every row fits a projector's 720 lines.
+        const int half = (kAxisCount + 1) / 2, gridRow = i % half, column = (i / half) * 3;
+        grid->addWidget(row.check, gridRow, column);
+        grid->addWidget(row.values, gridRow, column + 1);
+        grid->addWidget(row.hint, gridRow, column + 2);
         connect(row.check, &QCheckBox::toggled, this, [this, i](bool on) {
             m_rows[std::size_t(i)].values->setEnabled(on);
             revalidate();
         });
         connect(row.values, &QLineEdit::textChanged, this, &ExperimentDialog::revalidate);
     }
-    grid->setColumnStretch(1, 2);
-    grid->setColumnStretch(2, 1);
+    for (const int half : {0, 3}) {
+        grid->setColumnStretch(half + 1, 2);
+        grid->setColumnStretch(half + 2, 1);
+    }
 
     for (const std::string &option : own) {
         const auto eq = option.find('=');

@@ -202,7 +202,7 @@ void TestExperiment::varyOptionErrors_data()
                                         << "legacy, per-thread";
     // The list of axes in the message is every axis, the newest included.
     QTest::newRow("unknown axis lists all") << "stream=2"
-                                            << "schedule, maxCTAs or ctaPolicy";
+                                            << "schedule, maxCTAs, ctaPolicy or launch";
 }
 
 void TestExperiment::varyOptionErrors()
