@@ -54,7 +54,8 @@ std::string plainVerdict(const engine::Verdict &verdict)
 }
 
 // One variant in a process of its own: `streamscope-cli run` of the variant's workload, its trace read
-// back. For grids that vary the hardware queues, which CUDA fixes when it starts in a process.
+// back. For grids that vary the hardware queues, which CUDA fixes when it starts in a process, and those with a
+// variant launched as a graph (runsApart).
 engine::Trace runInChildProcess(const engine::Workload &workload, const engine::RunOptions &options,
                                 const engine::ProgressCallback &, const std::atomic<bool> *cancel)
 {
@@ -138,10 +139,16 @@ engine::Trace runInChildProcess(const engine::Workload &workload, const engine::
     return engine::readNativeTrace(traceFile);
 }
 
-bool variesConnections(const engine::ExperimentSpec &spec)
+// Whether the variants must each run in a process of their own: CUDA reads CUDA_DEVICE_MAX_CONNECTIONS once per
+// process (a grid over the hardware queues), and a run launched as a CUDA graph leaves CUPTI in its process timing
+// the kernels of later runs wrongly (seen on an H200 with CUDA 13.0: records missing, kernels 5 us long;
+// bench/NOTES.md, "Graph mode").
+bool runsApart(const engine::ExperimentSpec &spec, const std::vector<engine::Variant> &variants)
 {
     return std::any_of(spec.axes.begin(), spec.axes.end(),
-                       [](const engine::AxisValues &a) { return a.axis == engine::Axis::Connections; });
+                       [](const engine::AxisValues &a) { return a.axis == engine::Axis::Connections; })
+           || std::any_of(variants.begin(), variants.end(),
+                          [](const engine::Variant &v) { return v.workload.launch == engine::LaunchMode::Graph; });
 }
 
 std::string signedMs(double ns)
@@ -321,9 +328,8 @@ int cmdCompare(const CompareArgs &args, const std::atomic<bool> &cancel, std::os
                        {field::kFraction, p.fraction},
                        {field::kMessage, p.run.message}});
         };
-        // CUDA reads CUDA_DEVICE_MAX_CONNECTIONS once per process: a grid over it runs each variant apart.
-        const engine::WorkloadRunner runner = variesConnections(spec) ? engine::WorkloadRunner(runInChildProcess)
-                                                                      : engine::WorkloadRunner(engine::runWorkload);
+        const engine::WorkloadRunner runner = runsApart(spec, variants) ? engine::WorkloadRunner(runInChildProcess)
+                                                                        : engine::WorkloadRunner(engine::runWorkload);
         engine::Comparison c = engine::runExperiment(spec, variants, options, runner, onProgress, &cancel);
         if (cancel.load())
             throw Error(ErrorKind::Cancelled, "cancelled; nothing was written");

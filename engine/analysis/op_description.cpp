@@ -77,6 +77,13 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
     if (op.api != CopyApi::None)
         d.copyCall = apiNameOf(op);
     d.range = rep.enclosingRange(op);
+    // A node of a graph (OpFlagGraphNode) has no call of its own: the launch that ran it is its range.
+    if (!d.range && (op.flags & OpFlagGraphNode))
+        for (const HostRange &h : rep.hostRanges)
+            if (h.category == HostRangeCategory::Launch && (h.hostThread == op.hostThread || h.hostThread < 0)) {
+                d.range = &h;
+                break;
+            }
     d.launch = rep.launchOf(opIndex);
     if (d.launch && d.gpu) {
         d.teraflops = d.launch->teraflopsPerSecond(d.gpu->durationNs);

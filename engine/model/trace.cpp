@@ -21,8 +21,9 @@ constexpr std::array<std::string_view, 8> kActivityKindNames = {"migration_h2d",
                                                                 "remote_map",     "synchronization"};
 constexpr std::array<std::string_view, 3> kPieceKindNames = {"kernel", "copy", "memset"};
 static_assert(kPieceKindNames.size() == static_cast<std::size_t>(PieceKind::Memset) + 1);
-constexpr std::array<std::string_view, 4> kHostRangeCategoryNames = {"nvtx", "cpu_op", "user_annotation",
-                                                                     "python_function"};
+constexpr std::array<std::string_view, 5> kHostRangeCategoryNames = {"nvtx", "cpu_op", "user_annotation",
+                                                                     "python_function", "launch"};
+static_assert(kHostRangeCategoryNames.size() == std::size_t(HostRangeCategory::Launch) + 1);
 constexpr std::array<std::string_view, 14> kActivityDetailNames = {"unknown",
                                                                    "user",
                                                                    "coherence",

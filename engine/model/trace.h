@@ -61,6 +61,9 @@ enum OpFlag : std::uint8_t {
     // each claim all the bytes. Its execution is the interval the stream spent on it: from the later of
     // its call and stream-ready to its end event.
     OpFlagStagedPeer = 1u << 4,
+    // Ran as a node of a CUDA graph (Workload::launch "graph"): its repetition's graph launch issued it, so it
+    // has no host call of its own; the launch is a host range of category Launch on its thread.
+    OpFlagGraphNode = 1u << 5,
 };
 
 std::string_view toString(ChannelType type);
@@ -202,8 +205,10 @@ std::optional<ActivityDetail> activityDetailFromString(std::string_view s);
 // Where a host range came from.
 //  - Nvtx: an NVTX push/pop or start/end range (Nsight Systems, StreamScope's own runs);
 //  - CpuOp, UserAnnotation, PythonFunction: the PyTorch profiler's (Kineto) events of those categories
-//    (an aten operator, a record_function block, a Python call).
-enum class HostRangeCategory : std::uint8_t { Nvtx, CpuOp, UserAnnotation, PythonFunction };
+//    (an aten operator, a record_function block, a Python call);
+//  - Launch: a call that launched a whole repetition's work at once (StreamScope's graph mode: the
+//    cudaGraphLaunch of the repetition's graph, whose ops are OpFlagGraphNode).
+enum class HostRangeCategory : std::uint8_t { Nvtx, CpuOp, UserAnnotation, PythonFunction, Launch };
 
 std::string_view toString(HostRangeCategory category);
 std::optional<HostRangeCategory> hostRangeCategoryFromString(std::string_view s);

@@ -180,9 +180,20 @@ MatchResult RecordMatcher::apply(Repetition &rep, const cupti::Batch &batch, con
             activities.push_back(&g);
             continue;
         }
-        if ((g.externalId >> 32) != context.repSeq)
-            continue; // the runner's own work (hold, calibration) or an earlier repetition
-        const std::uint64_t index = (g.externalId & 0xffffffffu) - 1;
+        std::uint64_t index = 0;
+        if (context.graphNodes && g.graphNodeId != 0) {
+            // A node of the repetition's graph: its node names the op. Not its correlation: CUPTI gives a graph's
+            // node records the correlation of another call than their launch (on an H200 with CUDA 13.0, the same
+            // one in every repetition, an earlier cudaEventRecord's), so they are the repetition's by time.
+            const auto node = context.graphNodes->find(g.graphNodeId);
+            if (node == context.graphNodes->end() || g.startNs < context.repStartNs)
+                continue; // no op's node, or an earlier repetition's
+            index = std::uint64_t(node->second);
+        } else {
+            if ((g.externalId >> 32) != context.repSeq)
+                continue; // the runner's own work (hold, calibration) or an earlier repetition
+            index = (g.externalId & 0xffffffffu) - 1;
+        }
         if (index >= rep.ops.size())
             continue;
         OpRecord &r = rep.ops[index];

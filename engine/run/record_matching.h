@@ -3,7 +3,8 @@
 //  - execution records (kernel, memcpy, memset) and synchronisation records carry the external id the
 //    runner pushed around the op's API call, (repetition sequence << 32) | (op index + 1): an op's
 //    execution is its record's interval, or the span of several (a copy the driver split); an op that
-//    expected a record and got none keeps its event timing and is flagged (OpFlagEventTimed);
+//    expected a record and got none keeps its event timing and is flagged (OpFlagEventTimed); in graph
+//    mode a record's graph node names the op, and its start the repetition;
 //  - event records, where CUPTI gives them, carry kEventRecordTag | (sequence << 32) | the place of the
 //    runner's cudaEventRecord in the repetition's event log: they become the ops' stream-ready and end
 //    moments, on execution's own clock, where they agree with the anchor's mapping;
@@ -18,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -87,6 +89,10 @@ struct RepetitionRecords {
     std::vector<bool> inRun; // per op: ran in this repetition (a solo run runs one part)
     std::vector<const void *> eventLog; // the runner's timing events, in the order it recorded them
     std::vector<OpEvents> events; // per op
+    // Graph mode: CUPTI's id of each node of the repetition's graphs -> its op (cupti::Tracer::graphNodeOps). A record
+    // of one of those nodes that started in the repetition (at or after repStartNs) belongs to the node's op, whatever
+    // its correlation; null: stream mode, records name their op by id.
+    const std::unordered_map<std::uint64_t, std::int32_t> *graphNodes = nullptr;
 };
 
 struct MatchResult {

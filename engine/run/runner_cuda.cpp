@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -65,6 +66,7 @@
 #include "engine/run/runner_calls.h"
 #include "engine/run/runner_cupti.h"
 #include "engine/run/runner_devices.h"
+#include "engine/run/runner_graph.h"
 #include "engine/run/runner_nccl.h"
 #include "engine/run/runner_objects.h"
 #include "engine/run/runner_timing.h"
@@ -195,6 +197,98 @@ private:
 };
 
 constexpr std::uint32_t kRepetitionColor = 0xff999999;
+// A stopped run with solo baselines: the rounds that finished (each repetition with its solo runs), and what is
+// missing said in the trace.
+void keepRounds(Trace &trace, std::vector<std::int64_t> &spans, int roundsDone, const Error &stop, int repetitions)
+{
+    while (int(trace.repetitions.size()) > roundsDone) {
+        trace.repetitions.pop_back();
+        spans.pop_back();
+    }
+    while (!trace.solo.runs.empty() && trace.solo.runs.back().round >= roundsDone)
+        trace.solo.runs.pop_back();
+    trace.solo.missing = "the run was stopped (" + std::string(stop.what()) + ") after " + std::to_string(roundsDone)
+                         + " of " + std::to_string(repetitions) + " rounds: repetitions "
+                         + std::to_string(roundsDone + 1) + "-" + std::to_string(repetitions)
+                         + " and their solo baselines are missing";
+    trace.timingNote += (trace.timingNote.empty() ? "" : "; ") + trace.solo.missing;
+}
+
+// "0,1": the run's devices, for the trace's metadata.
+std::string joined(const std::vector<int> &devices)
+{
+    std::string list;
+    for (const int d : devices)
+        list += (list.empty() ? "" : ",") + std::to_string(d);
+    return list;
+}
+
+// The hardware queues in force and who chose them, for the trace's metadata.
+std::string connectionsText(int connections, const Workload &workload)
+{
+    return std::to_string(connections)
+           + (workload.maxConnections > 0                  ? " (the workload's maxConnections)"
+              : std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? " (CUDA_DEVICE_MAX_CONNECTIONS)"
+                                                           : " (CUDA's default)");
+}
+
+// Whether a kernel fault broke the context: a query of the repetition's start event (which has long completed)
+// returns the sticky error from then on.
+cudaError_t stickyErrorOf(cudaEvent_t start)
+{
+    const cudaError_t e = start ? cudaEventQuery(start) : cudaSuccess;
+    return e == cudaErrorNotReady ? cudaSuccess : e;
+}
+
+// Whether the repetition's work still runs: a stream's end event or the control stream not reached yet; nothing
+// where a query met an error (the caller's synchronisation reports it).
+std::optional<bool> gpuBusy(const std::vector<std::pair<cudaEvent_t, int>> &ends, cudaStream_t control)
+{
+    bool busy = false;
+    for (const auto &[e, device] : ends) {
+        if (!e)
+            continue; // a slot this repetition left unused (a graph's launch ends in one)
+        const cudaError_t q = cudaEventQuery(e);
+        if (q != cudaSuccess && q != cudaErrorNotReady)
+            return std::nullopt;
+        busy = busy || q == cudaErrorNotReady;
+    }
+    busy = busy || cudaStreamQuery(control) == cudaErrorNotReady;
+    cudaGetLastError();
+    return busy;
+}
+
+// A solo round's records: the ops of the part that ran alone.
+SoloRun soloRunOf(const Repetition &rep, int part, const std::function<bool(std::size_t)> &ran)
+{
+    SoloRun run;
+    run.part = part;
+    run.round = rep.index;
+    for (std::size_t i = 0; i < rep.ops.size(); ++i)
+        if (ran(i))
+            run.ops.push_back(rep.ops[i]);
+    return run;
+}
+
+// A workload thread's host thread, as it starts: named for NVTX where asked, bound to its device; why not, or empty.
+std::string bindIssueThread(int device, bool nvtx, const std::string &name, std::uint64_t tid)
+{
+    if (nvtx)
+        nvtxNameOsThreadA(std::uint32_t(tid), name.c_str());
+    const cudaError_t bound = cudaSetDevice(device);
+    if (bound == cudaSuccess)
+        return {};
+    cudaGetLastError();
+    return "cudaSetDevice(" + std::to_string(device) + "): " + cuda::errorText(bound);
+}
+
+// The record of an op with `flag` set.
+OpRecord withFlag(OpRecord record, std::uint8_t flag)
+{
+    record.flags |= flag;
+    return record;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // One run
 
@@ -222,6 +316,22 @@ struct ThreadState {
     std::vector<DefaultEnd> defaultEnds;
 };
 
+// For the watchdog's thread, where the host is blocked: the op whose call each workload thread is in.
+std::string callsInProgress(const std::vector<std::unique_ptr<ThreadState>> &threads,
+                            const std::vector<PlannedOp> &plan, const Workload &workload)
+{
+    std::string calls;
+    for (const auto &thread : threads) {
+        const int i = thread->inCall.load();
+        if (i < 0 || std::size_t(i) >= plan.size())
+            continue;
+        calls += (calls.empty() ? "" : "; ")
+                 + (threads.size() > 1 ? "thread " + quoted(workload.threadName(thread->index)) + " in " : "")
+                 + plan[std::size_t(i)].context;
+    }
+    return calls.empty() ? std::string() : "the host was in the call of " + calls;
+}
+
 class CudaRun {
 public:
     CudaRun(const Workload &workload, const RunOptions &options, const ProgressCallback &progress, RunWatchdog &watch) :
@@ -237,6 +347,7 @@ public:
         settle(nullptr);
         m_watch.describeCallWith({}); // it reads this run's ops, which go now
         if (m_abandoned) { // only where a test's watchdog does not end the process: leave everything
+            m_graph.leak();
             m_objects.leak();
             m_timing.leak();
             return;
@@ -306,6 +417,8 @@ public:
         checkCancel();
 
         calibrateDevices();
+        if (graphMode())
+            captureGraphs();
         const int warmup = m_options.warmup >= 0 ? m_options.warmup : m_workload.warmup;
         const int repetitions = m_options.repetitions >= 0 ? m_options.repetitions : m_workload.repetitions;
         for (int i = 0; i < warmup; ++i) {
@@ -352,19 +465,7 @@ private:
     }
 
     // For the watchdog's thread, where the host is blocked: the op whose call it is in.
-    std::string callInProgress() const
-    {
-        std::string calls;
-        for (const auto &thread : m_threads) {
-            const int i = thread->inCall.load();
-            if (i < 0 || std::size_t(i) >= m_plan.size())
-                continue;
-            calls += (calls.empty() ? "" : "; ")
-                     + (m_threads.size() > 1 ? "thread " + quoted(m_workload.threadName(thread->index)) + " in " : "")
-                     + m_plan[std::size_t(i)].context;
-        }
-        return calls.empty() ? std::string() : "the host was in the call of " + calls;
-    }
+    std::string callInProgress() const { return callsInProgress(m_threads, m_plan, m_workload); }
 
     // Moves each stream's cursor past the ops whose end event has completed; false where a query met an
     // error (a sticky error: the context is broken).
@@ -384,12 +485,7 @@ private:
     }
 
     // Whether the context is broken by a sticky error (a kernel fault): every call returns it from now on.
-    cudaError_t stickyError() const
-    {
-        const cudaEvent_t start = m_devices.repStart();
-        const cudaError_t e = start ? cudaEventQuery(start) : cudaSuccess;
-        return e == cudaErrorNotReady ? cudaSuccess : e;
-    }
+    cudaError_t stickyError() const { return stickyErrorOf(m_devices.repStart()); }
 
     // A CUDA error seen during a repetition: where it is sticky, a kernel faulted, whichever call reported
     // it; say which kernel (the first unfinished kernel on its stream, as far as the runner saw them finish).
@@ -409,16 +505,8 @@ private:
         for (int spin = 0;; ++spin) {
             if (!advancePending())
                 return; // the caller's cudaDeviceSynchronize reports it
-            bool busy = false;
-            for (const auto &[e, device] : m_streamEndUsed) {
-                const cudaError_t q = cudaEventQuery(e);
-                if (q != cudaSuccess && q != cudaErrorNotReady)
-                    return;
-                busy = busy || q == cudaErrorNotReady;
-            }
-            busy = busy || cudaStreamQuery(m_devices.control()) == cudaErrorNotReady;
-            cudaGetLastError();
-            if (!busy)
+            const std::optional<bool> busy = gpuBusy(m_streamEndUsed, m_devices.control());
+            if (!busy || !*busy)
                 return;
             if (auto stop = m_watch.stopReason())
                 throw stoppedWhileRunning(*stop, unfinishedOps());
@@ -492,7 +580,9 @@ private:
     {
         OpPlanOptions options;
         options.override = m_override;
-        options.instrument = m_options.instrument;
+        // A graph's ops are timed by CUPTI's records of its nodes: timing events recorded inside a capture would be
+        // edges of the graph, not moments of its ops.
+        options.instrument = m_options.instrument && !graphMode();
         options.timeLimitNs = m_watch.limitNs();
         m_plan = planOps(m_workload, m_trace.peerLinks, options, m_trace);
         m_objects.prepareOps(m_plan, m_device.index, m_workload, m_override, m_options.communicatorId);
@@ -576,17 +666,7 @@ private:
     void keepFinishedRounds(const Error &stop, int repetitions)
     {
         settle(&stop);
-        while (int(m_trace.repetitions.size()) > m_soloRoundsDone) {
-            m_trace.repetitions.pop_back();
-            m_devices.clock().spans().pop_back();
-        }
-        while (!m_trace.solo.runs.empty() && m_trace.solo.runs.back().round >= m_soloRoundsDone)
-            m_trace.solo.runs.pop_back();
-        m_trace.solo.missing = "the run was stopped (" + std::string(stop.what()) + ") after "
-                               + std::to_string(m_soloRoundsDone) + " of " + std::to_string(repetitions)
-                               + " rounds: repetitions " + std::to_string(m_soloRoundsDone + 1) + "-"
-                               + std::to_string(repetitions) + " and their solo baselines are missing";
-        m_trace.timingNote += (m_trace.timingNote.empty() ? "" : "; ") + m_trace.solo.missing;
+        keepRounds(m_trace, m_devices.clock().spans(), m_soloRoundsDone, stop, repetitions);
     }
 
     // After measured repetition `round`: each part of the workload alone, in order (Trace::solo).
@@ -636,13 +716,13 @@ private:
 
         m_repLabel = label;
         NvtxRange range(m_options.nvtx, label.c_str(), kRepetitionColor);
-        startStreams(context);
-
+        // Everything the host prepares comes before the start event: after it, the GPU waits for the host.
         Repetition rep;
         rep.index = index;
         rep.ops.resize(m_plan.size());
         m_issued->restart();
         m_pending.restart();
+        startStreams(context);
         try {
             issueAndWait(rep, context);
         } catch (const Error &e) {
@@ -713,7 +793,9 @@ private:
     {
         m_watch.setActivity("issuing the repetition's ops");
         m_streamEndUsed.assign(m_objects.endSlots(), {nullptr, m_device.index});
-        if (m_threads.size() == 1) {
+        if (graphMode()) {
+            launchGraph(rep, context);
+        } else if (m_threads.size() == 1) {
             issueThread(*m_threads[0], rep, context);
         } else {
             m_currentRep = &rep;
@@ -792,6 +874,44 @@ private:
         }
     }
 
+    // -- graph mode -----------------------------------------------------------------------------------
+
+    bool graphMode() const { return m_workload.launch == LaunchMode::Graph; }
+
+    // Each set of ops the repetitions run (the whole workload; each solo part) captured and instantiated now, before
+    // the first repetition (runner_graph.h). One host thread on one GPU (capture_check.h refused anything else).
+    void captureGraphs()
+    {
+        report(RunProgress::Phase::Preparing, 0, 1, "capturing the repetition's graph");
+        m_watch.setPhase("capturing the graph");
+        std::map<int, std::vector<std::size_t>> sets;
+        for (int part = -1; part < (m_solo ? int(m_soloParts.names.size()) : 0); ++part)
+            for (const std::size_t i : m_threads[0]->ops)
+                if (part < 0 || m_soloParts.opPart[i] == part)
+                    sets[part].push_back(i);
+        std::string why;
+        if (!m_graph.capture(
+                sets, m_devices.control(), m_timing.tracer(),
+                [this](std::size_t i) { return m_objects.op(i).gpuStream; },
+                [this](std::size_t i) { callOp(m_plan[i], m_objects.op(i), m_workload.defaultStream); },
+                [this](std::size_t i) { return m_plan[i].context; }, why))
+            m_timing.fallBack("a graph's records are tied to its ops by graph node, and CUPTI's node callbacks failed: "
+                              + why);
+    }
+
+    // One repetition in graph mode: one cudaGraphLaunch on the control stream, after the start event. Its ops make
+    // no calls of their own (OpFlagGraphNode): their records are filled in once the GPU has its work.
+    void launchGraph(Repetition &rep, const std::string &context)
+    {
+        useDevice(m_device.index);
+        rep.hostRanges.push_back(m_graph.launch(m_soloPart, m_devices.control(), context, m_trace));
+        m_timing.recordEvent(m_graph.end(), m_devices.control(), context, m_repSeq);
+        m_streamEndUsed.at(0) = {m_graph.end(), m_device.index};
+        for (const std::size_t i : m_threads[0]->ops)
+            if (inRun(i))
+                rep.ops[i] = withFlag(issuedRecord(m_plan[i], i, 0), OpFlagGraphNode);
+    }
+
     // -- host threads ---------------------------------------------------------------------------------
 
     // One std::thread per workload thread (issue_threads.h), each bound to its device, started before
@@ -801,15 +921,8 @@ private:
         if (m_threads.size() < 2)
             return;
         m_trace.hostThreads.resize(m_threads.size());
-        const auto bind = [this](int t, std::uint64_t tid) -> std::string {
-            if (m_options.nvtx)
-                nvtxNameOsThreadA(std::uint32_t(tid), m_workload.threadName(t).c_str());
-            const int device = m_threads[std::size_t(t)]->device;
-            const cudaError_t bound = cudaSetDevice(device);
-            if (bound == cudaSuccess)
-                return {};
-            cudaGetLastError();
-            return "cudaSetDevice(" + std::to_string(device) + "): " + cuda::errorText(bound);
+        const auto bind = [this](int t, std::uint64_t tid) {
+            return bindIssueThread(m_threads[std::size_t(t)]->device, m_options.nvtx, m_workload.threadName(t), tid);
         };
         const auto issue = [this](int t) { issueThread(*m_threads[std::size_t(t)], *m_currentRep, m_currentContext); };
         m_issueThreads = std::make_unique<IssueThreads>(int(m_threads.size()), *m_issued, bind, issue);
@@ -837,6 +950,8 @@ private:
             records.inRun[i] = inRun(i);
             records.events[i] = {m_objects.op(i).beginUsed, m_objects.op(i).end.get()};
         }
+        if (graphMode())
+            records.graphNodes = &m_graph.nodeOps();
         const MatchResult result =
             m_timing.applyRecords(rep, context, previousRepEndNs, std::move(records), *m_matcher);
         m_unifiedMemoryLost = m_unifiedMemoryLost || result.unifiedMemoryLost;
@@ -882,13 +997,7 @@ private:
         }
         addKernelWork(rep, m_plan);
         if (m_soloPart >= 0) {
-            SoloRun run;
-            run.part = m_soloPart;
-            run.round = rep.index;
-            for (std::size_t i = 0; i < rep.ops.size(); ++i)
-                if (inRun(i))
-                    run.ops.push_back(rep.ops[i]);
-            m_trace.solo.runs.push_back(std::move(run));
+            m_trace.solo.runs.push_back(soloRunOf(rep, m_soloPart, [this](std::size_t i) { return inRun(i); }));
             return;
         }
         m_trace.repetitions.push_back(std::move(rep));
@@ -954,22 +1063,16 @@ private:
             md["hold_timeouts"] = std::to_string(m_holdTimeouts);
         m_devices.clock().describe(md, kAnchorTries);
         m_devices.describe(md); // every other device's spin rate beside the trace's (the primary's)
-        if (m_used.size() > 1) {
-            std::string list;
-            for (const int d : m_used)
-                list += (list.empty() ? "" : ",") + std::to_string(d);
-            md["devices"] = list;
-        }
+        if (m_used.size() > 1)
+            md["devices"] = joined(m_used);
         if (m_solo)
             md["solo"] = std::to_string(m_soloParts.names.size()) + " parts, each alone after each of "
                          + std::to_string(m_soloRoundsDone) + " measured repetitions";
         md["host_threads"] = std::to_string(m_threads.size());
+        describeLaunch(m_trace, m_workload.launch, m_graph.description());
         md["default_stream"] = m_workload.defaultStream == DefaultStreamMode::PerThread ? "per-thread" : "legacy";
         md["timing"] = std::string(toString(m_trace.timing));
-        md["max_connections"] = std::to_string(m_connections)
-                                + (m_workload.maxConnections > 0                ? " (the workload's maxConnections)"
-                                   : std::getenv("CUDA_DEVICE_MAX_CONNECTIONS") ? " (CUDA_DEVICE_MAX_CONNECTIONS)"
-                                                                                : " (CUDA's default)");
+        md["max_connections"] = connectionsText(m_connections, m_workload);
         m_timing.describe();
     }
 
@@ -1005,6 +1108,7 @@ private:
     // Declaration order is release order reversed: events and streams go before the buffers.
     RunObjects m_objects; // the workload's buffers, streams, ops' events and the hold flag
     RunDevices m_devices; // each device's control stream, anchor and start events, clock and calibration
+    GraphRun m_graph; // graph mode: the graphs, their nodes' ops and their end event (runner_graph.h)
     // Event sharing: a timing event costs ~1.5 us of GPU time on the stream that records it, so an
     // op's begin reuses the last event recorded on its stream when nothing was enqueued there since
     // (the previous op's end, or the held repetition's start). Only on streams that cannot be held up

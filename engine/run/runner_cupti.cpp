@@ -4,6 +4,7 @@
 #include "engine/run/runner_cupti.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <ctime>
 #include <memory>
@@ -197,6 +198,7 @@ template <typename Record> GpuRecord gpuRecord(GpuRecord::Kind kind, const Recor
     r.channelType = channelTypeOf(a->channelType);
     r.streamId = a->streamId;
     r.deviceId = std::int32_t(a->deviceId);
+    r.graphNodeId = a->graphNodeId;
     return r;
 }
 
@@ -330,6 +332,48 @@ void CUPTIAPI bufferCompleted(CUcontext context, uint32_t streamId, uint8_t *buf
     g.incomplete += incomplete;
 }
 
+// Graph nodes and their ops (Tracer::trackGraphNodes): CUPTI's resource callbacks come on the thread that creates
+// or clones the node, so the op being captured and the map are process-wide, as CUPTI's buffers are.
+struct GraphNodes {
+    std::mutex mutex;
+    std::atomic<int> captureOp{-1};
+    std::unordered_map<std::uint64_t, std::int32_t> ops; // node id -> op
+    CUpti_SubscriberHandle subscriber = nullptr;
+};
+GraphNodes &graphNodes()
+{
+    static GraphNodes nodes;
+    return nodes;
+}
+
+void CUPTIAPI graphNodeCallback(void *, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void *data)
+{
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE || !data)
+        return;
+    const auto *resource = static_cast<const CUpti_ResourceData *>(data);
+    const auto *graph = static_cast<const CUpti_GraphData *>(resource->resourceDescriptor);
+    if (!graph)
+        return;
+    GraphNodes &g = graphNodes();
+    std::uint64_t node = 0;
+    if (cuptiGetGraphNodeId(graph->node, &node) != CUPTI_SUCCESS)
+        return;
+    if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED) {
+        const int op = g.captureOp.load(std::memory_order_relaxed);
+        if (op < 0)
+            return;
+        const std::lock_guard lock(g.mutex);
+        g.ops[node] = op;
+    } else if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+        std::uint64_t original = 0;
+        if (cuptiGetGraphNodeId(graph->originalNode, &original) != CUPTI_SUCCESS)
+            return;
+        const std::lock_guard lock(g.mutex);
+        if (const auto it = g.ops.find(original); it != g.ops.end())
+            g.ops[node] = it->second;
+    }
+}
+
 // Callbacks and the clock are registered once per process; CUPTI keeps them across enable/disable.
 bool registerOnce(std::string &whyNot)
 {
@@ -409,6 +453,12 @@ std::unique_ptr<Tracer> Tracer::start(std::string &whyNot, bool kernelLatency)
 
 Tracer::~Tracer()
 {
+    if (m_graphNodes) { // the subscription stays for the process (trackGraphNodes): only this run's nodes go
+        GraphNodes &nodes = graphNodes();
+        const std::lock_guard lock(nodes.mutex);
+        nodes.ops.clear();
+        nodes.captureOp = -1;
+    }
     disableAll();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     Gathered &g = gathered();
@@ -416,6 +466,44 @@ Tracer::~Tracer()
     g.records.clear();
     g.external.clear();
     g.dropped = 0;
+}
+
+// Subscribed once per process, as the activity callbacks are registered once (registerOnce): between runs the
+// callbacks find no op set and do nothing.
+bool Tracer::trackGraphNodes(std::string &whyNot)
+{
+    if (m_graphNodes)
+        return true;
+    static std::once_flag once;
+    static std::string error;
+    std::call_once(once, [] {
+        GraphNodes &nodes = graphNodes();
+        if (const CUptiResult r = cuptiSubscribe(&nodes.subscriber, graphNodeCallback, nullptr); r != CUPTI_SUCCESS) {
+            error = failed("cuptiSubscribe", r);
+            return;
+        }
+        for (const CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED})
+            if (const CUptiResult r = cuptiEnableCallback(1, nodes.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id);
+                r != CUPTI_SUCCESS) {
+                error = failed("cuptiEnableCallback(RESOURCE)", r);
+                return;
+            }
+    });
+    whyNot = error;
+    m_graphNodes = error.empty();
+    return m_graphNodes;
+}
+
+void Tracer::setCaptureOp(int op)
+{
+    graphNodes().captureOp.store(op, std::memory_order_relaxed);
+}
+
+std::unordered_map<std::uint64_t, std::int32_t> Tracer::graphNodeOps() const
+{
+    GraphNodes &nodes = graphNodes();
+    const std::lock_guard lock(nodes.mutex);
+    return nodes.ops;
 }
 
 bool Tracer::enableDriverCalls(std::string &whyNot)

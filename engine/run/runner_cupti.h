@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/model/trace.h"
@@ -46,6 +47,9 @@ struct GpuRecord {
     std::int32_t deviceId = -1; // the device that ran it (CUDA's device index)
     std::int32_t srcDeviceId = -1; // peer copies (CUPTI_ACTIVITY_KIND_MEMCPY2): the two ends
     std::int32_t dstDeviceId = -1;
+    // Kernels, memcpys and memsets a graph launch ran: CUPTI's id of the graph node (of the instantiated
+    // graph) that ran it; 0 for work issued on a stream. Such records all carry the launch's correlation.
+    std::uint64_t graphNodeId = 0;
     ActivityKind activity = ActivityKind::MigrationH2D; // UnifiedMemory, Synchronization
     ActivityDetail detail = ActivityDetail::Unknown;
     std::uint64_t value = 0; // unified memory: bytes, or faults in a fault group
@@ -103,6 +107,15 @@ public:
     // call launched it. Only for runs with library ops: every runtime call makes driver calls too.
     bool enableDriverCalls(std::string &whyNot);
 
+    // Graph mode (Workload::launch "graph"): ties the nodes of the graphs the runner captures to its ops. Every
+    // graph node created while an op is set (setCaptureOp) belongs to that op, and every node cloned from one
+    // (cudaGraphInstantiate clones them, and CUPTI's records name the clone) to the same op, through CUPTI's
+    // resource callbacks. False with `whyNot` where they cannot be had.
+    bool trackGraphNodes(std::string &whyNot);
+    void setCaptureOp(int op); // -1: none (nodes created now are nobody's)
+    // CUPTI's id of each node tracked so far -> its op.
+    std::unordered_map<std::uint64_t, std::int32_t> graphNodeOps() const;
+
     bool latencyTimestamps() const { return m_latency; }
     // Whether CUDA event records come with their device timestamps (cuptiActivityEnableCudaEventDeviceTimestamps):
     // then a recorded event's moment is CUPTI's, on the same clock as execution, and no anchor is needed.
@@ -115,6 +128,7 @@ private:
     bool m_latency = false;
     bool m_eventTimestamps = false;
     bool m_unifiedMemory = false;
+    bool m_graphNodes = false;
     std::uint32_t m_version = 0;
 };
 

@@ -17,6 +17,7 @@ inline QString hostRangeCategoryLabel(engine::HostRangeCategory category)
     case engine::HostRangeCategory::CpuOp: return QCoreApplication::translate("HostRange", "CPU op");
     case engine::HostRangeCategory::UserAnnotation: return QCoreApplication::translate("HostRange", "annotation");
     case engine::HostRangeCategory::PythonFunction: return QCoreApplication::translate("HostRange", "Python function");
+    case engine::HostRangeCategory::Launch: return QCoreApplication::translate("HostRange", "graph launch");
     }
     return {};
 }

@@ -274,6 +274,18 @@ void addPieces(const engine::Repetition &rep, int streams, qint64 originNs, std:
 
 } // namespace
 
+namespace {
+// Per thread slot (thread + 1; slot 0: no known thread), whether it launched a graph (HostRangeCategory::Launch).
+std::vector<bool> launchingThreads(const engine::Repetition &rep, int threads)
+{
+    std::vector<bool> launches(std::size_t(threads) + 1, false);
+    for (const engine::HostRange &h : rep.hostRanges)
+        if (h.category == engine::HostRangeCategory::Launch)
+            launches[h.hostThread >= 0 && h.hostThread < threads ? std::size_t(h.hostThread) + 1 : 0] = true;
+    return launches;
+}
+} // namespace
+
 void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interference)
 {
     const auto &ops = rep().ops;
@@ -352,11 +364,14 @@ void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interferenc
         if (kindSeen[k])
             m_kinds.push_back(engine::OpKind(k));
 
+    // A thread that launched graphs (graph mode) has a lane even without a call of its own: its launches are
+    // drawn under it (buildRangeLanes).
+    const std::vector<bool> launches = launchingThreads(rep(), threads);
     // Host threads first: that is where work is issued, and Nsight Systems orders rows the same way.
     m_hostLane.assign(std::size_t(threads) + 1, -1);
     for (int slot = 1; slot <= threads + 1; ++slot) {
         const int t = slot % (threads + 1); // known threads in order, the unknown one last
-        if (byThread[std::size_t(t)].size() == 0)
+        if (byThread[std::size_t(t)].size() == 0 && !launches[std::size_t(t)])
             continue;
         Lane lane;
         lane.kind = LaneKind::HostThread;
@@ -368,7 +383,7 @@ void LaneModel::buildIntervalLanes(const engine::InterferenceReport *interferenc
             lane.title = info.name.empty() ? QStringLiteral("host thread %1").arg(t - 1) : fromStd(info.name);
         }
         const auto calls = byThread[std::size_t(t)].size();
-        lane.subtitle = QStringLiteral("%1 calls").arg(calls);
+        lane.subtitle = calls == 0 ? QStringLiteral("its graph launches below") : QStringLiteral("%1 calls").arg(calls);
         if (blocking[std::size_t(t)])
             lane.subtitle += QStringLiteral(" · %1 blocking").arg(blocking[std::size_t(t)]);
         lane.intervals = std::move(byThread[std::size_t(t)]);

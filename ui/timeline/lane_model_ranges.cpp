@@ -51,12 +51,13 @@ void LaneModel::buildRangeLanes()
     const auto slotOf = [&](int thread) { return thread >= 0 && thread < threads ? std::size_t(thread) + 1 : 0; };
     std::vector<std::vector<IntervalLane>> rows(std::size_t(threads) + 1);
     std::vector<std::size_t> total(rows.size(), 0), hidden(rows.size(), 0);
-    std::vector<std::uint8_t> nvtx(rows.size(), 0);
+    std::vector<std::uint8_t> nvtx(rows.size(), 0), launch(rows.size(), 0);
     for (std::size_t i = 0; i < ranges.size(); ++i) {
         const engine::HostRange &h = ranges[i];
         const std::size_t slot = slotOf(h.hostThread);
         ++total[slot];
         nvtx[slot] |= h.category == engine::HostRangeCategory::Nvtx;
+        launch[slot] |= h.category == engine::HostRangeCategory::Launch;
         if (h.depth >= kMaxRangeRows) {
             ++hidden[slot];
             continue;
@@ -72,7 +73,8 @@ void LaneModel::buildRangeLanes()
     // no CUDA call) gets its name into its first row's title.
     auto rowLanes = [&](std::size_t slot, bool named) {
         std::vector<Lane> out;
-        const QString label = rangeRowLabel(nvtx[slot] != 0);
+        const QString label = launch[slot] && !nvtx[slot] ? hostRangeCategoryLabel(engine::HostRangeCategory::Launch)
+                                                          : rangeRowLabel(nvtx[slot] != 0);
         for (std::size_t depth = 0; depth < rows[slot].size(); ++depth) {
             Lane lane;
             lane.kind = LaneKind::HostRanges;

@@ -203,6 +203,55 @@ private slots:
         QCOMPARE(f.matcher().apply(solo, batch, alone, md).missingRecords, 1);
     }
 
+    // Graph mode: a record's graph node names the op (the runner's map of CUPTI's node ids, cloned nodes included),
+    // whatever correlation CUPTI gave it (on an H200, an earlier cudaEventRecord's, or none): a record of the
+    // repetition's graph is one that started in it. A node that is no op's, a record that started before the
+    // repetition (an earlier one's), and a record of no node with no id of this repetition's, are nobody's.
+    void graphRecordsFindTheirOpsByNode()
+    {
+        Fixture f;
+        Repetition rep = f.eventTimed();
+        const std::unordered_map<std::uint64_t, std::int32_t> nodes = {
+            {(2ull << 32) | 0, std::int32_t(Fixture::copy)},
+            {(2ull << 32) | 1, std::int32_t(Fixture::kernel)},
+            {(2ull << 32) | 2, std::int32_t(Fixture::memset)},
+            {(2ull << 32) | 3, std::int32_t(Fixture::memoryKernel)}};
+        const auto node = [](cupti::GpuRecord::Kind kind, std::uint64_t id, std::int64_t start, std::int64_t end,
+                             std::uint32_t seq = kSeq) {
+            cupti::GpuRecord g = execution(kind, 0, start, end);
+            g.externalId = opExternalId(seq, 999); // no op's: CUPTI's correlation for a node is not its op's
+            g.graphNodeId = id;
+            return g;
+        };
+        cupti::Batch batch;
+        batch.records.push_back(node(cupti::GpuRecord::Kind::Memcpy, (2ull << 32) | 0, 1100, 1400));
+        batch.records.push_back(node(cupti::GpuRecord::Kind::Kernel, (2ull << 32) | 1, 3100, 3300));
+        batch.records.push_back(node(cupti::GpuRecord::Kind::Memset, (2ull << 32) | 2, 5100, 5150));
+        batch.records.back().externalId = eventExternalId(kSeq - 1, 2); // as CUPTI has it: another call's
+        batch.records.push_back(node(cupti::GpuRecord::Kind::Kernel, (2ull << 32) | 3, 500, 600, kSeq - 1));
+        batch.records.push_back(node(cupti::GpuRecord::Kind::Kernel, (2ull << 32) | 9, 1500, 1600));
+        batch.records.push_back(node(cupti::GpuRecord::Kind::Kernel, 0, 1700, 1800));
+        batch.records.back().externalId = 0;
+        RepetitionRecords context = f.context();
+        context.repStartNs = 1000;
+        context.graphNodes = &nodes;
+        std::map<std::string, std::string> md;
+        const MatchResult result = f.matcher().apply(rep, batch, context, md);
+        QCOMPARE(rep.ops[Fixture::copy].gpuStartNs, std::int64_t(1100));
+        QCOMPARE(rep.ops[Fixture::copy].gpuEndNs, std::int64_t(1400));
+        QCOMPARE(rep.ops[Fixture::kernel].gpuStartNs, std::int64_t(3100));
+        QCOMPARE(rep.ops[Fixture::memset].gpuEndNs, std::int64_t(5150));
+        // The memory kernel's only record started before the repetition: it keeps its events and says so.
+        QCOMPARE(result.missingRecords, 1);
+        QVERIFY(rep.ops[Fixture::memoryKernel].flags & OpFlagEventTimed);
+        QVERIFY(!(rep.ops[Fixture::kernel].flags & OpFlagEventTimed));
+
+        // Without the map (stream mode), the records' ids are no op's: nothing is matched.
+        Repetition streams = f.eventTimed();
+        QCOMPARE(f.matcher().apply(streams, batch, f.context(), md).missingRecords, 4);
+        QCOMPARE(streams.ops[Fixture::kernel].gpuStartNs, std::int64_t(3000));
+    }
+
     void eventMoments()
     {
         Fixture f;

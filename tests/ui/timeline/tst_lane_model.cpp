@@ -271,6 +271,42 @@ private slots:
         QCOMPARE(trace.repetitions[0].ops[0].gbPerSecond(), 50.0);
     }
 
+    // Graph mode: the ops have no calls of their own; the thread that launched the graph still has its lane, with
+    // the launch on a row under it, titled as a graph launch (not as CPU ops, and not a second time elsewhere).
+    void graphLaunchUnderItsThread()
+    {
+        engine::Trace trace = streamscope::test::TraceBuilder()
+                                  .timing(engine::TimingSource::Cupti)
+                                  .thread("main")
+                                  .stream("s0")
+                                  .kernel(100, 200)
+                                  .kernel(210, 300)
+                                  .build();
+        for (engine::OpRecord &op : trace.repetitions[0].ops) {
+            op.hostStartNs = op.hostEndNs = engine::kNoTime;
+            op.flags |= engine::OpFlagGraphNode;
+        }
+        engine::HostRange launch;
+        launch.startNs = 0;
+        launch.endNs = 50;
+        launch.nameId = trace.intern("cudaGraphLaunch (2 nodes)");
+        launch.hostThread = 0;
+        launch.category = engine::HostRangeCategory::Launch;
+        trace.repetitions[0].hostRanges.push_back(launch);
+        const LaneModel model(trace, 0);
+        QVERIFY(model.lane(0).kind == LaneKind::HostThread);
+        QCOMPARE(model.lane(0).title, QStringLiteral("main"));
+        QCOMPARE(model.lane(0).subtitle, QStringLiteral("its graph launches below"));
+        QVERIFY(model.lane(1).kind == LaneKind::HostRanges);
+        QCOMPARE(model.lane(1).title, QStringLiteral("graph launch"));
+        QCOMPARE(model.lane(1).intervals.size(), std::size_t(1));
+        int rangeRows = 0;
+        for (int i = 0; i < model.laneCount(); ++i)
+            rangeRows += model.lane(i).kind == LaneKind::HostRanges;
+        QCOMPARE(rangeRows, 1);
+        QVERIFY(model.lane(2).kind == LaneKind::Stream);
+    }
+
     // A channel that ran the copies of several streams gets a lane under the D2H counts, holding them
     // all; a channel of one stream's copies does not (its lane would repeat the stream's).
     void copyEngineLanes()
