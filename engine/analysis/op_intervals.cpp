@@ -31,6 +31,10 @@ bool isHostBlocking(const OpRecord &op)
     // its 20 us copy returned while the copy still ran, and was marked blocking. "Nearly": the last
     // quarter, or 5 us, of the GPU part may follow the call's return (a staged copy's last DMA).
     const std::int64_t gpu = op.gpuDurationNs();
+    // A kernel shorter than half its own launch call ran and ended inside the call (2 us kernels launched in 7 us
+    // each, the launch-cost lesson): the call did not wait for it.
+    if (op.kind == OpKind::Kernel && 2 * gpu < host)
+        return false;
     const std::int64_t slack = std::max<std::int64_t>(kBlockingMinNs, gpu / 4);
     return host >= gpu / 2 + gpu % 2 && op.hostEndNs >= saturatingSub(op.gpuEndNs, slack);
 }

@@ -101,6 +101,13 @@ void TestAnalysis::hostBlocking_data()
     QTest::newRow("call that returns as its copy ends")
         << int(OpKind::CopyH2D) << qint64(20'000) << qint64(20'000) << true;
     QTest::newRow("kernel launch") << int(OpKind::Kernel) << qint64(1'000'000) << qint64(4'000) << false;
+    // A 2 us kernel launched in a 7 us call ran and ended inside the call: the call did not wait for it (every
+    // launch of the many-small-kernels lesson was drawn as blocking before).
+    QTest::newRow("short kernel ends inside its launch call")
+        << int(OpKind::Kernel) << qint64(2'000) << qint64(7'000) << false;
+    // A launch that returned only as its 20 us kernel ended (a full launch queue) did wait.
+    QTest::newRow("launch that waits for its kernel")
+        << int(OpKind::Kernel) << qint64(20'000) << qint64(21'000) << true;
     QTest::newRow("stream sync waits") << int(OpKind::HostSync) << qint64(-1) << qint64(200'000) << true;
     QTest::newRow("host work is work") << int(OpKind::HostWork) << qint64(-1) << qint64(200'000) << false;
 }
