@@ -110,6 +110,10 @@ RepetitionStats analyzeRepetition(const Trace &trace, int repetition)
 
     std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> perStream(trace.streams.size());
     std::int64_t gpuLo = std::numeric_limits<std::int64_t>::max(), gpuHi = std::numeric_limits<std::int64_t>::min();
+    // A graph's launches are API calls too (their ops made none of their own).
+    for (const HostRange &h : trace.repetitions[repetition].hostRanges)
+        if (h.category == HostRangeCategory::Launch)
+            st.hostCallNs = saturatingAdd(st.hostCallNs, h.durationNs());
     for (const OpRecord &op : trace.repetitions[repetition].ops) {
         if (op.hasHost() && op.kind != OpKind::HostWork) {
             st.hostCallNs = saturatingAdd(st.hostCallNs, op.hostDurationNs());

@@ -303,6 +303,13 @@ std::pair<std::int64_t, std::int64_t> Trace::extent(int repetition) const
             lo = std::min(lo, a.startNs);
             hi = std::max(hi, std::max(a.startNs, a.endNs));
         }
+    // A graph's launch is the host call of its ops (OpFlagGraphNode have none of their own). Other host ranges are
+    // annotations, which may span far more than the repetition's work.
+    for (const HostRange &h : repetitions[repetition].hostRanges)
+        if (h.category == HostRangeCategory::Launch && h.startNs != kNoTime && h.endNs >= h.startNs) {
+            lo = std::min(lo, h.startNs);
+            hi = std::max(hi, h.endNs);
+        }
     if (lo > hi)
         return {0, 0};
     return {lo, hi};

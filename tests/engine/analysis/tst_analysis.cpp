@@ -23,6 +23,7 @@ private slots:
     void hostBlocking_data();
     void hostBlocking();
     void repetitionStats();
+    void graphLaunchIsTheHostCall();
     void scaledRepetition();
     void summaryAcrossRepetitions();
     void activityProfile();
@@ -122,6 +123,36 @@ void TestAnalysis::hostBlocking()
     b.op(static_cast<OpKind>(kind), gpuNs >= 0 ? 1000 : engine::kNoTime, gpuNs >= 0 ? 1000 + gpuNs : engine::kNoTime)
         .host(0, hostNs);
     QCOMPARE(engine::isHostBlocking(b.last()), blocking);
+}
+
+// Graph mode: the ops have no calls of their own and the repetition's cudaGraphLaunch is a host range of category
+// launch. It is the repetition's host call: the makespan starts with it and the host's time in API calls counts it.
+// An NVTX range around everything is an annotation and changes neither.
+void TestAnalysis::graphLaunchIsTheHostCall()
+{
+    engine::Trace trace =
+        test::TraceBuilder().thread("main").stream("s0").kernel(1'000, 2'000).kernel(2'100, 3'000).build();
+    for (engine::OpRecord &op : trace.repetitions[0].ops) {
+        op.hostStartNs = op.hostEndNs = engine::kNoTime;
+        op.flags |= engine::OpFlagGraphNode;
+    }
+    engine::HostRange annotation;
+    annotation.startNs = -50'000;
+    annotation.endNs = 50'000;
+    annotation.nameId = trace.intern("everything");
+    annotation.hostThread = 0;
+    trace.repetitions[0].hostRanges.push_back(annotation);
+    engine::HostRange launch = annotation;
+    launch.startNs = 200;
+    launch.endNs = 700;
+    launch.nameId = trace.intern("cudaGraphLaunch (2 nodes)");
+    launch.category = engine::HostRangeCategory::Launch;
+    trace.repetitions[0].hostRanges.push_back(launch);
+    const engine::RepetitionStats st = engine::analyzeRepetition(trace, 0);
+    QCOMPARE(st.makespanNs, std::int64_t(2'800)); // 200 .. 3000
+    QCOMPARE(st.gpuSpanNs, std::int64_t(2'000));
+    QCOMPARE(st.hostCallNs, std::int64_t(500));
+    QCOMPARE(st.hostBlockedNs, std::int64_t(0));
 }
 
 void TestAnalysis::repetitionStats()
