@@ -10,6 +10,7 @@
 
 #include "engine/analysis/interference.h"
 #include "engine/analysis/op_intervals.h"
+#include "engine/model/op_kinds.h"
 #include "engine/model/units.h"
 
 namespace streamscope::engine {
@@ -34,6 +35,7 @@ void addPerGpuMetrics(const TraceSummary &summary, const std::vector<int> &devic
 void addPeerLinkMetrics(const TraceSummary &summary, const AddMetric &add);
 void addUnifiedMemoryMetrics(const TraceSummary &summary, const AddMetric &add);
 void addCommunicationMetrics(const Trace &trace, const AddMetric &add);
+void addLaunchMetrics(const Trace &trace, const AddMetric &add);
 
 } // namespace
 
@@ -128,6 +130,7 @@ std::vector<SummaryMetric> summaryMetrics(const Trace &trace, const TraceSummary
     addPeerLinkMetrics(summary, add);
     addCommunicationMetrics(trace, add);
     addUnifiedMemoryMetrics(summary, add);
+    addLaunchMetrics(trace, add);
     add("Host time in API calls", "Time the host thread spent inside CUDA calls", MetricUnit::Duration,
         [](const RS &r) { return double(r.hostCallNs); });
     add("Host blocked", "The part of that spent in calls that waited for the GPU", MetricUnit::Duration,
@@ -323,6 +326,64 @@ void addCommunicationMetrics(const Trace &trace, const AddMetric &add)
         "The mean of the collectives' bus bandwidths (nccl-tests' busbw: an all-reduce's size x 2(n-1)/n over its "
         "time), to compare with the links' peak",
         MetricUnit::Bandwidth, field([](const CommunicationStats &c) { return c.busGBs; }));
+}
+
+// What launching cost (#28): the calls that launched GPU work, and the GPU's idle time between one kernel and the
+// next on a stream (what launch latency leaves). Per repetition, from its records.
+struct LaunchStats {
+    double calls = 0; // ops' calls that enqueued GPU work, and graph launches
+    double kernelGapNs = kNotApplicable; // median idle time between consecutive kernels of a stream
+};
+
+LaunchStats launchOf(const Trace &trace, const Repetition &rep)
+{
+    LaunchStats out;
+    for (const HostRange &h : rep.hostRanges)
+        out.calls += h.category == HostRangeCategory::Launch;
+    std::map<int, std::vector<const OpRecord *>> byStream;
+    for (const OpRecord &op : rep.ops) {
+        if (op.hasHost() && opKindInfo(op.kind).gpuWork)
+            out.calls += 1;
+        if (op.hasGpu() && op.stream >= 0)
+            byStream[op.stream].push_back(&op);
+    }
+    std::vector<double> gaps;
+    for (auto &[stream, ops] : byStream) {
+        std::sort(ops.begin(), ops.end(),
+                  [](const OpRecord *a, const OpRecord *b) { return a->gpuStartNs < b->gpuStartNs; });
+        for (std::size_t i = 1; i < ops.size(); ++i)
+            if (ops[i - 1]->kind == OpKind::Kernel && ops[i]->kind == OpKind::Kernel
+                && ops[i]->gpuStartNs >= ops[i - 1]->gpuEndNs)
+                gaps.push_back(double(ops[i]->gpuStartNs - ops[i - 1]->gpuEndNs));
+    }
+    if (!gaps.empty())
+        out.kernelGapNs = spreadOf(std::move(gaps)).median;
+    static_cast<void>(trace);
+    return out;
+}
+
+void addLaunchMetrics(const Trace &trace, const AddMetric &add)
+{
+    auto stats = std::make_shared<std::vector<LaunchStats>>();
+    stats->reserve(trace.repetitions.size());
+    for (const Repetition &rep : trace.repetitions)
+        stats->push_back(launchOf(trace, rep));
+    const auto field = [stats](auto fn) {
+        return [stats, fn](const RS &r) {
+            if (r.repetition < 0 || std::size_t(r.repetition) >= stats->size())
+                return kNotApplicable;
+            return fn((*stats)[std::size_t(r.repetition)]);
+        };
+    };
+    add("Launch calls",
+        "Calls that enqueued GPU work (a kernel, copy or memset launch each), and a graph's one cudaGraphLaunch "
+        "for all its ops",
+        MetricUnit::Count, field([](const LaunchStats &s) { return s.calls; }));
+    if (std::any_of(stats->begin(), stats->end(), [](const LaunchStats &s) { return !std::isnan(s.kernelGapNs); }))
+        add("Gap between kernels",
+            "The median idle time on a stream between one kernel's end and the next kernel's start: what each "
+            "launch left the GPU waiting, where the host launched kernels more slowly than they ran",
+            MetricUnit::Duration, field([](const LaunchStats &s) { return s.kernelGapNs; }));
 }
 
 // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).

@@ -57,6 +57,47 @@ private slots:
         QCOMPARE(formatMetric(MetricUnit::Count, 177.4), std::string("177"));
     }
 
+    // Launch cost (#28): the many-small-kernels lesson, recorded on an H200, launched 300 kernels of 2 us one call
+    // each, and the GPU waited about 11 us after each for the next launch. The overlap lesson's streams hold no two
+    // kernels one after the other: no gap row.
+    void launchCostRows()
+    {
+        const Trace calls = example("many-small-kernels");
+        const auto metrics = summaryMetrics(calls, summarize(calls));
+        QCOMPARE(find(metrics, "Launch calls")->spread.median, 300.0);
+        const SummaryMetric *gap = find(metrics, "Gap between kernels");
+        QVERIFY(gap);
+        QVERIFY2(gap->spread.median > 5'000 && gap->spread.median < 30'000,
+                 qPrintable(QString::number(gap->spread.median)));
+        const Trace overlap = example("overlap");
+        const auto rows = summaryMetrics(overlap, summarize(overlap));
+        QCOMPARE(find(rows, "Launch calls")->spread.median, 12.0); // 4 chunks: H2D, kernel, D2H
+        QVERIFY(!find(rows, "Gap between kernels"));
+
+        // A graph: one launch for all its ops, and the kernels back to back.
+        Trace graph = calls;
+        for (Repetition &rep : graph.repetitions) {
+            std::int64_t t = rep.ops.front().gpuStartNs;
+            for (OpRecord &op : rep.ops) {
+                op.hostStartNs = op.hostEndNs = kNoTime;
+                op.flags |= OpFlagGraphNode;
+                op.gpuEndNs = t + op.gpuDurationNs();
+                op.gpuStartNs = t;
+                t = op.gpuEndNs + 100;
+            }
+            HostRange launch;
+            launch.startNs = rep.ops.front().gpuStartNs - 50'000;
+            launch.endNs = launch.startNs + 40'000;
+            launch.category = HostRangeCategory::Launch;
+            launch.hostThread = 0;
+            rep.hostRanges = {launch};
+        }
+        const auto asGraph = summaryMetrics(graph, summarize(graph));
+        QCOMPARE(find(asGraph, "Launch calls")->spread.median, 1.0);
+        QCOMPARE(find(asGraph, "Gap between kernels")->spread.median, 100.0);
+        QCOMPARE(find(asGraph, "Host time in API calls")->spread.median, 40'000.0);
+    }
+
     void managedExampleHasUnifiedMemoryRows()
     {
         const Trace trace = example("managed");
