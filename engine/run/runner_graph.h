@@ -72,8 +72,8 @@ public:
     bool capture(const std::map<int, std::vector<std::size_t>> &sets, cudaStream_t origin, cupti::Tracer *tracer,
                  const std::function<cudaStream_t(std::size_t)> &streamOf, const std::function<void(std::size_t)> &call,
                  const std::function<std::string(std::size_t)> &context, std::string &whyNot);
-    // One repetition: graph `key` launched on `stream`, then the end event recorded there by `recordEnd`. Returns
-    // the launch as a host range of thread 0 (HostRangeCategory::Launch), named in `trace`.
+    // One repetition: graph `key` launched on `stream` (the caller records end() after it). Returns the launch as
+    // a host range of thread 0 (HostRangeCategory::Launch), named in `trace`.
     HostRange launch(int key, cudaStream_t stream, const std::string &context, Trace &trace);
     cudaEvent_t end() const { return m_end.get(); }
     // CUPTI's node ids -> ops, for the record matcher (RepetitionRecords::graphNodes).
