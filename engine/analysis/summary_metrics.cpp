@@ -29,6 +29,30 @@ template <typename Fn> bool usedBy(const TraceSummary &summary, Fn &&fn)
     return false;
 }
 
+// A figure computed once per repetition of the trace, shared by the rows that read it: field(fn) is a row's
+// extractor, kNotApplicable for a repetition it has no entry for.
+template <typename T> class RepetitionTable {
+public:
+    template <typename Of> RepetitionTable(const Trace &trace, Of of) : m_rows(std::make_shared<std::vector<T>>())
+    {
+        m_rows->reserve(trace.repetitions.size());
+        for (const Repetition &rep : trace.repetitions)
+            m_rows->push_back(of(rep));
+    }
+    const std::vector<T> &rows() const { return *m_rows; }
+    template <typename Fn> std::function<double(const RS &)> field(Fn fn) const
+    {
+        return [rows = m_rows, fn](const RS &r) {
+            if (r.repetition < 0 || std::size_t(r.repetition) >= rows->size())
+                return kNotApplicable;
+            return double(fn((*rows)[std::size_t(r.repetition)]));
+        };
+    }
+
+private:
+    std::shared_ptr<std::vector<T>> m_rows;
+};
+
 // The catalogue's rows that depend on what the trace holds, defined below summaryMetrics.
 void addCopyMetrics(const TraceSummary &summary, bool severalGpus, const AddMetric &add);
 void addPerGpuMetrics(const TraceSummary &summary, const std::vector<int> &devices, const AddMetric &add);
@@ -299,19 +323,12 @@ CommunicationStats communicationOf(const Trace &trace, const Repetition &rep)
 void addCommunicationMetrics(const Trace &trace, const AddMetric &add)
 {
     // Each repetition's once, shared by the three rows.
-    auto stats = std::make_shared<std::vector<CommunicationStats>>();
-    stats->reserve(trace.repetitions.size());
-    for (const Repetition &rep : trace.repetitions)
-        stats->push_back(communicationOf(trace, rep));
-    if (std::none_of(stats->begin(), stats->end(), [](const CommunicationStats &c) { return c.collectives > 0; }))
+    const RepetitionTable<CommunicationStats> stats(
+        trace, [&trace](const Repetition &rep) { return communicationOf(trace, rep); });
+    if (std::none_of(stats.rows().begin(), stats.rows().end(),
+                     [](const CommunicationStats &c) { return c.collectives > 0; }))
         return;
-    const auto field = [stats](auto fn) {
-        return [stats, fn](const RS &r) {
-            if (r.repetition < 0 || std::size_t(r.repetition) >= stats->size())
-                return kNotApplicable;
-            return fn((*stats)[std::size_t(r.repetition)]);
-        };
-    };
+    const auto field = [&stats](auto fn) { return stats.field(fn); };
     add("Communication time",
         "Per GPU the union of its collectives' executions (the NCCL calls, whatever kernels or copies they ran), "
         "summed over the GPUs",
@@ -335,7 +352,7 @@ struct LaunchStats {
     double kernelGapNs = kNotApplicable; // median idle time between consecutive kernels of a stream
 };
 
-LaunchStats launchOf(const Trace &trace, const Repetition &rep)
+LaunchStats launchOf(const Repetition &rep)
 {
     LaunchStats out;
     for (const HostRange &h : rep.hostRanges)
@@ -358,28 +375,19 @@ LaunchStats launchOf(const Trace &trace, const Repetition &rep)
     }
     if (!gaps.empty())
         out.kernelGapNs = spreadOf(std::move(gaps)).median;
-    static_cast<void>(trace);
     return out;
 }
 
 void addLaunchMetrics(const Trace &trace, const AddMetric &add)
 {
-    auto stats = std::make_shared<std::vector<LaunchStats>>();
-    stats->reserve(trace.repetitions.size());
-    for (const Repetition &rep : trace.repetitions)
-        stats->push_back(launchOf(trace, rep));
-    const auto field = [stats](auto fn) {
-        return [stats, fn](const RS &r) {
-            if (r.repetition < 0 || std::size_t(r.repetition) >= stats->size())
-                return kNotApplicable;
-            return fn((*stats)[std::size_t(r.repetition)]);
-        };
-    };
+    const RepetitionTable<LaunchStats> stats(trace, launchOf);
+    const auto field = [&stats](auto fn) { return stats.field(fn); };
     add("Launch calls",
         "Calls that enqueued GPU work (a kernel, copy or memset launch each), and a graph's one cudaGraphLaunch "
         "for all its ops",
         MetricUnit::Count, field([](const LaunchStats &s) { return s.calls; }));
-    if (std::any_of(stats->begin(), stats->end(), [](const LaunchStats &s) { return !std::isnan(s.kernelGapNs); }))
+    if (std::any_of(stats.rows().begin(), stats.rows().end(),
+                    [](const LaunchStats &s) { return !std::isnan(s.kernelGapNs); }))
         add("Gap between kernels",
             "The median idle time on a stream between one kernel's end and the next kernel's start: what each "
             "launch left the GPU waiting, where the host launched kernels more slowly than they ran",
