@@ -229,6 +229,38 @@ public:
         checkEnd(ts, dur, path + "/dur");
         return {ts, ts + dur};
     }
+    // A slice's args, which it must have: refused as `needs` says otherwise ("an op_piece slice needs its args
+    // (...)").
+    Value requiredArgs(const Value &e, const std::string &ap, std::string_view needs) const
+    {
+        const OptValue args = find(e, "args");
+        if (!args || !isObject(*args))
+            fail(ap, std::string(needs));
+        return *args;
+    }
+    // The value of `key` where it is given, a name `from` knows (one of StreamScope's spellings of an enum); a name
+    // it does not know is refused as "unknown WHAT "name"", followed by `choices` where given.
+    template <typename From>
+    auto optionalNamed(const Value &obj, const char *key, const std::string &ap, From from, std::string_view what,
+                       std::string_view choices = {}) const -> decltype(from(std::string_view()))
+    {
+        const auto name = optionalText(obj, key, ap);
+        if (!name)
+            return std::nullopt;
+        const auto value = from(*name);
+        if (!value)
+            fail(ap + "/" + key,
+                 "unknown " + std::string(what) + " \"" + std::string(*name) + "\"" + std::string(choices));
+        return value;
+    }
+    // The same for a key the object must have.
+    template <typename From>
+    auto named(const Value &obj, const char *key, const std::string &ap, From from, std::string_view what,
+               std::string_view choices = {}) const
+    {
+        static_cast<void>(text(obj, key, ap)); // refused, naming it, where missing
+        return *optionalNamed(obj, key, ap, from, what, choices);
+    }
     // The repetition a slice of StreamScope's own export names in its args.
     int repetition(const Value &args, const std::string &ap) const
     {
@@ -487,41 +519,31 @@ pieceFromSlice(const Reader &r, const Value &e, const std::string &path, std::in
                const std::function<std::uint32_t(std::string_view, const std::string &)> &intern)
 {
     const std::string ap = path + "/args";
-    const OptValue args = r.find(e, "args");
-    if (!args || !isObject(*args))
-        r.fail(ap, "an op_piece slice needs its args (repetition, op, kind)");
+    const Value args = r.requiredArgs(e, ap, "an op_piece slice needs its args (repetition, op, kind)");
     OpPiece p;
-    const std::string_view kind = r.text(*args, "kind", ap);
-    const auto k = pieceKindFromString(kind);
-    if (!k)
-        r.fail(ap + "/kind", "unknown piece kind \"" + std::string(kind) + "\" (kernel, copy or memset)");
-    p.kind = *k;
-    const std::int64_t op = r.integer(*args, "op", ap);
+    p.kind = r.named(args, "kind", ap, pieceKindFromString, "piece kind", " (kernel, copy or memset)");
+    const std::int64_t op = r.integer(args, "op", ap);
     if (op < 0 || op > std::numeric_limits<std::int32_t>::max())
         r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
     p.op = static_cast<std::int32_t>(op);
-    const int repetition = r.repetition(*args, ap);
-    const std::int64_t bytes = r.optionalInteger(*args, "bytes", ap).value_or(0);
+    const int repetition = r.repetition(args, ap);
+    const std::int64_t bytes = r.optionalInteger(args, "bytes", ap).value_or(0);
     if (bytes < 0)
         r.fail(ap + "/bytes", "bytes must not be negative");
     p.bytes = static_cast<std::uint64_t>(bytes);
-    const std::int64_t channel = r.optionalInteger(*args, "channel", ap).value_or(-1);
+    const std::int64_t channel = r.optionalInteger(args, "channel", ap).value_or(-1);
     if (channel < -1 || channel > std::numeric_limits<std::int32_t>::max())
         r.fail(ap + "/channel", "channel " + std::to_string(channel) + " is not valid");
     p.channel = static_cast<std::int32_t>(channel);
-    if (const auto type = r.optionalText(*args, "channel_type", ap)) {
-        const auto t = channelTypeFromString(*type);
-        if (!t)
-            r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*type) + "\"");
-        p.channelType = *t;
-    }
+    p.channelType =
+        r.optionalNamed(args, "channel_type", ap, channelTypeFromString, "channel type").value_or(ChannelType::Unknown);
     for (const auto &[key, device] : {std::pair{"src_device", &p.srcDevice}, std::pair{"dst_device", &p.dstDevice}}) {
-        const std::int64_t d = r.optionalInteger(*args, key, ap).value_or(-1);
+        const std::int64_t d = r.optionalInteger(args, key, ap).value_or(-1);
         if (d < -1 || d > std::numeric_limits<std::int16_t>::max())
             r.fail(ap + "/" + key, "device " + std::to_string(d) + " is not valid");
         *device = static_cast<std::int16_t>(d);
     }
-    if (p.kind == PieceKind::Kernel && !r.optionalBool(*args, "unnamed", ap))
+    if (p.kind == PieceKind::Kernel && !r.optionalBool(args, "unnamed", ap))
         p.nameId = intern(r.text(e, "name", path), path + "/name");
     std::tie(p.startNs, p.endNs) = r.sliceSpan(e, path, origin);
     return {repetition, p};
@@ -561,31 +583,17 @@ void readOpArgs(const Reader &r, const std::map<std::pair<std::int64_t, std::int
                                        + std::to_string(*native) + " in /streamscope/streams");
         op.stream = it->second;
     }
-    if (const auto kind = r.optionalText(a, "kind", ap)) {
-        const auto k = opKindFromString(*kind);
-        if (!k)
-            r.fail(ap + "/kind", "unknown op kind \"" + std::string(*kind) + "\"");
-        op.kind = *k;
-    }
+    if (const auto kind = r.optionalNamed(a, "kind", ap, opKindFromString, "op kind"))
+        op.kind = *kind;
     op.opIndex = static_cast<int>(r.optionalInteger(a, "op_index", ap).value_or(-1));
     repetition = static_cast<int>(r.optionalInteger(a, "repetition", ap).value_or(0));
     auto mem = [&](const char *key) {
-        const auto s = r.optionalText(a, key, ap);
-        if (!s)
-            return MemKind::None;
-        const auto m = memKindFromString(*s);
-        if (!m)
-            r.fail(ap + "/" + key, "unknown memory kind \"" + std::string(*s) + "\"");
-        return *m;
+        return r.optionalNamed(a, key, ap, memKindFromString, "memory kind").value_or(MemKind::None);
     };
     op.srcMem = mem("src_mem");
     op.dstMem = mem("dst_mem");
-    if (const auto api = r.optionalText(a, "api", ap)) {
-        const auto c = copyApiFromString(*api);
-        if (!c)
-            r.fail(ap + "/api", "unknown copy API \"" + std::string(*api) + "\"");
-        op.api = *c;
-    }
+    if (const auto api = r.optionalNamed(a, "api", ap, copyApiFromString, "copy API"))
+        op.api = *api;
     const std::int64_t flags = r.optionalInteger(a, "flags", ap).value_or(0);
     if (flags < 0 || flags > std::numeric_limits<std::uint8_t>::max())
         r.fail(ap + "/flags", "flags " + std::to_string(flags) + " are not valid (0..255)");
@@ -593,12 +601,8 @@ void readOpArgs(const Reader &r, const std::map<std::pair<std::int64_t, std::int
     op.readyNs = r.optionalInteger(a, "ready_ns", ap).value_or(kNoTime);
     op.eventEndNs = r.optionalInteger(a, "event_end_ns", ap).value_or(kNoTime);
     op.channel = OpRecord::channelOf(r.optionalInteger(a, "channel", ap).value_or(-1));
-    if (const auto t = r.optionalText(a, "channel_type", ap)) {
-        const auto c = channelTypeFromString(*t);
-        if (!c)
-            r.fail(ap + "/channel_type", "unknown channel type \"" + std::string(*t) + "\"");
-        op.channelType = *c;
-    }
+    if (const auto type = r.optionalNamed(a, "channel_type", ap, channelTypeFromString, "channel type"))
+        op.channelType = *type;
     op.driverSrcMem = mem("driver_src_mem");
     op.driverDstMem = mem("driver_dst_mem");
     if (const auto s = r.optionalInteger(a, "ss_stream", ap)) {
@@ -1260,31 +1264,22 @@ private:
     void readActivity(const Value &e, const std::string &path)
     {
         const std::string ap = path + "/args";
-        const OptValue args = m_r.find(e, "args");
-        if (!args || !isObject(*args))
-            m_r.fail(ap, "a unified_memory slice needs its args (kind, detail, value, address, op, repetition)");
+        const Value args = m_r.requiredArgs(
+            e, ap, "a unified_memory slice needs its args (kind, detail, value, address, op, repetition)");
         ActivityRecord a;
-        const std::string_view kind = m_r.text(*args, "kind", ap);
-        const auto k = activityKindFromString(kind);
-        if (!k)
-            m_r.fail(ap + "/kind", "unknown activity kind \"" + std::string(kind) + "\"");
-        a.kind = *k;
-        const std::string_view detail = m_r.text(*args, "detail", ap);
-        const auto d = activityDetailFromString(detail);
-        if (!d)
-            m_r.fail(ap + "/detail", "unknown activity detail \"" + std::string(detail) + "\"");
-        a.detail = *d;
-        const std::int64_t value = m_r.integer(*args, "value", ap);
-        const std::int64_t address = m_r.integer(*args, "address", ap);
+        a.kind = m_r.named(args, "kind", ap, activityKindFromString, "activity kind");
+        a.detail = m_r.named(args, "detail", ap, activityDetailFromString, "activity detail");
+        const std::int64_t value = m_r.integer(args, "value", ap);
+        const std::int64_t address = m_r.integer(args, "address", ap);
         if (value < 0 || address < 0)
             m_r.fail(ap, "value and address must not be negative");
         a.value = static_cast<std::uint64_t>(value);
         a.address = static_cast<std::uint64_t>(address);
-        const std::int64_t op = m_r.integer(*args, "op", ap);
+        const std::int64_t op = m_r.integer(args, "op", ap);
         if (op < -1 || op > std::numeric_limits<std::int32_t>::max())
             m_r.fail(ap + "/op", "op index " + std::to_string(op) + " is not valid");
         a.op = static_cast<std::int32_t>(op);
-        const int repetition = m_r.repetition(*args, ap);
+        const int repetition = m_r.repetition(args, ap);
         std::tie(a.startNs, a.endNs) = m_r.sliceSpan(e, path, m_origin);
         m_activities.emplace_back(repetition, a);
     }
