@@ -34,17 +34,17 @@ void abandonCapture(cudaStream_t origin)
 
 } // namespace
 
-RunGraphs::~RunGraphs()
+GraphRun::~GraphRun()
 {
     for (auto &[key, graph] : m_graphs)
         if (graph.exec)
             cudaGraphExecDestroy(graph.exec);
 }
 
-void RunGraphs::capture(int key, const std::vector<std::size_t> &ops, cudaStream_t origin,
-                        const std::function<cudaStream_t(std::size_t)> &streamOf,
-                        const std::function<void(std::size_t)> &call,
-                        const std::function<std::string(std::size_t)> &context)
+void GraphRun::captureOne(int key, const std::vector<std::size_t> &ops, cudaStream_t origin,
+                          const std::function<cudaStream_t(std::size_t)> &streamOf,
+                          const std::function<void(std::size_t)> &call,
+                          const std::function<std::string(std::size_t)> &context)
 {
     const std::string what =
         key < 0 ? std::string("the repetition's graph") : "solo part " + std::to_string(key) + "'s graph";
@@ -108,12 +108,7 @@ void RunGraphs::capture(int key, const std::vector<std::size_t> &ops, cudaStream
     m_graphs[key] = graph;
 }
 
-void RunGraphs::launch(int key, cudaStream_t stream, const std::string &context) const
-{
-    STREAMSCOPE_CUDA_CHECK(context, cudaGraphLaunch(m_graphs.at(key).exec, stream));
-}
-
-std::string RunGraphs::description() const
+std::string GraphRun::description() const
 {
     std::string out;
     for (const auto &[key, graph] : m_graphs) {
@@ -139,7 +134,7 @@ bool GraphRun::capture(const std::map<int, std::vector<std::size_t>> &sets, cuda
     };
     try {
         for (const auto &[key, ops] : sets)
-            m_graphs.capture(key, ops, origin, streamOf, tied, context);
+            captureOne(key, ops, origin, streamOf, tied, context);
     } catch (...) {
         if (nodes)
             tracer->setCaptureOp(-1);
@@ -156,9 +151,10 @@ HostRange GraphRun::launch(int key, cudaStream_t stream, const std::string &cont
 {
     HostRange launch;
     launch.startNs = hostNowNs();
-    m_graphs.launch(key, stream, context + ": launching its graph");
+    const Graph &graph = m_graphs.at(key);
+    STREAMSCOPE_CUDA_CHECK(context + ": launching its graph", cudaGraphLaunch(graph.exec, stream));
     launch.endNs = hostNowNs();
-    launch.nameId = trace.intern("cudaGraphLaunch (" + std::to_string(m_graphs.graph(key).nodes) + " nodes)");
+    launch.nameId = trace.intern("cudaGraphLaunch (" + std::to_string(graph.nodes) + " nodes)");
     launch.hostThread = 0;
     launch.category = HostRangeCategory::Launch;
     return launch;

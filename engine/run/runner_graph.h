@@ -27,48 +27,21 @@ namespace cupti {
 class Tracer;
 }
 
-class RunGraphs {
-public:
-    struct Graph {
-        cudaGraphExec_t exec = nullptr;
-        std::size_t nodes = 0;
-        std::int64_t captureNs = 0; // issuing the ops into the capture, host time
-        std::int64_t instantiateNs = 0; // cudaGraphInstantiate, host time
-    };
-
-    RunGraphs() = default;
-    ~RunGraphs();
-    RunGraphs(const RunGraphs &) = delete;
-    RunGraphs &operator=(const RunGraphs &) = delete;
-
-    // Captures `ops` (plan indices, in issue order) as graph `key` (-1: the whole workload; a solo part's index):
-    // `call(op)` makes op's call as stream mode does, on `streams[op]`. A call that fails names its op
-    // (`context(op)`) and the CUDA error, and the capture is ended and dropped; the run fails with
-    // Error{InvalidInput} (the workload cannot be launched as a graph as written).
-    void capture(int key, const std::vector<std::size_t> &ops, cudaStream_t origin,
-                 const std::function<cudaStream_t(std::size_t)> &streamOf, const std::function<void(std::size_t)> &call,
-                 const std::function<std::string(std::size_t)> &context);
-    // One repetition: graph `key` launched on `stream`.
-    void launch(int key, cudaStream_t stream, const std::string &context) const;
-    const Graph &graph(int key) const { return m_graphs.at(key); }
-    bool empty() const { return m_graphs.empty(); }
-    // For the trace's metadata: "1 graph of 203 nodes, captured in 0.41 ms and instantiated in 9.62 ms before
-    // the first repetition" (each solo part's graph too).
-    std::string description() const;
-    // Leaves the graphs as they are (an abandoned run: destroying them could block behind the GPU).
-    void leak() { m_graphs.clear(); }
-
-private:
-    std::map<int, Graph> m_graphs;
-};
-
-// Graph mode's part of a run (the runner's CudaRun drives it): the graphs of each set of ops, the CUPTI node ids
-// tied to the ops, and the event that ends each repetition's launch.
+// Graph mode's part of a run (the runner's CudaRun drives it): one instantiated graph per set of ops, the CUPTI node
+// ids tied to the ops, and the event that ends each repetition's launch.
 class GraphRun {
 public:
-    // Captures each set of ops (key -1: the whole workload; a solo part's index: its ops) as RunGraphs::capture
-    // does, CUPTI tying every node to its op where `tracer` is given; false with `whyNot` where the tracer cannot
-    // track nodes (the ops then have no execution time of their own).
+    GraphRun() = default;
+    ~GraphRun();
+    GraphRun(const GraphRun &) = delete;
+    GraphRun &operator=(const GraphRun &) = delete;
+
+    // Captures each set of ops (plan indices, in issue order; key -1: the whole workload, else a solo part's index)
+    // and instantiates it: `call(op)` makes op's call as stream mode does, on `streamOf(op)`. CUPTI ties every node
+    // to its op where `tracer` is given; false with `whyNot` where the tracer cannot track nodes (the ops then have
+    // no execution time of their own). A call that fails names its op (`context(op)`) and the CUDA error, the
+    // capture is ended and dropped, and the run fails with Error{InvalidInput} (the workload cannot be launched as
+    // a graph as written).
     bool capture(const std::map<int, std::vector<std::size_t>> &sets, cudaStream_t origin, cupti::Tracer *tracer,
                  const std::function<cudaStream_t(std::size_t)> &streamOf, const std::function<void(std::size_t)> &call,
                  const std::function<std::string(std::size_t)> &context, std::string &whyNot);
@@ -78,11 +51,25 @@ public:
     cudaEvent_t end() const { return m_end.get(); }
     // CUPTI's node ids -> ops, for the record matcher (RepetitionRecords::graphNodes).
     const std::unordered_map<std::uint64_t, std::int32_t> &nodeOps() const { return m_nodeOps; }
-    std::string description() const { return m_graphs.description(); }
-    void leak() { m_graphs.leak(); }
+    // For the trace's metadata: "the workload's graph: 300 nodes, captured in 1.2 ms and instantiated in 1.6 ms,
+    // before the first repetition" (each solo part's graph too).
+    std::string description() const;
+    // Leaves the graphs as they are (an abandoned run: destroying them could block behind the GPU).
+    void leak() { m_graphs.clear(); }
 
 private:
-    RunGraphs m_graphs;
+    struct Graph {
+        cudaGraphExec_t exec = nullptr;
+        std::size_t nodes = 0;
+        std::int64_t captureNs = 0; // issuing the ops into the capture, host time
+        std::int64_t instantiateNs = 0; // cudaGraphInstantiate, host time
+    };
+    void captureOne(int key, const std::vector<std::size_t> &ops, cudaStream_t origin,
+                    const std::function<cudaStream_t(std::size_t)> &streamOf,
+                    const std::function<void(std::size_t)> &call,
+                    const std::function<std::string(std::size_t)> &context);
+
+    std::map<int, Graph> m_graphs;
     cuda::Event m_end;
     std::unordered_map<std::uint64_t, std::int32_t> m_nodeOps;
 };
