@@ -56,13 +56,54 @@ template <typename T> cudaError_t fill(void *data, std::uint64_t elements, std::
     return cudaGetLastError();
 }
 
-__global__ void spinKernel(long long cycles)
+// Programmatic dependent launch, device side: before its work a kernel launched with PDL waits until the
+// kernel before it on its stream has finished (or triggered) and its memory is visible; after its work it
+// lets the kernel after it start. Both need compute capability 9.0; below it the launch attribute does
+// nothing either, and the kernel is an ordinary one.
+template <bool Pdl> __device__ __forceinline__ void waitForPredecessor()
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (Pdl)
+        cudaGridDependencySynchronize();
+#endif
+}
+
+template <bool Pdl> __device__ __forceinline__ void letDependentsStart()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (Pdl)
+        cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+template <bool Pdl> __global__ void spinKernel(long long cycles)
+{
+    waitForPredecessor<Pdl>();
     // Every thread spins on its own SM's clock so that a grid of any shape lasts the same time per
     // wave; clock64() counts SM cycles, which the runner converts from nanoseconds with the rate it
     // measured at calibration.
     const long long start = clock64();
     while (clock64() - start < cycles) { }
+    letDependentsStart<Pdl>();
+}
+
+// Launches `kernel` with the programmatic stream serialisation attribute set: the stream lets it start
+// before the kernel ahead of it ends (it waits for it itself, waitForPredecessor).
+template <typename... Params, typename... Args>
+cudaError_t launchProgrammatic(void (*kernel)(Params...), int blocks, int threadsPerBlock, cudaStream_t stream,
+                               Args... args)
+{
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attribute.val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(blocks));
+    config.blockDim = dim3(unsigned(threadsPerBlock));
+    config.stream = stream;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    const cudaError_t err = cudaLaunchKernelEx(&config, kernel, Params(args)...);
+    return err != cudaSuccess ? err : cudaGetLastError();
 }
 
 __device__ __forceinline__ unsigned long long globalTimerNs()
@@ -105,8 +146,9 @@ __global__ void emptyKernel()
 {
 }
 
-__global__ void memoryKernel(unsigned char *data, unsigned long long bytes)
+template <bool Pdl> __global__ void memoryKernel(unsigned char *data, unsigned long long bytes)
 {
+    waitForPredecessor<Pdl>();
     const unsigned long long tid = blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
     const unsigned long long nthreads = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
 
@@ -133,19 +175,28 @@ __global__ void memoryKernel(unsigned char *data, unsigned long long bytes)
     const unsigned long long tailStart = head + nvec * 16;
     for (unsigned long long i = tailStart + tid; i < bytes; i += nthreads)
         data[i] = static_cast<unsigned char>(data[i] + 1);
+    letDependentsStart<Pdl>();
 }
 
 } // namespace
 
-cudaError_t launchSpin(std::int64_t cycles, int blocks, int threadsPerBlock, cudaStream_t stream)
+cudaError_t launchSpin(std::int64_t cycles, int blocks, int threadsPerBlock, cudaStream_t stream, bool pdl)
 {
-    spinKernel<<<blocks, threadsPerBlock, 0, stream>>>(cycles < 0 ? 0 : cycles);
+    const long long spin = cycles < 0 ? 0 : cycles;
+    if (pdl)
+        return launchProgrammatic(spinKernel<true>, blocks, threadsPerBlock, stream, spin);
+    spinKernel<false><<<blocks, threadsPerBlock, 0, stream>>>(spin);
     return cudaGetLastError();
 }
 
-cudaError_t launchMemory(void *data, std::uint64_t bytes, int blocks, int threadsPerBlock, cudaStream_t stream)
+cudaError_t launchMemory(void *data, std::uint64_t bytes, int blocks, int threadsPerBlock, cudaStream_t stream,
+                         bool pdl)
 {
-    memoryKernel<<<blocks, threadsPerBlock, 0, stream>>>(static_cast<unsigned char *>(data), bytes);
+    auto *bytesAt = static_cast<unsigned char *>(data);
+    const unsigned long long count = bytes;
+    if (pdl)
+        return launchProgrammatic(memoryKernel<true>, blocks, threadsPerBlock, stream, bytesAt, count);
+    memoryKernel<false><<<blocks, threadsPerBlock, 0, stream>>>(bytesAt, count);
     return cudaGetLastError();
 }
 
@@ -178,7 +229,8 @@ cudaError_t preloadKernels()
 {
     cudaFuncAttributes attributes{};
     for (const void *kernel :
-         {reinterpret_cast<const void *>(&spinKernel), reinterpret_cast<const void *>(&memoryKernel),
+         {reinterpret_cast<const void *>(&spinKernel<false>), reinterpret_cast<const void *>(&spinKernel<true>),
+          reinterpret_cast<const void *>(&memoryKernel<false>), reinterpret_cast<const void *>(&memoryKernel<true>),
           reinterpret_cast<const void *>(&holdKernel), reinterpret_cast<const void *>(&hangKernel),
           reinterpret_cast<const void *>(&faultKernel), reinterpret_cast<const void *>(&emptyKernel)}) {
         if (const cudaError_t err = cudaFuncGetAttributes(&attributes, kernel); err != cudaSuccess)

@@ -19,10 +19,18 @@
 namespace streamscope::kernels {
 
 // Spins every thread of every block until clock64() has advanced by `cycles` SM clock cycles.
-cudaError_t launchSpin(std::int64_t cycles, int blocks, int threadsPerBlock, cudaStream_t stream);
+// `pdl`: launched with programmatic dependent launch (cudaLaunchAttributeProgrammaticStreamSerialization), so
+// that it may start while the kernel before it on the stream is still running. Such a kernel waits for that
+// kernel (cudaGridDependencySynchronize) before its work and lets the next one start
+// (cudaTriggerProgrammaticLaunchCompletion) when its work is done; what PDL saves is the next kernel's launch
+// and scheduling, which then overlap the end of this one. On a GPU before compute capability 9.0 the
+// attribute is accepted and does nothing.
+cudaError_t launchSpin(std::int64_t cycles, int blocks, int threadsPerBlock, cudaStream_t stream, bool pdl = false);
 
-// Reads and writes `bytes` bytes at `data` (device or managed memory) with a grid-stride loop.
-cudaError_t launchMemory(void *data, std::uint64_t bytes, int blocks, int threadsPerBlock, cudaStream_t stream);
+// Reads and writes `bytes` bytes at `data` (device or managed memory) with a grid-stride loop. `pdl` as for
+// launchSpin.
+cudaError_t launchMemory(void *data, std::uint64_t bytes, int blocks, int threadsPerBlock, cudaStream_t stream,
+                         bool pdl = false);
 
 // One thread spins until *releaseFlag != 0 (a mapped pinned host word the host sets) or until
 // `timeoutNs` of %globaltimer have passed; on a time-out it writes 1 to *timedOut (also mapped).

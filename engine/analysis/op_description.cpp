@@ -28,7 +28,47 @@ std::string_view profilerName(TraceSource source)
     return "StreamScope";
 }
 
+// "launched with PDL: started 0.26 µs before 'kernel 2 µs' (op #11) ended" and the like.
+std::string describePdl(const Trace &trace, const Repetition &rep, int opIndex)
+{
+    const PdlOverlap o = pdlOverlap(rep, opIndex);
+    const std::string what = "launched with programmatic dependent launch (PDL)";
+    if (o.before < 0)
+        return what + "; no op ran before it on its stream in this repetition, so there was nothing to overlap";
+    const OpRecord &before = rep.ops[std::size_t(o.before)];
+    const std::string named = "'" + trace.name(before) + "' (op #" + std::to_string(before.opIndex) + ")";
+    if (o.overlapNs > 0)
+        return what + ": started " + formatDuration(o.overlapNs) + " before " + named
+               + " ended, and waited for it on the GPU (cudaGridDependencySynchronize)";
+    if (before.kind != OpKind::Kernel)
+        return what + ": started " + formatDuration(-o.overlapNs) + " after " + named
+               + " ended; PDL overlaps a kernel with the kernel before it, and this one follows a "
+               + std::string(opKindInfo(before.kind).label);
+    return what + ": started " + formatDuration(-o.overlapNs) + " after " + named + " ended, overlapping none of it";
+}
+
 } // namespace
+
+PdlOverlap pdlOverlap(const Repetition &rep, int opIndex)
+{
+    PdlOverlap o;
+    if (opIndex < 0 || std::size_t(opIndex) >= rep.ops.size())
+        return o;
+    const OpRecord &op = rep.ops[std::size_t(opIndex)];
+    if (op.stream < 0 || !op.hasGpu())
+        return o;
+    for (int j = opIndex - 1; j >= 0; --j) {
+        const OpRecord &b = rep.ops[std::size_t(j)];
+        if (b.stream != op.stream)
+            continue;
+        if (b.hasGpu()) {
+            o.before = j;
+            o.overlapNs = b.gpuEndNs - op.gpuStartNs;
+        }
+        break;
+    }
+    return o;
+}
 
 OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
 {
@@ -89,6 +129,8 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
         d.teraflops = d.launch->teraflopsPerSecond(d.gpu->durationNs);
         d.busGbs = d.launch->busGbPerSecond(d.gpu->durationNs);
     }
+    if (op.flags & OpFlagPdl)
+        d.pdl = describePdl(trace, rep, opIndex);
     d.pieces = rep.piecesOf(opIndex);
     if (d.gpu) {
         d.piecesSummary = summarisePieces(d.pieces, d.gpu->durationNs);
@@ -186,6 +228,8 @@ std::string formatOpDescription(const Trace &trace, const OpDescription &d)
         out << "stream ready: " << formatDuration(*d.streamReadyNs) << "\n";
     if (d.gpu)
         out << (d.cupti ? "executed: " : "GPU: ") << interval(*d.gpu) << ", timed by " << d.timedBy << "\n";
+    if (!d.pdl.empty())
+        out << "pdl: " << d.pdl << "\n";
     if (!d.queueCause.empty())
         out << d.queueCause << "\n"; // a sentence of its own: "Queued 88.5 µs: the host link's ..."
     else if (d.cupti && d.gpu && d.queuedNs > 0)

@@ -59,7 +59,20 @@ struct OpDescription {
     std::span<const OpPiece> pieces;
     std::string piecesSummary;
     std::int64_t piecesOriginNs = kNoTime; // the op's execution start on the trace's clock, where pieces count from
+    // A kernel launched with programmatic dependent launch (OpFlagPdl): how its start met the end of the op
+    // before it on its stream (pdlOverlap), in a sentence; empty for any other op.
+    std::string pdl;
 };
+
+// How a kernel launched with PDL met the op before it on its stream: `overlapNs` > 0 it started that long before
+// that op ended (its launch overlapped it; it then waited in cudaGridDependencySynchronize), <= 0 it started
+// -overlapNs after. `before` is that op's index in the repetition, -1 where it has none (nothing to overlap)
+// or either has no execution.
+struct PdlOverlap {
+    int before = -1;
+    std::int64_t overlapNs = 0;
+};
+PdlOverlap pdlOverlap(const Repetition &rep, int opIndex);
 
 // "2 copies on copy engines, no kernel; busy 3.10 ms of its 3.25 ms": what an op's pieces were, and how much
 // of its execution they covered (the rest is the op waiting between them); empty for no pieces.

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/analysis/interference.h"
+#include "engine/analysis/op_description.h"
 #include "engine/analysis/op_intervals.h"
 #include "engine/model/op_kinds.h"
 #include "engine/model/units.h"
@@ -350,6 +351,7 @@ void addCommunicationMetrics(const Trace &trace, const AddMetric &add)
 struct LaunchStats {
     double calls = 0; // ops' calls that enqueued GPU work, and graph launches
     double kernelGapNs = kNotApplicable; // median idle time between consecutive kernels of a stream
+    double pdlOverlapNs = kNotApplicable; // median time a PDL kernel started before the kernel ahead of it ended
 };
 
 LaunchStats launchOf(const Repetition &rep)
@@ -358,20 +360,27 @@ LaunchStats launchOf(const Repetition &rep)
     for (const HostRange &h : rep.hostRanges)
         out.calls += h.category == HostRangeCategory::Launch;
     std::map<int, std::vector<const OpRecord *>> byStream;
-    for (const OpRecord &op : rep.ops) {
+    std::vector<double> overlaps;
+    for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+        const OpRecord &op = rep.ops[i];
         if (op.hasHost() && opKindInfo(op.kind).gpuWork)
             out.calls += 1;
         if (op.hasGpu() && op.stream >= 0)
             byStream[op.stream].push_back(&op);
+        if (op.flags & OpFlagPdl)
+            if (const PdlOverlap o = pdlOverlap(rep, int(i)); o.before >= 0)
+                overlaps.push_back(double(std::max<std::int64_t>(o.overlapNs, 0)));
     }
+    if (!overlaps.empty())
+        out.pdlOverlapNs = spreadOf(std::move(overlaps)).median;
     std::vector<double> gaps;
     for (auto &[stream, ops] : byStream) {
         std::sort(ops.begin(), ops.end(),
                   [](const OpRecord *a, const OpRecord *b) { return a->gpuStartNs < b->gpuStartNs; });
+        // A kernel that started before the one ahead of it ended (launched with PDL) left no gap.
         for (std::size_t i = 1; i < ops.size(); ++i)
-            if (ops[i - 1]->kind == OpKind::Kernel && ops[i]->kind == OpKind::Kernel
-                && ops[i]->gpuStartNs >= ops[i - 1]->gpuEndNs)
-                gaps.push_back(double(ops[i]->gpuStartNs - ops[i - 1]->gpuEndNs));
+            if (ops[i - 1]->kind == OpKind::Kernel && ops[i]->kind == OpKind::Kernel)
+                gaps.push_back(double(std::max<std::int64_t>(ops[i]->gpuStartNs - ops[i - 1]->gpuEndNs, 0)));
     }
     if (!gaps.empty())
         out.kernelGapNs = spreadOf(std::move(gaps)).median;
@@ -392,6 +401,12 @@ void addLaunchMetrics(const Trace &trace, const AddMetric &add)
             "The median idle time on a stream between one kernel's end and the next kernel's start: what each "
             "launch left the GPU waiting, where the host launched kernels more slowly than they ran",
             MetricUnit::Duration, field([](const LaunchStats &s) { return s.kernelGapNs; }));
+    if (std::any_of(stats.rows().begin(), stats.rows().end(),
+                    [](const LaunchStats &s) { return !std::isnan(s.pdlOverlapNs); }))
+        add("PDL overlap",
+            "The median time a kernel launched with programmatic dependent launch started before the kernel ahead "
+            "of it on its stream ended (0 where it started after): the launch PDL hid",
+            MetricUnit::Duration, field([](const LaunchStats &s) { return s.pdlOverlapNs; }));
 }
 
 // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).

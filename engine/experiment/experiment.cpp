@@ -10,6 +10,8 @@
 
 #include "engine/model/errors.h"
 #include "engine/model/units.h"
+#include "engine/workload/kernel_types.h"
+#include "engine/workload/workload_names.h"
 #include "engine/workload/workload_parser.h"
 
 namespace streamscope::engine {
@@ -82,6 +84,43 @@ void forEachOp(Json &ops, const std::function<void(Json &)> &fn)
         else if (const auto inner = op.find("ops"); inner != op.end())
             forEachOp(*inner, fn);
     }
+}
+
+// Whether a kernel op in a file may be launched with PDL: its type's row takes "pdl" (kernel_types.h). A kernel
+// without a type is the parser's: a compute kernel with a "duration", a memory kernel with a "buffer".
+bool takesPdl(const Json &op)
+{
+    if (op["op"] != "kernel")
+        return false;
+    std::optional<KernelType> type;
+    if (const auto t = op.find("type"); t != op.end() && t->is_string())
+        type = enumFromName<KernelType>(t->get<std::string>());
+    else if (op.contains("duration"))
+        type = KernelType::Compute;
+    else if (op.contains("buffer"))
+        type = KernelType::Memory;
+    return type && takes(*type, KernelField::Pdl);
+}
+
+// pdl=on|off: every kernel whose type takes "pdl" gets true or false. Off is written, not left out: such a kernel
+// is timed as its PDL twin is (no timing events beside it, run_plan.cpp), so the two compare like for like.
+void setPdl(Json &root, bool on, const std::string &variant, const ExperimentSpec &spec)
+{
+    int changed = 0;
+    if (auto streams = root.find("streams"); streams != root.end() && streams->is_array())
+        for (Json &st : *streams)
+            if (st.is_object() && st.contains("ops"))
+                forEachOp(st["ops"], [&](Json &op) {
+                    if (!takesPdl(op))
+                        return;
+                    op["pdl"] = on;
+                    ++changed;
+                });
+    if (changed == 0)
+        cannotApply(variant, spec,
+                    std::string("pdl=") + (on ? "on" : "off")
+                        + " launches compute and memory kernels with programmatic dependent launch or without, and the "
+                          "workload has none");
 }
 
 // devices=N: every device index d the workload names (its default device, buffers, streams, threads,
@@ -239,6 +278,7 @@ void applyOne(Json &root, const AxisSetting &s, const ExperimentSpec &spec, cons
     case Axis::Devices: mapDevices(root, std::stoi(s.value), spec, variant); return;
     case Axis::DefaultStream: root["defaultStream"] = s.value; return;
     case Axis::Launch: root["launch"] = s.value; return;
+    case Axis::Pdl: setPdl(root, s.value == "on", variant, spec); return;
     case Axis::Schedule:
         // serial: every stream waits for the one before it (the parser inserts the events), so nothing overlaps
         // across streams; such a workload has no parts that could run alone, so no solo baselines either.

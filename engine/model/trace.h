@@ -64,6 +64,9 @@ enum OpFlag : std::uint8_t {
     // Ran as a node of a CUDA graph (Workload::launch "graph"): its repetition's graph launch issued it, so it
     // has no host call of its own; the launch is a host range of category Launch on its thread.
     OpFlagGraphNode = 1u << 5,
+    // A kernel launched with programmatic dependent launch (OpSpec::pdl): it could start before the kernel
+    // before it on its stream ended (pdlOverlap in analysis says by how much).
+    OpFlagPdl = 1u << 6,
 };
 
 std::string_view toString(ChannelType type);

@@ -160,12 +160,21 @@ struct PlannedOp {
 struct OpPlanOptions {
     int override = -1; // RunOptions::device
     bool instrument = true; // RunOptions::instrument
+    // Ops are timed by their CUDA events (no CUPTI): a kernel launched with PDL keeps its events, and with them
+    // the event records that stand between it and the kernel before it and stop it from starting early.
+    // Otherwise a PDL kernel and the op before it on its stream go without (CUPTI times them).
+    bool timedByEvents = false;
     std::int64_t timeLimitNs = 0; // the run's time limit (<= 0 none): a hang kernel needs one
 };
 
 // The record of op `index` of the plan as its host thread issues it: what the plan knows (name, kind,
 // memory, bytes, peer devices, stream, thread); the times come later.
 OpRecord issuedRecord(const PlannedOp &op, std::size_t index, int hostThread);
+
+// The trace's "pdl" metadata where kernels were launched with programmatic dependent launch, empty where none
+// was: how many, how they were timed, and where PDL could not act (timed by events, or a GPU before compute
+// capability 9.0, whose index and capability `devices` gives).
+std::string describePdl(const std::vector<PlannedOp> &ops, bool timedByEvents, const std::vector<DeviceInfo> &devices);
 
 // One PlannedOp per schedule entry, names interned into `trace` in schedule order. `links` are the run's
 // peer links (markPeerAccess). Error{InvalidInput} naming the op where the workload cannot run as written.

@@ -73,12 +73,12 @@ void callKernel(const PlannedOp &plan, const PreparedOp &op)
     const std::string &context = plan.context;
     switch (spec.kernelType) {
     case KernelType::Compute:
-        STREAMSCOPE_CUDA_CHECK(context,
-                               kernels::launchSpin(op.spinCycles, spec.blocks, spec.threadsPerBlock, op.gpuStream));
+        STREAMSCOPE_CUDA_CHECK(
+            context, kernels::launchSpin(op.spinCycles, spec.blocks, spec.threadsPerBlock, op.gpuStream, spec.pdl));
         break;
     case KernelType::Memory:
-        STREAMSCOPE_CUDA_CHECK(
-            context, kernels::launchMemory(op.target, plan.bytes, spec.blocks, spec.threadsPerBlock, op.gpuStream));
+        STREAMSCOPE_CUDA_CHECK(context, kernels::launchMemory(op.target, plan.bytes, spec.blocks, spec.threadsPerBlock,
+                                                              op.gpuStream, spec.pdl));
         break;
     case KernelType::Hang:
         STREAMSCOPE_CUDA_CHECK(context,

@@ -583,8 +583,11 @@ private:
         // A graph's ops are timed by CUPTI's records of its nodes: timing events recorded inside a capture would be
         // edges of the graph, not moments of its ops.
         options.instrument = m_options.instrument && !graphMode();
+        options.timedByEvents = m_trace.timing == TimingSource::Events;
         options.timeLimitNs = m_watch.limitNs();
         m_plan = planOps(m_workload, m_trace.peerLinks, options, m_trace);
+        if (const std::string pdl = describePdl(m_plan, options.timedByEvents, m_trace.devices); !pdl.empty())
+            m_trace.metadata["pdl"] = pdl;
         m_objects.prepareOps(m_plan, m_device.index, m_workload, m_override, m_options.communicatorId);
         if (const std::string &nccl = m_objects.collectivesDescription(); !nccl.empty())
             m_trace.metadata["nccl"] = nccl;

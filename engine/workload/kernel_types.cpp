@@ -12,8 +12,8 @@ namespace streamscope::engine {
 namespace {
 
 using F = KernelField;
-constexpr std::array kSpin = {F::Duration, F::LaunchShape};
-constexpr std::array kStream = {F::BufferSpan, F::LaunchShape};
+constexpr std::array kSpin = {F::Duration, F::LaunchShape, F::Pdl};
+constexpr std::array kStream = {F::BufferSpan, F::LaunchShape, F::Pdl};
 constexpr std::array kShapeOnly = {F::LaunchShape};
 constexpr std::array kGemm = {F::Gemm};
 
@@ -70,6 +70,7 @@ constexpr std::array<std::string_view, 1> kDurationKeys = {"duration"};
 constexpr std::array<std::string_view, 3> kSpanKeys = {"buffer", "offset", "bytes"};
 constexpr std::array<std::string_view, 4> kGemmKeys = {"m", "n", "k", "dtype"};
 constexpr std::array<std::string_view, 2> kShapeKeys = {"blocks", "threads"};
+constexpr std::array<std::string_view, 1> kPdlKeys = {"pdl"};
 
 } // namespace
 
@@ -108,6 +109,7 @@ std::span<const std::string_view> fieldKeys(KernelField field)
     case F::BufferSpan: return kSpanKeys;
     case F::Gemm: return kGemmKeys;
     case F::LaunchShape: return kShapeKeys;
+    case F::Pdl: return kPdlKeys;
     }
     return {};
 }

@@ -22,8 +22,11 @@ namespace streamscope::engine {
 //              dstOffset, bytes);
 //  Gemm: "m", "n", "k", "dtype" (OpSpec::gemm);
 //  LaunchShape: "blocks", "threads" (OpSpec::blocks, threadsPerBlock); a type without it lets its library
-//               choose (both 0).
-enum class KernelField : std::uint8_t { Duration, BufferSpan, Gemm, LaunchShape };
+//               choose (both 0);
+//  Pdl: "pdl", launched with programmatic dependent launch (OpSpec::pdl); a type takes it where its kernel
+//       waits for its predecessor (cudaGridDependencySynchronize) before its work and triggers its dependents
+//       (cudaTriggerProgrammaticLaunchCompletion) after it.
+enum class KernelField : std::uint8_t { Duration, BufferSpan, Gemm, LaunchShape, Pdl };
 
 struct KernelTypeInfo {
     KernelType type;

@@ -15,8 +15,8 @@ namespace {
 
 constexpr std::string_view kAxisNames[] = {"memory",   "api",         "streams",    "order",   "chunks",
                                            "size",     "connections", "peerAccess", "devices", "defaultStream",
-                                           "schedule", "maxCTAs",     "ctaPolicy",  "launch"};
-static_assert(std::size(kAxisNames) == std::size_t(Axis::Launch) + 1, "every axis needs its name");
+                                           "schedule", "maxCTAs",     "ctaPolicy",  "launch",  "pdl"};
+static_assert(std::size(kAxisNames) == std::size_t(Axis::Pdl) + 1, "every axis needs its name");
 constexpr int kMaxCount = 4096; // the parser's limit on pipeline chunks (and so streams)
 
 } // namespace
@@ -63,6 +63,7 @@ std::string checkedAxisValue(Axis axis, std::string value, const std::string &wh
     case Axis::PeerAccess: oneOf({"on", "off"}); break;
     case Axis::DefaultStream: oneOf({"legacy", "per-thread"}); break;
     case Axis::Launch: oneOf({"streams", "graph"}); break;
+    case Axis::Pdl: oneOf({"off", "on"}); break;
     case Axis::Schedule: oneOf({"overlapped", "serial"}); break;
     case Axis::CtaPolicy: oneOf({"default", "efficiency", "zero"}); break;
     case Axis::MaxCtas: {

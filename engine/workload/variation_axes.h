@@ -30,6 +30,7 @@ enum class Axis : std::uint8_t {
     MaxCtas, // default | 1..64: the collectives' "nccl": {"maxCTAs"} (the thread blocks NCCL may take from compute)
     CtaPolicy, // default | efficiency | zero: the collectives' "nccl": {"ctaPolicy"} (zero: copy-engine collectives)
     Launch, // streams | graph: the workload's "launch" (each op's own call, or one CUDA graph per repetition)
+    Pdl, // off | on: every kernel op's "pdl" whose type takes it (programmatic dependent launch)
 };
 
 std::string_view toString(Axis axis);

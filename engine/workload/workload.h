@@ -179,6 +179,13 @@ struct OpSpec {
     int blocks = 1;
     int threadsPerBlock = 128;
     GemmShape gemm; // KernelType::Gemm
+    // Programmatic dependent launch (KernelField::Pdl): launched with the programmatic stream serialisation
+    // attribute, so that it may start before the kernel before it on its stream has ended; it waits for that
+    // kernel's results in cudaGridDependencySynchronize.
+    bool pdl = false;
+    // "pdl" was given, true or false. A kernel with "pdl": false runs as one without, but is timed as a PDL kernel
+    // is (no timing events beside it, run_plan.cpp), so that pdl=off and pdl=on compare like for like.
+    bool pdlGiven = false;
 
     // Collective (its size in `bytes`, as nccl-tests counts it)
     CollectiveSpec collective;

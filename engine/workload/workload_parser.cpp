@@ -1495,9 +1495,9 @@ void OpReader::readCopy(const Json &o, const std::string &path, OpSpec &op)
 void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
 {
     static const std::vector<std::string> kOther = {
-        "direction", "api",    "src",      "dst",    "srcOffset", "dstOffset", "value",  "event",
-        "target",    "stream", "location", "advice", "mode",      "duration",  "buffer", "offset",
-        "bytes",     "peer",   "m",        "n",      "k",         "dtype",     "blocks", "threads"};
+        "direction", "api",      "src",    "dst",   "srcOffset", "dstOffset", "value",  "event", "target",
+        "stream",    "location", "advice", "mode",  "duration",  "buffer",    "offset", "bytes", "peer",
+        "m",         "n",        "k",      "dtype", "blocks",    "threads",   "pdl"};
     const auto type = readEnum<KernelType>(o, path, "type", false, "a kernel op");
     if (type) {
         op.kernelType = *type;
@@ -1529,6 +1529,12 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
             if (const auto threads = readInt(o, path, "threads", 1, kMaxThreadsPerBlock, false, "a kernel op",
                                              "a block has at most 1024 threads"))
                 op.threadsPerBlock = static_cast<int>(*threads);
+            break;
+        case KernelField::Pdl:
+            if (const auto pdl = readBool(o, path, "pdl")) {
+                op.pdl = *pdl;
+                op.pdlGiven = true;
+            }
             break;
         }
     }
@@ -2279,6 +2285,10 @@ Json opToJson(const OpSpec &op)
             case KernelField::LaunchShape:
                 j["blocks"] = op.blocks;
                 j["threads"] = op.threadsPerBlock;
+                break;
+            case KernelField::Pdl:
+                if (op.pdl || op.pdlGiven)
+                    j["pdl"] = op.pdl;
                 break;
             }
         }

@@ -144,6 +144,23 @@ template <typename E, typename Get> auto enumSetter(Get ref)
     };
 }
 
+// A yes-or-no key, shown and typed as the file writes it: "true" or "false".
+template <typename Get> auto boolSetter(Get ref)
+{
+    return [ref](const QString &text) -> QString {
+        const QString t = text.trimmed();
+        if (t != QLatin1String("true") && t != QLatin1String("false"))
+            return QObject::tr("true or false");
+        ref() = t == QLatin1String("true");
+        return {};
+    };
+}
+
+QString boolText(bool value)
+{
+    return value ? QStringLiteral("true") : QStringLiteral("false");
+}
+
 // Where prefetch and advise act: -1 is the host (cudaCpuDeviceId), otherwise a device index.
 template <typename Get> auto locationSetter(Get ref)
 {
@@ -248,13 +265,8 @@ void WorkloadFieldsModel::buildStreamFields(int stream)
          {}});
     m_fields.push_back({QStringLiteral("useDefaultStream"),
                         tr("Use the default stream"),
-                        [s] { return s().useDefaultStream ? QStringLiteral("true") : QStringLiteral("false"); },
-                        [s](const QString &text) -> QString {
-                            if (text != QLatin1String("true") && text != QLatin1String("false"))
-                                return QObject::tr("true or false");
-                            s().useDefaultStream = text == QLatin1String("true");
-                            return {};
-                        },
+                        [s] { return boolText(s().useDefaultStream); },
+                        boolSetter([s]() -> bool & { return s().useDefaultStream; }),
                         {QStringLiteral("false"), QStringLiteral("true")}});
     if (!s().useDefaultStream) {
         m_fields.push_back({QStringLiteral("flags"), tr("Flags"), [s] { return qs(engine::enumName(s().flags)); },
@@ -359,6 +371,16 @@ void WorkloadFieldsModel::buildOpFields(int stream, int opIndex)
             case engine::KernelField::LaunchShape:
                 integer(QStringLiteral("blocks"), tr("Blocks"), &engine::OpSpec::blocks, 1, 1 << 30);
                 integer(QStringLiteral("threads"), tr("Threads per block"), &engine::OpSpec::threadsPerBlock, 1, 1024);
+                break;
+            case engine::KernelField::Pdl:
+                m_fields.push_back({QStringLiteral("pdl"),
+                                    tr("Programmatic dependent launch"),
+                                    [op] { return boolText(op().pdl); },
+                                    boolSetter([op]() -> bool & {
+                                        op().pdlGiven = true; // asked for a value: written, true or false
+                                        return op().pdl;
+                                    }),
+                                    {QStringLiteral("false"), QStringLiteral("true")}});
                 break;
             }
         }

@@ -293,6 +293,8 @@ void DetailsPanel::showOp(int repetition, int opIndex)
                 .arg(formatDuration(d.gpu->startNs), formatDuration(d.gpu->endNs), formatDuration(d.gpu->durationNs),
                      QString::fromStdString(d.timedBy)));
     }
+    if (!d.pdl.empty())
+        row(tr("PDL"), QString::fromStdString(d.pdl));
     // Solo baselines: this op alone against the mix, and who ran beside it (interference.h).
     if (m_interference && m_interference->known && op.hasGpu() && std::size_t(opIndex) < m_interference->ops.size()) {
         const engine::OpSlowdown &s = m_interference->ops[std::size_t(opIndex)];

@@ -61,6 +61,9 @@ const std::array<AxisInfo, ExperimentDialog::kAxisCount> kAxes{{
     {engine::Axis::Launch, QT_TRANSLATE_NOOP("ExperimentDialog", "Launch"), "streams, graph",
      QT_TRANSLATE_NOOP("ExperimentDialog", "streams (a call per op), graph (one CUDA graph per repetition)"),
      "streams"},
+    {engine::Axis::Pdl, QT_TRANSLATE_NOOP("ExperimentDialog", "PDL"), "off, on",
+     QT_TRANSLATE_NOOP("ExperimentDialog", "off, on (programmatic dependent launch of compute and memory kernels)"),
+     "on"},
 }};
 
 QString axisName(engine::Axis axis)

@@ -29,7 +29,7 @@ public:
     // workloadText: the workload as the editor holds it (JSON); fileName names it in messages.
     ExperimentDialog(const QString &workloadText, const QString &fileName, QWidget *parent = nullptr);
 
-    static constexpr int kAxisCount = int(engine::Axis::Launch) + 1; // every axis has its row
+    static constexpr int kAxisCount = int(engine::Axis::Pdl) + 1; // every axis has its row
     // The axes in the order the dialog lists them (and the order --vary options are given).
     static const std::array<engine::Axis, kAxisCount> &axes();
 

@@ -34,6 +34,8 @@ QString TimelineToolTips::opText(const LaneModel &model, int opIndex)
             lines << QString::fromStdString(d.queueCause);
         if (!d.piecesSummary.empty())
             lines << QStringLiteral("ran as %1").arg(QString::fromStdString(d.piecesSummary));
+        if (!d.pdl.empty())
+            lines << QString::fromStdString(d.pdl);
     }
     if (d.bytes > 0) {
         QString bytes = formatBytes(d.bytes);

@@ -49,6 +49,42 @@ private slots:
         QVERIFY(kernel.copyCall.empty());
     }
 
+    // A kernel launched with PDL: how its start met the end of the op before it on its stream.
+    void programmaticDependentLaunch()
+    {
+        engine::Trace t = test::handTrace(1);
+        engine::Repetition &rep = t.repetitions[0];
+        // B (kernel, s0) follows A (H2D copy, s0, ends at 100 us); C is the first op on s1.
+        rep.ops[1].flags |= engine::OpFlagPdl;
+        rep.ops[2].flags |= engine::OpFlagPdl;
+        QVERIFY(engine::describeOp(t, 0, 0).pdl.empty()); // not launched with PDL
+        engine::PdlOverlap o = engine::pdlOverlap(rep, 1);
+        QCOMPARE(o.before, 0);
+        QCOMPARE(o.overlapNs, std::int64_t(0));
+        std::string text = engine::describeOp(t, 0, 1).pdl;
+        QVERIFY2(text.find("started 0 ns after 'A: H2D 1 MB' (op #0) ended") != std::string::npos, text.c_str());
+        QVERIFY2(text.find("follows a H2D copy") != std::string::npos, text.c_str());
+
+        rep.ops[0].kind = engine::OpKind::Kernel;
+        rep.ops[0].gpuEndNs = 100'300;
+        o = engine::pdlOverlap(rep, 1);
+        QCOMPARE(o.overlapNs, std::int64_t(300));
+        text = engine::describeOp(t, 0, 1).pdl;
+        QVERIFY2(text.find("started 300 ns before 'A: H2D 1 MB' (op #0) ended, and waited for it") != std::string::npos,
+                 text.c_str());
+        rep.ops[0].gpuEndNs = 99'000;
+        text = engine::describeOp(t, 0, 1).pdl;
+        QVERIFY2(text.find(" after 'A: H2D 1 MB' (op #0) ended") != std::string::npos
+                     && text.find("overlapping none of it") != std::string::npos,
+                 text.c_str());
+
+        QCOMPARE(engine::pdlOverlap(rep, 2).before, -1);
+        text = engine::describeOp(t, 0, 2).pdl;
+        QVERIFY2(text.find("nothing to overlap") != std::string::npos, text.c_str());
+        QVERIFY(engine::formatOpDescription(t, engine::describeOp(t, 0, 2)).find("pdl: launched with")
+                != std::string::npos);
+    }
+
     void whatTimedIt()
     {
         engine::Trace t = test::handTrace(1);

@@ -96,6 +96,22 @@ private slots:
         QCOMPARE(find(asGraph, "Launch calls")->spread.median, 1.0);
         QCOMPARE(find(asGraph, "Gap between kernels")->spread.median, 100.0);
         QCOMPARE(find(asGraph, "Host time in API calls")->spread.median, 40'000.0);
+        QVERIFY(!find(asGraph, "PDL overlap")); // no kernel was launched with PDL
+
+        // With PDL: each kernel starts 200 ns before the one ahead of it ends; the gaps close, and the overlap is
+        // the PDL kernels' (the first has none before it).
+        Trace pdl = graph;
+        for (Repetition &rep : pdl.repetitions)
+            for (std::size_t i = 0; i < rep.ops.size(); ++i) {
+                OpRecord &op = rep.ops[i];
+                op.flags |= OpFlagPdl;
+                const std::int64_t shift = std::int64_t(i) * 300; // 100 ns gaps become 200 ns overlaps
+                op.gpuStartNs -= shift;
+                op.gpuEndNs -= shift;
+            }
+        const auto withPdl = summaryMetrics(pdl, summarize(pdl));
+        QCOMPARE(find(withPdl, "Gap between kernels")->spread.median, 0.0);
+        QCOMPARE(find(withPdl, "PDL overlap")->spread.median, 200.0);
     }
 
     void managedExampleHasUnifiedMemoryRows()

@@ -108,6 +108,7 @@ private slots:
     void memoryAndApiEdits();
     void peerAccessAndDevicesEdits();
     void defaultStreamEdit();
+    void pdlEdit();
     void twoGpuLessons();
     void sizeGrowsBuffers();
     void pipelineEdits();
@@ -202,7 +203,9 @@ void TestExperiment::varyOptionErrors_data()
                                         << "legacy, per-thread";
     // The list of axes in the message is every axis, the newest included.
     QTest::newRow("unknown axis lists all") << "stream=2"
-                                            << "schedule, maxCTAs, ctaPolicy or launch";
+                                            << "schedule, maxCTAs, ctaPolicy, launch or pdl";
+    QTest::newRow("bad pdl") << "pdl=yes"
+                             << "off, on";
 }
 
 void TestExperiment::varyOptionErrors()
@@ -321,6 +324,47 @@ void TestExperiment::defaultStreamEdit()
     QCOMPARE(variants[0].workload.defaultStream, engine::DefaultStreamMode::PerThread);
     QCOMPARE(variants[1].workload.defaultStream, engine::DefaultStreamMode::Legacy);
     QCOMPARE(int(variants[1].workload.threads.size()), 2);
+}
+
+// pdl=on sets "pdl" on every kernel whose type takes it (in groups too, and kernels typed by their keys), off
+// takes it away; a GEMM keeps none, and a workload with no such kernel cannot be varied.
+void TestExperiment::pdlEdit()
+{
+    const char *chain = R"({
+  "version": 1, "name": "chain",
+  "buffers": [{"name": "d", "kind": "device", "bytes": "1 MiB"}],
+  "streams": [{"name": "s0", "ops": [
+    {"op": "kernel", "duration": "1 us", "pdl": true},
+    {"ops": [{"op": "kernel", "type": "memory", "buffer": "d"}], "repeat": 2},
+    {"op": "kernel", "buffer": "d"},
+    {"op": "kernel", "type": "gemm", "m": 64, "n": 64, "k": 64},
+    {"op": "kernel", "type": "empty"}
+  ]}]
+})";
+    const auto variants = engine::expandVariants(spec(chain, {"pdl=off,on"}));
+    QCOMPARE(int(variants.size()), 2);
+    QCOMPARE(variants[1].label, std::string("pdl=on"));
+    std::vector<bool> off, on;
+    for (const auto &op : variants[0].workload.streams[0].ops)
+        off.push_back(op.pdl);
+    for (const auto &op : variants[1].workload.streams[0].ops)
+        on.push_back(op.pdl);
+    QCOMPARE(off, (std::vector<bool>{false, false, false, false, false, false}));
+    QCOMPARE(on, (std::vector<bool>{true, true, true, true, false, false}));
+    // off is written as false, so that those kernels are timed as their PDL twins are (no events beside them).
+    std::vector<bool> given;
+    for (const auto &op : variants[0].workload.streams[0].ops)
+        given.push_back(op.pdlGiven);
+    QCOMPARE(given, (std::vector<bool>{true, true, true, true, false, false}));
+
+    try {
+        engine::expandVariants(spec(R"({"version": 1, "name": "g", "streams": [{"name": "s0", "ops": [
+            {"op": "kernel", "type": "gemm", "m": 64, "n": 64, "k": 64}]}]})",
+                                    {"pdl=on"}));
+        QFAIL("a workload without compute or memory kernels was varied by pdl");
+    } catch (const engine::Error &e) {
+        QVERIFY2(QByteArray(e.what()).contains("(pdl=on)") && QByteArray(e.what()).contains("has none"), e.what());
+    }
 }
 
 void TestExperiment::memoryAndApiEdits()

@@ -326,6 +326,69 @@ private slots:
         QVERIFY(!ops[3].instrumented);
     }
 
+    // A kernel launched with PDL and the GPU op before it on its stream go without their events under CUPTI (an
+    // event recorded between them would keep the kernel from starting early); timed by events they keep them,
+    // and the metadata says PDL could not act. Another stream's ops, and host ops, keep theirs.
+    void pdlKernelsGoWithoutEvents()
+    {
+        const Workload w = parseWorkload(R"({"version": 1, "name": "p", "repetitions": 1, "issueOrder": "stream-order",
+          "buffers": [{"name": "d", "kind": "device", "bytes": "1 MiB"}],
+          "streams": [
+            {"name": "a", "ops": [
+              {"op": "memset", "buffer": "d"},
+              {"op": "kernel", "duration": "1 us"},
+              {"op": "kernel", "duration": "1 us", "pdl": true},
+              {"op": "host", "duration": "1 us"},
+              {"op": "kernel", "type": "memory", "buffer": "d", "pdl": true},
+              {"op": "kernel", "duration": "1 us"},
+              {"op": "kernel", "duration": "1 us"}
+            ]},
+            {"name": "b", "ops": [{"op": "kernel", "duration": "1 us", "pdl": true}, {"op": "kernel", "duration": "1 us"}]}
+          ]})");
+        Trace trace;
+        const std::vector<PlannedOp> ops = planOps(w, {}, {}, trace);
+        std::vector<bool> instrumented;
+        for (const PlannedOp &op : ops)
+            instrumented.push_back(op.instrumented);
+        // a: memset, kernel (before a PDL kernel), PDL kernel, host, PDL memory kernel, kernel, kernel; b: PDL
+        // kernel (first on its stream), kernel.
+        QCOMPARE(instrumented, (std::vector<bool>{true, false, false, false, false, true, true, false, true}));
+        QVERIFY((issuedRecord(ops[2], 2, 0).flags & OpFlagPdl) != 0);
+        QVERIFY((issuedRecord(ops[4], 4, 0).flags & OpFlagPdl) != 0);
+        QVERIFY((issuedRecord(ops[1], 1, 0).flags & OpFlagPdl) == 0);
+
+        std::vector<DeviceInfo> devices = {device(0)};
+        const std::string cupti = describePdl(ops, false, devices);
+        QVERIFY2(cupti.find("3 kernels launched with programmatic dependent launch") == 0, cupti.c_str());
+        QVERIFY2(cupti.find("without timing events") != std::string::npos, cupti.c_str());
+        devices[0].ccMajor = 8;
+        devices[0].ccMinor = 6;
+        const std::string older = describePdl(ops, false, devices);
+        QVERIFY2(older.find("GPU 0 (compute capability 8.6) has no PDL") != std::string::npos, older.c_str());
+
+        OpPlanOptions events;
+        events.timedByEvents = true;
+        Trace trace2;
+        const std::vector<PlannedOp> timedByEvents = planOps(w, {}, events, trace2);
+        for (const PlannedOp &op : timedByEvents)
+            QCOMPARE(op.instrumented, !op.hostOnly);
+        const std::string text = describePdl(timedByEvents, true, devices);
+        QVERIFY2(text.find("PDL changed nothing here") != std::string::npos, text.c_str());
+        QCOMPARE(describePdl(planOps(oneStream(R"({"op": "kernel", "duration": "1 us"})", ""), {}, {}, trace2), false,
+                             devices),
+                 std::string());
+        // "pdl": false: launched without, timed as with (the pdl axis's off, compared with its on).
+        const std::vector<PlannedOp> off = planOps(
+            oneStream(R"({"op": "kernel", "duration": "1 us"}, {"op": "kernel", "duration": "1 us", "pdl": false},
+                         {"op": "kernel", "duration": "1 us"})",
+                      ""),
+            {}, {}, trace2);
+        QVERIFY(!off[0].instrumented && !off[1].instrumented && off[2].instrumented);
+        QVERIFY((issuedRecord(off[1], 1, 0).flags & OpFlagPdl) == 0);
+        const std::string without = describePdl(off, false, devices);
+        QVERIFY2(without.find("1 kernel with \"pdl\": false") == 0, without.c_str());
+    }
+
     // GEMMs: no buffer of the workload's; their operands (one set per shape and dtype on a device) and a
     // cuBLAS workspace per stream are the runner's, and count in the memory check; fp8 needs cc 8.9.
     void gemms()

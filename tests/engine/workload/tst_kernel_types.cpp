@@ -19,7 +19,7 @@ namespace {
 // A value for each key of every field, unlike every default, so that a key read wrongly shows.
 const nlohmann::json kSamples = {{"duration", "7 us"}, {"buffer", "d"}, {"offset", 4096}, {"bytes", 65536},
                                  {"m", 256},           {"n", 512},      {"k", 128},       {"dtype", "fp16"},
-                                 {"blocks", 3},        {"threads", 64}};
+                                 {"blocks", 3},        {"threads", 64}, {"pdl", true}};
 
 // A workload with one kernel op of `type`, with every key of its fields (and `extra`, when given).
 std::string workloadWith(const KernelTypeInfo &row, const std::string &extra = {})
@@ -81,6 +81,7 @@ private slots:
             const bool shaped = takes(row.type, KernelField::LaunchShape);
             QCOMPARE(op.blocks, shaped ? 3 : row.blocks);
             QCOMPARE(op.threadsPerBlock, shaped ? 64 : row.threads);
+            QCOMPARE(op.pdl, takes(row.type, KernelField::Pdl));
             QCOMPARE(describe(op, w), row.describe(op));
 
             const std::string written = workloadToJson(w);

@@ -88,6 +88,8 @@ inline void compareWorkloads(const Workload &a, const Workload &b)
             QCOMPARE(p.buffer, q.buffer);
             QCOMPARE(p.blocks, q.blocks);
             QCOMPARE(p.threadsPerBlock, q.threadsPerBlock);
+            QCOMPARE(p.pdl, q.pdl);
+            QCOMPARE(p.pdlGiven, q.pdlGiven);
             QVERIFY(p.gemm == q.gemm);
             QVERIFY(p.collective == q.collective);
             QCOMPARE(p.value, q.value);

@@ -41,11 +41,12 @@ private slots:
         QCOMPARE(dialog.variantCount(), 8);
         QCOMPARE(runButton(dialog)->text(), QStringLiteral("Run 8 variants"));
         QVERIFY(runButton(dialog)->isEnabled());
-        // A pipeline has something for every axis but those of version 2 workloads (several GPUs) and NCCL's
-        // (collectives).
+        // A pipeline has something for every axis but those of version 2 workloads (several GPUs), NCCL's
+        // (collectives) and PDL (its kernels each follow a copy, not a kernel).
         for (Axis axis : ExperimentDialog::axes())
             QCOMPARE(dialog.axisAvailable(axis), axis != Axis::PeerAccess && axis != Axis::Devices
-                                                     && axis != Axis::MaxCtas && axis != Axis::CtaPolicy);
+                                                     && axis != Axis::MaxCtas && axis != Axis::CtaPolicy
+                                                     && axis != Axis::Pdl);
         // The all-reduce lesson starts from NCCL's thread-block budget.
         ExperimentDialog nccl(preset("allreduce-beside-gemm.json"), QStringLiteral("allreduce-beside-gemm.json"));
         QCOMPARE(nccl.varyOptions(), QStringList({QStringLiteral("maxCTAs=default, 4")}));
