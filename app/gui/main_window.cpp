@@ -499,6 +499,8 @@ void MainWindow::present(std::shared_ptr<const engine::Trace> trace, const QStri
         timing = tr("Timed by CUDA events, not CUPTI: %1. Each bar runs from when its stream reached the op, so "
                     "time spent waiting for a copy engine or a hardware queue is drawn as execution.")
                      .arg(QString::fromStdString(shown->timingNote));
+    else if (shown && shown->source != engine::TraceSource::StreamScope && !shown->timingNote.empty())
+        timing = QString::fromStdString(shown->timingNote); // what the file lacks (an Nsight capture's graphs)
     m_messages->setTimingText(timing);
     updateTitle();
     updateRunActions();

@@ -117,13 +117,13 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
     if (op.api != CopyApi::None)
         d.copyCall = apiNameOf(op);
     d.range = rep.enclosingRange(op);
-    // A node of a graph (OpFlagGraphNode) has no call of its own: the launch that ran it is its range.
+    // A node of a graph (OpFlagGraphNode) has no call of its own: the launch that ran it is its range, the last one
+    // its thread made before it started (an imported trace's repetition may hold many).
     if (!d.range && (op.flags & OpFlagGraphNode))
         for (const HostRange &h : rep.hostRanges)
-            if (h.category == HostRangeCategory::Launch && (h.hostThread == op.hostThread || h.hostThread < 0)) {
+            if (h.category == HostRangeCategory::Launch && (h.hostThread == op.hostThread || h.hostThread < 0)
+                && (!op.hasGpu() || h.startNs <= op.gpuStartNs) && (!d.range || h.startNs > d.range->startNs))
                 d.range = &h;
-                break;
-            }
     d.launch = rep.launchOf(opIndex);
     if (d.launch && d.gpu) {
         d.teraflops = d.launch->teraflopsPerSecond(d.gpu->durationNs);

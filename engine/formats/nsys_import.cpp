@@ -453,6 +453,14 @@ struct RuntimeCall {
     bool used = false;
 };
 
+// A cudaGraphLaunch whose nodes the export recorded one by one: its call as a launch range, and the nodes it ran
+// (the first one's index among the importer's ops places the range in its repetition).
+struct GraphLaunch {
+    HostRange range;
+    std::size_t nodes = 0;
+    std::int64_t firstNode = -1;
+};
+
 struct SyncRow {
     std::int64_t start = 0, end = 0;
     std::int64_t device = 0, context = -1, stream = kNoStream;
@@ -924,7 +932,8 @@ protected:
         m_launches.reserve(kernels);
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_KERNEL", {"start", "end", "deviceId", "streamId"},
                      {"correlationId", "shortName", "demangledName", "globalPid", "gridX", "gridY", "gridZ", "blockX",
-                      "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory", "registersPerThread"});
+                      "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory", "registersPerThread",
+                      "graphNodeId"});
         while (q.step()) {
             OpRecord op;
             op.gpuStartNs = q.integer(0);
@@ -971,6 +980,7 @@ protected:
             if (launch.hasGrid() || launch.hasBlock() || launch.sharedBytes >= 0 || launch.registersPerThread >= 0
                 || launch.fullNameId != kNoString)
                 m_launches.push_back(launch);
+            markGraphNode(op, q.optionalInteger(17));
             addGpuOp(op, deviceId(q, 2), q.integer(3), q.optionalInteger(4), q.optionalInteger(7));
         }
     }
@@ -980,7 +990,7 @@ protected:
         if (!has("CUPTI_ACTIVITY_KIND_MEMCPY"))
             return;
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMCPY", {"start", "end", "deviceId", "streamId", "bytes", "copyKind"},
-                     {"correlationId", "srcKind", "dstKind", "globalPid", "srcDeviceId", "dstDeviceId"});
+                     {"correlationId", "srcKind", "dstKind", "globalPid", "srcDeviceId", "dstDeviceId", "graphNodeId"});
         std::map<std::tuple<int, int, int, bool>, std::uint32_t> names;
         const auto deviceIndex = [](std::optional<std::int64_t> id) -> std::int8_t {
             return id && *id >= 0 && *id < static_cast<std::int64_t>(limits::kMaxDevices)
@@ -1026,6 +1036,7 @@ protected:
                 it = names.emplace(key, m_trace.intern(name)).first;
             }
             op.nameId = it->second;
+            markGraphNode(op, q.optionalInteger(12));
             addGpuOp(op, deviceId(q, 2), q.integer(3), q.optionalInteger(6), q.optionalInteger(9));
         }
     }
@@ -1035,7 +1046,7 @@ protected:
         if (!has("CUPTI_ACTIVITY_KIND_MEMSET"))
             return;
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMSET", {"start", "end", "deviceId", "streamId", "bytes"},
-                     {"correlationId", "memKind", "globalPid"});
+                     {"correlationId", "memKind", "globalPid", "graphNodeId"});
         while (q.step()) {
             OpRecord op;
             op.gpuStartNs = q.integer(0);
@@ -1048,8 +1059,58 @@ protected:
             op.kind = OpKind::Memset;
             op.dstMem = memKind(q.optionalInteger(6));
             op.nameId = m_trace.intern("Memset (" + std::string(memLabel(op.dstMem)) + ")");
+            markGraphNode(op, q.optionalInteger(8));
             addGpuOp(op, deviceId(q, 2), q.integer(3), q.optionalInteger(5), q.optionalInteger(7));
         }
+    }
+
+    // A node of a CUDA graph (an export taken with --cuda-graph-trace=node): its record names its node, and its
+    // correlation is the graph's launch, which becomes a launch range on the host (linkHostCalls).
+    void markGraphNode(OpRecord &op, std::optional<std::int64_t> graphNodeId)
+    {
+        if (!graphNodeId)
+            return;
+        op.flags |= OpFlagGraphNode;
+        ++m_graphNodes;
+    }
+
+    // Graphs recorded whole (an export taken without --cuda-graph-trace=node, Nsight's default): each launch's
+    // execution is one row, on the stream it was launched on, and what ran inside it is not in the file. Each
+    // becomes one op of kind Graph, so that the GPU is not drawn idle while it ran, and the trace says what is
+    // missing.
+    void readGraphTraces()
+    {
+        if (!has("CUPTI_ACTIVITY_KIND_GRAPH_TRACE"))
+            return;
+        TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", {"start", "end", "deviceId", "streamId", "graphId"},
+                     {"correlationId", "globalPid"});
+        std::map<std::int64_t, std::uint32_t> names;
+        std::set<std::int64_t> graphs;
+        std::size_t launches = 0;
+        while (q.step()) {
+            OpRecord op;
+            op.gpuStartNs = q.integer(0);
+            op.gpuEndNs = q.integer(1);
+            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            op.kind = OpKind::Graph;
+            const std::int64_t graph = q.integer(4);
+            auto name = names.find(graph);
+            if (name == names.end())
+                name = names.emplace(graph, m_trace.intern("CUDA graph " + std::to_string(graph))).first;
+            op.nameId = name->second;
+            graphs.insert(graph);
+            ++launches;
+            addGpuOp(op, deviceId(q, 2), q.integer(3), q.optionalInteger(5), q.optionalInteger(6));
+        }
+        if (launches == 0)
+            return;
+        const std::string note =
+            std::to_string(launches) + (launches == 1 ? " launch" : " launches") + " of "
+            + std::to_string(graphs.size()) + (graphs.size() == 1 ? " CUDA graph" : " CUDA graphs")
+            + " recorded whole: Nsight Systems ran without --cuda-graph-trace=node, so the kernels, copies and memsets "
+              "inside them are not in this file; each is drawn as one \"CUDA graph\" op on its stream";
+        m_trace.metadata["cuda_graphs"] = note;
+        m_trace.timingNote = note;
     }
 
     void readRuntime()
@@ -1134,7 +1195,10 @@ protected:
 
     void linkHostCalls()
     {
-        // GPU ops take the host interval of the API call that issued them.
+        // GPU ops take the host interval of the API call that issued them; a graph's nodes share their launch,
+        // which becomes a launch range on its thread (graphLaunches) and leaves them no call of their own.
+        std::map<const RuntimeCall *, GraphLaunch> launches;
+        m_launchStartOf.assign(m_ops.size(), kNoTime);
         for (std::size_t i = 0; i < m_ops.size(); ++i) {
             OpRecord &op = m_ops[i];
             RuntimeCall *call = findCall(op.correlation, m_opPid[i]);
@@ -1142,6 +1206,15 @@ protected:
                 continue; // e.g. a windowed export that cut the call off
             RuntimeCall &c = *call;
             c.used = true;
+            if (op.flags & OpFlagGraphNode) {
+                op.hostThread = hostThread(c.globalTid);
+                m_launchStartOf[i] = c.start; // what places it among NVTX ranges (findEnclosingRanges)
+                GraphLaunch &launch = launches[&c];
+                launch.nodes += 1;
+                if (launch.firstNode < 0)
+                    launch.firstNode = std::int64_t(i);
+                continue;
+            }
             op.hostStartNs = c.start;
             op.hostEndNs = c.end;
             op.hostThread = hostThread(c.globalTid);
@@ -1150,6 +1223,23 @@ protected:
                 op.api = api.find("Async") != std::string::npos ? CopyApi::Async : CopyApi::Sync;
             }
         }
+        for (const auto &[call, launch] : launches) {
+            GraphLaunch l = launch;
+            l.range.startNs = call->start;
+            l.range.endNs = call->end;
+            l.range.hostThread = hostThread(call->globalTid);
+            l.range.category = HostRangeCategory::Launch;
+            // "cudaGraphLaunch_v10000": the suffix names an ABI, not another call.
+            std::string name = m_trace.strings[stringId(call->nameId)];
+            name = name.substr(0, name.find('_'));
+            l.range.nameId =
+                m_trace.intern(name + " (" + std::to_string(l.nodes) + (l.nodes == 1 ? " node)" : " nodes)"));
+            m_graphLaunches.push_back(l);
+        }
+        if (!m_graphLaunches.empty())
+            m_trace.metadata["cuda_graphs"] = std::to_string(m_graphLaunches.size()) + " graph launches, "
+                                              + std::to_string(m_graphNodes)
+                                              + " node executions recorded one by one (--cuda-graph-trace=node)";
         std::unordered_map<std::uint64_t, const SyncRow *> syncByCorrelation; // by correlationKey
         for (const auto &s : m_syncs)
             if (s.correlation != 0 && s.pid)
@@ -1218,6 +1308,9 @@ protected:
     std::vector<std::optional<std::uint64_t>> m_opPid; // per m_ops entry: the process that issued it, when known
     std::vector<RuntimeCall> m_calls;
     std::unordered_map<std::uint64_t, std::uint32_t> m_callByCorrelation; // by correlationKey(pid, id)
+    std::vector<GraphLaunch> m_graphLaunches; // linkHostCalls'
+    std::size_t m_graphNodes = 0; // ops that ran as nodes of a graph (markGraphNode)
+    std::vector<std::int64_t> m_launchStartOf; // per op: a graph node's launch call's start, kNoTime for others
     std::unordered_map<std::uint64_t, std::uint32_t> m_callByBareCorrelation; // for rows that name no process
     std::vector<SyncRow> m_syncs;
     std::unordered_map<std::int64_t, int> m_threadIndex;
@@ -1247,6 +1340,7 @@ public:
         readKernels();
         readMemcpys();
         readMemsets();
+        readGraphTraces();
         readStreamAttributes(); // for the streams that ran work, now known
         readRuntime();
         readSynchronization();
@@ -1367,11 +1461,15 @@ private:
         }
         for (std::uint32_t i = 0; i < m_ops.size(); ++i) {
             const OpRecord &op = m_ops[i];
-            if (!op.hasHost() || op.hostThread < 0)
+            // A graph's node has no call of its own: its launch's places it.
+            const std::int64_t at = op.hasHost()                 ? op.hostStartNs
+                                    : i < m_launchStartOf.size() ? m_launchStartOf[i]
+                                                                 : kNoTime;
+            if (at == kNoTime || op.hostThread < 0)
                 continue;
             auto it = threads.find(m_threadTids[static_cast<std::size_t>(op.hostThread)]);
             if (it != threads.end())
-                it->second.queries.push_back({op.hostStartNs, i, false});
+                it->second.queries.push_back({at, i, false});
         }
 
         m_rangeRep.assign(m_ranges.size(), kNone);
@@ -1483,6 +1581,11 @@ private:
             const NvtxRange &rep = m_ranges[static_cast<std::size_t>(opRep[i])];
             if (m_rangeRoles[rep.name] == RangeRole::Warmup) {
                 ++warmup;
+                continue;
+            }
+            // Launched by the repetition's graph: a node, or a graph recorded whole; no op range of its own.
+            if ((m_ops[i].flags & OpFlagGraphNode) || m_ops[i].kind == OpKind::Graph) {
+                m_opRepetition[i] = m_rangeRepNumbers[rep.name];
                 continue;
             }
             if (opRange[i] == kNone || role(static_cast<std::uint32_t>(opRange[i])) != RangeRole::Op) {
@@ -1637,9 +1740,11 @@ private:
             Repetition rep;
             rep.index = 0;
             fill(rep, order);
-            rep.hostRanges.reserve(m_ranges.size());
+            rep.hostRanges.reserve(m_ranges.size() + m_graphLaunches.size());
             for (const NvtxRange &r : m_ranges)
                 rep.hostRanges.push_back(hostRangeOf(r));
+            for (const GraphLaunch &l : m_graphLaunches)
+                rep.hostRanges.push_back(l.range);
             layoutHostRanges(rep);
             deriveStagedCopyReadiness(rep, m_trace.hostThreads);
             m_trace.repetitions.push_back(std::move(rep));
@@ -1669,6 +1774,13 @@ private:
                 continue;
             if (auto it = repIndex.find(m_rangeRepNumbers[bracket.name]); it != repIndex.end())
                 m_trace.repetitions[it->second].hostRanges.push_back(hostRangeOf(m_ranges[r]));
+        }
+        // A graph's launch goes with its nodes.
+        for (const GraphLaunch &l : m_graphLaunches) {
+            if (l.firstNode < 0 || std::size_t(l.firstNode) >= m_opRepetition.size())
+                continue;
+            if (auto it = repIndex.find(m_opRepetition[std::size_t(l.firstNode)]); it != repIndex.end())
+                m_trace.repetitions[it->second].hostRanges.push_back(l.range);
         }
         for (Repetition &rep : m_trace.repetitions) {
             layoutHostRanges(rep);

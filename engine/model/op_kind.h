@@ -27,6 +27,9 @@ enum class OpKind : std::uint8_t {
     CopyP2P, // a copy between two GPUs (cudaMemcpyPeerAsync; "PtoP" to CUPTI and Nsight): after Other so
              // that no kind's number moved when it came
     Collective, // a collective or point-to-point call of a communication library (NCCL: ncclAllReduce, ...)
+    // A CUDA graph's execution recorded whole, its nodes not recorded (an Nsight Systems capture taken without
+    // --cuda-graph-trace=node): what ran inside it is not known.
+    Graph,
     // New kinds go here, at the end (files keep names, but a kind's number must not move), each with its row
     // in kOpKinds.
     Count // not a kind: how many there are, which op_kinds.h checks its table against at compile time

@@ -287,6 +287,21 @@ inline constexpr std::array kOpKinds = {
                .lane = ActivityLane::None,
                .colorLight = 0xff8c510a,
                .colorDark = 0xffdfc27d},
+    // A graph's execution whose nodes the file does not hold (imports only): some GPU engine was busy, which
+    // one is not known, so it counts on no activity lane. Slate, apart from every kind of known work.
+    OpKindInfo{.kind = OpKind::Graph,
+               .name = "graph",
+               .label = "CUDA graph",
+               .cudaApi = "cudaGraphLaunch",
+               .cudaApiSync = "",
+               .copy = false,
+               .gpuWork = true,
+               .engine = EngineClass::Other,
+               .record = GpuRecord::None,
+               .bytes = ByteBucket::None,
+               .lane = ActivityLane::None,
+               .colorLight = 0xff5a6478,
+               .colorDark = 0xff9aa5bd},
 };
 
 inline constexpr std::size_t kOpKindCount = kOpKinds.size();

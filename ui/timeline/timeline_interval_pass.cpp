@@ -289,7 +289,7 @@ private:
         if (column != m_colIndex)
             decideColumn();
         m_colIndex = column;
-        m_colTime[style & 0x0f] += std::max(x1 - x0, 1e-6);
+        m_colTime[style & IntervalLane::kKindMask] += std::max(x1 - x0, 1e-6);
         m_colAny = true;
     }
 
@@ -378,11 +378,11 @@ private:
     // decided first.
     std::uint8_t dominantKind(std::size_t k, std::size_t jump, double column)
     {
-        static_assert(engine::kOpKindCount <= 16);
-        std::array<double, 16> time{};
+        std::array<double, kKindSlots> time{};
         const std::size_t stride = std::max<std::size_t>(1, (jump - k) / 256);
         for (std::size_t j = k; j < jump; j += stride)
-            time[m_iv.styles[j] & 0x0f] += double(m_iv.ends[j] - m_iv.starts[j]) * double(stride) + 1e-3;
+            time[m_iv.styles[j] & IntervalLane::kKindMask] +=
+                double(m_iv.ends[j] - m_iv.starts[j]) * double(stride) + 1e-3;
         if (m_colAny && m_colIndex == column)
             for (std::size_t c = 0; c < time.size(); ++c)
                 time[c] += m_colTime[c] * m_mapping.nsPerPixel();
@@ -534,7 +534,10 @@ private:
     bool m_runBlocking = false;
     long long m_runCount = 0;
     DrawnBar m_drawn;
-    std::array<double, 16> m_colTime{}; // by kind, the pending column's ops, in pixels
+    // One slot per op kind; a style's kind bits index it (IntervalLane::kKindMask keeps them below 32 here).
+    static constexpr std::size_t kKindSlots = 32;
+    static_assert(engine::kOpKindCount <= kKindSlots);
+    std::array<double, kKindSlots> m_colTime{}; // by kind, the pending column's ops, in pixels
     double m_colIndex = 0; // the pending column
     bool m_colAny = false; // it holds ops not decided yet
     bool m_runDecided = false; // the run has a kind from a column already
