@@ -127,6 +127,12 @@ void printTiming(const engine::Trace &trace, std::ostream &out)
     out << "\n";
     if (!trace.timingNote.empty())
         out << "  " << clampLines(trace.timingNote) << "\n";
+    // How the ops were launched, where it was not one call each: a graph's capture and instantiation (once, before
+    // the first repetition), PDL.
+    for (const char *key : {"launch", "pdl"})
+        if (const auto it = trace.metadata.find(key);
+            it != trace.metadata.end() && !(std::string_view(key) == "launch" && it->second.starts_with("streams")))
+            out << "  " << key << ": " << clampLines(it->second) << "\n";
     const auto errors = engine::eventTimingErrors(trace);
     if (errors.empty())
         return;

@@ -156,6 +156,10 @@ void SummaryPanel::showTrace(const std::shared_ptr<const engine::Trace> &trace, 
         break;
     case engine::TimingSource::Profiler: break;
     }
+    // A graph's capture and instantiation, once before the first repetition: apart from every repetition's figures.
+    if (const auto launch = trace->metadata.find("launch");
+        launch != trace->metadata.end() && launch->second.starts_with("graph: "))
+        heading += QLatin1Char('\n') + tr("Launched as a CUDA graph: %1").arg(displayText(launch->second.substr(7)));
     m_heading->setText(heading);
 }
 

@@ -1598,7 +1598,7 @@ private slots:
 
     // PDL in a graph: the capture keeps each kernel's programmatic dependency, so the chain ends sooner than the
     // same graph without (on an H100 a hand-written chain of 500 kernels: 10 % to 27 % less under CUPTI; this one
-    // 22 % less), and many kernels start before the one ahead of them ends (36 % of them on an H100).
+    // 22 % less on an H100, 13 % on an H200), each kernel lasting as long as without.
     void pdlChainInAGraph()
     {
         if (!haveGpu())
@@ -1616,8 +1616,17 @@ private slots:
               m_devices.at(0).name.c_str(), spanOff / 1e3, spanOn / 1e3, spanOn / spanOff, early,
               int(on.repetitions.size()) * 399, overlap);
         QVERIFY2(spanOn < 0.95 * spanOff, qPrintable(QString("%1 against %2 ns").arg(spanOn).arg(spanOff)));
-        QVERIFY2(early >= int(on.repetitions.size()) * 399 / 10,
-                 "fewer than one kernel in ten started before the one ahead of it ended");
+        // How many start early varies by GPU (36 % of them on an H100, under 1 % on an H200); each kernel lasting
+        // as long as without does not: a kernel waits for the one ahead only once it has been launched.
+        std::vector<double> withPdl, without;
+        for (const Repetition &rep : on.repetitions)
+            for (const OpRecord &op : rep.ops)
+                withPdl.push_back(double(op.gpuDurationNs()));
+        for (const Repetition &rep : off.repetitions)
+            for (const OpRecord &op : rep.ops)
+                without.push_back(double(op.gpuDurationNs()));
+        QVERIFY2(std::abs(median(withPdl) - median(without)) <= std::max(500.0, 0.1 * median(without)),
+                 qPrintable(QString("a kernel %1 ns with PDL, %2 without").arg(median(withPdl)).arg(median(without))));
     }
 
     // A workload a capture cannot hold fails before anything runs (no CUDA call is made for its ops), naming the op
