@@ -352,6 +352,8 @@ struct LaunchStats {
     double calls = 0; // ops' calls that enqueued GPU work, and graph launches
     double kernelGapNs = kNotApplicable; // median idle time between consecutive kernels of a stream
     double pdlOverlapNs = kNotApplicable; // median time a PDL kernel started before the kernel ahead of it ended
+    // Median time from a kernel's submission to the GPU to its start (CUPTI's latency timestamps), where recorded.
+    double submittedToStartNs = kNotApplicable;
 };
 
 LaunchStats launchOf(const Repetition &rep)
@@ -360,7 +362,7 @@ LaunchStats launchOf(const Repetition &rep)
     for (const HostRange &h : rep.hostRanges)
         out.calls += h.category == HostRangeCategory::Launch;
     std::map<int, std::vector<const OpRecord *>> byStream;
-    std::vector<double> overlaps;
+    std::vector<double> overlaps, latencies;
     for (std::size_t i = 0; i < rep.ops.size(); ++i) {
         const OpRecord &op = rep.ops[i];
         if (op.hasHost() && opKindInfo(op.kind).gpuWork)
@@ -370,7 +372,12 @@ LaunchStats launchOf(const Repetition &rep)
         if (op.flags & OpFlagPdl)
             if (const PdlOverlap o = pdlOverlap(rep, int(i)); o.before >= 0)
                 overlaps.push_back(double(std::max<std::int64_t>(o.overlapNs, 0)));
+        if (const KernelLaunch *l = rep.launchOf(int(i));
+            l && l->submittedNs != kNoTime && op.hasGpu() && op.gpuStartNs >= l->submittedNs)
+            latencies.push_back(double(op.gpuStartNs - l->submittedNs));
     }
+    if (!latencies.empty())
+        out.submittedToStartNs = spreadOf(std::move(latencies)).median;
     if (!overlaps.empty())
         out.pdlOverlapNs = spreadOf(std::move(overlaps)).median;
     std::vector<double> gaps;
@@ -407,6 +414,12 @@ void addLaunchMetrics(const Trace &trace, const AddMetric &add)
             "The median time a kernel launched with programmatic dependent launch started before the kernel ahead "
             "of it on its stream ended (0 where it started after): the launch PDL hid",
             MetricUnit::Duration, field([](const LaunchStats &s) { return s.pdlOverlapNs; }));
+    if (std::any_of(stats.rows().begin(), stats.rows().end(),
+                    [](const LaunchStats &s) { return !std::isnan(s.submittedToStartNs); }))
+        add("Kernel submitted to start",
+            "The median time from a kernel's submission to the GPU to its start (CUPTI's latency timestamps): the "
+            "launch latency the GPU adds, and the time a kernel waited behind the work ahead of it on its stream",
+            MetricUnit::Duration, field([](const LaunchStats &s) { return s.submittedToStartNs; }));
 }
 
 // Unified memory, from the driver's records (runs with managed memory, timed by CUPTI).

@@ -69,6 +69,12 @@ private slots:
         QVERIFY(gap);
         QVERIFY2(gap->spread.median > 5'000 && gap->spread.median < 30'000,
                  qPrintable(QString::number(gap->spread.median)));
+        // CUPTI's latency timestamps: each kernel started 0.67-0.69 us after its submission to the GPU, the 11 us
+        // gaps being the host's launch calls, not the GPU's latency.
+        const SummaryMetric *latency = find(metrics, "Kernel submitted to start");
+        QVERIFY(latency);
+        QVERIFY2(latency->spread.median > 300 && latency->spread.median < 2'000,
+                 qPrintable(QString::number(latency->spread.median)));
         const Trace overlap = example("overlap");
         const auto rows = summaryMetrics(overlap, summarize(overlap));
         QCOMPARE(find(rows, "Launch calls")->spread.median, 12.0); // 4 chunks: H2D, kernel, D2H
