@@ -177,8 +177,12 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
     for (const auto &r : rows)
         reps = std::max(reps, static_cast<int>(r.summary.repetitions.size()));
     out << "\n" << (c.title.empty() ? std::string("comparison") : clampText(c.title));
-    if (!c.variants.empty() && !c.variants.front().trace.devices.empty())
-        out << " on " << clampText(c.variants.front().trace.devices.front().name);
+    for (const auto &v : c.variants)
+        if (v.failed.empty()) { // a failed variant has no trace, and no device
+            if (!v.trace.devices.empty())
+                out << " on " << clampText(v.trace.devices.front().name);
+            break;
+        }
     out << "\n"
         << rows.size() << " variant" << (rows.size() == 1 ? "" : "s") << ", up to " << reps << " repetition"
         << (reps == 1 ? "" : "s") << " each; makespan median [min .. max]\n\n";
@@ -191,17 +195,24 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
     std::vector<std::string> makespans;
     std::size_t spanWidth = 10;
     for (const auto &r : rows) {
-        makespans.push_back(spreadText(r.summary.makespanNs, ms));
+        makespans.push_back(r.failed.empty() ? spreadText(r.summary.makespanNs, ms) : std::string("failed"));
         spanWidth = std::max(spanWidth, makespans.back().size() + 2);
     }
     out << "  " << cell("variant", labelWidth) << cell("makespan", spanWidth) << cell("vs first", 17) << cell("H2D", 12)
         << cell("D2H", 12) << cell("host blocked", 14) << cell("overlap", 10) << "efficiency\n";
-    bool anyNoise = false;
+    bool anyNoise = false, baselineShown = false;
+    std::vector<std::string> failures;
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto &r = rows[i];
         const auto &s = r.summary;
-        std::string verdict = i == 0 ? std::string("baseline") : engine::describe(r.vsFirst);
-        anyNoise = anyNoise || (i > 0 && r.vsFirst.kind == engine::VerdictKind::Noise);
+        if (!r.failed.empty()) {
+            out << "  " << cell(labels[i], labelWidth) << cell(makespans[i], spanWidth) << "(see below)\n";
+            failures.push_back(clampLines(r.failed));
+            continue;
+        }
+        std::string verdict = !baselineShown ? std::string("baseline") : engine::describe(r.vsFirst);
+        anyNoise = anyNoise || (baselineShown && r.vsFirst.kind == engine::VerdictKind::Noise);
+        baselineShown = true;
         out << "  " << cell(labels[i], labelWidth) << cell(makespans[i], spanWidth) << cell(verdict, 17)
             << cell(s.h2dGBs.count && s.h2dGBs.median > 0 ? gbs(s.h2dGBs.median) : "-", 12)
             << cell(s.d2hGBs.count && s.d2hGBs.median > 0 ? gbs(s.d2hGBs.median) : "-", 12)
@@ -215,6 +226,12 @@ void printComparison(const engine::Comparison &c, std::ostream &out)
         out << "  With one repetition there is no spread to judge noise by: use --repeat 5 or more.\n";
     if (anyNoise)
         out << "  Some differences are noise: run more repetitions before drawing a conclusion from them.\n";
+    if (!failures.empty()) {
+        out << "\n  " << failures.size() << (failures.size() == 1 ? " variant" : " variants")
+            << " failed; the others ran:\n";
+        for (const auto &f : failures)
+            out << "    " << f << "\n";
+    }
 }
 
 enum class InputKind { Workload, Comparison, Trace };

@@ -238,7 +238,9 @@ std::string toComparisonJson(const Comparison &c)
             settings[std::string(toString(s.axis))] = s.value;
         out += i == 0 ? "\n  {" : ",\n  {";
         out += "\"label\": " + Json(v.label).dump() + ", \"settings\": " + settings.dump() + ",\n   ";
-        if (!v.traceFile.empty()) {
+        if (!v.failed.empty()) {
+            out += "\"failed\": " + Json(v.failed).dump() + "}";
+        } else if (!v.traceFile.empty()) {
             out += "\"trace_file\": " + Json(v.traceFile).dump() + "}";
         } else {
             out += "\"trace\": ";
@@ -358,8 +360,19 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
                     fail(fileName, path + "/settings/" + key, "not one of the comparison's axes");
         const auto trace = v.find("trace");
         const auto file = v.find("trace_file");
+        if (const auto failed = v.find("failed"); failed != v.end()) {
+            if (!failed->is_string() || failed->get<std::string>().empty())
+                fail(fileName, path + "/failed", "expected why the variant failed, " + found(*failed));
+            if (trace != v.end() || file != v.end())
+                fail(fileName, path, "a failed variant has no trace");
+            r.failed = failed->get<std::string>();
+            c.variants.push_back(std::move(r));
+            continue;
+        }
         if ((trace == v.end()) == (file == v.end()))
-            fail(fileName, path, "expected either \"trace\" (an embedded trace) or \"trace_file\" (a path)");
+            fail(fileName, path,
+                 "expected either \"trace\" (an embedded trace), \"trace_file\" (a path) or \"failed\" (why it did "
+                 "not run)");
         if (trace != v.end()) {
             if (!trace->is_object())
                 fail(fileName, path + "/trace", "expected a StreamScope trace object, " + found(*trace));
@@ -425,13 +438,19 @@ std::vector<VariantSummary> summarizeComparison(const Comparison &comparison)
 {
     std::vector<VariantSummary> out;
     out.reserve(comparison.variants.size());
+    const VariantSummary *baseline = nullptr; // the first variant that ran
     for (const auto &v : comparison.variants) {
         VariantSummary s;
         s.label = v.label;
-        s.summary = summarize(v.trace);
-        s.vsFirst = out.empty() ? compareSpreads(s.summary.makespanNs, s.summary.makespanNs)
-                                : compareSpreads(out.front().summary.makespanNs, s.summary.makespanNs);
+        s.failed = v.failed;
+        if (s.failed.empty()) {
+            s.summary = summarize(v.trace);
+            s.vsFirst =
+                compareSpreads(baseline ? baseline->summary.makespanNs : s.summary.makespanNs, s.summary.makespanNs);
+        }
         out.push_back(std::move(s));
+        if (!baseline && out.back().failed.empty())
+            baseline = &out.back();
     }
     return out;
 }

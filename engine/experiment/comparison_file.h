@@ -28,6 +28,9 @@ struct VariantResult {
     // When not empty, the file holds this path (relative to the comparison file's folder) instead
     // of the embedded trace, and reading loads the trace from it.
     std::string traceFile;
+    // Why the variant did not run, naming it and what failed ("variant 2 of 2 (launch=graph): ... : the capture
+    // failed: ..."); empty where it ran. A failed variant has no trace; the others ran all the same.
+    std::string failed;
 };
 
 struct Comparison {
@@ -57,7 +60,8 @@ Comparison readComparison(const std::string &path);
 struct VariantSummary {
     std::string label;
     TraceSummary summary;
-    Verdict vsFirst; // the makespan against the first variant's (compareSpreads)
+    Verdict vsFirst; // the makespan against the first variant's that ran (compareSpreads)
+    std::string failed; // VariantResult::failed: no summary, no verdict
 };
 std::vector<VariantSummary> summarizeComparison(const Comparison &comparison);
 

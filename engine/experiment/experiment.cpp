@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "engine/model/errors.h"
@@ -443,6 +444,7 @@ Comparison runExperiment(const ExperimentSpec &spec, const std::vector<Variant> 
         totalUnits += units.back();
     }
     int doneUnits = 0;
+    std::optional<Error> firstFailure;
     const int count = static_cast<int>(variants.size());
     for (int i = 0; i < count; ++i) {
         const Variant &v = variants[i];
@@ -475,9 +477,19 @@ Comparison runExperiment(const ExperimentSpec &spec, const std::vector<Variant> 
         try {
             r.trace = runner(v.workload, options, report, cancel);
         } catch (const Error &e) {
-            if (e.kind() == ErrorKind::Cuda || e.kind() == ErrorKind::OutOfMemory)
-                throw Error(e.kind(), variantName(v.settings, i, count) + ": " + e.what());
-            throw;
+            // What went wrong in this variant alone (a capture that failed, a CUDA error, memory it could not
+            // have, a workload the run refused) marks it failed and the others run; what ends every variant
+            // (no GPU, a cancel, a file that cannot be written) ends the comparison.
+            if (e.kind() != ErrorKind::Cuda && e.kind() != ErrorKind::OutOfMemory
+                && e.kind() != ErrorKind::InvalidInput)
+                throw;
+            r.failed = variantName(v.settings, i, count) + ": " + e.what();
+            if (!firstFailure)
+                firstFailure = Error(e.kind(), r.failed);
+            c.variants.push_back(std::move(r));
+            report({RunProgress::Phase::Done, 0, 0, "variant " + v.label + " failed"});
+            doneUnits += units[i];
+            continue;
         }
         r.trace.workloadJson = workloadToJson(v.workload);
         if (r.trace.sourcePath.empty())
@@ -487,6 +499,10 @@ Comparison runExperiment(const ExperimentSpec &spec, const std::vector<Variant> 
         report({RunProgress::Phase::Done, 0, 0, "variant " + v.label + " done"});
         doneUnits += units[i];
     }
+    // Nothing ran: the comparison fails as its first variant did.
+    if (firstFailure
+        && std::all_of(c.variants.begin(), c.variants.end(), [](const VariantResult &v) { return !v.failed.empty(); }))
+        throw *firstFailure;
     return c;
 }
 

@@ -4,6 +4,7 @@
 #include <QBrush>
 #include <QColor>
 
+#include "ui/common/display_text.h"
 #include "ui/common/format_units.h"
 #include "ui/common/verdict_brush.h"
 #include "ui/timeline/time_mapping.h"
@@ -46,8 +47,30 @@ QVariant ComparisonTableModel::data(const QModelIndex &index, int role) const
         return {};
     const engine::VariantSummary &row = m_rows[std::size_t(index.row())];
     const engine::TraceSummary &s = row.summary;
-    const bool baseline = index.row() == 0;
+    // The baseline is the first variant that ran.
+    int first = 0;
+    while (std::size_t(first) < m_rows.size() && !m_rows[std::size_t(first)].failed.empty())
+        ++first;
+    const bool baseline = index.row() == first;
     const int column = index.column();
+    // A variant that failed: its label, "failed", and why (the whole message in the tooltip); no figures.
+    if (!row.failed.empty()) {
+        if (role == SortRole)
+            return column == VariantColumn ? QVariant(index.row()) : QVariant();
+        if (role == Qt::DisplayRole)
+            return column == VariantColumn    ? QString::fromStdString(row.label)
+                   : column == MakespanColumn ? tr("failed")
+                   : column == VerdictColumn  ? displayText(row.failed, 60)
+                                              : QStringLiteral("–");
+        if (role == Qt::ToolTipRole)
+            return QString::fromStdString(row.failed);
+        if (role == Qt::ForegroundRole && (column == MakespanColumn || column == VerdictColumn))
+            return QBrush(QColor(0xd5, 0x5e, 0x00));
+        if (role == Qt::TextAlignmentRole)
+            return column == VariantColumn || column == VerdictColumn ? int(Qt::AlignLeft | Qt::AlignVCenter)
+                                                                      : int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
 
     if (role == SortRole) {
         switch (column) {

@@ -266,10 +266,20 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
     const std::vector<QString> labels = shortLabels(c);
     for (std::size_t i = 0; i < summaries.size() && i < labels.size(); ++i)
         summaries[i].label = labels[i].toStdString();
+    // A variant that failed has no trace: no timeline and no bar, only its row in the table saying why.
+    std::vector<engine::VariantSummary> ran;
+    int failed = 0;
+    for (const engine::VariantSummary &s : summaries) {
+        if (s.failed.empty())
+            ran.push_back(s);
+        failed += !s.failed.empty();
+    }
 
     std::vector<StackedTimelines::Entry> entries;
     std::vector<const engine::Trace *> raw;
     for (std::size_t i = 0; i < c.variants.size(); ++i) {
+        if (!c.variants[i].failed.empty())
+            continue;
         // The timelines share the comparison's traces without copying them (aliasing shared_ptr).
         auto trace = std::shared_ptr<const engine::Trace>(m_comparison, &c.variants[i].trace);
         raw.push_back(trace.get());
@@ -282,7 +292,7 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
                            tr("makespan %1").arg(formatDuration(qint64(s.makespanNs.median)))});
     }
     m_timelines->setEntries(std::move(entries));
-    m_makespan->setSummaries(summaries);
+    m_makespan->setSummaries(ran);
     m_bandwidth->setTraces(raw);
     m_tableModel->setSummaries(summaries);
 
@@ -296,8 +306,12 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
                                                                   : static_cast<QWidget *>(m_makespan));
 
     QString device;
-    if (!c.variants.empty() && !c.variants.front().trace.devices.empty())
-        device = displayText(c.variants.front().trace.devices.front().name);
+    for (const engine::VariantResult &v : c.variants)
+        if (v.failed.empty()) {
+            if (!v.trace.devices.empty())
+                device = displayText(v.trace.devices.front().name);
+            break;
+        }
     QStringList axes;
     // Values from the file: a header lists at most kShownValues of each axis (a file may list 400,000,
     // which took the label 40 s to lay out), each clamped.
@@ -310,10 +324,12 @@ void ComparisonWindow::setComparison(engine::Comparison comparison, const QStrin
             values << tr("… (%1 values)").arg(a.values.size());
         axes << QStringLiteral("%1 = %2").arg(qs(engine::toString(a.axis)), values.join(QStringLiteral(", ")));
     }
-    m_header->setText(QStringLiteral("<b style='font-size:14pt'>%1</b>&nbsp;&nbsp; %2 variants on %3 · varying %4 · "
+    const QString count = failed == 0 ? tr("%1 variants").arg(c.variants.size())
+                                      : tr("%1 variants (%2 failed: see the table)").arg(c.variants.size()).arg(failed);
+    m_header->setText(QStringLiteral("<b style='font-size:14pt'>%1</b>&nbsp;&nbsp; %2 on %3 · varying %4 · "
                                      "%5 · noise rule: overlapping min–max ranges call no winner")
                           .arg(displayText(c.title).toHtmlEscaped())
-                          .arg(c.variants.size())
+                          .arg(count)
                           .arg(device.isEmpty() ? tr("an unknown GPU") : device.toHtmlEscaped(),
                                axes.join(QStringLiteral("; ")).toHtmlEscaped(),
                                QString::fromStdString(c.createdUtc).toHtmlEscaped()));

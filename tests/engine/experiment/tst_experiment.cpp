@@ -651,24 +651,52 @@ void TestExperiment::cancelBetweenVariants()
     QCOMPARE(runs, 1);
 }
 
+// What fails in one variant (a capture that fails at run time, a CUDA error, memory it cannot have, a workload the
+// run refuses) marks that variant failed, naming it, and the others run; the summary's baseline is the first that
+// ran, and the file keeps the failure. What ends every variant (no GPU) ends the comparison, and so does every
+// variant failing.
 void TestExperiment::runErrorsNameTheVariant()
 {
-    const auto s = spec(kPipelineWorkload, {"memory=pinned,pageable"});
+    const auto s = spec(kPipelineWorkload, {"memory=pageable,pinned,registered"});
     const auto variants = engine::expandVariants(s);
-    for (auto kind : {engine::ErrorKind::Cuda, engine::ErrorKind::NoGpu}) {
+    for (auto kind : {engine::ErrorKind::Cuda, engine::ErrorKind::InvalidInput, engine::ErrorKind::OutOfMemory}) {
+        int ran = 0;
         engine::WorkloadRunner runner = [&](const engine::Workload &w, const engine::RunOptions &,
                                             const engine::ProgressCallback &, const std::atomic<bool> *) {
             if (w.findBuffer("h_data")->kind == engine::BufferKind::Pageable)
                 throw engine::Error(kind, "the error");
-            return scaledTrace(1.0);
+            ++ran;
+            return scaledTrace(ran == 1 ? 1.0 : 0.5);
         };
+        const engine::Comparison c = engine::runExperiment(s, variants, {}, runner);
+        QCOMPARE(ran, 2);
+        QCOMPARE(int(c.variants.size()), 3);
+        QCOMPARE(c.variants[0].failed, std::string("variant 1 of 3 (memory=pageable): the error"));
+        QVERIFY(c.variants[0].trace.repetitions.empty());
+        QVERIFY(c.variants[1].failed.empty() && c.variants[2].failed.empty());
+        const auto rows = engine::summarizeComparison(c);
+        QCOMPARE(rows[0].failed, c.variants[0].failed);
+        QVERIFY2(std::abs(rows[2].vsFirst.ratio - 2.0) < 0.01, // against the first that ran (1.0 -> 0.5)
+                 qPrintable(QString::number(rows[2].vsFirst.ratio)));
+
+        const QString path = m_dir.filePath(QStringLiteral("failed.sscompare"));
+        engine::writeComparison(c, path.toStdString());
+        const engine::Comparison back = engine::readComparison(path.toStdString());
+        QCOMPARE(back.variants[0].failed, c.variants[0].failed);
+        QCOMPARE(back.variants[2].trace.repetitions.size(), c.variants[2].trace.repetitions.size());
+    }
+    // Every variant failing, or no GPU: the comparison fails.
+    for (auto kind : {engine::ErrorKind::Cuda, engine::ErrorKind::NoGpu}) {
+        engine::WorkloadRunner runner =
+            [&](const engine::Workload &, const engine::RunOptions &, const engine::ProgressCallback &,
+                const std::atomic<bool> *) -> engine::Trace { throw engine::Error(kind, "the error"); };
         try {
             engine::runExperiment(s, variants, {}, runner);
             QFAIL("no error");
         } catch (const engine::Error &e) {
             QCOMPARE(e.kind(), kind);
             if (kind == engine::ErrorKind::Cuda)
-                QCOMPARE(QString(e.what()), QString("variant 2 of 2 (memory=pageable): the error"));
+                QCOMPARE(QString(e.what()), QString("variant 1 of 3 (memory=pageable): the error"));
             else
                 QCOMPARE(QString(e.what()), QString("the error")); // the plain no-GPU message
         }
@@ -795,6 +823,12 @@ void TestExperiment::malformedFiles_data()
                                     << "/variants/0: expected either";
     QTest::newRow("neither") << edited([](auto &j) { j["variants"][0].erase("trace"); })
                              << "/variants/0: expected either";
+    QTest::newRow("failed with a trace") << edited([](auto &j) { j["variants"][0]["failed"] = "it failed"; })
+                                         << "/variants/0: a failed variant has no trace";
+    QTest::newRow("failed saying nothing") << edited([](auto &j) {
+        j["variants"][0].erase("trace");
+        j["variants"][0]["failed"] = "";
+    }) << "/variants/0/failed: expected why the variant failed";
     QTest::newRow("trace not a trace") << edited([](auto &j) { j["variants"][1]["trace"]["format"] = "other"; })
                                        << "/variants/1/trace";
     QTest::newRow("trace not an object") << edited([](auto &j) { j["variants"][1]["trace"] = 3; })

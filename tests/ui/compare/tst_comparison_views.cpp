@@ -221,6 +221,36 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // A variant that failed (a capture that failed at run time, say): its row says so and why, and it has no
+    // timeline and no bar; the first variant that ran is the baseline.
+    void failedVariantIsARowThatSaysWhy()
+    {
+        engine::Comparison c = engine::readComparison(examplePath("pdl-chain").toStdString());
+        QCOMPARE(int(c.variants.size()), 2);
+        c.variants[0].trace = engine::Trace();
+        c.variants[0].failed = "variant 1 of 2 (pdl=off): stream 'chain' op 3: the capture failed: "
+                               "cudaErrorStreamCaptureInvalidated";
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("failed.sscompare"));
+        engine::writeComparison(c, path.toStdString());
+        ui::ComparisonWindow window;
+        QString error;
+        QVERIFY2(window.openFile(path, &error), qPrintable(error));
+        QCOMPARE(window.timelines()->count(), 1);
+        QCOMPARE(window.makespanChart()->categories().size(), 1);
+        const ui::ComparisonTableModel *model = window.tableModel();
+        QCOMPARE(model->rowCount(), 2);
+        QCOMPARE(model->index(0, ui::ComparisonTableModel::MakespanColumn).data().toString(), QStringLiteral("failed"));
+        QVERIFY(model->index(0, ui::ComparisonTableModel::VerdictColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("variant 1 of 2 (pdl=off)")));
+        QCOMPARE(model->index(0, ui::ComparisonTableModel::VerdictColumn).data(Qt::ToolTipRole).toString(),
+                 QString::fromStdString(c.variants[0].failed));
+        QCOMPARE(model->index(1, ui::ComparisonTableModel::VerdictColumn).data().toString(),
+                 QStringLiteral("baseline"));
+    }
+
     void makespanBarsAreMediansAndWhiskersMinMax()
     {
         // Baseline 10 ms [9, 11]; 5 ms [4.5, 5.5] is faster; 10.5 ms [10, 12] overlaps: noise.
