@@ -207,6 +207,39 @@ Axis axisAt(const Json &v, const std::string &fileName, const std::string &path)
 
 } // namespace
 
+namespace {
+
+// A variant's settings: the comparison's axes, one value each, from the axis's values.
+std::vector<AxisSetting> readSettings(const Json &settings, const std::vector<AxisValues> &axes,
+                                      const std::string &fileName, const std::string &path)
+{
+    std::vector<AxisSetting> out;
+    if (!settings.is_object())
+        fail(fileName, path + "/settings", "expected an object of axis: value, " + found(settings));
+    // Settings follow the comparison's axes, one value each, from the axis's values.
+    for (const auto &a : axes) {
+        const std::string key(toString(a.axis));
+        const auto it = settings.find(key);
+        if (it == settings.end())
+            fail(fileName, path + "/settings/" + key, "missing (every variant sets every axis)");
+        if (!it->is_string())
+            fail(fileName, path + "/settings/" + key, "expected a string, " + found(*it));
+        const std::string value = it->get<std::string>();
+        if (std::find(a.values.begin(), a.values.end(), value) == a.values.end())
+            fail(fileName, path + "/settings/" + key,
+                 "\"" + value + "\" is not one of the values of the axis \"" + key + "\"");
+        out.push_back({a.axis, value});
+    }
+    if (settings.size() != axes.size())
+        for (const auto &[key, value] : settings.items())
+            if (const auto axis = axisFromString(key);
+                !axis || std::none_of(axes.begin(), axes.end(), [&](const AxisValues &a) { return a.axis == *axis; }))
+                fail(fileName, path + "/settings/" + key, "not one of the comparison's axes");
+    return out;
+}
+
+} // namespace
+
 std::string toComparisonJson(const Comparison &c)
 {
     Json head;
@@ -335,29 +368,7 @@ Comparison fromComparisonJson(std::string_view text, const std::string &fileName
             fail(fileName, path, "expected a variant object, " + found(v));
         VariantResult r;
         r.label = stringMember(v, "label", fileName, path, true);
-        const Json &settings = member(v, "settings", fileName, path);
-        if (!settings.is_object())
-            fail(fileName, path + "/settings", "expected an object of axis: value, " + found(settings));
-        // Settings follow the comparison's axes, one value each, from the axis's values.
-        for (const auto &a : c.axes) {
-            const std::string key(toString(a.axis));
-            const auto it = settings.find(key);
-            if (it == settings.end())
-                fail(fileName, path + "/settings/" + key, "missing (every variant sets every axis)");
-            if (!it->is_string())
-                fail(fileName, path + "/settings/" + key, "expected a string, " + found(*it));
-            const std::string value = it->get<std::string>();
-            if (std::find(a.values.begin(), a.values.end(), value) == a.values.end())
-                fail(fileName, path + "/settings/" + key,
-                     "\"" + value + "\" is not one of the values of the axis \"" + key + "\"");
-            r.settings.push_back({a.axis, value});
-        }
-        if (settings.size() != c.axes.size())
-            for (const auto &[key, value] : settings.items())
-                if (const auto axis = axisFromString(key);
-                    !axis
-                    || std::none_of(c.axes.begin(), c.axes.end(), [&](const AxisValues &a) { return a.axis == *axis; }))
-                    fail(fileName, path + "/settings/" + key, "not one of the comparison's axes");
+        r.settings = readSettings(member(v, "settings", fileName, path), c.axes, fileName, path);
         const auto trace = v.find("trace");
         const auto file = v.find("trace_file");
         if (const auto failed = v.find("failed"); failed != v.end()) {
