@@ -16,13 +16,13 @@ using namespace streamscope::engine;
 namespace {
 
 // The colours as op_colors.h held them in two tables indexed by kind, before the op-kind table; then the
-// kinds that came with their rows (collectives: brown, tan on dark).
+// kinds that came with their rows (collectives: brown, tan on dark; graphs recorded whole: slate).
 constexpr std::uint32_t kLight[] = {0xff0072b2, 0xffd55e00, 0xffcc79a7, 0xff56b4e9, 0xff009e73, 0xfff0e442,
                                     0xff7f7f7f, 0xff5f5f5f, 0xff3a3a3a, 0xffe69f00, 0xffa0a0a0, 0xffa0a0a0,
-                                    0xff56b4e9, 0xffb4b4b4, 0xff7b3f8c, 0xff8c510a};
+                                    0xff56b4e9, 0xffb4b4b4, 0xff7b3f8c, 0xff8c510a, 0xff5a6478};
 constexpr std::uint32_t kDark[] = {0xff3a9be0, 0xffd55e00, 0xffcc79a7, 0xff56b4e9, 0xff14b88a, 0xfff0e442,
                                    0xff9a9a9a, 0xffb0b0b0, 0xffd8d8d8, 0xffe69f00, 0xff808080, 0xff808080,
-                                   0xff56b4e9, 0xff707070, 0xffb48ad0, 0xffdfc27d};
+                                   0xff56b4e9, 0xff707070, 0xffb48ad0, 0xffdfc27d, 0xff9aa5bd};
 
 OpRecord withGpu(OpKind kind)
 {
@@ -76,7 +76,8 @@ private slots:
             {OpKind::Other, EngineClass::Other},     {OpKind::EventRecord, EngineClass::None},
             {OpKind::EventWait, EngineClass::None},  {OpKind::HostSync, EngineClass::None},
             {OpKind::Advise, EngineClass::None},     {OpKind::Attach, EngineClass::None},
-            {OpKind::HostWork, EngineClass::None},   {OpKind::Collective, EngineClass::Other}};
+            {OpKind::HostWork, EngineClass::None},   {OpKind::Collective, EngineClass::Other},
+            {OpKind::Graph, EngineClass::Other}};
         for (const auto &[kind, cls] : classes) {
             QCOMPARE(int(engineClassOf(withGpu(kind))), int(cls));
             OpRecord noGpu;
@@ -101,6 +102,7 @@ private slots:
             {OpKind::Attach, CopyApi::None, "cudaStreamAttachMemAsync"},
             {OpKind::HostWork, CopyApi::None, "host work"},
             {OpKind::Collective, CopyApi::None, "NCCL call"},
+            {OpKind::Graph, CopyApi::None, "cudaGraphLaunch"},
             {OpKind::Other, CopyApi::None, "CUDA API call"}};
         for (const auto &[kind, api, name] : calls) {
             op.kind = kind;
