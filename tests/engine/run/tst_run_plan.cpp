@@ -378,11 +378,12 @@ private slots:
                              devices),
                  std::string());
         // "pdl": false: launched without, timed as with (the pdl axis's off, compared with its on).
-        const std::vector<PlannedOp> off = planOps(
+        // (The plan points into its workload: kept alive while the plan is read.)
+        const Workload withOff =
             oneStream(R"({"op": "kernel", "duration": "1 us"}, {"op": "kernel", "duration": "1 us", "pdl": false},
                          {"op": "kernel", "duration": "1 us"})",
-                      ""),
-            {}, {}, trace2);
+                      "");
+        const std::vector<PlannedOp> off = planOps(withOff, {}, {}, trace2);
         QVERIFY(!off[0].instrumented && !off[1].instrumented && off[2].instrumented);
         QVERIFY((issuedRecord(off[1], 1, 0).flags & OpFlagPdl) == 0);
         const std::string without = describePdl(off, false, devices);
