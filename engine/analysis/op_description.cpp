@@ -29,7 +29,7 @@ std::string_view profilerName(TraceSource source)
 }
 
 // "launched with PDL: started 0.26 µs before 'kernel 2 µs' (op #11) ended" and the like.
-std::string describePdl(const Trace &trace, const Repetition &rep, int opIndex)
+std::string pdlSentence(const Trace &trace, const Repetition &rep, int opIndex)
 {
     const PdlOverlap o = pdlOverlap(rep, opIndex);
     const std::string what = "launched with programmatic dependent launch (PDL)";
@@ -130,7 +130,7 @@ OpDescription describeOp(const Trace &trace, int repetition, int opIndex)
         d.busGbs = d.launch->busGbPerSecond(d.gpu->durationNs);
     }
     if (op.flags & OpFlagPdl)
-        d.pdl = describePdl(trace, rep, opIndex);
+        d.pdl = pdlSentence(trace, rep, opIndex);
     d.pieces = rep.piecesOf(opIndex);
     if (d.gpu) {
         d.piecesSummary = summarisePieces(d.pieces, d.gpu->durationNs);

@@ -41,6 +41,11 @@ public:
             m_rows->push_back(of(rep));
     }
     const std::vector<T> &rows() const { return *m_rows; }
+    // Whether `fn` has a figure (not NaN) in some repetition: the row is worth showing.
+    template <typename Fn> bool any(Fn fn) const
+    {
+        return std::any_of(m_rows->begin(), m_rows->end(), [&fn](const T &row) { return !std::isnan(fn(row)); });
+    }
     template <typename Fn> std::function<double(const RS &)> field(Fn fn) const
     {
         return [rows = m_rows, fn](const RS &r) {
@@ -402,20 +407,17 @@ void addLaunchMetrics(const Trace &trace, const AddMetric &add)
         "Calls that enqueued GPU work (a kernel, copy or memset launch each), and a graph's one cudaGraphLaunch "
         "for all its ops",
         MetricUnit::Count, field([](const LaunchStats &s) { return s.calls; }));
-    if (std::any_of(stats.rows().begin(), stats.rows().end(),
-                    [](const LaunchStats &s) { return !std::isnan(s.kernelGapNs); }))
+    if (stats.any([](const LaunchStats &s) { return s.kernelGapNs; }))
         add("Gap between kernels",
             "The median idle time on a stream between one kernel's end and the next kernel's start: what each "
             "launch left the GPU waiting, where the host launched kernels more slowly than they ran",
             MetricUnit::Duration, field([](const LaunchStats &s) { return s.kernelGapNs; }));
-    if (std::any_of(stats.rows().begin(), stats.rows().end(),
-                    [](const LaunchStats &s) { return !std::isnan(s.pdlOverlapNs); }))
+    if (stats.any([](const LaunchStats &s) { return s.pdlOverlapNs; }))
         add("PDL overlap",
             "The median time a kernel launched with programmatic dependent launch started before the kernel ahead "
             "of it on its stream ended (0 where it started after): the launch PDL hid",
             MetricUnit::Duration, field([](const LaunchStats &s) { return s.pdlOverlapNs; }));
-    if (std::any_of(stats.rows().begin(), stats.rows().end(),
-                    [](const LaunchStats &s) { return !std::isnan(s.submittedToStartNs); }))
+    if (stats.any([](const LaunchStats &s) { return s.submittedToStartNs; }))
         add("Kernel submitted to start",
             "The median time from a kernel's submission to the GPU to its start (CUPTI's latency timestamps): the "
             "launch latency the GPU adds, and the time a kernel waited behind the work ahead of it on its stream",

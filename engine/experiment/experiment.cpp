@@ -87,19 +87,16 @@ void forEachOp(Json &ops, const std::function<void(Json &)> &fn)
     }
 }
 
-// Whether a kernel op in a file may be launched with PDL: its type's row takes "pdl" (kernel_types.h). A kernel
-// without a type is the parser's: a compute kernel with a "duration", a memory kernel with a "buffer".
+// Whether a kernel op in a file may be launched with PDL: its type's row takes "pdl" (kernel_types.h); a kernel
+// without a type has the one the parser gives it (kernelTypeFromKeys).
 bool takesPdl(const Json &op)
 {
     if (op["op"] != "kernel")
         return false;
-    std::optional<KernelType> type;
-    if (const auto t = op.find("type"); t != op.end() && t->is_string())
-        type = enumFromName<KernelType>(t->get<std::string>());
-    else if (op.contains("duration"))
-        type = KernelType::Compute;
-    else if (op.contains("buffer"))
-        type = KernelType::Memory;
+    const auto t = op.find("type");
+    const std::optional<KernelType> type = t != op.end() && t->is_string()
+                                               ? enumFromName<KernelType>(t->get<std::string>())
+                                               : kernelTypeFromKeys(op.contains("duration"), op.contains("buffer"));
     return type && takes(*type, KernelField::Pdl);
 }
 

@@ -895,6 +895,16 @@ protected:
         return it == m_callByBareCorrelation.end() ? nullptr : &m_calls[it->second];
     }
 
+    // An op with the GPU interval of a CUPTI activity row (its first two columns, start and end), checked.
+    OpRecord gpuInterval(const TableQuery &q)
+    {
+        OpRecord op;
+        op.gpuStartNs = q.integer(0);
+        op.gpuEndNs = q.integer(1);
+        checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+        return op;
+    }
+
     // Times within the limits (so that every difference of two fits in an int64) and in order; endColumn
     // is the end's index in the query, for the message.
     void checkTimes(const TableQuery &q, std::int64_t start, std::int64_t end, int endColumn = 1)
@@ -935,10 +945,7 @@ protected:
                       "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory", "registersPerThread",
                       "graphNodeId"});
         while (q.step()) {
-            OpRecord op;
-            op.gpuStartNs = q.integer(0);
-            op.gpuEndNs = q.integer(1);
-            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            OpRecord op = gpuInterval(q);
             op.kind = OpKind::Kernel;
             // The kernel's own name: the short one ("flash_fwd_kernel") keeps lanes readable, the demangled
             // signature goes with the launch details; the demangled one alone when it is all there is.
@@ -998,10 +1005,7 @@ protected:
                        : std::int8_t(-1);
         };
         while (q.step()) {
-            OpRecord op;
-            op.gpuStartNs = q.integer(0);
-            op.gpuEndNs = q.integer(1);
-            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            OpRecord op = gpuInterval(q);
             const std::int64_t bytes = q.integer(4);
             if (bytes < 0)
                 q.invalid(4, "negative byte count " + std::to_string(bytes));
@@ -1048,10 +1052,7 @@ protected:
         TableQuery q(m_db, "CUPTI_ACTIVITY_KIND_MEMSET", {"start", "end", "deviceId", "streamId", "bytes"},
                      {"correlationId", "memKind", "globalPid", "graphNodeId"});
         while (q.step()) {
-            OpRecord op;
-            op.gpuStartNs = q.integer(0);
-            op.gpuEndNs = q.integer(1);
-            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            OpRecord op = gpuInterval(q);
             const std::int64_t bytes = q.integer(4);
             if (bytes < 0)
                 q.invalid(4, "negative byte count " + std::to_string(bytes));
@@ -1088,10 +1089,7 @@ protected:
         std::set<std::int64_t> graphs;
         std::size_t launches = 0;
         while (q.step()) {
-            OpRecord op;
-            op.gpuStartNs = q.integer(0);
-            op.gpuEndNs = q.integer(1);
-            checkTimes(q, op.gpuStartNs, op.gpuEndNs);
+            OpRecord op = gpuInterval(q);
             op.kind = OpKind::Graph;
             const std::int64_t graph = q.integer(4);
             auto name = names.find(graph);

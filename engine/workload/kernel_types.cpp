@@ -102,6 +102,15 @@ bool takes(KernelType type, KernelField field)
     return std::find(fields.begin(), fields.end(), field) != fields.end();
 }
 
+std::optional<KernelType> kernelTypeFromKeys(bool hasDuration, bool hasBuffer)
+{
+    if (hasDuration)
+        return KernelType::Compute;
+    if (hasBuffer)
+        return KernelType::Memory;
+    return std::nullopt;
+}
+
 std::span<const std::string_view> fieldKeys(KernelField field)
 {
     switch (field) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,9 @@ std::span<const std::string_view> kernelTypeNames();
 bool takes(KernelType type, KernelField field);
 // The keys a kernel op of the type may have: "op", "name", "repeat", "type", then its fields' keys.
 std::vector<std::string> kernelKeys(KernelType type);
+// The type of a kernel op that names none, from the keys it has: compute with a "duration", memory with a
+// "buffer"; none otherwise.
+std::optional<KernelType> kernelTypeFromKeys(bool hasDuration, bool hasBuffer);
 // A field's keys, in order.
 std::span<const std::string_view> fieldKeys(KernelField field);
 

@@ -1503,10 +1503,9 @@ void OpReader::readKernel(const Json &o, const std::string &path, OpSpec &op)
         op.kernelType = *type;
     } else if (member(o, "type")) {
         return; // invalid type, reported
-    } else if (member(o, "duration")) {
-        op.kernelType = KernelType::Compute;
-    } else if (member(o, "buffer")) {
-        op.kernelType = KernelType::Memory;
+    } else if (const auto inferred =
+                   kernelTypeFromKeys(member(o, "duration") != nullptr, member(o, "buffer") != nullptr)) {
+        op.kernelType = *inferred;
     } else {
         missing(path, "type", "a kernel op",
                 "\"compute\" with a \"duration\", \"memory\" with a \"buffer\" to stream, or \"gemm\" with m, n, k");
